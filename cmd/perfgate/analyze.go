@@ -1,0 +1,31 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+const analyzeUsage = `usage: perfgate analyze <what> [flags] FILE...
+
+  frames  [-source auto|surfaceflinger|gfxinfo] [-refresh-hz F] [-window SUBSTRING] FILE
+  meminfo FILE
+  cpu     BEFORE AFTER
+`
+
+func runAnalyze(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, analyzeUsage)
+		return errors.New("analyze: say what to analyze")
+	}
+	switch args[0] {
+	case "frames":
+		return analyzeFrames(args[1:], stdout, stderr)
+	case "meminfo":
+		return analyzeMeminfo(args[1:], stdout, stderr)
+	case "cpu":
+		return analyzeCPU(args[1:], stdout, stderr)
+	}
+	fmt.Fprint(stderr, analyzeUsage)
+	return fmt.Errorf("analyze: unknown kind %q", args[0])
+}

@@ -1,0 +1,58 @@
+// Command perfgate measures Android app performance and gates it.
+//
+//	perfgate analyze frames|meminfo|cpu ...   apply perfgate's metrics to captures you already have
+//	perfgate simdevice --listen 127.0.0.1:15555 [--api 33] [--workload NAME|FILE] [--truth FILE]
+//	                                          serve a simulated phone that `adb connect` joins
+//
+// Run `perfgate <command> -h` for a command's flags.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "perfgate:", err)
+		}
+		var ec exitCoder
+		if errors.As(err, &ec) {
+			os.Exit(ec.ExitCode())
+		}
+		os.Exit(1)
+	}
+}
+
+// exitCoder is an error that asks for a particular exit status.
+type exitCoder interface{ ExitCode() int }
+
+const usage = `usage: perfgate <command> [flags] [args]
+
+commands:
+  analyze    apply perfgate's metrics to saved captures (frames, meminfo, cpu)
+  simdevice  serve a simulated Android device for adb connect
+`
+
+// run is the whole CLI; main only turns its error into an exit status.
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	switch args[0] {
+	case "analyze":
+		return runAnalyze(args[1:], stdout, stderr)
+	case "simdevice":
+		return runSimdevice(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}

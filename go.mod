@@ -1,0 +1,3 @@
+module github.com/perfgate/perfgate
+
+go 1.26.8

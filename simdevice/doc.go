@@ -1,0 +1,2 @@
+// Package simdevice is a simulated Android phone.
+package simdevice
