@@ -1,2 +1,19 @@
-// Package adbx is perfgate's one way to talk to an Android device.
+// Package adbx is perfgate's one way to talk to an Android device: it picks
+// a device through the adb server, runs shell commands with a context and a
+// deadline, runs several commands in one round trip, streams logcat,
+// forwards ports, pushes and pulls files, and reads the facts about the
+// device and app that the metrics need.
+//
+//	d, err := adbx.Open(ctx, adbx.Options{}) // $ANDROID_SERIAL, else the only device
+//	if err != nil { … }
+//	rs, err := d.Batch(ctx, []string{"cat /proc/stat", "pidof " + pkg})
+//
+// It speaks the adb host protocol (SERVICES.TXT, shell v2, sync) itself
+// over a net.Conn, so every call ends when its context does, exit statuses
+// come back, and output streams; Gadb hands the same device to libraries
+// built on github.com/electricbubble/gadb.
+//
+// Errors name the device and the command and wrap sentinels callers branch
+// on: ErrNoDevice, ErrManyDevices, ErrDeviceGone, ErrAppNotInstalled,
+// ErrTimeout.
 package adbx

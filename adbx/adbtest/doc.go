@@ -1,3 +1,25 @@
 // Package adbtest provides loopback adb endpoints serving simulated devices,
-// in the spirit of net/http/httptest.
+// in the spirit of net/http/httptest: the fake is the real protocol.
+//
+//   - Server (NewServer) is an adb server in pure Go. It speaks the host
+//     protocol on 127.0.0.1 and serves its Devices itself, so adb clients
+//     (adbx, gadb, even the stock adb client with -P) run against it
+//     without an adb binary.
+//   - Adbd (NewAdbd, ListenAdbd) is the device side: it speaks the device
+//     protocol for one Device, so the stock adb server joins it with
+//     `adb connect`, as it joins a phone in TCP mode.
+//   - StartADB runs the stock adb server on a private port for a test.
+//
+// Both endpoints offer the same device services: shell: (raw and shell
+// protocol v2), exec:, sync: (STAT, STA2, LST2, LIST, LIS2, SEND, RECV) and
+// tcp:<port>; the Server adds forwards. A Device can be a *simdevice.Device
+// or a data-literal FakeDevice:
+//
+//	dev := &adbtest.FakeDevice{
+//		SerialNo: "sim-1",
+//		Commands: map[string]adbtest.FakeResult{"pidof com.example": {Stdout: "4242\n"}},
+//	}
+//	srv := adbtest.NewServer(dev)
+//	defer srv.Close()
+//	// point the client under test at srv.Addr
 package adbtest

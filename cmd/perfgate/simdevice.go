@@ -1,10 +1,112 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/simdevice"
 )
 
+const simdeviceUsage = `usage: perfgate simdevice [flags]
+
+Serves one simulated Android phone over the adb device protocol until
+interrupted. Join it with the printed "adb connect" line.
+
+flags:
+`
+
+// interruptContext ends when the user asks the command to stop. Tests swap
+// it for a context they cancel themselves.
+var interruptContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
 func runSimdevice(args []string, stdout, stderr io.Writer) error {
-	return errors.New("simdevice: not built yet")
+	fs := flag.NewFlagSet("simdevice", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:15555", "loopback `address` to serve adbd on (not a port in 5555-5585)")
+	api := fs.Int("api", simdevice.DefaultAPI, "Android API `level` whose output formats the device speaks (28, 30, 33, 34)")
+	workload := fs.String("workload", "", "built-in workload `name` ("+strings.Join(simdevice.PresetNames(), ", ")+") or a workload JSON file; default smooth-scroll")
+	truth := fs.String("truth", "", "write every rendered frame as JSON lines to `file` (ground truth)")
+	refreshHz := fs.Float64("refresh-hz", 0, "display refresh rate in `Hz`; default the workload's, else 60")
+	serial := fs.String("serial", "", "`serial` number the device reports; default "+simdevice.DefaultSerial)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), simdeviceUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("simdevice: unexpected arguments %q", fs.Args())
+	}
+	if *refreshHz < 0 {
+		return fmt.Errorf("simdevice: --refresh-hz %v: must be positive", *refreshHz)
+	}
+
+	cfg := simdevice.Config{API: *api, RefreshHz: *refreshHz, Serial: *serial}
+	if *workload != "" {
+		w, err := loadWorkload(*workload)
+		if err != nil {
+			return err
+		}
+		cfg.Workload = w
+	}
+	if *truth != "" {
+		f, err := os.Create(*truth)
+		if err != nil {
+			return fmt.Errorf("simdevice: --truth: %w", err)
+		}
+		defer f.Close()
+		cfg.Truth = f
+	}
+	dev, err := simdevice.New(cfg)
+	if err != nil {
+		return fmt.Errorf("simdevice: %w", err)
+	}
+	defer dev.Close()
+	adbd, err := adbtest.ListenAdbd(*listen, dev)
+	if err != nil {
+		if errors.Is(err, adbtest.ErrReservedPort) {
+			// The stock adb server probes these ports for emulators.
+			return fmt.Errorf("simdevice: --listen %s: %w; pick another port, such as 127.0.0.1:15555", *listen, adbtest.ErrReservedPort)
+		}
+		return fmt.Errorf("simdevice: --listen %s: %w", *listen, err)
+	}
+	defer adbd.Close()
+
+	ctx, stop := interruptContext()
+	defer stop()
+	_, model, _ := dev.Product()
+	fmt.Fprintf(stdout, "perfgate simdevice: %s (API %d, serial %s) listening on %s\n", model, dev.Config().API, dev.Serial(), adbd.Addr)
+	fmt.Fprintf(stdout, "join it with:\n\tadb connect %s\n", adbd.Addr)
+	fmt.Fprintln(stdout, "stop with Ctrl-C")
+	<-ctx.Done()
+	fmt.Fprintln(stdout, "perfgate simdevice: stopping")
+	return nil
+}
+
+// loadWorkload takes a preset name, or a path to a workload file.
+func loadWorkload(spec string) (*simdevice.Workload, error) {
+	if _, err := os.Stat(spec); err == nil {
+		w, err := simdevice.LoadWorkload(spec)
+		if err != nil {
+			return nil, fmt.Errorf("simdevice: --workload: %w", err)
+		}
+		return w, nil
+	}
+	w, err := simdevice.Preset(spec)
+	if err != nil {
+		return nil, fmt.Errorf("simdevice: --workload %q is neither a file nor a built-in workload: %w", spec, err)
+	}
+	return w, nil
 }

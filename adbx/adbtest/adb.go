@@ -1,0 +1,165 @@
+package adbtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/testenv"
+)
+
+// TB is the part of testing.TB that StartADB uses.
+type TB interface {
+	Helper()
+	Skipf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Logf(format string, args ...any)
+	Cleanup(func())
+	TempDir() string
+}
+
+// ADB is a stock adb server that a test started on a private loopback port,
+// with its own HOME, so it neither meets the developer's server on 5037 nor
+// touches ~/.android.
+type ADB struct {
+	// Path is the adb binary.
+	Path string
+	// Port is the server's port; every command runs with -P Port.
+	Port int
+
+	home string
+	t    TB
+}
+
+// adbTimeout bounds every adb command StartADB's helpers run.
+const adbTimeout = 60 * time.Second
+
+// StartADB starts the stock adb server (skipping the test where adb is not
+// installed, failing it under PERFGATE_REQUIRE_ADB=1) and kills it when the
+// test ends.
+func StartADB(t TB) *ADB {
+	t.Helper()
+	a := &ADB{Path: testenv.ADB(t), home: t.TempDir(), t: t}
+	if err := os.MkdirAll(filepath.Join(a.home, ".android"), 0o700); err != nil {
+		t.Fatalf("adbtest: %v", err)
+	}
+	port, err := freePort()
+	if err != nil {
+		t.Fatalf("adbtest: %v", err)
+	}
+	a.Port = port
+	// Registered after TempDir, so it runs before the directory goes.
+	t.Cleanup(a.kill)
+	if out, err := a.output("start-server"); err != nil {
+		t.Fatalf("adbtest: adb -P %d start-server: %v\n%s", port, err, out)
+	}
+	return a
+}
+
+// freePort finds a loopback port no one listens on, outside the ports adb
+// itself uses (5037 and 5555-5585).
+func freePort() (int, error) {
+	for range 20 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		p := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		if p != 5037 && !reservedPort(p) {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("no free loopback port")
+}
+
+// Command prepares `adb -P Port args...` with the server's environment; the
+// caller sets its streams and runs it. ctx should carry a deadline.
+func (a *ADB) Command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, a.Path, append([]string{"-P", strconv.Itoa(a.Port)}, args...)...)
+	cmd.Env = a.env()
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+// env is the environment without the variables that would point adb at
+// another server, device or key store.
+func (a *ADB) env() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "HOME" || k == "TMPDIR" || strings.HasPrefix(k, "ANDROID_") || strings.HasPrefix(k, "ADB_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"HOME="+a.home,
+		"TMPDIR="+a.home, // the server's log goes there
+		"ANDROID_USER_HOME="+filepath.Join(a.home, ".android"),
+		"ADB_LIBUSB=0",
+		"ADB_MDNS=0",
+	)
+}
+
+// output runs adb and returns its stdout, and its stderr inside the error.
+func (a *ADB) output(args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), adbTimeout)
+	defer cancel()
+	cmd := a.Command(ctx, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("adb %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}
+
+// Run runs `adb -P Port args...` and returns its stdout; a failure fails
+// the test.
+func (a *ADB) Run(args ...string) string {
+	a.t.Helper()
+	out, err := a.output(args...)
+	if err != nil {
+		a.t.Fatalf("adbtest: %v", err)
+	}
+	return out
+}
+
+// Connect runs `adb connect addr`, waits until the device is online and
+// returns its serial (addr itself).
+func (a *ADB) Connect(addr string) string {
+	a.t.Helper()
+	out := a.Run("connect", addr)
+	if !strings.Contains(out, "connected to") {
+		a.t.Fatalf("adbtest: adb connect %s: %s", addr, strings.TrimSpace(out))
+	}
+	if _, err := a.output("-s", addr, "wait-for-device"); err != nil {
+		a.t.Fatalf("adbtest: %v", err)
+	}
+	return addr
+}
+
+// kill stops the server and waits until its port is free.
+func (a *ADB) kill() {
+	if _, err := a.output("kill-server"); err != nil {
+		// A server that failed to start has nothing to kill.
+		a.t.Logf("adbtest: %v", err)
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(a.Port)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return
+		}
+		c.Close()
+	}
+	a.t.Logf("adbtest: the adb server on %s still answers after kill-server", addr)
+}

@@ -1,0 +1,258 @@
+package adbx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultServer is the adb server's address when neither Options.Server nor
+// $ADB_SERVER_SOCKET says otherwise.
+const DefaultServer = "127.0.0.1:5037"
+
+// DefaultTimeout bounds each device call whose context has no deadline.
+const DefaultTimeout = 10 * time.Second
+
+// Options say which device Open picks and how calls to it are bounded. The
+// zero value picks the device the way the adb command does.
+type Options struct {
+	// Serial is the device's serial, as `adb devices` lists it. Default:
+	// $ANDROID_SERIAL, else the only attached device.
+	Serial string
+	// Server is the adb server's "host:port". Default: $ADB_SERVER_SOCKET
+	// ("tcp:host:port" or "tcp:port"), else DefaultServer.
+	Server string
+	// Timeout is the deadline of each call whose context has none.
+	// Default DefaultTimeout.
+	Timeout time.Duration
+}
+
+// A Device is one attached phone, emulator or simulated device, reached
+// through an adb server. Its methods are safe for concurrent use; each call
+// opens its own connection to the server.
+type Device struct {
+	serial   string
+	server   string
+	timeout  time.Duration
+	features map[string]bool
+	state    DeviceInfo
+}
+
+// DeviceInfo is one row of `adb devices -l`.
+type DeviceInfo struct {
+	Serial string
+	State  string // "device", "offline", "unauthorized", "no permissions", …
+	Model  string // as adb lists it, with spaces turned to '_'; may be empty
+}
+
+func (i DeviceInfo) String() string {
+	s := i.Serial + " (" + i.State
+	if i.Model != "" {
+		s += ", model " + i.Model
+	}
+	return s + ")"
+}
+
+// Open connects to the adb server, picks a device and learns its features.
+// With several devices attached and none named it fails with
+// ErrManyDevices, listing them; with none usable, ErrNoDevice.
+func Open(ctx context.Context, opt Options) (*Device, error) {
+	server, err := serverAddr(opt.Server, os.Getenv("ADB_SERVER_SOCKET"))
+	if err != nil {
+		return nil, fmt.Errorf("adbx open: %w", err)
+	}
+	timeout := opt.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := deadline(ctx, timeout)
+	defer cancel()
+	list, err := hostQuery(ctx, server, "host:devices-l")
+	if err != nil {
+		return nil, fmt.Errorf("adbx open: list devices: %w", err)
+	}
+	devs := parseDevices(list)
+	serial := opt.Serial
+	if serial == "" {
+		serial = os.Getenv("ANDROID_SERIAL")
+	}
+	info, err := pickDevice(devs, serial)
+	if err != nil {
+		return nil, fmt.Errorf("adbx open: %w", err)
+	}
+	feats, err := hostQuery(ctx, server, "host-serial:"+info.Serial+":features")
+	if err != nil {
+		return nil, fmt.Errorf("adbx open %s: features: %w", info.Serial, deviceErr(err))
+	}
+	d := &Device{serial: info.Serial, server: server, timeout: timeout, features: map[string]bool{}, state: info}
+	for _, f := range strings.Split(strings.TrimSpace(feats), ",") {
+		if f != "" {
+			d.features[f] = true
+		}
+	}
+	return d, nil
+}
+
+// serverAddr resolves the adb server address from the option, else the
+// ADB_SERVER_SOCKET value, else the default.
+func serverAddr(opt, env string) (string, error) {
+	if opt != "" {
+		if _, _, err := net.SplitHostPort(opt); err != nil {
+			return "", fmt.Errorf("server %q: want host:port: %w", opt, err)
+		}
+		return opt, nil
+	}
+	if env == "" {
+		return DefaultServer, nil
+	}
+	rest, ok := strings.CutPrefix(env, "tcp:")
+	if !ok {
+		return "", fmt.Errorf("ADB_SERVER_SOCKET=%q: only tcp:host:port and tcp:port are supported", env)
+	}
+	host, port := "127.0.0.1", rest
+	if i := strings.LastIndexByte(rest, ':'); i >= 0 {
+		host, port = rest[:i], rest[i+1:]
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+		return "", fmt.Errorf("ADB_SERVER_SOCKET=%q: bad port %q", env, port)
+	}
+	if host == "" {
+		return "", fmt.Errorf("ADB_SERVER_SOCKET=%q: empty host", env)
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// parseDevices reads `adb devices -l` ("serial state key:value…" lines).
+func parseDevices(list string) []DeviceInfo {
+	var devs []DeviceInfo
+	for _, line := range strings.Split(list, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		d := DeviceInfo{Serial: f[0], State: f[1]}
+		if f[1] == "no" && len(f) > 2 && f[2] == "permissions" {
+			d.State = "no permissions"
+		}
+		for _, kv := range f[2:] {
+			if m, ok := strings.CutPrefix(kv, "model:"); ok {
+				d.Model = m
+			}
+		}
+		devs = append(devs, d)
+	}
+	return devs
+}
+
+// pickDevice chooses the device serial names, else the only one online.
+func pickDevice(devs []DeviceInfo, serial string) (DeviceInfo, error) {
+	listing := func() string {
+		if len(devs) == 0 {
+			return "none attached"
+		}
+		s := make([]string, len(devs))
+		for i, d := range devs {
+			s[i] = d.String()
+		}
+		return "attached: " + strings.Join(s, ", ")
+	}
+	if serial != "" {
+		for _, d := range devs {
+			if d.Serial == serial {
+				if d.State != "device" {
+					return d, fmt.Errorf("%w: device %q is %s", ErrNoDevice, serial, d.State)
+				}
+				return d, nil
+			}
+		}
+		return DeviceInfo{}, fmt.Errorf("%w: device %q not found; %s", ErrNoDevice, serial, listing())
+	}
+	var online []DeviceInfo
+	for _, d := range devs {
+		if d.State == "device" {
+			online = append(online, d)
+		}
+	}
+	switch len(online) {
+	case 1:
+		return online[0], nil
+	case 0:
+		return DeviceInfo{}, fmt.Errorf("%w: %s", ErrNoDevice, listing())
+	}
+	return DeviceInfo{}, fmt.Errorf("%w: %s; set Options.Serial or ANDROID_SERIAL", ErrManyDevices, listing())
+}
+
+// Serial is the device's serial number.
+func (d *Device) Serial() string { return d.serial }
+
+// Info is the device's row in `adb devices -l` when it was opened.
+func (d *Device) Info() DeviceInfo { return d.state }
+
+// Server is the adb server's "host:port" the device is reached through.
+func (d *Device) Server() string { return d.server }
+
+// HasFeature says whether the device advertised an adb feature such as
+// "shell_v2".
+func (d *Device) HasFeature(name string) bool { return d.features[name] }
+
+// deviceErr marks a transport failure ("device 'x' not found") as the
+// device being gone.
+func deviceErr(err error) error {
+	var ae *AdbError
+	if errors.As(err, &ae) && (strings.Contains(ae.Message, "not found") || strings.Contains(ae.Message, "offline")) {
+		return fmt.Errorf("%w: %w", ErrDeviceGone, err)
+	}
+	return err
+}
+
+// service opens a device service (such as "shell,v2,raw:…" or "sync:") on
+// a fresh connection switched to the device.
+func (d *Device) service(ctx context.Context, name string) (*conn, error) {
+	if strings.IndexByte(name, 0) >= 0 {
+		return nil, fmt.Errorf("request holds a NUL byte: %q", clip([]byte(name)))
+	}
+	c, err := dial(ctx, d.server)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.request("host:transport:" + d.serial); err != nil {
+		c.Close()
+		return nil, deviceErr(err)
+	}
+	if err := c.request(name); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// hostRequest sends a host request about this device and checks the
+// second OKAY that forward requests answer with.
+func (d *Device) hostRequest(ctx context.Context, req string) (*conn, error) {
+	c, err := dial(ctx, d.server)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.request("host-serial:" + d.serial + ":" + req); err != nil {
+		c.Close()
+		return nil, deviceErr(err)
+	}
+	if err := c.status(req); err != nil {
+		c.Close()
+		return nil, deviceErr(err)
+	}
+	return c, nil
+}
+
+// quoteCmd shortens a command for an error message.
+func quoteCmd(cmd string) string { return strconv.Quote(string(clip([]byte(cmd)))) }
+
+// trimSpace is bytes.TrimSpace on a copy-free string view.
+func trimSpace(b []byte) string { return string(bytes.TrimSpace(b)) }

@@ -1,0 +1,378 @@
+package adbx_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/adbx/adbtest"
+)
+
+func ctxT(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// shellCases are commands and what a POSIX shell prints for them, written
+// by hand.
+var shellCases = []struct {
+	cmd            string
+	stdout, stderr string
+	exit           int
+}{
+	{"echo hello", "hello\n", "", 0},
+	{"exit 3", "", "", 3},
+	{"printf 'no newline'", "no newline", "", 0},
+	{"echo out; echo err >&2; exit 42", "out\n", "err\n", 42},
+	{"echo 'a b' \"c\"", "a b c\n", "", 0},
+	{"read line </dev/null; echo \"[$line]\"", "[]\n", "", 0},
+	{"false", "", "", 1},
+}
+
+func TestShell(t *testing.T) {
+	for _, ep := range endpoints {
+		for _, dv := range testDevices {
+			v2 := dv.v2
+			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
+				d, _ := open(t, ep, dv.new(t))
+				if d.HasFeature("shell_v2") != v2 {
+					t.Fatalf("HasFeature(shell_v2) = %v, want %v", !v2, v2)
+				}
+				for _, tc := range shellCases {
+					r, err := d.Shell(ctxT(t, 10*time.Second), tc.cmd)
+					if err != nil {
+						t.Fatalf("%q: %v", tc.cmd, err)
+					}
+					wantOut, wantErr := tc.stdout, tc.stderr
+					if !v2 {
+						// Without shell_v2 stderr shares the stream.
+						wantOut, wantErr = tc.stdout+tc.stderr, ""
+					}
+					if string(r.Stdout) != wantOut || string(r.Stderr) != wantErr || r.ExitCode != tc.exit {
+						t.Errorf("%q: got %q/%q/%d, want %q/%q/%d", tc.cmd, r.Stdout, r.Stderr, r.ExitCode, wantOut, wantErr, tc.exit)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestBatch(t *testing.T) {
+	const fake = "5b1d6a4e-0c2f-4f7e-9d8a-3e6b1c2d4f5a"
+	cmds := []string{
+		"printf 'no newline'",
+		`printf '\n%s 1 0\n%s 1\n' ` + fake + " " + fake,
+		"echo err >&2; exit 7",
+		"printf ''",
+		`printf '\n\n'`,
+		`echo "m=[$m]"`,
+	}
+	want := []adbx.Result{
+		{Stdout: []byte("no newline")},
+		{Stdout: []byte("\n" + fake + " 1 0\n" + fake + " 1\n")},
+		{Stderr: []byte("err\n"), ExitCode: 7},
+		{},
+		{Stdout: []byte("\n\n")},
+		{Stdout: []byte("m=[]\n")},
+	}
+	for _, ep := range endpoints {
+		for _, dv := range testDevices {
+			v2 := dv.v2
+			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
+				dev := dv.new(t)
+				d, _ := open(t, ep, dev)
+				got, err := d.Batch(ctxT(t, 10*time.Second), cmds)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if h, ok := dev.(*hostShell); ok {
+					if n := len(h.seen()); n != 1 {
+						t.Errorf("batch of %d commands ran %d shell sessions, want 1", len(cmds), n)
+					}
+				}
+				for i, w := range want {
+					if !v2 {
+						w = adbx.Result{Stdout: append(append([]byte{}, w.Stdout...), w.Stderr...), ExitCode: w.ExitCode}
+					}
+					g := got[i]
+					if !bytes.Equal(g.Stdout, w.Stdout) || !bytes.Equal(g.Stderr, w.Stderr) || g.ExitCode != w.ExitCode {
+						t.Errorf("command %d %q: got %q/%q/%d, want %q/%q/%d", i, cmds[i], g.Stdout, g.Stderr, g.ExitCode, w.Stdout, w.Stderr, w.ExitCode)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestShellTimeout(t *testing.T) {
+	for _, ep := range endpoints {
+		for _, dv := range testDevices {
+			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
+				dev := dv.new(t)
+				opt, _ := ep.serve(t, dev)
+				opt.Timeout = 300 * time.Millisecond
+				d, err := adbx.Open(ctxT(t, 10*time.Second), opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The default timeout applies to a context without a deadline;
+				// a deadline on the context wins.
+				for _, tc := range []struct {
+					name string
+					ctx  func() context.Context
+					call func(ctx context.Context) error
+				}{
+					{"shell, default timeout", context.Background, func(ctx context.Context) error { _, err := d.Shell(ctx, "sleep 100"); return err }},
+					{"shell, ctx deadline", func() context.Context { return ctxT(t, 200*time.Millisecond) }, func(ctx context.Context) error { _, err := d.Shell(ctx, "sleep 100"); return err }},
+					{"batch", context.Background, func(ctx context.Context) error {
+						_, err := d.Batch(ctx, []string{"echo fast", "sleep 100"})
+						return err
+					}},
+				} {
+					start := time.Now()
+					err := tc.call(tc.ctx())
+					if !errors.Is(err, adbx.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+						t.Errorf("%s: err %v, want ErrTimeout wrapping context.DeadlineExceeded", tc.name, err)
+					}
+					if el := time.Since(start); el < 150*time.Millisecond || el > 5*time.Second {
+						t.Errorf("%s: returned after %v, want at its deadline", tc.name, el)
+					}
+					if err != nil && !strings.Contains(err.Error(), "sleep 100") && !strings.Contains(err.Error(), "echo fast") {
+						t.Errorf("%s: error %q does not name the command", tc.name, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestDeviceGone(t *testing.T) {
+	for _, ep := range endpoints {
+		for _, dv := range testDevices {
+			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
+				dev := dv.new(t)
+				d, drop := open(t, ep, dev)
+				go func() {
+					time.Sleep(300 * time.Millisecond)
+					drop()
+				}()
+				_, err := d.Shell(ctxT(t, 20*time.Second), "echo started; sleep 10")
+				if !errors.Is(err, adbx.ErrDeviceGone) {
+					t.Fatalf("err %v, want ErrDeviceGone", err)
+				}
+				if !strings.Contains(err.Error(), d.Serial()) || !strings.Contains(err.Error(), "sleep 10") {
+					t.Errorf("error %q does not name the device and the command", err)
+				}
+			})
+		}
+	}
+}
+
+// TestDeviceGoneBetweenCalls checks a call on a device that was unplugged
+// since Open.
+func TestDeviceGoneBetweenCalls(t *testing.T) {
+	dev := newHostShell(t, "host-sh", true)
+	srv := adbtest.NewServer(dev)
+	defer srv.Close()
+	d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: srv.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Remove("host-sh")
+	_, err = d.Shell(ctxT(t, 10*time.Second), "true")
+	if !errors.Is(err, adbx.ErrDeviceGone) || !strings.Contains(err.Error(), "host-sh") {
+		t.Fatalf("err %v, want ErrDeviceGone naming host-sh", err)
+	}
+}
+
+func TestStream(t *testing.T) {
+	for _, ep := range endpoints {
+		for _, dv := range testDevices {
+			v2 := dv.v2
+			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
+				dev := dv.new(t)
+				d, _ := open(t, ep, dev)
+
+				// Runs until closed; well past the 10 s default timeout is
+				// not needed to see the reader stay open after opening.
+				s, err := d.Stream(ctxT(t, 20*time.Second), "i=0; while :; do i=$((i+1)); echo tick $i; sleep 0.05; done")
+				if err != nil {
+					t.Fatal(err)
+				}
+				buf := make([]byte, 0, 64)
+				tmp := make([]byte, 64)
+				for !bytes.Contains(buf, []byte("tick 3\n")) {
+					n, err := s.Read(tmp)
+					if err != nil {
+						t.Fatalf("read: %v (got %q)", err, buf)
+					}
+					buf = append(buf, tmp[:n]...)
+				}
+				if !bytes.HasPrefix(buf, []byte("tick 1\ntick 2\ntick 3\n")) {
+					t.Errorf("stream starts %q", buf)
+				}
+				if err := s.Close(); err != nil {
+					t.Errorf("close: %v", err)
+				}
+
+				// ctx ending ends the stream.
+				ctx, cancel := context.WithCancel(context.Background())
+				s, err = d.Stream(ctx, "sleep 100")
+				if err != nil {
+					t.Fatal(err)
+				}
+				time.AfterFunc(100*time.Millisecond, cancel)
+				_, err = io.ReadAll(s)
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("read after cancel: %v, want context.Canceled", err)
+				}
+				s.Close()
+
+				// A command that ends gives io.EOF, or its exit status under v2.
+				s, err = d.Stream(ctxT(t, 10*time.Second), "echo done")
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := io.ReadAll(s)
+				if err != nil || string(b) != "done\n" {
+					t.Errorf("finished stream: %q, %v", b, err)
+				}
+				s.Close()
+				if v2 {
+					s, err = d.Stream(ctxT(t, 10*time.Second), "echo partial; echo bad option >&2; exit 2")
+					if err != nil {
+						t.Fatal(err)
+					}
+					b, err := io.ReadAll(s)
+					var ee *adbx.ExitError
+					if string(b) != "partial\n" || !errors.As(err, &ee) || ee.Code != 2 || !strings.Contains(ee.Output, "bad option") {
+						t.Errorf("failing stream: %q, %v", b, err)
+					}
+					s.Close()
+				}
+			})
+		}
+	}
+}
+
+func TestLogcatCommandLine(t *testing.T) {
+	since := time.Date(2026, 3, 7, 9, 5, 2, 345_000_000, time.UTC)
+	dev := &adbtest.FakeDevice{Commands: map[string]adbtest.FakeResult{
+		"logcat -v threadtime -T 1": {Stdout: "from now\n"},
+		"logcat -v threadtime -T '03-07 09:05:02.345' -b main '*:S' ActivityManager:I": {Stdout: "since\n"},
+	}}
+	srv := adbtest.NewServer(dev)
+	defer srv.Close()
+	d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: srv.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		since time.Time
+		args  []string
+		want  string
+	}{
+		{time.Time{}, nil, "from now\n"},
+		{since, []string{"-b", "main", "*:S", "ActivityManager:I"}, "since\n"},
+	} {
+		r, err := d.Logcat(ctxT(t, 10*time.Second), tc.since, tc.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(r)
+		r.Close()
+		if string(b) != tc.want || err != nil {
+			t.Errorf("Logcat(%v, %q) = %q, %v; want %q (the device answers only the exact command line)", tc.since, tc.args, b, err, tc.want)
+		}
+	}
+}
+
+func TestForward(t *testing.T) {
+	dev := &adbtest.FakeDevice{Ports: map[int]func(net.Conn){
+		6790: func(c net.Conn) {
+			defer c.Close()
+			b, _ := io.ReadAll(io.LimitReader(c, 4))
+			c.Write(append([]byte("echo:"), b...))
+		},
+	}}
+	for _, ep := range endpoints {
+		t.Run(ep.name, func(t *testing.T) {
+			d, _ := open(t, ep, dev)
+			ctx := ctxT(t, 10*time.Second)
+			port, err := d.Forward(ctx, 6790)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if port >= 5555 && port <= 5585 {
+				t.Errorf("forwarded to %d, in the emulator range", port)
+			}
+			c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.SetDeadline(time.Now().Add(5 * time.Second))
+			c.Write([]byte("ping"))
+			b, err := io.ReadAll(c)
+			c.Close()
+			if string(b) != "echo:ping" {
+				t.Errorf("through the forward: %q, %v", b, err)
+			}
+			if err := d.RemoveForward(ctx, port); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.RemoveForward(ctx, port); err == nil {
+				t.Error("removing a removed forward: no error")
+			}
+			if _, err := d.Forward(ctx, 0); err == nil {
+				t.Error("Forward(0): no error")
+			}
+		})
+	}
+}
+
+func TestPushPull(t *testing.T) {
+	// Larger than one 64 KiB sync chunk, with every byte value.
+	data := make([]byte, 200_000)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	mtime := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	for _, ep := range endpoints {
+		t.Run(ep.name, func(t *testing.T) {
+			dev := &adbtest.FakeDevice{Files: fstest.MapFS{"data/local/tmp": {Mode: fs.ModeDir | 0o771}}}
+			d, _ := open(t, ep, dev)
+			ctx := ctxT(t, 10*time.Second)
+			if err := d.Push(ctx, bytes.NewReader(data), "/data/local/tmp/blob", 0o640, mtime); err != nil {
+				t.Fatal(err)
+			}
+			f := dev.Files["data/local/tmp/blob"]
+			if f == nil || !bytes.Equal(f.Data, data) || f.Mode.Perm() != 0o640 || !f.ModTime.Equal(mtime) {
+				t.Fatalf("device file after push: %+v", f)
+			}
+			var got bytes.Buffer
+			if err := d.Pull(ctx, "/data/local/tmp/blob", &got); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), data) {
+				t.Errorf("pulled %d bytes, not what was pushed", got.Len())
+			}
+			err := d.Pull(ctx, "/data/local/tmp/missing", io.Discard)
+			if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "/data/local/tmp/missing") {
+				t.Errorf("pull of a missing file: %v, want fs.ErrNotExist naming the path", err)
+			}
+			if err := d.Push(ctx, strings.NewReader("x"), "", 0o644, mtime); err == nil {
+				t.Error("push to an empty path: no error")
+			}
+		})
+	}
+}

@@ -1,0 +1,154 @@
+package adbx
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// shellWords parses src as a POSIX shell command line and returns the
+// words of its single command, expanded as a shell would (without running
+// anything: command substitutions make the parse fail).
+func shellWords(t testing.TB, src string) ([]string, bool) {
+	t.Helper()
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(src), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return nil, false
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || f.Stmts[0].Redirs != nil || f.Stmts[0].Background {
+		return nil, false
+	}
+	cfg := &expand.Config{Env: expand.ListEnviron(), NoUnset: true}
+	for _, w := range call.Args {
+		for _, p := range w.Parts {
+			switch p.(type) {
+			case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ParamExp, *syntax.ArithmExp:
+				return nil, false
+			}
+		}
+	}
+	words, err := expand.Fields(cfg, call.Args...)
+	if err != nil {
+		return nil, false
+	}
+	return words, true
+}
+
+// localShellWord asks the host's /bin/sh what one quoted word reads as;
+// it covers bytes the Go shell parser refuses (invalid UTF-8).
+func localShellWord(t testing.TB, q string) string {
+	t.Helper()
+	out, err := exec.Command("/bin/sh", "-c", "printf %s "+q).Output()
+	if err != nil {
+		t.Fatalf("/bin/sh -c 'printf %%s %s': %v", q, err)
+	}
+	return string(out)
+}
+
+func TestQuote(t *testing.T) {
+	tests := []string{
+		"", "plain", "com.example.app", "two words", "it's", "'", "''", `"double"`,
+		"$(reboot)", "`id`", "a;reboot", "x && y", "a|b", "$HOME", "*", "~", "a\nb", "\t", "\\",
+		"01-02 15:04:05.000", "-T", "#comment", "!", "{a,b}",
+	}
+	for _, s := range tests {
+		q := Quote(s)
+		words, ok := shellWords(t, "echo "+q)
+		if !ok || len(words) != 2 || words[1] != s {
+			t.Errorf("Quote(%q) = %s: the shell reads %q (ok %v), want one word %q", s, q, words, ok, s)
+		}
+	}
+}
+
+// TestQuoteLeavesSafeWordsBare keeps device command lines readable in
+// logs and ps: plain words need no quotes.
+func TestQuoteLeavesSafeWordsBare(t *testing.T) {
+	for _, s := range []string{"com.example.app", "/data/local/tmp/x", "tcp:8080", "-v", "a=b", "ActivityManager:I"} {
+		if q := Quote(s); q != s {
+			t.Errorf("Quote(%q) = %q, want it bare", s, q)
+		}
+	}
+}
+
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{"", "it's", "$(reboot)", "a\x00b", "\xff", "'\"\\`$"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.IndexByte(s, 0) >= 0 {
+			return // no shell word can hold a NUL; commands with one are refused
+		}
+		q := Quote(s)
+		if !utf8.ValidString(s) {
+			if got := localShellWord(t, q); got != s {
+				t.Fatalf("Quote(%q) = %s: /bin/sh reads %q", s, q, got)
+			}
+			return
+		}
+		words, ok := shellWords(t, "echo "+q)
+		if !ok || len(words) != 2 || words[1] != s {
+			t.Fatalf("Quote(%q) = %s: the shell reads %q (ok %v)", s, q, words, ok)
+		}
+	})
+}
+
+func TestValidatePackage(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"com.example.app", true},
+		{"com.android.chrome", true},
+		{"tv.danmaku.bili", true},
+		{"com.Example_1.a2", true},
+		{"", false},
+		{"com", false},                           // one segment
+		{"com.x;reboot", false},                  // command separator
+		{"com.x reboot", false},                  // space
+		{"com.x'", false},                        // quote
+		{`com.x"`, false},                        // quote
+		{"com.$(id)", false},                     // command substitution
+		{"com.`id`", false},                      // command substitution
+		{"com..x", false},                        // empty segment
+		{".com.x", false},                        // empty segment
+		{"com.x.", false},                        // empty segment
+		{"com.1x", false},                        // segment starts with a digit
+		{"com._x", false},                        // segment starts with '_'
+		{"com.x:remote", false},                  // a process name, not a package
+		{"com.x\n", false},                       // newline
+		{"com.x&", false},                        // background
+		{"com.é", false},                         // non-ASCII
+		{strings.Repeat("a.", 128) + "b", false}, // too long
+	}
+	for _, tc := range tests {
+		err := ValidatePackage(tc.name)
+		if (err == nil) != tc.ok {
+			t.Errorf("ValidatePackage(%q) = %v, want ok %v", tc.name, err, tc.ok)
+		}
+	}
+}
+
+// FuzzValidatePackage checks that whatever ValidatePackage accepts is one
+// plain shell word, so it can go into a command line unquoted.
+func FuzzValidatePackage(f *testing.F) {
+	for _, s := range []string{"com.example.app", "com.x;reboot", "a.b", "a.$(x)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if ValidatePackage(s) != nil {
+			return
+		}
+		if Quote(s) != s {
+			t.Fatalf("ValidatePackage accepted %q, which needs quoting", s)
+		}
+		if _, err := (&Device{}).AppProcesses(context.Background(), s+";reboot"); err == nil {
+			t.Fatalf("AppProcesses accepted %q", s+";reboot")
+		}
+	})
+}

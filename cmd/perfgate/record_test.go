@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// recordDevice serves a simulated phone with the preset app drawing.
+func recordDevice(t *testing.T) (*simdevice.Device, *adbtest.Server) {
+	t.Helper()
+	wl, err := simdevice.Preset("janky-scroll")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := simdevice.New(simdevice.Config{Workload: wl, RefreshHz: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	srv := adbtest.NewServer(dev)
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	d, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr, Serial: dev.Serial()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Shell(ctx, "monkey -p "+simdevice.PresetPackage+" -c android.intent.category.LAUNCHER 1"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(900 * time.Millisecond)
+	return dev, srv
+}
+
+func TestRecordDuration(t *testing.T) {
+	dev, srv := recordDevice(t)
+	out := filepath.Join(t.TempDir(), "result.json")
+	var stdout, stderr bytes.Buffer
+	err := runRecord([]string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage,
+		"-duration", "2500ms", "-out", out, "-adb", srv.Addr}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("record: %v\n%s", err, stderr.String())
+	}
+	// A live line a second: at 1 s and 2 s (and possibly one at the start).
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if len(lines) < 2 || len(lines) > 4 || !strings.Contains(lines[len(lines)-1], "fps") || !strings.Contains(lines[len(lines)-1], "pss") {
+		t.Errorf("live lines:\n%s", stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "wrote "+out) {
+		t.Errorf("stdout %q", stdout.String())
+	}
+	r, err := perftest.ReadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := r.Step("record")
+	// 2.5 s at 60 Hz, a few vsyncs lost to the slow frames.
+	if d := st.Duration(); d < 2500*time.Millisecond || d > 3500*time.Millisecond {
+		t.Errorf("step lasted %v", d)
+	}
+	if n := st.Frames().Frames; n < 130 || n > 160 {
+		t.Errorf("%d frames in 2.5 s at 60 Hz", n)
+	}
+	if st.CPU().Mean <= 0 || st.Memory().PSSMaxKB <= 0 {
+		t.Errorf("cpu %v pss %v", st.CPU().Mean, st.Memory().PSSMaxKB)
+	}
+	if r.Name != "record" || r.App.Package != simdevice.PresetPackage {
+		t.Errorf("name %q package %q", r.Name, r.App.Package)
+	}
+}
+
+func TestRecordUntilInterrupted(t *testing.T) {
+	dev, srv := recordDevice(t)
+	out := filepath.Join(t.TempDir(), "result.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond) // the Ctrl-C
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err := record(ctx, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-out", out, "-adb", srv.Addr}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("record: %v", err)
+	}
+	r, err := perftest.ReadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := r.Step("record").Frames().Frames; n < 40 {
+		t.Errorf("%d frames before the interrupt", n)
+	}
+}
+
+func TestRecordDeviceGone(t *testing.T) {
+	dev, srv := recordDevice(t)
+	out := filepath.Join(t.TempDir(), "result.json")
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		srv.Remove(dev.Serial())
+	}()
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := record(ctx, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-out", out, "-adb", srv.Addr}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "partial result in "+out) {
+		t.Fatalf("err = %v, want the loss and where the partial result is", err)
+	}
+	r, rerr := perftest.ReadResult(out)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if r.Error == "" || r.Step("record").Frames().Frames < 20 {
+		t.Errorf("partial result: error %q frames %d", r.Error, r.Step("record").Frames().Frames)
+	}
+}
+
+func TestRecordBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "-package is required"},
+		{[]string{"-package", "com.x.y", "-source", "vsync"}, `-source "vsync"`},
+		{[]string{"-package", "com.x.y", "-duration", "-1s"}, "negative"},
+		{[]string{"-package", "com.x.y", "extra"}, `unexpected argument "extra"`},
+		{[]string{"-package", "com.x.y", "-adb", "127.0.0.1:1", "-duration", "1s"}, "record: adbx"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := record(context.Background(), tc.args, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("record %q: err = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// syncBuffer is a bytes.Buffer that the command and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestSimdeviceFlagErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string // in the error
+	}{
+		{"reserved port", []string{"--listen", "127.0.0.1:5555"}, "5555-5585"},
+		{"reserved port top", []string{"--listen", "127.0.0.1:5585"}, "5555-5585"},
+		{"not loopback", []string{"--listen", "0.0.0.0:15555"}, "not a loopback address"},
+		{"bad address", []string{"--listen", "15555"}, "--listen 15555"},
+		{"unknown workload", []string{"--workload", "no-such-workload"}, "neither a file nor a built-in workload"},
+		{"unsupported api", []string{"--listen", "127.0.0.1:0", "--api", "29"}, "29"},
+		{"negative refresh", []string{"--refresh-hz", "-60"}, "--refresh-hz"},
+		{"stray argument", []string{"extra"}, "unexpected arguments"},
+		{"unknown flag", []string{"--frob"}, "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(append([]string{"simdevice"}, tt.args...), &stdout, &stderr)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("run simdevice %q: %v, want an error containing %q", tt.args, err, tt.want)
+			}
+		})
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"simdevice", "-h"}, &stdout, &stderr); !errors.Is(err, flag.ErrHelp) || !strings.Contains(stderr.String(), "--listen") && !strings.Contains(stderr.String(), "-listen") {
+		t.Errorf("-h: %v\n%s", err, stderr.String())
+	}
+}
+
+// startSimdevice runs the command in the background and returns the address
+// it serves and a stop function that interrupts it and returns its error.
+func startSimdevice(t *testing.T, args ...string) (addr string, stdout *syncBuffer, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	old := interruptContext
+	interruptContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	t.Cleanup(func() { interruptContext = old })
+
+	stdout = &syncBuffer{}
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(append([]string{"simdevice", "--listen", "127.0.0.1:0"}, args...), stdout, &stderr)
+	}()
+	re := regexp.MustCompile(`adb connect (127\.0\.0\.1:\d+)`)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m := re.FindStringSubmatch(stdout.String()); m != nil {
+			addr = m[1]
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("simdevice exited early: %v\nstdout: %s\nstderr: %s", err, stdout, stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("simdevice printed no adb connect line: %s", stdout)
+		}
+	}
+	stopped := false
+	stop = func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatal("simdevice did not stop after the interrupt")
+			return nil
+		}
+	}
+	t.Cleanup(func() { _ = stop() })
+	return addr, stdout, stop
+}
+
+// handshake speaks CNXN to addr as an adb host and returns the banner.
+func handshake(t *testing.T, addr string) string {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	payload := []byte("host::\x00")
+	var sum uint32
+	for _, b := range payload {
+		sum += uint32(b)
+	}
+	const cnxn = 0x4e584e43
+	hdr := make([]byte, 0, 24)
+	for _, v := range []uint32{cnxn, 0x01000001, 1 << 20, uint32(len(payload)), sum, cnxn ^ 0xffffffff} {
+		hdr = binary.LittleEndian.AppendUint32(hdr, v)
+	}
+	if _, err := c.Write(append(hdr, payload...)); err != nil {
+		t.Fatal(err)
+	}
+	reply := make([]byte, 24)
+	if _, err := io.ReadFull(c, reply); err != nil {
+		t.Fatal(err)
+	}
+	if binary.LittleEndian.Uint32(reply) != cnxn {
+		t.Fatalf("reply % x is not CNXN", reply[:4])
+	}
+	banner := make([]byte, binary.LittleEndian.Uint32(reply[12:]))
+	if _, err := io.ReadFull(c, banner); err != nil {
+		t.Fatal(err)
+	}
+	return string(banner)
+}
+
+func TestSimdeviceServesAndStops(t *testing.T) {
+	truth := filepath.Join(t.TempDir(), "truth.jsonl")
+	addr, stdout, stop := startSimdevice(t, "--api", "30", "--workload", "janky-scroll", "--truth", truth, "--serial", "sim-e2e")
+	banner := handshake(t, addr)
+	if !strings.HasPrefix(banner, "device::ro.product.name=") || !strings.Contains(banner, "features=") || !strings.Contains(banner, "shell_v2") {
+		t.Errorf("banner %q", banner)
+	}
+	if !strings.Contains(stdout.String(), "API 30") || !strings.Contains(stdout.String(), "sim-e2e") {
+		t.Errorf("start-up message %q lacks the API level or serial", stdout.String())
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("simdevice after interrupt: %v", err)
+	}
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		c.Close()
+		t.Errorf("still listening on %s after the interrupt", addr)
+	}
+	if _, err := os.Stat(truth); err != nil {
+		t.Errorf("truth file: %v", err)
+	}
+}
+
+// TestSimdeviceStockADB joins the command's device with the stock adb and
+// runs shell commands through it.
+func TestSimdeviceStockADB(t *testing.T) {
+	truth := filepath.Join(t.TempDir(), "truth.jsonl")
+	addr, _, stop := startSimdevice(t, "--workload", "janky-scroll", "--truth", truth)
+	adb := adbtest.StartADB(t)
+	serial := adb.Connect(addr)
+	if out := adb.Run("-s", serial, "shell", "echo", "hello"); out != "hello\n" {
+		t.Errorf("adb shell echo hello = %q", out)
+	}
+	if out := adb.Run("-s", serial, "shell", "cat", "/proc/stat"); !strings.HasPrefix(out, "cpu ") {
+		t.Errorf("adb shell cat /proc/stat = %.80q, want it to start with the cpu line", out)
+	}
+	adb.Run("-s", serial, "shell", "am", "start", "-W", "-n", simdevice.PresetPackage+"/.MainActivity")
+	if out := adb.Run("-s", serial, "shell", "input", "swipe", "500", "1500", "500", "300", "300"); out != "" {
+		t.Logf("input swipe: %q", out)
+	}
+	time.Sleep(1500 * time.Millisecond) // the truth is flushed at least once a second
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("truth line %d is not JSON: %q", i+1, l)
+		}
+	}
+	if len(lines) < 2 {
+		t.Errorf("truth file holds %d lines after a launch and a swipe: %q", len(lines), b)
+	}
+	// The device is gone: the stock adb no longer reaches it.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if out, err := adb.Command(ctx, "-s", serial, "shell", "echo", "hello").CombinedOutput(); err == nil {
+		t.Errorf("adb shell after the device stopped: %q", out)
+	}
+}
+
+func TestSimdeviceWorkloadFile(t *testing.T) {
+	w, err := simdevice.Preset("slow-start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "slow.json")
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(good, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(`{"name": 7`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	var stdout, stderr bytes.Buffer
+	err = run([]string{"simdevice", "--listen", "127.0.0.1:0", "--workload", bad}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "--workload") {
+		t.Errorf("a broken workload file: %v", err)
+	}
+
+	addr, _, stop := startSimdevice(t, "--workload", good)
+	if banner := handshake(t, addr); !strings.HasPrefix(banner, "device::") {
+		t.Errorf("banner %q", banner)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,472 @@
+package metrics
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Frame math over one window of frames. Every function here implements one
+// entry of "Metric definitions" in the design notes and says which; times are
+// device monotonic nanoseconds (int64), periods are nanoseconds.
+
+// frameInt64Max is the sentinel the platform prints for "no value" (a pending
+// fence in SurfaceFlinger, a frame without a vsync id in hwui).
+const frameInt64Max = math.MaxInt64
+
+// Names of the jank definitions, as reports and budgets spell them.
+const (
+	// JankDefinitionDeadlineMissed counts frames that completed after their
+	// deadline; the default where frames have durations (gfxinfo).
+	JankDefinitionDeadlineMissed = "deadline_missed"
+	// JankDefinitionPerfDog counts PerfDog Jank frames; the default where only
+	// present times exist (SurfaceFlinger).
+	JankDefinitionPerfDog = "perfdog"
+)
+
+// Sources of a FrameSummary.
+const (
+	FrameSourceSurfaceFlinger = "surfaceflinger"
+	FrameSourceGfxInfo        = "gfxinfo"
+)
+
+// FrameFPS is the design's `fps` = (n − 1) / (t[n−1] − t[0]) with t in
+// nanoseconds. Fewer than two frames, or a window with no elapsed time,
+// give 0 rather than a division by zero.
+func FrameFPS(t []int64) float64 {
+	n := len(t)
+	if n < 2 {
+		return 0
+	}
+	span := t[n-1] - t[0]
+	if span <= 0 {
+		return 0
+	}
+	return float64(n-1) / (float64(span) / 1e9)
+}
+
+// FrameChromium holds the Chromium surface_stats_collector numbers.
+type FrameChromium struct {
+	JankCount     int   `json:"jank_count"`
+	MaxFrameDelay int64 `json:"max_frame_delay"`
+}
+
+// FrameChromiumJank implements the design's Chromium definition: lengths L
+// are consecutive differences of t, keeping only L/R ≥ 0.5; N = L/R;
+// max_frame_delay = round(max N); D = consecutive differences of N;
+// jank_count = number of D with 0 < round(D) < 20, round half away from zero.
+// A period ≤ 0 gives the zero value.
+func FrameChromiumJank(t []int64, period int64) FrameChromium {
+	var out FrameChromium
+	if period <= 0 || len(t) < 2 {
+		return out
+	}
+	r := float64(period)
+	maxN := 0.0
+	prevN, havePrev := 0.0, false
+	for i := 1; i < len(t); i++ {
+		n := float64(t[i]-t[i-1]) / r
+		if n < 0.5 {
+			continue
+		}
+		if n > maxN {
+			maxN = n
+		}
+		if havePrev {
+			d := math.Round(n - prevN)
+			if d > 0 && d < 20 {
+				out.JankCount++
+			}
+		}
+		prevN, havePrev = n, true
+	}
+	out.MaxFrameDelay = int64(math.Round(maxN))
+	return out
+}
+
+// FramePerfDog holds the PerfDog numbers and which frames janked, so a failed
+// budget can name them.
+type FramePerfDog struct {
+	Jank    int     `json:"jank"`
+	BigJank int     `json:"big_jank"`
+	Stutter float64 `json:"stutter"`
+	// JankFrames and BigJankFrames are indices i into t of the frames that
+	// janked (frame time F[i] = t[i] − t[i−1]).
+	JankFrames    []int `json:"-"`
+	BigJankFrames []int `json:"-"`
+	// JankTimes are t[i] (ns) of the Jank frames, to name them in a
+	// failure message independently of how the window was cut.
+	JankTimes []int64 `json:"-"`
+}
+
+// PerfDog thresholds: two and three film frames (24 fps) in nanoseconds.
+const (
+	framePerfDogJankNS    = 2 * 1e9 / 24
+	framePerfDogBigJankNS = 3 * 1e9 / 24
+)
+
+// FramePerfDogJank implements the design's PerfDog definition: F[i] =
+// t[i] − t[i−1]; frame i (i ≥ 4) is a Jank when F[i] > 2 × mean(F[i−3],
+// F[i−2], F[i−1]) and F[i] > 2 × 1000/24 ms, a BigJank when additionally
+// F[i] > 3 × 1000/24 ms; stutter = Σ F of Jank frames / (t[n−1] − t[0]).
+func FramePerfDogJank(t []int64) FramePerfDog {
+	var out FramePerfDog
+	n := len(t)
+	var jankSum float64
+	for i := 4; i < n; i++ {
+		f := float64(t[i] - t[i-1])
+		sum3 := float64(t[i-1] - t[i-4]) // F[i−3] + F[i−2] + F[i−1]
+		// F > 2 × sum3/3, compared as 3F > 2 × sum3 to keep exact integers exact.
+		if !(3*f > 2*sum3) || !(f > framePerfDogJankNS) {
+			continue
+		}
+		out.Jank++
+		out.JankFrames = append(out.JankFrames, i)
+		out.JankTimes = append(out.JankTimes, t[i])
+		jankSum += f
+		if f > framePerfDogBigJankNS {
+			out.BigJank++
+			out.BigJankFrames = append(out.BigJankFrames, i)
+		}
+	}
+	if n >= 2 && t[n-1] > t[0] {
+		out.Stutter = jankSum / float64(t[n-1]-t[0])
+	}
+	return out
+}
+
+// FramePercentiles are frame times in milliseconds.
+type FramePercentiles struct {
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+}
+
+// FramePercentilesOf implements the design's nearest-rank percentiles: the
+// ⌈p/100 · m⌉-th smallest of the m values. values is not modified; the
+// result is in the values' unit divided by 1e6 (ns in, ms out). No values
+// give zeros.
+func FramePercentilesOf(valuesNS []int64) FramePercentiles {
+	m := len(valuesNS)
+	if m == 0 {
+		return FramePercentiles{}
+	}
+	s := slices.Clone(valuesNS)
+	slices.Sort(s)
+	at := func(p int) float64 {
+		// ⌈p·m/100⌉ in integers: exact, unlike float ceil of 0.95*m.
+		k := (p*m + 99) / 100
+		if k < 1 {
+			k = 1
+		}
+		return float64(s[k-1]) / 1e6
+	}
+	return FramePercentiles{P50: at(50), P90: at(90), P95: at(95), P99: at(99)}
+}
+
+// FrameMatrix counts frames by Matrix drop level.
+type FrameMatrix struct {
+	Best   int `json:"best"`
+	Normal int `json:"normal"`
+	Middle int `json:"middle"`
+	High   int `json:"high"`
+	Frozen int `json:"frozen"`
+}
+
+// FrameMatrixLevels implements the design's Matrix drop levels: dropped =
+// ⌊(duration − R)/R⌋ (0 if negative); best < 3 ≤ normal < 9 ≤ middle < 24 ≤
+// high < 42 ≤ frozen. A period ≤ 0 gives the zero value.
+func FrameMatrixLevels(durationsNS []int64, period int64) FrameMatrix {
+	var m FrameMatrix
+	if period <= 0 {
+		return m
+	}
+	for _, d := range durationsNS {
+		dropped := int64(0)
+		if d > period {
+			dropped = (d - period) / period
+		}
+		switch {
+		case dropped < 3:
+			m.Best++
+		case dropped < 9:
+			m.Normal++
+		case dropped < 24:
+			m.Middle++
+		case dropped < 42:
+			m.High++
+		default:
+			m.Frozen++
+		}
+	}
+	return m
+}
+
+// FrameVitals are the Android vitals counts.
+type FrameVitals struct {
+	Slow   int `json:"slow"`
+	Frozen int `json:"frozen"`
+}
+
+// FrameVitalsCounts implements the design's Android vitals counts: slow =
+// frames with duration > 16 ms, frozen = frames with duration > 700 ms. As
+// defined, a frozen frame is also counted as slow.
+func FrameVitalsCounts(durationsNS []int64) FrameVitals {
+	var v FrameVitals
+	for _, d := range durationsNS {
+		if d > 16*int64(time.Millisecond) {
+			v.Slow++
+		}
+		if d > 700*int64(time.Millisecond) {
+			v.Frozen++
+		}
+	}
+	return v
+}
+
+// GfxInfoFrameDeadlineMissed reports whether f missed its deadline, per the
+// design: FrameCompleted > FrameDeadline where that column holds neither 0
+// nor INT64_MAX, otherwise duration > R.
+func GfxInfoFrameDeadlineMissed(f GfxInfoFrame, period int64) bool {
+	if f.FrameDeadline != 0 && f.FrameDeadline != frameInt64Max {
+		return f.FrameCompleted > f.FrameDeadline
+	}
+	return period > 0 && f.Duration() > period
+}
+
+// FrameDeadlineMissed counts frames of frames that missed their deadline
+// (see GfxInfoFrameDeadlineMissed).
+func FrameDeadlineMissed(frames []GfxInfoFrame, period int64) int {
+	n := 0
+	for _, f := range frames {
+		if GfxInfoFrameDeadlineMissed(f, period) {
+			n++
+		}
+	}
+	return n
+}
+
+// FrameGTSecond is the GT smoothness of one whole second.
+type FrameGTSecond struct {
+	Second  time.Time // start of the second
+	Skipped int       // Choreographer-skipped frames logged in it
+	SM      float64   // max(0, refresh rate − Skipped)
+}
+
+// FrameGTSmoothness implements the design's GT smoothness: for each whole
+// second from the first to the last skip (inclusive), SM = max(0, refresh
+// rate − skipped frames in that second). Entries without a time are ignored.
+func FrameGTSmoothness(skips []LogcatSkippedFrames, refreshHz float64) []FrameGTSecond {
+	var first, last time.Time
+	for _, s := range skips {
+		if s.Time.IsZero() {
+			continue
+		}
+		sec := s.Time.Truncate(time.Second)
+		if first.IsZero() || sec.Before(first) {
+			first = sec
+		}
+		if last.IsZero() || sec.After(last) {
+			last = sec
+		}
+	}
+	if first.IsZero() {
+		return nil
+	}
+	n := int(last.Sub(first)/time.Second) + 1
+	if n > 1<<20 { // a day-spanning capture with bogus times must not exhaust memory
+		n = 1 << 20
+	}
+	out := make([]FrameGTSecond, n)
+	for i := range out {
+		out[i].Second = first.Add(time.Duration(i) * time.Second)
+	}
+	for _, s := range skips {
+		if s.Time.IsZero() {
+			continue
+		}
+		i := int(s.Time.Truncate(time.Second).Sub(first) / time.Second)
+		if i >= 0 && i < n {
+			out[i].Skipped += s.Frames
+		}
+	}
+	for i := range out {
+		out[i].SM = math.Max(0, refreshHz-float64(out[i].Skipped))
+	}
+	return out
+}
+
+// FrameDedupSurfaceFlinger implements the design's de-duplication across
+// polls for the SurfaceFlinger source: keep only frames whose present time B
+// is greater than the last B already kept (lastKept; 0 before the first
+// poll). It returns the kept frames and the new last kept B.
+func FrameDedupSurfaceFlinger(lastKept int64, frames []SurfaceFlingerFrame) ([]SurfaceFlingerFrame, int64) {
+	var kept []SurfaceFlingerFrame
+	for _, f := range frames {
+		if f.ActualPresent > lastKept {
+			kept = append(kept, f)
+			lastKept = f.ActualPresent
+		}
+	}
+	return kept, lastKept
+}
+
+// FrameDedupGfxInfo implements the design's de-duplication across polls for
+// one gfxinfo window: keep only frames whose IntendedVsync is greater than
+// the last kept for that window (lastKept; 0 before the first poll). Callers
+// keep one lastKept per window name, since two windows can render in the
+// same vsync. It returns the kept frames and the new last kept IntendedVsync.
+func FrameDedupGfxInfo(lastKept int64, frames []GfxInfoFrame) ([]GfxInfoFrame, int64) {
+	var kept []GfxInfoFrame
+	for _, f := range frames {
+		if f.IntendedVsync > lastKept {
+			kept = append(kept, f)
+			lastKept = f.IntendedVsync
+		}
+	}
+	return kept, lastKept
+}
+
+// FrameSummary holds every frame definition of one window side by side, with
+// the JSON names `perfgate analyze frames` prints. Jank is the default jank a
+// gate checks and JankDefinition names the definition it follows ("Pauses are
+// not janks" in the design): deadline-missed where frames have durations,
+// PerfDog Jank where only present times exist.
+type FrameSummary struct {
+	Source          string           `json:"source"`
+	Window          string           `json:"window"`
+	Frames          int              `json:"frames"`
+	DurationS       float64          `json:"duration_s"`
+	FPS             float64          `json:"fps"`
+	RefreshPeriodMS float64          `json:"refresh_period_ms"`
+	Chromium        FrameChromium    `json:"chromium"`
+	PerfDog         FramePerfDog     `json:"perfdog"`
+	FrameTimeMS     FramePercentiles `json:"frame_time_ms"`
+	// DeadlineMissed, Matrix and Vitals need frame durations: gfxinfo only.
+	DeadlineMissed *int         `json:"deadline_missed,omitempty"`
+	Matrix         *FrameMatrix `json:"matrix,omitempty"`
+	Vitals         *FrameVitals `json:"vitals,omitempty"`
+	Jank           int          `json:"jank"`
+	JankDefinition string       `json:"jank_definition"`
+}
+
+func frameSummaryTimes(t []int64, period int64) FrameSummary {
+	s := FrameSummary{
+		Frames:          len(t),
+		FPS:             FrameFPS(t),
+		RefreshPeriodMS: float64(period) / 1e6,
+		Chromium:        FrameChromiumJank(t, period),
+		PerfDog:         FramePerfDogJank(t),
+	}
+	if period < 0 {
+		s.RefreshPeriodMS = 0
+	}
+	if n := len(t); n >= 2 && t[n-1] > t[0] {
+		s.DurationS = float64(t[n-1]-t[0]) / 1e9
+	}
+	return s
+}
+
+// FrameSummarizeSurfaceFlinger summarizes one window of SurfaceFlinger
+// present times (B, ns, ascending, already de-duplicated) with refresh
+// period R (ns). Percentiles are over frame times F (design: "For the
+// SurfaceFlinger source the values are F"); the default jank is PerfDog Jank.
+func FrameSummarizeSurfaceFlinger(present []int64, period int64) FrameSummary {
+	s := frameSummaryTimes(present, period)
+	s.Source = FrameSourceSurfaceFlinger
+	if len(present) >= 2 {
+		f := make([]int64, len(present)-1)
+		for i := 1; i < len(present); i++ {
+			f[i-1] = present[i] - present[i-1]
+		}
+		s.FrameTimeMS = FramePercentilesOf(f)
+	}
+	s.Jank = s.PerfDog.Jank
+	s.JankDefinition = JankDefinitionPerfDog
+	return s
+}
+
+// GfxInfoUsableFrames returns the frames the design counts: Flags == 0, and
+// (a choice where the design is silent) a FrameCompleted that is a real time
+// after IntendedVsync, since a duration cannot be computed otherwise. Frames
+// are returned sorted by IntendedVsync.
+func GfxInfoUsableFrames(frames []GfxInfoFrame) []GfxInfoFrame {
+	out := make([]GfxInfoFrame, 0, len(frames))
+	for _, f := range frames {
+		if gfxUsable(f) {
+			out = append(out, f)
+		}
+	}
+	if !slices.IsSortedFunc(out, gfxCompareVsync) {
+		slices.SortStableFunc(out, gfxCompareVsync)
+	}
+	return out
+}
+
+func gfxUsable(f GfxInfoFrame) bool {
+	return f.Flags == 0 && f.IntendedVsync > 0 && f.FrameCompleted != frameInt64Max && f.FrameCompleted >= f.IntendedVsync
+}
+
+func gfxCompareVsync(a, b GfxInfoFrame) int {
+	switch {
+	case a.IntendedVsync < b.IntendedVsync:
+		return -1
+	case a.IntendedVsync > b.IntendedVsync:
+		return 1
+	}
+	return 0
+}
+
+// FrameSummarizeGfxInfo summarizes one window of gfxinfo frames with refresh
+// period R (ns). It keeps GfxInfoUsableFrames; t is IntendedVsync and
+// percentiles are over durations (FrameCompleted − IntendedVsync), per the
+// design. The default jank is the deadline-missed count.
+func FrameSummarizeGfxInfo(frames []GfxInfoFrame, period int64) FrameSummary {
+	// Work on (t, duration, missed) triples rather than copies of whole
+	// frames: an hour at 120 Hz is 432,000 of them.
+	type kept struct {
+		t, d   int64
+		missed bool
+	}
+	k := make([]kept, 0, len(frames))
+	missed := 0
+	for _, f := range frames {
+		if !gfxUsable(f) {
+			continue
+		}
+		m := GfxInfoFrameDeadlineMissed(f, period)
+		if m {
+			missed++
+		}
+		k = append(k, kept{f.IntendedVsync, f.Duration(), m})
+	}
+	byT := func(a, b kept) int {
+		switch {
+		case a.t < b.t:
+			return -1
+		case a.t > b.t:
+			return 1
+		}
+		return 0
+	}
+	if !slices.IsSortedFunc(k, byT) {
+		slices.SortStableFunc(k, byT)
+	}
+	t := make([]int64, len(k))
+	d := make([]int64, len(k))
+	for i, x := range k {
+		t[i], d[i] = x.t, x.d
+	}
+	s := frameSummaryTimes(t, period)
+	s.Source = FrameSourceGfxInfo
+	s.FrameTimeMS = FramePercentilesOf(d)
+	s.DeadlineMissed = &missed
+	m := FrameMatrixLevels(d, period)
+	s.Matrix = &m
+	v := FrameVitalsCounts(d)
+	s.Vitals = &v
+	s.Jank = missed
+	s.JankDefinition = JankDefinitionDeadlineMissed
+	return s
+}

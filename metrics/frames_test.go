@@ -1,0 +1,402 @@
+package metrics
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"testing"
+	"time"
+)
+
+const ms = int64(time.Millisecond)
+
+// msTimes turns frame times in ms into ns timestamps.
+func msTimes(v ...float64) []int64 {
+	out := make([]int64, len(v))
+	for i, x := range v {
+		out[i] = int64(math.Round(x * 1e6))
+	}
+	return out
+}
+
+func TestFrameFPS(t *testing.T) {
+	tests := []struct {
+		name string
+		t    []int64
+		want float64
+	}{
+		{"none", nil, 0},
+		{"one", msTimes(5), 0},
+		{"two", msTimes(0, 20), 50},                     // 1 / 0.020 s
+		{"four at 16 ms", msTimes(0, 16, 32, 48), 62.5}, // 3 / 0.048 s
+		{"identical timestamps", msTimes(7, 7, 7), 0},
+		{"pause", msTimes(0, 1000, 1010), 2 / 1.010},
+	}
+	for _, tc := range tests {
+		if got := FrameFPS(tc.t); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: FrameFPS = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestFrameChromiumJank(t *testing.T) {
+	const r = 16 * ms
+	tests := []struct {
+		name string
+		t    []int64
+		want FrameChromium
+	}{
+		// L = 16,16,16,48,16,16 → N = 1,1,1,3,1,1 → D = 0,0,2,−2,0: one jank.
+		{"one 3-period frame", msTimes(0, 16, 32, 48, 96, 112, 128), FrameChromium{1, 3}},
+		// L = 16, 4, 16: the 4 ms gap has N = 0.25 < 0.5 and is dropped; D = 0.
+		{"short interval ignored", msTimes(0, 16, 20, 36), FrameChromium{0, 1}},
+		// N = 1, 1.5: D = 0.5 rounds half away from zero to 1; max 1.5 → 2.
+		{"round half away from zero", msTimes(0, 16, 40), FrameChromium{1, 2}},
+		// A 20-vsync pause: N = 1,1,21,1 → D = 0,20,−20; 20 is not < 20.
+		{"20-vsync pause", msTimes(0, 16, 32, 32+21*16, 48+21*16), FrameChromium{0, 21}},
+		// A 19-period change still counts.
+		{"19-period change", msTimes(0, 16, 32, 32+20*16, 48+20*16), FrameChromium{1, 20}},
+		{"no frames", nil, FrameChromium{}},
+		{"one frame", msTimes(1), FrameChromium{}},
+		{"identical timestamps", msTimes(3, 3, 3, 3), FrameChromium{}},
+	}
+	for _, tc := range tests {
+		if got := FrameChromiumJank(tc.t, r); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+	if got := FrameChromiumJank(msTimes(0, 16, 32), 0); got != (FrameChromium{}) {
+		t.Errorf("period 0: %+v", got)
+	}
+}
+
+func TestFramePerfDogJank(t *testing.T) {
+	tests := []struct {
+		name        string
+		t           []int64
+		jank, big   []int
+		stutterWant float64
+	}{
+		// F = 16,16,16,100: 100 > 2×16 and > 83.33 but not > 125.
+		{"jank", msTimes(0, 16, 32, 48, 148), []int{4}, nil, 100.0 / 148},
+		{"big jank", msTimes(0, 16, 32, 48, 178), []int{4}, []int{4}, 130.0 / 178},
+		{"just above 2 film frames", msTimes(0, 16, 32, 48, 132), []int{4}, nil, 84.0 / 132},
+		{"just below 2 film frames", msTimes(0, 16, 32, 48, 131), nil, nil, 0},
+		// F = 100,100,100,150: 150 is not > 2 × 100.
+		{"slow but steady", msTimes(0, 100, 200, 300, 450), nil, nil, 0},
+		// i = 2 < 4: too few earlier frame times.
+		{"too early", msTimes(0, 16, 200), nil, nil, 0},
+		// A pause counts: PerfDog looks only at intervals.
+		{"pause", msTimes(0, 16, 32, 48, 1048, 1064), []int{4}, []int{4}, 1000.0 / 1064},
+		{"two janks", msTimes(0, 16, 32, 48, 148, 164, 180, 196, 296), []int{4, 8}, nil, 200.0 / 296},
+		{"identical timestamps", msTimes(5, 5, 5, 5, 5, 5), nil, nil, 0},
+		{"none", nil, nil, nil, 0},
+	}
+	for _, tc := range tests {
+		got := FramePerfDogJank(tc.t)
+		var times []int64
+		for _, i := range tc.jank {
+			times = append(times, tc.t[i])
+		}
+		if !slices.Equal(got.JankTimes, times) {
+			t.Errorf("%s: jank times %v, want %v", tc.name, got.JankTimes, times)
+		}
+		if got.Jank != len(tc.jank) || got.BigJank != len(tc.big) || !slices.Equal(got.JankFrames, tc.jank) ||
+			!slices.Equal(got.BigJankFrames, tc.big) || math.Abs(got.Stutter-tc.stutterWant) > 1e-12 {
+			t.Errorf("%s: %+v, want jank %v big %v stutter %v", tc.name, got, tc.jank, tc.big, tc.stutterWant)
+		}
+	}
+}
+
+func TestFramePercentilesOf(t *testing.T) {
+	seq := func(n int) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = int64(n-i) * ms // descending, to show the input is sorted
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		in   []int64
+		want FramePercentiles
+	}{
+		{"none", nil, FramePercentiles{}},
+		{"one", []int64{7 * ms}, FramePercentiles{7, 7, 7, 7}},
+		// m = 3: ranks ⌈1.5⌉=2, ⌈2.7⌉=3, ⌈2.85⌉=3, ⌈2.97⌉=3.
+		{"three", []int64{3 * ms, 1 * ms, 2 * ms}, FramePercentiles{2, 3, 3, 3}},
+		// m = 10: ranks 5, 9, ⌈9.5⌉=10, ⌈9.9⌉=10.
+		{"ten", seq(10), FramePercentiles{5, 9, 10, 10}},
+		// m = 100: ranks 50, 90, 95, 99 exactly.
+		{"hundred", seq(100), FramePercentiles{50, 90, 95, 99}},
+		// m = 120: ranks 60, 108, 114, ⌈118.8⌉=119.
+		{"hundred twenty", seq(120), FramePercentiles{60, 108, 114, 119}},
+	}
+	for _, tc := range tests {
+		in := slices.Clone(tc.in)
+		if got := FramePercentilesOf(tc.in); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+		if !slices.Equal(in, tc.in) {
+			t.Errorf("%s: input modified", tc.name)
+		}
+	}
+}
+
+func TestFrameMatrixLevels(t *testing.T) {
+	const r = 16 * ms
+	d := []int64{
+		8 * ms,              // negative → 0 → best
+		r,                   // 0 → best
+		r + 2*r + r*99/100,  // ⌊2.99⌋ = 2 → best
+		r + 3*r,             // 3 → normal
+		r + 8*r + r/2,       // 8 → normal
+		r + 9*r,             // 9 → middle
+		r + 24*r,            // 24 → high
+		r + 41*r + r*99/100, // 41 → high
+		r + 42*r,            // 42 → frozen
+		r + 100*r,           // frozen
+	}
+	want := FrameMatrix{Best: 3, Normal: 2, Middle: 1, High: 2, Frozen: 2}
+	if got := FrameMatrixLevels(d, r); got != want {
+		t.Errorf("FrameMatrixLevels = %+v, want %+v", got, want)
+	}
+	if got := FrameMatrixLevels(d, 0); got != (FrameMatrix{}) {
+		t.Errorf("period 0: %+v", got)
+	}
+}
+
+func TestFrameVitalsCounts(t *testing.T) {
+	d := []int64{16 * ms, 16*ms + 1, 700 * ms, 700*ms + 1, 2000 * ms, 3 * ms}
+	// > 16 ms: four; > 700 ms: two (also counted as slow).
+	if got, want := FrameVitalsCounts(d), (FrameVitals{Slow: 4, Frozen: 2}); got != want {
+		t.Errorf("FrameVitalsCounts = %+v, want %+v", got, want)
+	}
+}
+
+func TestGfxInfoFrameDeadlineMissed(t *testing.T) {
+	const r = 8 * ms
+	tests := []struct {
+		name string
+		f    GfxInfoFrame
+		want bool
+	}{
+		{"deadline met though longer than a period", GfxInfoFrame{IntendedVsync: 100 * ms, FrameDeadline: 116 * ms, FrameCompleted: 115 * ms}, false},
+		{"deadline missed", GfxInfoFrame{IntendedVsync: 100 * ms, FrameDeadline: 116 * ms, FrameCompleted: 117 * ms}, true},
+		{"completed exactly at the deadline", GfxInfoFrame{IntendedVsync: 100 * ms, FrameDeadline: 116 * ms, FrameCompleted: 116 * ms}, false},
+		{"INT64_MAX deadline, long", GfxInfoFrame{IntendedVsync: 100 * ms, FrameDeadline: math.MaxInt64, FrameCompleted: 109 * ms}, true},
+		{"INT64_MAX deadline, short", GfxInfoFrame{IntendedVsync: 100 * ms, FrameDeadline: math.MaxInt64, FrameCompleted: 107 * ms}, false},
+		{"no deadline column, long", GfxInfoFrame{IntendedVsync: 100 * ms, FrameCompleted: 108*ms + 1}, true},
+		{"no deadline column, one period", GfxInfoFrame{IntendedVsync: 100 * ms, FrameCompleted: 108 * ms}, false},
+	}
+	for _, tc := range tests {
+		if got := GfxInfoFrameDeadlineMissed(tc.f, r); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestFrameGTSmoothness(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse("15:04:05.000", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	skips := []LogcatSkippedFrames{
+		{Time: at("10:00:00.500"), Frames: 30},
+		{Time: at("10:00:00.900"), Frames: 40},
+		{Time: at("10:00:02.100"), Frames: 5},
+		{Frames: 99}, // no time: ignored
+	}
+	got := FrameGTSmoothness(skips, 60)
+	want := []struct {
+		skipped int
+		sm      float64
+	}{{70, 0}, {0, 60}, {5, 55}}
+	if len(got) != len(want) {
+		t.Fatalf("seconds = %d, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		if got[i].Skipped != w.skipped || got[i].SM != w.sm || !got[i].Second.Equal(at("10:00:00.000").Add(time.Duration(i)*time.Second)) {
+			t.Errorf("second %d = %+v, want skipped %d SM %v", i, got[i], w.skipped, w.sm)
+		}
+	}
+	if FrameGTSmoothness(nil, 60) != nil {
+		t.Error("no skips should give no seconds")
+	}
+}
+
+func TestFrameDedup(t *testing.T) {
+	sf := func(b ...int64) []SurfaceFlingerFrame {
+		out := make([]SurfaceFlingerFrame, len(b))
+		for i, v := range b {
+			out[i] = SurfaceFlingerFrame{ActualPresent: v}
+		}
+		return out
+	}
+	kept, last := FrameDedupSurfaceFlinger(0, sf(10, 20, 30))
+	if len(kept) != 3 || last != 30 {
+		t.Fatalf("first poll: %v %d", kept, last)
+	}
+	// The next poll overlaps: 20 and 30 were seen already.
+	kept, last = FrameDedupSurfaceFlinger(last, sf(20, 30, 40, 50))
+	if !slices.Equal(kept, sf(40, 50)) || last != 50 {
+		t.Errorf("second poll: %v %d", kept, last)
+	}
+	kept, last = FrameDedupSurfaceFlinger(last, sf(50))
+	if len(kept) != 0 || last != 50 {
+		t.Errorf("nothing new: %v %d", kept, last)
+	}
+
+	g := func(v ...int64) []GfxInfoFrame {
+		out := make([]GfxInfoFrame, len(v))
+		for i, x := range v {
+			out[i] = GfxInfoFrame{IntendedVsync: x}
+		}
+		return out
+	}
+	// Two windows rendering in the same vsync keep their own last value.
+	lastA, lastB := int64(0), int64(0)
+	var a, b []GfxInfoFrame
+	a, lastA = FrameDedupGfxInfo(lastA, g(100, 200))
+	b, lastB = FrameDedupGfxInfo(lastB, g(200))
+	if len(a) != 2 || len(b) != 1 || lastA != 200 || lastB != 200 {
+		t.Errorf("windows: %v %v", a, b)
+	}
+	a, lastA = FrameDedupGfxInfo(lastA, g(100, 200, 300))
+	if !slices.Equal(a, g(300)) || lastA != 300 {
+		t.Errorf("overlapping poll: %v %d", a, lastA)
+	}
+}
+
+// uniform returns n present times at period p.
+func uniform(n int, p int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = 1_000_000_000 + int64(i)*p
+	}
+	return out
+}
+
+func TestFrameSummarizeEdges(t *testing.T) {
+	for _, hz := range []float64{30, 60, 90, 120, 144} {
+		p := int64(math.Round(1e9 / hz))
+		s := FrameSummarizeSurfaceFlinger(uniform(200, p), p)
+		wantFPS := 1e9 / float64(p)
+		if math.Abs(s.FPS-wantFPS) > 1e-9 || s.Jank != 0 || s.Chromium != (FrameChromium{0, 1}) || s.FrameTimeMS.P99 != float64(p)/1e6 {
+			t.Errorf("%v Hz: %+v", hz, s)
+		}
+		if s.JankDefinition != JankDefinitionPerfDog || s.DeadlineMissed != nil {
+			t.Errorf("%v Hz: SurfaceFlinger default jank %q", hz, s.JankDefinition)
+		}
+	}
+	for n := 0; n <= 3; n++ {
+		for _, ts := range [][]int64{uniform(n, 16*ms), slices.Repeat([]int64{5 * ms}, n)} {
+			sf := FrameSummarizeSurfaceFlinger(ts, 16*ms)
+			frames := make([]GfxInfoFrame, n)
+			for i, v := range ts {
+				frames[i] = GfxInfoFrame{IntendedVsync: v, FrameCompleted: v + 10*ms}
+			}
+			gi := FrameSummarizeGfxInfo(frames, 16*ms)
+			for _, s := range []FrameSummary{sf, gi} {
+				if _, err := json.Marshal(s); err != nil {
+					t.Errorf("%d frames %v: %v", n, ts, err)
+				}
+				if s.Frames != n || s.Jank != 0 {
+					t.Errorf("%d frames: %+v", n, s)
+				}
+			}
+			if n >= 1 && gi.FrameTimeMS.P50 != 10 {
+				t.Errorf("%d frames: gfxinfo p50 %v, want 10", n, gi.FrameTimeMS.P50)
+			}
+		}
+	}
+}
+
+func TestFrameSummarizeGfxInfo(t *testing.T) {
+	const r = 16 * ms
+	// Seven rows: one flagged and one with INT64_MAX FrameCompleted are
+	// dropped; a 40 ms frame meets its deadline three periods out; a 50 ms
+	// frame misses its deadline two periods out.
+	frames := []GfxInfoFrame{
+		{IntendedVsync: 0 * ms, FrameCompleted: 10 * ms, FrameDeadline: 32 * ms},
+		{IntendedVsync: 16 * ms, FrameCompleted: 26 * ms, FrameDeadline: 48 * ms},
+		{Flags: 1, IntendedVsync: 24 * ms, FrameCompleted: 300 * ms},
+		{IntendedVsync: 32 * ms, FrameCompleted: 72 * ms, FrameDeadline: 80 * ms},
+		{IntendedVsync: 48 * ms, FrameCompleted: math.MaxInt64},
+		{IntendedVsync: 64 * ms, FrameCompleted: 74 * ms, FrameDeadline: 96 * ms},
+		{IntendedVsync: 80 * ms, FrameCompleted: 130 * ms, FrameDeadline: 112 * ms},
+	}
+	for i := range frames { // real IntendedVsync values are far from 0
+		frames[i].IntendedVsync += 1e9
+		if frames[i].FrameCompleted != math.MaxInt64 {
+			frames[i].FrameCompleted += 1e9
+		}
+		if frames[i].FrameDeadline != 0 {
+			frames[i].FrameDeadline += 1e9
+		}
+	}
+	s := FrameSummarizeGfxInfo(frames, r)
+	// Kept: vsyncs 0,16,32,64,80 → 5 frames over 80 ms.
+	if s.Frames != 5 || math.Abs(s.FPS-4/0.080) > 1e-9 || s.DurationS != 0.080 {
+		t.Errorf("frames %d fps %v duration %v", s.Frames, s.FPS, s.DurationS)
+	}
+	// Durations 10,10,40,10,50: sorted 10,10,10,40,50; ranks 3,5,5,5.
+	if s.FrameTimeMS != (FramePercentiles{10, 50, 50, 50}) {
+		t.Errorf("percentiles %+v", s.FrameTimeMS)
+	}
+	if *s.DeadlineMissed != 1 || s.Jank != 1 || s.JankDefinition != JankDefinitionDeadlineMissed {
+		t.Errorf("deadline missed %d jank %d (%s)", *s.DeadlineMissed, s.Jank, s.JankDefinition)
+	}
+	// Matrix: 40 ms → ⌊24/16⌋ = 1, 50 ms → ⌊34/16⌋ = 2: all best.
+	if *s.Matrix != (FrameMatrix{Best: 5}) || *s.Vitals != (FrameVitals{Slow: 2}) {
+		t.Errorf("matrix %+v vitals %+v", *s.Matrix, *s.Vitals)
+	}
+	// Intervals 16,16,32,16: N = 1,1,2,1; D = 0,1,−1 → one Chromium jank.
+	if s.Chromium != (FrameChromium{1, 2}) || s.RefreshPeriodMS != 16 {
+		t.Errorf("chromium %+v period %v", s.Chromium, s.RefreshPeriodMS)
+	}
+}
+
+// hourOf120Hz builds an hour of 120 Hz gfxinfo frames (432,000) with a
+// janky frame every 500.
+func hourOf120Hz() []GfxInfoFrame {
+	const p = 8_333_333
+	frames := make([]GfxInfoFrame, 432_000)
+	t := int64(1_000_000_000)
+	for i := range frames {
+		d := int64(6 * ms)
+		if i%500 == 499 {
+			t += 12 * p // the app stalls; the next frame is late and long
+			d = 110 * ms
+		}
+		frames[i] = GfxInfoFrame{IntendedVsync: t, FrameCompleted: t + d, FrameDeadline: t + 2*p, FrameInterval: p}
+		t += p
+	}
+	return frames
+}
+
+func BenchmarkFrameSummarizeGfxInfoHour120Hz(b *testing.B) {
+	frames := hourOf120Hz()
+	b.ReportAllocs()
+	for b.Loop() {
+		s := FrameSummarizeGfxInfo(frames, 8_333_333)
+		if s.Frames != len(frames) {
+			b.Fatal(s.Frames)
+		}
+	}
+}
+
+func BenchmarkFrameSummarizeSurfaceFlingerHour120Hz(b *testing.B) {
+	frames := hourOf120Hz()
+	t := make([]int64, len(frames))
+	for i, f := range frames {
+		t[i] = f.IntendedVsync
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		FrameSummarizeSurfaceFlinger(t, 8_333_333)
+	}
+}

@@ -1,0 +1,591 @@
+package metrics
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/fixtures"
+)
+
+func gfxFixture(t *testing.T, name string) *GfxInfo {
+	t.Helper()
+	g, err := ParseGfxInfo(fixtures.Read(t, name))
+	if err != nil {
+		t.Fatalf("ParseGfxInfo(%s): %v", name, err)
+	}
+	return g
+}
+
+func gfxOnlyProcess(t *testing.T, g *GfxInfo) *GfxInfoProcess {
+	t.Helper()
+	if len(g.Processes) != 1 {
+		t.Fatalf("processes = %d, want 1", len(g.Processes))
+	}
+	return g.Processes[0]
+}
+
+func gfxWindow(t *testing.T, g *GfxInfo, substr string) *GfxInfoWindow {
+	t.Helper()
+	for _, w := range g.Windows() {
+		if strings.Contains(w.Label(), substr) {
+			return w
+		}
+	}
+	t.Fatalf("no window %q", substr)
+	return nil
+}
+
+// Values below were read by hand from the captures.
+
+func TestParseGfxInfoFramestatsSoundvisScroll(t *testing.T) {
+	g := gfxFixture(t, "gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt")
+	if g.UptimeMillis != 314859701 || g.RealtimeMillis != 1420190210 {
+		t.Errorf("uptime/realtime = %d/%d", g.UptimeMillis, g.RealtimeMillis)
+	}
+	p := gfxOnlyProcess(t, g)
+	if p.PID != 31667 || p.Package != "com.soundvisualization.accessibility" {
+		t.Errorf("process = %d %q", p.PID, p.Package)
+	}
+	want := GfxInfoSummary{
+		StatsSinceNanos: 314846275543381, TotalFrames: 516, JankyFrames: 113, JankyPercent: 21.90,
+		JankyFramesLegacy: 356, JankyLegacyPercent: 68.99, P50: 11, P90: 31, P95: 65, P99: 101,
+		MissedVsync: 42, HighInputLatency: 876, SlowUIThread: 110, SlowBitmapUploads: 0,
+		SlowIssueDrawCommands: 30, FrameDeadlineMissed: 113, FrameDeadlineMissedLegacy: 43,
+		GPUP50: 3, GPUP90: 3, GPUP95: 4, GPUP99: 8,
+	}
+	got := p.Summary
+	got.Histogram, got.GPUHistogram = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("summary =\n%+v, want\n%+v", got, want)
+	}
+	if n := len(p.Summary.Histogram); n != 154 {
+		t.Errorf("histogram buckets = %d, want 154", n)
+	}
+	if b := p.Summary.Histogram[5]; b != (FrameHistogramBucket{10, 130}) {
+		t.Errorf("histogram[5] = %+v, want 10ms=130", b)
+	}
+	if b := p.Summary.GPUHistogram[2]; b != (FrameHistogramBucket{3, 451}) {
+		t.Errorf("gpu histogram[2] = %+v, want 3ms=451", b)
+	}
+	if len(p.Windows) != 1 {
+		t.Fatalf("windows = %d, want 1", len(p.Windows))
+	}
+	w := p.Windows[0]
+	if w.Name != "com.soundvisualization.accessibility/com.soundvisualization.accessibility.MainActivity/android.view.ViewRootImpl@73f2e63" ||
+		w.Visibility != 0 || w.Title != "com.soundvisualization.accessibility/com.soundvisualization.accessibility.MainActivity" {
+		t.Errorf("window = %q vis %d title %q", w.Name, w.Visibility, w.Title)
+	}
+	if w.Summary.StatsSinceNanos != 314846275541194 || w.Summary.TotalFrames != 516 {
+		t.Errorf("window summary since %d total %d", w.Summary.StatsSinceNanos, w.Summary.TotalFrames)
+	}
+	ft := w.Frames
+	if ft.Len() != 120 || len(ft.Columns) != 23 || !ft.Complete || !ft.LabelSwapped {
+		t.Fatalf("table: %d rows, %d cols, complete %v, swapped %v", ft.Len(), len(ft.Columns), ft.Complete, ft.LabelSwapped)
+	}
+	f0 := ft.Frame(0)
+	wantF0 := GfxInfoFrame{Flags: 0, IntendedVsync: 314856675367713, Vsync: 314856675367713,
+		FrameDeadline: 314856692012826, FrameInterval: 8311780, FrameStartTime: 314856675794159,
+		FrameCompleted: 314856686928950, GpuCompleted: 314856686928950, DisplayPresentTime: 314856700213169}
+	if f0 != wantF0 {
+		t.Errorf("frame 0 =\n%+v, want\n%+v", f0, wantF0)
+	}
+	last := ft.Frame(119)
+	if last.IntendedVsync != 314859177293817 || last.Vsync != 314859210547109 || last.FrameInterval != 8313323 {
+		t.Errorf("frame 119 = %+v", last)
+	}
+	if c := ft.Column("CommandSubmissionCompleted"); c != 22 || ft.Row(0)[c] != 314856684158221 {
+		t.Errorf("CommandSubmissionCompleted column %d", c)
+	}
+	if ft.Columns[10] != "FrameStartTime" || ft.Columns[11] != "FrameInterval" {
+		t.Errorf("swapped columns = %v", ft.Columns[9:12])
+	}
+	// The design's ground truth for this capture: 119 of 120 frames last
+	// longer than one period, only 10 miss their deadline.
+	frames := ft.Frames()
+	period := ft.RefreshPeriod()
+	longer := 0
+	for _, f := range frames {
+		if f.FrameCompleted-f.IntendedVsync > period {
+			longer++
+		}
+	}
+	if longer != 119 {
+		t.Errorf("frames longer than a period = %d, want 119", longer)
+	}
+	if n := FrameDeadlineMissed(frames, period); n != 10 {
+		t.Errorf("deadline missed = %d, want 10", n)
+	}
+}
+
+func TestParseGfxInfoFramestats(t *testing.T) {
+	tests := []struct {
+		file  string
+		check func(t *testing.T, g *GfxInfo)
+	}{
+		{"gfxinfo_framestats/soundvis_120hz_android13plus_idle.txt", func(t *testing.T, g *GfxInfo) {
+			p := gfxOnlyProcess(t, g)
+			if p.PID != 16473 || p.Summary.TotalFrames != 134 || p.Summary.JankyFrames != 20 {
+				t.Errorf("process %d total %d janky %d", p.PID, p.Summary.TotalFrames, p.Summary.JankyFrames)
+			}
+			ft := p.Windows[0].Frames
+			if ft.Len() != 120 || ft.Frame(0).IntendedVsync != 306924231998193 {
+				t.Errorf("rows %d, first IntendedVsync %d", ft.Len(), ft.Frame(0).IntendedVsync)
+			}
+		}},
+		{"gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt", func(t *testing.T, g *GfxInfo) {
+			if len(g.Processes) != 47 {
+				t.Errorf("processes = %d, want 47", len(g.Processes))
+			}
+			blocks, empty := 0, 0
+			for _, w := range g.Windows() {
+				if w.Frames != nil {
+					blocks++
+					if w.Frames.Len() == 0 {
+						empty++
+					}
+				}
+			}
+			if blocks != 13 || empty != 2 {
+				t.Errorf("blocks = %d (empty %d), want 13 (2)", blocks, empty)
+			}
+			sb := gfxWindow(t, g, "StatusBar/")
+			if sb.Visibility != 0 || sb.Title != "StatusBar" || sb.Summary.TotalFrames != 4696 || sb.Summary.JankyFrames != 3066 {
+				t.Errorf("StatusBar: vis %d title %q total %d janky %d", sb.Visibility, sb.Title, sb.Summary.TotalFrames, sb.Summary.JankyFrames)
+			}
+			if sb.Frames.Len() != 120 || sb.Frames.Frame(0).IntendedVsync != 25660241798432 || sb.Frames.RefreshPeriod() != 16666667 {
+				t.Errorf("StatusBar frames %d first %d period %d", sb.Frames.Len(), sb.Frames.Frame(0).IntendedVsync, sb.Frames.RefreshPeriod())
+			}
+			if sb.Profile == nil || len(sb.Profile.Rows) != 3 || sb.Profile.Rows[0][0] != 33.10 || sb.Profile.Rows[0][3] != 3.75 {
+				t.Errorf("StatusBar profile = %+v", sb.Profile)
+			}
+			shade := gfxWindow(t, g, "NotificationShade/")
+			if shade.Visibility != 4 || shade.Summary.TotalFrames != 808 || shade.Summary.JankyFrames != 114 || shade.Summary.P50 != 18 {
+				t.Errorf("NotificationShade: %+v", shade.Summary)
+			}
+			if w := gfxWindow(t, g, "ShellDropTarget/"); w.Frames.Len() != 0 || !w.Frames.Complete || len(w.Frames.Columns) != 23 {
+				t.Errorf("ShellDropTarget block: %d rows, %d columns", w.Frames.Len(), len(w.Frames.Columns))
+			}
+			if w := gfxWindow(t, g, "de.codevoid.aNavMode/"); w.Frames != nil || w.Visibility != 0 {
+				t.Errorf("aNavMode window has frames %v vis %d", w.Frames, w.Visibility)
+			}
+			var sys *GfxInfoProcess
+			for _, p := range g.Processes {
+				if p.Package == "system" {
+					sys = p
+				}
+			}
+			if sys == nil || sys.PID != 1415 || sys.Summary.TotalFrames != 0 {
+				t.Errorf("system process = %+v", sys)
+			}
+		}},
+		{"gfxinfo_framestats/androidviewclient_test_api23_rows_with_placeholders.txt", func(t *testing.T, g *GfxInfo) {
+			ws := g.Windows()
+			if len(ws) != 2 || ws[0].Frames.Len() != 2 || ws[1].Frames.Len() != 1 {
+				t.Fatalf("windows %d", len(ws))
+			}
+			ft := ws[0].Frames
+			if len(ft.Columns) != 14 || ft.LabelSwapped {
+				t.Errorf("columns %d swapped %v", len(ft.Columns), ft.LabelSwapped)
+			}
+			r := ft.Row(0)
+			if r[ft.Column("OldestInputEvent")] != math.MaxInt64 || r[ft.Column("NewestInputEvent")] != 0 {
+				t.Errorf("input sentinels: %v", r)
+			}
+			if f := ft.Frame(0); f.IntendedVsync != 1538750837982 || f.FrameCompleted != 1539087148465 || f.FrameDeadline != 0 || f.FrameInterval != 0 {
+				t.Errorf("frame 0 = %+v", f)
+			}
+			if f := ws[1].Frames.Frame(0); f.Flags != 1 || f.IntendedVsync != 1538295812863 {
+				t.Errorf("flagged frame = %+v", f)
+			}
+			if ws[0].Frames.RefreshPeriod() != 0 {
+				t.Errorf("a 14-column table has no period column")
+			}
+		}},
+		{"gfxinfo_framestats/labaffinity_blog_api23_rows_with_input_events.txt", func(t *testing.T, g *GfxInfo) {
+			ft := g.Windows()[0].Frames
+			if ft.Len() != 4 || ft.Complete {
+				t.Fatalf("rows %d complete %v", ft.Len(), ft.Complete)
+			}
+			if ft.Row(0)[ft.Column("OldestInputEvent")] != 1001692644983000 || ft.Frame(3).FrameCompleted != 1001692967809134 {
+				t.Errorf("rows: %v", ft.Row(0))
+			}
+		}},
+		{"gfxinfo_framestats/solox249_android13plus_profiledata_excerpt.txt", func(t *testing.T, g *GfxInfo) {
+			ft := g.Windows()[0].Frames
+			if ft.Len() != 3 || !ft.PartialRowDropped || ft.Complete || !ft.LabelSwapped {
+				t.Fatalf("rows %d partial %v complete %v swapped %v", ft.Len(), ft.PartialRowDropped, ft.Complete, ft.LabelSwapped)
+			}
+			if f := ft.Frame(0); f.Flags != 1 {
+				t.Errorf("frame 0 flags %d", f.Flags)
+			}
+			f := ft.Frame(2)
+			if ft.Row(2)[ft.Column("FrameTimelineVsyncId")] != -1 || f.FrameDeadline != math.MaxInt64 || f.DisplayPresentTime != -2 || f.FrameInterval != 16653763 {
+				t.Errorf("frame 2 = %+v", f)
+			}
+			if p := ft.RefreshPeriod(); p != 16653763 {
+				t.Errorf("period = %d, want the median 16653763", p)
+			}
+		}},
+		{"gfxinfo_framestats/yuvaupdate_reactnative_android12plus_utf16le.txt", func(t *testing.T, g *GfxInfo) {
+			p := gfxOnlyProcess(t, g)
+			if g.UptimeMillis != 116544855 || p.PID != 6972 || p.Summary.TotalFrames != 3 || p.Summary.P50 != 125 || p.Summary.P90 != 550 {
+				t.Errorf("header/summary: %d %d %+v", g.UptimeMillis, p.PID, p.Summary)
+			}
+			ft := p.Windows[0].Frames
+			if ft.Len() != 3 || !ft.LabelSwapped || ft.Frame(0).FrameInterval != 16602774 || ft.Frame(0).Flags != 1 {
+				t.Errorf("rows %d swapped %v frame0 %+v", ft.Len(), ft.LabelSwapped, ft.Frame(0))
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) { tc.check(t, gfxFixture(t, tc.file)) })
+	}
+}
+
+func TestParseGfxInfoErrors(t *testing.T) {
+	t.Run("failure while dumping", func(t *testing.T) {
+		_, err := ParseGfxInfo(fixtures.Read(t, "gfxinfo_framestats/yuvaupdate_failure_while_dumping_utf16le.txt"))
+		var fe *GfxInfoDumpFailedError
+		if !errors.Is(err, ErrGfxInfoDumpFailed) || !errors.As(err, &fe) || fe.PID != 25723 ||
+			fe.Text != "Failure while dumping the app: ProcessRecord{45d538c 25723:com.nareshkumarbalamurugan.YuvaUpdate/u0a675}" {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("elided rows", func(t *testing.T) {
+		_, err := ParseGfxInfo(fixtures.Read(t, "gfxinfo_framestats/redfin_pixel5_android12_22col_elided_excerpt.txt"))
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 3 || !strings.HasPrefix(pe.Text, "1,3323,993103720308,") {
+			t.Errorf("err = %v", err)
+		}
+	})
+	tests := []struct {
+		name, in string
+		line     int
+	}{
+		{"bad field", "---PROFILEDATA---\nFlags,IntendedVsync,FrameCompleted,\n0,12x,3,\n---PROFILEDATA---\n", 3},
+		{"long row", "---PROFILEDATA---\nFlags,IntendedVsync,FrameCompleted,\n0,1,2,3,\n---PROFILEDATA---\n", 3},
+		{"short row mid-block", "---PROFILEDATA---\nFlags,IntendedVsync,FrameCompleted,\n0,1,\n0,1,2,\n---PROFILEDATA---\n", 3},
+		{"header without columns", "---PROFILEDATA---\nA,B,C,\n", 2},
+		{"bad total", "Total frames rendered: many\n", 1},
+		{"bad percentile", "50th percentile: 11\n", 1},
+		{"bad histogram", "HISTOGRAM: 5ms=1 6ms=x 7ms=2\nPipeline=Skia\n", 1},
+		{"bad pid", "** Graphics info for pid x [a.b] **\n", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseGfxInfo([]byte(tc.in))
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Line != tc.line || pe.Source != GfxInfoSource {
+				t.Errorf("err = %v, want a ParseError at line %d", err, tc.line)
+			}
+		})
+	}
+	t.Run("no process", func(t *testing.T) {
+		_, err := ParseGfxInfo([]byte("No process found for: com.example.gone\n"))
+		var ne *GfxInfoNoProcessError
+		if !errors.Is(err, ErrGfxInfoNoProcess) || !errors.As(err, &ne) || ne.Package != "com.example.gone" {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+func TestParseGfxInfoSummaries(t *testing.T) {
+	tests := []struct {
+		file string
+		pid  int
+		want GfxInfoSummary // histograms are checked separately
+	}{
+		{"gfxinfo_summary/codeprj_zhihu_api24to28_windows_console_wrapped_80col_excerpt.txt", 23231, GfxInfoSummary{
+			StatsSinceNanos: 2104750516354290, TotalFrames: 360, JankyFrames: 35, JankyPercent: 9.72,
+			JankyFramesLegacy: -1, JankyLegacyPercent: -1, P50: 9, P90: 16, P95: 26, P99: 117,
+			MissedVsync: 14, HighInputLatency: 0, SlowUIThread: 20, SlowBitmapUploads: 1, SlowIssueDrawCommands: 16,
+			FrameDeadlineMissed: -1, FrameDeadlineMissedLegacy: -1, GPUP50: -1, GPUP90: -1, GPUP95: -1, GPUP99: -1}},
+		{"gfxinfo_summary/droidmonitor_api23_android6_chrome_summary.txt", 9702, GfxInfoSummary{
+			StatsSinceNanos: 9656484850794, TotalFrames: 3, JankyFrames: 2, JankyPercent: 66.67,
+			JankyFramesLegacy: -1, JankyLegacyPercent: -1, P50: -1, P90: 101, P95: 101, P99: 101,
+			MissedVsync: 2, HighInputLatency: 0, SlowUIThread: 2, SlowBitmapUploads: 0, SlowIssueDrawCommands: 1,
+			FrameDeadlineMissed: -1, FrameDeadlineMissedLegacy: -1, GPUP50: -1, GPUP90: -1, GPUP95: -1, GPUP99: -1}},
+		{"gfxinfo_summary/droidmonitor_api24_android7_settings_summary.txt", 3015, GfxInfoSummary{
+			StatsSinceNanos: 6839009800620, TotalFrames: 24, JankyFrames: 14, JankyPercent: 58.33,
+			JankyFramesLegacy: -1, JankyLegacyPercent: -1, P50: 19, P90: 65, P95: 150, P99: 300,
+			MissedVsync: 3, HighInputLatency: 0, SlowUIThread: 5, SlowBitmapUploads: 1, SlowIssueDrawCommands: 12,
+			FrameDeadlineMissed: -1, FrameDeadlineMissedLegacy: -1, GPUP50: -1, GPUP90: -1, GPUP95: -1, GPUP99: -1}},
+		{"gfxinfo_summary/droidmonitor_api28_android9_chrome_summary.txt", 2720, GfxInfoSummary{
+			StatsSinceNanos: 101382312046230, TotalFrames: 43, JankyFrames: 7, JankyPercent: 16.28,
+			JankyFramesLegacy: -1, JankyLegacyPercent: -1, P50: 5, P90: 69, P95: 150, P99: 200,
+			MissedVsync: 5, HighInputLatency: 14, SlowUIThread: 5, SlowBitmapUploads: 0, SlowIssueDrawCommands: 1,
+			FrameDeadlineMissed: 5, FrameDeadlineMissedLegacy: -1, GPUP50: -1, GPUP90: -1, GPUP95: -1, GPUP99: -1}},
+		{"gfxinfo_summary/flashlight_gfxinfo_sample_android12plus.txt", 2599, GfxInfoSummary{
+			StatsSinceNanos: 558712350232182, TotalFrames: 21, JankyFrames: 4, JankyPercent: 19.05,
+			JankyFramesLegacy: 16, JankyLegacyPercent: 76.19, P50: 19, P90: 57, P95: 57, P99: 200,
+			MissedVsync: 1, HighInputLatency: 35, SlowUIThread: 4, SlowBitmapUploads: 1, SlowIssueDrawCommands: 1,
+			FrameDeadlineMissed: 4, FrameDeadlineMissedLegacy: 3, GPUP50: 4, GPUP90: 5, GPUP95: 9, GPUP99: 9}},
+		{"gfxinfo_summary/flashlight_reactnativefeed_with_profile_table.txt", 14824, GfxInfoSummary{
+			StatsSinceNanos: 27089945586046, TotalFrames: 35360, JankyFrames: 23595, JankyPercent: 66.73,
+			JankyFramesLegacy: -1, JankyLegacyPercent: -1, P50: 28, P90: 48, P95: 53, P99: 57,
+			MissedVsync: 4838, HighInputLatency: 12547, SlowUIThread: 5842, SlowBitmapUploads: 3, SlowIssueDrawCommands: 11523,
+			FrameDeadlineMissed: 12149, FrameDeadlineMissedLegacy: -1, GPUP50: -1, GPUP90: -1, GPUP95: -1, GPUP99: -1}},
+		{"gfxinfo_summary/mapbox9616_android6_slow_draw_summary.txt", 0, GfxInfoSummary{
+			StatsSinceNanos: 752958278148, TotalFrames: 82189, JankyFrames: 35335, JankyPercent: 42.99,
+			JankyFramesLegacy: -1, JankyLegacyPercent: -1, P50: -1, P90: 34, P95: 42, P99: 69,
+			MissedVsync: 4706, HighInputLatency: 142, SlowUIThread: 17270, SlowBitmapUploads: 1542, SlowIssueDrawCommands: 23342,
+			FrameDeadlineMissed: -1, FrameDeadlineMissedLegacy: -1, GPUP50: -1, GPUP90: -1, GPUP95: -1, GPUP99: -1}},
+		{"gfxinfo_summary/redfin_pixel5_android12_summary_excerpt.txt", 7206, GfxInfoSummary{
+			StatsSinceNanos: 992991790325, TotalFrames: 84, JankyFrames: 4, JankyPercent: 4.76,
+			JankyFramesLegacy: 6, JankyLegacyPercent: 7.14, P50: 5, P90: 10, P95: 20, P99: 105,
+			MissedVsync: 1, HighInputLatency: 29, SlowUIThread: 4, SlowBitmapUploads: 0, SlowIssueDrawCommands: 3,
+			FrameDeadlineMissed: 4, FrameDeadlineMissedLegacy: 3, GPUP50: -1, GPUP90: -1, GPUP95: -1, GPUP99: -1}},
+		{"gfxinfo_summary/solox_doc_rrmj_summary.txt", 13422, GfxInfoSummary{
+			StatsSinceNanos: 152741070392878, TotalFrames: 110, JankyFrames: 7, JankyPercent: 6.36,
+			JankyFramesLegacy: -1, JankyLegacyPercent: -1, P50: 9, P90: 13, P95: 18, P99: 36,
+			MissedVsync: 2, HighInputLatency: 0, SlowUIThread: 6, SlowBitmapUploads: 3, SlowIssueDrawCommands: 0,
+			FrameDeadlineMissed: -1, FrameDeadlineMissedLegacy: -1, GPUP50: -1, GPUP90: -1, GPUP95: -1, GPUP99: -1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			p := gfxOnlyProcess(t, gfxFixture(t, tc.file))
+			got := p.Summary
+			got.Histogram, got.GPUHistogram = nil, nil
+			if p.PID != tc.pid || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("pid %d summary\n%+v, want pid %d\n%+v", p.PID, got, tc.pid, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseGfxInfoHistograms(t *testing.T) {
+	t.Run("hard-wrapped at 80 columns and truncated", func(t *testing.T) {
+		p := gfxOnlyProcess(t, gfxFixture(t, "gfxinfo_summary/codeprj_zhihu_api24to28_windows_console_wrapped_80col_excerpt.txt"))
+		h := p.Summary.Histogram
+		// 5..32 ms (28), 34..48 step 2 (8), 53..109 step 4 (15); the cut "113ms=" is dropped.
+		if len(h) != 51 {
+			t.Fatalf("buckets = %d, want 51", len(h))
+		}
+		want := map[int64]int64{5: 16, 8: 108, 14: 5, 25: 4, 42: 1, 81: 0, 85: 1, 101: 1, 109: 0}
+		for _, b := range h {
+			if c, ok := want[b.Millis]; ok && c != b.Count {
+				t.Errorf("%dms=%d, want %d", b.Millis, b.Count, c)
+			}
+		}
+		if h[len(h)-1].Millis != 109 {
+			t.Errorf("last bucket %+v", h[len(h)-1])
+		}
+	})
+	t.Run("GPU histogram", func(t *testing.T) {
+		p := gfxOnlyProcess(t, gfxFixture(t, "gfxinfo_summary/flashlight_gfxinfo_sample_android12plus.txt"))
+		g := p.Summary.GPUHistogram
+		if len(g) != 26 || g[2] != (FrameHistogramBucket{3, 7}) || g[25] != (FrameHistogramBucket{4950, 0}) {
+			t.Errorf("gpu histogram = %v", g)
+		}
+		if h := p.Summary.Histogram; len(h) != 154 || h[11] != (FrameHistogramBucket{16, 2}) {
+			t.Errorf("histogram[11] = %v", h[11])
+		}
+	})
+}
+
+func TestParseGfxInfoLegacy(t *testing.T) {
+	t.Run("android 6 table of 120 rows", func(t *testing.T) {
+		w := gfxFixture(t, "gfxinfo_legacy/blog_android6_draw_prepare_process_execute_120rows.txt").Windows()[0]
+		pt := w.Profile
+		if pt == nil || len(pt.Rows) != 120 || len(pt.Columns) != 4 {
+			t.Fatalf("profile = %+v", pt)
+		}
+		if fmt.Sprint(pt.Rows[0]) != "[10.3 0.67 5.21 3.51]" || fmt.Sprint(pt.Rows[119]) != "[2.19 0.95 8.7 0.66]" {
+			t.Errorf("rows 0/119 = %v %v", pt.Rows[0], pt.Rows[119])
+		}
+		if tot := pt.Totals()[0]; math.Abs(tot-19.69) > 1e-9 {
+			t.Errorf("total of row 0 = %v, want 19.69", tot)
+		}
+	})
+	t.Run("android 4 three columns", func(t *testing.T) {
+		pt := gfxFixture(t, "gfxinfo_legacy/weibo_blog_android4x_draw_process_execute_excerpt.txt").Windows()[0].Profile
+		if pt == nil || len(pt.Rows) != 5 || fmt.Sprint(pt.Columns) != "[Draw Process Execute]" || fmt.Sprint(pt.Rows[3]) != "[1.32 2.15 1.14]" {
+			t.Errorf("profile = %+v", pt)
+		}
+	})
+	t.Run("android 4 profiling off", func(t *testing.T) {
+		g := gfxFixture(t, "gfxinfo_legacy/droidmonitor_android4x_chrome.txt")
+		p := gfxOnlyProcess(t, g)
+		if g.UptimeMillis != 14972669 || p.PID != 29541 || len(p.Windows) != 1 {
+			t.Fatalf("uptime %d pid %d windows %d", g.UptimeMillis, p.PID, len(p.Windows))
+		}
+		w := p.Windows[0]
+		if w.Name != "com.android.chrome/org.chromium.chrome.browser.ChromeTabbedActivity/android.view.ViewRootImpl@41fc59c8" || w.Visibility != -1 || w.Profile != nil || w.Frames != nil {
+			t.Errorf("window = %+v", w)
+		}
+	})
+	t.Run("android 5 profiling off", func(t *testing.T) {
+		p := gfxOnlyProcess(t, gfxFixture(t, "gfxinfo_legacy/droidmonitor_api21_android5_chrome.txt"))
+		if p.PID != 26834 || len(p.Windows) != 1 || p.Windows[0].Visibility != 0 || p.Windows[0].Profile != nil {
+			t.Errorf("process = %+v", p)
+		}
+	})
+	t.Run("modern table with a decimal comma elsewhere", func(t *testing.T) {
+		w := gfxOnlyProcess(t, gfxFixture(t, "gfxinfo_summary/flashlight_reactnativefeed_with_profile_table.txt")).Windows[0]
+		if w.Profile == nil || len(w.Profile.Rows) != 120 || fmt.Sprint(w.Profile.Rows[0]) != "[20.51 0.49 7.13 16.37]" {
+			t.Errorf("profile = %+v", w.Profile)
+		}
+	})
+}
+
+// gfxBench128 builds a 128-frame framestats dump from the soundvis capture:
+// its 120 rows plus 8 more continuing the same vsync cadence.
+func gfxBench128(tb testing.TB) []byte {
+	raw := Normalize(fixtures.Read(tb, "gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt"))
+	end := bytes.LastIndex(raw, gfxMarker)
+	start := bytes.Index(raw, gfxMarker)
+	rows := bytes.Split(bytes.TrimSpace(raw[start+len(gfxMarker):end]), []byte("\n"))[1:]
+	var extra bytes.Buffer
+	for i := 0; i < 8; i++ {
+		fields := bytes.Split(bytes.TrimSuffix(rows[len(rows)-8+i], []byte(",")), []byte(","))
+		for j, f := range fields {
+			v, _ := gfxParseInt(f)
+			if v > 1e12 { // shift timestamps one second on, keep periods and durations
+				v += 1e9
+			}
+			fmt.Fprintf(&extra, "%d", v)
+			if j < len(fields)-1 {
+				extra.WriteByte(',')
+			}
+		}
+		extra.WriteString(",\n")
+	}
+	out := append([]byte{}, raw[:end]...)
+	out = append(out, extra.Bytes()...)
+	return append(out, raw[end:]...)
+}
+
+func BenchmarkParseGfxInfo128(b *testing.B) {
+	in := gfxBench128(b)
+	g, err := ParseGfxInfo(in)
+	if err != nil || g.Windows()[0].Frames.Len() != 128 {
+		b.Fatalf("setup: %v", err)
+	}
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseGfxInfo(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func FuzzParseGfxInfo(f *testing.F) {
+	for _, name := range []string{
+		"gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt",
+		"gfxinfo_framestats/androidviewclient_test_api23_rows_with_placeholders.txt",
+		"gfxinfo_framestats/labaffinity_blog_api23_rows_with_input_events.txt",
+		"gfxinfo_framestats/redfin_pixel5_android12_22col_elided_excerpt.txt",
+		"gfxinfo_framestats/solox249_android13plus_profiledata_excerpt.txt",
+		"gfxinfo_framestats/yuvaupdate_failure_while_dumping_utf16le.txt",
+		"gfxinfo_summary/codeprj_zhihu_api24to28_windows_console_wrapped_80col_excerpt.txt",
+		"gfxinfo_summary/mapbox9616_android6_slow_draw_summary.txt",
+		"gfxinfo_legacy/weibo_blog_android4x_draw_process_execute_excerpt.txt",
+	} {
+		f.Add(fixtures.Read(f, name))
+	}
+	f.Add([]byte("No process found for: a.b\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		g, err := ParseGfxInfo(in)
+		if err != nil {
+			return
+		}
+		for _, w := range g.Windows() {
+			if w.Frames == nil {
+				continue
+			}
+			if n := len(w.Frames.Columns); n > 0 && len(w.Frames.Values)%n != 0 {
+				t.Fatalf("ragged table: %d values, %d columns", len(w.Frames.Values), n)
+			}
+			s := FrameSummarizeGfxInfo(w.Frames.Frames(), w.Frames.RefreshPeriod())
+			if math.IsNaN(s.FPS) || math.IsNaN(s.PerfDog.Stutter) {
+				t.Fatalf("NaN in %+v", s)
+			}
+		}
+	})
+}
+
+func TestParseGfxInfoHeadersByName(t *testing.T) {
+	// API 24–28 (16 columns): no CSV capture exists, but the celadon Davey!
+	// line names every field of that layout with real values; lay them out
+	// as framestats prints them.
+	entries, err := ParseLogcat(fixtures.Read(t, "logcat_choreographer/celadon188_threadtime_davey_skipped79.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := LogcatDaveys(entries)[0]
+	names := []string{"Flags", "IntendedVsync", "Vsync", "OldestInputEvent", "NewestInputEvent", "HandleInputStart",
+		"AnimationStart", "PerformTraversalsStart", "DrawStart", "SyncQueued", "SyncStart", "IssueDrawCommandsStart",
+		"SwapBuffers", "FrameCompleted", "DequeueBufferDuration", "QueueBufferDuration"}
+	var row []string
+	for _, n := range names {
+		row = append(row, fmt.Sprint(d.Fields[n]))
+	}
+	in := "---PROFILEDATA---\n" + strings.Join(names, ",") + ",\n" + strings.Join(row, ",") + ",\n---PROFILEDATA---\n"
+	g, err := ParseGfxInfo([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft := g.Windows()[0].Frames
+	f := ft.Frame(0)
+	if len(ft.Columns) != 16 || f.IntendedVsync != 1966484195404271 || f.FrameCompleted != 1966485549896897 || f.FrameDeadline != 0 ||
+		ft.Row(0)[ft.Column("QueueBufferDuration")] != 142000 {
+		t.Errorf("16-column row: %+v", f)
+	}
+
+	// Android 16 prints FrameStartTime before FrameInterval with the data in
+	// that order (per AOSP; no capture): nothing to undo.
+	in = "---PROFILEDATA---\n" +
+		"Flags,FrameTimelineVsyncId,IntendedVsync,Vsync,InputEventId,HandleInputStart,AnimationStart,PerformTraversalsStart,DrawStart,FrameDeadline,FrameStartTime,FrameInterval,WorkloadTarget,SyncQueued,SyncStart,IssueDrawCommandsStart,SwapBuffers,FrameCompleted,DequeueBufferDuration,QueueBufferDuration,GpuCompleted,SwapBuffersCompleted,DisplayPresentTime,CommandSubmissionCompleted,\n" +
+		"0,5,2000000000,2000000000,0,2000100000,2000100001,2000100002,2000100003,2016666667,2000090000,8333333,16666666,2000200000,2000200001,2000200002,2000300000,2009000000,10,20,2009000000,2009000001,2020000000,2000300000,\n" +
+		"---PROFILEDATA---\n"
+	g, err = ParseGfxInfo([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft = g.Windows()[0].Frames
+	if f := ft.Frame(0); len(ft.Columns) != 24 || ft.LabelSwapped || f.FrameInterval != 8333333 || f.FrameStartTime != 2000090000 || ft.RefreshPeriod() != 8333333 {
+		t.Errorf("24-column row: swapped %v %+v", ft.LabelSwapped, f)
+	}
+}
+
+func TestGfxInfoSentinelsInFrameMath(t *testing.T) {
+	// solox249: row 0 has Flags=1 (dropped); row 1 completes at 268898179479
+	// before its deadline 268911853193; row 2 has FrameDeadline = INT64_MAX,
+	// so it is judged by duration: 268923149063 − 268920843750 = 2.305313 ms,
+	// under one period. No frame missed its deadline.
+	ft := gfxFixture(t, "gfxinfo_framestats/solox249_android13plus_profiledata_excerpt.txt").Windows()[0].Frames
+	usable := GfxInfoUsableFrames(ft.Frames())
+	if len(usable) != 2 || usable[1].Duration() != 2305313 {
+		t.Fatalf("usable = %+v", usable)
+	}
+	if n := FrameDeadlineMissed(usable, ft.RefreshPeriod()); n != 0 {
+		t.Errorf("deadline missed = %d, want 0", n)
+	}
+}
+
+func TestParseGfxInfoEmptyBlocks(t *testing.T) {
+	// Markers with only blank lines between them, then a block with a
+	// header and no rows (both seen in the all-processes capture).
+	g, err := ParseGfxInfo([]byte("---PROFILEDATA---\n\n\n---PROFILEDATA---\n\n---PROFILEDATA---\nFlags,IntendedVsync,FrameCompleted,\n---PROFILEDATA---\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := g.Windows()
+	if len(ws) != 2 || ws[0].Frames.Len() != 0 || len(ws[0].Frames.Columns) != 0 || ws[1].Frames.Len() != 0 || len(ws[1].Frames.Columns) != 3 {
+		t.Fatalf("windows %+v", ws)
+	}
+	for _, w := range ws {
+		if w.Frames.RefreshPeriod() != 0 || len(w.Frames.Frames()) != 0 || !w.Frames.Complete {
+			t.Errorf("empty block %+v", w.Frames)
+		}
+		if s := FrameSummarizeGfxInfo(w.Frames.Frames(), 16*ms); s.Frames != 0 || s.FPS != 0 {
+			t.Errorf("summary of nothing %+v", s)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package metrics_test
+
+import (
+	"fmt"
+
+	"github.com/perfgate/perfgate/metrics"
+)
+
+func ExampleParseMeminfo() {
+	out := []byte(`Applications Memory Usage (in Kilobytes):
+** MEMINFO in pid 3794 [com.example.app] **
+                   Pss  Private  Private     Swap      Rss     Heap     Heap     Heap
+                 Total    Dirty    Clean    Dirty    Total     Size    Alloc     Free
+                ------   ------   ------   ------   ------   ------   ------   ------
+  Native Heap    57507    57464        0        0    61152    95852    67422    23667
+        TOTAL   353574   236804    97428        0   508256   119519    79256    35500
+
+ App Summary
+                       Pss(KB)                        Rss(KB)
+                        ------                         ------
+           Java Heap:    34292                          65072
+         Native Heap:    57464                          61152
+
+           TOTAL PSS:   353574            TOTAL RSS:   508256      TOTAL SWAP (KB):        0
+`)
+	m, err := metrics.ParseMeminfo(out)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s pid %d: PSS %d KiB, RSS %d KiB, Java heap %d KiB\n", m.Process, m.PID, m.PSSKB, m.RSSKB, m.Summary.JavaHeapKB)
+
+	_, err = metrics.ParseMeminfo([]byte("No process found for: com.example.app\n"))
+	fmt.Println(err)
+	// Output:
+	// com.example.app pid 3794: PSS 353574 KiB, RSS 508256 KiB, Java heap 34292 KiB
+	// dumpsys meminfo: no process found for "com.example.app"
+}
+
+func ExampleMemorySummarize() {
+	// Times 0, 0.5, 1, 1.5 min: slope = Σdt·dKB / Σdt² = 1450 / 1.25 = 1160 KiB/min.
+	pss := []metrics.MemorySample{
+		{At: 0, KB: 100_000},
+		{At: 30e9, KB: 100_600}, // 30 s
+		{At: 60e9, KB: 101_000},
+		{At: 90e9, KB: 101_800},
+	}
+	s, err := metrics.MemorySummarize(pss)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("max %d KiB, last %d KiB, mean %.0f KiB, growth %.0f KiB/min\n", s.MaxKB, s.LastKB, s.MeanKB, s.GrowthKBPerMin)
+	// Output: max 101800 KiB, last 101800 KiB, mean 100850 KiB, growth 1160 KiB/min
+}

@@ -1,0 +1,504 @@
+package metrics
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Sources of SurfaceFlinger output in errors and reports.
+const (
+	SurfaceFlingerLatencySource   = "dumpsys SurfaceFlinger --latency"
+	SurfaceFlingerListSource      = "dumpsys SurfaceFlinger --list"
+	SurfaceFlingerCounterSource   = "service call SurfaceFlinger 1013"
+	SurfaceFlingerTimeStatsSource = "dumpsys SurfaceFlinger --timestats -dump"
+)
+
+// SurfaceFlingerLatency is `dumpsys SurfaceFlinger --latency <layer>`.
+type SurfaceFlingerLatency struct {
+	// RefreshPeriod is line 1, in ns (16666666 or 16666667 at 60 Hz).
+	RefreshPeriod int64
+	// Frames are the rows kept by the design's rule: B neither 0 nor
+	// INT64_MAX. An empty list with a period is what Android 11+ prints
+	// for a layer that draws nothing (or the wrong layer name).
+	Frames []SurfaceFlingerFrame
+	// Dropped counts the rows dropped by that rule.
+	Dropped int
+	// Truncated reports a last line cut short by a truncated capture.
+	Truncated bool
+}
+
+// SurfaceFlingerFrame is one --latency row "A B C" in ns.
+type SurfaceFlingerFrame struct {
+	DesiredPresent int64 // A: when the app wanted it shown
+	ActualPresent  int64 // B: when it was shown (the design's present time)
+	FrameReady     int64 // C: when its fence signalled
+}
+
+// PresentTimes returns each frame's B, the design's t for this source.
+func (l *SurfaceFlingerLatency) PresentTimes() []int64 { return SurfaceFlingerPresentTimes(l.Frames) }
+
+// SurfaceFlingerPresentTimes returns each frame's B (ns).
+func SurfaceFlingerPresentTimes(frames []SurfaceFlingerFrame) []int64 {
+	out := make([]int64, len(frames))
+	for i, f := range frames {
+		out[i] = f.ActualPresent
+	}
+	return out
+}
+
+// ParseSurfaceFlingerLatency parses --latency output per the design: line 1
+// is the refresh period; each later line of exactly three integers is a row,
+// dropped when B is 0 or INT64_MAX. A last line that is a cut-off row (a
+// truncated capture) is ignored and reported by Truncated; any other line
+// gives a *ParseError.
+func ParseSurfaceFlingerLatency(b []byte) (*SurfaceFlingerLatency, error) {
+	text := Normalize(b)
+	out := &SurfaceFlingerLatency{}
+	lineNo, seenPeriod := 0, false
+	for len(text) > 0 {
+		var ln []byte
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			ln, text = text[:i], text[i+1:]
+		} else {
+			ln, text = text, nil
+		}
+		lineNo++
+		ln = bytes.TrimSpace(ln)
+		if len(ln) == 0 {
+			continue
+		}
+		bad := func(reason string) error {
+			return &ParseError{Source: SurfaceFlingerLatencySource, Line: lineNo, Text: string(ln), Reason: reason}
+		}
+		if !seenPeriod {
+			v, ok := gfxParseInt(ln)
+			if !ok || v < 0 {
+				return nil, bad("first line is not the refresh period in ns")
+			}
+			out.RefreshPeriod, seenPeriod = v, true
+			continue
+		}
+		var row [3]int64
+		n := 0
+		ok := true
+		for f := range bytes.FieldsSeq(ln) {
+			if n == 3 {
+				ok = false
+				break
+			}
+			v, good := gfxParseInt(f)
+			if !good {
+				ok = false
+				break
+			}
+			row[n] = v
+			n++
+		}
+		if !ok || n != 3 {
+			if len(bytes.TrimSpace(text)) == 0 && n < 3 && sfDigitsAndSpaces(ln) {
+				out.Truncated = true
+				break
+			}
+			return nil, bad("row is not three integers")
+		}
+		if row[1] == 0 || row[1] == frameInt64Max {
+			out.Dropped++
+			continue
+		}
+		out.Frames = append(out.Frames, SurfaceFlingerFrame{DesiredPresent: row[0], ActualPresent: row[1], FrameReady: row[2]})
+	}
+	if !seenPeriod {
+		return nil, &ParseError{Source: SurfaceFlingerLatencySource, Reason: "empty output: no refresh period line"}
+	}
+	return out, nil
+}
+
+func sfDigitsAndSpaces(b []byte) bool {
+	for _, c := range b {
+		if (c < '0' || c > '9') && c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// SurfaceFlingerLayerKind classifies a layer of `--list`.
+type SurfaceFlingerLayerKind int
+
+// Layer kinds, from most to least likely to carry an app's frames.
+const (
+	SurfaceFlingerOther SurfaceFlingerLayerKind = iota
+	// SurfaceFlingerSurfaceViewBLAST: "SurfaceView[pkg/Act](BLAST)#N" or
+	// "SurfaceView[pkg/Act]@0(BLAST)#N" (Android 12+).
+	SurfaceFlingerSurfaceViewBLAST
+	// SurfaceFlingerSurfaceView: "SurfaceView[pkg/Act]#N" or the Android
+	// 7–10 "SurfaceView - pkg/Act#0".
+	SurfaceFlingerSurfaceView
+	// SurfaceFlingerActivity: the app window's own layer "pkg/Act#N" (or
+	// "pkg/Act" on old builds).
+	SurfaceFlingerActivity
+	// SurfaceFlingerWindowContainer: a WindowManager container that holds
+	// no buffers ("ActivityRecord{…}", "hash pkg/Act#N", "Background for …",
+	// "Bounds for - …", input sinks).
+	SurfaceFlingerWindowContainer
+)
+
+// SurfaceFlingerLayer is one `--list` entry.
+type SurfaceFlingerLayer struct {
+	// Name is the layer name to pass to --latency, with any Android 15
+	// "RequestedLayerState{…}" wrapper and "parentId=…" removed.
+	Name string
+	Kind SurfaceFlingerLayerKind
+	// Component is "pkg/Act" when the name carries one.
+	Component string
+	// ID is the "#N" suffix, -1 when absent.
+	ID int64
+}
+
+// Package returns the package part of Component.
+func (l SurfaceFlingerLayer) Package() string {
+	p, _, _ := strings.Cut(l.Component, "/")
+	return p
+}
+
+// ParseSurfaceFlingerList parses `dumpsys SurfaceFlinger --list` of any
+// style (old names, "SurfaceView - pkg/Act#0", "SurfaceView[pkg/Act](BLAST)#0",
+// Android 15 "RequestedLayerState{…}"), also when filtered by grep/findstr.
+func ParseSurfaceFlingerList(b []byte) ([]SurfaceFlingerLayer, error) {
+	var out []SurfaceFlingerLayer
+	for i, raw := range strings.Split(string(Normalize(b)), "\n") {
+		s := strings.TrimSpace(raw)
+		if s == "" {
+			continue
+		}
+		if strings.HasPrefix(s, "Can't find service") || strings.HasPrefix(s, "Permission Denial") {
+			return nil, &ParseError{Source: SurfaceFlingerListSource, Line: i + 1, Text: s, Reason: "SurfaceFlinger did not list its layers"}
+		}
+		out = append(out, sfClassify(sfUnwrap(s)))
+	}
+	return out, nil
+}
+
+// sfUnwrap turns "RequestedLayerState{name#id parentId=p z=…}" into "name#id".
+func sfUnwrap(s string) string {
+	inner, ok := strings.CutPrefix(s, "RequestedLayerState{")
+	if !ok {
+		return s
+	}
+	inner = strings.TrimSuffix(inner, "}")
+	if i := strings.LastIndex(inner, " parentId="); i >= 0 {
+		inner = inner[:i]
+	}
+	return strings.TrimSpace(inner)
+}
+
+func sfLayerID(s string) int64 {
+	i := strings.LastIndexByte(s, '#')
+	if i < 0 {
+		return -1
+	}
+	v, err := strconv.ParseInt(s[i+1:], 10, 64)
+	if err != nil || v < 0 {
+		return -1
+	}
+	return v
+}
+
+func sfClassify(name string) SurfaceFlingerLayer {
+	l := SurfaceFlingerLayer{Name: name, ID: sfLayerID(name)}
+	base := name
+	if i := strings.LastIndexByte(base, '#'); i >= 0 && l.ID >= 0 {
+		base = base[:i]
+	}
+	switch {
+	case strings.HasPrefix(base, "SurfaceView["):
+		comp, tail, ok := strings.Cut(base[len("SurfaceView["):], "]")
+		if !ok {
+			return l
+		}
+		l.Component = comp
+		l.Kind = SurfaceFlingerSurfaceView
+		if strings.Contains(tail, "(BLAST)") {
+			l.Kind = SurfaceFlingerSurfaceViewBLAST
+		}
+	case strings.HasPrefix(base, "SurfaceView - "):
+		l.Component = strings.TrimSpace(base[len("SurfaceView - "):])
+		l.Kind = SurfaceFlingerSurfaceView
+	case strings.HasPrefix(base, "ActivityRecord{"), strings.HasPrefix(base, "Background for "),
+		strings.HasPrefix(base, "Bounds for - "):
+		l.Kind = SurfaceFlingerWindowContainer
+		l.Component = sfComponentIn(base)
+	default:
+		f := strings.Fields(base)
+		switch {
+		case len(f) == 1 && sfIsComponent(f[0]):
+			l.Kind, l.Component = SurfaceFlingerActivity, f[0]
+		case len(f) >= 2 && sfIsHex(f[0]):
+			// "56d18fd pkg/Act" is the WindowState; "hash ActivityRecordInputSink pkg/Act" an input sink.
+			l.Kind = SurfaceFlingerWindowContainer
+			l.Component = sfComponentIn(base)
+		}
+	}
+	return l
+}
+
+func sfComponentIn(s string) string {
+	for _, f := range strings.Fields(strings.NewReplacer("[", " ", "]", " ", "{", " ", "}", " ").Replace(s)) {
+		if sfIsComponent(f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// sfIsComponent reports "pkg/Act" or "pkg/.Act" with a dotted package.
+func sfIsComponent(s string) bool {
+	pkg, act, ok := strings.Cut(s, "/")
+	return ok && act != "" && !strings.Contains(act, "/") && strings.Contains(pkg, ".") &&
+		!strings.ContainsAny(pkg, " ()@{}[]")
+}
+
+func sfIsHex(s string) bool {
+	if len(s) < 6 || len(s) > 8 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// ErrSurfaceFlingerNoLayer is returned by PickLayer when the list holds no
+// layer of the package.
+var ErrSurfaceFlingerNoLayer = errors.New("no frame-producing layer for the package")
+
+// PickLayer chooses, from a parsed --list, the layer whose --latency shows
+// the package's frames. The rule: a SurfaceView of the package draws the
+// content when there is one (games, video, maps), so prefer it, and of its
+// layers the BLAST one, because on Android 12+ only the BLAST layer carries
+// frames and the plain one reports zeros; else the app window's own layer
+// ("pkg/Act#N", which is BLAST-backed on Android 12+). WindowManager
+// containers ("ActivityRecord{…}", "hash pkg/Act", "Background for …") never
+// carry buffers and are skipped. Among layers of the same kind the one with
+// the highest "#id" wins (the newest surface; older ones are being torn
+// down), ties keep list order.
+func PickLayer(layers []SurfaceFlingerLayer, pkg string) (SurfaceFlingerLayer, error) {
+	best, found := SurfaceFlingerLayer{}, false
+	rank := func(k SurfaceFlingerLayerKind) int {
+		switch k {
+		case SurfaceFlingerSurfaceViewBLAST:
+			return 3
+		case SurfaceFlingerSurfaceView:
+			return 2
+		case SurfaceFlingerActivity:
+			return 1
+		}
+		return 0
+	}
+	for _, l := range layers {
+		if rank(l.Kind) == 0 || l.Package() != pkg {
+			continue
+		}
+		if !found || rank(l.Kind) > rank(best.Kind) || rank(l.Kind) == rank(best.Kind) && l.ID > best.ID {
+			best, found = l, true
+		}
+	}
+	if !found {
+		return best, fmt.Errorf("%s: %w: %q", SurfaceFlingerListSource, ErrSurfaceFlingerNoLayer, pkg)
+	}
+	return best, nil
+}
+
+// ParseSurfaceFlingerFrameCounter parses `service call SurfaceFlinger 1013`,
+// whose reply parcel holds SurfaceFlinger's page-flip counter as its first
+// 32-bit word: "Result: Parcel(000d1b3a    '....')" or the multi-line
+// "Result: Parcel(\n  0x00000000: 000d1b3a '....')" form. Frames shown
+// between two calls = difference of the counters (mod 2^32).
+func ParseSurfaceFlingerFrameCounter(b []byte) (uint32, error) {
+	s := strings.TrimSpace(string(Normalize(b)))
+	bad := func(reason string) error {
+		line := s
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+		return &ParseError{Source: SurfaceFlingerCounterSource, Line: 1, Text: line, Reason: reason}
+	}
+	rest, ok := strings.CutPrefix(s, "Result: Parcel(")
+	if !ok {
+		return 0, bad("not a Result: Parcel(…) reply")
+	}
+	if strings.HasPrefix(rest, "Error") {
+		return 0, bad("the call failed")
+	}
+	rest = strings.TrimSpace(rest)
+	if strings.HasPrefix(rest, "0x") {
+		// Multi-line dump: "0x00000000: word word … 'ascii'".
+		_, after, ok := strings.Cut(rest, ":")
+		if !ok {
+			return 0, bad("no words after the offset")
+		}
+		rest = strings.TrimSpace(after)
+	}
+	word, _, _ := strings.Cut(rest, " ")
+	word = strings.TrimSuffix(word, ")")
+	if len(word) != 8 {
+		return 0, bad("first word is not 8 hex digits")
+	}
+	v, err := strconv.ParseUint(word, 16, 32)
+	if err != nil {
+		return 0, bad("first word is not 8 hex digits")
+	}
+	return uint32(v), nil
+}
+
+// SurfaceFlingerTimeStats is `dumpsys SurfaceFlinger --timestats -dump`.
+type SurfaceFlingerTimeStats struct {
+	// Fields holds the global "key = value" lines as printed (statsStart,
+	// statsEnd, totalFrames, missedFrames, clientCompositionFrames,
+	// displayOnTime, totalP2PTime, …).
+	Fields map[string]string
+	// TotalFrames and MissedFrames are the global counts, -1 if absent.
+	TotalFrames, MissedFrames int64
+	// DisplayConfigStats maps "90fps" to milliseconds spent in that mode.
+	DisplayConfigStats map[string]int64
+	// Histograms maps a name ("frameDuration", "presentToPresent") to its
+	// buckets.
+	Histograms map[string][]FrameHistogramBucket
+	Layers     []SurfaceFlingerTimeStatsLayer
+}
+
+// SurfaceFlingerTimeStatsLayer is one "layerName = …" section.
+type SurfaceFlingerTimeStatsLayer struct {
+	Name          string
+	Package       string
+	TotalFrames   int64
+	DroppedFrames int64
+	// AverageFPS may be +Inf (a layer that presented one frame).
+	AverageFPS float64
+	Fields     map[string]string
+	Histograms map[string][]FrameHistogramBucket
+}
+
+// ParseSurfaceFlingerTimeStats parses --timestats -dump.
+func ParseSurfaceFlingerTimeStats(b []byte) (*SurfaceFlingerTimeStats, error) {
+	out := &SurfaceFlingerTimeStats{
+		Fields: map[string]string{}, TotalFrames: -1, MissedFrames: -1,
+		DisplayConfigStats: map[string]int64{}, Histograms: map[string][]FrameHistogramBucket{},
+	}
+	var layer *SurfaceFlingerTimeStatsLayer
+	pending := "" // a "… is as below:" heading waiting for its line
+	for i, raw := range strings.Split(string(Normalize(b)), "\n") {
+		lineNo := i + 1
+		s := strings.TrimSpace(raw)
+		if s == "" || s == "SurfaceFlinger TimeStats:" {
+			continue
+		}
+		bad := func(reason string) error {
+			return &ParseError{Source: SurfaceFlingerTimeStatsSource, Line: lineNo, Text: s, Reason: reason}
+		}
+		if h, ok := strings.CutSuffix(s, " is as below:"); ok {
+			pending = strings.TrimSuffix(h, " histogram")
+			continue
+		}
+		if pending != "" {
+			name := pending
+			pending = ""
+			if name == "displayConfigStats" {
+				for _, tok := range strings.Fields(s) {
+					k, v, ok := strings.Cut(tok, "=")
+					ms, err := strconv.ParseInt(strings.TrimSuffix(v, "ms"), 10, 64)
+					if !ok || err != nil {
+						return nil, bad("bad displayConfigStats entry")
+					}
+					out.DisplayConfigStats[k] = ms
+				}
+				continue
+			}
+			h, err := sfHistogram(s)
+			if err != nil {
+				return nil, bad(err.Error())
+			}
+			if layer != nil {
+				layer.Histograms[name] = h
+			} else {
+				out.Histograms[name] = h
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(s, "=")
+		if !ok {
+			return nil, bad("not a key = value line")
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if k == "layerName" {
+			out.Layers = append(out.Layers, SurfaceFlingerTimeStatsLayer{
+				Name: v, TotalFrames: -1, DroppedFrames: -1, AverageFPS: math.NaN(),
+				Fields: map[string]string{}, Histograms: map[string][]FrameHistogramBucket{},
+			})
+			layer = &out.Layers[len(out.Layers)-1]
+			continue
+		}
+		num := func(dst *int64) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return bad("value is not an integer")
+			}
+			*dst = n
+			return nil
+		}
+		if layer == nil {
+			out.Fields[k] = v
+			var err error
+			switch k {
+			case "totalFrames":
+				err = num(&out.TotalFrames)
+			case "missedFrames":
+				err = num(&out.MissedFrames)
+			}
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		layer.Fields[k] = v
+		var err error
+		switch k {
+		case "packageName":
+			layer.Package = v
+		case "totalFrames":
+			err = num(&layer.TotalFrames)
+		case "droppedFrames":
+			err = num(&layer.DroppedFrames)
+		case "averageFPS":
+			f, perr := strconv.ParseFloat(v, 64) // accepts "inf"
+			if perr != nil {
+				err = bad("averageFPS is not a number")
+			}
+			layer.AverageFPS = f
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func sfHistogram(s string) ([]FrameHistogramBucket, error) {
+	var out []FrameHistogramBucket
+	for _, tok := range strings.Fields(s) {
+		ms, cnt, ok := strings.Cut(tok, "ms=")
+		m, err1 := strconv.ParseInt(ms, 10, 64)
+		c, err2 := strconv.ParseInt(cnt, 10, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("bad histogram entry %q", tok)
+		}
+		out = append(out, FrameHistogramBucket{Millis: m, Count: c})
+	}
+	return out, nil
+}

@@ -1,0 +1,101 @@
+package perftest
+
+import (
+	"context"
+	"errors"
+
+	"github.com/perfgate/perfgate/adbx"
+)
+
+// adbxDevice is the device type Start and NewSession take.
+type adbxDevice = *adbx.Device
+
+// adbxAdaptor gives a session what it needs from an *adbx.Device.
+type adbxAdaptor struct{ d *adbx.Device }
+
+func wrapAdbx(d *adbx.Device) device {
+	if d == nil {
+		return nilDevice{}
+	}
+	return adbxAdaptor{d}
+}
+
+func (a adbxAdaptor) serial() string { return a.d.Serial() }
+
+func (a adbxAdaptor) batch(ctx context.Context, cmds []string) ([]cmdResult, error) {
+	rs, err := a.d.Batch(ctx, cmds)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]cmdResult, len(rs))
+	for i, r := range rs {
+		out[i] = cmdResult{Stdout: r.Stdout, Stderr: r.Stderr, Exit: r.ExitCode}
+	}
+	return out, nil
+}
+
+func (a adbxAdaptor) facts(ctx context.Context) (DeviceInfo, error) {
+	f, err := a.d.Facts(ctx)
+	if err != nil {
+		return DeviceInfo{}, err
+	}
+	return DeviceInfo{
+		Serial: f.Serial, Model: f.Model, Manufacturer: f.Manufacturer, API: f.API,
+		Release: f.Release, ABI: f.ABI, Cores: f.Cores, ClockTicks: f.ClockTicks,
+		RefreshHz: f.RefreshHz, Root: f.Root,
+	}, nil
+}
+
+func (a adbxAdaptor) appUID(ctx context.Context, pkg string) (int, error) {
+	return a.d.AppUID(ctx, pkg)
+}
+
+func (a adbxAdaptor) appProcesses(ctx context.Context, pkg string) ([]string, []int, error) {
+	ps, err := a.d.AppProcesses(ctx, pkg)
+	if err != nil {
+		return nil, nil, err
+	}
+	var names []string
+	var pids []int
+	for _, p := range ps {
+		if !containsString(names, p.Name) {
+			names = append(names, p.Name)
+		}
+		pids = append(pids, p.PID)
+	}
+	if len(pids) == 0 {
+		// Some builds and shells list no foreign processes in ps; pidof
+		// still finds the main one.
+		cmd := "pidof " + shellQuote(pkg)
+		out, err := a.batch(ctx, []string{cmd})
+		if err != nil {
+			return nil, nil, err
+		}
+		if pids = parsePIDs(out[0].Stdout); len(pids) > 0 {
+			names = []string{pkg}
+		}
+	}
+	return names, pids, nil
+}
+
+func containsString(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// nilDevice fails every call, so a nil *adbx.Device gives a clear error.
+type nilDevice struct{}
+
+var errNilDevice = errors.New("no device (nil *adbx.Device)")
+
+func (nilDevice) serial() string                                       { return "" }
+func (nilDevice) facts(context.Context) (DeviceInfo, error)            { return DeviceInfo{}, errNilDevice }
+func (nilDevice) appUID(context.Context, string) (int, error)          { return 0, errNilDevice }
+func (nilDevice) batch(context.Context, []string) ([]cmdResult, error) { return nil, errNilDevice }
+func (nilDevice) appProcesses(context.Context, string) ([]string, []int, error) {
+	return nil, nil, errNilDevice
+}

@@ -1,0 +1,675 @@
+package perftest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfgate/perfgate/metrics"
+)
+
+// Traffic modes, from the most to the least specific (DESIGN.md "Traffic").
+const (
+	trafficQtaguid  = "/proc/net/xt_qtaguid/stats"
+	trafficUIDStat  = "/proc/uid_stat/<uid>/tcp_rcv,tcp_snd"
+	trafficNetstats = "dumpsys netstats"
+	trafficNetDev   = "/proc/<pid>/net/dev"
+)
+
+// collector turns ticks into samples and frames. Its methods run with the
+// session's mu held, except setup.
+type collector struct {
+	s   *Session
+	cfg Config
+
+	source    FrameSource
+	layer     string
+	refreshHz float64
+	procNames []string // the app's process names, for pidof
+	uid       int
+
+	cpuOK      bool
+	traffic    string // one of the traffic modes, "" when off
+	batteryOK  bool
+	pids       []int
+	everRan    bool
+	ticks      int
+	noted      map[string]bool
+	gfxLast    map[string]int64 // window → last IntendedVsync kept
+	sfLast     int64
+	sfPeriod   int64    // first line of --latency
+	clockGfx   clockMap // gfxinfo "Uptime:" (CLOCK_MONOTONIC, ms)
+	clockProc  clockMap // /proc/uptime (CLOCK_BOOTTIME, 10 ms)
+	aux        sync.WaitGroup
+	lastCPUPct float64
+}
+
+func newCollector(s *Session) *collector {
+	return &collector{
+		s:       s,
+		cfg:     s.cfg,
+		noted:   map[string]bool{},
+		gfxLast: map[string]int64{},
+	}
+}
+
+func (c *collector) note(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if c.noted[msg] {
+		return
+	}
+	c.noted[msg] = true
+	c.s.res.Notes = append(c.s.res.Notes, msg)
+}
+
+// setup gathers the facts and picks the sources; it runs before the lanes.
+func (c *collector) setup(ctx context.Context) error {
+	r := c.s.res
+	pkg := c.cfg.Package
+	if err := validatePackage(pkg); err != nil {
+		return err
+	}
+	facts, err := c.s.dev.facts(ctx)
+	if err != nil {
+		return fmt.Errorf("perftest: device facts: %w", err)
+	}
+	r.Device = facts
+	if r.Device.Cores <= 0 {
+		r.Device.Cores = 1
+		c.note("device did not report its core count; per-core CPU figures assume 1")
+	}
+	if r.Device.ClockTicks <= 0 {
+		r.Device.ClockTicks = 100
+	}
+	c.uid, err = c.s.dev.appUID(ctx, pkg)
+	if err != nil {
+		return fmt.Errorf("perftest: app %s: %w", pkg, err)
+	}
+	r.App.UID = c.uid
+	names, pids, err := c.s.dev.appProcesses(ctx, pkg)
+	if err != nil {
+		return fmt.Errorf("perftest: app %s: %w", pkg, err)
+	}
+	c.procNames = []string{pkg}
+	for _, n := range names {
+		if n != pkg && processName.MatchString(n) {
+			c.procNames = append(c.procNames, n)
+		}
+	}
+	sort.Ints(pids)
+	c.pids = pids
+	c.everRan = len(pids) > 0
+	r.App.PIDs = pids
+	r.App.RunningAtStart = len(pids) > 0
+	if len(pids) == 0 && !c.cfg.WaitForApp {
+		return fmt.Errorf("perftest: app %s: %w (start it first, or set Config.WaitForApp)", pkg, ErrAppNotRunning)
+	}
+
+	c.refreshHz = c.cfg.RefreshHz
+	if c.refreshHz <= 0 {
+		c.refreshHz = facts.RefreshHz
+	}
+	if c.refreshHz <= 0 {
+		c.refreshHz = 60
+		c.note("device reported no refresh rate; assuming 60 Hz")
+	}
+	c.s.cfg.Interval = pollInterval(c.cfg.Interval, c.refreshHz)
+	c.cfg.Interval = c.s.cfg.Interval
+
+	return c.probe(ctx)
+}
+
+// probe reads, in one round trip, what decides the sources: the layer list,
+// which traffic counters and battery files are readable, and whether
+// /proc/stat is; then it clears the frame histories.
+func (c *collector) probe(ctx context.Context) error {
+	var cmds []string
+	add := func(cmd string) int { cmds = append(cmds, cmd); return len(cmds) - 1 }
+	iList, iGfx, iQt, iUID, iNS, iBat, iStat := -1, -1, -1, -1, -1, -1, -1
+	frames := c.cfg.has(CollectFrames)
+	auto := frames && c.cfg.FrameSource == SourceAuto && c.cfg.Layer == ""
+	if frames && c.cfg.FrameSource != SourceGfxInfo && c.cfg.Layer == "" {
+		iList = add("dumpsys SurfaceFlinger --list")
+	}
+	if auto {
+		iGfx = add("dumpsys gfxinfo " + shellQuote(c.cfg.Package) + " framestats")
+	}
+	if c.cfg.has(CollectTraffic) {
+		iQt = add("cat " + trafficQtaguid)
+		iUID = add(fmt.Sprintf("cat /proc/uid_stat/%d/tcp_rcv /proc/uid_stat/%d/tcp_snd", c.uid, c.uid))
+		iNS = add("dumpsys netstats")
+	}
+	if c.cfg.has(CollectBattery) {
+		iBat = add("cat /sys/class/power_supply/battery/uevent")
+	}
+	if c.cfg.has(CollectCPU) {
+		iStat = add("cat /proc/stat")
+	}
+	var out []cmdResult
+	if len(cmds) > 0 {
+		var err error
+		out, err = c.s.dev.batch(ctx, cmds)
+		if err == nil && len(out) != len(cmds) {
+			err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
+		}
+		if err != nil {
+			return fmt.Errorf("perftest: probe: %w", err)
+		}
+	}
+
+	c.source = c.cfg.FrameSource
+	c.layer = c.cfg.Layer
+	if c.layer != "" {
+		c.source = SourceSurfaceFlinger
+	}
+	if iList >= 0 {
+		c.layer = pickLayer(out[iList].Stdout, c.cfg.Package)
+		if c.source == SourceSurfaceFlinger && c.layer == "" {
+			return fmt.Errorf("perftest: frames: no SurfaceFlinger layer of %s in `dumpsys SurfaceFlinger --list` (name one with WithLayer)", c.cfg.Package)
+		}
+	}
+	if auto {
+		if err := c.chooseSource(ctx, out[iGfx]); err != nil {
+			return err
+		}
+	}
+	if iQt >= 0 {
+		switch {
+		case out[iQt].Exit == 0 && qtaguidOK(out[iQt].Stdout, c.uid):
+			c.traffic = trafficQtaguid
+		case out[iUID].Exit == 0:
+			c.traffic = trafficUIDStat
+		case out[iNS].Exit == 0 && netstatsHasUID(out[iNS].Stdout, c.uid):
+			c.traffic = trafficNetstats
+		default:
+			c.traffic = trafficNetDev
+			c.note("traffic: no per-UID counters readable (%s; %s; %s has no mAppUidStatsMap row for uid %d); reporting device-wide %s with scope \"device\"",
+				out[iQt].failure("cat "+trafficQtaguid), out[iUID].failure("cat /proc/uid_stat/<uid>"), trafficNetstats, c.uid, trafficNetDev)
+		}
+	}
+	if iBat >= 0 {
+		c.batteryOK = out[iBat].Exit == 0
+		if !c.batteryOK {
+			c.note("battery: %s; battery not collected", out[iBat].failure(cmds[iBat]))
+		}
+	}
+	if iStat >= 0 {
+		c.cpuOK = out[iStat].Exit == 0
+		if !c.cpuOK {
+			c.note("cpu: %s; device CPU unavailable, app CPU %% is reported against wall time × cores", out[iStat].failure("cat /proc/stat"))
+		}
+	}
+
+	// Clear the histories so the first poll holds only this session's
+	// frames, and no earlier frame is counted into a step.
+	if frames && len(c.pids) > 0 {
+		var clear string
+		if c.source == SourceSurfaceFlinger {
+			clear = "dumpsys SurfaceFlinger --latency-clear " + shellQuote(c.layer)
+		} else {
+			clear = "dumpsys gfxinfo " + shellQuote(c.cfg.Package) + " reset"
+		}
+		out, err := c.s.dev.batch(ctx, []string{clear})
+		if err != nil {
+			return fmt.Errorf("perftest: frames: %s: %w", clear, err)
+		}
+		if len(out) == 1 && out[0].Exit != 0 {
+			c.note("frames: %s", out[0].failure(clear))
+		}
+	}
+	return nil
+}
+
+// chooseSource picks the frame source where none was given: the app's
+// SurfaceFlinger layer when it shows clearly more frames over the last half
+// second than gfxinfo (an app drawing through a SurfaceView — a game, video,
+// a map — shows its frames only on the layer), else gfxinfo, whose
+// durations and deadlines make the better jank definition (DESIGN.md
+// "Pauses are not janks"). Counting a recent span, not whole buffers, keeps
+// the two ring sizes (120 and 127) from deciding.
+func (c *collector) chooseSource(ctx context.Context, gfx cmdResult) error {
+	c.source = SourceGfxInfo
+	if c.layer == "" {
+		return nil
+	}
+	var gfxT, sfT []int64
+	if g, err := metrics.ParseGfxInfo(gfx.text()); err == nil {
+		for _, w := range g.Windows() {
+			if w.Frames != nil {
+				for _, f := range metrics.GfxInfoUsableFrames(w.Frames.Frames()) {
+					gfxT = append(gfxT, f.IntendedVsync)
+				}
+			}
+		}
+	}
+	cmd := "dumpsys SurfaceFlinger --latency " + shellQuote(c.layer)
+	out, err := c.s.dev.batch(ctx, []string{cmd})
+	if err != nil {
+		return fmt.Errorf("perftest: probe: %s: %w", cmd, err)
+	}
+	if len(out) == 1 && out[0].Exit == 0 {
+		if l, err := metrics.ParseSurfaceFlingerLatency(out[0].Stdout); err == nil {
+			sfT = l.PresentTimes()
+		}
+	}
+	latest := int64(0)
+	for _, t := range append(slices.Clone(gfxT), sfT...) {
+		latest = max(latest, t)
+	}
+	since := latest - int64(500*time.Millisecond)
+	count := func(ts []int64) int {
+		n := 0
+		for _, t := range ts {
+			if t >= since {
+				n++
+			}
+		}
+		return n
+	}
+	gfxN, sfN := count(gfxT), count(sfT)
+	// "Clearly more": twice as many and then some, so a just-launched app
+	// whose first gfxinfo frames carry flags does not tip the choice.
+	if sfN > 2*gfxN+4 {
+		c.source = SourceSurfaceFlinger
+	}
+	c.note("frames: auto source %s (last 0.5 s: gfxinfo %d frames, layer %q %d)", c.source, gfxN, c.layer, sfN)
+	if c.source != SourceSurfaceFlinger {
+		c.layer = ""
+	}
+	return nil
+}
+
+func (c *collector) runConfig() RunConfig {
+	rc := RunConfig{
+		IntervalMs:     float64(c.cfg.Interval) / 1e6,
+		SlowIntervalMs: float64(c.cfg.SlowInterval) / 1e6,
+		FrameSource:    string(c.source),
+		Layer:          c.layer,
+		TrafficSource:  c.traffic,
+	}
+	for _, k := range c.cfg.Collectors {
+		rc.Collectors = append(rc.Collectors, string(k))
+	}
+	rc.Sources = map[string]string{
+		"clock":  "dumpsys gfxinfo <pkg> (Uptime line, ms), else cat /proc/uptime (s)",
+		"pids":   "pidof <process names>",
+		"cpu":    "cat /proc/stat; /proc/<pid>/stat; /proc/<pid>/task/*/stat (clock ticks)",
+		"rss":    "cat /proc/<pid>/status VmRSS (KiB)",
+		"memory": "dumpsys meminfo <pkg> (KiB)",
+		"crash":  "pidof <pkg>; logcat -d -v threadtime",
+	}
+	switch c.source {
+	case SourceSurfaceFlinger:
+		rc.Sources["frames"] = "dumpsys SurfaceFlinger --latency <layer> (ns)"
+	case SourceGfxInfo:
+		rc.Sources["frames"] = "dumpsys gfxinfo <pkg> framestats (ns)"
+	}
+	if c.traffic != "" {
+		rc.Sources["traffic"] = c.traffic + " (bytes)"
+	}
+	if c.batteryOK {
+		rc.Sources["battery"] = "cat /sys/class/power_supply/battery/uevent (%, °C, mV, mA)"
+	}
+	switch c.traffic {
+	case trafficQtaguid, trafficUIDStat, trafficNetstats:
+		rc.TrafficScope = "uid"
+	case trafficNetDev:
+		rc.TrafficScope = "device"
+	}
+	return rc
+}
+
+// tickPlan is one tick's commands and where each reading sits in them.
+type tickPlan struct {
+	cmds                                                           []string
+	uptime, frames, stat, pidof, pidStat, status, tasks, net, batt int
+}
+
+func (c *collector) plan() tickPlan {
+	p := tickPlan{uptime: -1, frames: -1, stat: -1, pidof: -1, pidStat: -1, status: -1, tasks: -1, net: -1, batt: -1}
+	add := func(cmd string) int { p.cmds = append(p.cmds, cmd); return len(p.cmds) - 1 }
+	pkg := shellQuote(c.cfg.Package)
+	names := make([]string, len(c.procNames))
+	for i, n := range c.procNames {
+		names[i] = shellQuote(n)
+	}
+	pidof := "pidof " + strings.Join(names, " ")
+	// Each per-process read loops over the pids the device has NOW, so a
+	// restarted app is read in the same tick that sees its new pid.
+	each := func(format string) string {
+		return "for p in $(" + pidof + "); do " + fmt.Sprintf(format, "$p") + "; done"
+	}
+	p.uptime = add("cat /proc/uptime")
+	if c.cfg.has(CollectFrames) {
+		if c.source == SourceSurfaceFlinger {
+			p.frames = add("dumpsys SurfaceFlinger --latency " + shellQuote(c.layer))
+		} else {
+			p.frames = add("dumpsys gfxinfo " + pkg + " framestats")
+		}
+	}
+	p.pidof = add(pidof)
+	if c.cfg.has(CollectCPU) {
+		if c.cpuOK {
+			p.stat = add("cat /proc/stat")
+		}
+		p.pidStat = add(each("cat /proc/%s/stat"))
+		p.tasks = add("for p in $(pidof " + pkg + "); do cat /proc/$p/task/*/stat; done")
+	}
+	if c.cfg.has(CollectMemory) {
+		p.status = add(each("cat /proc/%s/status"))
+	}
+	switch c.traffic {
+	case trafficQtaguid:
+		p.net = add("cat " + trafficQtaguid)
+	case trafficUIDStat:
+		p.net = add(fmt.Sprintf("cat /proc/uid_stat/%d/tcp_rcv /proc/uid_stat/%d/tcp_snd", c.uid, c.uid))
+	case trafficNetDev:
+		p.net = add("for p in $(pidof " + pkg + "); do cat /proc/$p/net/dev; done")
+	}
+	// The battery changes slowly; reading it every tenth tick keeps ticks small.
+	if c.batteryOK && c.ticks%10 == 0 {
+		p.batt = add("cat /sys/class/power_supply/battery/uevent")
+	}
+	return p
+}
+
+func (c *collector) absorb(p tickPlan, out []cmdResult, send, recv int64) {
+	c.ticks++
+	r := c.s.res
+	smp := Sample{HostNs: send + (recv-send)/2, RTTNs: recv - send}
+
+	if p.uptime >= 0 && out[p.uptime].Exit == 0 {
+		if ns, ok := parseProcUptime(out[p.uptime].Stdout); ok {
+			c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
+		}
+	}
+	if p.frames >= 0 {
+		smp.NewFrames = c.absorbFrames(out[p.frames], p.cmds[p.frames], send, recv)
+	}
+	if p.pidof >= 0 {
+		c.absorbPIDs(parsePIDs(out[p.pidof].Stdout), smp.HostNs)
+	}
+	smp.PIDs = append([]int{}, c.pids...)
+	if p.stat >= 0 {
+		if out[p.stat].Exit != 0 {
+			c.note("cpu: %s", out[p.stat].failure(p.cmds[p.stat]))
+		} else if ps, err := metrics.ParseProcStat(out[p.stat].Stdout); err != nil {
+			c.note("cpu: %v", err)
+		} else {
+			smp.CPU = cpuTicksOf(ps.CPU)
+		}
+	}
+	if p.pidStat >= 0 && len(bytes.TrimSpace(out[p.pidStat].Stdout)) > 0 {
+		if sts, err := metrics.ParseProcPidStats(out[p.pidStat].Stdout); err != nil {
+			c.note("cpu: %v", err)
+		} else {
+			smp.Procs = procTicksOf(sts)
+		}
+	}
+	if p.tasks >= 0 && len(bytes.TrimSpace(out[p.tasks].Stdout)) > 0 {
+		if sts, err := metrics.ParseProcPidStats(out[p.tasks].Stdout); err != nil {
+			c.note("cpu threads: %v", err)
+		} else {
+			smp.Threads = procTicksOf(sts)
+		}
+	}
+	if p.status >= 0 {
+		smp.RSSKB = c.sumRSS(out[p.status].Stdout)
+	}
+	if p.net >= 0 {
+		c.absorbTraffic(out[p.net], p.cmds[p.net], smp.HostNs)
+	}
+	if p.batt >= 0 {
+		if out[p.batt].Exit == 0 {
+			if b, ok := parseBatteryUevent(out[p.batt].Stdout); ok {
+				smp.Battery = &b
+			}
+		}
+	}
+	if smp.CPU != nil && len(r.Samples) > 0 {
+		if prev := r.Samples[len(r.Samples)-1]; prev.CPU != nil {
+			if pct, err := metrics.CPUAppPercent(prev.CPU.times(), smp.CPU.times(), pidStats(prev.Procs), pidStats(smp.Procs)); err == nil {
+				c.lastCPUPct = pct
+			}
+		}
+	}
+	r.Samples = append(r.Samples, smp)
+}
+
+// absorbPIDs tracks the app's processes: a pid that disappears is a crash
+// (DESIGN: pid change or disappearance during a step); pids appearing when
+// none ran is the app starting.
+func (c *collector) absorbPIDs(now []int, hostNs int64) {
+	sort.Ints(now)
+	old := c.pids
+	c.pids = now
+	if len(now) > 0 {
+		c.everRan = true
+	}
+	if len(old) == 0 {
+		return
+	}
+	gone := false
+	for _, p := range old {
+		if !containsInt(now, p) {
+			gone = true
+		}
+	}
+	if !gone {
+		return
+	}
+	r := c.s.res
+	cr := Crash{HostNs: hostNs, Step: c.s.stepAtLocked(hostNs), OldPIDs: old, NewPIDs: append([]int{}, now...)}
+	r.Crashes = append(r.Crashes, cr)
+	idx := len(r.Crashes) - 1
+	// Logcat is read off the tick path, so frame polling goes on.
+	c.aux.Add(1)
+	go func() {
+		defer c.aux.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), max(c.cfg.TickTimeout, 5*time.Second))
+		defer cancel()
+		out, err := c.s.dev.batch(ctx, []string{"logcat -d -v threadtime -t 2000"})
+		c.s.mu.Lock()
+		defer c.s.mu.Unlock()
+		if err != nil || len(out) != 1 {
+			c.note("crash logcat: %v", err)
+			return
+		}
+		r.Crashes[idx].Logcat = crashLines(out[0].Stdout, old)
+	}()
+}
+
+// crashLines keeps the log lines of the dead processes and the runtime's
+// crash report, at most the last 200.
+func crashLines(b []byte, pids []int) []string {
+	var keep []string
+	for _, ln := range strings.Split(string(metrics.Normalize(b)), "\n") {
+		f := strings.Fields(ln)
+		match := strings.Contains(ln, "FATAL EXCEPTION") || strings.Contains(ln, "AndroidRuntime") ||
+			strings.Contains(ln, "ActivityManager: Process")
+		if len(f) >= 3 {
+			if pid, err := strconv.Atoi(f[2]); err == nil && containsInt(pids, pid) {
+				match = true
+			}
+		}
+		if match {
+			keep = append(keep, ln)
+		}
+	}
+	if len(keep) > 200 {
+		keep = keep[len(keep)-200:]
+	}
+	return keep
+}
+
+func (c *collector) sumRSS(b []byte) int64 {
+	var total int64
+	for _, part := range splitBefore(b, "Name:") {
+		st, err := metrics.ParseProcStatus(part)
+		if err != nil {
+			c.note("memory: %v", err)
+			continue
+		}
+		total += st.VmRSSKB
+	}
+	return total
+}
+
+// splitBefore cuts concatenated files at each line starting with prefix.
+func splitBefore(b []byte, prefix string) [][]byte {
+	var parts [][]byte
+	start := -1
+	for i := 0; i < len(b); {
+		j := bytes.IndexByte(b[i:], '\n')
+		end := len(b)
+		if j >= 0 {
+			end = i + j + 1
+		}
+		if bytes.HasPrefix(b[i:end], []byte(prefix)) {
+			if start >= 0 {
+				parts = append(parts, b[start:i])
+			}
+			start = i
+		}
+		i = end
+	}
+	if start >= 0 {
+		parts = append(parts, b[start:])
+	}
+	return parts
+}
+
+func (c *collector) absorbTraffic(res cmdResult, cmd string, hostNs int64) {
+	if res.Exit != 0 {
+		// The app's pid is gone, or the file unreadable for a moment.
+		return
+	}
+	var tc metrics.TrafficCounters
+	var err error
+	switch c.traffic {
+	case trafficQtaguid:
+		var m map[int]*metrics.TrafficUID
+		if m, err = metrics.ParseTrafficQtaguid(res.Stdout); err == nil && m[c.uid] != nil {
+			tc = m[c.uid].Total
+		}
+	case trafficUIDStat:
+		tc, err = parseUIDStat(res.Stdout)
+	case trafficNetstats:
+		var ns metrics.TrafficNetstats
+		if ns, err = metrics.ParseTrafficNetstats(res.Stdout); err == nil {
+			tc = ns.AppUIDStats[c.uid]
+		}
+	case trafficNetDev:
+		var m map[string]metrics.TrafficCounters
+		if m, err = metrics.ParseTrafficNetDev(res.Stdout); err == nil {
+			tc = metrics.TrafficNetDevTotal(m)
+		}
+	}
+	if err != nil {
+		c.note("traffic: %s: %v", cmd, err)
+		return
+	}
+	c.s.res.Traffic = append(c.s.res.Traffic, TrafficSample{
+		HostNs: hostNs, RxBytes: tc.RxBytes, TxBytes: tc.TxBytes, RxPackets: tc.RxPackets, TxPackets: tc.TxPackets,
+	})
+}
+
+// parseUIDStat reads `cat tcp_rcv tcp_snd`: two byte counts, one a line.
+func parseUIDStat(b []byte) (metrics.TrafficCounters, error) {
+	f := strings.Fields(string(metrics.Normalize(b)))
+	if len(f) != 2 {
+		return metrics.TrafficCounters{}, fmt.Errorf("/proc/uid_stat/<uid>: want 2 counters, got %q", string(b))
+	}
+	rx, err := metrics.ParseTrafficUIDStat([]byte(f[0]))
+	if err != nil {
+		return metrics.TrafficCounters{}, err
+	}
+	tx, err := metrics.ParseTrafficUIDStat([]byte(f[1]))
+	return metrics.TrafficCounters{RxBytes: rx, TxBytes: tx}, err
+}
+
+// qtaguidOK reports whether xt_qtaguid lists the uid (a device can keep the
+// file while its counters stay empty).
+func qtaguidOK(b []byte, uid int) bool {
+	m, err := metrics.ParseTrafficQtaguid(b)
+	return err == nil && m[uid] != nil
+}
+
+func netstatsHasUID(b []byte, uid int) bool {
+	ns, err := metrics.ParseTrafficNetstats(b)
+	if err != nil {
+		return false
+	}
+	_, ok := ns.AppUIDStats[uid]
+	return ok
+}
+
+// slowPlan is the slow lane's commands: meminfo, and netstats when that is
+// the traffic source (both take tens of ms on a phone).
+func (c *collector) slowPlan() tickPlan {
+	p := tickPlan{stat: -1, net: -1}
+	if c.cfg.has(CollectMemory) && len(c.pids) > 0 {
+		p.stat = len(p.cmds)
+		p.cmds = append(p.cmds, "dumpsys meminfo "+shellQuote(c.cfg.Package))
+	}
+	if c.traffic == trafficNetstats {
+		p.net = len(p.cmds)
+		p.cmds = append(p.cmds, "dumpsys netstats")
+	}
+	return p
+}
+
+func (c *collector) slowLaneNeeded() bool {
+	return c.cfg.has(CollectMemory) || c.traffic == trafficNetstats
+}
+
+func (c *collector) absorbSlow(p tickPlan, out []cmdResult, send, recv int64) {
+	mid := send + (recv-send)/2
+	if p.net >= 0 {
+		c.absorbTraffic(out[p.net], p.cmds[p.net], mid)
+	}
+	if p.stat < 0 {
+		return
+	}
+	m, err := metrics.ParseMeminfo(out[p.stat].text())
+	if err != nil {
+		if !errors.Is(err, metrics.ErrMeminfoNoProcess) {
+			c.note("memory: %v", err)
+		}
+		return
+	}
+	ms := MemorySample{HostNs: mid, PSSKB: m.PSSKB, SwapKB: m.SwapKB}
+	if m.HasRSS {
+		ms.RSSKB = m.RSSKB
+	}
+	if s := m.Summary; s.Present {
+		ms.Summary = map[string]int64{
+			"java_heap_kb":     s.JavaHeapKB,
+			"native_heap_kb":   s.NativeHeapKB,
+			"code_kb":          s.CodeKB,
+			"stack_kb":         s.StackKB,
+			"graphics_kb":      s.GraphicsKB,
+			"private_other_kb": s.PrivateOtherKB,
+			"system_kb":        s.SystemKB,
+		}
+	}
+	c.s.res.Memory = append(c.s.res.Memory, ms)
+}
+
+func (c *collector) liveCPU() float64 { return c.lastCPUPct }
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

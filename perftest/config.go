@@ -1,0 +1,223 @@
+package perftest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Collector names one kind of measurement a session takes.
+type Collector string
+
+// The collectors. Health (pid tracking, crash detection) always runs: every
+// per-app collector needs the app's pids.
+const (
+	CollectFrames  Collector = "frames"
+	CollectCPU     Collector = "cpu"
+	CollectMemory  Collector = "memory"
+	CollectTraffic Collector = "traffic"
+	CollectBattery Collector = "battery"
+)
+
+// AllCollectors is what a session runs when Config.Collectors is empty.
+var AllCollectors = []Collector{CollectFrames, CollectCPU, CollectMemory, CollectTraffic, CollectBattery}
+
+// FrameSource chooses where frames come from.
+type FrameSource string
+
+// Frame sources. Auto picks SurfaceFlinger when the app draws through a
+// SurfaceView layer (games, video, Flutter's SurfaceView mode), whose frames
+// gfxinfo never sees, and gfxinfo otherwise, whose per-frame durations and
+// deadlines make the better jank definition.
+const (
+	SourceAuto           FrameSource = ""
+	SourceGfxInfo        FrameSource = "gfxinfo"
+	SourceSurfaceFlinger FrameSource = "surfaceflinger"
+)
+
+// SourceSurfaceFlinger and SourceGfxInfo are also the Frame.Source values.
+
+// Config is a session's settings. The zero value (with Package set) polls
+// every collector every 100 ms.
+type Config struct {
+	// Package is the app under test, e.g. "com.example.feed". Required.
+	Package string
+	// Name names the Result (the test's name under Start). It also names
+	// the result file inside ResultsDir.
+	Name string
+	// Collectors to run; empty means AllCollectors.
+	Collectors []Collector
+	// Interval between cheap-lane ticks. Default 100 ms, and never longer
+	// than half the time the device's frame buffers hold (120 frames), so no
+	// frame is lost at high refresh rates.
+	Interval time.Duration
+	// SlowInterval between `dumpsys meminfo` reads. Default 1 s.
+	SlowInterval time.Duration
+	// FrameSource picks gfxinfo or SurfaceFlinger; default auto.
+	FrameSource FrameSource
+	// Layer is the SurfaceFlinger layer to poll; default picked from
+	// `dumpsys SurfaceFlinger --list`.
+	Layer string
+	// RefreshHz overrides the device's refresh rate (the R of the metric
+	// definitions) when the device does not report one.
+	RefreshHz float64
+	// ResultsDir is where the Result is written as <Name>.json. Default
+	// $PERFGATE_RESULTS, else testdata/perf-results.
+	ResultsDir string
+	// ResultFile, when set, is the exact path of the Result (it overrides
+	// ResultsDir). "-" writes nothing.
+	ResultFile string
+	// WaitForApp lets the session start before the app runs (a step will
+	// launch it); without it an app that is not running fails Start with
+	// ErrAppNotRunning.
+	WaitForApp bool
+	// TickTimeout bounds one tick's round trip. Default 2 s.
+	TickTimeout time.Duration
+	// GiveUpAfter ends the session with an error after this long with every
+	// tick failing. Default 10 s.
+	GiveUpAfter time.Duration
+	// Settle is how long Stop waits before its last poll, so frames whose
+	// vsync fell inside the last step but which finished drawing after it are
+	// still collected. Default 250 ms.
+	Settle time.Duration
+	// OnTick, when set, is called after every cheap-lane tick with the
+	// live state; `perfgate record` prints its live line from it. It runs on
+	// the collector goroutine and must return quickly.
+	OnTick func(Live)
+}
+
+// Live is the running state a session reports after each tick.
+type Live struct {
+	Elapsed time.Duration
+	Step    string
+	// Frames and FPS over the current step so far; Jank is the default
+	// jank count over it (DESIGN.md "Pauses are not janks").
+	Frames int
+	FPS    float64
+	Jank   int
+	// CPUPct is the app's share of the device over the last tick, PSSKB
+	// the latest `dumpsys meminfo` total.
+	CPUPct float64
+	PSSKB  int64
+	Gaps   int
+	Err    error
+}
+
+// Option changes a session's Config.
+type Option func(*Config)
+
+// App names the app under test.
+func App(pkg string) Option { return func(c *Config) { c.Package = pkg } }
+
+// WithCollectors limits the session to the given collectors.
+func WithCollectors(cs ...Collector) Option {
+	return func(c *Config) { c.Collectors = append([]Collector(nil), cs...) }
+}
+
+// WithInterval sets the cheap-lane tick interval.
+func WithInterval(d time.Duration) Option { return func(c *Config) { c.Interval = d } }
+
+// WithFrameSource forces a frame source.
+func WithFrameSource(s FrameSource) Option { return func(c *Config) { c.FrameSource = s } }
+
+// WithLayer names the SurfaceFlinger layer to poll.
+func WithLayer(name string) Option {
+	return func(c *Config) { c.Layer = name; c.FrameSource = SourceSurfaceFlinger }
+}
+
+// WithResultsDir sets the directory the Result is written to.
+func WithResultsDir(dir string) Option { return func(c *Config) { c.ResultsDir = dir } }
+
+// WithConfig replaces the whole Config; options after it still apply.
+func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
+
+// withDefaults fills zero fields and validates.
+func (c Config) withDefaults() (Config, error) {
+	if c.Package == "" {
+		return c, fmt.Errorf("perftest: no app package given (use perftest.App)")
+	}
+	if len(c.Collectors) == 0 {
+		c.Collectors = AllCollectors
+	}
+	for _, k := range c.Collectors {
+		switch k {
+		case CollectFrames, CollectCPU, CollectMemory, CollectTraffic, CollectBattery:
+		default:
+			return c, fmt.Errorf("perftest: unknown collector %q", k)
+		}
+	}
+	switch c.FrameSource {
+	case SourceAuto, SourceGfxInfo, SourceSurfaceFlinger:
+	default:
+		return c, fmt.Errorf("perftest: unknown frame source %q (want gfxinfo or surfaceflinger)", c.FrameSource)
+	}
+	if c.Interval <= 0 {
+		c.Interval = 100 * time.Millisecond
+	}
+	if c.SlowInterval <= 0 {
+		c.SlowInterval = time.Second
+	}
+	if c.TickTimeout <= 0 {
+		c.TickTimeout = 2 * time.Second
+	}
+	if c.GiveUpAfter <= 0 {
+		c.GiveUpAfter = 10 * time.Second
+	}
+	if c.Settle <= 0 {
+		c.Settle = 250 * time.Millisecond
+	}
+	if c.Name == "" {
+		c.Name = "perftest"
+	}
+	return c, nil
+}
+
+func (c Config) has(k Collector) bool {
+	for _, x := range c.Collectors {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// frameBufferLen is the smaller of the device's frame ring buffers: gfxinfo
+// keeps the last 120 frames per window, SurfaceFlinger 127 per layer.
+const frameBufferLen = 120
+
+// pollInterval caps the interval so that half a buffer never fills between
+// two ticks, leaving room for one slow round trip.
+func pollInterval(want time.Duration, refreshHz float64) time.Duration {
+	if refreshHz <= 0 {
+		return want
+	}
+	limit := time.Duration(float64(frameBufferLen/2) / refreshHz * float64(time.Second))
+	return min(want, limit)
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// resultPath is where the Result goes; "" means write nothing.
+func (c Config) resultPath() string {
+	if c.ResultFile == "-" {
+		return ""
+	}
+	if c.ResultFile != "" {
+		return c.ResultFile
+	}
+	dir := c.ResultsDir
+	if dir == "" {
+		dir = os.Getenv("PERFGATE_RESULTS")
+	}
+	if dir == "" {
+		dir = filepath.Join("testdata", "perf-results")
+	}
+	name := strings.Trim(unsafeName.ReplaceAllString(c.Name, "_"), "_")
+	if name == "" {
+		name = "perftest"
+	}
+	return filepath.Join(dir, name+".json")
+}

@@ -1,0 +1,81 @@
+package perftest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/perfgate/perfgate/adbx"
+)
+
+// cmdResult is one command's output within a batch.
+type cmdResult struct {
+	Stdout []byte
+	Stderr []byte
+	Exit   int
+}
+
+// text is what the command printed; stderr follows stdout so error messages
+// reach the parsers' quotes on devices that split the streams.
+func (r cmdResult) text() []byte {
+	if len(r.Stderr) == 0 {
+		return r.Stdout
+	}
+	return append(append(append([]byte(nil), r.Stdout...), '\n'), r.Stderr...)
+}
+
+// failure describes a failed command for notes and gaps.
+func (r cmdResult) failure(cmd string) string {
+	msg := strings.TrimSpace(string(r.Stderr))
+	if msg == "" {
+		msg = strings.TrimSpace(string(r.Stdout))
+	}
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return fmt.Sprintf("%s: exit %d: %q", cmd, r.Exit, msg)
+}
+
+// device is what a session needs from a phone. *adbx.Device is adapted to it
+// in adbx.go; tests use scripted fakes.
+type device interface {
+	serial() string
+	// facts reads the device's facts (one round trip).
+	facts(ctx context.Context) (DeviceInfo, error)
+	// appUID returns the app's uid; an error wrapping ErrAppNotInstalled
+	// when the package is unknown.
+	appUID(ctx context.Context, pkg string) (int, error)
+	// appProcesses lists the names of the app's processes now running
+	// (the package itself and "pkg:remote"-style ones).
+	appProcesses(ctx context.Context, pkg string) ([]string, []int, error)
+	// batch runs cmds in ONE round trip and returns each one's result.
+	batch(ctx context.Context, cmds []string) ([]cmdResult, error)
+}
+
+// Errors callers branch on.
+var (
+	// ErrAppNotInstalled: the package is not installed on the device (the
+	// same sentinel as adbx's).
+	ErrAppNotInstalled = adbx.ErrAppNotInstalled
+	// ErrAppNotRunning: the app has no process and Config.WaitForApp is off.
+	ErrAppNotRunning = errors.New("app not running")
+	// ErrDeviceLost: every tick failed for Config.GiveUpAfter.
+	ErrDeviceLost = errors.New("device unreachable")
+)
+
+// processName is an app process name: the package, or "pkg:suffix".
+var processName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+(:[A-Za-z0-9_.]+)?$`)
+
+// validatePackage checks a package name with adbx.ValidatePackage, since it
+// goes into device shell commands.
+func validatePackage(pkg string) error {
+	if err := adbx.ValidatePackage(pkg); err != nil {
+		return fmt.Errorf("perftest: %w", err)
+	}
+	return nil
+}
+
+// shellQuote quotes s for the device's POSIX shell.
+func shellQuote(s string) string { return adbx.Quote(s) }

@@ -1,0 +1,27 @@
+// Package perftest measures an Android app around named steps of a test and
+// turns what it saw into a Result: frames, CPU, memory, traffic, battery and
+// crashes, each step summarised with perfgate's metric definitions.
+//
+//	s := perftest.Start(t, dev, perftest.App("com.example.feed"))
+//	s.Step("scroll", func() { /* drive the UI */ })
+//	r := s.Stop()
+//	if r.Step("scroll").Jank() > 3 { ... }
+//
+// A session polls the device on a tick (every 100 ms by default). Every cheap
+// read of one tick (frames, /proc/stat, the app's /proc/<pid>/stat and
+// status, thread stats, traffic counters, the device clock) goes to the
+// device in ONE adb round trip; `dumpsys meminfo` runs in a slow lane of its
+// own so it never delays frame polling. Frames are de-duplicated across
+// overlapping polls and assigned to steps by the device's monotonic clock,
+// which the session maps from host time by the midpoints of its round trips
+// (the Result records how well the two clocks are aligned).
+//
+// A tick that fails (device gone, timeout) is recorded as a gap with its
+// error; when the device stays unreachable the session ends with an error,
+// and the Result keeps everything taken so far and is written to disk all the
+// same (testdata/perf-results/ by default, or $PERFGATE_RESULTS).
+//
+// Start is for tests: it takes any TestingT (*testing.T, *testing.B, testify
+// mocks) and fails the test when a session cannot start. NewSession is the
+// same without a test, for programs such as `perfgate record`.
+package perftest

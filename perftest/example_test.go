@@ -1,0 +1,45 @@
+package perftest_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// A session outside a test, on the simulated phone: one step of scrolling,
+// summarised with the metric definitions.
+func ExampleNewSession() {
+	wl, _ := simdevice.Preset("smooth-scroll")
+	dev, _ := simdevice.New(simdevice.Config{Workload: wl, RefreshHz: 60})
+	defer dev.Close()
+	srv := adbtest.NewServer(dev)
+	defer srv.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d.Shell(ctx, "monkey -p com.perfgate.demo -c android.intent.category.LAUNCHER 1")
+	time.Sleep(time.Second) // cold start
+
+	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: "com.perfgate.demo", ResultFile: "-"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s.Step("scroll", func() { time.Sleep(time.Second) })
+	r := s.Stop()
+
+	st := r.Step("scroll")
+	fmt.Printf("source %s, fps %.0f, jank %d (%s), crashed %v\n",
+		st.Frames().Source, st.FPS(), st.Jank(), st.Frames().JankDefinition, st.Crashed())
+	// Output: source gfxinfo, fps 60, jank 0 (deadline_missed), crashed false
+}

@@ -1,0 +1,174 @@
+package perftest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// fakeDevice is a scripted phone for the session's own unit tests: every
+// call to batch advances its counters by one step, so expected figures can
+// be computed by hand from the step sizes.
+type fakeDevice struct {
+	mu sync.Mutex
+
+	info   DeviceInfo
+	uid    int
+	uidErr error
+	pids   []int // pidof answer; nil = not running
+
+	// Per batch the CPU counters move by these many ticks.
+	busyStep, idleStep, appStep uint64
+	busy, idle, app             uint64
+	rssKB                       int64
+	rxStep, txStep              uint64
+	rx, tx                      uint64
+	statDenied                  bool
+	// The device clock runs with the host's from bootNs at t0.
+	t0     time.Time
+	bootNs int64
+
+	// fail, when set, decides per batch whether it fails (and how).
+	fail func(ctx context.Context, cmds []string) error
+	// extra answers commands the fake does not know.
+	extra func(cmd string) (cmdResult, bool)
+
+	batches int // every batch
+	ticks   int // cheap-lane batches
+	cmds    [][]string
+}
+
+func newFake() *fakeDevice {
+	return &fakeDevice{
+		info:     DeviceInfo{Serial: "fake", Model: "Fake", API: 28, Cores: 8, ClockTicks: 100, RefreshHz: 60},
+		uid:      10234,
+		pids:     []int{4242},
+		busyStep: 200, idleStep: 600, appStep: 40,
+		rssKB:  150000,
+		rxStep: 1000, txStep: 100,
+		t0: time.Now(), bootNs: 11_000_000_000_000,
+	}
+}
+
+// deviceNow is the fake's monotonic clock.
+func (f *fakeDevice) deviceNow() int64 { return f.bootNs + int64(time.Since(f.t0)) }
+
+func (f *fakeDevice) serial() string { return f.info.Serial }
+
+func (f *fakeDevice) facts(ctx context.Context) (DeviceInfo, error) { return f.info, nil }
+
+func (f *fakeDevice) appUID(ctx context.Context, pkg string) (int, error) {
+	if f.uidErr != nil {
+		return 0, f.uidErr
+	}
+	return f.uid, nil
+}
+
+func (f *fakeDevice) appProcesses(ctx context.Context, pkg string) ([]string, []int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.pids) == 0 {
+		return nil, nil, nil
+	}
+	return []string{pkg}, append([]int{}, f.pids...), nil
+}
+
+func (f *fakeDevice) setPIDs(p ...int) {
+	f.mu.Lock()
+	f.pids = p
+	f.mu.Unlock()
+}
+
+// batchCount counts the cheap-lane ticks the device answered.
+func (f *fakeDevice) batchCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ticks
+}
+
+func (f *fakeDevice) batch(ctx context.Context, cmds []string) ([]cmdResult, error) {
+	if f.fail != nil {
+		if err := f.fail(ctx, cmds); err != nil {
+			return nil, err
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.batches++
+	f.cmds = append(f.cmds, cmds)
+	// Counters move once per cheap-lane tick (the batch that asks pidof),
+	// so every tick interval shows exactly one step of each.
+	if len(cmds) > 1 && cmds[0] == "cat /proc/uptime" {
+		f.ticks++
+		f.busy += f.busyStep
+		f.idle += f.idleStep
+		f.app += f.appStep
+		f.rx += f.rxStep
+		f.tx += f.txStep
+	}
+	out := make([]cmdResult, len(cmds))
+	for i, c := range cmds {
+		out[i] = f.run(c)
+	}
+	return out, nil
+}
+
+func (f *fakeDevice) pidLoop(format string) string {
+	var b strings.Builder
+	for _, p := range f.pids {
+		fmt.Fprintf(&b, format, p)
+	}
+	return b.String()
+}
+
+func (f *fakeDevice) run(cmd string) cmdResult {
+	if f.extra != nil {
+		if r, ok := f.extra(cmd); ok {
+			return r
+		}
+	}
+	ok := func(s string) cmdResult { return cmdResult{Stdout: []byte(s)} }
+	switch {
+	case cmd == "cat /proc/uptime":
+		up := f.deviceNow()
+		return ok(fmt.Sprintf("%d.%02d 0.00\n", up/1e9, up%1e9/1e7))
+	case cmd == "cat /proc/stat":
+		if f.statDenied {
+			return cmdResult{Stderr: []byte("cat: /proc/stat: Permission denied"), Exit: 1}
+		}
+		// busy is user+system; idle is idle.
+		return ok(fmt.Sprintf("cpu  %d 0 %d %d 0 0 0 0 0 0\ncpu0 1 0 1 1 0 0 0 0 0 0\n", f.busy/2, f.busy-f.busy/2, f.idle))
+	case strings.HasPrefix(cmd, "pidof "):
+		if len(f.pids) == 0 {
+			return cmdResult{Exit: 1}
+		}
+		return ok(strings.Trim(fmt.Sprint(f.pids), "[]") + "\n")
+	case strings.HasPrefix(cmd, "for p in $(pidof") && strings.Contains(cmd, "/task/*/stat"):
+		return ok(f.pidLoop("%[1]d (com.perfgate.demo) S 1 0 0 0 -1 0 0 0 0 0 "+fmt.Sprint(f.app*3/4, " ", f.app/4)+" 0 0 20 0 30 0 777 0 0\n") +
+			f.pidLoop("%[1]d1 (RenderThread) S 1 0 0 0 -1 0 0 0 0 0 "+fmt.Sprint(f.app/4, " 0")+" 0 0 20 0 30 0 778 0 0\n"))
+	case strings.HasPrefix(cmd, "for p in $(pidof") && strings.Contains(cmd, "/stat;"):
+		return ok(f.pidLoop("%[1]d (com.perfgate.demo) S 1 0 0 0 -1 0 0 0 0 0 " + fmt.Sprint(f.app*3/4, " ", f.app-f.app*3/4) + " 0 0 20 0 30 0 777 0 0\n"))
+	case strings.HasPrefix(cmd, "for p in $(pidof") && strings.Contains(cmd, "/status;"):
+		return ok(f.pidLoop("Name:\tcom.perfgate.demo\nPid:\t%[1]d\nVmRSS:\t" + fmt.Sprint(f.rssKB) + " kB\n"))
+	case cmd == "cat /proc/net/xt_qtaguid/stats":
+		return ok("idx iface acct_tag_hex uid_tag_int cnt_set rx_bytes rx_packets tx_bytes tx_packets rx_tcp_bytes rx_tcp_packets rx_udp_bytes rx_udp_packets rx_other_bytes rx_other_packets tx_tcp_bytes tx_tcp_packets tx_udp_bytes tx_udp_packets tx_other_bytes tx_other_packets\n" +
+			fmt.Sprintf("2 wlan0 0x0 %d 0 %d 10 %d 5 0 0 0 0 0 0 0 0 0 0 0 0\n", f.uid, f.rx, f.tx) +
+			"3 wlan0 0x0 10999 0 555 1 66 1 0 0 0 0 0 0 0 0 0 0 0 0\n")
+	case strings.HasPrefix(cmd, "dumpsys meminfo "):
+		if len(f.pids) == 0 {
+			return ok("No process found for: com.perfgate.demo\n")
+		}
+		return ok("Applications Memory Usage (in Kilobytes):\nUptime: 1 Realtime: 1\n\n** MEMINFO in pid 4242 [com.perfgate.demo] **\n" +
+			" App Summary\n                       Pss(KB)\n                        ------\n           Java Heap:     1000\n         Native Heap:     2000\n                Code:     3000\n               Stack:      100\n            Graphics:      400\n       Private Other:      500\n              System:     6000\n\n               TOTAL:    13000       TOTAL SWAP PSS:       20\n")
+	case strings.HasPrefix(cmd, "logcat -d"):
+		return ok("11-22 09:00:00.000  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main\n11-22 09:00:00.001  1000  1000 I Other: unrelated\n")
+	case strings.HasPrefix(cmd, "dumpsys SurfaceFlinger --list"):
+		return ok("com.perfgate.demo/com.perfgate.demo.MainActivity#0\n")
+	}
+	return cmdResult{Stderr: []byte("/system/bin/sh: " + strings.Fields(cmd)[0] + ": inaccessible or not found"), Exit: 127}
+}
+
+var errFakeGone = errors.New("device gone")

@@ -1,0 +1,285 @@
+package perftest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// faultyDevice is a simulated phone whose shell can be made to misbehave
+// the way real ones do.
+type faultyDevice struct {
+	*simdevice.Device
+	mu         sync.Mutex
+	hangs      int  // the next n frame polls hang until the stream closes
+	statDenied bool // /proc/stat reads fail as on a locked-down build
+}
+
+func (f *faultyDevice) Shell(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f.mu.Lock()
+	hang := f.hangs > 0 && strings.Contains(cmd, "framestats")
+	if hang {
+		f.hangs--
+	}
+	denied := f.statDenied
+	f.mu.Unlock()
+	if hang {
+		<-ctx.Done()
+		return 130
+	}
+	if denied {
+		// adbx runs each batched command as eval '<cmd>'.
+		cmd = strings.ReplaceAll(cmd, "eval 'cat /proc/stat'", "eval 'echo cat: /proc/stat: Permission denied >&2; exit 1'")
+	}
+	return f.Device.Shell(ctx, cmd, stdin, stdout, stderr)
+}
+
+func quickConfig(t *testing.T) perftest.Config {
+	return perftest.Config{
+		Package:     pkg,
+		Name:        t.Name(),
+		ResultsDir:  t.TempDir(),
+		TickTimeout: 500 * time.Millisecond,
+		GiveUpAfter: 1500 * time.Millisecond,
+	}
+}
+
+// recT is a TestingT that records what a session reports.
+type recT struct {
+	mu     sync.Mutex
+	errs   []string
+	failed bool
+}
+
+func (r *recT) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+func (r *recT) FailNow()     { r.failed = true }
+func (r *recT) Name() string { return "TestFault" }
+
+func (r *recT) joined() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.errs, "\n")
+}
+
+func TestDeviceDisconnectMidStep(t *testing.T) {
+	for _, ep := range []string{"host", "adb"} {
+		t.Run(ep, func(t *testing.T) {
+			dev := sim(t, "smooth-scroll", 60, 33)
+			var drop func()
+			var d *adbx.Device
+			if ep == "host" {
+				srv := adbtest.NewServer(dev)
+				t.Cleanup(srv.Close)
+				drop = func() { srv.Remove(dev.Serial()) }
+				d = openAdbx(t, srv.Addr, dev.Serial())
+			} else {
+				a := adbtest.StartADB(t)
+				adbd := adbtest.NewAdbd(dev)
+				t.Cleanup(adbd.Close)
+				serial := a.Connect(adbd.Addr)
+				drop = adbd.Close
+				d = openAdbx(t, fmt.Sprintf("127.0.0.1:%d", a.Port), serial)
+			}
+			launch(t, d, dev)
+			rt := &recT{}
+			s := perftest.Start(rt, d, perftest.WithConfig(quickConfig(t)))
+			if s == nil {
+				t.Fatalf("start failed: %s", rt.joined())
+			}
+			s.Begin("scroll")
+			time.Sleep(500 * time.Millisecond)
+			drop()
+			select {
+			case <-s.Done():
+			case <-time.After(15 * time.Second):
+				t.Fatal("the session did not end after the device went away")
+			}
+			s.End()
+			r := s.Stop()
+			if !errors.Is(s.Err(), perftest.ErrDeviceLost) {
+				t.Errorf("err = %v, want ErrDeviceLost", s.Err())
+			}
+			if !strings.Contains(rt.joined(), "session ended early") || !strings.Contains(rt.joined(), r.Path) {
+				t.Errorf("test not told, or not where the partial result is: %q", rt.joined())
+			}
+			back, err := perftest.ReadResult(r.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := back.Step("scroll")
+			if back.Error == "" || st.Gaps == 0 || st.Frames().Frames < 20 {
+				t.Errorf("partial result: error %q, %d gaps, %d frames before the loss", back.Error, st.Gaps, st.Frames().Frames)
+			}
+		})
+	}
+}
+
+func TestADBServerRestart(t *testing.T) {
+	dev := sim(t, "smooth-scroll", 60, 33)
+	a := adbtest.StartADB(t)
+	adbd := adbtest.NewAdbd(dev)
+	t.Cleanup(adbd.Close)
+	serial := a.Connect(adbd.Addr)
+	d := openAdbx(t, fmt.Sprintf("127.0.0.1:%d", a.Port), serial)
+	launch(t, d, dev)
+	cfg := quickConfig(t)
+	cfg.GiveUpAfter = 20 * time.Second
+	s := perftest.Start(t, d, perftest.WithConfig(cfg))
+	s.Step("scroll", func() {
+		time.Sleep(300 * time.Millisecond)
+		a.Run("kill-server")
+		time.Sleep(300 * time.Millisecond)
+		a.Run("start-server")
+		a.Connect(adbd.Addr)
+		time.Sleep(700 * time.Millisecond)
+	})
+	r := s.Stop()
+	if r.Error != "" {
+		t.Fatalf("session ended: %s", r.Error)
+	}
+	st := r.Step("scroll")
+	if st.Gaps == 0 {
+		t.Error("no gap recorded while the adb server was down")
+	}
+	// Frames from after the restart arrive: the last sample brought frames
+	// rendered after the server came back.
+	last := r.Samples[len(r.Samples)-1]
+	if last.HostNs < st.HostEndNs || len(r.Frames) == 0 || r.Frames[len(r.Frames)-1].Time() < st.DeviceEndNs-int64(500*time.Millisecond) {
+		t.Errorf("no frames after the restart")
+	}
+}
+
+func TestHungCommandIsAGap(t *testing.T) {
+	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33)}
+	srv := adbtest.NewServer(fd)
+	t.Cleanup(srv.Close)
+	d := openAdbx(t, srv.Addr, fd.Serial())
+	launch(t, d, fd.Device)
+	s := perftest.Start(t, d, perftest.WithConfig(quickConfig(t)))
+	s.Step("scroll", func() {
+		time.Sleep(300 * time.Millisecond)
+		fd.mu.Lock()
+		fd.hangs = 1
+		fd.mu.Unlock()
+		time.Sleep(1200 * time.Millisecond)
+	})
+	r := s.Stop()
+	if r.Error != "" {
+		t.Fatalf("one hung tick ended the session: %s", r.Error)
+	}
+	if len(r.Gaps) != 1 || !strings.Contains(r.Gaps[0].Error, "timeout") || r.Gaps[0].Step != "scroll" {
+		t.Fatalf("gaps = %+v, want one timeout in scroll", r.Gaps)
+	}
+	// The 500 ms hang holds fewer frames than the buffer: none are lost.
+	st := r.Step("scroll")
+	truth, late := truthInStep(r, st, fd.World().TruthFrames(), false)
+	if st.Frames().Frames != len(truth)+late && st.Frames().Frames != len(truth) {
+		t.Errorf("%d frames, truth %d", st.Frames().Frames, len(truth))
+	}
+}
+
+func TestProcStatDenied(t *testing.T) {
+	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33), statDenied: true}
+	srv := adbtest.NewServer(fd)
+	t.Cleanup(srv.Close)
+	d := openAdbx(t, srv.Addr, fd.Serial())
+	launch(t, d, fd.Device)
+	s := perftest.Start(t, d, perftest.WithConfig(quickConfig(t)))
+	s.Step("scroll", func() { time.Sleep(1500 * time.Millisecond) })
+	r := s.Stop()
+	if r.Error != "" {
+		t.Fatal(r.Error)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	if !strings.Contains(notes, `"cat: /proc/stat: Permission denied"`) {
+		t.Errorf("notes %q do not quote the denial", notes)
+	}
+	cpu := r.Step("scroll").CPU()
+	// Without /proc/stat the app's ticks are set against wall time: the
+	// preset's 57 % of one core is 7.1 % of 8 cores (tolerance 1 point).
+	if !strings.Contains(cpu.Source, "wall time") || !within(cpu.Mean, 57.0/8, 1) {
+		t.Errorf("cpu %+v, want ≈7.1%% from the wall-time fallback", cpu)
+	}
+}
+
+func TestAppNotInstalledOnDevice(t *testing.T) {
+	dev := sim(t, "smooth-scroll", 60, 33)
+	d, _ := openHost(t, dev)
+	rt := &recT{}
+	cfg := quickConfig(t)
+	cfg.Package = "com.example.absent"
+	if s := perftest.Start(rt, d, perftest.WithConfig(cfg)); s != nil || !rt.failed {
+		t.Fatal("Start did not fail the test")
+	}
+	if !strings.Contains(rt.joined(), "com.example.absent") || !strings.Contains(rt.joined(), "not installed") {
+		t.Errorf("failure %q does not name the package and the reason", rt.joined())
+	}
+	r, err := perftest.ReadResult(strings.TrimSuffix(cfg.ResultsDir, "/") + "/" + t.Name() + ".json")
+	if err != nil {
+		t.Fatalf("no result on disk: %v", err)
+	}
+	if !strings.Contains(r.Error, "not installed") {
+		t.Errorf("result error %q", r.Error)
+	}
+}
+
+func TestAppNotRunningAtStart(t *testing.T) {
+	dev := sim(t, "smooth-scroll", 60, 33)
+	d, _ := openHost(t, dev)
+	rt := &recT{}
+	if s := perftest.Start(rt, d, perftest.WithConfig(quickConfig(t))); s != nil || !rt.failed {
+		t.Fatal("Start did not fail for an app that is not running")
+	}
+	if !strings.Contains(rt.joined(), "not running") {
+		t.Errorf("failure %q", rt.joined())
+	}
+
+	// With WaitForApp a step can launch it; the launch is no crash.
+	cfg := quickConfig(t)
+	cfg.WaitForApp = true
+	s := perftest.Start(t, d, perftest.WithConfig(cfg))
+	s.Step("launch", func() {
+		launch(t, d, dev)
+		time.Sleep(500 * time.Millisecond)
+	})
+	r := s.Stop()
+	st := r.Step("launch")
+	if st.Crashed() || r.App.RunningAtStart || st.Frames().Frames == 0 || st.Memory().RSSMaxKB == 0 {
+		t.Errorf("crashed %v running_at_start %v frames %d rss %d", st.Crashed(), r.App.RunningAtStart, st.Frames().Frames, st.Memory().RSSMaxKB)
+	}
+}
+
+func TestEmptyGfxinfo(t *testing.T) {
+	// The app is running but idle after the first tap on Stop: gfxinfo has
+	// no frame rows; the session records zero frames and no error.
+	dev := sim(t, "smooth-scroll", 60, 33)
+	d, _ := openHost(t, dev)
+	launch(t, d, dev)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := d.Shell(ctx, "input tap 540 2270"); err != nil { // "Stop"
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	s := perftest.Start(t, d, perftest.WithConfig(quickConfig(t)))
+	s.Step("idle", func() { time.Sleep(500 * time.Millisecond) })
+	r := s.Stop()
+	st := r.Step("idle")
+	if r.Error != "" || len(r.Gaps) != 0 || st.Frames().Frames != 0 || st.FPS() != 0 {
+		t.Errorf("error %q gaps %v frames %d fps %v", r.Error, r.Gaps, st.Frames().Frames, st.FPS())
+	}
+}

@@ -1,0 +1,292 @@
+package perftest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Schema names the version of the Result JSON. A reader refuses any other.
+const Schema = "perfgate.result/v1"
+
+// Result is everything one session measured: device and app facts, the
+// steps with their windows and summaries, and the raw material the summaries
+// came from (frames, per-tick samples, memory samples), plus the gaps and
+// errors met on the way. It is written as JSON (see Schema) and read back by
+// ReadResult.
+type Result struct {
+	Schema string `json:"schema"`
+	// Name is the test's name, or what the recording program calls it.
+	Name   string     `json:"name,omitempty"`
+	Device DeviceInfo `json:"device"`
+	App    AppInfo    `json:"app"`
+	Config RunConfig  `json:"config"`
+	// Start and End are host wall-clock times of the session.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Clock says how host time maps to the device's monotonic clock.
+	Clock   ClockSync `json:"clock"`
+	Steps   []*Step   `json:"steps"`
+	Frames  []Frame   `json:"frames"`
+	Samples []Sample  `json:"samples"`
+	// Memory holds the slow lane's `dumpsys meminfo` samples.
+	Memory []MemorySample `json:"memory_samples"`
+	// Traffic holds the traffic counters, read in whichever lane their
+	// source belongs to (RunConfig.TrafficSource).
+	Traffic []TrafficSample `json:"traffic_samples"`
+	Gaps    []Gap           `json:"gaps"`
+	Crashes []Crash         `json:"crashes"`
+	// Notes are collector conditions that are not failures: a source that is
+	// unreadable on this device and what replaced it.
+	Notes []string `json:"notes,omitempty"`
+	// Error says why the session ended early; empty when it ran to Stop.
+	Error string `json:"error,omitempty"`
+	// Path is where the Result was last written or read; not serialised.
+	Path string `json:"-"`
+}
+
+// DeviceInfo are the device facts a session starts with.
+type DeviceInfo struct {
+	Serial       string  `json:"serial"`
+	Model        string  `json:"model,omitempty"`
+	Manufacturer string  `json:"manufacturer,omitempty"`
+	API          int     `json:"api,omitempty"`
+	Release      string  `json:"release,omitempty"`
+	ABI          string  `json:"abi,omitempty"`
+	Cores        int     `json:"cores"`
+	ClockTicks   int     `json:"clock_ticks_per_s"`
+	RefreshHz    float64 `json:"refresh_hz"`
+	Root         bool    `json:"root,omitempty"`
+}
+
+// AppInfo are the facts of the app under test.
+type AppInfo struct {
+	Package string `json:"package"`
+	UID     int    `json:"uid,omitempty"`
+	// PIDs are the app's processes when the session started.
+	PIDs []int `json:"pids,omitempty"`
+	// RunningAtStart is false when the session waited for the app to start.
+	RunningAtStart bool `json:"running_at_start"`
+}
+
+// RunConfig records the settings a session ran with.
+type RunConfig struct {
+	IntervalMs     float64  `json:"interval_ms"`
+	SlowIntervalMs float64  `json:"slow_interval_ms"`
+	FrameSource    string   `json:"frame_source"`
+	Layer          string   `json:"layer,omitempty"`
+	Collectors     []string `json:"collectors"`
+	TrafficScope   string   `json:"traffic_scope,omitempty"`
+	TrafficSource  string   `json:"traffic_source,omitempty"`
+	// Sources names the device command behind each kind of value.
+	Sources map[string]string `json:"sources"`
+}
+
+// ClockSync describes the host→device clock mapping:
+// device_ns = host_ns + offset_ns, where host_ns counts from the session's
+// Start on the host's monotonic clock and device_ns is the device's
+// CLOCK_MONOTONIC (the clock frame timestamps use).
+type ClockSync struct {
+	Source   string `json:"source"`
+	OffsetNs int64  `json:"offset_ns"`
+	// UncertaintyMs bounds |error| of a mapped time: half the width of the
+	// offset interval that the best round trips allow.
+	UncertaintyMs float64 `json:"uncertainty_ms"`
+	BestRTTMs     float64 `json:"best_rtt_ms"`
+	Samples       int     `json:"samples"`
+}
+
+// Frame is one rendered frame as the device reported it. Times are device
+// CLOCK_MONOTONIC nanoseconds.
+type Frame struct {
+	// Source is "gfxinfo" or "surfaceflinger".
+	Source string `json:"source"`
+	// Window is the gfxinfo window or the SurfaceFlinger layer.
+	Window string `json:"window"`
+	// gfxinfo framestats columns.
+	IntendedVsyncNs  int64 `json:"intended_vsync_ns,omitempty"`
+	VsyncNs          int64 `json:"vsync_ns,omitempty"`
+	FrameCompletedNs int64 `json:"frame_completed_ns,omitempty"`
+	FrameDeadlineNs  int64 `json:"frame_deadline_ns,omitempty"`
+	// SurfaceFlinger --latency columns A, B, C.
+	DesiredPresentNs int64 `json:"desired_present_ns,omitempty"`
+	ActualPresentNs  int64 `json:"actual_present_ns,omitempty"`
+	FrameReadyNs     int64 `json:"frame_ready_ns,omitempty"`
+}
+
+// Time is the frame's time in the metric definitions: IntendedVsync for
+// gfxinfo, the actual present time B for SurfaceFlinger.
+func (f Frame) Time() int64 {
+	if f.Source == string(SourceSurfaceFlinger) {
+		return f.ActualPresentNs
+	}
+	return f.IntendedVsyncNs
+}
+
+// Sample is what one cheap-lane tick read. Counters are cumulative as the
+// device reports them; summaries take differences.
+type Sample struct {
+	// HostNs is the midpoint of the tick's round trip, from session start.
+	HostNs int64 `json:"host_ns"`
+	// DeviceNs is HostNs mapped to the device clock when the sample was taken
+	// (refined at Stop).
+	DeviceNs int64 `json:"device_ns"`
+	RTTNs    int64 `json:"rtt_ns"`
+	// CPU is the /proc/stat `cpu` line, in clock ticks; nil when unreadable.
+	CPU *CPUTicks `json:"cpu,omitempty"`
+	// Procs are the app's processes' /proc/<pid>/stat times.
+	Procs []ProcTicks `json:"procs,omitempty"`
+	// PIDs are the app's processes (pidof), empty when it is not running.
+	PIDs []int `json:"pids"`
+	// RSSKB is VmRSS summed over the app's processes (/proc/<pid>/status), KiB.
+	RSSKB int64 `json:"rss_kb,omitempty"`
+	// Threads of the app's main process (/proc/<pid>/task/*/stat).
+	Threads []ProcTicks `json:"threads,omitempty"`
+	// Battery, read every few ticks.
+	Battery *BatteryReading `json:"battery,omitempty"`
+	// NewFrames is how many new frames this tick brought.
+	NewFrames int `json:"new_frames"`
+}
+
+// CPUTicks is the aggregate `cpu` line of /proc/stat, in clock ticks.
+type CPUTicks struct {
+	User    uint64 `json:"user"`
+	Nice    uint64 `json:"nice"`
+	System  uint64 `json:"system"`
+	Idle    uint64 `json:"idle"`
+	IOWait  uint64 `json:"iowait"`
+	IRQ     uint64 `json:"irq"`
+	SoftIRQ uint64 `json:"softirq"`
+	Steal   uint64 `json:"steal"`
+}
+
+// ProcTicks is one process's or thread's /proc/<pid>/stat times, in clock
+// ticks; StartTime tells a reused pid apart.
+type ProcTicks struct {
+	PID       int    `json:"pid"`
+	Name      string `json:"name"`
+	StartTime uint64 `json:"start_time"`
+	UTime     uint64 `json:"utime"`
+	STime     uint64 `json:"stime"`
+}
+
+// TrafficSample is one read of cumulative traffic counters, in bytes.
+type TrafficSample struct {
+	HostNs    int64  `json:"host_ns"`
+	DeviceNs  int64  `json:"device_ns"`
+	RxBytes   uint64 `json:"rx_bytes"`
+	TxBytes   uint64 `json:"tx_bytes"`
+	RxPackets uint64 `json:"rx_packets,omitempty"`
+	TxPackets uint64 `json:"tx_packets,omitempty"`
+}
+
+// BatteryReading is one battery read (uevent or dumpsys battery).
+type BatteryReading struct {
+	LevelPct     float64 `json:"level_pct"`
+	TemperatureC float64 `json:"temperature_c"`
+	VoltageMV    float64 `json:"voltage_mv,omitempty"`
+	CurrentMA    float64 `json:"current_ma,omitempty"`
+}
+
+// MemorySample is one slow-lane `dumpsys meminfo <pkg>` read, in KiB.
+type MemorySample struct {
+	HostNs   int64 `json:"host_ns"`
+	DeviceNs int64 `json:"device_ns"`
+	PSSKB    int64 `json:"pss_kb"`
+	RSSKB    int64 `json:"rss_kb,omitempty"`
+	SwapKB   int64 `json:"swap_kb,omitempty"`
+	// Summary holds the App Summary rows (java_heap_kb, native_heap_kb, ...).
+	Summary map[string]int64 `json:"summary,omitempty"`
+}
+
+// Gap is a tick (or slow-lane read) that failed. Samples around it are kept.
+type Gap struct {
+	Lane   string `json:"lane"` // "cheap" or "slow"
+	HostNs int64  `json:"host_ns"`
+	// DurationNs is how long the failed call took.
+	DurationNs int64  `json:"duration_ns"`
+	Step       string `json:"step,omitempty"`
+	Error      string `json:"error"`
+}
+
+// Crash is the app's process disappearing or being replaced.
+type Crash struct {
+	HostNs   int64  `json:"host_ns"`
+	DeviceNs int64  `json:"device_ns"`
+	Step     string `json:"step,omitempty"`
+	OldPIDs  []int  `json:"old_pids"`
+	NewPIDs  []int  `json:"new_pids"`
+	// Logcat holds the log lines around the crash (threadtime format).
+	Logcat []string `json:"logcat,omitempty"`
+}
+
+// Step returns the named step's summary. A step that was never recorded
+// returns a Step with Missing set (and zero metrics), so chained calls never
+// panic and budget checks can fail with a clear message.
+func (r *Result) Step(name string) *Step {
+	if r != nil {
+		for _, s := range r.Steps {
+			if s.Name == name {
+				return s
+			}
+		}
+	}
+	return &Step{Name: name, Missing: true}
+}
+
+// WriteFile writes r as indented JSON to path, creating its directory, with
+// an atomic rename so a reader never sees half a file.
+func (r *Result) WriteFile(path string) error {
+	if r.Schema == "" {
+		r.Schema = Schema
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("perftest: write %s: %w", path, err)
+	}
+	b = append(b, '\n')
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("perftest: write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("perftest: write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("perftest: write %s: %w", path, werr)
+	}
+	r.Path = path
+	return nil
+}
+
+// ErrSchema is returned by ReadResult for a file of another schema version.
+var ErrSchema = errors.New("unsupported result schema")
+
+// ReadResult reads a Result written by a session.
+func ReadResult(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("perftest: read result: %w", err)
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("perftest: read result %s: %w", path, err)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("perftest: read result %s: %w: %q (want %q)", path, ErrSchema, r.Schema, Schema)
+	}
+	r.Path = path
+	return &r, nil
+}

@@ -1,0 +1,398 @@
+package perftest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Session measures one app on one device around named steps. Its methods
+// are safe for concurrent use.
+type Session struct {
+	cfg   Config
+	dev   device
+	t     TestingT
+	start time.Time // host reference; host ns count from here (monotonic)
+
+	ctx    context.Context // ends at Stop
+	cancel context.CancelFunc
+	lanes  sync.WaitGroup
+
+	tickMu sync.Mutex // one tick at a time (the lane's and Stop's last)
+
+	mu       sync.Mutex
+	res      *Result
+	col      *collector
+	clock    clockMap
+	cur      *Step // open step, nil between steps
+	names    map[string]int
+	lastOK   int64 // host ns of the last successful tick
+	failing  int   // consecutive failed ticks
+	lastErr  error
+	endErr   error // why the session ended early
+	stopped  bool
+	stopOnce sync.Once
+	final    *Result
+}
+
+// Start begins measuring under a test. dev is the device (see adbx.Open);
+// options name the app (App) and change the defaults. A session that cannot
+// start fails the test at once (FailNow). Stop runs at t.Cleanup when t has
+// Cleanup; call it yourself to get the Result.
+func Start(t TestingT, dev adbxDevice, opts ...Option) *Session {
+	helper(t)
+	var cfg Config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if n, ok := t.(namedT); ok && cfg.Name == "" {
+		cfg.Name = n.Name()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	s, err := newSession(ctx, wrapAdbx(dev), cfg)
+	if err != nil {
+		t.Errorf("%v", err)
+		t.FailNow()
+		return nil
+	}
+	s.t = t
+	if c, ok := t.(cleanupT); ok {
+		c.Cleanup(func() { s.Stop() })
+	}
+	return s
+}
+
+// NewSession begins measuring outside a test, as `perfgate record` does. On
+// error nothing runs; when cfg names a result file the failed attempt is
+// written there all the same.
+func NewSession(ctx context.Context, dev adbxDevice, cfg Config) (*Session, error) {
+	return newSession(ctx, wrapAdbx(dev), cfg)
+}
+
+// startTimeout bounds Start's setup round trips when the test gives none.
+const startTimeout = 30 * time.Second
+
+func newSession(ctx context.Context, dev device, cfg Config) (*Session, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{
+		cfg:   cfg,
+		dev:   dev,
+		start: time.Now(),
+		names: map[string]int{},
+		res: &Result{
+			Schema: Schema,
+			Name:   cfg.Name,
+			App:    AppInfo{Package: cfg.Package},
+			Device: DeviceInfo{Serial: dev.serial()},
+		},
+	}
+	s.res.Start = s.start
+	s.col = newCollector(s)
+	if err := s.col.setup(ctx); err != nil {
+		s.endErr = err
+		s.res.Error = err.Error()
+		s.res.End = time.Now()
+		s.res.Config = s.col.runConfig()
+		if p := cfg.resultPath(); p != "" {
+			if werr := s.res.WriteFile(p); werr != nil {
+				err = fmt.Errorf("%w (and %v)", err, werr)
+			}
+		}
+		return nil, err
+	}
+	s.res.Config = s.col.runConfig()
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.lanes.Add(1)
+	go s.cheapLane()
+	if s.col.slowLaneNeeded() {
+		s.lanes.Add(1)
+		go s.slowLane()
+	}
+	return s, nil
+}
+
+// now is host ns since the session started (monotonic).
+func (s *Session) now() int64 { return int64(time.Since(s.start)) }
+
+// Step runs fn as the step name: the window opens before fn and closes
+// after it, even when fn panics or calls t.FailNow.
+func (s *Session) Step(name string, fn func()) {
+	if s == nil {
+		fn()
+		return
+	}
+	s.Begin(name)
+	defer s.End()
+	fn()
+}
+
+// Begin opens a step. A step still open is ended first: steps do not nest.
+// A name used twice is recorded as "name#2", "name#3", ...
+func (s *Session) Begin(name string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	if s.cur != nil {
+		s.endLocked()
+	}
+	s.names[name]++
+	if n := s.names[name]; n > 1 {
+		name += "#" + strconv.Itoa(n)
+	}
+	now := s.now()
+	st := &Step{Name: name, HostStart: s.start.Add(time.Duration(now)), HostStartNs: now}
+	s.cur = st
+	s.res.Steps = append(s.res.Steps, st)
+}
+
+// End closes the open step; without one it does nothing.
+func (s *Session) End() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.endLocked()
+}
+
+func (s *Session) endLocked() {
+	if s.cur == nil {
+		return
+	}
+	now := s.now()
+	s.cur.HostEndNs = now
+	s.cur.HostEnd = s.start.Add(time.Duration(now))
+	s.cur = nil
+}
+
+// stepAt names the step open at host time ns ("" between steps).
+func (s *Session) stepAtLocked(ns int64) string {
+	for i := len(s.res.Steps) - 1; i >= 0; i-- {
+		st := s.res.Steps[i]
+		if ns >= st.HostStartNs && (st == s.cur || ns < st.HostEndNs) {
+			return st.Name
+		}
+	}
+	return ""
+}
+
+// Err is why the session ended early, nil while it runs or when it ran to
+// Stop.
+func (s *Session) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.endErr
+}
+
+// Done is closed when the session's collectors have stopped, by Stop or by
+// losing the device.
+func (s *Session) Done() <-chan struct{} { return s.ctx.Done() }
+
+func (s *Session) cheapLane() {
+	defer s.lanes.Done()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-timer.C:
+		}
+		began := time.Now()
+		if err := s.tick(s.ctx); err != nil {
+			s.mu.Lock()
+			if s.endErr == nil {
+				s.endErr = err
+			}
+			s.mu.Unlock()
+			s.cancel()
+			return
+		}
+		timer.Reset(max(0, s.cfg.Interval-time.Since(began)))
+	}
+}
+
+// tick runs one cheap-lane round trip. It returns an error only when the
+// session must end.
+func (s *Session) tick(ctx context.Context) error {
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+	s.mu.Lock()
+	plan := s.col.plan()
+	s.mu.Unlock()
+
+	tctx, cancel := context.WithTimeout(ctx, s.cfg.TickTimeout)
+	send := s.now()
+	out, err := s.dev.batch(tctx, plan.cmds)
+	recv := s.now()
+	cancel()
+	if err == nil && len(out) != len(plan.cmds) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(plan.cmds), len(out))
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		if ctx.Err() != nil && !errors.Is(tctx.Err(), context.DeadlineExceeded) {
+			return nil // Stop cancelled the tick: not a device failure
+		}
+		s.failing++
+		s.lastErr = err
+		s.res.Gaps = append(s.res.Gaps, Gap{
+			Lane: "cheap", HostNs: send, DurationNs: recv - send,
+			Step: s.stepAtLocked(send), Error: err.Error(),
+		})
+		if s.failing >= 2 && time.Duration(recv-s.lastOK) >= s.cfg.GiveUpAfter {
+			return fmt.Errorf("perftest: %w: every tick failed for %v; last error: %v",
+				ErrDeviceLost, time.Duration(recv-s.lastOK).Round(time.Millisecond), err)
+		}
+		return nil
+	}
+	s.failing = 0
+	s.lastOK = recv
+	s.col.absorb(plan, out, send, recv)
+	if s.cfg.OnTick != nil {
+		s.cfg.OnTick(s.liveLocked())
+	}
+	return nil
+}
+
+func (s *Session) slowLane() {
+	defer s.lanes.Done()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-timer.C:
+		}
+		began := time.Now()
+		s.slowTick(s.ctx)
+		timer.Reset(max(0, s.cfg.SlowInterval-time.Since(began)))
+	}
+}
+
+func (s *Session) slowTick(ctx context.Context) {
+	s.mu.Lock()
+	plan := s.col.slowPlan()
+	s.mu.Unlock()
+	if len(plan.cmds) == 0 {
+		return
+	}
+	// meminfo can take a second on a busy phone; it has its own deadline.
+	tctx, cancel := context.WithTimeout(ctx, max(s.cfg.TickTimeout, 5*time.Second))
+	send := s.now()
+	out, err := s.dev.batch(tctx, plan.cmds)
+	recv := s.now()
+	cancel()
+	if err == nil && len(out) != len(plan.cmds) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(plan.cmds), len(out))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		s.res.Gaps = append(s.res.Gaps, Gap{
+			Lane: "slow", HostNs: send, DurationNs: recv - send,
+			Step: s.stepAtLocked(send), Error: err.Error(),
+		})
+		return
+	}
+	s.col.absorbSlow(plan, out, send, recv)
+}
+
+// Stop ends the session: it stops the collectors, waits Config.Settle and
+// polls once more (unless the device is gone), closes an open step,
+// summarises every step, writes the Result and returns it. Under a test, a
+// session that ended early fails the test (Errorf) naming the error and
+// the partial result's path. Calling Stop again returns the same Result.
+func (s *Session) Stop() *Result {
+	if s == nil {
+		return &Result{Schema: Schema}
+	}
+	s.stopOnce.Do(s.stop)
+	return s.final
+}
+
+func (s *Session) stop() {
+	s.mu.Lock()
+	ended := s.endErr != nil
+	s.mu.Unlock()
+	if !ended {
+		// The step's last frames finish drawing (and are presented) after
+		// the step; the collectors keep running through the settle time.
+		time.Sleep(s.cfg.Settle)
+	}
+	s.cancel()
+	s.lanes.Wait()
+	s.mu.Lock()
+	ended = s.endErr != nil
+	s.mu.Unlock()
+	if !ended {
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.TickTimeout)
+		if err := s.tick(ctx); err != nil {
+			s.mu.Lock()
+			s.endErr = err
+			s.mu.Unlock()
+		}
+		cancel()
+	}
+
+	s.mu.Lock()
+	s.stopped = true
+	if s.cur != nil {
+		s.cur.Unfinished = true
+		s.endLocked()
+	}
+	r := s.res
+	r.End = time.Now()
+	if s.endErr != nil {
+		r.Error = s.endErr.Error()
+	}
+	s.col.finish()
+	s.mu.Unlock()
+
+	var werr error
+	if p := s.cfg.resultPath(); p != "" {
+		werr = r.WriteFile(p)
+	}
+	s.final = r
+	if s.t != nil {
+		helper(s.t)
+		if r.Error != "" {
+			s.t.Errorf("perftest: session ended early: %s (partial result in %s)", r.Error, r.Path)
+		}
+		if werr != nil {
+			s.t.Errorf("%v", werr)
+		}
+	}
+}
+
+// liveLocked reports the running state for Config.OnTick.
+func (s *Session) liveLocked() Live {
+	l := Live{Elapsed: time.Duration(s.now()), Gaps: len(s.res.Gaps), Err: s.endErr}
+	if s.cur != nil {
+		l.Step = s.cur.Name
+		l.Frames, l.FPS, l.Jank = s.col.liveFrames(s.cur)
+	}
+	l.CPUPct = s.col.liveCPU()
+	if n := len(s.res.Memory); n > 0 {
+		l.PSSKB = s.res.Memory[n-1].PSSKB
+	}
+	return l
+}

@@ -1,0 +1,439 @@
+package perftest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fastConfig is a session config for the scripted fake: quick ticks, no
+// frames (the frame path has its own tests), results in a temp dir.
+func fastConfig(t *testing.T) Config {
+	return Config{
+		Package:      "com.perfgate.demo",
+		Name:         t.Name(),
+		Collectors:   []Collector{CollectCPU, CollectMemory, CollectTraffic},
+		Interval:     10 * time.Millisecond,
+		SlowInterval: 30 * time.Millisecond,
+		Settle:       10 * time.Millisecond,
+		TickTimeout:  200 * time.Millisecond,
+		ResultsDir:   t.TempDir(),
+	}
+}
+
+func startFake(t *testing.T, f *fakeDevice, cfg Config) *Session {
+	t.Helper()
+	s, err := newSession(context.Background(), f, cfg)
+	if err != nil {
+		t.Fatalf("newSession: %v", err)
+	}
+	return s
+}
+
+// waitTicks lets the cheap lane run n more ticks.
+func waitTicks(t *testing.T, f *fakeDevice, n int) {
+	t.Helper()
+	want := f.batchCount() + n
+	deadline := time.Now().Add(5 * time.Second)
+	for f.batchCount() < want {
+		if time.Now().After(deadline) {
+			t.Fatalf("device saw %d batches, want %d", f.batchCount(), want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestSessionCPUMemoryTraffic(t *testing.T) {
+	f := newFake()
+	s := startFake(t, f, fastConfig(t))
+	s.Step("scroll", func() { waitTicks(t, f, 12) })
+	r := s.Stop()
+	if r.Error != "" {
+		t.Fatalf("session error: %s", r.Error)
+	}
+	st := r.Step("scroll")
+	if st.Missing {
+		t.Fatalf("step scroll missing: %+v", r.Steps)
+	}
+	// Per tick the fake adds busy 200, idle 600, app 40 ticks: device
+	// 200/800 = 25 %, app 40/800 = 5 %, × 8 cores = 40 % top-style.
+	cpu := st.CPU()
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"device_pct", cpu.DeviceMean, 25},
+		{"device_pct_max", cpu.DeviceMax, 25},
+		{"app_pct", cpu.Mean, 5},
+		{"app_pct_max", cpu.Max, 5},
+		{"app_core_pct", cpu.MeanPerCore, 40},
+	} {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("cpu %s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if cpu.Intervals < 11 {
+		t.Errorf("cpu over %d intervals, want ≥ 11", cpu.Intervals)
+	}
+	if len(cpu.Threads) == 0 || cpu.Threads[0].Name != "com.perfgate.demo" {
+		t.Errorf("top threads = %+v, want the main thread first", cpu.Threads)
+	}
+	mem := st.Memory()
+	if mem.RSSMaxKB != 150000 || mem.RSSLastKB != 150000 || mem.RSSSamples < 11 {
+		t.Errorf("rss = max %d last %d over %d samples, want 150000 over ≥ 11", mem.RSSMaxKB, mem.RSSLastKB, mem.RSSSamples)
+	}
+	if mem.PSSMaxKB != 13000 || mem.PSSSamples == 0 {
+		t.Errorf("pss max = %d over %d samples, want 13000 (the fake's TOTAL)", mem.PSSMaxKB, mem.PSSSamples)
+	}
+	if mem.Summary["java_heap_kb"] != 1000 || mem.Summary["system_kb"] != 6000 {
+		t.Errorf("app summary = %v", mem.Summary)
+	}
+	tr := st.Traffic()
+	if tr.Scope != "uid" || tr.Source != trafficQtaguid {
+		t.Errorf("traffic scope %q source %q, want uid from xt_qtaguid", tr.Scope, tr.Source)
+	}
+	// 1000 rx and 100 tx bytes a tick, only for the app's uid.
+	if tr.RxBytes == 0 || tr.RxBytes%1000 != 0 || tr.TxBytes*10 != tr.RxBytes {
+		t.Errorf("traffic rx %d tx %d, want whole ticks of 1000/100", tr.RxBytes, tr.TxBytes)
+	}
+	if st.Crashed() || len(r.Gaps) != 0 {
+		t.Errorf("crashes %v gaps %v, want none", st.Crashes, r.Gaps)
+	}
+}
+
+func TestSessionOneRoundTripPerTick(t *testing.T) {
+	f := newFake()
+	cfg := fastConfig(t)
+	cfg.Collectors = []Collector{CollectCPU, CollectTraffic} // no slow lane
+	s := startFake(t, f, cfg)
+	waitTicks(t, f, 5)
+	r := s.Stop()
+	// Setup's one probe batch (facts, uid and processes are the fake's own
+	// calls), then one batch per sample, Stop's last tick included.
+	if got, want := f.batches, len(r.Samples)+1; got != want {
+		t.Errorf("%d batches for %d ticks, want one each after the probe", got, len(r.Samples))
+	}
+}
+
+func TestClockMapping(t *testing.T) {
+	f := newFake()
+	cfg := fastConfig(t)
+	s := startFake(t, f, cfg)
+	waitTicks(t, f, 20)
+	r := s.Stop()
+	// The fake's clock: device = bootNs + (now − t0); host ns count from
+	// s.start, so the true offset is bootNs + (s.start − t0).
+	trueOffset := f.bootNs + int64(s.start.Sub(f.t0))
+	errMs := math.Abs(float64(r.Clock.OffsetNs-trueOffset)) / 1e6
+	if r.Clock.Source != "/proc/uptime" {
+		t.Errorf("clock source %q", r.Clock.Source)
+	}
+	if errMs > r.Clock.UncertaintyMs+1e-6 {
+		t.Errorf("offset off by %.3f ms, beyond the stated uncertainty %.3f ms", errMs, r.Clock.UncertaintyMs)
+	}
+	// One read of /proc/uptime (10 ms resolution) bounds the offset within
+	// 10 ms + RTT; intersecting many reads narrows it, never widens it.
+	if r.Clock.UncertaintyMs <= 0 || r.Clock.UncertaintyMs > 10 || r.Clock.Samples < 20 {
+		t.Errorf("uncertainty %.3f ms from %d samples, want within (0, 10] from ≥ 20", r.Clock.UncertaintyMs, r.Clock.Samples)
+	}
+}
+
+func TestClockMapIntersection(t *testing.T) {
+	ms := int64(time.Millisecond)
+	for _, tc := range []struct {
+		name    string
+		obs     [][3]int64 // send, recv, device (res 1 ms); true offset 1000 ms
+		wantLo  int64
+		wantHi  int64
+		wantSrc string
+	}{
+		{
+			name:   "one round trip",
+			obs:    [][3]int64{{0, 4 * ms, 1002 * ms}},
+			wantLo: 998 * ms, wantHi: 1003 * ms,
+		},
+		{
+			name: "two overlap",
+			obs:  [][3]int64{{0, 4 * ms, 1002 * ms}, {100 * ms, 102 * ms, 1101 * ms}},
+			// [998,1003] ∩ [999,1002]
+			wantLo: 999 * ms, wantHi: 1002 * ms,
+		},
+		{
+			name: "disjoint falls back to the narrowest",
+			obs:  [][3]int64{{0, 4 * ms, 1002 * ms}, {100 * ms, 101 * ms, 1200 * ms}},
+			// second: [1099, 1101], narrower than the first (5 ms)
+			wantLo: 1099 * ms, wantHi: 1101 * ms,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var c clockMap
+			for _, o := range tc.obs {
+				c.observe("test", o[0], o[1], o[2], ms)
+			}
+			lo, hi := c.interval()
+			if lo != tc.wantLo || hi != tc.wantHi {
+				t.Errorf("interval [%d, %d] ms, want [%d, %d] ms", lo/ms, hi/ms, tc.wantLo/ms, tc.wantHi/ms)
+			}
+			if got, want := c.offset(), tc.wantLo+(tc.wantHi-tc.wantLo)/2; got != want {
+				t.Errorf("offset %d, want %d", got, want)
+			}
+		})
+	}
+}
+
+func TestClockMapIgnoresOtherSource(t *testing.T) {
+	var c clockMap
+	ms := int64(time.Millisecond)
+	c.observe("gfxinfo Uptime", 0, 2*ms, 500*ms, ms)
+	c.observe("/proc/uptime", 0, 2*ms, 90000*ms, 10*ms)
+	if c.samples != 1 || c.offset() > 500*ms {
+		t.Errorf("second source mixed in: samples %d offset %d", c.samples, c.offset())
+	}
+}
+
+func TestDeviceLostMidStep(t *testing.T) {
+	f := newFake()
+	var gone bool
+	var mu = &f.mu
+	f.fail = func(ctx context.Context, cmds []string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if gone {
+			return errFakeGone
+		}
+		return nil
+	}
+	cfg := fastConfig(t)
+	cfg.GiveUpAfter = 100 * time.Millisecond
+	s := startFake(t, f, cfg)
+	s.Begin("scroll")
+	waitTicks(t, f, 5)
+	mu.Lock()
+	gone = true
+	mu.Unlock()
+	select {
+	case <-s.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("session did not end after the device went away")
+	}
+	s.End()
+	r := s.Stop()
+	if !errors.Is(s.Err(), ErrDeviceLost) || !strings.Contains(r.Error, "device gone") {
+		t.Errorf("session error %v / %q, want ErrDeviceLost naming the cause", s.Err(), r.Error)
+	}
+	if len(r.Gaps) < 2 || r.Gaps[0].Step != "scroll" || r.Gaps[0].Error != "device gone" {
+		t.Errorf("gaps = %+v, want the failed ticks inside scroll", r.Gaps)
+	}
+	st := r.Step("scroll")
+	if st.Gaps < 2 || st.CPU().Intervals < 4 {
+		t.Errorf("step gaps %d cpu intervals %d: the samples before the loss must be kept", st.Gaps, st.CPU().Intervals)
+	}
+	// The partial result is on disk.
+	back, err := ReadResult(r.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Error == "" || len(back.Samples) < 5 {
+		t.Errorf("on disk: error %q, %d samples", back.Error, len(back.Samples))
+	}
+}
+
+func TestHangingCommandIsAGap(t *testing.T) {
+	f := newFake()
+	hung := make(chan struct{}, 1)
+	hangs := 1
+	f.fail = func(ctx context.Context, cmds []string) error {
+		f.mu.Lock()
+		hang := hangs > 0 && f.batches > 3
+		if hang {
+			hangs--
+		}
+		f.mu.Unlock()
+		if hang {
+			hung <- struct{}{}
+			<-ctx.Done() // like `sleep 100` in a command: only the deadline ends it
+			return ctx.Err()
+		}
+		return nil
+	}
+	cfg := fastConfig(t)
+	cfg.TickTimeout = 50 * time.Millisecond
+	s := startFake(t, f, cfg)
+	<-hung
+	waitTicks(t, f, 3)
+	r := s.Stop()
+	if r.Error != "" {
+		t.Fatalf("one hung tick ended the session: %s", r.Error)
+	}
+	if len(r.Gaps) != 1 || !strings.Contains(r.Gaps[0].Error, "deadline exceeded") {
+		t.Fatalf("gaps = %+v, want one deadline gap", r.Gaps)
+	}
+	if d := time.Duration(r.Gaps[0].DurationNs); d < 50*time.Millisecond || d > time.Second {
+		t.Errorf("hung tick took %v, want about the 50ms deadline", d)
+	}
+}
+
+func TestAppCrashInStep(t *testing.T) {
+	f := newFake()
+	s := startFake(t, f, fastConfig(t))
+	s.Step("open", func() { waitTicks(t, f, 3) })
+	s.Step("tap", func() {
+		waitTicks(t, f, 3)
+		f.setPIDs(5151) // the app died and was restarted
+		waitTicks(t, f, 3)
+	})
+	r := s.Stop()
+	if r.Step("open").Crashed() {
+		t.Error("open crashed")
+	}
+	tap := r.Step("tap")
+	if !tap.Crashed() || len(r.Crashes) != 1 {
+		t.Fatalf("crashes = %+v, want one in tap", r.Crashes)
+	}
+	cr := tap.Crashes[0]
+	if len(cr.OldPIDs) != 1 || cr.OldPIDs[0] != 4242 || len(cr.NewPIDs) != 1 || cr.NewPIDs[0] != 5151 {
+		t.Errorf("crash pids %v → %v", cr.OldPIDs, cr.NewPIDs)
+	}
+	if len(cr.Logcat) != 1 || !strings.Contains(cr.Logcat[0], "FATAL EXCEPTION") {
+		t.Errorf("crash logcat = %q, want the dead pid's FATAL line only", cr.Logcat)
+	}
+	if r.Crashes[0].DeviceNs == 0 {
+		t.Error("crash has no device time")
+	}
+}
+
+func TestAppNotInstalled(t *testing.T) {
+	f := newFake()
+	f.uidErr = errors.Join(ErrAppNotInstalled, errors.New(`pm list packages -U com.perfgate.demo: ""`))
+	cfg := fastConfig(t)
+	_, err := newSession(context.Background(), f, cfg)
+	if !errors.Is(err, ErrAppNotInstalled) || !strings.Contains(err.Error(), "com.perfgate.demo") {
+		t.Fatalf("err = %v, want ErrAppNotInstalled naming the package", err)
+	}
+	r, rerr := ReadResult(cfg.resultPath())
+	if rerr != nil {
+		t.Fatalf("no result on disk: %v", rerr)
+	}
+	if !strings.Contains(r.Error, "not installed") {
+		t.Errorf("result error %q", r.Error)
+	}
+}
+
+func TestAppNotRunning(t *testing.T) {
+	f := newFake()
+	f.setPIDs()
+	cfg := fastConfig(t)
+	_, err := newSession(context.Background(), f, cfg)
+	if !errors.Is(err, ErrAppNotRunning) {
+		t.Fatalf("err = %v, want ErrAppNotRunning", err)
+	}
+
+	// With WaitForApp the session starts, and the app appearing is no crash.
+	cfg.WaitForApp = true
+	s := startFake(t, f, cfg)
+	s.Step("launch", func() {
+		waitTicks(t, f, 3)
+		f.setPIDs(4242)
+		waitTicks(t, f, 5)
+	})
+	r := s.Stop()
+	if r.App.RunningAtStart || len(r.Crashes) != 0 {
+		t.Errorf("running_at_start %v crashes %v", r.App.RunningAtStart, r.Crashes)
+	}
+	if r.Step("launch").Memory().RSSMaxKB != 150000 {
+		t.Errorf("rss after launch = %d", r.Step("launch").Memory().RSSMaxKB)
+	}
+}
+
+func TestProcStatPermissionDenied(t *testing.T) {
+	f := newFake()
+	f.statDenied = true
+	s := startFake(t, f, fastConfig(t))
+	start := time.Now()
+	s.Step("work", func() { waitTicks(t, f, 10) })
+	elapsed := time.Since(start)
+	r := s.Stop()
+	if r.Error != "" {
+		t.Fatalf("session error %q", r.Error)
+	}
+	if len(r.Notes) == 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "cat /proc/stat: exit 1: \"cat: /proc/stat: Permission denied\"") {
+		t.Errorf("notes = %q, want the denied read quoted", r.Notes)
+	}
+	cpu := r.Step("work").CPU()
+	if !strings.Contains(cpu.Source, "wall time") || cpu.DeviceMean != 0 {
+		t.Errorf("cpu = %+v, want the wall-time fallback and no device figure", cpu)
+	}
+	// 40 ticks of app time per tick over ≥ 10 ms ticks on 8 cores at
+	// 100 ticks/s: at most 40/(100 × 0.01 × 8) × 100 = 500 %; at least
+	// what the whole step's elapsed time allows.
+	if cpu.Mean <= 0 || cpu.Mean > 500 {
+		t.Errorf("app cpu %v %% out of range (step took %v)", cpu.Mean, elapsed)
+	}
+}
+
+func TestStepNamesAndWindows(t *testing.T) {
+	f := newFake()
+	s := startFake(t, f, fastConfig(t))
+	s.Step("a", func() { time.Sleep(5 * time.Millisecond) })
+	s.Step("a", func() { time.Sleep(5 * time.Millisecond) })
+	s.Begin("b")
+	s.Begin("c") // ends b
+	r := s.Stop()
+	var names []string
+	for _, st := range r.Steps {
+		names = append(names, st.Name)
+		if st.HostEndNs < st.HostStartNs || st.DeviceEndNs-st.DeviceStartNs != st.HostEndNs-st.HostStartNs {
+			t.Errorf("step %s window host [%d,%d] device [%d,%d]", st.Name, st.HostStartNs, st.HostEndNs, st.DeviceStartNs, st.DeviceEndNs)
+		}
+	}
+	if got := strings.Join(names, ","); got != "a,a#2,b,c" {
+		t.Errorf("steps %s, want a,a#2,b,c", got)
+	}
+	if !r.Step("c").Unfinished || r.Step("b").Unfinished {
+		t.Error("only the step open at Stop is unfinished")
+	}
+	if !r.Step("nope").Missing {
+		t.Error("unknown step not marked missing")
+	}
+}
+
+func TestResultRoundTrip(t *testing.T) {
+	f := newFake()
+	s := startFake(t, f, fastConfig(t))
+	s.Step("x", func() { waitTicks(t, f, 3) })
+	r := s.Stop()
+	back, err := ReadResult(r.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Schema != Schema || back.Step("x").CPU().Mean != r.Step("x").CPU().Mean || len(back.Samples) != len(r.Samples) {
+		t.Errorf("read back differs: %+v", back.Step("x"))
+	}
+	// Another schema is refused.
+	p := filepath.Join(t.TempDir(), "old.json")
+	os.WriteFile(p, []byte(`{"schema":"perfgate.result/v0"}`), 0o644)
+	if _, err := ReadResult(p); !errors.Is(err, ErrSchema) {
+		t.Errorf("v0 schema: err = %v, want ErrSchema", err)
+	}
+}
+
+// recordingT is a TestingT that records instead of failing.
+type recordingT struct {
+	errs     []string
+	failed   bool
+	cleanups []func()
+}
+
+func (r *recordingT) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, strings.TrimSpace(fmt.Sprintf(format, args...)))
+}
+func (r *recordingT) FailNow()          { r.failed = true }
+func (r *recordingT) Helper()           {}
+func (r *recordingT) Name() string      { return "TestRecording/sub" }
+func (r *recordingT) Cleanup(fn func()) { r.cleanups = append(r.cleanups, fn) }

@@ -1,0 +1,402 @@
+package perftest_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+const pkg = simdevice.PresetPackage
+
+// sim builds a simulated phone running a preset at a refresh rate.
+func sim(t testing.TB, preset string, hz float64, api int) *simdevice.Device {
+	t.Helper()
+	wl, err := simdevice.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := simdevice.New(simdevice.Config{API: api, RefreshHz: hz, Workload: wl, Serial: "sim-" + strings.ReplaceAll(preset, "-", "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	return dev
+}
+
+// endpoint opens an adbx.Device on a simulated phone one way, and returns
+// a counter of the adb streams the phone served.
+type endpoint struct {
+	name string
+	open func(t testing.TB, dev *simdevice.Device) (*adbx.Device, func() int)
+}
+
+var endpoints = []endpoint{
+	{"host", openHost},
+	{"adb", openStock},
+}
+
+// openHost serves the phone from adbtest's pure-Go host-protocol server.
+func openHost(t testing.TB, dev *simdevice.Device) (*adbx.Device, func() int) {
+	t.Helper()
+	srv := adbtest.NewServer(dev)
+	t.Cleanup(srv.Close)
+	d := openAdbx(t, srv.Addr, dev.Serial())
+	return d, func() int { return srv.Streams(dev.Serial()) }
+}
+
+// openStock serves the phone as adbd and joins it to the stock adb server.
+func openStock(t testing.TB, dev *simdevice.Device) (*adbx.Device, func() int) {
+	t.Helper()
+	a := adbtest.StartADB(t.(adbtest.TB))
+	adbd := adbtest.NewAdbd(dev)
+	t.Cleanup(adbd.Close)
+	serial := a.Connect(adbd.Addr)
+	d := openAdbx(t, fmt.Sprintf("127.0.0.1:%d", a.Port), serial)
+	return d, adbd.Streams
+}
+
+func openAdbx(t testing.TB, server, serial string) *adbx.Device {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	d, err := adbx.Open(ctx, adbx.Options{Server: server, Serial: serial})
+	if err != nil {
+		t.Fatalf("adbx.Open %s %s: %v", server, serial, err)
+	}
+	return d
+}
+
+// launch starts the preset app the way a test would, and waits until it
+// is drawing.
+func launch(t testing.TB, d *adbx.Device, dev *simdevice.Device) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r, err := d.Shell(ctx, "monkey -p "+pkg+" -c android.intent.category.LAUNCHER 1")
+	if err != nil || r.ExitCode != 0 {
+		t.Fatalf("monkey: %v %q %q", err, r.Stdout, r.Stderr)
+	}
+	for len(dev.World().TruthFrames()) < 5 {
+		if ctx.Err() != nil {
+			t.Fatal("the app rendered no frame after launch")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// truthInStep returns the true frames of the step's window that were
+// already presented when the session polled last: a frame still being
+// drawn then cannot have been read, and says nothing about loss.
+func truthInStep(r *perftest.Result, st *perftest.Step, truth []simdevice.TruthFrame, sf bool) (in []simdevice.TruthFrame, late int) {
+	last := r.Samples[len(r.Samples)-1]
+	cutoff := last.DeviceNs - last.RTTNs/2 - int64(r.Clock.UncertaintyMs*1e6) - 1
+	for _, f := range truth {
+		tm := f.IntendedVsync
+		if sf {
+			tm = f.SFActual
+		}
+		if tm < st.DeviceStartNs || tm >= st.DeviceEndNs {
+			continue
+		}
+		if f.Present > cutoff {
+			late++
+			continue
+		}
+		in = append(in, f)
+	}
+	return in, late
+}
+
+// expectedSummary applies the metric definitions to the true frames.
+func expectedSummary(truth []simdevice.TruthFrame, period int64, sf bool, api int) metrics.FrameSummary {
+	if sf {
+		t := make([]int64, len(truth))
+		for i, f := range truth {
+			t[i] = f.SFActual
+		}
+		return metrics.FrameSummarizeSurfaceFlinger(t, period)
+	}
+	g := make([]metrics.GfxInfoFrame, len(truth))
+	for i, f := range truth {
+		g[i] = metrics.GfxInfoFrame{IntendedVsync: f.IntendedVsync, Vsync: f.Vsync, FrameCompleted: f.Completed}
+		if api >= 31 {
+			g[i].FrameDeadline = f.Deadline
+		}
+	}
+	return metrics.FrameSummarizeGfxInfo(g, period)
+}
+
+func TestFramesMatchGroundTruth(t *testing.T) {
+	type tc struct {
+		preset string
+		hz     float64
+		api    int
+		sf     bool
+	}
+	var cases []tc
+	for _, p := range simdevice.PresetNames() {
+		cases = append(cases, tc{p, 60, 33, false})
+	}
+	for _, hz := range []float64{90, 120, 144} {
+		cases = append(cases, tc{"janky-scroll", hz, 33, false})
+	}
+	cases = append(cases,
+		tc{"janky-scroll", 60, 28, false},
+		tc{"janky-scroll", 120, 30, false},
+		tc{"janky-scroll", 60, 33, true},
+		tc{"smooth-scroll", 144, 34, true},
+	)
+	for _, ep := range endpoints {
+		for _, c := range cases {
+			src := "gfxinfo"
+			if c.sf {
+				src = "surfaceflinger"
+			}
+			name := fmt.Sprintf("%s/%s/%gHz/api%d/%s", ep.name, c.preset, c.hz, c.api, src)
+			t.Run(name, func(t *testing.T) {
+				if testing.Short() && (ep.name != "host" || c.hz != 60) {
+					t.Skip("short mode: host endpoint at 60 Hz only")
+				}
+				dev := sim(t, c.preset, c.hz, c.api)
+				d, _ := ep.open(t, dev)
+				launch(t, d, dev)
+				opts := []perftest.Option{perftest.App(pkg), perftest.WithResultsDir(t.TempDir()),
+					perftest.WithCollectors(perftest.CollectFrames)}
+				if c.sf {
+					opts = append(opts, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
+				}
+				s := perftest.Start(t, d, opts...)
+				s.Step("scroll", func() { time.Sleep(1500 * time.Millisecond) })
+				r := s.Stop()
+				time.Sleep(50 * time.Millisecond) // let the last polled frames be presented in the truth
+				st := r.Step("scroll")
+				truth, late := truthInStep(r, st, dev.World().TruthFrames(), c.sf)
+				if late > 2 {
+					t.Errorf("%d true frames of the step were presented after the last poll", late)
+				}
+				var got []perftest.Frame
+				for _, f := range r.Frames {
+					if ft := f.Time(); ft >= st.DeviceStartNs && ft < st.DeviceEndNs {
+						got = append(got, f)
+					}
+				}
+				// Frames the session read that were still in flight for
+				// the truth cutoff are fine; every true frame must be
+				// there exactly once.
+				if len(got) < len(truth) || len(got) > len(truth)+late {
+					t.Errorf("step has %d frames, truth %d (+%d late)", len(got), len(truth), late)
+				}
+				seen := map[int64]int{}
+				for _, f := range got {
+					seen[f.Time()]++
+				}
+				for _, f := range truth {
+					key := f.IntendedVsync
+					if c.sf {
+						key = f.SFActual
+					}
+					if seen[key] != 1 {
+						t.Errorf("true frame %d (vsync %d) read %d times", f.Index, key, seen[key])
+					}
+				}
+				for i, f := range truth {
+					if i >= len(got) {
+						break
+					}
+					g := got[i]
+					if !c.sf && (g.IntendedVsyncNs != f.IntendedVsync || g.FrameCompletedNs != f.Completed) {
+						t.Errorf("frame %d: got vsync %d completed %d, truth %d %d", i, g.IntendedVsyncNs, g.FrameCompletedNs, f.IntendedVsync, f.Completed)
+						break
+					}
+					if c.sf && (g.DesiredPresentNs != f.SFDesired || g.ActualPresentNs != f.SFActual || g.FrameReadyNs != f.SFReady) {
+						t.Errorf("frame %d: got %d %d %d, truth %d %d %d", i, g.DesiredPresentNs, g.ActualPresentNs, g.FrameReadyNs, f.SFDesired, f.SFActual, f.SFReady)
+						break
+					}
+				}
+				if late == 0 {
+					period := int64(dev.World().RefreshPeriod())
+					want := expectedSummary(truth, period, c.sf, c.api)
+					gotS := st.Frames()
+					gotS.Window = ""
+					if !reflect.DeepEqual(gotS, want) {
+						t.Errorf("summary\n got %+v\nwant %+v", gotS, want)
+					}
+				}
+				if n := len(truth); n < 10 {
+					t.Errorf("only %d true frames in a 1.5 s scroll", n)
+				}
+				if r.Error != "" || len(r.Gaps) != 0 {
+					t.Errorf("error %q gaps %+v", r.Error, r.Gaps)
+				}
+				if t.Failed() {
+					var rtts []time.Duration
+					var prev int64
+					for _, smp := range r.Samples {
+						rtts = append(rtts, time.Duration(smp.HostNs-prev).Round(time.Millisecond), time.Duration(smp.RTTNs).Round(time.Millisecond))
+						prev = smp.HostNs
+					}
+					t.Logf("notes: %q; step host [%d, %d]; sample spacing/rtt: %v", r.Notes, st.HostStartNs, st.HostEndNs, rtts)
+				}
+			})
+		}
+	}
+}
+
+func within(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
+
+func TestCPUMemoryTrafficMatchTruth(t *testing.T) {
+	for _, ep := range endpoints {
+		for _, api := range []int{28, 33} {
+			t.Run(fmt.Sprintf("%s/api%d", ep.name, api), func(t *testing.T) {
+				dev := sim(t, "chatty-network", 60, api)
+				d, _ := ep.open(t, dev)
+				launch(t, d, dev)
+				s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()))
+				w := dev.World()
+				before := w.Truth()
+				s.Step("scroll", func() { time.Sleep(2 * time.Second) })
+				after := w.Truth()
+				r := s.Stop()
+				st := r.Step("scroll")
+				cores := float64(r.Device.Cores)
+
+				// CPU: chatty-network's scroll phase loads main 35 %,
+				// RenderThread 20 %, Jit 2 % and OkHttp 15 % of one core:
+				// 72 % top-style, 9 % of the 8-core device. Tolerance 3
+				// points top-style: the step is bracketed by ticks up to
+				// 100 ms outside it and counters move in 10 ms ticks.
+				cpu := st.CPU()
+				wantCore := 35.0 + 20 + 2 + 15
+				truthApp := float64(after.AppTicks-before.AppTicks) / float64(after.DeviceTotal-before.DeviceTotal) * 100
+				if !within(cpu.MeanPerCore, wantCore, 3) || !within(cpu.Mean, truthApp, 3/cores) {
+					t.Errorf("app cpu %.2f%% (%.2f%% top-style); truth over the step %.2f%%, configured %.2f%% (%.0f%%)",
+						cpu.Mean, cpu.MeanPerCore, truthApp, wantCore/cores, wantCore)
+				}
+				truthDev := float64(after.DeviceBusy-before.DeviceBusy) / float64(after.DeviceTotal-before.DeviceTotal) * 100
+				if !within(cpu.DeviceMean, truthDev, 1) {
+					t.Errorf("device cpu %.2f%%, truth over the step %.2f%%", cpu.DeviceMean, truthDev)
+				}
+				if len(cpu.Threads) == 0 || cpu.Threads[0].Name != "main" && !strings.HasSuffix(pkg, cpu.Threads[0].Name) {
+					t.Errorf("busiest thread %+v, want the main thread", cpu.Threads)
+				}
+
+				// Memory: no growth in this preset, so PSS and RSS equal
+				// the truth exactly.
+				mem := st.Memory()
+				if mem.PSSLastKB != after.PSSKiB || mem.RSSLastKB != after.RSSKiB {
+					t.Errorf("pss %d rss %d KiB, truth %d %d", mem.PSSLastKB, mem.RSSLastKB, after.PSSKiB, after.RSSKiB)
+				}
+
+				// Traffic: 200000 rx and 50000 tx bytes/s configured; 5 %.
+				tr := st.Traffic()
+				if tr.Scope != "uid" {
+					t.Errorf("traffic scope %q from %q, want uid", tr.Scope, tr.Source)
+				}
+				if !within(tr.RxBytesPerS, 200_000, 10_000) || !within(tr.TxBytesPerS, 50_000, 2_500) {
+					t.Errorf("traffic rx %.0f tx %.0f B/s, configured 200000 / 50000", tr.RxBytesPerS, tr.TxBytesPerS)
+				}
+				if r.Error != "" || len(r.Gaps) != 0 {
+					t.Errorf("error %q gaps %+v notes %q", r.Error, r.Gaps, r.Notes)
+				}
+			})
+		}
+	}
+}
+
+func TestMemoryLeakGrowth(t *testing.T) {
+	dev := sim(t, "memory-leak", 60, 33)
+	d, _ := openHost(t, dev)
+	launch(t, d, dev)
+	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{
+		Package: pkg, ResultsDir: t.TempDir(), Collectors: []perftest.Collector{perftest.CollectMemory},
+		SlowInterval: 200 * time.Millisecond,
+	}))
+	s.Step("leak", func() { time.Sleep(2 * time.Second) })
+	r := s.Stop()
+	// memory-leak grows the Java heap 512 and the native heap 256 KiB/s
+	// while scrolling: 768 KiB/s = 46080 KiB/min of PSS.
+	g := r.Step("leak").Memory().PSSGrowthKBPerMin
+	if !within(g, 46080, 46080*0.1) {
+		t.Errorf("pss growth %.0f KiB/min, configured 46080", g)
+	}
+}
+
+func TestAppCrashOnDevice(t *testing.T) {
+	for _, ep := range endpoints {
+		t.Run(ep.name, func(t *testing.T) {
+			dev := sim(t, "crash-on-tap", 60, 33)
+			d, _ := ep.open(t, dev)
+			launch(t, d, dev)
+			s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()))
+			s.Step("tap crash", func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if _, err := d.Shell(ctx, "input tap 880 2270"); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(1 * time.Second)
+			})
+			s.Step("after", func() { time.Sleep(300 * time.Millisecond) })
+			r := s.Stop()
+			st := r.Step("tap crash")
+			if !st.Crashed() || r.Step("after").Crashed() {
+				t.Fatalf("crashes %+v, want one in the tap step", r.Crashes)
+			}
+			// The crash is the old pid vanishing; a tick may see no
+			// process before the system restarts it under a new pid.
+			cr := st.Crashes[0]
+			lastPIDs := r.Samples[len(r.Samples)-1].PIDs
+			if len(cr.OldPIDs) != 1 || len(lastPIDs) != 1 || slices.Equal(cr.OldPIDs, lastPIDs) {
+				t.Errorf("pids %v → %v, finally %v; want a restarted process", cr.OldPIDs, cr.NewPIDs, lastPIDs)
+			}
+			if !strings.Contains(strings.Join(cr.Logcat, "\n"), "perfgate demo crash") {
+				t.Errorf("crash logcat lacks the exception: %q", cr.Logcat)
+			}
+			if w := dev.World().Truth(); w.Crashes != 1 {
+				t.Errorf("truth says %d crashes", w.Crashes)
+			}
+		})
+	}
+}
+
+func TestOneRoundTripPerTickOnDevice(t *testing.T) {
+	for _, ep := range endpoints {
+		t.Run(ep.name, func(t *testing.T) {
+			// API 28 keeps traffic in the cheap lane (xt_qtaguid); memory,
+			// the slow lane's, is left out so every stream is a tick's.
+			dev := sim(t, "janky-scroll", 120, 28)
+			d, streams := ep.open(t, dev)
+			launch(t, d, dev)
+			s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{
+				Package: pkg, ResultsDir: t.TempDir(), Interval: 50 * time.Millisecond,
+				Collectors: []perftest.Collector{perftest.CollectFrames, perftest.CollectCPU, perftest.CollectTraffic, perftest.CollectBattery},
+			}))
+			time.Sleep(200 * time.Millisecond)
+			mark, before := time.Now(), streams()
+			time.Sleep(time.Second)
+			after := streams()
+			r := s.Stop()
+			ticks := 0
+			for _, smp := range r.Samples {
+				if at := r.Start.Add(time.Duration(smp.HostNs)); at.After(mark) && at.Before(mark.Add(time.Second)) {
+					ticks++
+				}
+			}
+			// A tick in flight at either edge may fall on one side only.
+			if d := (after - before) - ticks; d < -1 || d > 1 || ticks < 10 {
+				t.Errorf("%d adb streams for %d ticks, want one each", after-before, ticks)
+			}
+		})
+	}
+}

@@ -1,0 +1,144 @@
+package perftest
+
+import "time"
+
+// Step is one named step's window and summaries.
+type Step struct {
+	Name string `json:"name"`
+	// Missing is set on the placeholder Result.Step returns for a name no
+	// step had.
+	Missing bool `json:"missing,omitempty"`
+	// Unfinished is set when the session stopped inside the step.
+	Unfinished bool `json:"unfinished,omitempty"`
+	// The window on the host (wall clock and ns since session start) and
+	// on the device's monotonic clock; a frame belongs to the step when its
+	// time (see Frame.Time) is in [DeviceStartNs, DeviceEndNs).
+	HostStart     time.Time `json:"host_start"`
+	HostEnd       time.Time `json:"host_end"`
+	HostStartNs   int64     `json:"host_start_ns"`
+	HostEndNs     int64     `json:"host_end_ns"`
+	DeviceStartNs int64     `json:"device_start_ns"`
+	DeviceEndNs   int64     `json:"device_end_ns"`
+
+	FrameStats FrameStats `json:"frames"`
+	// Windows lists every window (gfxinfo) or layer that rendered frames in
+	// the step; FrameStats describes the one with the most frames.
+	Windows      []WindowFrames `json:"windows,omitempty"`
+	CPUStats     CPUStats       `json:"cpu"`
+	MemoryStats  MemoryStats    `json:"memory"`
+	TrafficStats *TrafficStats  `json:"traffic,omitempty"`
+	BatteryStats *BatteryStats  `json:"battery,omitempty"`
+	Crashes      []Crash        `json:"crashes,omitempty"`
+	// Gaps counts failed ticks inside the step.
+	Gaps int `json:"gaps"`
+}
+
+// WindowFrames names one window or layer and how many frames it rendered.
+type WindowFrames struct {
+	Window string `json:"window"`
+	Frames int    `json:"frames"`
+}
+
+// CPUStats is a step's CPU use. Percentages follow DESIGN.md "CPU": device %
+// = Δbusy/Δtotal × 100 from /proc/stat; app % = Δ(utime+stime) over every
+// process of the package / Δtotal × 100 (share of the whole device); the
+// per-core (`top`-style) figure multiplies that by the core count.
+type CPUStats struct {
+	Source string `json:"source"`
+	Unit   string `json:"unit"`
+	// Mean is the app's share of the device over the whole step; Max the
+	// highest over one tick interval inside it.
+	Mean        float64 `json:"app_pct"`
+	Max         float64 `json:"app_pct_max"`
+	MeanPerCore float64 `json:"app_core_pct"`
+	DeviceMean  float64 `json:"device_pct"`
+	DeviceMax   float64 `json:"device_pct_max"`
+	// Threads are the busiest threads of the app's main process.
+	Threads []ThreadCPU `json:"threads,omitempty"`
+	// Intervals is how many tick intervals the figures span.
+	Intervals int `json:"intervals"`
+}
+
+// ThreadCPU is one thread's share over a step, in the units of CPUStats.
+type ThreadCPU struct {
+	TID     int     `json:"tid"`
+	Name    string  `json:"name"`
+	Pct     float64 `json:"pct"`
+	CorePct float64 `json:"core_pct"`
+}
+
+// MemoryStats is a step's memory, in KiB. PSS and the App Summary come from
+// `dumpsys meminfo <pkg>` (slow lane); RSS from VmRSS of
+// /proc/<pid>/status every tick (DESIGN.md "Memory").
+type MemoryStats struct {
+	Source    string  `json:"source"`
+	Unit      string  `json:"unit"`
+	PSSMaxKB  int64   `json:"pss_max_kb"`
+	PSSLastKB int64   `json:"pss_last_kb"`
+	PSSMeanKB float64 `json:"pss_mean_kb"`
+	// PSSGrowthKBPerMin is the least-squares slope of PSS over time.
+	PSSGrowthKBPerMin float64 `json:"pss_growth_kb_per_min"`
+	RSSMaxKB          int64   `json:"rss_max_kb"`
+	RSSLastKB         int64   `json:"rss_last_kb"`
+	RSSMeanKB         float64 `json:"rss_mean_kb"`
+	// Summary is the last App Summary inside the step.
+	Summary map[string]int64 `json:"summary,omitempty"`
+	// PSSSamples and RSSSamples count what the figures came from.
+	PSSSamples int `json:"pss_samples"`
+	RSSSamples int `json:"rss_samples"`
+}
+
+// TrafficStats is a step's network traffic.
+type TrafficStats struct {
+	Source string `json:"source"`
+	// Scope is "uid" (the app's own traffic) or "device" (every app's:
+	// the device gives nothing finer).
+	Scope        string  `json:"scope"`
+	Unit         string  `json:"unit"`
+	RxBytes      uint64  `json:"rx_bytes"`
+	TxBytes      uint64  `json:"tx_bytes"`
+	RxBytesPerS  float64 `json:"rx_bytes_per_s"`
+	TxBytesPerS  float64 `json:"tx_bytes_per_s"`
+	DurationSecs float64 `json:"duration_s"`
+}
+
+// BatteryStats is the battery at the step's edges.
+type BatteryStats struct {
+	Source          string  `json:"source"`
+	StartLevelPct   float64 `json:"start_level_pct"`
+	EndLevelPct     float64 `json:"end_level_pct"`
+	MaxTemperatureC float64 `json:"max_temperature_c"`
+	MeanCurrentMA   float64 `json:"mean_current_ma,omitempty"`
+}
+
+// Jank is the step's default jank count (DESIGN.md "Pauses are not janks":
+// deadline-missed frames where frames have durations, PerfDog Jank where only
+// present times exist); FrameStats.JankDefinition names the one used.
+func (s *Step) Jank() int { return s.FrameStats.Jank }
+
+// FPS is the step's frame rate, (n − 1) / (t[n−1] − t[0]).
+func (s *Step) FPS() float64 { return s.FrameStats.FPS }
+
+// Frames returns the step's frame summary.
+func (s *Step) Frames() FrameStats { return s.FrameStats }
+
+// CPU returns the step's CPU summary.
+func (s *Step) CPU() CPUStats { return s.CPUStats }
+
+// Memory returns the step's memory summary.
+func (s *Step) Memory() MemoryStats { return s.MemoryStats }
+
+// Traffic returns the step's traffic, zero when it was not collected.
+func (s *Step) Traffic() TrafficStats {
+	if s.TrafficStats == nil {
+		return TrafficStats{}
+	}
+	return *s.TrafficStats
+}
+
+// Crashed reports whether the app crashed (its process disappeared or was
+// replaced) during the step. A crash fails the step's budget checks.
+func (s *Step) Crashed() bool { return len(s.Crashes) > 0 }
+
+// Duration is the step's length on the host clock.
+func (s *Step) Duration() time.Duration { return time.Duration(s.HostEndNs - s.HostStartNs) }

@@ -1,0 +1,310 @@
+package perftest
+
+import (
+	"time"
+
+	"github.com/perfgate/perfgate/metrics"
+)
+
+// finish maps every host time to the device clock and summarises the steps.
+// It runs once, under the session lock, after the lanes stopped.
+func (c *collector) finish() {
+	c.aux.Wait()
+	r := c.s.res
+	clk := &c.clockGfx
+	if !clk.ok() {
+		clk = &c.clockProc
+	}
+	if clk.ok() && clk.source == "/proc/uptime" {
+		c.note("clock: mapped through /proc/uptime (10 ms resolution; counts suspend time, so valid only while the device stays awake)")
+	}
+	r.Clock = clk.sync()
+	for i := range r.Samples {
+		r.Samples[i].DeviceNs = clk.toDevice(r.Samples[i].HostNs)
+	}
+	for i := range r.Memory {
+		r.Memory[i].DeviceNs = clk.toDevice(r.Memory[i].HostNs)
+	}
+	for i := range r.Traffic {
+		r.Traffic[i].DeviceNs = clk.toDevice(r.Traffic[i].HostNs)
+	}
+	for i := range r.Crashes {
+		r.Crashes[i].DeviceNs = clk.toDevice(r.Crashes[i].HostNs)
+	}
+	for _, st := range r.Steps {
+		st.DeviceStartNs = clk.toDevice(st.HostStartNs)
+		st.DeviceEndNs = clk.toDevice(st.HostEndNs)
+		c.summarise(st)
+	}
+	if r.Samples == nil {
+		r.Samples = []Sample{}
+	}
+	if r.Frames == nil {
+		r.Frames = []Frame{}
+	}
+	if r.Memory == nil {
+		r.Memory = []MemorySample{}
+	}
+	if r.Traffic == nil {
+		r.Traffic = []TrafficSample{}
+	}
+	if r.Gaps == nil {
+		r.Gaps = []Gap{}
+	}
+	if r.Crashes == nil {
+		r.Crashes = []Crash{}
+	}
+	if r.Steps == nil {
+		r.Steps = []*Step{}
+	}
+}
+
+func (c *collector) summarise(st *Step) {
+	r := c.s.res
+	st.FrameStats, st.Windows = c.frameStats(stepFrames(r.Frames, st.DeviceStartNs, st.DeviceEndNs))
+	if c.cfg.has(CollectCPU) {
+		st.CPUStats = c.cpuStats(st)
+	}
+	if c.cfg.has(CollectMemory) {
+		st.MemoryStats = c.memoryStats(st)
+	}
+	if c.traffic != "" {
+		st.TrafficStats = c.trafficStats(st)
+	}
+	if c.batteryOK {
+		st.BatteryStats = c.batteryStats(st)
+	}
+	for _, cr := range r.Crashes {
+		if cr.Step == st.Name {
+			st.Crashes = append(st.Crashes, cr)
+		}
+	}
+	for _, g := range r.Gaps {
+		if g.Step == st.Name {
+			st.Gaps++
+		}
+	}
+}
+
+// stepFrames returns the frames whose time falls in [start, end).
+func stepFrames(all []Frame, start, end int64) []Frame {
+	var out []Frame
+	for _, f := range all {
+		if t := f.Time(); t >= start && t < end {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// bracket returns the indexes of the last sample at or before start and the
+// first at or after end among those ok accepts, so the pair covers the
+// whole step; where no sample lies outside an edge, the nearest one inside
+// stands in.
+func bracket(n int, host func(int) int64, ok func(int) bool, start, end int64) (int, int, bool) {
+	a, b := -1, -1
+	for i := 0; i < n; i++ {
+		if ok(i) && host(i) <= start {
+			a = i
+		}
+	}
+	if a < 0 {
+		for i := 0; i < n; i++ {
+			if ok(i) && host(i) < end {
+				a = i
+				break
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		if ok(i) && host(i) >= end {
+			b = i
+			break
+		}
+	}
+	if b < 0 {
+		for i := n - 1; i >= 0; i-- {
+			if ok(i) && host(i) > start {
+				b = i
+				break
+			}
+		}
+	}
+	return a, b, a >= 0 && b > a
+}
+
+func (c *collector) cpuStats(st *Step) CPUStats {
+	r := c.s.res
+	out := CPUStats{Unit: "%", Source: "/proc/stat, /proc/<pid>/stat, /proc/<pid>/task/*/stat"}
+	cores := r.Device.Cores
+	if !c.cpuOK {
+		return c.cpuStatsWall(st, cores)
+	}
+	hasCPU := func(i int) bool { return r.Samples[i].CPU != nil }
+	a, b, ok := bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, hasCPU, st.HostStartNs, st.HostEndNs)
+	if !ok {
+		return out
+	}
+	sa, sb := r.Samples[a], r.Samples[b]
+	if v, err := metrics.CPUAppPercent(sa.CPU.times(), sb.CPU.times(), pidStats(sa.Procs), pidStats(sb.Procs)); err == nil {
+		out.Mean = v
+		out.MeanPerCore = v * float64(cores)
+	}
+	if v, err := metrics.CPUDevicePercent(sa.CPU.times(), sb.CPU.times()); err == nil {
+		out.DeviceMean = v
+	}
+	prev := a
+	for i := a + 1; i <= b; i++ {
+		if !hasCPU(i) {
+			continue
+		}
+		p, q := r.Samples[prev], r.Samples[i]
+		if v, err := metrics.CPUAppPercent(p.CPU.times(), q.CPU.times(), pidStats(p.Procs), pidStats(q.Procs)); err == nil {
+			out.Max = max(out.Max, v)
+			out.Intervals++
+		}
+		if v, err := metrics.CPUDevicePercent(p.CPU.times(), q.CPU.times()); err == nil {
+			out.DeviceMax = max(out.DeviceMax, v)
+		}
+		prev = i
+	}
+	if len(sb.Threads) > 0 {
+		if th, err := metrics.CPUTopThreads(sa.CPU.times(), sb.CPU.times(), pidStats(sa.Threads), pidStats(sb.Threads), cores, 5); err == nil {
+			for _, t := range th {
+				out.Threads = append(out.Threads, ThreadCPU{TID: t.TID, Name: t.Name, Pct: t.Percent, CorePct: t.CorePct})
+			}
+		}
+	}
+	return out
+}
+
+// cpuStatsWall is the fallback where /proc/stat is unreadable: the app's
+// ticks over the elapsed wall time, ticks/s × cores standing in for Δtotal
+// (what Δtotal would be on an idle-free accounting).
+func (c *collector) cpuStatsWall(st *Step, cores int) CPUStats {
+	r := c.s.res
+	out := CPUStats{Unit: "%", Source: "/proc/<pid>/stat over wall time (/proc/stat unreadable)"}
+	hasProcs := func(i int) bool { return len(r.Samples[i].Procs) > 0 }
+	a, b, ok := bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, hasProcs, st.HostStartNs, st.HostEndNs)
+	if !ok {
+		return out
+	}
+	pct := func(p, q Sample) float64 {
+		total := float64(r.Device.ClockTicks) * float64(q.HostNs-p.HostNs) / 1e9 * float64(cores)
+		var d uint64
+		before := map[int]ProcTicks{}
+		for _, x := range p.Procs {
+			before[x.PID] = x
+		}
+		for _, x := range q.Procs {
+			o, ok := before[x.PID]
+			switch {
+			case !ok || o.StartTime != x.StartTime:
+				d += x.UTime + x.STime
+			case x.UTime+x.STime >= o.UTime+o.STime:
+				d += x.UTime + x.STime - o.UTime - o.STime
+			}
+		}
+		if total <= 0 {
+			return 0
+		}
+		return float64(d) / total * 100
+	}
+	out.Mean = pct(r.Samples[a], r.Samples[b])
+	out.MeanPerCore = out.Mean * float64(cores)
+	prev := a
+	for i := a + 1; i <= b; i++ {
+		if hasProcs(i) {
+			out.Max = max(out.Max, pct(r.Samples[prev], r.Samples[i]))
+			out.Intervals++
+			prev = i
+		}
+	}
+	return out
+}
+
+func (c *collector) memoryStats(st *Step) MemoryStats {
+	r := c.s.res
+	out := MemoryStats{Unit: "KiB", Source: "dumpsys meminfo <pkg> (PSS, App Summary); /proc/<pid>/status VmRSS (RSS)"}
+	var rss []metrics.MemorySample
+	for _, s := range r.Samples {
+		if s.HostNs >= st.HostStartNs && s.HostNs <= st.HostEndNs && s.RSSKB > 0 {
+			rss = append(rss, metrics.MemorySample{At: time.Duration(s.HostNs), KB: s.RSSKB})
+		}
+	}
+	if m, err := metrics.MemorySummarize(rss); err == nil {
+		out.RSSSamples, out.RSSMaxKB, out.RSSLastKB, out.RSSMeanKB = m.N, m.MaxKB, m.LastKB, m.MeanKB
+	}
+	var pss []metrics.MemorySample
+	for _, m := range r.Memory {
+		if m.HostNs >= st.HostStartNs && m.HostNs <= st.HostEndNs {
+			pss = append(pss, metrics.MemorySample{At: time.Duration(m.HostNs), KB: m.PSSKB})
+			if m.Summary != nil {
+				out.Summary = m.Summary
+			}
+		}
+	}
+	// A step shorter than the slow lane's interval may hold no meminfo
+	// read; the first one after it started stands in.
+	if len(pss) == 0 {
+		for _, m := range r.Memory {
+			if m.HostNs >= st.HostStartNs && m.HostNs <= st.HostEndNs+int64(c.cfg.SlowInterval) {
+				pss = append(pss, metrics.MemorySample{At: time.Duration(m.HostNs), KB: m.PSSKB})
+				out.Summary = m.Summary
+				break
+			}
+		}
+	}
+	if m, err := metrics.MemorySummarize(pss); err == nil {
+		out.PSSSamples, out.PSSMaxKB, out.PSSLastKB, out.PSSMeanKB = m.N, m.MaxKB, m.LastKB, m.MeanKB
+		out.PSSGrowthKBPerMin = m.GrowthKBPerMin
+	}
+	return out
+}
+
+func (c *collector) trafficStats(st *Step) *TrafficStats {
+	r := c.s.res
+	out := &TrafficStats{Source: c.traffic, Unit: "bytes", Scope: c.runConfig().TrafficScope}
+	a, b, ok := bracket(len(r.Traffic), func(i int) int64 { return r.Traffic[i].HostNs }, func(int) bool { return true }, st.HostStartNs, st.HostEndNs)
+	if !ok {
+		return out
+	}
+	ta, tb := r.Traffic[a], r.Traffic[b]
+	d, err := metrics.TrafficDelta(
+		metrics.TrafficCounters{RxBytes: ta.RxBytes, TxBytes: ta.TxBytes, RxPackets: ta.RxPackets, TxPackets: ta.TxPackets},
+		metrics.TrafficCounters{RxBytes: tb.RxBytes, TxBytes: tb.TxBytes, RxPackets: tb.RxPackets, TxPackets: tb.TxPackets})
+	if err != nil {
+		c.note("traffic: step %s: %v", st.Name, err)
+		return out
+	}
+	out.RxBytes, out.TxBytes = d.RxBytes, d.TxBytes
+	elapsed := time.Duration(tb.HostNs - ta.HostNs)
+	out.DurationSecs = elapsed.Seconds()
+	if rate, err := metrics.TrafficRateOf(d, elapsed); err == nil {
+		out.RxBytesPerS, out.TxBytesPerS = rate.RxBytesPerSec, rate.TxBytesPerSec
+	}
+	return out
+}
+
+func (c *collector) batteryStats(st *Step) *BatteryStats {
+	r := c.s.res
+	out := &BatteryStats{Source: metrics.BatteryUeventSource}
+	hasB := func(i int) bool { return r.Samples[i].Battery != nil }
+	a, b, ok := bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, hasB, st.HostStartNs, st.HostEndNs)
+	if !ok {
+		return nil
+	}
+	out.StartLevelPct = r.Samples[a].Battery.LevelPct
+	out.EndLevelPct = r.Samples[b].Battery.LevelPct
+	var cur float64
+	n := 0
+	for i := a; i <= b; i++ {
+		if br := r.Samples[i].Battery; br != nil {
+			out.MaxTemperatureC = max(out.MaxTemperatureC, br.TemperatureC)
+			cur += br.CurrentMA
+			n++
+		}
+	}
+	out.MeanCurrentMA = cur / float64(n)
+	return out
+}

@@ -1,0 +1,178 @@
+package uia2
+
+import (
+	"net/http"
+	"path"
+	"strings"
+)
+
+// session is the single automation session the server holds, as the real
+// UiAutomator2 server keeps one: creating a session ends the previous one.
+type session struct {
+	id       string
+	caps     map[string]any
+	settings map[string]any
+	elems    map[string]Element // element id → the element as it was found
+	ids      map[Element]string
+	touch    touchState
+}
+
+// maxKnownElements bounds the element cache of a long session; when it is
+// full the cache starts over and older ids become stale, as ids of views
+// that left the screen do on a phone.
+const maxKnownElements = 1 << 14
+
+// call is one request as a handler sees it.
+type call struct {
+	w    http.ResponseWriter
+	r    *http.Request
+	sess *session // nil on routes outside a session
+}
+
+type handlerFunc func(s *Server, c *call) (any, error)
+
+type route struct {
+	pattern string
+	inSess  bool
+	h       handlerFunc
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	add := func(pattern string, h handlerFunc) {
+		method, p, _ := strings.Cut(pattern, " ")
+		inSess := strings.Contains(p, "{sid}")
+		mux.HandleFunc(method+" /wd/hub"+p, func(w http.ResponseWriter, r *http.Request) {
+			s.serve(w, r, inSess, h)
+		})
+	}
+	add("GET /status", (*Server).status)
+	add("POST /session", (*Server).newSession)
+	add("GET /sessions", (*Server).listSessions)
+	add("GET /session/{sid}", (*Server).sessionDetails)
+	add("DELETE /session/{sid}", (*Server).deleteSession)
+
+	add("GET /session/{sid}/window/{handle}/size", (*Server).windowSize)
+	add("GET /session/{sid}/window/rect", (*Server).windowRect)
+	add("GET /session/{sid}/source", (*Server).source)
+	add("GET /session/{sid}/screenshot", (*Server).screenshot)
+	add("GET /session/{sid}/orientation", (*Server).orientation)
+	add("POST /session/{sid}/orientation", (*Server).setOrientation)
+	add("GET /session/{sid}/rotation", (*Server).rotation)
+	add("POST /session/{sid}/rotation", (*Server).setRotation)
+	add("GET /session/{sid}/appium/device/info", (*Server).deviceInfo)
+	add("GET /session/{sid}/appium/device/pixel_ratio", (*Server).pixelRatio)
+	add("GET /session/{sid}/appium/device/system_bars", (*Server).systemBars)
+	add("GET /session/{sid}/appium/device/battery_info", (*Server).batteryInfo)
+	add("GET /session/{sid}/appium/settings", (*Server).getSettings)
+	add("POST /session/{sid}/appium/settings", (*Server).updateSettings)
+
+	add("POST /session/{sid}/element", (*Server).findElement)
+	add("POST /session/{sid}/elements", (*Server).findElements)
+	add("GET /session/{sid}/element/active", (*Server).activeElement)
+	add("POST /session/{sid}/element/{id}/element", (*Server).findElementFrom)
+	add("POST /session/{sid}/element/{id}/elements", (*Server).findElementsFrom)
+	add("GET /session/{sid}/element/{id}/text", (*Server).elementText)
+	add("GET /session/{sid}/element/{id}/name", (*Server).elementName)
+	add("GET /session/{sid}/element/{id}/attribute/{name}", (*Server).elementAttribute)
+	add("GET /session/{sid}/element/{id}/rect", (*Server).elementRect)
+	add("GET /session/{sid}/element/{id}/location", (*Server).elementLocation)
+	add("GET /session/{sid}/element/{id}/size", (*Server).elementSize)
+	add("GET /session/{sid}/element/{id}/displayed", (*Server).elementDisplayed)
+	add("GET /session/{sid}/element/{id}/enabled", (*Server).elementEnabled)
+	add("GET /session/{sid}/element/{id}/selected", (*Server).elementSelected)
+	add("GET /session/{sid}/element/{id}/screenshot", (*Server).elementScreenshot)
+	add("POST /session/{sid}/element/{id}/click", (*Server).elementClick)
+	add("POST /session/{sid}/element/{id}/clear", (*Server).elementClear)
+	add("POST /session/{sid}/element/{id}/value", (*Server).elementValue)
+
+	add("POST /session/{sid}/appium/tap", (*Server).tap)
+	add("POST /session/{sid}/touch/click", (*Server).touchClick)
+	add("POST /session/{sid}/touch/perform", (*Server).touchSwipe)
+	add("POST /session/{sid}/touch/drag", (*Server).touchDrag)
+	add("POST /session/{sid}/touch/longclick", (*Server).touchLongClick)
+	add("POST /session/{sid}/touch/down", (*Server).touchDown)
+	add("POST /session/{sid}/touch/move", (*Server).touchMove)
+	add("POST /session/{sid}/touch/up", (*Server).touchUp)
+	add("POST /session/{sid}/touch/scroll", (*Server).scrollTo)
+	add("POST /session/{sid}/appium/device/get_clipboard", (*Server).getClipboard)
+	add("POST /session/{sid}/appium/device/set_clipboard", (*Server).setClipboard)
+	add("POST /session/{sid}/actions", (*Server).actions)
+	add("DELETE /session/{sid}/actions", (*Server).releaseActions)
+	add("POST /session/{sid}/appium/device/press_keycode", (*Server).pressKeyCode)
+	add("POST /session/{sid}/appium/device/long_press_keycode", (*Server).longPressKeyCode)
+	add("POST /session/{sid}/back", (*Server).back)
+	add("POST /session/{sid}/keys", (*Server).keys)
+
+	add("GET /session/{sid}/alert/text", (*Server).alertText)
+	add("POST /session/{sid}/alert/accept", (*Server).alertAccept)
+	add("POST /session/{sid}/alert/dismiss", (*Server).alertDismiss)
+
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Clients join path segments loosely ("/session/x//element"); the
+		// Appium server's router tolerates that, so clean instead of redirecting.
+		if p := path.Clean(r.URL.Path); p != r.URL.Path {
+			r2 := *r
+			u := *r.URL
+			u.Path, u.RawPath = p, ""
+			r2.URL = &u
+			r = &r2
+		}
+		if _, pattern := mux.Handler(r); pattern != "" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		// No pattern: either the path is unknown or only the method is wrong.
+		probe := &statusProbe{}
+		h, _ := mux.Handler(r)
+		h.ServeHTTP(probe, r)
+		if probe.status == http.StatusMethodNotAllowed {
+			writeErr(w, "", newErr(errUnknownMethod, "the %s method is not supported for %s", r.Method, r.URL.Path))
+			return
+		}
+		writeErr(w, "", newErr(errUnknownCommand, "the requested resource %s %s could not be found, or a request was received using an HTTP method that is not supported by the mapped resource", r.Method, r.URL.Path))
+	})
+}
+
+// statusProbe records the status ServeMux would answer with, without
+// letting its plain-text body reach the client.
+type statusProbe struct {
+	status int
+	header http.Header
+}
+
+func (p *statusProbe) Header() http.Header {
+	if p.header == nil {
+		p.header = http.Header{}
+	}
+	return p.header
+}
+func (p *statusProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *statusProbe) WriteHeader(code int)        { p.status = code }
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, inSess bool, h handlerFunc) {
+	c := &call{w: w, r: r}
+	sid := ""
+	if inSess {
+		sid = r.PathValue("sid")
+		s.mu.Lock()
+		sess := s.sess
+		s.mu.Unlock()
+		if sess == nil || sess.id != sid {
+			writeErr(w, sid, newErr(errInvalidSessionID, "a session with id %q is either terminated or not started", sid))
+			return
+		}
+		c.sess = sess
+	}
+	v, err := h(s, c)
+	if err != nil {
+		writeErr(w, sid, err)
+		return
+	}
+	if sid == "" {
+		if sm, ok := v.(sessionReply); ok {
+			sid = sm.SessionID
+		}
+	}
+	writeJSON(w, http.StatusOK, sid, v)
+}

@@ -1,0 +1,363 @@
+package simdevice
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Workload is a declarative description of an app's behaviour over time and
+// per UI action. It is a Go value and has a JSON form (LoadWorkload).
+//
+// When the app is launched it is shown after Startup's time to Displayed and
+// then runs the phase named Launch; a phase that ends runs its Next phase, or
+// leaves the app idle (no frames) when Next is empty. Actions start phases.
+type Workload struct {
+	Name       string  `json:"name"`
+	Package    string  `json:"package"`
+	UID        int     `json:"uid"`
+	Activity   string  `json:"activity"` // main activity, ".MainActivity" or a full class name
+	Debuggable bool    `json:"debuggable"`
+	RefreshHz  float64 `json:"refresh_hz,omitempty"`
+
+	Startup Startup `json:"startup"`
+	Memory  Memory  `json:"memory"`
+
+	Launch  string   `json:"launch"` // first phase after Displayed
+	Phases  []Phase  `json:"phases"`
+	Actions []Action `json:"actions,omitempty"`
+	Screen  []Elem   `json:"screen,omitempty"`
+}
+
+// Startup is how long each kind of launch takes, as `am start -W` reports it.
+type Startup struct {
+	ColdMs       int `json:"cold_ms"`
+	WarmMs       int `json:"warm_ms"`
+	HotMs        int `json:"hot_ms"`
+	FullyDrawnMs int `json:"fully_drawn_ms,omitempty"` // 0: the app never calls reportFullyDrawn
+}
+
+// Memory is the app's memory right after it starts, in KiB.
+type Memory struct {
+	JavaKiB     int `json:"java_kib"`
+	NativeKiB   int `json:"native_kib"`
+	CodeKiB     int `json:"code_kib"`
+	GraphicsKiB int `json:"graphics_kib"`
+	OtherKiB    int `json:"other_kib"` // stack, private other and system together
+	// RSSExtraKiB is how much RSS exceeds PSS (shared pages counted whole).
+	RSSExtraKiB int `json:"rss_extra_kib"`
+}
+
+// Phase is a stretch of app behaviour with a fixed frame cadence and load.
+type Phase struct {
+	Name       string `json:"name"`
+	DurationMs int    `json:"duration_ms"` // 0: until an action starts another phase
+	Next       string `json:"next,omitempty"`
+
+	// EveryVsyncs is the frame cadence: 1 renders in every vsync, N in every
+	// Nth, 0 renders nothing (idle).
+	EveryVsyncs int `json:"every_vsyncs"`
+	// FrameMs is the duration of a normal frame; 0 means 45% of a period.
+	FrameMs float64 `json:"frame_ms,omitempty"`
+	Janks   []Jank  `json:"janks,omitempty"`
+
+	CPU []ThreadLoad `json:"cpu,omitempty"`
+
+	// Native and Java heap growth while the phase runs, in KiB per second.
+	JavaGrowthKiBps   float64 `json:"java_growth_kibps,omitempty"`
+	NativeGrowthKiBps float64 `json:"native_growth_kibps,omitempty"`
+
+	RxBps float64 `json:"rx_bps,omitempty"`
+	TxBps float64 `json:"tx_bps,omitempty"`
+
+	Crash *Crash `json:"crash,omitempty"`
+}
+
+// Jank makes some frames of a phase slow: the frames at the 0-based indices
+// At (counted from the phase start), and every Every-th frame when Every > 0
+// (frames Every-1, 2·Every-1, …). A slow frame lasts Vsyncs refresh periods
+// minus a quarter period, or Ms milliseconds when Ms is set, and keeps the
+// main thread busy, so the vsyncs it spans render nothing.
+type Jank struct {
+	At     []int   `json:"at,omitempty"`
+	Every  int     `json:"every,omitempty"`
+	Vsyncs int     `json:"vsyncs,omitempty"`
+	Ms     float64 `json:"ms,omitempty"`
+}
+
+// ThreadLoad is the CPU one thread uses, in percent of one core.
+type ThreadLoad struct {
+	Thread  string  `json:"thread"` // "main", "RenderThread" or a worker's name
+	Percent float64 `json:"percent"`
+}
+
+// Crash kills the app AfterMs into the phase with a Java exception. With
+// Restart the system starts a new process (new pid) that runs the launch
+// phase again; without it the app is gone.
+type Crash struct {
+	AfterMs   int    `json:"after_ms"`
+	Exception string `json:"exception"`
+	Restart   bool   `json:"restart,omitempty"`
+}
+
+// Action starts Phase when the UI event On happens: "tap:<element text>",
+// "swipe", "key:<keycode>" or "text".
+type Action struct {
+	On    string `json:"on"`
+	Phase string `json:"phase"`
+}
+
+// Elem is one view on the app's screen.
+type Elem struct {
+	Class       string `json:"class"`
+	Text        string `json:"text,omitempty"`
+	ResourceID  string `json:"resource_id,omitempty"`
+	ContentDesc string `json:"content_desc,omitempty"`
+	Bounds      [4]int `json:"bounds"` // left, top, right, bottom
+	Clickable   bool   `json:"clickable,omitempty"`
+	Scrollable  bool   `json:"scrollable,omitempty"`
+}
+
+// ErrWorkload is wrapped by every workload validation error.
+var ErrWorkload = errors.New("invalid workload")
+
+// LoadWorkload reads a workload from a JSON file and validates it. Unknown
+// fields are errors so that a typo does not silently change a test.
+func LoadWorkload(path string) (*Workload, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("simdevice: workload: %w", err)
+	}
+	w, err := ParseWorkload(b)
+	if err != nil {
+		return nil, fmt.Errorf("simdevice: workload %s: %w", path, err)
+	}
+	return w, nil
+}
+
+// ParseWorkload decodes and validates a workload's JSON form.
+func ParseWorkload(b []byte) (*Workload, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var w Workload
+	if err := dec.Decode(&w); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%w: JSON syntax at byte %d: %v", ErrWorkload, se.Offset, err)
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("%w: field %q: want %s, got %s", ErrWorkload, te.Field, te.Type, te.Value)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrWorkload, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: data after the workload object", ErrWorkload)
+	}
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	return &w, nil
+}
+
+// Validate reports the first field that cannot be simulated, naming it by
+// its JSON path.
+func (w *Workload) Validate() error {
+	bad := func(field, format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrWorkload, field, fmt.Sprintf(format, args...))
+	}
+	if !validPackage(w.Package) {
+		return bad("package", "%q is not a Java package name", w.Package)
+	}
+	if w.UID < 10000 || w.UID > 19999 {
+		return bad("uid", "%d is not an app uid (10000..19999)", w.UID)
+	}
+	if w.Activity == "" {
+		return bad("activity", "empty")
+	}
+	if !validPackage(strings.TrimPrefix(w.Activity, ".")) {
+		return bad("activity", "%q is not a class name", w.Activity)
+	}
+	if w.RefreshHz < 0 || w.RefreshHz > 240 {
+		return bad("refresh_hz", "%g out of range 0..240", w.RefreshHz)
+	}
+	if w.Startup.ColdMs <= 0 || w.Startup.WarmMs < 0 || w.Startup.HotMs < 0 || w.Startup.FullyDrawnMs < 0 {
+		return bad("startup", "cold_ms must be > 0 and the other times >= 0")
+	}
+	if w.Startup.ColdMs > 60000 {
+		return bad("startup.cold_ms", "%d ms is longer than am start waits", w.Startup.ColdMs)
+	}
+	m := w.Memory
+	if m.JavaKiB < 0 || m.NativeKiB < 0 || m.CodeKiB < 0 || m.GraphicsKiB < 0 || m.OtherKiB < 0 || m.RSSExtraKiB < 0 {
+		return bad("memory", "sizes must be >= 0")
+	}
+	if len(w.Phases) == 0 {
+		return bad("phases", "at least one phase is needed")
+	}
+	names := map[string]bool{}
+	for i, p := range w.Phases {
+		f := fmt.Sprintf("phases[%d]", i)
+		if p.Name == "" {
+			return bad(f+".name", "empty")
+		}
+		if names[p.Name] {
+			return bad(f+".name", "%q used twice", p.Name)
+		}
+		names[p.Name] = true
+		if p.DurationMs < 0 {
+			return bad(f+".duration_ms", "%d < 0", p.DurationMs)
+		}
+		if p.EveryVsyncs < 0 || p.EveryVsyncs > 1000 {
+			return bad(f+".every_vsyncs", "%d out of range 0..1000", p.EveryVsyncs)
+		}
+		if p.FrameMs < 0 || p.FrameMs > 10000 {
+			return bad(f+".frame_ms", "%g out of range 0..10000", p.FrameMs)
+		}
+		for j, jk := range p.Janks {
+			jf := fmt.Sprintf("%s.janks[%d]", f, j)
+			if (jk.Vsyncs > 0) == (jk.Ms > 0) {
+				return bad(jf, "set exactly one of vsyncs and ms")
+			}
+			if jk.Vsyncs > 1000 || jk.Ms > 60000 {
+				return bad(jf, "slow frame longer than a minute")
+			}
+			if jk.Every < 0 || (jk.Every == 0 && len(jk.At) == 0) {
+				return bad(jf, "set at or every > 0")
+			}
+			for _, a := range jk.At {
+				if a < 0 {
+					return bad(jf+".at", "frame index %d < 0", a)
+				}
+			}
+		}
+		for j, c := range p.CPU {
+			cf := fmt.Sprintf("%s.cpu[%d]", f, j)
+			if !validThreadName(c.Thread) {
+				return bad(cf+".thread", "%q is not a thread name (1..15 printable characters, no parentheses)", c.Thread)
+			}
+			if c.Percent < 0 || c.Percent > 100 {
+				return bad(cf+".percent", "%g out of range 0..100 (one core)", c.Percent)
+			}
+		}
+		if p.RxBps < 0 || p.TxBps < 0 {
+			return bad(f, "rx_bps and tx_bps must be >= 0")
+		}
+		if p.JavaGrowthKiBps < -1e6 || p.NativeGrowthKiBps < -1e6 {
+			return bad(f, "growth out of range")
+		}
+		if c := p.Crash; c != nil {
+			if c.AfterMs < 0 || (p.DurationMs > 0 && c.AfterMs >= p.DurationMs) {
+				return bad(f+".crash.after_ms", "%d is not inside the phase", c.AfterMs)
+			}
+			if c.Exception == "" {
+				return bad(f+".crash.exception", "empty")
+			}
+		}
+	}
+	for i, p := range w.Phases {
+		if p.Next != "" && !names[p.Next] {
+			return bad(fmt.Sprintf("phases[%d].next", i), "no phase named %q", p.Next)
+		}
+	}
+	if !names[w.Launch] {
+		return bad("launch", "no phase named %q", w.Launch)
+	}
+	for i, a := range w.Actions {
+		f := fmt.Sprintf("actions[%d]", i)
+		if !names[a.Phase] {
+			return bad(f+".phase", "no phase named %q", a.Phase)
+		}
+		kind, arg, _ := strings.Cut(a.On, ":")
+		switch kind {
+		case "tap":
+			if arg == "" {
+				return bad(f+".on", "%q: tap needs an element text", a.On)
+			}
+		case "key":
+			if _, err := strconv.Atoi(arg); err != nil {
+				return bad(f+".on", "%q: key needs a numeric keycode", a.On)
+			}
+		case "swipe", "text":
+		default:
+			return bad(f+".on", "%q: want tap:<text>, swipe, key:<code> or text", a.On)
+		}
+	}
+	for i, e := range w.Screen {
+		b := e.Bounds
+		if e.Class == "" {
+			return bad(fmt.Sprintf("screen[%d].class", i), "empty")
+		}
+		if b[0] < 0 || b[1] < 0 || b[2] <= b[0] || b[3] <= b[1] {
+			return bad(fmt.Sprintf("screen[%d].bounds", i), "%v is not a rectangle", b)
+		}
+	}
+	return nil
+}
+
+// phase returns the phase named name.
+func (w *Workload) phase(name string) *Phase {
+	for i := range w.Phases {
+		if w.Phases[i].Name == name {
+			return &w.Phases[i]
+		}
+	}
+	return nil
+}
+
+// component is the main activity as "pkg/full.Class".
+func (w *Workload) component() string {
+	return w.Package + "/" + w.activityClass()
+}
+
+// shortComponent is the main activity as am prints it, "pkg/.Class" when
+// the class is inside the package.
+func (w *Workload) shortComponent() string {
+	c := w.activityClass()
+	if strings.HasPrefix(c, w.Package+".") {
+		return w.Package + "/" + strings.TrimPrefix(c, w.Package)
+	}
+	return w.Package + "/" + c
+}
+
+func (w *Workload) activityClass() string {
+	if strings.HasPrefix(w.Activity, ".") {
+		return w.Package + w.Activity
+	}
+	return w.Activity
+}
+
+// validPackage accepts dotted Java identifiers, which is also what makes a
+// package name safe to print into a shell line.
+func validPackage(s string) bool {
+	if s == "" || len(s) > 255 {
+		return false
+	}
+	for _, part := range strings.Split(s, ".") {
+		if part == "" {
+			return false
+		}
+		for i, r := range part {
+			ok := r == '_' || r == '$' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && r >= '0' && r <= '9')
+			if !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func validThreadName(s string) bool {
+	if s == "" || len(s) > 15 {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r > 0x7e || r == '(' || r == ')' {
+			return false
+		}
+	}
+	return true
+}

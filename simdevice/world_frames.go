@@ -1,0 +1,236 @@
+package simdevice
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Ring sizes as a phone keeps them.
+const (
+	gfxRingFrames = 120 // hwui FrameInfo history per window
+	sfRingFrames  = 127 // SurfaceFlinger FrameTracker per layer (NUM_FRAME_RECORDS)
+	latchNs       = 1_000_000
+	// truthFramesKept bounds TruthFrames: about 28 minutes at 120 Hz.
+	truthFramesKept = 200_000
+	int64Max        = math.MaxInt64
+)
+
+// gfxWindow is hwui's per-window state: the framestats ring and the stats
+// kept since the last reset.
+type gfxWindow struct {
+	since  int64
+	ring   []TruthFrame
+	durs   []int64 // FrameCompleted − IntendedVsync of every frame since reset
+	gpu    []int64 // GpuCompleted − SwapBuffers
+	missed int     // deadline missed (the API's rule)
+	legacy int     // duration > one period
+	mvsync int     // frames that started after skipped vsyncs
+	slowUI int     // UI-thread part > one period
+
+	havePrev     bool
+	prevPid      int
+	prevIntended int64
+}
+
+func (g *gfxWindow) reset(t int64) { *g = gfxWindow{since: t} }
+
+// renderLocked computes the frames whose intended vsync lies before end. A
+// frame is rendered on the vsync grid; a slow frame keeps the main thread
+// busy, so the vsyncs it spans render nothing, as on a phone.
+func (w *World) renderLocked(end int64) {
+	if w.app == nil || w.fg != fgResumed || w.displayAt >= 0 || w.phase == nil || w.phase.EveryVsyncs == 0 {
+		return
+	}
+	p := w.phase
+	for {
+		v := w.gridAtOrAfter(max(w.nextVsync, w.phaseStart))
+		if v >= end {
+			return
+		}
+		d, slow := w.frameDuration(p, w.phaseFrames)
+		f := w.makeFrame(v, d, slow)
+		w.pending = append(w.pending, f)
+		w.phaseFrames++
+		w.nextVsync = max(v+int64(p.EveryVsyncs)*w.period, w.gridAtOrAfter(v+d))
+		if skipped := d / w.period; skipped >= 30 {
+			// Choreographer warns once the main thread stalled 30 frames
+			// (SKIPPED_FRAME_WARNING_LIMIT); it logs when the next frame starts.
+			w.logAtLocked(v+d, w.app.pid, w.app.pid, 'I', "Choreographer",
+				fmt.Sprintf("Skipped %d frames!  The application may be doing too much work on its main thread.", skipped))
+		}
+		if d > 700*int64(time.Millisecond) {
+			w.logAtLocked(f.Completed, w.app.pid, w.app.pid+12, 'I', "OpenGLRenderer", w.daveyLine(f))
+		}
+	}
+}
+
+// frameDuration is FrameCompleted − IntendedVsync of frame i of phase p and
+// whether the workload made it slow.
+func (w *World) frameDuration(p *Phase, i int) (int64, bool) {
+	for _, j := range p.Janks {
+		hit := slices.Contains(j.At, i) || (j.Every > 0 && (i+1)%j.Every == 0)
+		if !hit {
+			continue
+		}
+		if j.Ms > 0 {
+			return int64(j.Ms * 1e6), true
+		}
+		return int64(j.Vsyncs)*w.period - w.period/4, true
+	}
+	if p.FrameMs > 0 {
+		return int64(p.FrameMs * 1e6), false
+	}
+	// 45% of a period with a ±10% wobble keeps normal frames visibly
+	// different yet well inside one period.
+	return int64(float64(w.period) * 0.45 * (1 + 0.1*math.Sin(float64(i)))), false
+}
+
+// makeFrame lays out one frame's timestamps from its intended vsync v and
+// duration d. The UI thread takes the first 40% of d and the RenderThread
+// the rest, the GPU finishing with it.
+func (w *World) makeFrame(v, d int64, slow bool) TruthFrame {
+	w.vsyncID++
+	at := func(frac float64) int64 { return v + int64(float64(d)*frac) }
+	f := TruthFrame{
+		Package: w.wl.Package, Window: w.windowName(), Layer: w.appLayer(), Phase: w.phase.Name,
+		Pid: w.app.pid, VsyncID: w.vsyncID + 27_400_000, Slow: slow,
+		IntendedVsync: v, Vsync: v,
+		HandleInputStart:       at(0.01),
+		AnimationStart:         at(0.012),
+		PerformTraversalsStart: at(0.05),
+		DrawStart:              at(0.2),
+		SyncQueued:             at(0.4),
+		SyncStart:              at(0.41),
+		IssueDrawCommandsStart: at(0.43),
+		SwapBuffers:            at(0.8),
+		SwapBuffersCompleted:   at(0.82),
+		Completed:              v + d,
+		GpuCompleted:           v + d,
+		DequeueBufferNs:        21_000,
+		QueueBufferNs:          280_000,
+	}
+	f.Duration = d
+	// FrameDeadline: API ≥ 31 hwui takes the deadline from the frame
+	// timeline, on real captures about two periods after IntendedVsync;
+	// older APIs have no column and a frame is late past one period.
+	if w.cfg.API >= 31 {
+		f.Deadline = v + 2*w.period
+	} else {
+		f.Deadline = v + w.period
+	}
+	f.Missed = f.Completed > f.Deadline
+	present := w.gridAtOrAfter(f.Completed + latchNs)
+	if n := len(w.pending); n > 0 && present <= w.pending[n-1].Present {
+		present = w.pending[n-1].Present + w.period
+	} else if n := len(w.frames); n > 0 && present <= w.frames[n-1].Present {
+		present = w.frames[n-1].Present + w.period
+	}
+	f.Present = present
+	f.SFDesired = v + w.period
+	f.SFActual = present
+	f.SFReady = f.GpuCompleted
+	return f
+}
+
+// presentLocked moves rendered frames whose present time has come into the
+// buffers a dump shows and into the truth writer.
+func (w *World) presentLocked(now int64) {
+	n := 0
+	for n < len(w.pending) && w.pending[n].Present <= now {
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	for _, f := range w.pending[:n] {
+		f.Index = w.frameCount
+		w.frameCount++
+		if f.Missed {
+			w.missedCount++
+		}
+		if len(w.frames) >= truthFramesKept {
+			// Keep memory bounded on a long-running device; the truth
+			// writer still receives every frame.
+			w.frames = slices.Delete(w.frames, 0, len(w.frames)-truthFramesKept/2)
+		}
+		w.frames = append(w.frames, f)
+		w.flips++
+		g := &w.gfx
+		g.ring = ringPush(g.ring, f, gfxRingFrames)
+		g.durs = append(g.durs, f.Duration)
+		g.gpu = append(g.gpu, f.GpuCompleted-f.SwapBuffers)
+		if f.Missed {
+			g.missed++
+		}
+		if f.Duration > w.period {
+			g.legacy++
+		}
+		if f.SyncQueued-f.IntendedVsync > w.period {
+			g.slowUI++
+		}
+		// A frame that follows skipped vsyncs started late on the grid.
+		if g.havePrev && f.Pid == g.prevPid && f.IntendedVsync-g.prevIntended > w.period*int64(max(1, w.everyOf(f.Phase))) {
+			g.mvsync++
+		}
+		g.havePrev, g.prevPid, g.prevIntended = true, f.Pid, f.IntendedVsync
+		w.sf = ringPush(w.sf, f, sfRingFrames)
+		w.writeTruthLocked(f)
+	}
+	w.pending = slices.Delete(w.pending, 0, n)
+}
+
+func (w *World) everyOf(phase string) int {
+	if p := w.wl.phase(phase); p != nil {
+		return p.EveryVsyncs
+	}
+	return 1
+}
+
+// ringPush appends f to a ring of n frames. The slice may hold up to 2n
+// frames so that trimming (one copy) happens once per n frames; readers
+// take ringTail.
+func ringPush(r []TruthFrame, f TruthFrame, n int) []TruthFrame {
+	if len(r) >= 2*n {
+		r = r[:copy(r, r[len(r)-n+1:])]
+	}
+	return append(r, f)
+}
+
+// ringTail is the newest n frames of a ring.
+func ringTail(r []TruthFrame, n int) []TruthFrame {
+	return r[max(0, len(r)-n):]
+}
+
+// windowName is the window hwui names in framestats.
+func (w *World) windowName() string { return w.window }
+
+// appLayer is the SurfaceFlinger layer that carries the app's frames: the
+// window's own layer up to API 30, the BLAST SurfaceView layer from API 31
+// as real Android 12+ phones list it.
+func (w *World) appLayer() string { return w.layer }
+
+func (w *World) appLayerName() string {
+	if w.cfg.API >= 31 {
+		return "SurfaceView[" + w.wl.component() + "](BLAST)#0"
+	}
+	return w.wl.component() + "#0"
+}
+
+func (w *World) daveyLine(f TruthFrame) string {
+	ms := f.Duration / int64(time.Millisecond)
+	if w.cfg.API >= 31 {
+		return fmt.Sprintf("Davey! duration=%dms; Flags=0, FrameTimelineVsyncId=%d, IntendedVsync=%d, Vsync=%d, InputEventId=0, HandleInputStart=%d, AnimationStart=%d, PerformTraversalsStart=%d, DrawStart=%d, FrameDeadline=%d, FrameInterval=%d, FrameStartTime=%d, SyncQueued=%d, SyncStart=%d, IssueDrawCommandsStart=%d, SwapBuffers=%d, FrameCompleted=%d, DequeueBufferDuration=%d, QueueBufferDuration=%d, GpuCompleted=%d, SwapBuffersCompleted=%d, DisplayPresentTime=%d, ",
+			ms, f.VsyncID, f.IntendedVsync, f.Vsync, f.HandleInputStart, f.AnimationStart, f.PerformTraversalsStart, f.DrawStart,
+			f.Deadline, f.HandleInputStart-3000, w.period, f.SyncQueued, f.SyncStart, f.IssueDrawCommandsStart, f.SwapBuffers,
+			f.Completed, f.DequeueBufferNs, f.QueueBufferNs, f.GpuCompleted, f.SwapBuffersCompleted, f.Present)
+	}
+	s := fmt.Sprintf("Davey! duration=%dms; Flags=0, IntendedVsync=%d, Vsync=%d, OldestInputEvent=9223372036854775807, NewestInputEvent=0, HandleInputStart=%d, AnimationStart=%d, PerformTraversalsStart=%d, DrawStart=%d, SyncQueued=%d, SyncStart=%d, IssueDrawCommandsStart=%d, SwapBuffers=%d, FrameCompleted=%d, DequeueBufferDuration=%d, QueueBufferDuration=%d, ",
+		ms, f.IntendedVsync, f.Vsync, f.HandleInputStart, f.AnimationStart, f.PerformTraversalsStart, f.DrawStart,
+		f.SyncQueued, f.SyncStart, f.IssueDrawCommandsStart, f.SwapBuffers, f.Completed, f.DequeueBufferNs, f.QueueBufferNs)
+	if w.cfg.API >= 29 {
+		s += fmt.Sprintf("GpuCompleted=%d, ", f.GpuCompleted)
+	}
+	return s
+}

@@ -1,0 +1,259 @@
+package simdevice
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// logEntry is one logcat line.
+type logEntry struct {
+	seq      int64
+	at       int64 // uptime ns
+	buf      string
+	pid, tid int
+	level    byte
+	tag, msg string
+}
+
+const logRingSize = 20_000
+
+func (w *World) logLocked(at int64, pid, tid int, level byte, tag, msg string) {
+	w.logBufLocked(at, "main", pid, tid, level, tag, msg)
+}
+
+// logAtLocked logs a line stamped in the future of w.now (frame events are
+// computed ahead); it keeps the ring ordered by time.
+func (w *World) logAtLocked(at int64, pid, tid int, level byte, tag, msg string) {
+	w.logBufLocked(at, "main", pid, tid, level, tag, msg)
+}
+
+func (w *World) logBufLocked(at int64, buf string, pid, tid int, level byte, tag, msg string) {
+	w.logSeq++
+	e := logEntry{seq: w.logSeq, at: at, buf: buf, pid: pid, tid: tid, level: level, tag: tag, msg: msg}
+	i := len(w.logs)
+	for i > 0 && w.logs[i-1].at > at {
+		i--
+	}
+	w.logs = slices.Insert(w.logs, i, e)
+	if len(w.logs) > logRingSize {
+		w.logs = slices.Delete(w.logs, 0, len(w.logs)-logRingSize)
+	}
+	close(w.logWake)
+	w.logWake = make(chan struct{})
+}
+
+func (w *World) bootLogs() {
+	t := w.now - int64(2*time.Second)
+	w.logLocked(t, 1000, 1234, 'I', "ActivityManager", "Killing 2871:com.android.vending/u0a92 (adj 925): empty for 1800s")
+	w.logLocked(t+int64(400*time.Millisecond), 612, 612, 'D', "SurfaceFlinger", "Display 0 HWC layers:")
+	w.logLocked(t+int64(900*time.Millisecond), 1000, 1310, 'I', "BatteryService", "Battery level changed: 78")
+}
+
+// logcatArgs is a parsed logcat command line.
+type logcatArgs struct {
+	dump, clear bool
+	format      string
+	since       int64 // show entries at or after this uptime; -1 none
+	tail        int   // last N lines; 0 all
+	bufs        []string
+	filters     []string
+}
+
+func (w *World) parseLogcat(args []string) (logcatArgs, error) {
+	la := logcatArgs{format: "threadtime", since: -1}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		next := func() (string, error) {
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("option %s needs an argument", a)
+			}
+			i++
+			return args[i], nil
+		}
+		switch {
+		case a == "-d":
+			la.dump = true
+		case a == "-c":
+			la.clear = true
+		case a == "-v" || a == "-b" || a == "-T" || a == "-t":
+			v, err := next()
+			if err != nil {
+				return la, err
+			}
+			switch a {
+			case "-v":
+				switch v {
+				case "threadtime", "time", "brief":
+					la.format = v
+				default:
+					return la, fmt.Errorf("unsupported output format %q", v)
+				}
+			case "-b":
+				for _, b := range strings.Split(v, ",") {
+					switch b {
+					case "main", "system", "crash", "events", "radio", "all", "default":
+						la.bufs = append(la.bufs, b)
+					default:
+						return la, fmt.Errorf("unknown buffer %q", b)
+					}
+				}
+			case "-T", "-t":
+				if a == "-t" {
+					la.dump = true
+				}
+				if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+					la.tail = n
+					continue
+				}
+				t, err := w.parseLogTime(v)
+				if err != nil {
+					return la, err
+				}
+				la.since = t
+			}
+		case strings.HasPrefix(a, "-v") && len(a) > 2:
+			la.format = a[2:]
+		case strings.HasPrefix(a, "-b") && len(a) > 2:
+			la.bufs = append(la.bufs, a[2:])
+		case a == "-s" || a == "-B":
+		case strings.HasPrefix(a, "-"):
+			return la, fmt.Errorf("unknown option %q", a)
+		default:
+			la.filters = append(la.filters, a)
+		}
+	}
+	return la, nil
+}
+
+// parseLogTime reads 'MM-DD hh:mm:ss.mmm' in the device's wall clock.
+func (w *World) parseLogTime(s string) (int64, error) {
+	boot := w.bootWall.UTC()
+	t, err := time.Parse("01-02 15:04:05.000", s)
+	if err != nil {
+		t, err = time.Parse("01-02 15:04:05", s)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("bad time %q: want 'MM-DD hh:mm:ss.mmm'", s)
+	}
+	t = time.Date(boot.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+	if t.Before(boot.AddDate(0, 0, -180)) {
+		t = t.AddDate(1, 0, 0)
+	}
+	return int64(t.Sub(boot)), nil
+}
+
+func (la *logcatArgs) wants(e logEntry) bool {
+	if len(la.bufs) == 0 {
+		if e.buf != "main" && e.buf != "system" && e.buf != "crash" {
+			return false
+		}
+	} else if !slices.Contains(la.bufs, e.buf) && !slices.Contains(la.bufs, "all") &&
+		!(slices.Contains(la.bufs, "default") && e.buf != "events") {
+		return false
+	}
+	if la.since >= 0 && e.at < la.since {
+		return false
+	}
+	if len(la.filters) == 0 {
+		return true
+	}
+	for _, f := range la.filters {
+		tag, lvl, _ := strings.Cut(f, ":")
+		if tag == "*" || tag == e.tag {
+			return lvl != "S" && (lvl == "" || levelRank(e.level) >= levelRank(lvl[0]))
+		}
+	}
+	return false
+}
+
+func levelRank(b byte) int {
+	return strings.IndexByte("VDIWEFS", b)
+}
+
+// format prints one entry the way logcat -v <format> does.
+func (w *World) formatLog(format string, e logEntry) string {
+	ts := w.bootWall.Add(time.Duration(e.at)).UTC().Format("01-02 15:04:05.000")
+	switch format {
+	case "time":
+		return fmt.Sprintf("%s %c/%-8s(%5d): %s\n", ts, e.level, e.tag, e.pid, e.msg)
+	case "brief":
+		return fmt.Sprintf("%c/%-8s(%5d): %s\n", e.level, e.tag, e.pid, e.msg)
+	}
+	return fmt.Sprintf("%s %5d %5d %c %-8s: %s\n", ts, e.pid, e.tid, e.level, e.tag, e.msg)
+}
+
+// Logcat runs `logcat [-d] [-c] [-v threadtime|time|brief] [-T time|N]
+// [-t N] [-b buffers] [tag:level...]`. Without -d it follows the log until
+// ctx ends or stdout fails, as the real command does.
+func (w *World) Logcat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	w.mu.Lock()
+	w.advanceLocked()
+	la, err := w.parseLogcat(args)
+	if err != nil {
+		w.mu.Unlock()
+		fmt.Fprintf(stderr, "logcat: %v\n", err)
+		return 1
+	}
+	if la.clear {
+		w.logs = nil
+		w.mu.Unlock()
+		return 0
+	}
+	var sel []logEntry
+	for _, e := range w.logs {
+		if e.at <= w.now && la.wants(e) {
+			sel = append(sel, e)
+		}
+	}
+	if la.tail > 0 && len(sel) > la.tail {
+		sel = sel[len(sel)-la.tail:]
+	}
+	var b strings.Builder
+	for _, e := range sel {
+		b.WriteString(w.formatLog(la.format, e))
+	}
+	lastAt, lastSeq := w.now, w.logSeq
+	w.mu.Unlock()
+	if _, err := io.WriteString(stdout, b.String()); err != nil {
+		return 1
+	}
+	if la.dump {
+		return 0
+	}
+	seen := map[int64]bool{}
+	for {
+		w.mu.Lock()
+		wake := w.logWake
+		w.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return 130
+		case <-wake:
+		case <-time.After(100 * time.Millisecond):
+		}
+		w.mu.Lock()
+		w.advanceLocked()
+		b.Reset()
+		for _, e := range w.logs {
+			// Entries stamped ahead of the clock wait for it; older ones
+			// that arrived late (never, but cheap to guard) print once.
+			if e.at <= w.now && (e.at > lastAt || (e.seq > lastSeq && !seen[e.seq])) && la.wants(e) {
+				b.WriteString(w.formatLog(la.format, e))
+				seen[e.seq] = true
+			}
+		}
+		lastAt = w.now
+		lastSeq = w.logSeq
+		w.mu.Unlock()
+		if b.Len() > 0 {
+			if _, err := io.WriteString(stdout, b.String()); err != nil {
+				return 1
+			}
+		}
+	}
+}
