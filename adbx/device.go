@@ -51,6 +51,7 @@ type DeviceInfo struct {
 	Model  string // as adb lists it, with spaces turned to '_'; may be empty
 }
 
+// String formats the row as errors list it: "serial (state, model m)".
 func (i DeviceInfo) String() string {
 	s := i.Serial + " (" + i.State
 	if i.Model != "" {
@@ -60,8 +61,10 @@ func (i DeviceInfo) String() string {
 }
 
 // Open connects to the adb server, picks a device and learns its features.
-// With several devices attached and none named it fails with
-// ErrManyDevices, listing them; with none usable, ErrNoDevice.
+// Only devices in the "device" state count when none is named (an
+// unauthorized or offline phone is listed in errors but never picked). With
+// several attached and none named it fails with ErrManyDevices, listing
+// them with state and model; with none usable, ErrNoDevice.
 func Open(ctx context.Context, opt Options) (*Device, error) {
 	server, err := serverAddr(opt.Server, os.Getenv("ADB_SERVER_SOCKET"))
 	if err != nil {

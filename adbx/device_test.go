@@ -8,13 +8,16 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/simdevice"
 )
 
 func ctxT(t *testing.T, d time.Duration) context.Context {
@@ -160,22 +163,35 @@ func TestDeviceGone(t *testing.T) {
 	for _, ep := range endpoints {
 		for _, dv := range testDevices {
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
-				dev := dv.new(t)
-				d, drop := open(t, ep, dev)
+				d, drop := open(t, ep, unplugged{dv.new(t)})
 				go func() {
 					time.Sleep(300 * time.Millisecond)
 					drop()
 				}()
-				_, err := d.Shell(ctxT(t, 20*time.Second), "echo started; sleep 10")
+				_, err := d.Shell(ctxT(t, 20*time.Second), "echo started; sleep 3")
 				if !errors.Is(err, adbx.ErrDeviceGone) {
 					t.Fatalf("err %v, want ErrDeviceGone", err)
 				}
-				if !strings.Contains(err.Error(), d.Serial()) || !strings.Contains(err.Error(), "sleep 10") {
+				if !strings.Contains(err.Error(), d.Serial()) || !strings.Contains(err.Error(), "sleep 3") {
 					t.Errorf("error %q does not name the device and the command", err)
 				}
 			})
 		}
 	}
+}
+
+// unplugged is a device that, once its serving context ends, takes a while
+// to report anything: a phone pulled from the cable sends no exit status.
+// adbtest.Server.Remove ends the device's context just before it cuts the
+// streams, and a quick device would otherwise slip an exit status through.
+type unplugged struct{ adbtest.Device }
+
+func (u unplugged) Shell(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) int {
+	code := u.Device.Shell(ctx, cmd, stdin, stdout, stderr)
+	if ctx.Err() != nil {
+		time.Sleep(500 * time.Millisecond)
+	}
+	return code
 }
 
 // TestDeviceGoneBetweenCalls checks a call on a device that was unplugged
@@ -374,5 +390,114 @@ func TestPushPull(t *testing.T) {
 				t.Error("push to an empty path: no error")
 			}
 		})
+	}
+}
+
+// teeDevice records the command lines it ran and what they printed on
+// stdout.
+type teeDevice struct {
+	adbtest.Device
+	mu   sync.Mutex
+	cmds []string
+	out  bytes.Buffer
+}
+
+func (d *teeDevice) Shell(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var buf bytes.Buffer
+	code := d.Device.Shell(ctx, cmd, stdin, io.MultiWriter(stdout, &buf), stderr)
+	d.mu.Lock()
+	d.cmds = append(d.cmds, cmd)
+	d.out.Write(buf.Bytes())
+	d.mu.Unlock()
+	return code
+}
+
+// TestBatchMarkerNotInCommandLine checks that the separator marker is made
+// on the device: ps or /proc/<pid>/cmdline show the command line, and a
+// marker found there could be forged by any command that looks.
+func TestBatchMarkerNotInCommandLine(t *testing.T) {
+	for _, dv := range testDevices {
+		t.Run(dv.name, func(t *testing.T) {
+			tee := &teeDevice{Device: dv.new(t)}
+			d, _ := open(t, endpoints[0], tee)
+			markers := map[string]bool{}
+			for range 3 {
+				tee.out.Reset()
+				if _, err := d.Batch(ctxT(t, 10*time.Second), []string{"true"}); err != nil {
+					t.Fatal(err)
+				}
+				marker, _, _ := strings.Cut(tee.out.String(), "\n")
+				if len(marker) < 8 {
+					t.Fatalf("session output %q has no marker line", tee.out.String())
+				}
+				markers[marker] = true
+				for _, cmdline := range tee.cmds {
+					if strings.Contains(cmdline, marker) {
+						t.Fatalf("marker %q appears in the command line %q", marker, cmdline)
+					}
+				}
+			}
+			if len(markers) != 3 {
+				t.Errorf("three batches used %d distinct markers, want 3", len(markers))
+			}
+		})
+	}
+}
+
+// TestConcurrentCalls runs calls from many goroutines on one Device.
+func TestConcurrentCalls(t *testing.T) {
+	d, _ := open(t, endpoints[0], newSim(t, simdevice.Config{}))
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 5 {
+				want := fmt.Sprintf("%d-%d", g, i)
+				rs, err := d.Batch(ctxT(t, 20*time.Second), []string{"echo " + want, "exit " + strconv.Itoa(i)})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if string(rs[0].Stdout) != want+"\n" || rs[1].ExitCode != i {
+					errs <- fmt.Errorf("goroutine %d call %d: got %q / %d", g, i, rs[0].Stdout, rs[1].ExitCode)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestStreamDeviceGone checks that a stream whose device vanishes ends
+// with ErrDeviceGone under shell v2 and with io.EOF without it.
+func TestStreamDeviceGone(t *testing.T) {
+	for _, ep := range endpoints {
+		for _, dv := range testDevices {
+			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
+				d, drop := open(t, ep, unplugged{dv.new(t)})
+				s, err := d.Stream(ctxT(t, 20*time.Second), "echo up; sleep 3")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				time.AfterFunc(300*time.Millisecond, drop)
+				b, err := io.ReadAll(s)
+				if string(b) != "up\n" {
+					t.Errorf("read %q before the drop, want \"up\\n\"", b)
+				}
+				if dv.v2 && !errors.Is(err, adbx.ErrDeviceGone) {
+					t.Errorf("err %v, want ErrDeviceGone", err)
+				}
+				if !dv.v2 && err != nil {
+					t.Errorf("err %v, want io.EOF (ReadAll: nil) without shell v2", err)
+				}
+			})
+		}
 	}
 }

@@ -34,6 +34,7 @@ type AdbError struct {
 	Message string // the server's reason, verbatim
 }
 
+// Error quotes the request and the server's reason.
 func (e *AdbError) Error() string {
 	return fmt.Sprintf("adb refused %q: %q", e.Request, e.Message)
 }

@@ -131,3 +131,21 @@ func TestInjectionRefused(t *testing.T) {
 		t.Error("batch with a NUL: no error")
 	}
 }
+
+// TestRequestTooLong checks that a command line longer than the host
+// protocol can carry is refused with a clear error, not cut.
+func TestRequestTooLong(t *testing.T) {
+	srv := adbtest.NewServer(&adbtest.FakeDevice{})
+	defer srv.Close()
+	d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: srv.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "echo " + strings.Repeat("x", 70_000)
+	if _, err := d.Shell(ctxT(t, 10*time.Second), long); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("Shell of %d bytes: err %v, want one about the limit", len(long), err)
+	}
+	if _, err := d.Batch(ctxT(t, 10*time.Second), []string{"true", long}); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("Batch with %d bytes: err %v, want one about the limit", len(long), err)
+	}
+}

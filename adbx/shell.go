@@ -42,6 +42,7 @@ type ExitError struct {
 	Output string // the start of its stderr, else stdout
 }
 
+// Error quotes the command, its status and the start of its output.
 func (e *ExitError) Error() string {
 	return fmt.Sprintf("%s exited %d: %q", quoteCmd(e.Cmd), e.Code, e.Output)
 }
@@ -60,6 +61,12 @@ func (d *Device) v2() bool { return d.features["shell_v2"] }
 // close-stdin packet is sent: written after a quick command has ended, it
 // can make the server reset the connection and lose the output.)
 func (d *Device) Shell(ctx context.Context, cmd string) (Result, error) {
+	start := time.Now()
+	r, err := d.shell(ctx, cmd)
+	return r, timeoutNote(start, err)
+}
+
+func (d *Device) shell(ctx context.Context, cmd string) (Result, error) {
 	if strings.TrimSpace(cmd) == "" {
 		return Result{}, fmt.Errorf("adbx shell %s: empty command", d.serial)
 	}
@@ -105,6 +112,12 @@ func (d *Device) runV2(ctx context.Context, cmd string, stdout, stderr io.Writer
 // its own Result with stdout, stderr and exit status split exactly. On
 // error, the Results of the commands that finished are returned with it.
 func (d *Device) Batch(ctx context.Context, cmds []string) ([]Result, error) {
+	start := time.Now()
+	rs, err := d.batchCall(ctx, cmds)
+	return rs, timeoutNote(start, err)
+}
+
+func (d *Device) batchCall(ctx context.Context, cmds []string) ([]Result, error) {
 	if len(cmds) == 0 {
 		return nil, nil
 	}
@@ -131,7 +144,7 @@ func (d *Device) batch(ctx context.Context, cmds []string) ([]Result, error) {
 		if err != nil {
 			// Keep the commands that finished before the failure.
 			rs, _ := splitBatch(out.Bytes(), errb.Bytes(), len(cmds), true)
-			return rs, err
+			return rs, fmt.Errorf("%w (%d of %d commands finished)", err, len(rs), len(cmds))
 		}
 		rs, err := splitBatch(out.Bytes(), errb.Bytes(), len(cmds), true)
 		if err != nil {
@@ -147,7 +160,7 @@ func (d *Device) batch(ctx context.Context, cmds []string) ([]Result, error) {
 	out, rerr := c.readAll()
 	rs, err := splitBatch(out, nil, len(cmds), false)
 	if rerr != nil {
-		return rs, rerr
+		return rs, fmt.Errorf("%w (%d of %d commands finished)", rerr, len(rs), len(cmds))
 	}
 	if err != nil {
 		if errors.Is(err, errBatchShort) {
@@ -160,11 +173,20 @@ func (d *Device) batch(ctx context.Context, cmds []string) ([]Result, error) {
 	return rs, nil
 }
 
+// timeoutNote adds how long a call that timed out had run.
+func timeoutNote(start time.Time, err error) error {
+	if err != nil && errors.Is(err, ErrTimeout) {
+		return fmt.Errorf("%w (no answer within %v)", err, time.Since(start).Round(time.Millisecond))
+	}
+	return err
+}
+
 // Stream runs cmd and returns its standard output as it is produced, for
 // commands that run until stopped (logcat, top -d). Closing the reader, or
 // ctx ending, stops the command. Options.Timeout bounds only opening the
-// stream, not reading it. Under shell v2, stderr is kept aside and a
-// non-zero exit shows up as an *ExitError from Read instead of io.EOF.
+// stream, not reading it. Under shell v2, stderr is kept aside, a non-zero
+// exit shows up as an *ExitError from Read instead of io.EOF, and a
+// dropped device as ErrDeviceGone; without v2 both read as io.EOF.
 func (d *Device) Stream(ctx context.Context, cmd string) (io.ReadCloser, error) {
 	if strings.TrimSpace(cmd) == "" {
 		return nil, fmt.Errorf("adbx stream %s: empty command", d.serial)
@@ -290,7 +312,7 @@ func (s *stream) Close() error {
 const LogcatTimeLayout = "01-02 15:04:05.000"
 
 // Logcat streams `logcat -v threadtime` output. A zero since starts at the
-// newest entry (-T 1: only what is logged from now on); otherwise since is
+// newest entry already logged (-T 1) and follows what comes next; otherwise since is
 // passed as -T 'MM-DD hh:mm:ss.mmm' in since's own location, so pass a time
 // in the device's time zone. args are extra logcat arguments (e.g. "-b",
 // "main", "ActivityManager:I", "*:S"), each quoted for the device shell.

@@ -406,6 +406,9 @@ func (p *gfxParser) run(text []byte) error {
 func (p *gfxParser) line(raw []byte, lineNo int) error {
 	ln := bytes.TrimSpace(raw)
 	if len(ln) == 0 {
+		if p.hist != nil { // a wrapped histogram never spans a blank line
+			return p.endHistogram(false)
+		}
 		return nil
 	}
 	if p.shortRow != nil {

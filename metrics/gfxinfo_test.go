@@ -589,3 +589,13 @@ func TestParseGfxInfoEmptyBlocks(t *testing.T) {
 		}
 	}
 }
+
+func TestParseGfxInfoHistogramEndsAtBlankLine(t *testing.T) {
+	g, err := ParseGfxInfo([]byte("HISTOGRAM: 5ms=1 6ms=2\n\n7\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := g.Processes[0].Summary.Histogram; len(h) != 2 || h[1] != (FrameHistogramBucket{6, 2}) {
+		t.Errorf("histogram %v", h)
+	}
+}

@@ -7,9 +7,6 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 )
 
-// adbxDevice is the device type Start and NewSession take.
-type adbxDevice = *adbx.Device
-
 // adbxAdaptor gives a session what it needs from an *adbx.Device.
 type adbxAdaptor struct{ d *adbx.Device }
 

@@ -55,8 +55,8 @@ func benchDevice(tb testing.TB, endpoint string, api int) (*adbx.Device, func() 
 	return d, streams
 }
 
-// manualSession starts a session whose cheap lane ticks only when asked:
-// its interval is longer than any benchmark.
+// manualSession starts a session and stops its lanes after their first
+// round, so the ticks a benchmark runs are the only ones.
 func manualSession(tb testing.TB, d *adbx.Device, collectors []Collector) *Session {
 	tb.Helper()
 	s, err := newSession(context.Background(), wrapAdbx(d), Config{
@@ -66,7 +66,6 @@ func manualSession(tb testing.TB, d *adbx.Device, collectors []Collector) *Sessi
 	if err != nil {
 		tb.Fatal(err)
 	}
-	// Let the lane's first tick pass, so ticks below run alone.
 	for {
 		s.mu.Lock()
 		n := len(s.res.Samples)
@@ -76,6 +75,8 @@ func manualSession(tb testing.TB, d *adbx.Device, collectors []Collector) *Sessi
 		}
 		time.Sleep(time.Millisecond)
 	}
+	s.cancel()
+	s.lanes.Wait()
 	return s
 }
 

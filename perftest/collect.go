@@ -38,6 +38,7 @@ type collector struct {
 	cpuOK      bool
 	traffic    string // one of the traffic modes, "" when off
 	batteryOK  bool
+	thermalOK  bool
 	pids       []int
 	everRan    bool
 	ticks      int
@@ -132,7 +133,7 @@ func (c *collector) setup(ctx context.Context) error {
 func (c *collector) probe(ctx context.Context) error {
 	var cmds []string
 	add := func(cmd string) int { cmds = append(cmds, cmd); return len(cmds) - 1 }
-	iList, iGfx, iQt, iUID, iNS, iBat, iStat := -1, -1, -1, -1, -1, -1, -1
+	iList, iGfx, iQt, iUID, iNS, iBat, iTh, iStat := -1, -1, -1, -1, -1, -1, -1, -1
 	frames := c.cfg.has(CollectFrames)
 	auto := frames && c.cfg.FrameSource == SourceAuto && c.cfg.Layer == ""
 	if frames && c.cfg.FrameSource != SourceGfxInfo && c.cfg.Layer == "" {
@@ -148,6 +149,7 @@ func (c *collector) probe(ctx context.Context) error {
 	}
 	if c.cfg.has(CollectBattery) {
 		iBat = add("cat /sys/class/power_supply/battery/uevent")
+		iTh = add(metrics.ThermalZonesCommand)
 	}
 	if c.cfg.has(CollectCPU) {
 		iStat = add("cat /proc/stat")
@@ -198,6 +200,11 @@ func (c *collector) probe(ctx context.Context) error {
 		c.batteryOK = out[iBat].Exit == 0
 		if !c.batteryOK {
 			c.note("battery: %s; battery not collected", out[iBat].failure(cmds[iBat]))
+		}
+		zones, err := metrics.ParseThermalZones(out[iTh].Stdout)
+		c.thermalOK = err == nil && len(thermalTemps(zones)) > 0
+		if !c.thermalOK {
+			c.note("thermal: %s: no readable zone; thermal not collected", metrics.ThermalZonesCommand)
 		}
 	}
 	if iStat >= 0 {
@@ -317,6 +324,9 @@ func (c *collector) runConfig() RunConfig {
 	if c.batteryOK {
 		rc.Sources["battery"] = "cat /sys/class/power_supply/battery/uevent (%, °C, mV, mA)"
 	}
+	if c.thermalOK {
+		rc.Sources["thermal"] = metrics.ThermalZonesCommand + " (°C)"
+	}
 	switch c.traffic {
 	case trafficQtaguid, trafficUIDStat, trafficNetstats:
 		rc.TrafficScope = "uid"
@@ -328,12 +338,12 @@ func (c *collector) runConfig() RunConfig {
 
 // tickPlan is one tick's commands and where each reading sits in them.
 type tickPlan struct {
-	cmds                                                           []string
-	uptime, frames, stat, pidof, pidStat, status, tasks, net, batt int
+	cmds                                                                    []string
+	uptime, frames, stat, pidof, pidStat, status, tasks, net, batt, thermal int
 }
 
 func (c *collector) plan() tickPlan {
-	p := tickPlan{uptime: -1, frames: -1, stat: -1, pidof: -1, pidStat: -1, status: -1, tasks: -1, net: -1, batt: -1}
+	p := tickPlan{uptime: -1, frames: -1, stat: -1, pidof: -1, pidStat: -1, status: -1, tasks: -1, net: -1, batt: -1, thermal: -1}
 	add := func(cmd string) int { p.cmds = append(p.cmds, cmd); return len(p.cmds) - 1 }
 	pkg := shellQuote(c.cfg.Package)
 	names := make([]string, len(c.procNames))
@@ -376,6 +386,9 @@ func (c *collector) plan() tickPlan {
 	// The battery changes slowly; reading it every tenth tick keeps ticks small.
 	if c.batteryOK && c.ticks%10 == 0 {
 		p.batt = add("cat /sys/class/power_supply/battery/uevent")
+	}
+	if c.thermalOK && c.ticks%10 == 0 {
+		p.thermal = add(metrics.ThermalZonesCommand)
 	}
 	return p
 }
@@ -425,6 +438,11 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, send, recv int64) {
 	}
 	if p.net >= 0 {
 		c.absorbTraffic(out[p.net], p.cmds[p.net], smp.HostNs)
+	}
+	if p.thermal >= 0 && out[p.thermal].Exit == 0 {
+		if zones, err := metrics.ParseThermalZones(out[p.thermal].Stdout); err == nil {
+			smp.ThermalC = thermalTemps(zones)
+		}
 	}
 	if p.batt >= 0 {
 		if out[p.batt].Exit == 0 {
@@ -664,6 +682,25 @@ func (c *collector) absorbSlow(p tickPlan, out []cmdResult, send, recv int64) {
 }
 
 func (c *collector) liveCPU() float64 { return c.lastCPUPct }
+
+// thermalTemps maps each readable zone's type to °C; zones sharing a type
+// keep the hottest.
+func thermalTemps(zones []metrics.ThermalZone) map[string]float64 {
+	m := map[string]float64{}
+	for _, z := range zones {
+		if !z.HasTemp {
+			continue
+		}
+		name := z.Type
+		if name == "" {
+			name = "thermal_zone" + strconv.Itoa(z.ID)
+		}
+		if v, ok := m[name]; !ok || z.Celsius > v {
+			m[name] = z.Celsius
+		}
+	}
+	return m
+}
 
 func containsInt(xs []int, x int) bool {
 	for _, v := range xs {

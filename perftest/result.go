@@ -145,8 +145,9 @@ type Sample struct {
 	RSSKB int64 `json:"rss_kb,omitempty"`
 	// Threads of the app's main process (/proc/<pid>/task/*/stat).
 	Threads []ProcTicks `json:"threads,omitempty"`
-	// Battery, read every few ticks.
-	Battery *BatteryReading `json:"battery,omitempty"`
+	// Battery and thermal zones (type → °C), read every tenth tick.
+	Battery  *BatteryReading    `json:"battery,omitempty"`
+	ThermalC map[string]float64 `json:"thermal_c,omitempty"`
 	// NewFrames is how many new frames this tick brought.
 	NewFrames int `json:"new_frames"`
 }

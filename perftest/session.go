@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/perfgate/perfgate/adbx"
 )
 
 // Session measures one app on one device around named steps. Its methods
@@ -42,7 +44,7 @@ type Session struct {
 // options name the app (App) and change the defaults. A session that cannot
 // start fails the test at once (FailNow). Stop runs at t.Cleanup when t has
 // Cleanup; call it yourself to get the Result.
-func Start(t TestingT, dev adbxDevice, opts ...Option) *Session {
+func Start(t TestingT, dev *adbx.Device, opts ...Option) *Session {
 	helper(t)
 	var cfg Config
 	for _, o := range opts {
@@ -69,7 +71,7 @@ func Start(t TestingT, dev adbxDevice, opts ...Option) *Session {
 // NewSession begins measuring outside a test, as `perfgate record` does. On
 // error nothing runs; when cfg names a result file the failed attempt is
 // written there all the same.
-func NewSession(ctx context.Context, dev adbxDevice, cfg Config) (*Session, error) {
+func NewSession(ctx context.Context, dev *adbx.Device, cfg Config) (*Session, error) {
 	return newSession(ctx, wrapAdbx(dev), cfg)
 }
 

@@ -168,85 +168,20 @@ func TestFramesMatchGroundTruth(t *testing.T) {
 				if testing.Short() && (ep.name != "host" || c.hz != 60) {
 					t.Skip("short mode: host endpoint at 60 Hz only")
 				}
-				dev := sim(t, c.preset, c.hz, c.api)
-				d, _ := ep.open(t, dev)
-				launch(t, d, dev)
-				opts := []perftest.Option{perftest.App(pkg), perftest.WithResultsDir(t.TempDir()),
-					perftest.WithCollectors(perftest.CollectFrames)}
-				if c.sf {
-					opts = append(opts, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
-				}
-				s := perftest.Start(t, d, opts...)
-				s.Step("scroll", func() { time.Sleep(1500 * time.Millisecond) })
-				r := s.Stop()
-				time.Sleep(50 * time.Millisecond) // let the last polled frames be presented in the truth
-				st := r.Step("scroll")
-				truth, late := truthInStep(r, st, dev.World().TruthFrames(), c.sf)
-				if late > 2 {
-					t.Errorf("%d true frames of the step were presented after the last poll", late)
-				}
-				var got []perftest.Frame
-				for _, f := range r.Frames {
-					if ft := f.Time(); ft >= st.DeviceStartNs && ft < st.DeviceEndNs {
-						got = append(got, f)
+				// A host stalled for longer than the device's frame buffer
+				// holds (0.8 s at 144 Hz; CI under -race can) loses frames;
+				// the session detects and records that. Such a run is tried
+				// once more; everything else must hold on every run.
+				for try := 1; ; try++ {
+					problems, stalled := groundTruthRun(t, ep, c.preset, c.hz, c.api, c.sf)
+					if stalled && try < 2 {
+						t.Logf("run %d: host stalled past the frame buffer (%s); trying again", try, strings.Join(problems, "; "))
+						continue
 					}
-				}
-				// Frames the session read that were still in flight for
-				// the truth cutoff are fine; every true frame must be
-				// there exactly once.
-				if len(got) < len(truth) || len(got) > len(truth)+late {
-					t.Errorf("step has %d frames, truth %d (+%d late)", len(got), len(truth), late)
-				}
-				seen := map[int64]int{}
-				for _, f := range got {
-					seen[f.Time()]++
-				}
-				for _, f := range truth {
-					key := f.IntendedVsync
-					if c.sf {
-						key = f.SFActual
+					for _, p := range problems {
+						t.Error(p)
 					}
-					if seen[key] != 1 {
-						t.Errorf("true frame %d (vsync %d) read %d times", f.Index, key, seen[key])
-					}
-				}
-				for i, f := range truth {
-					if i >= len(got) {
-						break
-					}
-					g := got[i]
-					if !c.sf && (g.IntendedVsyncNs != f.IntendedVsync || g.FrameCompletedNs != f.Completed) {
-						t.Errorf("frame %d: got vsync %d completed %d, truth %d %d", i, g.IntendedVsyncNs, g.FrameCompletedNs, f.IntendedVsync, f.Completed)
-						break
-					}
-					if c.sf && (g.DesiredPresentNs != f.SFDesired || g.ActualPresentNs != f.SFActual || g.FrameReadyNs != f.SFReady) {
-						t.Errorf("frame %d: got %d %d %d, truth %d %d %d", i, g.DesiredPresentNs, g.ActualPresentNs, g.FrameReadyNs, f.SFDesired, f.SFActual, f.SFReady)
-						break
-					}
-				}
-				if late == 0 {
-					period := int64(dev.World().RefreshPeriod())
-					want := expectedSummary(truth, period, c.sf, c.api)
-					gotS := st.Frames()
-					gotS.Window = ""
-					if !reflect.DeepEqual(gotS, want) {
-						t.Errorf("summary\n got %+v\nwant %+v", gotS, want)
-					}
-				}
-				if n := len(truth); n < 10 {
-					t.Errorf("only %d true frames in a 1.5 s scroll", n)
-				}
-				if r.Error != "" || len(r.Gaps) != 0 {
-					t.Errorf("error %q gaps %+v", r.Error, r.Gaps)
-				}
-				if t.Failed() {
-					var rtts []time.Duration
-					var prev int64
-					for _, smp := range r.Samples {
-						rtts = append(rtts, time.Duration(smp.HostNs-prev).Round(time.Millisecond), time.Duration(smp.RTTNs).Round(time.Millisecond))
-						prev = smp.HostNs
-					}
-					t.Logf("notes: %q; step host [%d, %d]; sample spacing/rtt: %v", r.Notes, st.HostStartNs, st.HostEndNs, rtts)
+					break
 				}
 			})
 		}
@@ -273,13 +208,16 @@ func TestCPUMemoryTrafficMatchTruth(t *testing.T) {
 
 				// CPU: chatty-network's scroll phase loads main 35 %,
 				// RenderThread 20 %, Jit 2 % and OkHttp 15 % of one core:
-				// 72 % top-style, 9 % of the 8-core device. Tolerance 3
-				// points top-style: the step is bracketed by ticks up to
-				// 100 ms outside it and counters move in 10 ms ticks.
+				// 72 % top-style, 9 % of the 8-core device. Against the
+				// device's own counters over the step the tolerance is 3
+				// points top-style (the step is bracketed by ticks up to
+				// 100 ms outside it; counters move in 10 ms ticks); against
+				// the configured load 10 %, since a loaded host delays the
+				// simulation's accounting.
 				cpu := st.CPU()
 				wantCore := 35.0 + 20 + 2 + 15
 				truthApp := float64(after.AppTicks-before.AppTicks) / float64(after.DeviceTotal-before.DeviceTotal) * 100
-				if !within(cpu.MeanPerCore, wantCore, 3) || !within(cpu.Mean, truthApp, 3/cores) {
+				if !within(cpu.MeanPerCore, wantCore, wantCore/10) || !within(cpu.Mean, truthApp, 3/cores) {
 					t.Errorf("app cpu %.2f%% (%.2f%% top-style); truth over the step %.2f%%, configured %.2f%% (%.0f%%)",
 						cpu.Mean, cpu.MeanPerCore, truthApp, wantCore/cores, wantCore)
 				}
@@ -305,6 +243,13 @@ func TestCPUMemoryTrafficMatchTruth(t *testing.T) {
 				}
 				if !within(tr.RxBytesPerS, 200_000, 10_000) || !within(tr.TxBytesPerS, 50_000, 2_500) {
 					t.Errorf("traffic rx %.0f tx %.0f B/s, configured 200000 / 50000", tr.RxBytesPerS, tr.TxBytesPerS)
+				}
+				// Battery and thermal are read every tenth tick.
+				if b := st.BatteryStats; b == nil || b.StartLevelPct <= 0 || b.StartLevelPct > 100 || b.MaxTemperatureC < 15 || b.MaxTemperatureC > 60 {
+					t.Errorf("battery %+v", b)
+				}
+				if th := st.ThermalStats; th == nil || len(th.ZoneMaxC) == 0 || th.MaxC < 15 || th.MaxC > 100 || th.ZoneMaxC[th.MaxZone] != th.MaxC {
+					t.Errorf("thermal %+v", th)
 				}
 				if r.Error != "" || len(r.Gaps) != 0 {
 					t.Errorf("error %q gaps %+v notes %q", r.Error, r.Gaps, r.Notes)
@@ -395,8 +340,111 @@ func TestOneRoundTripPerTickOnDevice(t *testing.T) {
 			}
 			// A tick in flight at either edge may fall on one side only.
 			if d := (after - before) - ticks; d < -1 || d > 1 || ticks < 10 {
-				t.Errorf("%d adb streams for %d ticks, want one each", after-before, ticks)
+				var spacing []time.Duration
+				var prev int64
+				for _, smp := range r.Samples {
+					spacing = append(spacing, time.Duration(smp.HostNs-prev).Round(time.Millisecond))
+					prev = smp.HostNs
+				}
+				t.Errorf("%d adb streams for %d ticks, want one each; tick spacing %v; gaps %+v", after-before, ticks, spacing, r.Gaps)
 			}
 		})
 	}
+}
+
+// groundTruthRun records one 1.5 s step on a fresh simulated phone and
+// compares the step's frames and summary with the phone's ground truth. It
+// returns what did not hold, and whether the session recorded frames lost
+// to a full device buffer (a host stall).
+func groundTruthRun(t *testing.T, ep endpoint, preset string, hz float64, api int, sf bool) (problems []string, stalled bool) {
+	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	dev := sim(t, preset, hz, api)
+	d, _ := ep.open(t, dev)
+	launch(t, d, dev)
+	opts := []perftest.Option{perftest.App(pkg), perftest.WithResultsDir(t.TempDir()),
+		perftest.WithCollectors(perftest.CollectFrames)}
+	if sf {
+		opts = append(opts, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
+	}
+	s := perftest.Start(t, d, opts...)
+	s.Step("scroll", func() { time.Sleep(1500 * time.Millisecond) })
+	r := s.Stop()
+	time.Sleep(50 * time.Millisecond) // let the last polled frames be presented in the truth
+	for _, g := range r.Gaps {
+		if strings.Contains(g.Error, "frames were lost") {
+			stalled = true
+		}
+	}
+	st := r.Step("scroll")
+	truth, late := truthInStep(r, st, dev.World().TruthFrames(), sf)
+	if late > 2 {
+		fail("%d true frames of the step were presented after the last poll", late)
+	}
+	var got []perftest.Frame
+	for _, f := range r.Frames {
+		if ft := f.Time(); ft >= st.DeviceStartNs && ft < st.DeviceEndNs {
+			got = append(got, f)
+		}
+	}
+	// Frames the session read that were still in flight at the truth
+	// cutoff are fine; every true frame must be there exactly once.
+	if len(got) < len(truth) || len(got) > len(truth)+late {
+		fail("step has %d frames, truth %d (+%d late)", len(got), len(truth), late)
+	}
+	seen := map[int64]int{}
+	for _, f := range got {
+		seen[f.Time()]++
+	}
+	missing := 0
+	for _, f := range truth {
+		key := f.IntendedVsync
+		if sf {
+			key = f.SFActual
+		}
+		if seen[key] != 1 {
+			missing++
+			if missing <= 3 {
+				fail("true frame %d (t %d) read %d times", f.Index, key, seen[key])
+			}
+		}
+	}
+	for i, f := range truth {
+		if i >= len(got) {
+			break
+		}
+		g := got[i]
+		if !sf && (g.IntendedVsyncNs != f.IntendedVsync || g.FrameCompletedNs != f.Completed) {
+			fail("frame %d: got vsync %d completed %d, truth %d %d", i, g.IntendedVsyncNs, g.FrameCompletedNs, f.IntendedVsync, f.Completed)
+			break
+		}
+		if sf && (g.DesiredPresentNs != f.SFDesired || g.ActualPresentNs != f.SFActual || g.FrameReadyNs != f.SFReady) {
+			fail("frame %d: got %d %d %d, truth %d %d %d", i, g.DesiredPresentNs, g.ActualPresentNs, g.FrameReadyNs, f.SFDesired, f.SFActual, f.SFReady)
+			break
+		}
+	}
+	if late == 0 {
+		period := int64(dev.World().RefreshPeriod())
+		want := expectedSummary(truth, period, sf, api)
+		gotS := st.Frames()
+		gotS.Window = ""
+		if !reflect.DeepEqual(gotS, want) {
+			fail("summary\n got %+v\nwant %+v", gotS, want)
+		}
+	}
+	if n := len(truth); n < 10 {
+		fail("only %d true frames in a 1.5 s scroll", n)
+	}
+	if r.Error != "" || len(r.Gaps) != 0 {
+		fail("error %q gaps %+v", r.Error, r.Gaps)
+	}
+	if len(problems) > 0 {
+		var spacing []time.Duration
+		var prev int64
+		for _, smp := range r.Samples {
+			spacing = append(spacing, time.Duration(smp.HostNs-prev).Round(time.Millisecond))
+			prev = smp.HostNs
+		}
+		fail("notes %q; tick spacing %v", r.Notes, spacing)
+	}
+	return problems, stalled
 }

@@ -28,6 +28,7 @@ type Step struct {
 	MemoryStats  MemoryStats    `json:"memory"`
 	TrafficStats *TrafficStats  `json:"traffic,omitempty"`
 	BatteryStats *BatteryStats  `json:"battery,omitempty"`
+	ThermalStats *ThermalStats  `json:"thermal,omitempty"`
 	Crashes      []Crash        `json:"crashes,omitempty"`
 	// Gaps counts failed ticks inside the step.
 	Gaps int `json:"gaps"`
@@ -109,6 +110,14 @@ type BatteryStats struct {
 	EndLevelPct     float64 `json:"end_level_pct"`
 	MaxTemperatureC float64 `json:"max_temperature_c"`
 	MeanCurrentMA   float64 `json:"mean_current_ma,omitempty"`
+}
+
+// ThermalStats is the hottest the thermal zones got during a step, in °C.
+type ThermalStats struct {
+	Source   string             `json:"source"`
+	MaxC     float64            `json:"max_c"`
+	MaxZone  string             `json:"max_zone"`
+	ZoneMaxC map[string]float64 `json:"zone_max_c"`
 }
 
 // Jank is the step's default jank count (DESIGN.md "Pauses are not janks":

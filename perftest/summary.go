@@ -74,6 +74,9 @@ func (c *collector) summarise(st *Step) {
 	if c.batteryOK {
 		st.BatteryStats = c.batteryStats(st)
 	}
+	if c.thermalOK {
+		st.ThermalStats = c.thermalStats(st)
+	}
 	for _, cr := range r.Crashes {
 		if cr.Step == st.Name {
 			st.Crashes = append(st.Crashes, cr)
@@ -306,5 +309,26 @@ func (c *collector) batteryStats(st *Step) *BatteryStats {
 		}
 	}
 	out.MeanCurrentMA = cur / float64(n)
+	return out
+}
+
+func (c *collector) thermalStats(st *Step) *ThermalStats {
+	r := c.s.res
+	has := func(i int) bool { return r.Samples[i].ThermalC != nil }
+	a, b, ok := bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, has, st.HostStartNs, st.HostEndNs)
+	if !ok {
+		return nil
+	}
+	out := &ThermalStats{Source: metrics.ThermalZonesCommand, ZoneMaxC: map[string]float64{}}
+	for i := a; i <= b; i++ {
+		for zone, v := range r.Samples[i].ThermalC {
+			if old, seen := out.ZoneMaxC[zone]; !seen || v > old {
+				out.ZoneMaxC[zone] = v
+			}
+			if out.MaxZone == "" || v > out.MaxC || v == out.MaxC && zone < out.MaxZone {
+				out.MaxC, out.MaxZone = v, zone
+			}
+		}
+	}
 	return out
 }

@@ -93,9 +93,7 @@ func (d *Device) Close() error {
 	if c, ok := d.uia.(io.Closer); ok {
 		c.Close()
 	}
-	if c, ok := any(d.world).(interface{ Close() }); ok {
-		c.Close()
-	}
+	d.world.Close()
 	return nil
 }
 
@@ -114,8 +112,20 @@ func (d *Device) enter() error {
 // measurements with the ground truth and for the CLI.
 func (d *Device) World() *World { return d.world }
 
-// Config returns the device's configuration with its defaults filled in.
-func (d *Device) Config() Config { return d.cfg }
+// Config returns the device's configuration with its defaults filled in,
+// including the refresh rate and workload the World chose.
+func (d *Device) Config() Config {
+	cfg := d.cfg
+	if cfg.RefreshHz == 0 {
+		if p := d.world.RefreshPeriod(); p > 0 {
+			cfg.RefreshHz = float64(time.Second) / float64(p)
+		}
+	}
+	if cfg.Workload == nil {
+		cfg.Workload = d.world.Workload()
+	}
+	return cfg
+}
 
 // Serial is the serial number adb lists.
 func (d *Device) Serial() string { return d.cfg.Serial }

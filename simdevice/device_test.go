@@ -22,6 +22,10 @@ func TestNewDefaultsAndValidation(t *testing.T) {
 	if cfg.Serial != "perfgate-sim" || cfg.API != 33 || cfg.Cores != 8 || cfg.Model != "Pixel 7" {
 		t.Errorf("defaults = serial %q API %d cores %d model %q; want perfgate-sim 33 8 Pixel 7", cfg.Serial, cfg.API, cfg.Cores, cfg.Model)
 	}
+	// The zero Config is documented as the smooth-scroll preset at 60 Hz.
+	if cfg.RefreshHz < 59.9 || cfg.RefreshHz > 60.1 || cfg.Workload == nil || cfg.Workload.Name != "smooth-scroll" {
+		t.Errorf("Config() refresh %v Hz, workload %+v; want 60 Hz smooth-scroll", cfg.RefreshHz, cfg.Workload)
+	}
 	if d.Serial() != "perfgate-sim" {
 		t.Errorf("Serial() = %q", d.Serial())
 	}

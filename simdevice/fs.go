@@ -200,6 +200,21 @@ func (u fsUser) mayWrite(p string) error {
 	return syscall.ENOENT
 }
 
+// mayRead applies the permission bits of a writable-tree file: the owner's
+// when the shell user owns it, the group's for the shell group, else the
+// others'.
+func (u fsUser) mayRead(n *memNode, group string) bool {
+	switch {
+	case u.root:
+		return true
+	case n.owner == "shell":
+		return n.mode&0o400 != 0
+	case group == "shell":
+		return n.mode&0o040 != 0
+	}
+	return n.mode&0o004 != 0
+}
+
 // mayList reports whether u may list the writable-tree directory p: the
 // shell user cannot list /data or /data/local, as on a phone.
 func (u fsUser) mayList(p string) error {
@@ -387,6 +402,9 @@ func (v *vfs) readFile(p string) ([]byte, error) {
 		if n.dir {
 			return nil, pathErr("read", p, syscall.EISDIR)
 		}
+		if !v.user.mayRead(n, groupOf(p)) {
+			return nil, pathErr("open", p, syscall.EACCES)
+		}
 		return data, nil
 	case inWorld(p):
 		data, err := v.world.ReadFile(p)
@@ -496,11 +514,14 @@ func (v *vfs) touch(p string, mtime time.Time) error {
 	if ok {
 		return nil
 	}
-	if fi, err := v.stat(p); err == nil {
-		if fi.IsDir() || inWorld(p) || p == "/dev/null" {
+	if _, err := v.stat(p); err == nil {
+		if p == "/dev/null" {
 			return nil
 		}
-		return pathErr("touch", p, syscall.EROFS)
+		if err := v.user.mayWrite(p); err != nil {
+			return pathErr("touch", p, err)
+		}
+		return nil
 	}
 	return v.writeFile(p, nil, 0o666, mtime, false)
 }

@@ -35,10 +35,15 @@ const internalPrefix = "\x00"
 const unreachableTmp = "/\x00perfgate-no-host-tmp"
 
 // Shell runs a command line as `/system/bin/sh -c cmd` would on the device
-// and returns its exit status. stdin may be nil (then reads see end of
-// file). It returns soon after ctx ends or the device closes, with status
-// 130 if the command had not finished. stdout and stderr may be the same
-// writer; writes to each are serialised.
+// and returns its exit status. It returns soon after ctx ends or the device
+// closes, with status 130 if the command had not finished. stdout and stderr
+// may be the same writer; writes to each are serialised.
+//
+// stdin may be nil: reads then see end of file. An *os.File is read
+// directly. Any other reader is copied into a pipe by a goroutine that ends
+// when the reader does, so it should end with the stream, as an adb
+// stream's stdin does. An empty cmd with a stdin runs the script read from
+// stdin, as `adb shell` without a command does.
 func (d *Device) Shell(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if stdout == nil {
 		stdout = io.Discard
@@ -61,8 +66,8 @@ func (d *Device) Shell(ctx context.Context, cmd string, stdin io.Reader, stdout,
 	if stderr != stdout {
 		errw = &lockedWriter{w: stderr}
 	}
-	var in *os.File
-	if stdin != nil {
+	in, _ := stdin.(*os.File)
+	if stdin != nil && in == nil {
 		pr, pw, err := os.Pipe()
 		if err != nil {
 			fmt.Fprintf(errw, "%s: %v\n", shName, err)
@@ -76,6 +81,11 @@ func (d *Device) Shell(ctx context.Context, cmd string, stdin io.Reader, stdout,
 			pw.Close()
 		}()
 		in = pr
+	}
+	if strings.TrimSpace(cmd) == "" && stdin != nil {
+		// `adb shell` without a command runs a shell that reads its
+		// script from the stream.
+		cmd = "sh"
 	}
 	st := d.runScript(ctx, shellRun{src: cmd, dir: "/", stdin: in, stdout: out, stderr: errw})
 	if ctx.Err() != nil && st == 0 {
@@ -306,9 +316,24 @@ func (sh *shellHandlers) exec(ctx context.Context, args []string) error {
 		p.stdin = strings.NewReader("")
 	} else if f, ok := p.stdin.(*os.File); ok {
 		// A command reading its input must still end when the stream does.
-		stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Unix(1, 0)) })
+		// The file outlives the command (a later command of the script
+		// reads on), so the deadline is lifted again, under a lock so that
+		// a late AfterFunc cannot set it after the lift.
+		var mu sync.Mutex
+		done, fired := false, false
+		context.AfterFunc(ctx, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if !done {
+				fired = true
+				f.SetReadDeadline(time.Unix(1, 0))
+			}
+		})
 		defer func() {
-			if !stop() {
+			mu.Lock()
+			defer mu.Unlock()
+			done = true
+			if fired {
 				f.SetReadDeadline(time.Time{})
 			}
 		}()

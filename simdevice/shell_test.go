@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -99,6 +100,8 @@ func TestShellSemantics(t *testing.T) {
 		{name: "binary echo", cmd: "/system/bin/echo hi; toybox echo there", wantOut: "hi\nthere\n"},
 		{name: "sh -c nested", cmd: `sh -c 'echo $0:$1:$2; exit 3' me a b; echo $?`, wantOut: "me:a:b\n3\n"},
 		{name: "sh -c inherits exported", cmd: `export X=1; Y=2; sh -c 'echo ${X}${Y:-unset}'`, wantOut: "1unset\n"},
+		{name: "empty command reads stdin", cmd: "", stdin: "echo $0; id -u\n", wantOut: "/system/bin/sh\n2000\n"},
+		{name: "empty command without stdin", cmd: " ", wantOut: ""},
 		{name: "sh reads script from stdin", cmd: "sh", stdin: "echo from-stdin; exit 5\n", wantOut: "from-stdin\n", code: 5},
 		{name: "type and command -v", cmd: "command -v cat; command -v nope || echo none; type echo", wantOut: "/system/bin/cat\nnone\necho is a shell builtin\n"},
 		{name: "which", cmd: "which ls grep; which nope; echo $?", wantOut: "/system/bin/ls\n/system/bin/grep\n1\n"},
@@ -213,6 +216,10 @@ func TestShellFiles(t *testing.T) {
 			wantOut: "script:b\n", wantErr: "/system/bin/sh: /data/local/tmp/s: can't execute: Permission denied\n"},
 		{name: "sh file", cmd: "echo 'echo $0 $#' > /data/local/tmp/t.sh; sh /data/local/tmp/t.sh x y", wantOut: "/data/local/tmp/t.sh 2\n"},
 		{name: "build.prop", cmd: "head -n 2 /system/build.prop", wantOut: "\n# begin build properties\n"},
+		{name: "cat permission denied", cmd: "echo secret > /data/local/tmp/p; chmod 000 /data/local/tmp/p; cat /data/local/tmp/p; cat < /data/local/tmp/p",
+			wantErr: "cat: /data/local/tmp/p: Permission denied\n/system/bin/sh: can't open /data/local/tmp/p: Permission denied\n", code: 1},
+		{name: "touch kernel file", cmd: "touch /proc/stat", wantErr: "touch: /proc/stat: Permission denied\n", code: 1},
+		{name: "touch system dir", cmd: "touch /system", wantErr: "touch: /system: Read-only file system\n", code: 1},
 		{name: "test -w", cmd: "[ -w /data/local/tmp ] && [ ! -w /system ] && echo ok", wantOut: "ok\n"},
 	})
 }
@@ -508,4 +515,32 @@ func TestShellStaysOnDevice(t *testing.T) {
 		{name: "exec builtin", cmd: "exec ls -d /system", wantOut: "/system\n"},
 		{name: "redirect to host tmp", cmd: "echo x > /tmp/perfgate-should-not-exist", wantErr: "/system/bin/sh: can't create /tmp/perfgate-should-not-exist: No such file or directory\n", code: 1},
 	})
+}
+
+func TestShellFileStdin(t *testing.T) {
+	d := newTestDevice(t, Config{})
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	io.WriteString(pw, "first\nsecond\n")
+	pw.Close()
+	var out bytes.Buffer
+	if st := d.Shell(context.Background(), "read a; echo got $a; cat", pr, &out, io.Discard); st != 0 || out.String() != "got first\nsecond\n" {
+		t.Errorf("got %d %q", st, out.String())
+	}
+}
+
+// A producer ends once its reader has gone, as SIGPIPE ends it on a phone,
+// instead of running to the end of its (here practically endless) output.
+func TestProducerEndsWhenReaderGoes(t *testing.T) {
+	d := newTestDevice(t, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	st := d.Shell(ctx, "seq 1 1000000000000 | head -n 2", nil, &out, io.Discard)
+	if ctx.Err() != nil || st != 0 || out.String() != "1\n2\n" {
+		t.Errorf("seq | head -n 2: status %d, output %q, ctx %v", st, out.String(), ctx.Err())
+	}
 }

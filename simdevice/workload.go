@@ -298,6 +298,28 @@ func (w *Workload) Validate() error {
 	return nil
 }
 
+// clone returns a deep copy, so a device never shares slices with the
+// caller's value.
+func (w *Workload) clone() *Workload {
+	c := *w
+	c.Phases = make([]Phase, len(w.Phases))
+	for i, p := range w.Phases {
+		p.Janks = append([]Jank(nil), p.Janks...)
+		for j := range p.Janks {
+			p.Janks[j].At = append([]int(nil), p.Janks[j].At...)
+		}
+		p.CPU = append([]ThreadLoad(nil), p.CPU...)
+		if p.Crash != nil {
+			cr := *p.Crash
+			p.Crash = &cr
+		}
+		c.Phases[i] = p
+	}
+	c.Actions = append([]Action(nil), w.Actions...)
+	c.Screen = append([]Elem(nil), w.Screen...)
+	return &c
+}
+
 // phase returns the phase named name.
 func (w *Workload) phase(name string) *Phase {
 	for i := range w.Phases {

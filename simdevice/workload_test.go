@@ -127,3 +127,13 @@ func TestNewWorldRejectsBadWorkload(t *testing.T) {
 		t.Errorf("newWorld accepted a bad workload: %v", err)
 	}
 }
+
+func TestWorldCopiesWorkload(t *testing.T) {
+	wl := mustPreset(t, "janky-scroll")
+	w, _ := newTestWorld(t, Config{Workload: wl})
+	wl.Phases[0].Janks[0].At[0] = 1
+	wl.Phases[0].CPU[0].Percent = 99
+	if got := w.Workload().Phases[0]; got.Janks[0].At[0] != 30 || got.CPU[0].Percent != 35 {
+		t.Errorf("world follows the caller's edits: %+v", got)
+	}
+}

@@ -166,8 +166,7 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 		if err := wl.Validate(); err != nil {
 			return nil, err
 		}
-		cp := *wl
-		wl = &cp
+		wl = wl.clone()
 	}
 	hz := cfg.RefreshHz
 	if hz == 0 {

@@ -2,6 +2,7 @@ package simdevice_test
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -35,4 +36,28 @@ func ExamplePresetNames() {
 	fmt.Println(simdevice.PresetNames())
 	// Output:
 	// [chatty-network crash-on-tap janky-scroll memory-leak slow-start smooth-scroll]
+}
+
+// The World behind a device answers dumpsys and /proc as the phone would;
+// before the app is launched it has no process.
+func ExampleWorld_Dumpsys() {
+	d, err := simdevice.New(simdevice.Config{API: 34, Workload: mustPreset("janky-scroll")})
+	if err != nil {
+		panic(err)
+	}
+	defer d.Close()
+	w := d.World()
+	w.Dumpsys([]string{"gfxinfo", w.Package(), "framestats"}, os.Stdout, os.Stderr)
+	fmt.Println("frames so far:", w.Truth().Frames)
+	// Output:
+	// No process found for: com.perfgate.demo
+	// frames so far: 0
+}
+
+func mustPreset(name string) *simdevice.Workload {
+	w, err := simdevice.Preset(name)
+	if err != nil {
+		panic(err)
+	}
+	return w
 }

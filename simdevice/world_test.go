@@ -674,3 +674,34 @@ func TestLogcatFollowAndSince(t *testing.T) {
 		t.Errorf("a line printed twice:\n%s", out)
 	}
 }
+
+func TestScreenLauncherAndApp(t *testing.T) {
+	w, clk := newTestWorld(t, Config{API: 33})
+	s := w.Screen()
+	if wd, ht := s.Size(); wd != 1080 || ht != 2400 {
+		t.Errorf("size %dx%d", wd, ht)
+	}
+	els := s.Elements()
+	icon := els[len(els)-1]
+	if icon.Package != "com.android.launcher3" || icon.Text != "perfgate demo" {
+		t.Fatalf("launcher elements %+v", els)
+	}
+	c := icon.Bounds.Min.Add(icon.Bounds.Size().Div(2))
+	s.Tap(c.X, c.Y)
+	clk.advance(700 * time.Millisecond)
+	var texts []string
+	for _, e := range s.Elements() {
+		if e.Package == PresetPackage && e.Text != "" {
+			texts = append(texts, e.Text)
+		}
+	}
+	if fmt.Sprint(texts) != "[perfgate demo Scroll Stop]" {
+		t.Errorf("app texts %v", texts)
+	}
+	if st := w.Truth().Startups; len(st) != 1 || st[0].Kind != "COLD" {
+		t.Errorf("startups %+v", st)
+	}
+	if info := s.Info(); info.APILevel != 33 || info.Model != "Pixel 7" && info.Model != "" {
+		t.Errorf("info %+v", info)
+	}
+}

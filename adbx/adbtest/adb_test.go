@@ -58,6 +58,13 @@ func TestStockADB(t *testing.T) {
 			t.Errorf("unknown command: exit %d stderr %q", code, stderr)
 		}
 	})
+	t.Run("one stream per shell", func(t *testing.T) {
+		before := d.Streams()
+		adb.Run("-s", serial, "shell", "echo", "hi")
+		if got := d.Streams() - before; got != 1 {
+			t.Errorf("adb shell opened %d streams on the device, want 1", got)
+		}
+	})
 	t.Run("shell stdin", func(t *testing.T) {
 		stdout, _, code := runADB(t, adb.Command(ctx, "-s", serial, "shell", "cat"), "piped\ninput\n")
 		if stdout != "piped\ninput\n" || code != 0 {

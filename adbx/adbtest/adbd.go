@@ -248,8 +248,10 @@ func (ac *adbdConn) handle(m message) {
 			s.acked()
 		}
 	case cmdWRTE:
-		if s != nil && s.remote == m.arg0 {
-			s.deliver(m.data)
+		if s != nil && s.remote == m.arg0 && !s.deliver(m.data) {
+			// A host that ignores flow control would make us hold
+			// unbounded data; a phone's adbd drops it too.
+			ac.c.Close()
 		}
 	case cmdCLSE:
 		if s != nil && (m.arg0 == 0 || s.remote == m.arg0) {
@@ -427,16 +429,26 @@ func (s *adbStream) acked() {
 	}
 }
 
-func (s *adbStream) deliver(data []byte) {
+// maxUnread bounds what a stream holds for its service: flow control lets
+// a well-behaved host have one payload in flight.
+const maxUnread = 4 * maxPayload
+
+// deliver queues a WRTE's data for the service; it reports false when the
+// host sent far more than flow control allows.
+func (s *adbStream) deliver(data []byte) bool {
 	if len(data) == 0 {
 		_ = s.conn.send(cmdOKAY, s.local, s.remote, nil)
-		return
+		return true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return
+		return true
+	}
+	if len(s.in)+len(data) > maxUnread {
+		return false
 	}
 	s.in = append(s.in, data...)
 	s.cond.Broadcast()
+	return true
 }

@@ -343,3 +343,33 @@ func TestAdbdCloseWaits(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestAdbdFloodingHostIsDropped: a host that keeps writing without waiting
+// for OKAY, to a service that is not reading, loses its connection instead
+// of filling the device's memory.
+func TestAdbdFloodingHostIsDropped(t *testing.T) {
+	a := NewAdbd(gadbDevice("x"))
+	defer a.Close()
+	c := dialAdbd(t, a)
+	c.connect(4096)
+	local, remote := c.open("sync:")
+	// The pull's first WRTE waits for an OKAY that never comes, so the
+	// service reads nothing more.
+	c.send(cmdWRTE, local, remote, syncRequest("RECV", "/sdcard/Download/a.bin"))
+	chunk := make([]byte, maxPayload)
+	go func() {
+		for range 6 {
+			if _, err := c.Write(appendMessage(nil, message{command: cmdWRTE, arg0: local, arg1: remote, data: chunk})); err != nil {
+				return
+			}
+		}
+	}()
+	for {
+		if _, err := readMessage(c, maxPayload, false); err != nil {
+			if errors.Is(errTimeout(err), err) {
+				t.Fatalf("the connection stayed up: %v", err)
+			}
+			return
+		}
+	}
+}

@@ -24,7 +24,9 @@ type Device interface {
 	// that asked for the command closes; Shell must return soon after.
 	Shell(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) int
 	// Stat, ReadDir, Open and Create back the sync: service (push, pull,
-	// stat, list).
+	// stat, list). Errors matching fs.ErrNotExist and fs.ErrPermission
+	// reach the client as ENOENT and EACCES. Create is called once a push
+	// has fully arrived, because adb sends the mtime last.
 	Stat(path string) (fs.FileInfo, error)
 	ReadDir(path string) ([]fs.FileInfo, error)
 	Open(path string) (io.ReadCloser, error)

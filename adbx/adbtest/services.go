@@ -142,8 +142,20 @@ func serveShell(ctx context.Context, dev Device, cmd string, v2 bool, rw io.Read
 // readStdin feeds what the client sends into stdin until the stream ends.
 func readStdin(r io.Reader, v2 bool, stdin *stdinPipe) {
 	if !v2 {
-		_, _ = io.Copy(stdin, r)
-		return
+		// Commands rarely get much input; a small buffer keeps a round
+		// trip cheap.
+		buf := make([]byte, 4096)
+		for {
+			n, err := r.Read(buf)
+			if n > 0 {
+				if _, werr := stdin.Write(buf[:n]); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
 	}
 	for {
 		id, data, err := readShellPacket(r)

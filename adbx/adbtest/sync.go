@@ -143,6 +143,17 @@ func appendStat2(b []byte, fi fs.FileInfo, err error) []byte {
 	return b
 }
 
+// strerror words err as the C library would for its errno.
+func strerror(err error) string {
+	switch errnoOf(err) {
+	case errnoENOENT:
+		return "No such file or directory"
+	case errnoEACCES:
+		return "Permission denied"
+	}
+	return err.Error()
+}
+
 func errnoOf(err error) uint32 {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -253,7 +264,8 @@ func parseSendSpec(spec string) (string, fs.FileMode, error) {
 func (s *syncSession) recv(path string) error {
 	r, err := s.dev.Open(path)
 	if err != nil {
-		_ = s.fail(fmt.Sprintf("open %s: %v", path, err))
+		// adbd's wording, which adb prints as "remote open failed: ...".
+		_ = s.fail("open failed: " + strerror(err))
 		return err
 	}
 	defer r.Close()

@@ -206,6 +206,43 @@ func TestAnalyzeFramesGfxInfoSoundvis(t *testing.T) {
 	if m := got.Matrix; m.Best+m.Normal+m.Middle+m.High+m.Frozen != 120 {
 		t.Errorf("matrix %+v does not add up to 120", m)
 	}
+
+	// PerfDog and Chromium straight from the design's wording, in floats.
+	r := got.RefreshPeriodMS
+	var f []float64 // f[i] = t[i] − t[i−1] in ms; f[0] unused
+	f = append(f, 0)
+	for i := 1; i < n; i++ {
+		f = append(f, float64(iv[i]-iv[i-1])/1e6)
+	}
+	jank, big, jankSum := 0, 0, 0.0
+	for i := 4; i < n; i++ {
+		mean := (f[i-3] + f[i-2] + f[i-1]) / 3
+		if f[i] > 2*mean && f[i] > 2*1000.0/24 {
+			jank++
+			jankSum += f[i]
+			if f[i] > 3*1000.0/24 {
+				big++
+			}
+		}
+	}
+	var norm []float64
+	for i := 1; i < n; i++ {
+		if f[i]/r >= 0.5 {
+			norm = append(norm, f[i]/r)
+		}
+	}
+	chromium := 0
+	for i := 1; i < len(norm); i++ {
+		if d := math.Round(norm[i] - norm[i-1]); d > 0 && d < 20 {
+			chromium++
+		}
+	}
+	if got.PerfDog.Jank != jank || got.PerfDog.BigJank != big || !near(got.PerfDog.Stutter, jankSum/(span*1000)) {
+		t.Errorf("perfdog %+v, want jank %d big %d stutter %v", got.PerfDog, jank, big, jankSum/(span*1000))
+	}
+	if got.Chromium.JankCount != chromium || got.Chromium.MaxFrameDelay != int64(math.Round(slices.Max(norm))) {
+		t.Errorf("chromium %+v, want jank_count %d max %v", got.Chromium, chromium, slices.Max(norm))
+	}
 }
 
 func TestAnalyzeFramesGfxInfoNoPeriodColumn(t *testing.T) {

@@ -48,13 +48,13 @@ func BenchmarkScreenshot(b *testing.B) {
 
 func BenchmarkFind(b *testing.B) {
 	elems := bigScreen()
-	for _, bc := range []struct{ strategy, selector string }{
-		{byID, "like"},
-		{byUiAutomator, `new UiSelector().text("Post 199")`},
-		{byXPath, `//android.widget.LinearLayout[200]/android.widget.TextView[@text='Post 199']`},
-		{byXPath, `//*[@text='Post 199']`},
+	for _, bc := range []struct{ name, strategy, selector string }{
+		{"id", byID, "like"},
+		{"uiautomator", byUiAutomator, `new UiSelector().text("Post 199")`},
+		{"xpath-path", byXPath, `//android.widget.LinearLayout[200]/android.widget.TextView[@text='Post 199']`},
+		{"xpath-any", byXPath, `//*[@text='Post 199']`},
 	} {
-		b.Run("strategy="+bc.strategy, func(b *testing.B) {
+		b.Run("by="+bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				hits, err := locate(buildTree(elems), bc.strategy, bc.selector, 0)

@@ -1,0 +1,40 @@
+package simdevice
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The world seen through the device's shell on the real clock, as adb
+// users see it: launch, a one-round-trip sample, and the truth agreeing.
+func TestWorldThroughShell(t *testing.T) {
+	d := newTestDevice(t, Config{API: 33, Workload: mustPreset(t, "smooth-scroll")})
+	out, errOut, st := run(t, d, "am start -W -n com.perfgate.demo/.MainActivity", "")
+	if st != 0 || !strings.Contains(out, "LaunchState: COLD\n") || !strings.Contains(out, "TotalTime: 650\n") {
+		t.Fatalf("am start: %d %q %q", st, out, errOut)
+	}
+	time.Sleep(300 * time.Millisecond)
+	out, _, st = run(t, d, "pid=$(pidof com.perfgate.demo); cat /proc/stat /proc/$pid/stat; dumpsys SurfaceFlinger --latency 'SurfaceView[com.perfgate.demo/com.perfgate.demo.MainActivity](BLAST)#0' | tail -n 1", "")
+	if st != 0 {
+		t.Fatalf("sample: %d %q", st, out)
+	}
+	pid := d.World().Truth().Pids[0]
+	if !strings.Contains(out, "\n"+strconv.Itoa(pid)+" (m.perfgate.demo) S ") {
+		t.Errorf("no pid stat line for %d:\n%s", pid, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	last := strings.Split(lines[len(lines)-1], "\t")
+	if len(last) != 3 || last[1] == "0" {
+		t.Errorf("last latency row %q", lines[len(lines)-1])
+	}
+	b, _ := strconv.ParseInt(last[1], 10, 64)
+	found := false
+	for _, f := range d.World().TruthFrames() {
+		found = found || f.Present == b
+	}
+	if !found {
+		t.Errorf("present time %d is not a truth frame", b)
+	}
+}
