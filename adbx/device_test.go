@@ -403,13 +403,29 @@ type teeDevice struct {
 }
 
 func (d *teeDevice) Shell(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var buf bytes.Buffer
-	code := d.Device.Shell(ctx, cmd, stdin, io.MultiWriter(stdout, &buf), stderr)
 	d.mu.Lock()
 	d.cmds = append(d.cmds, cmd)
-	d.out.Write(buf.Bytes())
 	d.mu.Unlock()
-	return code
+	// Copied as it is written, so that it is all there before the client
+	// sees the session end.
+	return d.Device.Shell(ctx, cmd, stdin, io.MultiWriter(stdout, teeWriter{d}), stderr)
+}
+
+type teeWriter struct{ d *teeDevice }
+
+func (w teeWriter) Write(p []byte) (int, error) {
+	w.d.mu.Lock()
+	defer w.d.mu.Unlock()
+	return w.d.out.Write(p)
+}
+
+// take returns and clears the recorded output, and the command lines.
+func (d *teeDevice) take() (string, []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := d.out.String()
+	d.out.Reset()
+	return out, append([]string(nil), d.cmds...)
 }
 
 // TestBatchMarkerNotInCommandLine checks that the separator marker is made
@@ -422,16 +438,16 @@ func TestBatchMarkerNotInCommandLine(t *testing.T) {
 			d, _ := open(t, endpoints[0], tee)
 			markers := map[string]bool{}
 			for range 3 {
-				tee.out.Reset()
 				if _, err := d.Batch(ctxT(t, 10*time.Second), []string{"true"}); err != nil {
 					t.Fatal(err)
 				}
-				marker, _, _ := strings.Cut(tee.out.String(), "\n")
+				out, cmds := tee.take()
+				marker, _, _ := strings.Cut(out, "\n")
 				if len(marker) < 8 {
-					t.Fatalf("session output %q has no marker line", tee.out.String())
+					t.Fatalf("session output %q has no marker line", out)
 				}
 				markers[marker] = true
-				for _, cmdline := range tee.cmds {
+				for _, cmdline := range cmds {
 					if strings.Contains(cmdline, marker) {
 						t.Fatalf("marker %q appears in the command line %q", marker, cmdline)
 					}

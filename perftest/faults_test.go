@@ -218,7 +218,7 @@ func TestProcStatDenied(t *testing.T) {
 
 func TestAppNotInstalledOnDevice(t *testing.T) {
 	dev := sim(t, "smooth-scroll", 60, 33)
-	d, _ := openHost(t, dev)
+	d, _ := openHost(t, dev, nil)
 	rt := &recT{}
 	cfg := quickConfig(t)
 	cfg.Package = "com.example.absent"
@@ -239,7 +239,7 @@ func TestAppNotInstalledOnDevice(t *testing.T) {
 
 func TestAppNotRunningAtStart(t *testing.T) {
 	dev := sim(t, "smooth-scroll", 60, 33)
-	d, _ := openHost(t, dev)
+	d, _ := openHost(t, dev, nil)
 	rt := &recT{}
 	if s := perftest.Start(rt, d, perftest.WithConfig(quickConfig(t))); s != nil || !rt.failed {
 		t.Fatal("Start did not fail for an app that is not running")
@@ -267,7 +267,7 @@ func TestEmptyGfxinfo(t *testing.T) {
 	// The app is running but idle after the first tap on Stop: gfxinfo has
 	// no frame rows; the session records zero frames and no error.
 	dev := sim(t, "smooth-scroll", 60, 33)
-	d, _ := openHost(t, dev)
+	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

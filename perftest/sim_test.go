@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,10 +36,23 @@ func sim(t testing.TB, preset string, hz float64, api int) *simdevice.Device {
 }
 
 // endpoint opens an adbx.Device on a simulated phone one way, and returns
-// a counter of the adb streams the phone served.
+// a counter of the adb streams the phone served. stock is the test's shared
+// stock adb server.
 type endpoint struct {
 	name string
-	open func(t testing.TB, dev *simdevice.Device) (*adbx.Device, func() int)
+	open func(t testing.TB, dev *simdevice.Device, stock func() *adbtest.ADB) (*adbx.Device, func() int)
+}
+
+// stockServer starts one stock adb server for a whole test function, on
+// first use: starting one per subtest is slow, and adb itself stumbles
+// over many quick restarts.
+func stockServer(t *testing.T) func() *adbtest.ADB {
+	var once sync.Once
+	var a *adbtest.ADB
+	return func() *adbtest.ADB {
+		once.Do(func() { a = adbtest.StartADB(t) })
+		return a
+	}
 }
 
 var endpoints = []endpoint{
@@ -47,7 +61,7 @@ var endpoints = []endpoint{
 }
 
 // openHost serves the phone from adbtest's pure-Go host-protocol server.
-func openHost(t testing.TB, dev *simdevice.Device) (*adbx.Device, func() int) {
+func openHost(t testing.TB, dev *simdevice.Device, _ func() *adbtest.ADB) (*adbx.Device, func() int) {
 	t.Helper()
 	srv := adbtest.NewServer(dev)
 	t.Cleanup(srv.Close)
@@ -56,9 +70,9 @@ func openHost(t testing.TB, dev *simdevice.Device) (*adbx.Device, func() int) {
 }
 
 // openStock serves the phone as adbd and joins it to the stock adb server.
-func openStock(t testing.TB, dev *simdevice.Device) (*adbx.Device, func() int) {
+func openStock(t testing.TB, dev *simdevice.Device, stock func() *adbtest.ADB) (*adbx.Device, func() int) {
 	t.Helper()
-	a := adbtest.StartADB(t.(adbtest.TB))
+	a := stock()
 	adbd := adbtest.NewAdbd(dev)
 	t.Cleanup(adbd.Close)
 	serial := a.Connect(adbd.Addr)
@@ -138,6 +152,7 @@ func expectedSummary(truth []simdevice.TruthFrame, period int64, sf bool, api in
 }
 
 func TestFramesMatchGroundTruth(t *testing.T) {
+	stock := stockServer(t)
 	type tc struct {
 		preset string
 		hz     float64
@@ -169,12 +184,12 @@ func TestFramesMatchGroundTruth(t *testing.T) {
 					t.Skip("short mode: host endpoint at 60 Hz only")
 				}
 				// A host stalled for longer than the device's frame buffer
-				// holds (0.8 s at 144 Hz; CI under -race can) loses frames;
-				// the session detects and records that. Such a run is tried
-				// once more; everything else must hold on every run.
+				// holds (0.8 s at 144 Hz; a loaded CI machine under -race
+				// can) loses frames; the session records that as a gap.
+				// Such a run is tried again, up to three times.
 				for try := 1; ; try++ {
-					problems, stalled := groundTruthRun(t, ep, c.preset, c.hz, c.api, c.sf)
-					if stalled && try < 2 {
+					problems, stalled := groundTruthRun(t, ep, stock, c.preset, c.hz, c.api, c.sf)
+					if stalled && len(problems) > 0 && try < 3 {
 						t.Logf("run %d: host stalled past the frame buffer (%s); trying again", try, strings.Join(problems, "; "))
 						continue
 					}
@@ -191,11 +206,12 @@ func TestFramesMatchGroundTruth(t *testing.T) {
 func within(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
 
 func TestCPUMemoryTrafficMatchTruth(t *testing.T) {
+	stock := stockServer(t)
 	for _, ep := range endpoints {
 		for _, api := range []int{28, 33} {
 			t.Run(fmt.Sprintf("%s/api%d", ep.name, api), func(t *testing.T) {
 				dev := sim(t, "chatty-network", 60, api)
-				d, _ := ep.open(t, dev)
+				d, _ := ep.open(t, dev, stock)
 				launch(t, d, dev)
 				s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()))
 				w := dev.World()
@@ -236,13 +252,23 @@ func TestCPUMemoryTrafficMatchTruth(t *testing.T) {
 					t.Errorf("pss %d rss %d KiB, truth %d %d", mem.PSSLastKB, mem.RSSLastKB, after.PSSKiB, after.RSSKiB)
 				}
 
-				// Traffic: 200000 rx and 50000 tx bytes/s configured; 5 %.
+				// Traffic: against the device's own counters over the step
+				// (World.Truth before and after it) within 10 %: the step is
+				// bracketed by reads up to a tick (cheap lane) or a second
+				// (netstats, slow lane) outside it. Against the configured
+				// 200000 / 50000 B/s within 25 %, since a loaded host
+				// delays the simulation's accounting.
 				tr := st.Traffic()
+				secs := (after.Uptime - before.Uptime).Seconds()
+				truthRx := float64(after.RxBytes[simdevice.PresetUID]-before.RxBytes[simdevice.PresetUID]) / secs
+				truthTx := float64(after.TxBytes[simdevice.PresetUID]-before.TxBytes[simdevice.PresetUID]) / secs
 				if tr.Scope != "uid" {
 					t.Errorf("traffic scope %q from %q, want uid", tr.Scope, tr.Source)
 				}
-				if !within(tr.RxBytesPerS, 200_000, 10_000) || !within(tr.TxBytesPerS, 50_000, 2_500) {
-					t.Errorf("traffic rx %.0f tx %.0f B/s, configured 200000 / 50000", tr.RxBytesPerS, tr.TxBytesPerS)
+				if !within(tr.RxBytesPerS, truthRx, truthRx/10) || !within(tr.TxBytesPerS, truthTx, truthTx/10) ||
+					!within(tr.RxBytesPerS, 200_000, 50_000) || !within(tr.TxBytesPerS, 50_000, 12_500) {
+					t.Errorf("traffic rx %.0f tx %.0f B/s; truth over the step %.0f / %.0f, configured 200000 / 50000",
+						tr.RxBytesPerS, tr.TxBytesPerS, truthRx, truthTx)
 				}
 				// Battery and thermal are read every tenth tick.
 				if b := st.BatteryStats; b == nil || b.StartLevelPct <= 0 || b.StartLevelPct > 100 || b.MaxTemperatureC < 15 || b.MaxTemperatureC > 60 {
@@ -261,7 +287,7 @@ func TestCPUMemoryTrafficMatchTruth(t *testing.T) {
 
 func TestMemoryLeakGrowth(t *testing.T) {
 	dev := sim(t, "memory-leak", 60, 33)
-	d, _ := openHost(t, dev)
+	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
 	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{
 		Package: pkg, ResultsDir: t.TempDir(), Collectors: []perftest.Collector{perftest.CollectMemory},
@@ -278,10 +304,11 @@ func TestMemoryLeakGrowth(t *testing.T) {
 }
 
 func TestAppCrashOnDevice(t *testing.T) {
+	stock := stockServer(t)
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
 			dev := sim(t, "crash-on-tap", 60, 33)
-			d, _ := ep.open(t, dev)
+			d, _ := ep.open(t, dev, stock)
 			launch(t, d, dev)
 			s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()))
 			s.Step("tap crash", func() {
@@ -316,50 +343,69 @@ func TestAppCrashOnDevice(t *testing.T) {
 }
 
 func TestOneRoundTripPerTickOnDevice(t *testing.T) {
+	stock := stockServer(t)
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			// API 28 keeps traffic in the cheap lane (xt_qtaguid); memory,
-			// the slow lane's, is left out so every stream is a tick's.
-			dev := sim(t, "janky-scroll", 120, 28)
-			d, streams := ep.open(t, dev)
-			launch(t, d, dev)
-			s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{
-				Package: pkg, ResultsDir: t.TempDir(), Interval: 50 * time.Millisecond,
-				Collectors: []perftest.Collector{perftest.CollectFrames, perftest.CollectCPU, perftest.CollectTraffic, perftest.CollectBattery},
-			}))
-			time.Sleep(200 * time.Millisecond)
-			mark, before := time.Now(), streams()
-			time.Sleep(time.Second)
-			after := streams()
-			r := s.Stop()
-			ticks := 0
-			for _, smp := range r.Samples {
-				if at := r.Start.Add(time.Duration(smp.HostNs)); at.After(mark) && at.Before(mark.Add(time.Second)) {
-					ticks++
+			for try := 1; ; try++ {
+				problem, stalled := roundTripRun(t, ep, stock)
+				if problem != "" && stalled && try < 3 {
+					t.Logf("run %d: host stalled (%s); trying again", try, problem)
+					continue
 				}
-			}
-			// A tick in flight at either edge may fall on one side only.
-			if d := (after - before) - ticks; d < -1 || d > 1 || ticks < 10 {
-				var spacing []time.Duration
-				var prev int64
-				for _, smp := range r.Samples {
-					spacing = append(spacing, time.Duration(smp.HostNs-prev).Round(time.Millisecond))
-					prev = smp.HostNs
+				if problem != "" {
+					t.Error(problem)
 				}
-				t.Errorf("%d adb streams for %d ticks, want one each; tick spacing %v; gaps %+v", after-before, ticks, spacing, r.Gaps)
+				break
 			}
 		})
 	}
 }
 
+// roundTripRun counts the adb streams the phone serves during one second
+// of ticks.
+func roundTripRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB) (problem string, stalled bool) {
+	// API 28 keeps traffic in the cheap lane (xt_qtaguid); memory, the
+	// slow lane's, is left out so every stream is a tick's.
+	dev := sim(t, "janky-scroll", 120, 28)
+	d, streams := ep.open(t, dev, stock)
+	launch(t, d, dev)
+	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{
+		Package: pkg, ResultsDir: t.TempDir(), Interval: 50 * time.Millisecond,
+		Collectors: []perftest.Collector{perftest.CollectFrames, perftest.CollectCPU, perftest.CollectTraffic, perftest.CollectBattery},
+	}))
+	time.Sleep(200 * time.Millisecond)
+	mark, before := time.Now(), streams()
+	time.Sleep(time.Second)
+	after := streams()
+	r := s.Stop()
+	ticks := 0
+	for _, smp := range r.Samples {
+		if at := r.Start.Add(time.Duration(smp.HostNs)); at.After(mark) && at.Before(mark.Add(time.Second)) {
+			ticks++
+		}
+	}
+	// A tick in flight at either edge may fall on one side only.
+	if d := (after - before) - ticks; d < -1 || d > 1 || ticks < 10 {
+		var spacing []time.Duration
+		var prev int64
+		for _, smp := range r.Samples {
+			spacing = append(spacing, time.Duration(smp.HostNs-prev).Round(time.Millisecond))
+			prev = smp.HostNs
+		}
+		return fmt.Sprintf("%d adb streams for %d ticks, want one each; tick spacing %v; gaps %+v", after-before, ticks, spacing, r.Gaps), len(r.Gaps) > 0 || ticks < 10
+	}
+	return "", false
+}
+
 // groundTruthRun records one 1.5 s step on a fresh simulated phone and
 // compares the step's frames and summary with the phone's ground truth. It
-// returns what did not hold, and whether the session recorded frames lost
-// to a full device buffer (a host stall).
-func groundTruthRun(t *testing.T, ep endpoint, preset string, hz float64, api int, sf bool) (problems []string, stalled bool) {
+// returns what did not hold, and whether the session recorded a gap (a
+// tick past its deadline, or frames lost to a full device buffer behind a
+// stalled host): the session doing its job on a stalled host.
+func groundTruthRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, preset string, hz float64, api int, sf bool) (problems []string, stalled bool) {
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	dev := sim(t, preset, hz, api)
-	d, _ := ep.open(t, dev)
+	d, _ := ep.open(t, dev, stock)
 	launch(t, d, dev)
 	opts := []perftest.Option{perftest.App(pkg), perftest.WithResultsDir(t.TempDir()),
 		perftest.WithCollectors(perftest.CollectFrames)}
@@ -370,11 +416,7 @@ func groundTruthRun(t *testing.T, ep endpoint, preset string, hz float64, api in
 	s.Step("scroll", func() { time.Sleep(1500 * time.Millisecond) })
 	r := s.Stop()
 	time.Sleep(50 * time.Millisecond) // let the last polled frames be presented in the truth
-	for _, g := range r.Gaps {
-		if strings.Contains(g.Error, "frames were lost") {
-			stalled = true
-		}
-	}
+	stalled = len(r.Gaps) > 0
 	st := r.Step("scroll")
 	truth, late := truthInStep(r, st, dev.World().TruthFrames(), sf)
 	if late > 2 {

@@ -341,3 +341,42 @@ func TestShellWorldShapes(t *testing.T) {
 		})
 	}
 }
+
+// adb pull of kernel files reads what the World renders; stat(2) reports
+// size 0 for /proc files as the kernel does, so pull must read to the end.
+func TestSyncKernelFiles(t *testing.T) {
+	d := newTestDevice(t, Config{})
+	fi, err := d.Stat("/proc/stat")
+	if err != nil || fi.IsDir() || fi.Size() != 0 {
+		t.Fatalf("Stat(/proc/stat) = %v, %v; want a size-0 file", fi, err)
+	}
+	r, err := d.Open("/proc/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r)
+	if !strings.HasPrefix(string(b), "cpu  ") {
+		t.Errorf("pulled /proc/stat starts %.20q", b)
+	}
+	ents, err := d.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids, files int
+	for _, e := range ents {
+		if strings.Trim(e.Name(), "0123456789") == "" {
+			pids++
+			if !e.IsDir() {
+				t.Errorf("/proc/%s is not a directory", e.Name())
+			}
+		} else if !e.IsDir() {
+			files++
+		}
+	}
+	if pids == 0 || files == 0 {
+		t.Errorf("ReadDir(/proc): %d pid directories, %d files; want both", pids, files)
+	}
+	if _, err := d.Open("/proc/nope"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open(/proc/nope) = %v", err)
+	}
+}

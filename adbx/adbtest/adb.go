@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -27,15 +28,19 @@ type TB interface {
 
 // ADB is a stock adb server that a test started on a private loopback port,
 // with its own HOME, so it neither meets the developer's server on 5037 nor
-// touches ~/.android.
+// touches ~/.android. The server runs in the foreground as the test's child
+// (`adb nodaemon server`), so it cannot outlive the test, even one killed by
+// its timeout (on Linux).
 type ADB struct {
 	// Path is the adb binary.
 	Path string
 	// Port is the server's port; every command runs with -P Port.
 	Port int
 
-	home string
-	t    TB
+	home   string
+	t      TB
+	server *exec.Cmd
+	exited chan struct{} // closed when the server process is gone
 }
 
 // adbTimeout bounds every adb command StartADB's helpers run.
@@ -55,12 +60,62 @@ func StartADB(t TB) *ADB {
 		t.Fatalf("adbtest: %v", err)
 	}
 	a.Port = port
+	logPath := filepath.Join(a.home, "adb-server.log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		t.Fatalf("adbtest: %v", err)
+	}
+	a.server = exec.Command(a.Path, "-P", strconv.Itoa(port), "nodaemon", "server")
+	a.server.Env = a.env()
+	a.server.Stdout, a.server.Stderr = log, log
+	dieWithParent(a.server)
+	if err := a.server.Start(); err != nil {
+		log.Close()
+		t.Fatalf("adbtest: starting the adb server: %v", err)
+	}
+	a.exited = make(chan struct{})
+	go func() {
+		_ = a.server.Wait()
+		log.Close()
+		close(a.exited)
+	}()
 	// Registered after TempDir, so it runs before the directory goes.
 	t.Cleanup(a.kill)
-	if out, err := a.output("start-server"); err != nil {
-		t.Fatalf("adbtest: adb -P %d start-server: %v\n%s", port, err, out)
+	if err := a.waitReady(); err != nil {
+		b, _ := os.ReadFile(logPath)
+		t.Fatalf("adbtest: adb server on port %d: %v\n%s", port, err, b)
 	}
 	return a
+}
+
+// waitReady waits until the server answers host:version itself: an adb
+// client run earlier would start a daemon server of its own.
+func (a *ADB) waitReady() error {
+	addr := "127.0.0.1:" + strconv.Itoa(a.Port)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		select {
+		case <-a.exited:
+			return fmt.Errorf("the server exited")
+		default:
+		}
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+			_, err = c.Write(appendHexString(nil, "host:version"))
+			var reply [4]byte
+			if err == nil {
+				_, err = io.ReadFull(c, reply[:])
+			}
+			c.Close()
+			if err == nil && string(reply[:]) == "OKAY" {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not answering on %s after 20s", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // freePort finds a loopback port no one listens on, outside the ports adb
@@ -147,19 +202,17 @@ func (a *ADB) Connect(addr string) string {
 	return addr
 }
 
-// kill stops the server and waits until its port is free.
+// kill stops the server, politely first.
 func (a *ADB) kill() {
 	if _, err := a.output("kill-server"); err != nil {
-		// A server that failed to start has nothing to kill.
 		a.t.Logf("adbtest: %v", err)
 	}
-	addr := "127.0.0.1:" + strconv.Itoa(a.Port)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err != nil {
-			return
-		}
-		c.Close()
+	select {
+	case <-a.exited:
+		return
+	case <-time.After(5 * time.Second):
 	}
-	a.t.Logf("adbtest: the adb server on %s still answers after kill-server", addr)
+	a.t.Logf("adbtest: the adb server on port %d ignored kill-server; killing it", a.Port)
+	_ = a.server.Process.Kill()
+	<-a.exited
 }

@@ -1,9 +1,11 @@
 package adbtest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -235,5 +237,54 @@ func TestStartADBCleansUp(t *testing.T) {
 	if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second); err == nil {
 		c.Close()
 		t.Errorf("an adb server still listens on %d after the test", port)
+	}
+}
+
+// TestStartADBDiesWithTest kills a test process that started a server and
+// checks that the server goes with it.
+func TestStartADBDiesWithTest(t *testing.T) {
+	if os.Getenv("ADBTEST_CHILD") == "1" {
+		a := StartADB(t)
+		fmt.Printf("PORT %d\n", a.Port)
+		time.Sleep(time.Minute)
+		return
+	}
+	StartADB(t) // skips without adb
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	child := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestStartADBDiesWithTest$", "-test.v")
+	// The killed child cannot remove its temporary directory; ours will.
+	child.Env = append(os.Environ(), "ADBTEST_CHILD=1", "TMPDIR="+t.TempDir())
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Wait()
+	defer child.Process.Kill()
+	var port int
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if _, err := fmt.Sscanf(sc.Text(), "PORT %d", &port); err == nil {
+			break
+		}
+	}
+	if port == 0 {
+		t.Fatal("the child test printed no port")
+	}
+	_ = child.Process.Kill()
+	_ = child.Wait()
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("the adb server on %s outlived its killed test", addr)
+		}
 	}
 }

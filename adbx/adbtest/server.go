@@ -49,6 +49,7 @@ type hostDevice struct {
 	ctx         context.Context
 	cancel      context.CancelFunc
 	streams     map[io.Closer]struct{} // open service streams
+	gone        bool                   // removed: no new streams
 }
 
 // forward is one `adb forward` listener.
@@ -130,12 +131,15 @@ func (s *Server) Remove(serial string) {
 		}
 		return false
 	})
+	d.gone = true
 	s.notifyLocked()
-	d.cancel() // under the lock, so that no stream starts after it
 	s.mu.Unlock()
+	// Streams are cut before commands learn of it, so none of them gets
+	// to send an exit status: an unplugged phone says nothing more.
 	for _, c := range closers {
 		c.Close()
 	}
+	d.cancel()
 }
 
 // Streams is how many device services (shell, exec, sync, tcp, forwarded
@@ -167,16 +171,16 @@ func (s *Server) Close() {
 	s.forwards = nil
 	// Forwarded connections belong to no client connection of the server.
 	for _, d := range s.devices {
-		d.cancel()
+		d.gone = true
 		for c := range d.streams {
 			closers = append(closers, c)
 		}
 	}
 	s.mu.Unlock()
-	s.cancel()
 	for _, c := range closers {
 		c.Close()
 	}
+	s.cancel()
 	s.wg.Wait()
 }
 
@@ -686,7 +690,7 @@ func (s *Server) runService(c net.Conn, d *hostDevice, name string, reply bool) 
 		return
 	}
 	s.mu.Lock()
-	if d.ctx.Err() != nil {
+	if d.gone || s.closed {
 		s.mu.Unlock()
 		svc.abandon()
 		return
