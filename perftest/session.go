@@ -355,6 +355,8 @@ func (s *Session) stop() {
 		cancel()
 	}
 
+	// Crash logcat reads take the lock when they finish.
+	s.col.aux.Wait()
 	s.mu.Lock()
 	s.stopped = true
 	if s.cur != nil {

@@ -437,3 +437,23 @@ func (r *recordingT) FailNow()          { r.failed = true }
 func (r *recordingT) Helper()           {}
 func (r *recordingT) Name() string      { return "TestRecording/sub" }
 func (r *recordingT) Cleanup(fn func()) { r.cleanups = append(r.cleanups, fn) }
+
+func TestCrashSeenByStopsLastTick(t *testing.T) {
+	f := newFake()
+	cfg := fastConfig(t)
+	cfg.Interval = time.Hour // only the first tick and Stop's last one
+	s := startFake(t, f, cfg)
+	waitTicks(t, f, 1)
+	s.Begin("tap")
+	f.setPIDs(5151)
+	done := make(chan *Result)
+	go func() { done <- s.Stop() }()
+	select {
+	case r := <-done:
+		if len(r.Crashes) != 1 || r.Crashes[0].Step != "tap" || len(r.Crashes[0].Logcat) == 0 {
+			t.Errorf("crashes %+v", r.Crashes)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Stop hung waiting for the crash's logcat read")
+	}
+}

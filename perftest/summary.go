@@ -7,9 +7,9 @@ import (
 )
 
 // finish maps every host time to the device clock and summarises the steps.
-// It runs once, under the session lock, after the lanes stopped.
+// It runs once, under the session lock, after the lanes and the crash
+// logcat reads stopped.
 func (c *collector) finish() {
-	c.aux.Wait()
 	r := c.s.res
 	clk := &c.clockGfx
 	if !clk.ok() {

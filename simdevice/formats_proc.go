@@ -1,6 +1,7 @@
 package simdevice
 
 import (
+	"crypto/rand"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -48,6 +49,10 @@ func (w *World) readFileLocked(path string) (string, error) {
 			return "", fs.ErrNotExist
 		}
 		return w.xtQtaguidLocked(), nil
+	case "/proc/sys/kernel/random/uuid":
+		// A fresh random UUID on every read, as the kernel gives; adbx batches
+		// take their output separator from it.
+		return randomUUID(), nil
 	case "/proc/version":
 		p := products[w.cfg.API]
 		return fmt.Sprintf("Linux version %s (android-build@abfarm) (clang version 14.0.7) %s\n", p.kernel, p.kernelBuild), nil
@@ -368,4 +373,12 @@ func (w *World) ReadDir(path string) ([]string, error) {
 	}
 	sort.Strings(names)
 	return names, nil
+}
+
+func randomUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x\n", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -38,3 +38,22 @@ func TestWorldThroughShell(t *testing.T) {
 		t.Errorf("present time %d is not a truth frame", b)
 	}
 }
+
+// The kernel's random UUID file gives a fresh UUID on every read; adbx
+// batches take their unforgeable output separator from it.
+func TestRandomUUIDFile(t *testing.T) {
+	d := newTestDevice(t, Config{})
+	out, _, st := run(t, d, "cat /proc/sys/kernel/random/uuid /proc/sys/kernel/random/uuid", "")
+	if st != 0 {
+		t.Fatalf("cat uuid: exit %d", st)
+	}
+	ids := strings.Fields(out)
+	if len(ids) != 2 || ids[0] == ids[1] {
+		t.Fatalf("want two different UUIDs, got %q", out)
+	}
+	for _, id := range ids {
+		if len(id) != 36 || strings.Count(id, "-") != 4 || id[14] != '4' {
+			t.Errorf("%q is not a version-4 UUID", id)
+		}
+	}
+}

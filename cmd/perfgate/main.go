@@ -1,6 +1,8 @@
 // Command perfgate measures Android app performance and gates it.
 //
 //	perfgate analyze frames|meminfo|cpu ...   apply perfgate's metrics to captures you already have
+//	perfgate record -serial S -package P [-duration 10s] -out result.json
+//	                                          measure an app the way a perftest session does
 //	perfgate simdevice --listen 127.0.0.1:15555 [--api 33] [--workload NAME|FILE] [--truth FILE]
 //	                                          serve a simulated phone that `adb connect` joins
 //
@@ -35,6 +37,7 @@ const usage = `usage: perfgate <command> [flags] [args]
 
 commands:
   analyze    apply perfgate's metrics to saved captures (frames, meminfo, cpu)
+  record     record one app on a device for a while and write the Result
   simdevice  serve a simulated Android device for adb connect
 `
 
@@ -49,6 +52,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runAnalyze(args[1:], stdout, stderr)
 	case "simdevice":
 		return runSimdevice(args[1:], stdout, stderr)
+	case "record":
+		return runRecord(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -63,12 +63,24 @@ func TestRecordDuration(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := r.Step("record")
-	// 2.5 s at 60 Hz, a few vsyncs lost to the slow frames.
 	if d := st.Duration(); d < 2500*time.Millisecond || d > 3500*time.Millisecond {
 		t.Errorf("step lasted %v", d)
 	}
-	if n := st.Frames().Frames; n < 130 || n > 160 {
-		t.Errorf("%d frames in 2.5 s at 60 Hz", n)
+	// Every frame the phone presented inside the step's device window, but
+	// for up to two still in flight at the last poll.
+	truth := 0
+	for _, f := range dev.World().TruthFrames() {
+		if f.IntendedVsync >= st.DeviceStartNs && f.IntendedVsync < st.DeviceEndNs {
+			truth++
+		}
+	}
+	// A tick past its deadline on a loaded host may lose frames; the gap
+	// says so, and the count is then not comparable.
+	if n := st.Frames().Frames; len(r.Gaps) == 0 && (n < truth-2 || n > truth) {
+		t.Errorf("%d frames, truth %d", n, truth)
+	}
+	if len(r.Gaps) > 0 {
+		t.Logf("gaps on a loaded host: %+v", r.Gaps)
 	}
 	if st.CPU().Mean <= 0 || st.Memory().PSSMaxKB <= 0 {
 		t.Errorf("cpu %v pss %v", st.CPU().Mean, st.Memory().PSSMaxKB)
@@ -115,7 +127,7 @@ func TestRecordDeviceGone(t *testing.T) {
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
-	if r.Error == "" || r.Step("record").Frames().Frames < 20 {
+	if r.Error == "" || r.Step("record").Frames().Frames == 0 {
 		t.Errorf("partial result: error %q frames %d", r.Error, r.Step("record").Frames().Frames)
 	}
 }
