@@ -444,10 +444,27 @@ func (w *World) Ps(args []string, stdout, stderr io.Writer) int {
 	w.mu.Unlock()
 	var all, full, showThreads bool
 	var pidsWanted []int
-	var names []string
+	var names, fields []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
+		case (a == "-o" || a == "-A" && i+2 < len(args) && args[i+1] == "-o") && i+1 < len(args):
+			// toybox: -o takes a comma-separated field list (PID,NAME,...).
+			if a == "-A" {
+				all = true
+				i++
+			}
+			i++
+			for _, f := range strings.Split(args[i], ",") {
+				f = strings.ToUpper(strings.TrimSpace(f))
+				if _, ok := psFieldWidth[f]; !ok {
+					fmt.Fprintf(stderr, "ps: bad -o %s\n", f)
+					return 1
+				}
+				fields = append(fields, f)
+			}
+		case strings.HasPrefix(a, "-o") && len(a) > 2:
+			fields = append(fields, strings.Split(strings.ToUpper(a[2:]), ",")...)
 		case a == "-p" && i+1 < len(args):
 			i++
 			for _, s := range strings.Split(args[i], ",") {
@@ -498,6 +515,10 @@ func (w *World) Ps(args []string, stdout, stderr io.Writer) int {
 		// toybox ps without -A shows only the caller's session.
 		return all || p.user == "shell"
 	}
+	if len(fields) > 0 {
+		psPrintFields(stdout, fields, procs, keep)
+		return 0
+	}
 	if full {
 		fmt.Fprintln(stdout, "UID            PID  PPID C STIME TTY          TIME CMD")
 	} else if showThreads {
@@ -522,6 +543,56 @@ func (w *World) Ps(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// psFieldWidth lists the -o fields the simulated toybox ps knows, with
+// their column widths (negative: left-aligned, as toybox prints text).
+var psFieldWidth = map[string]int{
+	"PID": 5, "PPID": 5, "USER": -8, "NAME": -27, "CMD": -15, "ARGS": -27,
+	"COMM": -15, "RSS": 6, "VSZ": 7, "WCHAN": -16, "S": 1,
+}
+
+func psPrintFields(w io.Writer, fields []string, procs []sysProc, keep func(sysProc) bool) {
+	row := func(val func(f string) string) {
+		var b strings.Builder
+		for i, f := range fields {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			wd := psFieldWidth[f]
+			if i == len(fields)-1 && wd < 0 {
+				b.WriteString(val(f))
+				continue
+			}
+			fmt.Fprintf(&b, "%*s", wd, val(f))
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	row(func(f string) string { return f })
+	for _, p := range procs {
+		if !keep(p) {
+			continue
+		}
+		row(func(f string) string {
+			switch f {
+			case "PID":
+				return strconv.Itoa(p.pid)
+			case "PPID":
+				return strconv.Itoa(p.ppid)
+			case "USER":
+				return p.user
+			case "RSS":
+				return strconv.FormatInt(p.rss, 10)
+			case "VSZ":
+				return strconv.FormatInt(p.vsz, 10)
+			case "WCHAN":
+				return p.wchan
+			case "S":
+				return "S"
+			}
+			return p.name // NAME, CMD, ARGS, COMM
+		})
+	}
 }
 
 // appUser is the Linux user name of an app uid (u0_a234 for 10234).

@@ -57,3 +57,36 @@ func TestRandomUUIDFile(t *testing.T) {
 		}
 	}
 }
+
+// toybox ps -o prints just the asked fields; adbx finds an app's processes
+// (main and :remote ones) with `ps -A -o PID,NAME`.
+func TestPsFields(t *testing.T) {
+	d := newTestDevice(t, Config{Workload: mustPreset(t, "smooth-scroll")})
+	if _, _, st := run(t, d, "am start -W -n com.perfgate.demo/.MainActivity", ""); st != 0 {
+		t.Fatalf("am start: exit %d", st)
+	}
+	out, errOut, st := run(t, d, "ps -A -o PID,NAME", "")
+	if st != 0 {
+		t.Fatalf("ps: exit %d: %s", st, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if got := strings.Fields(lines[0]); len(got) != 2 || got[0] != "PID" || got[1] != "NAME" {
+		t.Fatalf("header %q", lines[0])
+	}
+	want := strconv.Itoa(d.World().Truth().Pids[0]) + " com.perfgate.demo"
+	found := false
+	for _, l := range lines[1:] {
+		if strings.Join(strings.Fields(l), " ") == want {
+			found = true
+		}
+		if len(strings.Fields(l)) != 2 {
+			t.Errorf("row %q has not 2 fields", l)
+		}
+	}
+	if !found {
+		t.Errorf("no row %q in:\n%s", want, out)
+	}
+	if _, _, st := run(t, d, "ps -o PID,BOGUS", ""); st != 1 {
+		t.Errorf("ps -o BOGUS: exit %d, want 1", st)
+	}
+}
