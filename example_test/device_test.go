@@ -1,0 +1,64 @@
+package example_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// openDevice gives the examples a device and the package of the app to
+// measure: a real phone when ANDROID_SERIAL is set (the app named by
+// PERFGATE_APP), otherwise a simulated phone running the given workload
+// preset, served by a pure-Go adb server inside the test.
+func openDevice(t *testing.T, preset string) (*adbx.Device, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if serial := os.Getenv("ANDROID_SERIAL"); serial != "" {
+		app := os.Getenv("PERFGATE_APP")
+		if app == "" {
+			t.Skip("ANDROID_SERIAL is set but PERFGATE_APP (the package to measure) is not")
+		}
+		dev, err := adbx.Open(ctx, adbx.Options{Serial: serial})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dev, app
+	}
+	wl, err := simdevice.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := simdevice.New(simdevice.Config{Workload: wl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	srv := adbtest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	dev, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dev, wl.Package
+}
+
+// launch starts the app cold and waits until it has drawn its first frame.
+func launch(t *testing.T, dev *adbx.Device, app string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := adbx.ValidatePackage(app); err != nil {
+		t.Fatal(err)
+	}
+	res, err := dev.Shell(ctx, "am force-stop "+app+"; monkey -p "+app+" -c android.intent.category.LAUNCHER 1")
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("launch %s: %v %s", app, err, res.Stderr)
+	}
+	time.Sleep(time.Second)
+}
