@@ -12,16 +12,16 @@ func ExampleParseMeminfo() {
                    Pss  Private  Private     Swap      Rss     Heap     Heap     Heap
                  Total    Dirty    Clean    Dirty    Total     Size    Alloc     Free
                 ------   ------   ------   ------   ------   ------   ------   ------
-  Native Heap    57507    57464        0        0    61152    95852    67422    23667
-        TOTAL   353574   236804    97428        0   508256   119519    79256    35500
+  Native Heap    41200    41100        0        0    45000    80000    60000    20000
+        TOTAL   210000   150000    40000        0   300000   110000    75000    35000
 
  App Summary
                        Pss(KB)                        Rss(KB)
                         ------                         ------
-           Java Heap:    34292                          65072
-         Native Heap:    57464                          61152
+           Java Heap:    30000                          52000
+         Native Heap:    41100                          45000
 
-           TOTAL PSS:   353574            TOTAL RSS:   508256      TOTAL SWAP (KB):        0
+           TOTAL PSS:   210000            TOTAL RSS:   300000      TOTAL SWAP (KB):        0
 `)
 	m, err := metrics.ParseMeminfo(out)
 	if err != nil {
@@ -33,7 +33,7 @@ func ExampleParseMeminfo() {
 	_, err = metrics.ParseMeminfo([]byte("No process found for: com.example.app\n"))
 	fmt.Println(err)
 	// Output:
-	// com.example.app pid 3794: PSS 353574 KiB, RSS 508256 KiB, Java heap 34292 KiB
+	// com.example.app pid 3794: PSS 210000 KiB, RSS 300000 KiB, Java heap 30000 KiB
 	// dumpsys meminfo: no process found for "com.example.app"
 }
 
