@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	_ "github.com/perfgate/perfgate/report" // sessions write reports when PERFGATE_REPORT is set
 	"github.com/perfgate/perfgate/simdevice"
 )
 

@@ -376,6 +376,7 @@ func (s *Session) stop() {
 		werr = r.WriteFile(p)
 	}
 	s.final = r
+	note, rerr := runReporters(r)
 	if s.t != nil {
 		helper(s.t)
 		if r.Error != "" {
@@ -383,6 +384,12 @@ func (s *Session) stop() {
 		}
 		if werr != nil {
 			s.t.Errorf("%v", werr)
+		}
+		if rerr != nil {
+			s.t.Errorf("%v", rerr)
+		}
+		if l, ok := s.t.(interface{ Logf(string, ...any) }); ok && note != "" {
+			l.Logf("%s", note)
 		}
 	}
 }

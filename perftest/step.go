@@ -30,8 +30,46 @@ type Step struct {
 	BatteryStats *BatteryStats  `json:"battery,omitempty"`
 	ThermalStats *ThermalStats  `json:"thermal,omitempty"`
 	Crashes      []Crash        `json:"crashes,omitempty"`
+	// Startup is the app start measured inside the step, when the step
+	// launched the app (see scenario.Launch); nil otherwise.
+	Startup *StartupStats `json:"startup,omitempty"`
 	// Gaps counts failed ticks inside the step.
 	Gaps int `json:"gaps"`
+}
+
+// StartupStats is an app start measured the way Macrobenchmark reports it
+// (DESIGN.md "Startup"): time to initial display from `am start -W`
+// TotalTime (cross-checked with logcat "Displayed"), and time to full display
+// from logcat "Fully drawn" when the app calls reportFullyDrawn. A step that
+// launched the app several times holds one Iteration per launch; the step's
+// figures are their medians.
+type StartupStats struct {
+	// Kind is "cold" (process killed first), "warm" (process alive,
+	// activity recreated) or "hot" (activity brought to front).
+	Kind string `json:"kind"`
+	// Source names where the figures came from, e.g. "am start -W TotalTime".
+	Source string `json:"source"`
+	// InitialDisplayMs is the median time to initial display.
+	InitialDisplayMs float64 `json:"initial_display_ms"`
+	// FullDisplayMs is the median time to full display; 0 when the app never
+	// reported it.
+	FullDisplayMs float64 `json:"full_display_ms,omitempty"`
+	// Iterations are the individual launches, in order.
+	Iterations []StartupSample `json:"iterations"`
+}
+
+// StartupSample is one launch.
+type StartupSample struct {
+	// TotalTimeMs is `am start -W` TotalTime; WaitTimeMs its WaitTime.
+	TotalTimeMs int64 `json:"total_time_ms"`
+	WaitTimeMs  int64 `json:"wait_time_ms,omitempty"`
+	// DisplayedMs is logcat's "Displayed <activity>: +…", 0 when absent.
+	DisplayedMs int64 `json:"displayed_ms,omitempty"`
+	// FullyDrawnMs is logcat's "Fully drawn <activity>: +…", 0 when absent.
+	FullyDrawnMs int64 `json:"fully_drawn_ms,omitempty"`
+	// LaunchState is what `am start -W` printed (COLD, WARM, HOT), when it
+	// did (API 29+).
+	LaunchState string `json:"launch_state,omitempty"`
 }
 
 // WindowFrames names one window or layer and how many frames it rendered.

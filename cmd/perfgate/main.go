@@ -5,6 +5,10 @@
 //	                                          measure an app the way a perftest session does
 //	perfgate simdevice --listen 127.0.0.1:15555 [--api 33] [--workload NAME|FILE] [--truth FILE]
 //	                                          serve a simulated phone that `adb connect` joins
+//	perfgate report [-html out.html] [-md out.md] [-bench out.txt] result.json|dir...
+//	                                          write HTML, Markdown and benchstat reports of Results
+//	perfgate compare [-alpha 0.05] [-threshold 10] base.json|dir new.json|dir
+//	                                          compare runs with the regression gate's statistics
 //
 // Run `perfgate <command> -h` for a command's flags.
 package main
@@ -39,6 +43,8 @@ commands:
   analyze    apply perfgate's metrics to saved captures (frames, meminfo, cpu)
   record     record one app on a device for a while and write the Result
   simdevice  serve a simulated Android device for adb connect
+  report     write HTML, Markdown and benchstat reports of Results
+  compare    compare a baseline with new runs; exit 1 on a significant regression
 `
 
 // run is the whole CLI; main only turns its error into an exit status.
@@ -54,6 +60,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runSimdevice(args[1:], stdout, stderr)
 	case "record":
 		return runRecord(args[1:], stdout, stderr)
+	case "report":
+		return runReport(args[1:], stdout, stderr)
+	case "compare":
+		return runCompare(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

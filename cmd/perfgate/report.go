@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/report"
+)
+
+const reportUsage = `usage: perfgate report [-html out.html] [-md out.md] [-bench out.txt] [-budget SPEC]... [-check] result.json|dir...
+
+Writes reports of Results (schema perfgate.result/v1): a self-contained HTML
+page with charts, a Markdown summary (for $GITHUB_STEP_SUMMARY or a pull
+request), and Go benchmark text for benchstat. A directory stands for every
+*.json in it. Without -html, -md or -bench the Markdown goes to stdout; "-"
+names stdout. A budget is [step:]metric<=limit or [step:]metric>=limit,
+e.g. -budget jank<=3 -budget scroll:fps>=55.
+`
+
+// budgetFlags collects repeated -budget flags.
+type budgetFlags []report.Budget
+
+func (b *budgetFlags) String() string { return fmt.Sprint(*b) }
+
+func (b *budgetFlags) Set(s string) error {
+	v, err := report.ParseBudget(s)
+	if err != nil {
+		return err
+	}
+	*b = append(*b, v)
+	return nil
+}
+
+// runReport is `perfgate report`.
+func runReport(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, reportUsage); fs.PrintDefaults() }
+	htmlOut := fs.String("html", "", "write the HTML report here")
+	mdOut := fs.String("md", "", "write the Markdown summary here")
+	benchOut := fs.String("bench", "", "write Go benchmark text (for benchstat) here")
+	link := fs.String("link", "", "the HTML report's URL for the Markdown (default: -html's file name)")
+	title := fs.String("title", "", "the report's title (default \"perfgate report\")")
+	check := fs.Bool("check", false, "exit 1 when a budget is broken, a step crashed or a session ended early")
+	var budgets budgetFlags
+	fs.Var(&budgets, "budget", "a budget, [step:]metric<=limit or [step:]metric>=limit (repeatable)")
+	paths, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		fs.Usage()
+		return errors.New("report: no result file given")
+	}
+	results, err := readResults(paths)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	opts := report.Options{Title: *title, Budgets: budgets, HTMLLink: *link}
+	if opts.HTMLLink == "" && *htmlOut != "" && *htmlOut != "-" {
+		opts.HTMLLink = filepath.Base(*htmlOut)
+	}
+	if *htmlOut == "" && *mdOut == "" && *benchOut == "" {
+		*mdOut = "-"
+	}
+	outputs := []struct {
+		path  string
+		write func(io.Writer) error
+	}{
+		{*htmlOut, func(w io.Writer) error { return report.WriteHTML(w, results, opts) }},
+		{*mdOut, func(w io.Writer) error { return report.WriteMarkdown(w, results, opts) }},
+		{*benchOut, func(w io.Writer) error { return report.WriteBenchstat(w, results) }},
+	}
+	for _, o := range outputs {
+		if o.path == "" {
+			continue
+		}
+		if err := writeOutput(o.path, stdout, o.write); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	if *check {
+		if n := failedSessions(results, budgets); n > 0 {
+			return exitError{code: 1, err: fmt.Errorf("report: %d of %d sessions failed their budgets", n, len(results))}
+		}
+	}
+	return nil
+}
+
+// failedSessions counts the results with a broken budget, a crash or an
+// early end.
+func failedSessions(results []*perftest.Result, budgets []report.Budget) int {
+	n := 0
+	for _, r := range results {
+		failed := r.Error != "" || len(r.Crashes) > 0
+		for _, st := range r.Steps {
+			for _, v := range report.Check(st, budgets) {
+				failed = failed || !v.Pass
+			}
+		}
+		if failed {
+			n++
+		}
+	}
+	return n
+}
+
+// writeOutput writes to stdout for "-", else to the file whole.
+func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == "-" {
+		return write(stdout)
+	}
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// readResults reads the Result files named, a directory standing for the
+// *.json files in it in name order. A file that is not a Result is an
+// error naming it.
+func readResults(paths []string) ([]*perftest.Result, error) {
+	var out []*perftest.Result
+	for _, p := range paths {
+		files := []string{p}
+		if fi, err := os.Stat(p); err != nil {
+			return nil, err
+		} else if fi.IsDir() {
+			files, err = filepath.Glob(filepath.Join(p, "*.json"))
+			if err != nil {
+				return nil, err
+			}
+			slices.Sort(files)
+			if len(files) == 0 {
+				return nil, fmt.Errorf("%s: no *.json result files in the directory", p)
+			}
+		}
+		for _, f := range files {
+			r, err := perftest.ReadResult(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments ("perfgate report a.json -html out.html"), which
+// the flag package alone stops at. "--" ends the flags.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(args) > 0 && len(rest) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// exitError asks main for an exit status.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+func (e exitError) ExitCode() int { return e.code }

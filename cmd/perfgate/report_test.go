@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// recordedResult is a Result of the simulated janky-scroll app, recorded
+// by the report package's tests: scroll has 3 deadline-missed frames.
+const recordedResult = "../../report/testdata/janky-scroll.json"
+
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	htmlPath := filepath.Join(dir, "out", "report.html")
+	mdPath := filepath.Join(dir, "out", "summary.md")
+	benchPath := filepath.Join(dir, "bench.txt")
+	cases := []struct {
+		name    string
+		args    []string
+		code    int // 0: no error; -1: an error without exit code
+		stdout  []string
+		files   map[string][]string
+		errText string
+	}{
+		{name: "markdown to stdout by default", args: []string{recordedResult},
+			stdout: []string{"## perfgate report: ✅ all budgets met", "| jank | 3 frames | deadline missed |"}},
+		{name: "files, flags after the argument", args: []string{recordedResult, "-html", htmlPath, "-md", mdPath, "-bench", benchPath, "-budget", "scroll:fps>=50"},
+			files: map[string][]string{
+				htmlPath:  {`<svg xmlns="http://www.w3.org/2000/svg" class="chart" data-chart="frametime"`, "budget fps ≥ 50"},
+				mdPath:    {"[HTML report](report.html)", "| fps | 55.3 fps | (n−1)/(t[n−1]−t[0]), gfxinfo | ≥ 50 | ✅ |"},
+				benchPath: {"BenchmarkPerf/test=TestJankyScroll/step=scroll 1 166 frames 55.3073 fps 3 jank"},
+			}},
+		{name: "a broken budget only fails with -check", args: []string{"-budget", "jank<=2", recordedResult},
+			stdout: []string{"perf budget exceeded: scroll: jank 3 > 2 (deadline missed)"}},
+		{name: "-check exits 1", args: []string{"-check", "-budget", "jank<=2", recordedResult}, code: 1,
+			stdout: []string{"❌ 1 of 1 sessions failed"}, errText: "report: 1 of 1 sessions failed their budgets"},
+		{name: "-check passes", args: []string{"-check", "-budget", "jank<=3", recordedResult}},
+		{name: "bad budget", args: []string{"-budget", "jank=3", recordedResult}, code: -1, errText: `report budget "jank=3": want [step:]metric<=limit`},
+		{name: "no file", args: []string{"-md", "-"}, code: -1, errText: "report: no result file given"},
+		{name: "missing file", args: []string{filepath.Join(dir, "nope.json")}, code: -1, errText: "nope.json: no such file"},
+		{name: "not a result", args: []string{writeFile(t, "bad.json", `{"schema":"other/v9"}`)}, code: -1, errText: `unsupported result schema: "other/v9"`},
+		{name: "empty directory", args: []string{t.TempDir()}, code: -1, errText: "no *.json result files"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := runReport(tc.args, &stdout, &stderr)
+			checkExit(t, err, tc.code, tc.errText)
+			for _, want := range tc.stdout {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+				}
+			}
+			for path, wants := range tc.files {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, want := range wants {
+					if !strings.Contains(string(b), want) {
+						t.Errorf("%s lacks %q", filepath.Base(path), want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// checkExit checks an error against the exit status the command asks for:
+// 0 no error, -1 an error with no particular status.
+func checkExit(t *testing.T, err error, code int, text string) {
+	t.Helper()
+	if code == 0 {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("no error, want %q", text)
+	}
+	var ec exitCoder
+	got := -1
+	if errors.As(err, &ec) {
+		got = ec.ExitCode()
+	}
+	if got != code {
+		t.Errorf("exit code %d, want %d (%v)", got, code, err)
+	}
+	if !strings.Contains(err.Error(), text) {
+		t.Errorf("error %q lacks %q", err, text)
+	}
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

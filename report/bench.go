@@ -1,0 +1,71 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/perfgate/perfgate/perftest"
+)
+
+// WriteBenchstat writes the results in the Go benchmark text format, one
+// line per step, so `benchstat old.txt new.txt` compares two sets of runs:
+//
+//	device: Google Pixel 7
+//	android: 14
+//	BenchmarkPerf/test=TestScroll/step=scroll 1 58.3 fps 3 jank 2.02e+07 p95-frame-ns ...
+//
+// Durations are in ns and memory and traffic in B, so benchstat scales
+// them; a step repeated in one session ("scroll#2") is one more run of
+// "scroll". Configuration lines are written when they change between
+// results.
+func WriteBenchstat(w io.Writer, results []*perftest.Result) error {
+	bw := bufio.NewWriter(w)
+	last := map[string]string{}
+	for _, r := range results {
+		d := r.Device
+		cfg := [][2]string{
+			{"device", strings.TrimSpace(d.Manufacturer + " " + d.Model)},
+			{"android", d.Release},
+			{"api", itoa(d.API)},
+			{"refresh-hz", ftoa(d.RefreshHz)},
+			{"package", r.App.Package},
+		}
+		for _, kv := range cfg {
+			if kv[1] == "" || kv[1] == "0" || last[kv[0]] == kv[1] {
+				continue
+			}
+			last[kv[0]] = kv[1]
+			fmt.Fprintf(bw, "%s: %s\n", kv[0], oneLine(kv[1]))
+		}
+		test := benchName(r.Name)
+		if r.Name == "" {
+			test = benchName(r.App.Package)
+		}
+		for _, st := range r.Steps {
+			ms := StepMetrics(st)
+			fmt.Fprintf(bw, "BenchmarkPerf/test=%s/step=%s 1", test, benchName(baseStepName(st.Name)))
+			for _, m := range ms {
+				fmt.Fprintf(bw, " %s %s", strconv.FormatFloat(m.Value*m.benchScale, 'g', 6, 64), m.benchUnit)
+			}
+			bw.WriteString("\n")
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("report benchstat: %w", err)
+	}
+	return nil
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func ftoa(f float64) string {
+	if f == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }

@@ -1,0 +1,42 @@
+package report_test
+
+import (
+	"io"
+	"testing"
+
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/report"
+)
+
+// A report is written once per test at the end of a run; these keep that
+// cheap next to the session itself (a few ms for a two-step session).
+func BenchmarkWriteHTML(b *testing.B) {
+	r := loadRecorded(b)
+	rs := []*perftest.Result{r}
+	opts := report.Options{Budgets: []report.Budget{{Metric: "jank", Limit: 2}, {Metric: "fps", Limit: 50, Min: true}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := report.WriteHTML(io.Discard, rs, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkWriteMarkdown(b *testing.B) {
+	rs := []*perftest.Result{loadRecorded(b)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := report.WriteMarkdown(io.Discard, rs, report.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCompare(b *testing.B) {
+	r := loadRecorded(b)
+	base := []*perftest.Result{r, r, r, r, r, r, r, r, r, r}
+	b.ReportAllocs()
+	for b.Loop() {
+		report.Compare(base, base, report.CompareOptions{})
+	}
+}

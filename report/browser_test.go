@@ -1,0 +1,160 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/report"
+)
+
+// chromium returns the headless browser's path (Debian's chromium, or the
+// Chrome that CI runners ship), installing Debian's chromium when none is
+// there and the test runs as root; otherwise it skips, or fails under
+// PERFGATE_REQUIRE_BROWSER=1.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	why := "chromium is not installed"
+	if os.Geteuid() == 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "apt-get", "install", "-y", "-qq", "chromium").CombinedOutput()
+		if p, lerr := exec.LookPath("chromium"); lerr == nil {
+			return p
+		}
+		why = fmt.Sprintf("apt-get install -y chromium failed: %v: %.300s", err, out)
+	}
+	if os.Getenv("PERFGATE_REQUIRE_BROWSER") == "1" {
+		t.Fatalf("%s and PERFGATE_REQUIRE_BROWSER=1", why)
+	}
+	t.Skipf("%s (install it: apt-get install -y chromium); set PERFGATE_REQUIRE_BROWSER=1 to make this a failure", why)
+	return ""
+}
+
+// headless runs chromium on page with the flags that keep it off the
+// network, and returns its stdout and stderr.
+func headless(t *testing.T, bin, page string, extra ...string) (string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--no-first-run", "--user-data-dir=" + t.TempDir(),
+		"--enable-logging=stderr", "--v=0"}, extra...)
+	args = append(args, "file://"+page)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %v: %v\n%s", extra, err, errb.String())
+	}
+	return out.String(), errb.String()
+}
+
+// A report of a live session on the simulated phone's janky workload,
+// opened in headless Chromium: the DOM holds every chart with drawn paths
+// and jank marks, nothing is logged to the console, and the screenshot is
+// not blank. The deadline-missed marks are checked against the phone's
+// ground truth: the frames it really rendered late.
+func TestBrowserRendersReport(t *testing.T) {
+	bin := chromium(t)
+	r, dev := simSession(t, "janky-scroll", 3*time.Second)
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	var b bytes.Buffer
+	budgets := []report.Budget{{Metric: "frame_time_p95", Limit: 12}, {Step: "scroll", Metric: "fps", Limit: 50, Min: true}, {Metric: "jank", Limit: 2}}
+	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{Budgets: budgets}))
+	assert.NilError(t, os.WriteFile(page, b.Bytes(), 0o644))
+	if d := os.Getenv("PERFGATE_REPORT_KEEP"); d != "" {
+		// Keep the page and its screenshot to look at.
+		dir = d
+		assert.NilError(t, os.WriteFile(filepath.Join(d, "report.html"), b.Bytes(), 0o644))
+	}
+
+	// Ground truth: the frames of the scroll step's window that missed
+	// their deadline on the phone, by time since the step began.
+	st := r.Step("scroll")
+	var want []string
+	for _, f := range dev.World().TruthFrames() {
+		if f.Missed && sameWindow(f.Window, st.FrameStats.Window) && f.IntendedVsync >= st.DeviceStartNs && f.IntendedVsync < st.DeviceEndNs {
+			want = append(want, fmt.Sprintf("%.3f s: %.1f ms", float64(f.IntendedVsync-st.DeviceStartNs)/1e9, float64(f.Duration)/1e6))
+		}
+	}
+	assert.Assert(t, len(want) > 0, "the janky workload missed no deadline in the step")
+
+	dom, logs := headless(t, bin, page, "--dump-dom")
+	cs := charts(t, dom)
+	assert.Equal(t, len(cs), 5*len(r.Steps))
+	for _, c := range cs {
+		n := 0
+		for _, p := range c.Paths {
+			if p.Class == "series" && len(p.D) > 1 {
+				n++
+			}
+		}
+		assert.Assert(t, n > 0, "chart %s has no drawn path in the DOM", c.Chart)
+	}
+	var got []string
+	for _, c := range cs[0].Circles {
+		if c.Class == "jank jank-deadline" {
+			got = append(got, strings.TrimPrefix(c.Title, "deadline missed at "))
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	assert.DeepEqual(t, got, want)
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.Contains(l, ":CONSOLE") {
+			t.Errorf("console message: %s", l)
+		}
+	}
+
+	shot := filepath.Join(dir, "report.png")
+	headless(t, bin, page, "--screenshot="+shot, "--window-size=1100,2400", "--hide-scrollbars")
+	f, err := os.Open(shot)
+	assert.NilError(t, err)
+	defer f.Close()
+	img, err := png.Decode(f)
+	assert.NilError(t, err)
+	colours := paletteOf(img)
+	assert.Assert(t, len(colours) > 8, "screenshot has %d colours: blank", len(colours))
+	// The series colours of the charts are on the screen, not just in the DOM.
+	for name, c := range map[string][3]uint8{"app series": {0x1f, 0x77, 0xb4}, "jank mark": {0xd6, 0x27, 0x28}} {
+		assert.Assert(t, colours[c] > 20, "%s colour %x drawn on %d pixels", name, c, colours[c])
+	}
+}
+
+// sameWindow matches the phone's window name with gfxinfo's, which adds
+// the ViewRootImpl's identity after a slash.
+func sameWindow(truth, gfx string) bool {
+	return gfx == truth || strings.HasPrefix(gfx, truth+"/")
+}
+
+// paletteOf counts the pixels of each colour.
+func paletteOf(img image.Image) map[[3]uint8]int {
+	out := map[[3]uint8]int{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			out[[3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8)}]++
+		}
+	}
+	return out
+}

@@ -1,0 +1,345 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/perfgate/perfgate/perftest"
+)
+
+// CompareOptions set the regression gate. The zero value uses α = 0.05 and
+// a 10 % threshold.
+type CompareOptions struct {
+	// Alpha is the significance level of the Mann-Whitney U test; default
+	// 0.05.
+	Alpha float64
+	// ThresholdPct is the smallest change of the median, in percent, that
+	// counts as a regression even when significant; default 10. Negative
+	// means 0.
+	ThresholdPct float64
+}
+
+func (o CompareOptions) withDefaults() CompareOptions {
+	if o.Alpha <= 0 || o.Alpha >= 1 {
+		o.Alpha = benchmath.DefaultThresholds.CompareAlpha
+	}
+	if o.ThresholdPct == 0 {
+		o.ThresholdPct = 10
+	}
+	if o.ThresholdPct < 0 {
+		o.ThresholdPct = 0
+	}
+	return o
+}
+
+// Row compares one metric of one step between the baseline and the new
+// runs.
+type Row struct {
+	Step   string
+	Metric string
+	Unit   string
+	Better Better
+	// Old and New are the medians with their 95 % confidence intervals.
+	Old, New benchmath.Summary
+	// P is the Mann-Whitney U p-value; N1, N2 the number of runs.
+	P      float64
+	N1, N2 int
+	// DeltaPct is the change of the median in percent (±Inf from a zero
+	// baseline).
+	DeltaPct float64
+	// Significant is P < α; Regression adds that the change is for the
+	// worse and larger than the threshold.
+	Significant bool
+	Regression  bool
+	Warnings    []string
+}
+
+// Comparison is a baseline compared with new runs, metric by metric.
+type Comparison struct {
+	Options CompareOptions
+	Rows    []Row
+	// Warnings are about the inputs as a whole: a step or metric only one
+	// side has, results from different devices.
+	Warnings []string
+}
+
+// Compare compares every metric of every step that both sides measured.
+// Each Result is one run; a step repeated inside a session ("scroll#2") is
+// one more run of "scroll". The statistics are those of the regression
+// gate: medians with confidence intervals and the Mann-Whitney U test from
+// golang.org/x/perf/benchmath (AssumeNothing). Too few runs for a
+// confidence interval is a warning on the row, not an error.
+func Compare(base, next []*perftest.Result, opts CompareOptions) *Comparison {
+	opts = opts.withDefaults()
+	c := &Comparison{Options: opts}
+	type key struct{ step, metric string }
+	type vals struct {
+		m        Metric
+		old, new []float64
+	}
+	var order []key
+	all := map[key]*vals{}
+	collect := func(rs []*perftest.Result, isNew bool) {
+		for _, r := range rs {
+			for _, st := range r.Steps {
+				if st.Missing {
+					continue
+				}
+				for _, m := range StepMetrics(st) {
+					if m.Better == Neither {
+						continue
+					}
+					k := key{baseStepName(st.Name), m.Name}
+					v := all[k]
+					if v == nil {
+						v = &vals{m: m}
+						all[k] = v
+						order = append(order, k)
+					}
+					if isNew {
+						v.new = append(v.new, m.Value)
+					} else {
+						v.old = append(v.old, m.Value)
+					}
+				}
+			}
+		}
+	}
+	collect(base, false)
+	collect(next, true)
+	c.Warnings = append(c.Warnings, deviceWarnings(base, next)...)
+	th := benchmath.DefaultThresholds
+	th.CompareAlpha = opts.Alpha
+	for _, k := range order {
+		v := all[k]
+		if len(v.old) == 0 || len(v.new) == 0 {
+			side := "new runs"
+			if len(v.old) == 0 {
+				side = "baseline"
+			}
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not in the %s", k.step, k.metric, side))
+			continue
+		}
+		s1, s2 := benchmath.NewSample(v.old, &th), benchmath.NewSample(v.new, &th)
+		cmp := benchmath.AssumeNothing.Compare(s1, s2)
+		row := Row{Step: k.step, Metric: k.metric, Unit: v.m.Unit, Better: v.m.Better,
+			Old: benchmath.AssumeNothing.Summary(s1, 0.95), New: benchmath.AssumeNothing.Summary(s2, 0.95),
+			P: cmp.P, N1: cmp.N1, N2: cmp.N2}
+		row.DeltaPct = deltaPct(row.Old.Center, row.New.Center)
+		row.Significant = cmp.P < cmp.Alpha
+		worse := (v.m.Better == Lower && row.DeltaPct > 0) || (v.m.Better == Higher && row.DeltaPct < 0)
+		row.Regression = row.Significant && worse && math.Abs(row.DeltaPct) > opts.ThresholdPct
+		seen := map[string]bool{}
+		for _, ws := range [][]error{s1.Warnings, s2.Warnings, row.Old.Warnings, row.New.Warnings, cmp.Warnings} {
+			for _, w := range ws {
+				// Equal samples are the normal case for counts that stay
+				// at zero; saying so on every row hides the warnings that
+				// matter.
+				if w.Error() == "all samples are equal" {
+					continue
+				}
+				if !seen[w.Error()] {
+					seen[w.Error()] = true
+					row.Warnings = append(row.Warnings, w.Error())
+				}
+			}
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	return c
+}
+
+// deviceWarnings says when the two sides ran on different devices or
+// Android versions, which makes any difference suspect.
+func deviceWarnings(base, next []*perftest.Result) []string {
+	id := func(r *perftest.Result) string {
+		return strings.TrimSpace(fmt.Sprintf("%s %s, Android %s (API %d)", r.Device.Manufacturer, r.Device.Model, r.Device.Release, r.Device.API))
+	}
+	seen := map[string]bool{}
+	for _, r := range base {
+		seen[id(r)] = true
+	}
+	var out []string
+	for _, r := range next {
+		if d := id(r); len(base) > 0 && !seen[d] {
+			out = append(out, fmt.Sprintf("new runs on %s, baseline on %s", d, id(base[0])))
+			seen[d] = true
+		}
+	}
+	return out
+}
+
+func deltaPct(old, new float64) float64 {
+	switch {
+	case old == new:
+		return 0
+	case old == 0:
+		return math.Inf(int(math.Copysign(1, new)))
+	}
+	return (new - old) / math.Abs(old) * 100
+}
+
+// Regressions returns one line per regression, in the regression gate's
+// format: "perf regression: scroll: frame_time_p95 18.2ms → 24.9ms
+// (+36.8%, p=0.002, n=10+10)".
+func (c *Comparison) Regressions() []string {
+	var out []string
+	for _, r := range c.Rows {
+		if r.Regression {
+			out = append(out, fmt.Sprintf("perf regression: %s: %s %s → %s (%s, p=%.3f, n=%d+%d)",
+				r.Step, r.Metric, withUnit(r.Old.Center, r.Unit), withUnit(r.New.Center, r.Unit), formatDelta(r.DeltaPct), r.P, r.N1, r.N2))
+		}
+	}
+	return out
+}
+
+// withUnit joins a value and its unit the way the gate's messages do:
+// "18.2ms", "35%", but "3 frames".
+func withUnit(v float64, unit string) string {
+	switch unit {
+	case "ms", "%", "KiB", "B", "KiB/min", "°C":
+		return formatValue(v) + unit
+	}
+	return formatValue(v) + " " + unit
+}
+
+func formatDelta(d float64) string {
+	switch {
+	case math.IsInf(d, 1):
+		return "+∞%"
+	case math.IsInf(d, -1):
+		return "-∞%"
+	}
+	return fmt.Sprintf("%+.1f%%", d)
+}
+
+// delta is the Δ column: "~" when not significant, as benchstat prints.
+func (r Row) delta() string {
+	if !r.Significant {
+		return "~"
+	}
+	return formatDelta(r.DeltaPct)
+}
+
+func (r Row) pn() string {
+	return fmt.Sprintf("p=%.3f n=%d+%d", r.P, r.N1, r.N2)
+}
+
+func summaryText(s benchmath.Summary, unit string) string {
+	if math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) || s.Lo == s.Hi {
+		return withUnit(s.Center, unit)
+	}
+	return withUnit(s.Center, unit) + " ± " + s.PctRangeString()
+}
+
+// WriteText prints the comparison as a benchstat-style table, then the
+// regression lines and the warnings.
+func (c *Comparison) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "alpha: %g\nthreshold: %g%%\n\n", c.Options.Alpha, c.Options.ThresholdPct)
+	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "step\tmetric\tbase (median ± 95% CI)\tnew (median ± 95% CI)\tvs base\t\t")
+	for _, r := range c.Rows {
+		mark := ""
+		if r.Regression {
+			mark = "REGRESSION"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t(%s)\t%s\n", r.Step, r.Metric, summaryText(r.Old, r.Unit), summaryText(r.New, r.Unit), r.delta(), r.pn(), mark)
+	}
+	tw.Flush()
+	if regs := c.Regressions(); len(regs) > 0 {
+		fmt.Fprintln(ew)
+		for _, l := range regs {
+			fmt.Fprintln(ew, l)
+		}
+		fmt.Fprintln(ew, "If the change is intended, record a new baseline (go test -update).")
+	}
+	c.writeWarnings(ew, "warning: ")
+	if ew.err != nil {
+		return fmt.Errorf("report compare: %w", ew.err)
+	}
+	return nil
+}
+
+func (c *Comparison) writeWarnings(w io.Writer, prefix string) {
+	seen := map[string]bool{}
+	first := true
+	emit := func(s string) {
+		if seen[s] {
+			return
+		}
+		seen[s] = true
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		fmt.Fprintln(w, prefix+s)
+	}
+	for _, s := range c.Warnings {
+		emit(s)
+	}
+	for _, r := range c.Rows {
+		for _, s := range r.Warnings {
+			emit(r.Step + ": " + r.Metric + ": " + s)
+		}
+	}
+}
+
+// WriteMarkdown prints the comparison as a Markdown table with ❌ on
+// regressions, the regression lines, and the warnings.
+func (c *Comparison) WriteMarkdown(w io.Writer) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "Mann-Whitney U, α = %g, threshold %g%%.\n\n", c.Options.Alpha, c.Options.ThresholdPct)
+	fmt.Fprintln(ew, "| step | metric | base | new | vs base | p | |\n|---|---|---:|---:|---:|---|---|")
+	for _, r := range c.Rows {
+		mark := ""
+		switch {
+		case r.Regression:
+			mark = "❌"
+		case r.Significant:
+			mark = "≠"
+		}
+		fmt.Fprintf(ew, "| %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(r.Step), r.Metric, summaryText(r.Old, r.Unit), summaryText(r.New, r.Unit), r.delta(), r.pn(), mark)
+	}
+	if regs := c.Regressions(); len(regs) > 0 {
+		fmt.Fprintf(ew, "\n```\n%s\n```\n", strings.Join(regs, "\n"))
+	}
+	var warn strings.Builder
+	c.writeWarnings(&warn, "- ⚠️ ")
+	if warn.Len() > 0 {
+		fmt.Fprint(ew, mdEscapeLines(warn.String()))
+	}
+	fmt.Fprintln(ew)
+	if ew.err != nil {
+		return fmt.Errorf("report compare: %w", ew.err)
+	}
+	return nil
+}
+
+func mdEscapeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// errWriter keeps the first write error so a long report checks once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

@@ -1,0 +1,164 @@
+package report_test
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/report"
+)
+
+// run is one session with one "scroll" step whose p95 frame time, FPS and
+// PSS are given; the other metrics stay constant.
+func run(p95, fps float64, pssKB int64) *perftest.Result {
+	st := &perftest.Step{Name: "scroll"}
+	st.FrameStats = metrics.FrameSummary{Source: "gfxinfo", Frames: 120, FPS: fps, Jank: 1, JankDefinition: metrics.JankDefinitionDeadlineMissed,
+		FrameTimeMS: metrics.FramePercentiles{P50: 7, P90: p95 - 1, P95: p95, P99: p95 + 4}}
+	st.MemoryStats = perftest.MemoryStats{PSSMaxKB: pssKB, PSSSamples: 3}
+	return &perftest.Result{Schema: perftest.Schema, Name: "TestScroll", Device: perftest.DeviceInfo{Model: "Pixel 7", Release: "14", API: 34},
+		App: perftest.AppInfo{Package: "com.example"}, Steps: []*perftest.Step{st}}
+}
+
+// runs draws n runs around the given centres with 2 % noise.
+func runs(rng *rand.Rand, n int, p95, fps float64, pss int64) []*perftest.Result {
+	out := make([]*perftest.Result, n)
+	noise := func(v float64) float64 { return v * (1 + 0.02*rng.NormFloat64()) }
+	for i := range out {
+		out[i] = run(noise(p95), noise(fps), int64(noise(float64(pss))))
+	}
+	return out
+}
+
+// Hand-made samples: 10 runs with p95 18.00, 18.25 … 20.25 ms against 10
+// with 24.00 … 26.25 ms. Every new value is above every old one, so the
+// Mann-Whitney U p-value is its smallest for 10+10, 2/C(20,10) = 1.08e-5
+// (reported as p=0.000); the medians are 19.125 and 25.125 ms (+31.4 %),
+// shown rounded half away from zero; p90 is p95 − 1 ms, p99 p95 + 4 ms.
+func TestCompareKnownRegression(t *testing.T) {
+	var base, next []*perftest.Result
+	for i := range 10 {
+		base = append(base, run(18+0.25*float64(i), 60, 100000))
+		next = append(next, run(24+0.25*float64(i), 60, 100000))
+	}
+	c := report.Compare(base, next, report.CompareOptions{})
+	regs := c.Regressions()
+	assert.DeepEqual(t, regs, []string{
+		"perf regression: scroll: frame_time_p90 18.1ms → 24.1ms (+33.1%, p=0.000, n=10+10)",
+		"perf regression: scroll: frame_time_p95 19.1ms → 25.1ms (+31.4%, p=0.000, n=10+10)",
+		"perf regression: scroll: frame_time_p99 23.1ms → 29.1ms (+25.9%, p=0.000, n=10+10)",
+	})
+	for _, r := range c.Rows {
+		if r.Metric == "frame_time_p95" {
+			assert.Assert(t, r.P > 1.0e-5 && r.P < 1.1e-5, "p %g, want 2/184756", r.P)
+			assert.Equal(t, r.Old.Center, 19.125)
+			assert.Equal(t, r.New.Center, 25.125)
+		}
+		if r.Metric == "fps" || r.Metric == "jank" {
+			assert.Assert(t, !r.Significant, "%s: equal samples are not different", r.Metric)
+		}
+	}
+	// A threshold above the change keeps it from failing.
+	c = report.Compare(base, next, report.CompareOptions{ThresholdPct: 34})
+	assert.Equal(t, len(c.Regressions()), 0)
+	// An FPS drop is a regression; a rise is not.
+	c = report.Compare([]*perftest.Result{run(18, 60, 1), run(18, 60.5, 1), run(18, 59.5, 1), run(18, 60.2, 1), run(18, 59.8, 1)},
+		[]*perftest.Result{run(18, 45, 1), run(18, 45.5, 1), run(18, 44.5, 1), run(18, 45.2, 1), run(18, 44.8, 1)}, report.CompareOptions{})
+	assert.DeepEqual(t, c.Regressions(), []string{"perf regression: scroll: fps 60 fps → 45 fps (-25.0%, p=0.008, n=5+5)"})
+	c = report.Compare(next[:5], base[:5], report.CompareOptions{})
+	assert.Equal(t, len(c.Regressions()), 0, "faster is not a regression")
+}
+
+// Pure noise: both sides drawn from one distribution. Over 200 seeds the
+// gate (α = 0.05, threshold 10 %) must not fire: 2 % noise cannot move a
+// median by 10 %. With the threshold at 0 the Mann-Whitney U test alone
+// fires at about its α per metric.
+func TestCompareNoise(t *testing.T) {
+	fired, firedNoThreshold, tests := 0, 0, 0
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		base := runs(rng, 10, 18, 60, 120000)
+		next := runs(rng, 10, 18, 60, 120000)
+		if len(report.Compare(base, next, report.CompareOptions{}).Regressions()) > 0 {
+			fired++
+		}
+		c := report.Compare(base, next, report.CompareOptions{ThresholdPct: -1})
+		for _, r := range c.Rows {
+			if r.Metric == "frame_time_p95" {
+				tests++
+				if r.Significant {
+					firedNoThreshold++
+				}
+			}
+		}
+	}
+	assert.Equal(t, fired, 0)
+	rate := float64(firedNoThreshold) / float64(tests)
+	t.Logf("false-positive rate of the U test alone on frame_time_p95: %.3f over %d comparisons", rate, tests)
+	assert.Assert(t, rate < 0.1, "false-positive rate %.3f at α = 0.05", rate)
+}
+
+// Too few runs is a warning, not an error; steps repeated inside one
+// session count as runs.
+func TestCompareFewRunsAndIterations(t *testing.T) {
+	c := report.Compare([]*perftest.Result{run(18, 60, 1)}, []*perftest.Result{run(30, 60, 1)}, report.CompareOptions{})
+	assert.Equal(t, len(c.Regressions()), 0, "one run each cannot be significant")
+	var b bytes.Buffer
+	assert.NilError(t, c.WriteText(&b))
+	assert.Assert(t, strings.Contains(b.String(), "warning: scroll: frame_time_p95: "), b.String())
+
+	// One session with scroll, scroll#2 … scroll#6 is six runs.
+	iter := func(p95 float64) *perftest.Result {
+		r := run(p95, 60, 1)
+		for i := 2; i <= 6; i++ {
+			s := *run(p95+0.1*float64(i), 60, 1).Steps[0]
+			s.Name = "scroll#" + string(rune('0'+i))
+			r.Steps = append(r.Steps, &s)
+		}
+		return r
+	}
+	c = report.Compare([]*perftest.Result{iter(18)}, []*perftest.Result{iter(25)}, report.CompareOptions{})
+	for _, r := range c.Rows {
+		if r.Metric == "frame_time_p95" {
+			assert.Equal(t, r.N1, 6)
+			assert.Equal(t, r.N2, 6)
+			assert.Assert(t, r.Regression)
+		}
+	}
+}
+
+// The text and Markdown forms carry the table, the regression line and the
+// hint, and warn when the devices differ.
+func TestCompareOutput(t *testing.T) {
+	var base, next []*perftest.Result
+	for i := range 6 {
+		base = append(base, run(18+0.25*float64(i), 60, 1))
+		n := run(24+0.25*float64(i), 60, 1)
+		n.Device.Model = "Pixel 8"
+		next = append(next, n)
+	}
+	c := report.Compare(base, next, report.CompareOptions{})
+	var txt, md bytes.Buffer
+	assert.NilError(t, c.WriteText(&txt))
+	assert.NilError(t, c.WriteMarkdown(&md))
+	for _, want := range []string{
+		"alpha: 0.05\nthreshold: 10%\n",
+		"perf regression: scroll: frame_time_p95 18.6ms → 24.6ms (+32.2%, p=0.002, n=6+6)\n",
+		"If the change is intended, record a new baseline (go test -update).",
+		"warning: new runs on Pixel 8, Android 14 (API 34), baseline on Pixel 7, Android 14 (API 34)",
+	} {
+		assert.Assert(t, strings.Contains(txt.String(), want), "text lacks %q:\n%s", want, txt.String())
+	}
+	for _, want := range []string{
+		"| scroll | frame_time_p95 | 18.6ms ± ",
+		"| +32.2% | p=0.002 n=6+6 | ❌ |",
+		"| scroll | fps | 60 fps | 60 fps | ~ |",
+		"- ⚠️ new runs on Pixel 8",
+	} {
+		assert.Assert(t, strings.Contains(md.String(), want), "markdown lacks %q:\n%s", want, md.String())
+	}
+}

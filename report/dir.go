@@ -1,0 +1,194 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/perfgate/perfgate/perftest"
+)
+
+// EnvReportDir names the variable that asks every session to write its
+// reports: PERFGATE_REPORT=dir.
+const EnvReportDir = perftest.EnvReport
+
+// WriteDir writes one session's reports into dir: <name>.html,
+// <name>.md and <name>.json (the Result), where name is the test's name
+// made safe for a file name, then rewrites dir/index.html linking every
+// session found there. Test processes of one `go test ./...` run write to
+// the same directory at once: each file is written whole and renamed into
+// place, and the index is rebuilt until it lists everything present after
+// its own rename, so the last writer's index is complete.
+func WriteDir(dir string, r *perftest.Result, opts Options) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report dir: %w", err)
+	}
+	name := FileName(resultName(r))
+	if opts.Title == "" {
+		opts.Title = resultName(r)
+	}
+	var h, m bytes.Buffer
+	if err := WriteHTML(&h, []*perftest.Result{r}, opts); err != nil {
+		return err
+	}
+	opts.HTMLLink = name + ".html"
+	if err := WriteMarkdown(&m, []*perftest.Result{r}, opts); err != nil {
+		return err
+	}
+	cp := *r // WriteFile records the path it wrote; r stays as it was.
+	if err := cp.WriteFile(filepath.Join(dir, name+".json")); err != nil {
+		return fmt.Errorf("report dir: %w", err)
+	}
+	for _, f := range []struct {
+		ext string
+		b   []byte
+	}{{".html", h.Bytes()}, {".md", m.Bytes()}} {
+		if err := writeAtomic(filepath.Join(dir, name+f.ext), f.b); err != nil {
+			return err
+		}
+	}
+	return writeIndex(dir, opts.Budgets)
+}
+
+// ReportFromEnv writes r's reports into $PERFGATE_REPORT when it is set,
+// and does nothing otherwise; a session calls it after writing its Result.
+func ReportFromEnv(r *perftest.Result, opts Options) error {
+	dir := os.Getenv(EnvReportDir)
+	if dir == "" {
+		return nil
+	}
+	return WriteDir(dir, r, opts)
+}
+
+// FileName turns a test name ("TestFeed/scroll fast") into a file name
+// ("TestFeed__scroll_fast") that is the same on every OS.
+func FileName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r == '/':
+			b.WriteString("__")
+		case r == '-' || r == '_' || r == '.' || r == '#' || r == '=' ||
+			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	s := strings.TrimLeft(b.String(), ".")
+	if s == "" || s == "index" {
+		s = "session-" + s
+	}
+	return s
+}
+
+var indexTmpl = template.Must(template.New("index").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>perfgate: all sessions</title>
+<style>body{font:14px/1.4 system-ui,sans-serif;margin:24px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
+.pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}</style></head>
+<body><h1>perfgate: all sessions ({{len .}})</h1>
+<table><tr><th>test</th><th></th><th>steps</th><th>device</th><th>summary</th></tr>
+{{range .}}<tr><td><a href="{{.HTML}}">{{.Name}}</a></td><td>{{if .Failed}}<span class="fail">failed</span>{{else}}<span class="pass">passed</span>{{end}}</td><td>{{.Steps}}</td><td>{{.Device}}</td><td><a href="{{.MD}}">Markdown</a> · <a href="{{.JSON}}">JSON</a></td></tr>
+{{end}}</table></body></html>
+`))
+
+type indexRow struct {
+	Name, HTML, MD, JSON, Steps, Device string
+	Failed                              bool
+}
+
+// writeIndex rebuilds dir/index.html from the Results in dir, again
+// whenever the directory changed while it wrote.
+func writeIndex(dir string, budgets []Budget) error {
+	for range 20 {
+		before, err := listResults(dir)
+		if err != nil {
+			return err
+		}
+		var rows []indexRow
+		for _, base := range before {
+			r, err := perftest.ReadResult(filepath.Join(dir, base+".json"))
+			if err != nil {
+				// Another writer's file, or a stray one: list it, marked.
+				rows = append(rows, indexRow{Name: base + " (unreadable: " + err.Error() + ")", HTML: base + ".html", MD: base + ".md", JSON: base + ".json", Failed: true})
+				continue
+			}
+			failed := r.Error != "" || len(r.Crashes) > 0
+			var steps []string
+			for _, st := range r.Steps {
+				steps = append(steps, st.Name)
+				for _, v := range Check(st, budgets) {
+					failed = failed || !v.Pass
+				}
+			}
+			rows = append(rows, indexRow{Name: resultName(r), HTML: base + ".html", MD: base + ".md", JSON: base + ".json",
+				Steps: strings.Join(steps, ", "), Device: strings.TrimSpace(r.Device.Manufacturer + " " + r.Device.Model), Failed: failed})
+		}
+		var b bytes.Buffer
+		if err := indexTmpl.Execute(&b, rows); err != nil {
+			return fmt.Errorf("report index: %w", err)
+		}
+		if err := writeAtomic(filepath.Join(dir, "index.html"), b.Bytes()); err != nil {
+			return err
+		}
+		after, err := listResults(dir)
+		if err != nil {
+			return err
+		}
+		if slices.Equal(before, after) {
+			return nil
+		}
+	}
+	return fmt.Errorf("report index %s: the directory kept changing", dir)
+}
+
+// listResults returns the base names of the Result files in dir, sorted.
+func listResults(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("report index: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		if e.Type().IsRegular() && strings.HasSuffix(n, ".json") && !strings.HasPrefix(n, ".") {
+			out = append(out, strings.TrimSuffix(n, ".json"))
+		}
+	}
+	return out, nil
+}
+
+// writeAtomic writes b to path through a temporary file and a rename, so a
+// reader never sees half a file.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("report: write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(b)
+	werr = errors.Join(werr, tmp.Close())
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("report: write %s: %w", path, werr)
+	}
+	return nil
+}
+
+// Every session of a test binary that links this package writes its
+// reports into $PERFGATE_REPORT when that is set.
+func init() {
+	perftest.RegisterReporter("report", func(r *perftest.Result) error {
+		return ReportFromEnv(r, Options{})
+	})
+}

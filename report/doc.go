@@ -1,0 +1,17 @@
+// Package report turns perftest Results into what a team reads where it
+// looks: a self-contained HTML page with charts, a Markdown summary for a
+// pull request or $GITHUB_STEP_SUMMARY, Go benchmark text that benchstat
+// reads, and comparisons of two sets of runs with the regression gate's
+// statistics.
+//
+//	r, _ := perftest.ReadResult("testdata/perf-results/TestScroll.json")
+//	report.WriteMarkdown(os.Stdout, []*perftest.Result{r}, report.Options{HTMLLink: "report.html"})
+//	report.WriteHTML(f, []*perftest.Result{r}, report.Options{})
+//
+// Charts are inline SVG drawn here in Go: the page needs no script and no
+// network when it is opened, stays small (a few tens of KiB per step), and
+// renders the same in a browser, a CI artifact viewer or a mail client that
+// strips scripts. Every number follows the metric definitions of the
+// project's DESIGN.md and names the definition or the device command it came
+// from.
+package report

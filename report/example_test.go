@@ -1,0 +1,85 @@
+package report_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/report"
+)
+
+// A pull-request summary of a recorded session with a jank budget, for
+// $GITHUB_STEP_SUMMARY.
+func ExampleWriteMarkdown() {
+	r, err := perftest.ReadResult("testdata/janky-scroll.json")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var b strings.Builder
+	report.WriteMarkdown(&b, []*perftest.Result{r}, report.Options{
+		Budgets:  []report.Budget{{Step: "scroll", Metric: "jank", Limit: 2}},
+		HTMLLink: "report.html",
+	})
+	for _, line := range strings.Split(b.String(), "\n")[:10] {
+		fmt.Println(line)
+	}
+	// Output:
+	// ## perfgate report: ❌ 1 of 1 sessions failed
+	//
+	// Charts and every metric: [HTML report](report.html)
+	//
+	// ### ❌ TestJankyScroll
+	//
+	// device: Google Pixel 6 · android: 13 (API 33) · refresh: 60 Hz · package: com.perfgate.demo
+	//
+	// ```
+	// perf budget exceeded: scroll: jank 3 > 2 (deadline missed)
+}
+
+// A budget as a command line gives it.
+func ExampleParseBudget() {
+	b, err := report.ParseBudget("scroll:fps>=55")
+	fmt.Printf("step %q, metric %q, limit %g, floor %v, err %v: %s\n", b.Step, b.Metric, b.Limit, b.Min, err, b)
+	// Output: step "scroll", metric "fps", limit 55, floor true, err <nil>: fps ≥ 55
+}
+
+// Comparing five runs before and after a change that slowed frames by a
+// quarter: the gate's regression line, and the benchstat-style table.
+func ExampleCompare() {
+	session := func(p95 float64) *perftest.Result {
+		st := &perftest.Step{Name: "scroll"}
+		st.FrameStats = metrics.FrameSummary{Source: "gfxinfo", Frames: 100, FPS: 60, FrameTimeMS: metrics.FramePercentiles{P95: p95}}
+		return &perftest.Result{Schema: perftest.Schema, Steps: []*perftest.Step{st}}
+	}
+	var base, next []*perftest.Result
+	for _, v := range []float64{16, 16.5, 17, 16.25, 16.75} {
+		base = append(base, session(v))
+		next = append(next, session(v*1.25))
+	}
+	c := report.Compare(base, next, report.CompareOptions{ThresholdPct: 10})
+	for _, l := range c.Regressions() {
+		fmt.Println(l)
+	}
+	// Output:
+	// perf regression: scroll: frame_time_p95 16.5ms → 20.6ms (+25.0%, p=0.008, n=5+5)
+}
+
+// The Go benchmark text of a session, for benchstat.
+func ExampleWriteBenchstat() {
+	r, err := perftest.ReadResult("testdata/janky-scroll.json")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	report.WriteBenchstat(os.Stdout, []*perftest.Result{{Device: r.Device, App: r.App, Name: r.Name, Steps: r.Steps[:1]}})
+	// Output:
+	// device: Google Pixel 6
+	// android: 13
+	// api: 33
+	// refresh-hz: 60
+	// package: com.perfgate.demo
+	// BenchmarkPerf/test=TestJankyScroll/step=scroll 1 166 frames 55.3073 fps 3 jank 3 deadline-missed 2 perfdog-jank 1 perfdog-bigjank 7.82123 perfdog-stutter-% 3 chromium-jank 8 max-frame-delay-periods 7.52655e+06 p50-frame-ns 8.22627e+06 p90-frame-ns 8.24612e+06 p95-frame-ns 9.58333e+07 p99-frame-ns 3 slow-frames 0 frozen-frames 7.17247 app-cpu-% 8.86076 app-cpu-max-% 57.3798 app-core-cpu-% 11.0697 device-cpu-% 1.26976e+08 pss-max-B 0 pss-growth-B/min 1.88416e+08 rss-max-B 5996 rx-B 1499 tx-B 32.9 battery-max-C 0 crashes
+}

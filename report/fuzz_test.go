@@ -1,0 +1,99 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/report"
+)
+
+func FuzzParseBudget(f *testing.F) {
+	for _, s := range []string{"jank<=3", "scroll:fps>=55", "frame_time_p95 <= 16.7", "a:b:c<1", ":x<1", "jank=3", "x<=NaN", "x>=1e309", "<=", "x<=-0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, err := report.ParseBudget(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "report budget") {
+				t.Fatalf("error %q does not name the layer", err)
+			}
+			return
+		}
+		if b.Metric == "" || math.IsNaN(b.Limit) || math.IsInf(b.Limit, 0) {
+			t.Fatalf("%q parsed to an unusable budget %+v", s, b)
+		}
+		// What a budget prints parses back to the same budget.
+		spec := b.Metric + "<=" + strconvG(b.Limit)
+		if b.Min {
+			spec = b.Metric + ">=" + strconvG(b.Limit)
+		}
+		if b.Step != "" {
+			spec = b.Step + ":" + spec
+		}
+		back, err := report.ParseBudget(spec)
+		if err != nil || back != b {
+			t.Fatalf("%q → %+v → %q → %+v, %v", s, b, spec, back, err)
+		}
+	})
+}
+
+func strconvG(v float64) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// FuzzReports writes every report of an arbitrary Result: no panic, every
+// chart well-formed SVG, and no raw text from the Result breaking out of
+// the page.
+func FuzzReports(f *testing.F) {
+	if b, err := os.ReadFile(recorded); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`{"schema":"perfgate.result/v1","steps":[{"name":"s","host_end_ns":1000000000,"device_end_ns":1000000000,"frames":{"source":"surfaceflinger","frames":3,"refresh_period_ms":16.7}}],"frames":[{"source":"surfaceflinger","actual_present_ns":1},{"source":"surfaceflinger","actual_present_ns":20000000},{"source":"surfaceflinger","actual_present_ns":900000000}]}`))
+	f.Add([]byte(`{"schema":"perfgate.result/v1","name":"<script>","steps":[{"name":"</svg>\n|x|","host_start_ns":5,"host_end_ns":-5,"cpu":{"intervals":1,"app_pct":1e308}}],"samples":[{"host_ns":0,"cpu":{"user":5,"idle":1}},{"host_ns":1,"cpu":{"user":1,"idle":9}}],"traffic_samples":[{"host_ns":1,"rx_bytes":9},{"host_ns":2,"rx_bytes":1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var r perftest.Result
+		if json.Unmarshal(data, &r) != nil {
+			return
+		}
+		for _, st := range r.Steps {
+			if st == nil {
+				return
+			}
+		}
+		rs := []*perftest.Result{&r}
+		budgets := []report.Budget{{Metric: "fps", Limit: 50, Min: true}, {Metric: "frame_time_p95", Limit: 16}, {Metric: "pss_max", Limit: 1}}
+		var h, m, b bytes.Buffer
+		if err := report.WriteHTML(&h, rs, report.Options{Budgets: budgets}); err != nil {
+			t.Fatal(err)
+		}
+		if err := report.WriteMarkdown(&m, rs, report.Options{Budgets: budgets}); err != nil {
+			t.Fatal(err)
+		}
+		if err := report.WriteBenchstat(&b, rs); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(h.String(), "<script") {
+			t.Fatal("text from the Result became markup")
+		}
+		for _, s := range svgRE.FindAllString(h.String(), -1) {
+			if err := xml.Unmarshal([]byte(s), new(svgDoc)); err != nil {
+				t.Fatalf("chart is not well-formed: %v\n%.300s", err, s)
+			}
+			if strings.Contains(s, "NaN") || strings.Contains(s, "Inf") {
+				t.Fatalf("chart has a non-finite coordinate: %.300s", s)
+			}
+		}
+		for _, line := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(line, "Benchmark") && len(strings.Fields(line))%2 != 0 {
+				t.Fatalf("benchmark line has an odd number of fields: %q", line)
+			}
+		}
+	})
+}

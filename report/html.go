@@ -1,0 +1,276 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/perftest"
+)
+
+// Options shape a report. The zero value reports without budgets or links.
+type Options struct {
+	// Title heads the page or summary; default "perfgate report".
+	Title string
+	// Budgets are checked in the metrics tables and drawn on the charts.
+	Budgets []Budget
+	// HTMLLink, when set, is where the Markdown summary links to the full
+	// HTML report (a CI artifact's URL or a relative path).
+	HTMLLink string
+	// Comparison, when set, adds its regression lines to the Markdown.
+	Comparison *Comparison
+}
+
+func (o Options) title() string {
+	if o.Title == "" {
+		return "perfgate report"
+	}
+	return o.Title
+}
+
+type htmlFact struct{ Key, Value string }
+
+type htmlMetric struct {
+	Metric
+	Shown   string
+	Budget  string
+	Verdict string // "pass", "fail" or ""
+}
+
+type htmlStep struct {
+	Name       string
+	Anchor     string
+	Duration   string
+	Flags      []string
+	Failures   []string
+	Charts     []template.HTML
+	Metrics    []htmlMetric
+	Windows    []perftest.WindowFrames
+	Thermal    *perftest.ThermalStats
+	Battery    *perftest.BatteryStats
+	MemSummary []htmlFact
+}
+
+type htmlResult struct {
+	Name    string
+	Anchor  string
+	Failed  bool
+	Error   string
+	Facts   []htmlFact
+	Sources []htmlFact
+	Notes   []string
+	Steps   []htmlStep
+	Gaps    []perftest.Gap
+	Crashes []perftest.Crash
+}
+
+type htmlPage struct {
+	Title     string
+	Generated string
+	Results   []htmlResult
+}
+
+var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
+	"ms": func(ns int64) string { return fmt.Sprintf("%.3f s", sec(ns)) },
+}).Parse(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#222;max-width:1100px}
+h1{font-size:22px}h2{font-size:19px;border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:32px}h3{font-size:16px;margin-top:24px}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f5f5f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}
+.error{background:#ffebe9;border:1px solid #cf222e;padding:8px;border-radius:4px}
+.flag{background:#fff8c5;border:1px solid #d4a72c;padding:1px 6px;border-radius:4px;margin-right:6px}
+svg.chart{display:block;margin:8px 0;max-width:100%;height:auto;font-family:system-ui,sans-serif}
+pre{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
+.muted{color:#666}
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="muted">Generated {{.Generated}}. Every number follows perfgate's metric definitions and names its source.</p>
+{{if gt (len .Results) 1}}<ul class="toc">{{range .Results}}<li><a href="#{{.Anchor}}">{{.Name}}</a>{{if .Failed}} <span class="fail">failed</span>{{end}}</li>{{end}}</ul>{{end}}
+{{range .Results}}
+<section class="result" id="{{.Anchor}}">
+<h2>{{.Name}}{{if .Failed}} <span class="fail">✗</span>{{else}} <span class="pass">✓</span>{{end}}</h2>
+{{if .Error}}<p class="error">Session ended early: {{.Error}}</p>{{end}}
+<table class="facts">{{range .Facts}}<tr><th>{{.Key}}</th><td>{{.Value}}</td></tr>{{end}}</table>
+{{if .Sources}}<details><summary>Sources</summary><table class="sources">{{range .Sources}}<tr><th>{{.Key}}</th><td><code>{{.Value}}</code></td></tr>{{end}}</table></details>{{end}}
+{{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{range .Steps}}
+<section class="step" id="{{.Anchor}}">
+<h3>Step {{.Name}} <span class="muted">({{.Duration}})</span> {{range .Flags}}<span class="flag">{{.}}</span>{{end}}</h3>
+{{if .Failures}}<ul class="failures">{{range .Failures}}<li class="fail">{{.}}</li>{{end}}</ul>{{end}}
+{{range .Charts}}{{.}}
+{{end}}
+<table class="metrics"><tr><th>metric</th><th>value</th><th>unit</th><th>definition / source</th><th>budget</th><th></th></tr>
+{{range .Metrics}}<tr><td>{{.Name}}</td><td class="num">{{.Shown}}</td><td>{{.Unit}}</td><td>{{.Definition}}</td><td>{{.Budget}}</td><td>{{if eq .Verdict "pass"}}<span class="pass">pass</span>{{else if eq .Verdict "fail"}}<span class="fail">FAIL</span>{{end}}</td></tr>
+{{end}}</table>
+{{if gt (len .Windows) 1}}<p>Windows that rendered in this step (frame metrics use the first): {{range $i, $w := .Windows}}{{if $i}}, {{end}}<code>{{$w.Window}}</code> {{$w.Frames}} frames{{end}}</p>{{end}}
+{{if .MemSummary}}<p>App Summary (KiB): {{range $i, $f := .MemSummary}}{{if $i}}, {{end}}{{$f.Key}} {{$f.Value}}{{end}}</p>{{end}}
+{{with .Battery}}<p>Battery ({{.Source}}): {{.StartLevelPct}}% → {{.EndLevelPct}}%, max {{.MaxTemperatureC}} °C</p>{{end}}
+{{with .Thermal}}<p>Hottest thermal zone: {{.MaxZone}} {{.MaxC}} °C</p>{{end}}
+</section>
+{{end}}
+{{if .Gaps}}<h3>Gaps ({{len .Gaps}} failed reads; samples around them are kept)</h3>
+<table class="gaps"><tr><th>at</th><th>lane</th><th>step</th><th>took</th><th>error</th></tr>
+{{range .Gaps}}<tr><td class="num">{{ms .HostNs}}</td><td>{{.Lane}}</td><td>{{.Step}}</td><td class="num">{{ms .DurationNs}}</td><td><code>{{.Error}}</code></td></tr>
+{{end}}</table>{{end}}
+{{if .Crashes}}<h3 class="fail">Crashes</h3>
+{{range .Crashes}}<p>At {{ms .HostNs}} in step {{.Step}}: pids {{.OldPIDs}} → {{.NewPIDs}}</p>{{if .Logcat}}<pre>{{range .Logcat}}{{.}}
+{{end}}</pre>{{end}}{{end}}{{end}}
+</section>
+{{end}}
+</body>
+</html>
+`))
+
+// WriteHTML writes one self-contained HTML page for the results: per
+// step, charts (inline SVG), the metrics table with budget verdicts, and
+// the device and app facts, gaps, crashes and errors of each session.
+func WriteHTML(w io.Writer, results []*perftest.Result, opts Options) error {
+	page := htmlPage{Title: opts.title(), Generated: generated(results)}
+	for i, r := range results {
+		page.Results = append(page.Results, htmlResultOf(r, i, opts))
+	}
+	if err := pageTmpl.Execute(w, page); err != nil {
+		return fmt.Errorf("report html: %w", err)
+	}
+	return nil
+}
+
+// generated dates the page by its newest session rather than the clock,
+// so the same results always give the same bytes.
+func generated(results []*perftest.Result) string {
+	var t time.Time
+	for _, r := range results {
+		if r.End.After(t) {
+			t = r.End
+		}
+	}
+	if t.IsZero() {
+		return "from results without a time"
+	}
+	return "from sessions ending " + t.UTC().Format(time.RFC3339)
+}
+
+func resultName(r *perftest.Result) string {
+	if r.Name != "" {
+		return r.Name
+	}
+	if r.Path != "" {
+		return r.Path
+	}
+	return r.App.Package
+}
+
+func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
+	hr := htmlResult{Name: resultName(r), Anchor: fmt.Sprintf("r%d", i+1), Error: r.Error, Notes: r.Notes, Gaps: r.Gaps, Crashes: r.Crashes}
+	hr.Facts = facts(r)
+	keys := make([]string, 0, len(r.Config.Sources))
+	for k := range r.Config.Sources {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		hr.Sources = append(hr.Sources, htmlFact{k, r.Config.Sources[k]})
+	}
+	hr.Failed = r.Error != "" || len(r.Crashes) > 0
+	for j, st := range r.Steps {
+		hs := htmlStep{Name: st.Name, Anchor: fmt.Sprintf("r%d-s%d", i+1, j+1), Duration: st.Duration().Round(time.Millisecond).String(),
+			Windows: st.Windows, Thermal: st.ThermalStats, Battery: st.BatteryStats}
+		if st.Unfinished {
+			hs.Flags = append(hs.Flags, "unfinished: the session stopped inside this step")
+		}
+		if st.Gaps > 0 {
+			hs.Flags = append(hs.Flags, fmt.Sprintf("%d failed ticks", st.Gaps))
+		}
+		if len(st.Crashes) > 0 {
+			hs.Flags = append(hs.Flags, fmt.Sprintf("%d crashes", len(st.Crashes)))
+		}
+		for _, c := range stepCharts(r, st, opts.Budgets) {
+			hs.Charts = append(hs.Charts, template.HTML(c.svg()))
+		}
+		verdicts := Check(st, opts.Budgets)
+		for _, m := range StepMetrics(st) {
+			hm := htmlMetric{Metric: m, Shown: formatValue(m.Value)}
+			for _, v := range verdicts {
+				if v.Budget.Metric != m.Name {
+					continue
+				}
+				hm.Budget = strings.TrimPrefix(v.Budget.String(), m.Name+" ")
+				if v.Pass {
+					hm.Verdict = "pass"
+				} else {
+					hm.Verdict = "fail"
+				}
+			}
+			hs.Metrics = append(hs.Metrics, hm)
+		}
+		for _, v := range verdicts {
+			if !v.Pass {
+				hs.Failures = append(hs.Failures, v.message())
+				hr.Failed = true
+			}
+		}
+		sk := make([]string, 0, len(st.MemoryStats.Summary))
+		for k := range st.MemoryStats.Summary {
+			sk = append(sk, k)
+		}
+		slices.Sort(sk)
+		for _, k := range sk {
+			hs.MemSummary = append(hs.MemSummary, htmlFact{strings.TrimSuffix(k, "_kb"), fmt.Sprint(st.MemoryStats.Summary[k])})
+		}
+		hr.Steps = append(hr.Steps, hs)
+	}
+	return hr
+}
+
+// facts are the device and app facts, in benchstat's configuration-line
+// vocabulary.
+func facts(r *perftest.Result) []htmlFact {
+	d := r.Device
+	var out []htmlFact
+	add := func(k, v string) {
+		if v != "" && v != "0" {
+			out = append(out, htmlFact{k, v})
+		}
+	}
+	add("device", strings.TrimSpace(d.Manufacturer+" "+d.Model))
+	add("serial", d.Serial)
+	add("android", d.Release)
+	add("api", fmt.Sprint(d.API))
+	add("abi", d.ABI)
+	add("cores", fmt.Sprint(d.Cores))
+	if d.RefreshHz > 0 {
+		add("refresh", fmt.Sprintf("%g Hz", d.RefreshHz))
+	}
+	add("package", r.App.Package)
+	add("uid", fmt.Sprint(r.App.UID))
+	if len(r.App.PIDs) > 0 {
+		add("pids", fmt.Sprint(r.App.PIDs))
+	}
+	if !r.Start.IsZero() {
+		add("session", r.Start.UTC().Format(time.RFC3339)+" → "+r.End.UTC().Format(time.RFC3339))
+	}
+	add("frame source", r.Config.FrameSource)
+	if r.Config.IntervalMs > 0 {
+		add("tick", fmt.Sprintf("%g ms (meminfo every %g ms)", r.Config.IntervalMs, r.Config.SlowIntervalMs))
+	}
+	if r.Config.TrafficScope != "" {
+		add("traffic scope", r.Config.TrafficScope)
+	}
+	if r.Clock.Samples > 0 {
+		add("clock sync", fmt.Sprintf("±%.2f ms (%s, best round trip %.2f ms)", r.Clock.UncertaintyMs, r.Clock.Source, r.Clock.BestRTTMs))
+	}
+	add("result file", r.Path)
+	return out
+}

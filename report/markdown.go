@@ -1,0 +1,160 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/perftest"
+)
+
+// summaryMetrics are the metrics a pull-request summary shows for every
+// step; the HTML report has all of them. A budgeted metric is shown too.
+var summaryMetrics = []string{"frames", "fps", "jank", "jank_perfdog", "big_jank_perfdog", "frame_time_p50", "frame_time_p95", "frame_time_p99",
+	"cpu", "cpu_device", "pss_max", "rss_max", "rx", "tx", "crashes"}
+
+// WriteMarkdown writes a summary for $GITHUB_STEP_SUMMARY or a pull-request
+// comment: per result a line of device facts, per step a table of its main
+// metrics with ✅/❌ per budget, the failure and regression lines, gaps and
+// errors, and a link to the HTML report.
+func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error {
+	bw := bufio.NewWriter(w)
+	failed := 0
+	var body strings.Builder
+	for _, r := range results {
+		if writeMarkdownResult(&body, r, opts) {
+			failed++
+		}
+	}
+	status := "✅ all budgets met"
+	if failed > 0 {
+		status = fmt.Sprintf("❌ %d of %d sessions failed", failed, len(results))
+	}
+	if c := opts.Comparison; c != nil && len(c.Regressions()) > 0 {
+		status += fmt.Sprintf(", ❌ %d regressions", len(c.Regressions()))
+	}
+	fmt.Fprintf(bw, "## %s: %s\n\n", mdEscape(opts.title()), status)
+	if opts.HTMLLink != "" {
+		fmt.Fprintf(bw, "Charts and every metric: [HTML report](%s)\n\n", opts.HTMLLink)
+	}
+	bw.WriteString(body.String())
+	if c := opts.Comparison; c != nil {
+		bw.WriteString("### Comparison with the baseline\n\n")
+		if err := c.WriteMarkdown(bw); err != nil {
+			return err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("report markdown: %w", err)
+	}
+	return nil
+}
+
+// writeMarkdownResult writes one session and reports whether it failed.
+func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) bool {
+	failed := r.Error != "" || len(r.Crashes) > 0
+	var steps strings.Builder
+	var failures []string
+	for _, st := range r.Steps {
+		verdicts := Check(st, opts.Budgets)
+		ms := StepMetrics(st)
+		flags := ""
+		if st.Unfinished {
+			flags += " · ⚠️ unfinished"
+		}
+		if st.Gaps > 0 {
+			flags += fmt.Sprintf(" · ⚠️ %d failed ticks", st.Gaps)
+		}
+		fmt.Fprintf(&steps, "#### `%s` (%s%s)\n\n", codeSpan(st.Name), st.Duration().Round(time.Millisecond), flags)
+		steps.WriteString("| metric | value | definition | budget | |\n|---|---:|---|---|---|\n")
+		shown := map[string]bool{}
+		row := func(m Metric) {
+			shown[m.Name] = true
+			budget, mark := "", ""
+			for _, v := range verdicts {
+				if v.Budget.Metric == m.Name {
+					budget = strings.TrimPrefix(v.Budget.String(), m.Name+" ")
+					mark = "✅"
+					if !v.Pass {
+						mark = "❌"
+					}
+				}
+			}
+			fmt.Fprintf(&steps, "| %s | %s %s | %s | %s | %s |\n", m.Name, formatValue(m.Value), m.Unit, mdEscape(m.Definition), budget, mark)
+		}
+		for _, name := range summaryMetrics {
+			if m, ok := find(ms, name); ok {
+				row(m)
+			}
+		}
+		for _, v := range verdicts {
+			if !shown[v.Budget.Metric] {
+				if v.Found {
+					row(v.Metric)
+				} else {
+					fmt.Fprintf(&steps, "| %s | not measured | | %s | ❌ |\n", v.Budget.Metric, strings.TrimPrefix(v.Budget.String(), v.Budget.Metric+" "))
+					shown[v.Budget.Metric] = true
+				}
+			}
+			if !v.Pass {
+				failures = append(failures, v.message())
+			}
+		}
+		steps.WriteString("\n")
+	}
+	if len(failures) > 0 {
+		failed = true
+	}
+	mark := "✅"
+	if failed {
+		mark = "❌"
+	}
+	fmt.Fprintf(b, "### %s %s\n\n", mark, mdEscape(resultName(r)))
+	d := r.Device
+	line := []string{}
+	if m := strings.TrimSpace(d.Manufacturer + " " + d.Model); m != "" {
+		line = append(line, "device: "+m)
+	}
+	if d.Release != "" {
+		line = append(line, fmt.Sprintf("android: %s (API %d)", d.Release, d.API))
+	}
+	if d.RefreshHz > 0 {
+		line = append(line, fmt.Sprintf("refresh: %g Hz", d.RefreshHz))
+	}
+	line = append(line, "package: "+r.App.Package)
+	b.WriteString(mdEscape(strings.Join(line, " · ")) + "\n\n")
+	if r.Error != "" {
+		fmt.Fprintf(b, "> ❌ session ended early: %s\n\n", mdEscape(r.Error))
+	}
+	if len(failures) > 0 {
+		b.WriteString("```\n" + strings.Join(failures, "\n") + "\n```\n\n")
+	}
+	b.WriteString(steps.String())
+	if len(r.Crashes) > 0 {
+		fmt.Fprintf(b, "❌ %d crashes: ", len(r.Crashes))
+		for i, c := range r.Crashes {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(b, "in `%s` at %.3f s", codeSpan(c.Step), sec(c.HostNs))
+		}
+		b.WriteString("\n\n")
+	}
+	if len(r.Gaps) > 0 {
+		fmt.Fprintf(b, "⚠️ %d failed reads (gaps); first: `%s`\n\n", len(r.Gaps), codeSpan(r.Gaps[0].Error))
+	}
+	return failed
+}
+
+// mdEscape keeps text from breaking a table cell or starting markup.
+func mdEscape(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// codeSpan keeps text from ending a `code span` early.
+func codeSpan(s string) string {
+	return strings.NewReplacer("`", "'", "\n", " ").Replace(s)
+}

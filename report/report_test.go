@@ -1,0 +1,457 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/golden"
+
+	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/report"
+)
+
+// The Markdown summary of the recorded janky-scroll session, with budgets
+// that the scroll step breaks (jank) and meets (fps), is a golden file:
+// run 'go test ./report -update' to rewrite testdata/*.golden.
+func TestMarkdownGolden(t *testing.T) {
+	r := loadRecorded(t)
+	cases := []struct {
+		name string
+		opts report.Options
+	}{
+		{"janky-scroll.md", report.Options{}},
+		{"janky-scroll-budgets.md", report.Options{
+			HTMLLink: "https://example.com/artifacts/report.html",
+			Budgets: []report.Budget{
+				{Step: "scroll", Metric: "jank", Limit: 2},
+				{Step: "scroll", Metric: "fps", Limit: 50, Min: true},
+				{Metric: "frame_time_p95", Limit: 12},
+				{Step: "settle", Metric: "rx", Limit: 1000},
+			}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			assert.NilError(t, report.WriteMarkdown(&b, []*perftest.Result{r}, tc.opts))
+			golden.Assert(t, b.String(), tc.name+".golden")
+		})
+	}
+}
+
+// The budgets' verdicts against the values the recorded Result holds, read
+// by hand from testdata/janky-scroll.json: scroll has jank 3 (deadline
+// missed), fps 55.3, p95 8.25 ms; settle received 2000 B.
+func TestCheckVerdicts(t *testing.T) {
+	r := loadRecorded(t)
+	cases := []struct {
+		step   string
+		budget report.Budget
+		pass   bool
+		line   string
+	}{
+		{"scroll", report.Budget{Metric: "jank", Limit: 2}, false, "perf budget exceeded: scroll: jank 3 > 2 (deadline missed)"},
+		{"scroll", report.Budget{Metric: "jank", Limit: 3}, true, ""},
+		{"scroll", report.Budget{Metric: "fps", Limit: 50, Min: true}, true, ""},
+		{"scroll", report.Budget{Metric: "fps", Limit: 56, Min: true}, false, "perf budget exceeded: scroll: fps 55.3 < 56 (" + "(n−1)/(t[n−1]−t[0]), gfxinfo)"},
+		{"scroll", report.Budget{Metric: "frame_time_p95", Limit: 8.2}, false, "perf budget exceeded: scroll: frame_time_p95 8.25 > 8.20 (frame duration, nearest rank)"},
+		{"settle", report.Budget{Metric: "rx", Limit: 1000}, false, "perf budget exceeded: settle: rx 2000 > 1000 (dumpsys netstats, scope uid)"},
+		{"settle", report.Budget{Metric: "startup", Limit: 1000}, false, "perf budget exceeded: settle: startup not measured (budget startup ≤ 1000)"},
+		{"settle", report.Budget{Step: "scroll", Metric: "jank", Limit: 0}, true, ""}, // another step's budget does not apply
+	}
+	for _, tc := range cases {
+		t.Run(tc.step+"/"+tc.budget.String(), func(t *testing.T) {
+			vs := report.Check(r.Step(tc.step), []report.Budget{tc.budget})
+			if tc.budget.Step != "" && tc.budget.Step != tc.step {
+				assert.Equal(t, len(vs), 0)
+				return
+			}
+			assert.Equal(t, len(vs), 1)
+			assert.Equal(t, vs[0].Pass, tc.pass)
+			var md bytes.Buffer
+			assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{{Schema: r.Schema, Device: r.Device, App: r.App, Steps: []*perftest.Step{r.Step(tc.step)}}},
+				report.Options{Budgets: []report.Budget{tc.budget}}))
+			if tc.line != "" {
+				assert.Assert(t, strings.Contains(md.String(), tc.line+"\n"), "want line %q in\n%s", tc.line, md.String())
+			} else {
+				assert.Assert(t, !strings.Contains(md.String(), "perf budget exceeded"), md.String())
+			}
+		})
+	}
+}
+
+// A crash fails the step even without a budget for it.
+func TestCheckCrash(t *testing.T) {
+	st := &perftest.Step{Name: "tap", Crashes: []perftest.Crash{{Step: "tap", OldPIDs: []int{100}}}}
+	vs := report.Check(st, nil)
+	assert.Equal(t, len(vs), 1)
+	assert.Equal(t, vs[0].Pass, false)
+	assert.Equal(t, vs[0].Budget.Metric, "crashes")
+}
+
+// svgDoc is the part of an SVG chart the structure tests read.
+type svgDoc struct {
+	Chart   string  `xml:"data-chart,attr"`
+	Paths   []svgEl `xml:"path"`
+	Lines   []svgEl `xml:"line"`
+	Circles []svgEl `xml:"circle"`
+	Texts   []svgEl `xml:"text"`
+	Rects   []svgEl `xml:"rect"`
+}
+
+type svgEl struct {
+	Class  string `xml:"class,attr"`
+	Series string `xml:"data-series,attr"`
+	D      string `xml:"d,attr"`
+	Y1     string `xml:"y1,attr"`
+	Text   string `xml:",chardata"`
+	Title  string `xml:"title"`
+}
+
+var svgRE = regexp.MustCompile(`(?s)<svg .*?</svg>`)
+
+// charts returns the SVG charts of an HTML page in order, parsed.
+func charts(t *testing.T, page string) []svgDoc {
+	t.Helper()
+	var out []svgDoc
+	for _, s := range svgRE.FindAllString(page, -1) {
+		var d svgDoc
+		assert.NilError(t, xml.Unmarshal([]byte(s), &d), "chart is not well-formed XML: %.200s", s)
+		out = append(out, d)
+	}
+	return out
+}
+
+// The HTML's structure: per step, the five charts in order, each drawing
+// its series; jank marks on the frame-time chart that are exactly the
+// frames the step's counts counted (the count per definition comes from
+// perftest's summary, the marks from the report's own pass over the
+// frames); the refresh deadline and budgets drawn as lines; facts, the
+// metrics table and verdicts present.
+func TestHTMLStructure(t *testing.T) {
+	r := loadRecorded(t)
+	budgets := []report.Budget{
+		{Step: "scroll", Metric: "fps", Limit: 50, Min: true},
+		{Metric: "frame_time_p95", Limit: 12},
+		{Metric: "pss_max", Limit: 200000},
+		{Metric: "cpu", Limit: 30},
+		{Metric: "rx", Limit: 8192},
+		{Step: "scroll", Metric: "jank", Limit: 2},
+	}
+	var b bytes.Buffer
+	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{Budgets: budgets}))
+	page := b.String()
+	cs := charts(t, page)
+	assert.Equal(t, len(cs), 5*len(r.Steps))
+	for i, st := range r.Steps {
+		step := cs[5*i : 5*i+5]
+		var ids []string
+		for _, c := range step {
+			ids = append(ids, c.Chart)
+		}
+		assert.DeepEqual(t, ids, []string{"frametime", "fps", "cpu", "memory", "traffic"})
+		for _, c := range step {
+			drawn := 0
+			for _, p := range c.Paths {
+				if p.Class == "series" && strings.HasPrefix(p.D, "M") {
+					drawn++
+				}
+			}
+			assert.Assert(t, drawn >= 1, "%s: chart %s drew no series", st.Name, c.Chart)
+		}
+		ft := step[0]
+		count := func(class string) int {
+			n := 0
+			for _, c := range ft.Circles {
+				if c.Class == "jank "+class {
+					n++
+				}
+			}
+			return n
+		}
+		fs := st.FrameStats
+		assert.Equal(t, count("jank-deadline"), *fs.DeadlineMissed, "%s: deadline-missed marks", st.Name)
+		assert.Equal(t, count("jank-perfdog"), fs.PerfDog.Jank, "%s: PerfDog marks", st.Name)
+		assert.Equal(t, count("jank-bigjank"), fs.PerfDog.BigJank, "%s: BigJank marks", st.Name)
+		// Frame-time series: one vertex per frame with a duration.
+		for _, p := range ft.Paths {
+			if p.Class == "series" {
+				assert.Equal(t, strings.Count(p.D, "L")+1, fs.Frames, "%s: frame-time vertices", st.Name)
+			}
+		}
+		classes := map[string]int{}
+		for _, l := range ft.Lines {
+			classes[l.Class]++
+		}
+		assert.Equal(t, classes["deadline"], 1)
+		assert.Equal(t, classes["budget"], 1) // frame_time_p95
+		for _, c := range step[1:] {
+			nb := 0
+			for _, l := range c.Lines {
+				if l.Class == "budget" {
+					nb++
+				}
+			}
+			want := map[string]int{"fps": 0, "cpu": 1, "memory": 1, "traffic": 1}[c.Chart]
+			if c.Chart == "fps" && st.Name == "scroll" {
+				want = 1
+			}
+			assert.Equal(t, nb, want, "%s: %s budget lines", st.Name, c.Chart)
+		}
+	}
+	for _, want := range []string{
+		"<th>device</th><td>Google Pixel 6</td>", "<th>android</th><td>13</td>", "<th>refresh</th><td>60 Hz</td>",
+		"<th>package</th><td>com.perfgate.demo</td>",
+		`<li class="fail">perf budget exceeded: scroll: jank 3 &gt; 2 (deadline missed)</li>`,
+		"<td>jank_perfdog</td><td class=\"num\">2</td>",
+	} {
+		assert.Assert(t, strings.Contains(page, want), "page lacks %q", want)
+	}
+	assert.Assert(t, !strings.Contains(page, "<script"), "the page must need no script")
+	assert.Assert(t, !regexp.MustCompile(`(?i)(src|href)="https?:`).MatchString(page), "the page must fetch nothing")
+}
+
+// Gaps, crashes and an early end are shown, and text from the device is
+// escaped.
+func TestHTMLShowsErrors(t *testing.T) {
+	r := loadRecorded(t)
+	r.Error = "device unreachable: <eof>"
+	st := r.Step("scroll")
+	mid := (st.HostStartNs + st.HostEndNs) / 2
+	r.Gaps = []perftest.Gap{{Lane: "cheap", HostNs: mid, DurationNs: 2e8, Step: "scroll", Error: `adbx shell: read "<x>": EOF`}}
+	st.Gaps = 1
+	r.Crashes = []perftest.Crash{{HostNs: mid, Step: "scroll", OldPIDs: []int{1}, NewPIDs: []int{2}, Logcat: []string{"E AndroidRuntime: FATAL EXCEPTION: <main>"}}}
+	st.Crashes = r.Crashes
+	var b bytes.Buffer
+	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{}))
+	page := b.String()
+	for _, want := range []string{
+		`<p class="error">Session ended early: device unreachable: &lt;eof&gt;</p>`,
+		`<code>adbx shell: read &#34;&lt;x&gt;&#34;: EOF</code>`,
+		`FATAL EXCEPTION: &lt;main&gt;`,
+		`<span class="flag">1 failed ticks</span>`,
+		`perf budget exceeded: scroll: crashes 1 &gt; 0`,
+	} {
+		assert.Assert(t, strings.Contains(page, want), "page lacks %q", want)
+	}
+	gapRects := 0
+	for _, c := range charts(t, page)[:5] {
+		for _, rc := range c.Rects {
+			if rc.Class == "gap" {
+				gapRects++
+			}
+		}
+	}
+	assert.Equal(t, gapRects, 5, "the gap is shaded on every chart of the step")
+
+	var md bytes.Buffer
+	assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{r}, report.Options{}))
+	for _, want := range []string{"> ❌ session ended early: device unreachable: &lt;eof&gt;", "❌ 1 crashes: in `scroll`", "⚠️ 1 failed reads (gaps); first: `adbx shell: read \"<x>\": EOF`", "⚠️ 1 failed ticks"} {
+		assert.Assert(t, strings.Contains(md.String(), want), "markdown lacks %q:\n%s", want, md.String())
+	}
+}
+
+// A step without frames, CPU or memory says "no data" rather than drawing
+// empty axes.
+func TestHTMLEmptyStep(t *testing.T) {
+	r := &perftest.Result{Schema: perftest.Schema, Name: "TestEmpty", App: perftest.AppInfo{Package: "com.example"},
+		Steps: []*perftest.Step{{Name: "idle", HostEndNs: 1e9, DeviceEndNs: 1e9}}}
+	var b bytes.Buffer
+	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{}))
+	assert.Equal(t, strings.Count(b.String(), `class="nodata"`), 5)
+	var md bytes.Buffer
+	assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{r}, report.Options{}))
+	assert.Assert(t, strings.Contains(md.String(), "| crashes | 0 crashes |"))
+}
+
+// Hand-built frames with known times: the FPS and frame-time series of
+// the chart follow the definitions. 60 Hz gfxinfo frames every 16.6 ms for
+// 1.5 s, one of which takes 40 ms and misses its deadline (deadline =
+// vsync + 16.6 ms).
+func TestChartSeriesHandComputed(t *testing.T) {
+	const period = 16_666_667
+	var frames []perftest.Frame
+	var gf []metrics.GfxInfoFrame
+	for i := range 90 { // 90 frames over 1.5 s
+		iv := int64(1e9) + int64(i)*period
+		dur := int64(8e6)
+		if i == 45 {
+			dur = 40e6
+		}
+		frames = append(frames, perftest.Frame{Source: "gfxinfo", Window: "w", IntendedVsyncNs: iv, VsyncNs: iv, FrameCompletedNs: iv + dur, FrameDeadlineNs: iv + period})
+		gf = append(gf, metrics.GfxInfoFrame{IntendedVsync: iv, Vsync: iv, FrameCompleted: iv + dur, FrameDeadline: iv + period})
+	}
+	st := &perftest.Step{Name: "s", HostStartNs: 0, HostEndNs: 1.5e9, DeviceStartNs: 1e9, DeviceEndNs: 2.5e9,
+		HostEnd: time.Unix(0, 1.5e9), HostStart: time.Unix(0, 0)}
+	st.FrameStats = metrics.FrameSummarizeGfxInfo(gf, period)
+	st.FrameStats.Window = "w"
+	r := &perftest.Result{Schema: perftest.Schema, Name: "hand", Frames: frames, Steps: []*perftest.Step{st}}
+	var b bytes.Buffer
+	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{}))
+	cs := charts(t, b.String())
+	ft, fps := cs[0], cs[1]
+	// Exactly one deadline mark, on the 40 ms frame at 45 × 16.67 ms = 0.75 s.
+	var marks []string
+	for _, c := range ft.Circles {
+		if c.Class == "jank jank-deadline" {
+			marks = append(marks, c.Title)
+		}
+	}
+	assert.DeepEqual(t, marks, []string{"deadline missed at 0.750 s: 40.0 ms"})
+	// FPS per second: 60 frames in [0,1) s; 30 frames in [1,1.5) s → 60 fps.
+	var pts []string
+	for _, p := range fps.Paths {
+		if p.Class == "series" {
+			pts = strings.Split(strings.TrimPrefix(p.D, "M"), "L")
+		}
+	}
+	assert.Equal(t, len(pts), 2)
+	ys := []float64{}
+	for _, p := range pts {
+		f := strings.Fields(p)
+		y, err := strconv.ParseFloat(f[1], 64)
+		assert.NilError(t, err)
+		ys = append(ys, y)
+	}
+	assert.Equal(t, ys[0], ys[1], "both seconds are at 60 fps")
+}
+
+// The benchmark text parses as Go benchmark format, one result per step,
+// with the values the Result holds, scaled to benchstat's units.
+func TestBenchstatFormat(t *testing.T) {
+	r := loadRecorded(t)
+	var b bytes.Buffer
+	assert.NilError(t, report.WriteBenchstat(&b, []*perftest.Result{r, r}))
+	rd := benchfmt.NewReader(&b, "janky.txt")
+	var names []string
+	var cfg []string
+	for rd.Scan() {
+		switch rec := rd.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Fatalf("syntax error: %v", rec)
+		case *benchfmt.Result:
+			names = append(names, string(rec.Name.Full()))
+			if len(cfg) == 0 {
+				for _, c := range rec.Config {
+					cfg = append(cfg, c.Key+"="+string(c.Value))
+				}
+			}
+			if strings.HasSuffix(string(rec.Name.Full()), "step=scroll") {
+				v, ok := rec.Value("p95-frame-sec")
+				assert.Assert(t, ok, "p95 frame time in seconds after tidying")
+				assert.Assert(t, v > 0.00824 && v < 0.00825, "p95 %v s, want 8.246 ms", v)
+				j, _ := rec.Value("jank")
+				assert.Equal(t, j, 3.0)
+				pss, _ := rec.Value("pss-max-B")
+				assert.Equal(t, pss, 124000.0*1024)
+			}
+		}
+	}
+	assert.DeepEqual(t, names, []string{
+		"Perf/test=TestJankyScroll/step=scroll", "Perf/test=TestJankyScroll/step=settle",
+		"Perf/test=TestJankyScroll/step=scroll", "Perf/test=TestJankyScroll/step=settle",
+	})
+	assert.DeepEqual(t, cfg, []string{"device=Google Pixel 6", "android=13", "api=33", "refresh-hz=60", "package=com.perfgate.demo"})
+}
+
+// PERFGATE_REPORT: every session's reports land in the directory with an
+// index linking all of them, also when many write at once.
+func TestWriteDir(t *testing.T) {
+	r := loadRecorded(t)
+	dir := filepath.Join(t.TempDir(), "reports")
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			c := *r
+			c.Name = fmt.Sprintf("TestFeed/case_%d", i)
+			errs <- report.WriteDir(dir, &c, report.Options{Budgets: []report.Budget{{Metric: "jank", Limit: 2}}})
+		}()
+	}
+	for range n {
+		assert.NilError(t, <-errs)
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	assert.NilError(t, err)
+	for i := range n {
+		base := fmt.Sprintf("TestFeed__case_%d", i)
+		for _, ext := range []string{".html", ".md", ".json"} {
+			_, err := os.Stat(filepath.Join(dir, base+ext))
+			assert.NilError(t, err)
+		}
+		assert.Assert(t, strings.Contains(string(index), `<a href="`+base+`.html">TestFeed/case_`+strconv.Itoa(i)+`</a>`), "index lacks %s", base)
+	}
+	assert.Equal(t, strings.Count(string(index), `<span class="fail">failed</span>`), n, "jank 3 > 2 fails every session")
+	md, err := os.ReadFile(filepath.Join(dir, "TestFeed__case_0.md"))
+	assert.NilError(t, err)
+	assert.Assert(t, strings.Contains(string(md), "[HTML report](TestFeed__case_0.html)"))
+}
+
+func TestReportFromEnv(t *testing.T) {
+	r := loadRecorded(t)
+	t.Setenv(report.EnvReportDir, "")
+	assert.NilError(t, report.ReportFromEnv(r, report.Options{}))
+	dir := t.TempDir()
+	t.Setenv(report.EnvReportDir, dir)
+	assert.NilError(t, report.ReportFromEnv(r, report.Options{}))
+	_, err := os.Stat(filepath.Join(dir, "TestJankyScroll.html"))
+	assert.NilError(t, err)
+}
+
+func TestFileName(t *testing.T) {
+	for in, want := range map[string]string{
+		"TestFeed":               "TestFeed",
+		"TestFeed/scroll fast":   "TestFeed__scroll_fast",
+		"TestFeed/step=scroll#2": "TestFeed__step=scroll#2",
+		"../../etc/passwd":       "__..__etc__passwd",
+		"index":                  "session-index",
+		"":                       "session-",
+		"Тест/ü":                 "_______",
+		`C:\x`:                   "C__x",
+	} {
+		assert.Equal(t, report.FileName(in), want, "FileName(%q)", in)
+	}
+}
+
+// A failing writer's error comes back, named.
+func TestWriteErrors(t *testing.T) {
+	r := loadRecorded(t)
+	for name, write := range map[string]func(io.Writer) error{
+		"html":     func(w io.Writer) error { return report.WriteHTML(w, []*perftest.Result{r}, report.Options{}) },
+		"markdown": func(w io.Writer) error { return report.WriteMarkdown(w, []*perftest.Result{r}, report.Options{}) },
+		"bench":    func(w io.Writer) error { return report.WriteBenchstat(w, []*perftest.Result{r}) },
+	} {
+		err := write(failWriter{})
+		assert.ErrorContains(t, err, "disk full", name)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("disk full") }
+
+// A corrupt Result whose step spans centuries once made the FPS chart
+// allocate a bin per second; the chart now widens its bins instead.
+func TestHTMLHugeStep(t *testing.T) {
+	st := &perftest.Step{Name: "s", HostEndNs: math.MaxInt64, DeviceEndNs: math.MaxInt64}
+	st.FrameStats = metrics.FrameSummary{Source: "surfaceflinger", Window: "w", Frames: 3, RefreshPeriodMS: 16.7}
+	r := &perftest.Result{Schema: perftest.Schema, Steps: []*perftest.Step{st}, Frames: []perftest.Frame{
+		{Source: "surfaceflinger", Window: "w", ActualPresentNs: 1}, {Source: "surfaceflinger", Window: "w", ActualPresentNs: 2e7},
+		{Source: "surfaceflinger", Window: "w", ActualPresentNs: math.MaxInt64 - 1}}}
+	var b bytes.Buffer
+	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{Budgets: []report.Budget{{Metric: "fps", Limit: math.MaxFloat64}}}))
+	assert.Equal(t, len(charts(t, b.String())), 5)
+	assert.Assert(t, b.Len() < 200_000, "page of %d bytes", b.Len())
+}

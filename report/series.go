@@ -1,0 +1,332 @@
+package report
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest"
+)
+
+// pt is one point of a chart: x in seconds since the step began, y in the
+// chart's unit.
+type pt struct{ x, y float64 }
+
+// frameSeries is a step's frames as the frame-time chart draws them.
+type frameSeries struct {
+	source   string
+	periodMS float64
+	// times are the frames' times t (DESIGN.md), seconds since step start.
+	times []float64
+	// ft are frame times in ms: durations (FrameCompleted − IntendedVsync)
+	// for gfxinfo, F[i] = t[i] − t[i−1] for SurfaceFlinger, whose first
+	// frame therefore has none. The same values the step's percentiles use.
+	ft []pt
+	// Frames marked janky, per definition; x,y as in ft.
+	deadlineMissed []pt
+	perfDog        []pt
+	bigJank        []pt
+}
+
+// stepFrames returns the frames of the window the step's frame summary
+// describes (the one that rendered the most), in time order.
+func stepFrames(r *perftest.Result, st *perftest.Step) []perftest.Frame {
+	fs := st.FrameStats
+	var out []perftest.Frame
+	for _, f := range r.Frames {
+		if f.Source != fs.Source || f.Window != fs.Window {
+			continue
+		}
+		if t := f.Time(); t >= st.DeviceStartNs && t < st.DeviceEndNs {
+			out = append(out, f)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b perftest.Frame) int { return cmp.Compare(a.Time(), b.Time()) })
+	return out
+}
+
+// framesOf builds the frame-time chart's data. Jank marks follow the
+// definitions in DESIGN.md through the metrics package, so the marks on
+// the chart are the frames the step's counts counted.
+func framesOf(r *perftest.Result, st *perftest.Step) frameSeries {
+	fs := frameSeries{source: st.FrameStats.Source, periodMS: st.FrameStats.RefreshPeriodMS}
+	frames := stepFrames(r, st)
+	if fs.source == "gfxinfo" {
+		// Only frames with a real completion time have a duration, as in
+		// metrics.GfxInfoUsableFrames.
+		frames = slices.DeleteFunc(frames, func(f perftest.Frame) bool {
+			return f.FrameCompletedNs <= f.IntendedVsyncNs
+		})
+	}
+	period := int64(fs.periodMS * 1e6)
+	t := make([]int64, len(frames))
+	for i, f := range frames {
+		t[i] = f.Time()
+		fs.times = append(fs.times, sec(t[i]-st.DeviceStartNs))
+	}
+	y := func(i int) (float64, bool) {
+		if fs.source == "gfxinfo" {
+			return ms(frames[i].FrameCompletedNs - frames[i].IntendedVsyncNs), true
+		}
+		if i == 0 {
+			return 0, false
+		}
+		return ms(t[i] - t[i-1]), true
+	}
+	for i, f := range frames {
+		v, ok := y(i)
+		if !ok {
+			continue
+		}
+		p := pt{fs.times[i], v}
+		fs.ft = append(fs.ft, p)
+		if fs.source == "gfxinfo" && metrics.GfxInfoFrameDeadlineMissed(metrics.GfxInfoFrame{
+			IntendedVsync:  f.IntendedVsyncNs,
+			Vsync:          f.VsyncNs,
+			FrameDeadline:  f.FrameDeadlineNs,
+			FrameCompleted: f.FrameCompletedNs,
+		}, period) {
+			fs.deadlineMissed = append(fs.deadlineMissed, p)
+		}
+	}
+	pd := metrics.FramePerfDogJank(t)
+	for _, i := range pd.JankFrames {
+		fs.perfDog = append(fs.perfDog, pt{fs.times[i], ms(t[i] - t[i-1])})
+	}
+	for _, i := range pd.BigJankFrames {
+		fs.bigJank = append(fs.bigJank, pt{fs.times[i], ms(t[i] - t[i-1])})
+	}
+	return fs
+}
+
+// fpsSeries is frames per second of the step: the count of frame times t
+// in each one-second bin, divided by the part of that bin inside the step
+// for the last, shorter one. A bin shorter than a quarter of its width is
+// left out: three frames in 50 ms are no frame rate. Steps longer than
+// maxBins seconds get wider bins, so the chart stays small.
+func fpsSeries(times []float64, stepS float64) []pt {
+	const maxBins = 2000
+	if !(stepS > 0) || math.IsInf(stepS, 0) || len(times) == 0 {
+		return nil
+	}
+	width := math.Max(1, math.Ceil(stepS/maxBins))
+	n := int(math.Ceil(stepS / width))
+	counts := make([]int, n)
+	for _, t := range times {
+		if k := int(math.Floor(t / width)); k >= 0 && k < n {
+			counts[k]++
+		}
+	}
+	var out []pt
+	for k, c := range counts {
+		w := math.Min(width, stepS-float64(k)*width)
+		if w < width/4 {
+			continue
+		}
+		out = append(out, pt{float64(k)*width + w/2, float64(c) / w})
+	}
+	return out
+}
+
+// cpuSeries holds CPU per tick interval, in % of the whole device.
+type cpuSeries struct {
+	app, device []pt
+	threads     []threadSeries
+}
+
+type threadSeries struct {
+	name string
+	pts  []pt
+}
+
+// procKey tells a reused pid apart.
+type procKey struct {
+	pid   int
+	start uint64
+}
+
+func procTicks(ps []perftest.ProcTicks) map[procKey]perftest.ProcTicks {
+	m := make(map[procKey]perftest.ProcTicks, len(ps))
+	for _, p := range ps {
+		m[procKey{p.PID, p.StartTime}] = p
+	}
+	return m
+}
+
+// busyTotal follows DESIGN.md "CPU": total = user+nice+system+idle+iowait+
+// irq+softirq+steal, busy = total − idle − iowait.
+func busyTotal(c *perftest.CPUTicks) (busy, total uint64) {
+	total = c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
+	return total - c.Idle - c.IOWait, total
+}
+
+// stepSamples returns the tick samples from the last one at or before the
+// step's start to the first at or after its end, so the intervals cover
+// the step.
+func stepSamples(r *perftest.Result, st *perftest.Step, ok func(perftest.Sample) bool) []perftest.Sample {
+	var in []perftest.Sample
+	first, last := -1, -1
+	for i, s := range r.Samples {
+		if !ok(s) {
+			continue
+		}
+		if s.HostNs <= st.HostStartNs {
+			first = i
+		}
+		if s.HostNs >= st.HostEndNs && last < 0 {
+			last = i
+		}
+	}
+	for i, s := range r.Samples {
+		if !ok(s) {
+			continue
+		}
+		if (first >= 0 && i < first) || (last >= 0 && i > last) {
+			continue
+		}
+		if first < 0 && s.HostNs < st.HostStartNs {
+			continue
+		}
+		in = append(in, s)
+	}
+	return in
+}
+
+// cpuOf computes CPU per tick interval following DESIGN.md "CPU": device %
+// = Δbusy/Δtotal × 100; app % = Δ(utime+stime) over the app's processes
+// present at both ends / Δtotal × 100; threads likewise over the main
+// process's threads. The top three threads of the step are kept.
+func cpuOf(r *perftest.Result, st *perftest.Step) cpuSeries {
+	var out cpuSeries
+	ss := stepSamples(r, st, func(s perftest.Sample) bool { return s.CPU != nil })
+	type tkey struct {
+		tid  int
+		name string
+	}
+	threadPts := map[tkey][]pt{}
+	threadSum := map[tkey]float64{}
+	for i := 1; i < len(ss); i++ {
+		a, b := ss[i-1], ss[i]
+		busyA, totA := busyTotal(a.CPU)
+		busyB, totB := busyTotal(b.CPU)
+		if totB <= totA || busyB < busyA {
+			continue // a counter reset (reboot) or no time passed
+		}
+		dt := float64(totB - totA)
+		x := sec((a.HostNs+b.HostNs)/2 - st.HostStartNs)
+		out.device = append(out.device, pt{x, float64(busyB-busyA) / dt * 100})
+		out.app = append(out.app, pt{x, ticksDelta(a.Procs, b.Procs) / dt * 100})
+		before := procTicks(a.Threads)
+		for _, th := range b.Threads {
+			p, ok := before[procKey{th.PID, th.StartTime}]
+			if !ok || th.UTime+th.STime < p.UTime+p.STime {
+				continue
+			}
+			v := float64(th.UTime+th.STime-p.UTime-p.STime) / dt * 100
+			k := tkey{th.PID, th.Name}
+			threadPts[k] = append(threadPts[k], pt{x, v})
+			threadSum[k] += v
+		}
+	}
+	keys := make([]tkey, 0, len(threadSum))
+	for k := range threadSum {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b tkey) int {
+		if c := cmp.Compare(threadSum[b], threadSum[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.tid, b.tid)
+	})
+	for _, k := range keys[:min(3, len(keys))] {
+		if threadSum[k] == 0 {
+			break
+		}
+		out.threads = append(out.threads, threadSeries{name: k.name, pts: threadPts[k]})
+	}
+	return out
+}
+
+// ticksDelta sums Δ(utime+stime) over the processes present at both ends.
+func ticksDelta(a, b []perftest.ProcTicks) float64 {
+	before := procTicks(a)
+	var d float64
+	for _, p := range b {
+		q, ok := before[procKey{p.PID, p.StartTime}]
+		if ok && p.UTime+p.STime >= q.UTime+q.STime {
+			d += float64(p.UTime + p.STime - q.UTime - q.STime)
+		}
+	}
+	return d
+}
+
+// memOf returns RSS per tick (VmRSS) and PSS per `dumpsys meminfo` read,
+// in MiB, inside the step.
+func memOf(r *perftest.Result, st *perftest.Step) (rss, pss []pt) {
+	for _, s := range r.Samples {
+		if s.RSSKB > 0 && s.HostNs >= st.HostStartNs && s.HostNs <= st.HostEndNs {
+			rss = append(rss, pt{sec(s.HostNs - st.HostStartNs), float64(s.RSSKB) / 1024})
+		}
+	}
+	for _, m := range r.Memory {
+		if m.PSSKB > 0 && m.HostNs >= st.HostStartNs && m.HostNs <= st.HostEndNs {
+			pss = append(pss, pt{sec(m.HostNs - st.HostStartNs), float64(m.PSSKB) / 1024})
+		}
+	}
+	return rss, pss
+}
+
+// trafficOf returns the bytes received and sent since the step began, in
+// KiB, at each traffic read inside it, counted from the last read at or
+// before the step's start (the first read inside it when none came before).
+// A counter that went backwards (an interface reset) starts a new baseline.
+func trafficOf(r *perftest.Result, st *perftest.Step) (rx, tx []pt) {
+	base := -1
+	for i, s := range r.Traffic {
+		if s.HostNs <= st.HostStartNs {
+			base = i
+		}
+	}
+	var rx0, tx0, rxSum, txSum uint64
+	var prev perftest.TrafficSample
+	started := false
+	if base >= 0 {
+		prev, started = r.Traffic[base], true
+		rx0, tx0 = prev.RxBytes, prev.TxBytes
+	}
+	for _, s := range r.Traffic {
+		if s.HostNs <= st.HostStartNs || s.HostNs > st.HostEndNs {
+			continue
+		}
+		if !started {
+			prev, started = s, true
+			rx0, tx0 = s.RxBytes, s.TxBytes
+		}
+		if s.RxBytes < prev.RxBytes || s.TxBytes < prev.TxBytes {
+			rxSum += prev.RxBytes - rx0
+			txSum += prev.TxBytes - tx0
+			rx0, tx0 = s.RxBytes, s.TxBytes
+		}
+		x := sec(s.HostNs - st.HostStartNs)
+		rx = append(rx, pt{x, float64(rxSum+s.RxBytes-rx0) / 1024})
+		tx = append(tx, pt{x, float64(txSum+s.TxBytes-tx0) / 1024})
+		prev = s
+	}
+	return rx, tx
+}
+
+// gapsOf returns the step's failed ticks as [x0, x1] spans in seconds.
+func gapsOf(r *perftest.Result, st *perftest.Step) [][2]float64 {
+	var out [][2]float64
+	for _, g := range r.Gaps {
+		if g.HostNs+g.DurationNs < st.HostStartNs || g.HostNs > st.HostEndNs {
+			continue
+		}
+		out = append(out, [2]float64{sec(g.HostNs - st.HostStartNs), sec(g.HostNs + g.DurationNs - st.HostStartNs)})
+	}
+	return out
+}
+
+func sec(ns int64) float64 { return float64(ns) / 1e9 }
+func ms(ns int64) float64  { return float64(ns) / 1e6 }

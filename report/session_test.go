@@ -1,0 +1,118 @@
+package report_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// -record re-records testdata/janky-scroll.json, the Result the golden
+// tests read, from a session on the simulated phone.
+var record = flag.Bool("record", false, "re-record testdata/janky-scroll.json from the simulated device")
+
+const recorded = "testdata/janky-scroll.json"
+
+// simSession measures the simulated phone running preset for one step of
+// stepLen (plus a short idle step) and returns the Result and the phone.
+func simSession(t testing.TB, preset string, stepLen time.Duration) (*perftest.Result, *simdevice.Device) {
+	t.Helper()
+	wl, err := simdevice.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := simdevice.New(simdevice.Config{API: 33, RefreshHz: 60, Workload: wl, Serial: "sim-report", Model: "Pixel 6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	srv := adbtest.NewServer(dev)
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	d, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr, Serial: dev.Serial()})
+	if err != nil {
+		t.Fatalf("adbx.Open: %v", err)
+	}
+	r, err := d.Shell(ctx, "monkey -p "+simdevice.PresetPackage+" -c android.intent.category.LAUNCHER 1")
+	if err != nil || r.ExitCode != 0 {
+		t.Fatalf("monkey: %v %q", err, r.Stderr)
+	}
+	for len(dev.World().TruthFrames()) < 5 {
+		if ctx.Err() != nil {
+			t.Fatal("the app rendered no frame after launch")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestJankyScroll",
+		ResultFile: filepath.Join(t.TempDir(), "result.json")})
+	if err != nil {
+		t.Fatalf("perftest.NewSession: %v", err)
+	}
+	s.Step("scroll", func() { time.Sleep(stepLen) })
+	s.Step("settle", func() { time.Sleep(stepLen / 4) })
+	res := s.Stop()
+	if res.Error != "" {
+		t.Fatalf("session ended early: %s", res.Error)
+	}
+	return res, dev
+}
+
+func TestRecordJankyScroll(t *testing.T) {
+	if !*record {
+		t.Skip("run with -record to re-record " + recorded)
+	}
+	r, _ := simSession(t, "janky-scroll", 3*time.Second)
+	r.Path = ""
+	if err := r.WriteFile(recorded); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// loadRecorded reads the recorded janky-scroll Result.
+func loadRecorded(t testing.TB) *perftest.Result {
+	t.Helper()
+	r, err := perftest.ReadResult(recorded)
+	if err != nil {
+		t.Fatalf("%v (run 'go test ./report -run TestRecordJankyScroll -record' to record it)", err)
+	}
+	r.Path = "" // the report must not depend on where the checkout is
+	return r
+}
+
+// A live session with PERFGATE_REPORT set writes its HTML, Markdown and
+// Result into that directory, and an index linking it, because this test
+// binary links package report.
+func TestSessionWritesReportsFromEnv(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(report.EnvReportDir, dir)
+	r, _ := simSession(t, "smooth-scroll", 600*time.Millisecond)
+	for _, ext := range []string{".html", ".md", ".json"} {
+		b, err := os.ReadFile(filepath.Join(dir, "TestJankyScroll"+ext))
+		if err != nil {
+			t.Fatalf("session did not write its report: %v", err)
+		}
+		if ext == ".md" && !strings.Contains(string(b), "scroll") {
+			t.Errorf("Markdown lacks the step:\n%s", b)
+		}
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(index), `href="TestJankyScroll.html"`) {
+		t.Errorf("index does not link the session:\n%s", index)
+	}
+	if got, err := perftest.ReadResult(filepath.Join(dir, "TestJankyScroll.json")); err != nil || len(got.Frames) != len(r.Frames) {
+		t.Errorf("Result in the report dir: %v, %d frames (session had %d)", err, len(got.Frames), len(r.Frames))
+	}
+}
