@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -21,10 +22,6 @@ func TestScrollJankBudget(t *testing.T) {
 	st := r.Step("scroll")
 	t.Logf("scroll: %d frames, %.1f fps, jank %d (%s), cpu %.1f%%, pss max %d KiB",
 		st.Frames().Frames, st.FPS(), st.Jank(), st.Frames().JankDefinition, st.CPU().Mean, st.Memory().PSSMaxKB)
-	if st.Jank() > 3 {
-		t.Errorf("perf budget exceeded: scroll: jank %d > 3 (%s)", st.Jank(), st.Frames().JankDefinition)
-	}
-	if st.FPS() < 50 {
-		t.Errorf("perf budget exceeded: scroll: fps %.1f < 50", st.FPS())
-	}
+	assert.MaxJank(t, st, 3)
+	assert.MinFPS(t, st, 50)
 }

@@ -14,7 +14,9 @@ type loggingT struct {
 	logs []string
 }
 
-func (l *loggingT) Logf(format string, args ...any) { l.logs = append(l.logs, fmt.Sprintf(format, args...)) }
+func (l *loggingT) Logf(format string, args ...any) {
+	l.logs = append(l.logs, fmt.Sprintf(format, args...))
+}
 
 func runFakeSession(t *testing.T, lt *loggingT) *Result {
 	t.Helper()

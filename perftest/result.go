@@ -28,10 +28,14 @@ type Result struct {
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
 	// Clock says how host time maps to the device's monotonic clock.
-	Clock   ClockSync `json:"clock"`
-	Steps   []*Step   `json:"steps"`
-	Frames  []Frame   `json:"frames"`
-	Samples []Sample  `json:"samples"`
+	Clock ClockSync `json:"clock"`
+	Steps []*Step   `json:"steps"`
+	// Whole summarises the whole session as one step named "session"
+	// (from its first to its last tick); checks bound to a session that had
+	// no named steps read it.
+	Whole   *Step    `json:"whole,omitempty"`
+	Frames  []Frame  `json:"frames"`
+	Samples []Sample `json:"samples"`
 	// Memory holds the slow lane's `dumpsys meminfo` samples.
 	Memory []MemorySample `json:"memory_samples"`
 	// Traffic holds the traffic counters, read in whichever lane their

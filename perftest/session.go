@@ -38,6 +38,8 @@ type Session struct {
 	stopped  bool
 	stopOnce sync.Once
 	final    *Result
+	// pending are session-bound checks waiting for Stop.
+	pending []func(*Result)
 }
 
 // Start begins measuring under a test. dev is the device (see adbx.Open);
@@ -45,7 +47,9 @@ type Session struct {
 // start fails the test at once (FailNow). Stop runs at t.Cleanup when t has
 // Cleanup; call it yourself to get the Result.
 func Start(t TestingT, dev *adbx.Device, opts ...Option) *Session {
-	helper(t)
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
 	var cfg Config
 	for _, o := range opts {
 		o(&cfg)
@@ -62,8 +66,12 @@ func Start(t TestingT, dev *adbx.Device, opts ...Option) *Session {
 		return nil
 	}
 	s.t = t
+	register(t, s)
 	if c, ok := t.(cleanupT); ok {
-		c.Cleanup(func() { s.Stop() })
+		c.Cleanup(func() {
+			s.Stop()
+			unregister(t, s)
+		})
 	}
 	return s
 }
@@ -375,7 +383,9 @@ func (s *Session) stop() {
 	if p := s.cfg.resultPath(); p != "" {
 		werr = r.WriteFile(p)
 	}
+	s.mu.Lock()
 	s.final = r
+	s.mu.Unlock()
 	note, rerr := runReporters(r)
 	if s.t != nil {
 		helper(s.t)
@@ -391,6 +401,16 @@ func (s *Session) stop() {
 		if l, ok := s.t.(interface{ Logf(string, ...any) }); ok && note != "" {
 			l.Logf("%s", note)
 		}
+	}
+	if b, ok := s.t.(benchT); ok {
+		reportBench(b, r)
+	}
+	s.mu.Lock()
+	pending := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	for _, check := range pending {
+		check(r)
 	}
 }
 

@@ -21,6 +21,11 @@ type Step struct {
 	DeviceEndNs   int64     `json:"device_end_ns"`
 
 	FrameStats FrameStats `json:"frames"`
+	// JankAtS are the seconds, since the step began, of the frames counted
+	// by the default jank (FrameStats.JankDefinition), and BigJankAtS those
+	// of PerfDog BigJank frames: the evidence a failed budget quotes.
+	JankAtS    []float64 `json:"jank_at_s,omitempty"`
+	BigJankAtS []float64 `json:"big_jank_at_s,omitempty"`
 	// Windows lists every window (gfxinfo) or layer that rendered frames in
 	// the step; FrameStats describes the one with the most frames.
 	Windows      []WindowFrames `json:"windows,omitempty"`
@@ -87,8 +92,11 @@ type CPUStats struct {
 	Unit   string `json:"unit"`
 	// Mean is the app's share of the device over the whole step; Max the
 	// highest over one tick interval inside it.
-	Mean        float64 `json:"app_pct"`
-	Max         float64 `json:"app_pct_max"`
+	Mean float64 `json:"app_pct"`
+	Max  float64 `json:"app_pct_max"`
+	// P90 is the nearest-rank 90th percentile of the app's share over the
+	// step's tick intervals.
+	P90         float64 `json:"app_pct_p90"`
 	MeanPerCore float64 `json:"app_core_pct"`
 	DeviceMean  float64 `json:"device_pct"`
 	DeviceMax   float64 `json:"device_pct_max"`

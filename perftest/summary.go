@@ -1,6 +1,8 @@
 package perftest
 
 import (
+	"math"
+	"slices"
 	"time"
 
 	"github.com/perfgate/perfgate/metrics"
@@ -36,6 +38,17 @@ func (c *collector) finish() {
 		st.DeviceEndNs = clk.toDevice(st.HostEndNs)
 		c.summarise(st)
 	}
+	if n := len(r.Samples); n > 0 {
+		w := &Step{Name: "session", HostStart: r.Start, HostEnd: time.Now(), HostEndNs: r.Samples[n-1].HostNs + 1}
+		w.DeviceStartNs, w.DeviceEndNs = clk.toDevice(w.HostStartNs), clk.toDevice(w.HostEndNs)
+		if len(r.Frames) > 0 {
+			w.DeviceEndNs = max(w.DeviceEndNs, r.Frames[len(r.Frames)-1].Time()+1)
+		}
+		c.summarise(w)
+		w.Crashes = append([]Crash(nil), r.Crashes...)
+		w.Gaps = len(r.Gaps)
+		r.Whole = w
+	}
 	if r.Samples == nil {
 		r.Samples = []Sample{}
 	}
@@ -61,7 +74,9 @@ func (c *collector) finish() {
 
 func (c *collector) summarise(st *Step) {
 	r := c.s.res
-	st.FrameStats, st.Windows = c.frameStats(stepFrames(r.Frames, st.DeviceStartNs, st.DeviceEndNs))
+	frames := stepFrames(r.Frames, st.DeviceStartNs, st.DeviceEndNs)
+	st.FrameStats, st.Windows = c.frameStats(frames)
+	st.JankAtS, st.BigJankAtS = c.jankTimes(st, frames)
 	if c.cfg.has(CollectCPU) {
 		st.CPUStats = c.cpuStats(st)
 	}
@@ -157,6 +172,7 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 		out.DeviceMean = v
 	}
 	prev := a
+	var ticks []float64
 	for i := a + 1; i <= b; i++ {
 		if !hasCPU(i) {
 			continue
@@ -164,6 +180,7 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 		p, q := r.Samples[prev], r.Samples[i]
 		if v, err := metrics.CPUAppPercent(p.CPU.times(), q.CPU.times(), pidStats(p.Procs), pidStats(q.Procs)); err == nil {
 			out.Max = max(out.Max, v)
+			ticks = append(ticks, v)
 			out.Intervals++
 		}
 		if v, err := metrics.CPUDevicePercent(p.CPU.times(), q.CPU.times()); err == nil {
@@ -171,6 +188,7 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 		}
 		prev = i
 	}
+	out.P90 = nearestRank(ticks, 90)
 	if len(sb.Threads) > 0 {
 		if th, err := metrics.CPUTopThreads(sa.CPU.times(), sb.CPU.times(), pidStats(sa.Threads), pidStats(sb.Threads), cores, 5); err == nil {
 			for _, t := range th {
@@ -331,4 +349,53 @@ func (c *collector) thermalStats(st *Step) *ThermalStats {
 		}
 	}
 	return out
+}
+
+// nearestRank is the p-th percentile of v by the nearest-rank method
+// (DESIGN.md percentiles): the value at rank ⌈p/100 × n⌉ of the sorted
+// values; 0 for no values.
+func nearestRank(v []float64, p float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	k := int(math.Ceil(p / 100 * float64(len(s))))
+	return s[min(max(k, 1), len(s))-1]
+}
+
+// jankTimes returns the seconds since the step began of the frames the
+// step's default jank counted, and of its PerfDog BigJank frames, in the
+// window FrameStats describes.
+func (c *collector) jankTimes(st *Step, frames []Frame) (jank, big []float64) {
+	var win []Frame
+	for _, f := range frames {
+		if f.Window == st.FrameStats.Window {
+			win = append(win, f)
+		}
+	}
+	at := func(ns int64) float64 { return math.Round(float64(ns-st.DeviceStartNs)/1e6) / 1e3 }
+	period := c.periodNs()
+	if st.FrameStats.JankDefinition == metrics.JankDefinitionDeadlineMissed {
+		for _, f := range win {
+			g := metrics.GfxInfoFrame{IntendedVsync: f.IntendedVsyncNs, Vsync: f.VsyncNs, FrameCompleted: f.FrameCompletedNs, FrameDeadline: f.FrameDeadlineNs}
+			if metrics.GfxInfoFrameDeadlineMissed(g, period) {
+				jank = append(jank, at(f.Time()))
+			}
+		}
+	} else {
+		for _, t := range st.FrameStats.PerfDog.JankTimes {
+			jank = append(jank, at(t))
+		}
+	}
+	times := make([]int64, len(win))
+	for i, f := range win {
+		times[i] = f.Time()
+	}
+	for _, i := range st.FrameStats.PerfDog.BigJankFrames {
+		if i >= 0 && i < len(times) {
+			big = append(big, at(times[i]))
+		}
+	}
+	return jank, big
 }

@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/perfgate/perfgate/assert"
+
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -113,8 +115,6 @@ func Compare(base, next []*perftest.Result, opts CompareOptions) *Comparison {
 	collect(base, false)
 	collect(next, true)
 	c.Warnings = append(c.Warnings, deviceWarnings(base, next)...)
-	th := benchmath.DefaultThresholds
-	th.CompareAlpha = opts.Alpha
 	for _, k := range order {
 		v := all[k]
 		if len(v.old) == 0 || len(v.new) == 0 {
@@ -125,30 +125,10 @@ func Compare(base, next []*perftest.Result, opts CompareOptions) *Comparison {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not in the %s", k.step, k.metric, side))
 			continue
 		}
-		s1, s2 := benchmath.NewSample(v.old, &th), benchmath.NewSample(v.new, &th)
-		cmp := benchmath.AssumeNothing.Compare(s1, s2)
+		ch := assert.CompareValues(v.old, v.new, v.m.Better, assert.Gate{Alpha: opts.Alpha, ThresholdPct: gateThreshold(opts.ThresholdPct)})
 		row := Row{Step: k.step, Metric: k.metric, Unit: v.m.Unit, Better: v.m.Better,
-			Old: benchmath.AssumeNothing.Summary(s1, 0.95), New: benchmath.AssumeNothing.Summary(s2, 0.95),
-			P: cmp.P, N1: cmp.N1, N2: cmp.N2}
-		row.DeltaPct = deltaPct(row.Old.Center, row.New.Center)
-		row.Significant = cmp.P < cmp.Alpha
-		worse := (v.m.Better == Lower && row.DeltaPct > 0) || (v.m.Better == Higher && row.DeltaPct < 0)
-		row.Regression = row.Significant && worse && math.Abs(row.DeltaPct) > opts.ThresholdPct
-		seen := map[string]bool{}
-		for _, ws := range [][]error{s1.Warnings, s2.Warnings, row.Old.Warnings, row.New.Warnings, cmp.Warnings} {
-			for _, w := range ws {
-				// Equal samples are the normal case for counts that stay
-				// at zero; saying so on every row hides the warnings that
-				// matter.
-				if w.Error() == "all samples are equal" {
-					continue
-				}
-				if !seen[w.Error()] {
-					seen[w.Error()] = true
-					row.Warnings = append(row.Warnings, w.Error())
-				}
-			}
-		}
+			Old: ch.Old, New: ch.New, P: ch.P, N1: ch.N1, N2: ch.N2, DeltaPct: ch.DeltaPct,
+			Significant: ch.Significant, Regression: ch.Regression, Warnings: ch.Warnings}
 		c.Rows = append(c.Rows, row)
 	}
 	return c
@@ -174,14 +154,13 @@ func deviceWarnings(base, next []*perftest.Result) []string {
 	return out
 }
 
-func deltaPct(old, new float64) float64 {
-	switch {
-	case old == new:
-		return 0
-	case old == 0:
-		return math.Inf(int(math.Copysign(1, new)))
+// gateThreshold turns CompareOptions' threshold (already defaulted, 0
+// meaning none) into the Gate's, where 0 means the default.
+func gateThreshold(pct float64) float64 {
+	if pct == 0 {
+		return -1
 	}
-	return (new - old) / math.Abs(old) * 100
+	return pct
 }
 
 // Regressions returns one line per regression, in the regression gate's
@@ -191,8 +170,7 @@ func (c *Comparison) Regressions() []string {
 	var out []string
 	for _, r := range c.Rows {
 		if r.Regression {
-			out = append(out, fmt.Sprintf("perf regression: %s: %s %s → %s (%s, p=%.3f, n=%d+%d)",
-				r.Step, r.Metric, withUnit(r.Old.Center, r.Unit), withUnit(r.New.Center, r.Unit), formatDelta(r.DeltaPct), r.P, r.N1, r.N2))
+			out = append(out, assert.RegressionLine(r.Step, r.Metric, r.Unit, assert.Change{Old: r.Old, New: r.New, P: r.P, N1: r.N1, N2: r.N2, DeltaPct: r.DeltaPct}))
 		}
 	}
 	return out

@@ -48,9 +48,9 @@ func TestCompareKnownRegression(t *testing.T) {
 	c := report.Compare(base, next, report.CompareOptions{})
 	regs := c.Regressions()
 	assert.DeepEqual(t, regs, []string{
-		"perf regression: scroll: frame_time_p90 18.1ms → 24.1ms (+33.1%, p=0.000, n=10+10)",
-		"perf regression: scroll: frame_time_p95 19.1ms → 25.1ms (+31.4%, p=0.000, n=10+10)",
-		"perf regression: scroll: frame_time_p99 23.1ms → 29.1ms (+25.9%, p=0.000, n=10+10)",
+		"perf regression: scroll: frame_time_p90 18.13ms → 24.13ms (+33.1%, p=0.000, n=10+10)",
+		"perf regression: scroll: frame_time_p95 19.13ms → 25.13ms (+31.4%, p=0.000, n=10+10)",
+		"perf regression: scroll: frame_time_p99 23.13ms → 29.13ms (+25.9%, p=0.000, n=10+10)",
 	})
 	for _, r := range c.Rows {
 		if r.Metric == "frame_time_p95" {
@@ -68,7 +68,7 @@ func TestCompareKnownRegression(t *testing.T) {
 	// An FPS drop is a regression; a rise is not.
 	c = report.Compare([]*perftest.Result{run(18, 60, 1), run(18, 60.5, 1), run(18, 59.5, 1), run(18, 60.2, 1), run(18, 59.8, 1)},
 		[]*perftest.Result{run(18, 45, 1), run(18, 45.5, 1), run(18, 44.5, 1), run(18, 45.2, 1), run(18, 44.8, 1)}, report.CompareOptions{})
-	assert.DeepEqual(t, c.Regressions(), []string{"perf regression: scroll: fps 60 fps → 45 fps (-25.0%, p=0.008, n=5+5)"})
+	assert.DeepEqual(t, c.Regressions(), []string{"perf regression: scroll: fps 60 → 45 (-25.0%, p=0.008, n=5+5)"})
 	c = report.Compare(next[:5], base[:5], report.CompareOptions{})
 	assert.Equal(t, len(c.Regressions()), 0, "faster is not a regression")
 }
@@ -147,7 +147,7 @@ func TestCompareOutput(t *testing.T) {
 	assert.NilError(t, c.WriteMarkdown(&md))
 	for _, want := range []string{
 		"alpha: 0.05\nthreshold: 10%\n",
-		"perf regression: scroll: frame_time_p95 18.6ms → 24.6ms (+32.2%, p=0.002, n=6+6)\n",
+		"perf regression: scroll: frame_time_p95 18.63ms → 24.63ms (+32.2%, p=0.002, n=6+6)\n",
 		"If the change is intended, record a new baseline (go test -update).",
 		"warning: new runs on Pixel 8, Android 14 (API 34), baseline on Pixel 7, Android 14 (API 34)",
 	} {

@@ -53,7 +53,7 @@ func TestMarkdownGolden(t *testing.T) {
 
 // The budgets' verdicts against the values the recorded Result holds, read
 // by hand from testdata/janky-scroll.json: scroll has jank 3 (deadline
-// missed), fps 55.3, p95 8.25 ms; settle received 2000 B.
+// missed), fps 55.3, p95 8.25 ms; settle received 2003 B.
 func TestCheckVerdicts(t *testing.T) {
 	r := loadRecorded(t)
 	cases := []struct {
@@ -67,7 +67,7 @@ func TestCheckVerdicts(t *testing.T) {
 		{"scroll", report.Budget{Metric: "fps", Limit: 50, Min: true}, true, ""},
 		{"scroll", report.Budget{Metric: "fps", Limit: 56, Min: true}, false, "perf budget exceeded: scroll: fps 55.3 < 56 (" + "(n−1)/(t[n−1]−t[0]), gfxinfo)"},
 		{"scroll", report.Budget{Metric: "frame_time_p95", Limit: 8.2}, false, "perf budget exceeded: scroll: frame_time_p95 8.25 > 8.20 (frame duration, nearest rank)"},
-		{"settle", report.Budget{Metric: "rx", Limit: 1000}, false, "perf budget exceeded: settle: rx 2000 > 1000 (dumpsys netstats, scope uid)"},
+		{"settle", report.Budget{Metric: "rx", Limit: 1000}, false, "perf budget exceeded: settle: rx 2003 > 1000 (dumpsys netstats, scope uid)"},
 		{"settle", report.Budget{Metric: "startup", Limit: 1000}, false, "perf budget exceeded: settle: startup not measured (budget startup ≤ 1000)"},
 		{"settle", report.Budget{Step: "scroll", Metric: "jank", Limit: 0}, true, ""}, // another step's budget does not apply
 	}

@@ -43,7 +43,7 @@ func TestCompareCommand(t *testing.T) {
 		errText string
 	}{
 		{name: "regression", args: []string{base, slower}, code: 1,
-			stdout:  []string{"perf regression: scroll: frame_time_p95 18.6ms → 24.6ms (+32.2%, p=0.002, n=6+6)", "REGRESSION"},
+			stdout:  []string{"perf regression: scroll: frame_time_p95 18.63ms → 24.63ms (+32.2%, p=0.002, n=6+6)", "REGRESSION"},
 			errText: "compare: 3 significant regressions past 10%"},
 		{name: "noise", args: []string{base, same}, stdout: []string{"scroll  frame_time_p95", "~"}},
 		{name: "threshold above the change", args: []string{"-threshold", "40", base, slower}},

@@ -1,0 +1,169 @@
+package assert_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// measure runs wl on a simulated phone (served by the pure-Go adb server),
+// launches the app, and measures body as a session; it returns the Result
+// and the phone, whose ground truth the tests compare with.
+func measure(t *testing.T, wl *simdevice.Workload, body func(s *perftest.Session)) (*perftest.Result, *simdevice.Device) {
+	t.Helper()
+	sim, err := simdevice.New(simdevice.Config{Workload: wl, RefreshHz: 60, Model: "Pixel 7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	srv := adbtest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dev, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := dev.Shell(ctx, "monkey -p "+wl.Package+" -c android.intent.category.LAUNCHER 1"); err != nil || r.ExitCode != 0 {
+		t.Fatalf("launch: %v %s", err, r.Stderr)
+	}
+	for len(sim.World().TruthFrames()) < 5 {
+		if ctx.Err() != nil {
+			t.Fatal("the app drew nothing after launch")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s, err := perftest.NewSession(ctx, dev, perftest.Config{Package: wl.Package, Name: t.Name(), ResultFile: "-", Settle: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body(s)
+	r := s.Stop()
+	if r.Error != "" {
+		t.Fatalf("session ended early: %s", r.Error)
+	}
+	return r, sim
+}
+
+// scrollWorkload janks one frame in every `every` for 3 vsyncs.
+func scrollWorkload(t *testing.T, every int) *simdevice.Workload {
+	wl, err := simdevice.Preset("smooth-scroll")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl.Phases[0].Janks = []simdevice.Jank{{Every: every, Vsyncs: 3}}
+	return wl
+}
+
+// truthMissed counts the frames the phone rendered late inside st.
+func truthMissed(sim *simdevice.Device, st *perftest.Step) int {
+	n := 0
+	for _, f := range sim.World().TruthFrames() {
+		if f.Missed && f.IntendedVsync >= st.DeviceStartNs && f.IntendedVsync < st.DeviceEndNs && strings.HasPrefix(st.FrameStats.Window, f.Window) {
+			n++
+		}
+	}
+	return n
+}
+
+// Record budgets from a run with -update, make the app jank more: the
+// budget file fails with the expected line; restore the app: it passes.
+func TestBudgetEndToEnd(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "testdata", "scroll.budget.json")
+	scroll := func(s *perftest.Session) { s.Step("scroll", func() { time.Sleep(1500 * time.Millisecond) }) }
+
+	t.Setenv(assert.EnvUpdate, "1")
+	r, sim := measure(t, scrollWorkload(t, 40), scroll)
+	if got, want := r.Step("scroll").Jank(), truthMissed(sim, r.Step("scroll")); got != want || got == 0 {
+		t.Fatalf("recorded run: jank %d, the phone missed %d deadlines", got, want)
+	}
+	f := &fakeT{}
+	if !assert.BudgetWith(f, r, p, assert.Headroom{Count: 2}) {
+		t.Fatalf("record: %q", f.errs)
+	}
+	t.Setenv(assert.EnvUpdate, "")
+	file, err := assert.ReadBudgetFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := int(*file.Steps["scroll"]["jank"].Max)
+	if limit != r.Step("scroll").Jank()+2 {
+		t.Fatalf("recorded jank limit %d from a run with %d", limit, r.Step("scroll").Jank())
+	}
+
+	r, sim = measure(t, scrollWorkload(t, 6), scroll)
+	f = &fakeT{}
+	if assert.Budget(f, r, p) {
+		t.Fatal("a run janking every 6th frame passed")
+	}
+	n := truthMissed(sim, r.Step("scroll"))
+	want := fmt.Sprintf("perf budget exceeded: scroll: jank %d > %d (deadline missed; frames at ", n, limit)
+	line := ""
+	for _, e := range f.errs {
+		if strings.HasPrefix(e, "perf budget exceeded: scroll: jank ") {
+			line = e
+		}
+	}
+	if !strings.HasPrefix(line, want) {
+		t.Fatalf("got %q\nwant a line starting %q", f.errs, want)
+	}
+	if items := len(regexp.MustCompile(`\d+\.\d\ds`).FindAllString(line, -1)); items != min(n, 10) {
+		t.Errorf("line names %d frames, the phone missed %d: %s", items, n, line)
+	}
+
+	r, _ = measure(t, scrollWorkload(t, 40), scroll)
+	f = &fakeT{}
+	if !assert.Budget(f, r, p) {
+		t.Errorf("the restored app failed: %q", f.errs)
+	}
+}
+
+// Record a baseline of iterations; a 30 % longer frame time is caught, a
+// run of the same app is not.
+func TestRegressionEndToEnd(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "scroll.budget.json")
+	app := func(frameMs float64) *simdevice.Workload {
+		wl := scrollWorkload(t, 1000)
+		wl.Phases[0].FrameMs = frameMs
+		return wl
+	}
+	iterations := func(s *perftest.Session) {
+		s.Repeat("scroll", 6, func(int) { time.Sleep(350 * time.Millisecond) })
+	}
+	gate := assert.Gate{Metrics: []string{"frame_time_p50"}}
+
+	t.Setenv(assert.EnvUpdate, "1")
+	r, _ := measure(t, app(6), iterations)
+	if len(r.Steps) != 6 || r.Steps[5].Name != "scroll#6" {
+		t.Fatalf("steps %v", r.Steps)
+	}
+	if f := (&fakeT{}); !assert.NoRegression(f, r, p, gate) {
+		t.Fatalf("record: %q", f.errs)
+	}
+	t.Setenv(assert.EnvUpdate, "")
+
+	r, _ = measure(t, app(7.8), iterations)
+	f := &fakeT{}
+	if assert.NoRegression(f, r, p, gate) {
+		t.Fatal("a 30 % frame-time regression passed")
+	}
+	if !strings.HasPrefix(f.text(), "perf regression: scroll: frame_time_p50 6ms → 7.8ms (+30.0%, p=0.002, n=6+6)") {
+		t.Errorf("got %q", f.text())
+	}
+
+	r, _ = measure(t, app(6), iterations)
+	f = &fakeT{}
+	if !assert.NoRegression(f, r, p, gate) {
+		t.Errorf("the same app failed the gate: %q", f.errs)
+	}
+}

@@ -1,0 +1,242 @@
+package assert
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/perfgate/perfgate/metrics"
+)
+
+// Headroom is how much room a recorded budget leaves above (or, for
+// floors such as FPS, below) the value measured: Pct percent for
+// measurements, Count for counts (jank, crashes). The zero value means the
+// default, +10 % and +1.
+type Headroom struct {
+	Pct   float64
+	Count int
+}
+
+func (h Headroom) withDefaults() Headroom {
+	if h.Pct == 0 {
+		h.Pct = 10
+	}
+	if h.Count == 0 {
+		h.Count = 1
+	}
+	return h
+}
+
+// budgetDefaults are the metrics a step new to a budget file gets budgets
+// for when they were measured.
+var budgetDefaults = []string{"jank", "fps", "frame_time_p95", "big_jank_perfdog", "cpu", "pss_max", "rx", "tx", "startup_initial", "startup_full", "crashes"}
+
+// Budget checks every budget of every step in a golden budget file (a
+// bare name is under testdata/) against the run, one line per broken
+// budget. A repeated step ("scroll#2") is checked against the budgets of
+// "scroll"; a step the file names but the run lacks fails.
+//
+// With -update or PERFGATE_UPDATE=1 it rewrites the file from this run
+// instead, with the default Headroom (see BudgetWith).
+func Budget(t TestingT, r Run, path string) bool {
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
+	return BudgetWith(t, r, path, Headroom{})
+}
+
+// BudgetWith is Budget with the headroom recorded budgets get. Rewriting
+// keeps the steps and metrics the file already has (a step new to the file
+// gets the usual metrics: jank, fps, frame_time_p95, …), keeps recorded
+// baselines, and tightens freely; it never loosens a budget unless
+// PERFGATE_UPDATE=loosen, and says so, with the old and the new value,
+// either way.
+func BudgetWith(t TestingT, r Run, path string, h Headroom) bool {
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
+	path = budgetPath(path)
+	if Updating() {
+		return recordBudgets(t, r, path, h.withDefaults())
+	}
+	f, err := ReadBudgetFile(path)
+	if err != nil {
+		t.Errorf("%v", err)
+		return false
+	}
+	ms := r.Measurements()
+	ok := true
+	for _, step := range f.stepNames() {
+		var mine []Measurement
+		for _, m := range ms {
+			if baseStep(m.Step) == step && !m.Missing {
+				mine = append(mine, m)
+			}
+		}
+		entries := f.Steps[step]
+		names := metricNames(entries)
+		if len(mine) == 0 {
+			if slices.ContainsFunc(names, func(n string) bool { _, has := entries[n].Limit(n); return has }) {
+				t.Errorf("perf budget exceeded: %s: step not measured (the run has no step %q; budgets at %s:%d)", step, step, path, entries[names[0]].Line)
+				ok = false
+			}
+			continue
+		}
+		for _, m := range mine {
+			for _, n := range names {
+				l, has := entries[n].Limit(n)
+				if !has {
+					continue
+				}
+				if line, broken := violation(m, l); broken {
+					t.Errorf("%s", line)
+					ok = false
+				}
+			}
+		}
+	}
+	if !ok {
+		t.Errorf("run 'go test . -update' to rewrite %s if the change is intended", path)
+	}
+	return ok
+}
+
+// recordBudgets rewrites the budgets of path from the run.
+func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
+	type worst struct {
+		m     metrics.Metric
+		value float64
+	}
+	byStep := map[string]map[string]*worst{}
+	var order []string
+	for _, m := range r.Measurements() {
+		if m.Missing {
+			continue
+		}
+		step := baseStep(m.Step)
+		if byStep[step] == nil {
+			byStep[step] = map[string]*worst{}
+			order = append(order, step)
+		}
+		for _, x := range m.Metrics {
+			if !KnownMetric(x.Name) {
+				continue
+			}
+			w := byStep[step][x.Name]
+			switch {
+			case w == nil:
+				byStep[step][x.Name] = &worst{x, x.Value}
+			case known[x.Name].min:
+				w.value = math.Min(w.value, x.Value)
+			default:
+				w.value = math.Max(w.value, x.Value)
+			}
+		}
+	}
+	var refused, notes []string
+	err := UpdateBudgetFile(path, func(f *File) error {
+		for _, step := range order {
+			entries := f.Steps[step]
+			var want []string
+			if len(entries) > 0 {
+				for _, n := range metricNames(entries) {
+					if _, has := entries[n].Limit(n); has {
+						want = append(want, n)
+					}
+				}
+			}
+			if len(want) == 0 {
+				want = budgetDefaults
+			}
+			if entries == nil {
+				entries = map[string]*Entry{}
+				f.Steps[step] = entries
+			}
+			for _, n := range want {
+				w := byStep[step][n]
+				if w == nil {
+					continue
+				}
+				e := entries[n]
+				if e == nil {
+					e = &Entry{}
+					entries[n] = e
+				}
+				e.Unit, e.Definition = w.m.Unit, w.m.Definition
+				nl := newLimit(n, w.value, h)
+				old, had := e.Limit(n)
+				looser := had && (nl.Min && nl.Value < old.Value || !nl.Min && nl.Value > old.Value)
+				change := fmt.Sprintf("%s: %s %s → %s (measured %s)", step, n, formatValue(old.Value, e.Unit), formatValue(nl.Value, e.Unit), formatValue(w.value, e.Unit))
+				switch {
+				case looser && !loosening():
+					refused = append(refused, change)
+					continue
+				case looser:
+					notes = append(notes, "perf budget loosened: "+change)
+				case had && old.Value != nl.Value:
+					notes = append(notes, "perf budget tightened: "+change)
+				case !had:
+					notes = append(notes, fmt.Sprintf("perf budget recorded: %s: %s", step, nl))
+				}
+				v := nl.Value
+				e.Max, e.Min = nil, nil
+				if nl.Min {
+					e.Min = &v
+				} else {
+					e.Max = &v
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("%v", err)
+		return false
+	}
+	for _, n := range notes {
+		logf(t, "%s (%s)", n, path)
+	}
+	for _, c := range refused {
+		t.Errorf("perf budget not loosened: %s; set %s=loosen to loosen it in %s", c, EnvUpdate, path)
+	}
+	return len(refused) == 0
+}
+
+// newLimit is the budget recorded for a measured value: headroom added to
+// ceilings and taken from floors, rounded outwards to three significant
+// digits, never negative.
+func newLimit(metric string, v float64, h Headroom) Limit {
+	k := known[metric]
+	l := Limit{Metric: metric, Min: k.min}
+	switch {
+	case k.count && k.min:
+		l.Value = math.Max(0, math.Floor(v)-float64(h.Count))
+	case k.count:
+		l.Value = math.Ceil(v) + float64(h.Count)
+	case k.min:
+		l.Value = roundSig(v*(1-h.Pct/100), math.Floor)
+	default:
+		l.Value = roundSig(v*(1+h.Pct/100), math.Ceil)
+	}
+	l.Value = math.Max(0, l.Value)
+	return l
+}
+
+// roundSig rounds v to three significant digits with round (Ceil or
+// Floor).
+func roundSig(v float64, round func(float64) float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	e := math.Pow(10, math.Floor(math.Log10(math.Abs(v)))-2)
+	// Float noise first: 650 × 1.1 is 715.0000000000001, and its ceiling
+	// must be 715.
+	r := round(math.Round(v/e*1e6)/1e6) * e
+	// Strip the float noise of the multiplication: 20.5 not 20.500000000000004.
+	out, _ := strconv.ParseFloat(strconv.FormatFloat(r, 'g', 3, 64), 64)
+	return out
+}

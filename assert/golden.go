@@ -1,0 +1,367 @@
+package assert
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+)
+
+// BudgetSchema is the schema a budget file declares.
+const BudgetSchema = "perfgate.budget/v1"
+
+// File is a golden budget file: per step and metric, a limit and, for
+// regression gates, the recorded baseline.
+//
+// The format is JSON rather than YAML: it needs no dependency, the decoder
+// gives the line of a broken entry, and with sorted keys and two-space
+// indents a rewritten file diffs cleanly in review:
+//
+//	{
+//	  "schema": "perfgate.budget/v1",
+//	  "steps": {
+//	    "scroll": {
+//	      "jank": { "max": 3, "unit": "frames", "definition": "deadline missed" },
+//	      "fps":  { "min": 50, "unit": "fps" }
+//	    }
+//	  }
+//	}
+type File struct {
+	Schema string                       `json:"schema"`
+	Steps  map[string]map[string]*Entry `json:"steps"`
+	// Path is where the file was read; not serialised.
+	Path string `json:"-"`
+}
+
+// Entry is one metric of one step.
+type Entry struct {
+	// Max is a ceiling, Min a floor; at most one is set.
+	Max *float64 `json:"max,omitempty"`
+	Min *float64 `json:"min,omitempty"`
+	// Unit and Definition say what the limit is in and which definition
+	// the metric follows, e.g. "frames", "deadline missed".
+	Unit       string `json:"unit"`
+	Definition string `json:"definition,omitempty"`
+	// Baseline holds recorded iterations for the regression gate.
+	Baseline *Baseline `json:"baseline,omitempty"`
+	// Line is the entry's line in the file; not serialised.
+	Line int `json:"-"`
+}
+
+// Limit returns the entry's budget for metric, if it has one.
+func (e *Entry) Limit(metric string) (Limit, bool) {
+	switch {
+	case e.Max != nil:
+		return Limit{Metric: metric, Value: *e.Max}, true
+	case e.Min != nil:
+		return Limit{Metric: metric, Value: *e.Min, Min: true}, true
+	}
+	return Limit{}, false
+}
+
+// Baseline is the recorded iteration values of one metric and where they
+// were recorded.
+type Baseline struct {
+	Values   []float64 `json:"values"`
+	Device   string    `json:"device"`
+	Android  string    `json:"android"`
+	API      int       `json:"api"`
+	Recorded time.Time `json:"recorded"`
+}
+
+// budgetPath puts a bare file name under testdata/, where golden files
+// live (STYLE.md rule 5).
+func budgetPath(path string) string {
+	if filepath.Dir(path) == "." && !filepath.IsAbs(path) {
+		return filepath.Join("testdata", path)
+	}
+	return path
+}
+
+// ReadBudgetFile reads and checks a budget file. A bare name is read from
+// testdata/. A missing file gives an error that wraps fs.ErrNotExist and
+// says how to create it; a broken one names the file, the line, the step
+// and the metric.
+func ReadBudgetFile(path string) (*File, error) {
+	path = budgetPath(path)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("perf budget file %s does not exist (run 'go test . -update' to record it): %w", path, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("perf budget file: %w", err)
+	}
+	f, err := parseBudgetFile(path, b)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// ParseBudgetFile parses a budget file's bytes; path names it in errors.
+func ParseBudgetFile(path string, b []byte) (*File, error) { return parseBudgetFile(path, b) }
+
+func parseBudgetFile(path string, b []byte) (*File, error) {
+	f := &File{Path: path, Steps: map[string]map[string]*Entry{}}
+	lineAt := func(off int64) int { return 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n")) }
+	fail := func(off int64, format string, args ...any) error {
+		return fmt.Errorf("%s:%d: %s", path, lineAt(off), fmt.Sprintf(format, args...))
+	}
+	syntax := func(err error, dec *json.Decoder) error {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fail(se.Offset, "bad JSON: %v", err)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return fail(int64(len(b)), "bad JSON: unexpected end of file")
+		}
+		return fail(dec.InputOffset(), "bad JSON: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	expectDelim := func(want json.Delim, what string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return syntax(err, dec)
+		}
+		if d, ok := tok.(json.Delim); !ok || d != want {
+			return fail(dec.InputOffset(), "%s: want %q, found %v", what, want, tok)
+		}
+		return nil
+	}
+	key := func() (string, bool, error) {
+		if !dec.More() {
+			_, err := dec.Token() // the closing brace
+			if err != nil {
+				return "", false, syntax(err, dec)
+			}
+			return "", false, nil
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false, syntax(err, dec)
+		}
+		return tok.(string), true, nil
+	}
+	if err := expectDelim('{', "top level"); err != nil {
+		return nil, err
+	}
+	for {
+		k, ok, err := key()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		off := dec.InputOffset()
+		switch k {
+		case "schema":
+			if err := dec.Decode(&f.Schema); err != nil {
+				return nil, syntax(err, dec)
+			}
+			if f.Schema != BudgetSchema {
+				return nil, fail(off, "schema %q, want %q", f.Schema, BudgetSchema)
+			}
+		case "steps":
+			if err := expectDelim('{', `"steps"`); err != nil {
+				return nil, err
+			}
+			for {
+				step, ok, err := key()
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					break
+				}
+				if step == "" {
+					return nil, fail(dec.InputOffset(), "empty step name")
+				}
+				if err := expectDelim('{', fmt.Sprintf("step %q", step)); err != nil {
+					return nil, err
+				}
+				entries := map[string]*Entry{}
+				f.Steps[step] = entries
+				for {
+					metric, ok, err := key()
+					if err != nil {
+						return nil, err
+					}
+					if !ok {
+						break
+					}
+					at := dec.InputOffset()
+					var raw json.RawMessage
+					if err := dec.Decode(&raw); err != nil {
+						return nil, syntax(err, dec)
+					}
+					at += int64(len(raw) - len(bytes.TrimLeft(raw, " \t\r\n:"))) // skip to the value
+					e, err := parseEntry(raw, metric)
+					if err != nil {
+						return nil, fail(at+1, "step %q, metric %q: %v", step, metric, err)
+					}
+					e.Line = lineAt(at + 1)
+					entries[metric] = e
+				}
+			}
+		default:
+			return nil, fail(off, "unknown field %q (want schema, steps)", k)
+		}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fail(dec.InputOffset(), "bad JSON: text after the top-level object")
+	}
+	if f.Schema == "" {
+		return nil, fail(0, "no schema (want %q)", BudgetSchema)
+	}
+	return f, nil
+}
+
+// parseEntry decodes and checks one entry.
+func parseEntry(raw []byte, metric string) (*Entry, error) {
+	if !KnownMetric(metric) {
+		return nil, fmt.Errorf("unknown metric (known: %s)", knownNames())
+	}
+	var e Entry
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&e); err != nil {
+		return nil, fmt.Errorf("bad entry %s: %v", bytes.TrimSpace(raw), err)
+	}
+	bad := func(v *float64) bool { return v != nil && (*v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0)) }
+	switch {
+	case e.Max != nil && e.Min != nil:
+		return nil, fmt.Errorf("both max and min in %s", bytes.TrimSpace(raw))
+	case bad(e.Max):
+		return nil, fmt.Errorf("negative limit max %v", *e.Max)
+	case bad(e.Min):
+		return nil, fmt.Errorf("negative limit min %v", *e.Min)
+	case e.Max == nil && e.Min == nil && e.Baseline == nil:
+		return nil, fmt.Errorf("no max, min or baseline in %s", bytes.TrimSpace(raw))
+	}
+	if e.Baseline != nil {
+		for _, v := range e.Baseline.Values {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("baseline value %v is not a number", v)
+			}
+		}
+	}
+	return &e, nil
+}
+
+// marshal writes the file the way it is committed: sorted keys (maps sort
+// in encoding/json), two-space indents, a final newline.
+func (f *File) marshal() ([]byte, error) {
+	f.Schema = BudgetSchema
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// fileLocks serialises updates of one file inside this process; the lock
+// file serialises processes.
+var fileLocks sync.Map
+
+// UpdateBudgetFile rewrites a budget file under a lock: it re-reads the
+// file (an absent one is empty), lets fn change it, and writes it through a
+// temporary file and a rename, so parallel subtests and separate test
+// processes updating one file merge their entries and lose nothing.
+func UpdateBudgetFile(path string, fn func(*File) error) error {
+	path = budgetPath(path)
+	mu, _ := fileLocks.LoadOrStore(filepath.Clean(path), &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("perf budget file: %w", err)
+	}
+	unlock, err := lockFile(lockPath(path))
+	if err != nil {
+		return fmt.Errorf("perf budget file %s: lock: %w", path, err)
+	}
+	defer unlock()
+	f, err := ReadBudgetFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		f, err = &File{Schema: BudgetSchema, Path: path, Steps: map[string]map[string]*Entry{}}, nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		return err
+	}
+	for s, es := range f.Steps {
+		if len(es) == 0 {
+			delete(f.Steps, s)
+		}
+	}
+	b, err := f.marshal()
+	if err != nil {
+		return fmt.Errorf("perf budget file %s: %w", path, err)
+	}
+	return writeAtomic(path, b)
+}
+
+// writeAtomic writes b to path through a temporary file and a rename.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("perf budget file %s: %w", path, err)
+	}
+	_, werr := tmp.Write(b)
+	werr = errors.Join(werr, tmp.Sync(), tmp.Close())
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("perf budget file %s: %w", path, werr)
+	}
+	return nil
+}
+
+// stepNames returns the file's step names, sorted.
+func (f *File) stepNames() []string {
+	var n []string
+	for s := range f.Steps {
+		n = append(n, s)
+	}
+	slices.Sort(n)
+	return n
+}
+
+func metricNames(es map[string]*Entry) []string {
+	var n []string
+	for m := range es {
+		n = append(n, m)
+	}
+	slices.Sort(n)
+	return n
+}
+
+// lockPath is the lock file that serialises processes updating path: in
+// the temporary directory, named by the file's absolute path, so no stray
+// file lands beside the budgets.
+func lockPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(os.TempDir(), "perfgate-budget-"+hex.EncodeToString(sum[:8])+".lock")
+}

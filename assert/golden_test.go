@@ -1,0 +1,342 @@
+package assert_test
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/perftest"
+)
+
+const goodFile = `{
+  "schema": "perfgate.budget/v1",
+  "steps": {
+    "scroll": {
+      "jank": { "max": 3, "unit": "frames", "definition": "deadline missed" },
+      "fps": { "min": 50, "unit": "fps" }
+    },
+    "tap": {
+      "crashes": { "max": 0, "unit": "crashes" }
+    }
+  }
+}
+`
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestReadBudgetFile(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "feed.budget.json", goodFile)
+	f, err := assert.ReadBudgetFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jank := f.Steps["scroll"]["jank"]
+	if jank == nil || *jank.Max != 3 || jank.Line != 5 || jank.Definition != "deadline missed" {
+		t.Errorf("jank entry %+v", jank)
+	}
+	if fps := f.Steps["scroll"]["fps"]; fps.Min == nil || *fps.Min != 50 || fps.Line != 6 {
+		t.Errorf("fps entry %+v", fps)
+	}
+	if c := f.Steps["tap"]["crashes"]; c.Line != 9 || *c.Max != 0 {
+		t.Errorf("crashes entry %+v", c)
+	}
+}
+
+// A broken file names the file, the line and the entry, and quotes it.
+func TestBrokenBudgetFiles(t *testing.T) {
+	cases := []struct{ name, text, want string }{
+		{"bad JSON", "{\n  \"schema\": \"perfgate.budget/v1\",\n  \"steps\": {\n    \"scroll\": { \"jank\": { \"max\": 3, } }\n  }\n}\n",
+			"b.json:4: bad JSON: invalid character '}' looking for beginning of object key string"},
+		{"unknown metric", strings.Replace(goodFile, `"jank"`, `"jnk"`, 1),
+			`b.json:5: step "scroll", metric "jnk": unknown metric (known: `},
+		{"negative limit", strings.Replace(goodFile, `"min": 50`, `"min": -5`, 1),
+			`b.json:6: step "scroll", metric "fps": negative limit min -5`},
+		{"both", strings.Replace(goodFile, `"min": 50`, `"min": 50, "max": 70`, 1),
+			`b.json:6: step "scroll", metric "fps": both max and min in { "min": 50, "max": 70, "unit": "fps" }`},
+		{"empty entry", strings.Replace(goodFile, `{ "max": 0, "unit": "crashes" }`, `{ "unit": "crashes" }`, 1),
+			`b.json:9: step "tap", metric "crashes": no max, min or baseline in { "unit": "crashes" }`},
+		{"unknown field", strings.Replace(goodFile, `"unit": "frames"`, `"unti": "frames"`, 1),
+			`b.json:5: step "scroll", metric "jank": bad entry { "max": 3, "unti": "frames", "definition": "deadline missed" }: json: unknown field "unti"`},
+		{"wrong schema", strings.Replace(goodFile, "budget/v1", "budget/v9", 1),
+			`b.json:2: schema "perfgate.budget/v9", want "perfgate.budget/v1"`},
+		{"no schema", "{\"steps\": {}}", `b.json:1: no schema (want "perfgate.budget/v1")`},
+		{"truncated", goodFile[:60], "b.json:4: bad JSON: unexpected end of file"},
+		{"not an object", "[1]", `b.json:1: top level: want "{", found [`},
+		{"string limit", strings.Replace(goodFile, `"max": 3`, `"max": "3"`, 1),
+			`b.json:5: step "scroll", metric "jank": bad entry { "max": "3", "unit": "frames", "definition": "deadline missed" }: json: cannot unmarshal string into Go struct field Entry.max of type float64`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := writeFile(t, dir, "b.json", tc.text)
+			_, err := assert.ReadBudgetFile(p)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			want := filepath.Join(dir, tc.want)
+			if !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("got  %q\nwant %q", err, want)
+			}
+			// Budget reports the same error through the test.
+			f := &fakeT{}
+			if assert.Budget(f, run("Pixel 7", "14", scrollStep()), p) || len(f.errs) != 1 || !strings.HasPrefix(f.errs[0], want) {
+				t.Errorf("Budget reported %q", f.errs)
+			}
+		})
+	}
+}
+
+func TestMissingBudgetFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "none.budget.json")
+	_, err := assert.ReadBudgetFile(p)
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("error %v does not wrap fs.ErrNotExist", err)
+	}
+	want := fmt.Sprintf("perf budget file %s does not exist (run 'go test . -update' to record it): open %s: no such file or directory", p, p)
+	if err.Error() != want {
+		t.Errorf("got  %q\nwant %q", err, want)
+	}
+}
+
+// A bare file name lives under testdata/.
+func TestBudgetFileUnderTestdata(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv(assert.EnvUpdate, "1")
+	if !assert.Budget(&fakeT{}, run("Pixel 7", "14", scrollStep()), "feed.budget.json") {
+		t.Fatal("recording failed")
+	}
+	if _, err := os.Stat(filepath.Join("testdata", "feed.budget.json")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Budget checks every budget of the file, reports every broken one with
+// the hint, and passes a run that meets them.
+func TestBudgetFromFile(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "feed.budget.json", goodFile)
+	f := &fakeT{}
+	r := run("Pixel 7", "14", scrollStep(), crashStep())
+	if assert.Budget(f, r, p) {
+		t.Error("Budget passed a run that breaks two budgets")
+	}
+	want := []string{
+		"perf budget exceeded: scroll: jank 5 > 3 (deadline missed; frames at 1.84s 2.10s 2.31s 3.02s 3.40s)",
+		"perf budget exceeded: tap: crashes 1 > 0 (app process gone or replaced; pids [4242] → [4300] at 400ms)",
+		"run 'go test . -update' to rewrite " + p + " if the change is intended",
+	}
+	if f.text() != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", f.text(), strings.Join(want, "\n"))
+	}
+	// Iterations of a step are checked against its budgets; a step of the
+	// file the run lacks fails.
+	good := scrollStep()
+	good.Name = "scroll#2"
+	good.FrameStats.Jank = 2
+	f = &fakeT{}
+	assert.Budget(f, run("Pixel 7", "14", good), p)
+	want = []string{`perf budget exceeded: tap: step not measured (the run has no step "tap"; budgets at ` + p + ":9)",
+		"run 'go test . -update' to rewrite " + p + " if the change is intended"}
+	if f.text() != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", f.text(), strings.Join(want, "\n"))
+	}
+	tap := &perftest.Step{Name: "tap", HostEndNs: 1}
+	f = &fakeT{}
+	if !assert.Budget(f, run("Pixel 7", "14", good, tap), p) || len(f.errs) != 0 {
+		t.Errorf("a run within every budget: %q", f.errs)
+	}
+}
+
+// Recording writes every usual metric with headroom, keeps baselines,
+// tightens, and refuses to loosen unless asked, saying old and new.
+func TestRecordBudgets(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "testdata", "feed.budget.json")
+	t.Setenv(assert.EnvUpdate, "1")
+	f := &fakeT{}
+	if !assert.Budget(f, run("Pixel 7", "14", scrollStep()), p) {
+		t.Fatalf("record: %q", f.errs)
+	}
+	file, err := assert.ReadBudgetFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for m, e := range file.Steps["scroll"] {
+		l, _ := e.Limit(m)
+		got[m] = l.String()
+	}
+	want := map[string]string{
+		"jank": "jank ≤ 6", "fps": "fps ≥ 51.7", "frame_time_p95": "frame_time_p95 ≤ 20.1ms", "big_jank_perfdog": "big_jank_perfdog ≤ 3",
+		"cpu": "cpu ≤ 13.8%", "pss_max": "pss_max ≤ 168000KiB", "rx": "rx ≤ 5500B", "tx": "tx ≤ 880B",
+		"startup_initial": "startup_initial ≤ 715ms", "startup_full": "startup_full ≤ 990ms", "crashes": "crashes ≤ 1",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("recorded\n%v\nwant\n%v", got, want)
+	}
+	if len(f.logs) != len(want) || !strings.HasPrefix(f.logs[0], "perf budget recorded: scroll: ") {
+		t.Errorf("logs %q", f.logs)
+	}
+	// The file now passes the run it was recorded from.
+	t.Setenv(assert.EnvUpdate, "")
+	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep()), p) {
+		t.Errorf("a run fails the budgets recorded from it: %q", f.errs)
+	}
+
+	// A better run tightens; a worse one is refused.
+	t.Setenv(assert.EnvUpdate, "1")
+	better := scrollStep()
+	better.FrameStats.Jank = 1
+	f = &fakeT{}
+	assert.Budget(f, run("Pixel 7", "14", better), p)
+	if !strings.Contains(strings.Join(f.logs, "\n"), "perf budget tightened: scroll: jank 6 → 2 (measured 1)") {
+		t.Errorf("tighten logs %q", f.logs)
+	}
+	worse := scrollStep()
+	worse.FrameStats.Jank = 9
+	f = &fakeT{}
+	if assert.Budget(f, run("Pixel 7", "14", worse), p) {
+		t.Error("an update that would loosen a budget passed")
+	}
+	if want := "perf budget not loosened: scroll: jank 2 → 10 (measured 9); set PERFGATE_UPDATE=loosen to loosen it in " + p; f.text() != want {
+		t.Errorf("got  %q\nwant %q", f.text(), want)
+	}
+	if file, _ := assert.ReadBudgetFile(p); *file.Steps["scroll"]["jank"].Max != 2 {
+		t.Errorf("refused loosening still wrote jank ≤ %v", *file.Steps["scroll"]["jank"].Max)
+	}
+	t.Setenv(assert.EnvUpdate, "loosen")
+	f = &fakeT{}
+	if !assert.Budget(f, run("Pixel 7", "14", worse), p) || !strings.Contains(strings.Join(f.logs, "\n"), "perf budget loosened: scroll: jank 2 → 10 (measured 9)") {
+		t.Errorf("loosen: %q %q", f.errs, f.logs)
+	}
+}
+
+// A budget file that cannot be written gives a clear error.
+func TestReadOnlyBudgetFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		// root writes through permissions; a file in place of the folder
+		// stands in for an unwritable place.
+		dir := t.TempDir()
+		writeFile(t, dir, "testdata", "a file, not a folder")
+		t.Setenv(assert.EnvUpdate, "1")
+		f := &fakeT{}
+		p := filepath.Join(dir, "testdata", "x.budget.json")
+		if assert.Budget(f, run("Pixel 7", "14", scrollStep()), p) || len(f.errs) != 1 || !strings.Contains(f.errs[0], "perf budget file: mkdir "+filepath.Join(dir, "testdata")+": not a directory") {
+			t.Errorf("got %q", f.errs)
+		}
+		return
+	}
+	dir := t.TempDir()
+	p := writeFile(t, dir, "x.budget.json", goodFile)
+	os.Chmod(dir, 0o555)
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	t.Setenv(assert.EnvUpdate, "1")
+	f := &fakeT{}
+	if assert.Budget(f, run("Pixel 7", "14", scrollStep()), p) || len(f.errs) != 1 || !strings.Contains(f.errs[0], "permission denied") {
+		t.Errorf("got %q", f.errs)
+	}
+}
+
+// Parallel subtests and separate processes updating one file lose
+// nothing: every step any of them recorded is in the file.
+func TestConcurrentUpdates(t *testing.T) {
+	if p := os.Getenv("PERFGATE_TEST_UPDATE_CHILD"); p != "" {
+		return // the child's work is in TestUpdateChild
+	}
+	p := filepath.Join(t.TempDir(), "shared.budget.json")
+	t.Setenv(assert.EnvUpdate, "1")
+	const goroutines, procs = 8, 3
+	var wg sync.WaitGroup
+	for i := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := scrollStep()
+			st.Name = fmt.Sprintf("g%d", i)
+			assert.Budget(&fakeT{}, run("Pixel 7", "14", st), p)
+		}()
+	}
+	var cmds []*exec.Cmd
+	for i := range procs {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestUpdateChild$")
+		cmd.Env = append(os.Environ(), "PERFGATE_TEST_UPDATE_CHILD="+p, fmt.Sprintf("PERFGATE_TEST_CHILD_STEP=p%d", i))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	wg.Wait()
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Errorf("child: %v", err)
+		}
+	}
+	f, err := assert.ReadBudgetFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Steps) != goroutines+procs {
+		t.Errorf("file has %d steps, want %d: %v", len(f.Steps), goroutines+procs, keys(f.Steps))
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestUpdateChild records one step into a shared file when run as
+// TestConcurrentUpdates' child process.
+func TestUpdateChild(t *testing.T) {
+	p := os.Getenv("PERFGATE_TEST_UPDATE_CHILD")
+	if p == "" {
+		t.Skip("runs as a child of TestConcurrentUpdates")
+	}
+	t.Setenv(assert.EnvUpdate, "1")
+	for i := range 5 {
+		st := scrollStep()
+		st.Name = os.Getenv("PERFGATE_TEST_CHILD_STEP")
+		st.FrameStats.Jank = 5 - i // tightening every time: a rewrite each round
+		if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", st), p) {
+			t.Fatal(f.errs)
+		}
+	}
+}
+
+// Under a real *testing.T a broken budget fails the test, reports every
+// line and lets the test run on.
+func TestRealTestingT(t *testing.T) {
+	if os.Getenv("PERFGATE_TEST_REAL_T") == "1" {
+		t.Skip("only runs as a child")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRealTChild$", "-test.v")
+	cmd.Env = append(os.Environ(), "PERFGATE_TEST_REAL_T=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the child passed:\n%s", out)
+	}
+	for _, want := range []string{
+		"budget_real_test.go:14: perf budget exceeded: scroll: jank 5 > 3 (deadline missed; frames at 1.84s 2.10s 2.31s 3.02s 3.40s)",
+		"budget_real_test.go:15: perf budget exceeded: scroll: fps 57.46 < 60 ((n−1)/(t[n−1]−t[0]), gfxinfo)",
+		"after the checks",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("child output lacks %q:\n%s", want, out)
+		}
+	}
+}

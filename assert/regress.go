@@ -1,0 +1,199 @@
+package assert
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/metrics"
+)
+
+func strconvDelta(d float64) string {
+	s := strconv.FormatFloat(d, 'f', 1, 64)
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s + "%"
+}
+
+// gateDefaults are the metrics recorded as baselines when Gate.Metrics is
+// empty.
+var gateDefaults = []string{"frame_time_p50", "frame_time_p95", "jank", "fps", "cpu", "pss_max", "startup_initial"}
+
+// RegressionLine is the gate's one-line report of a regression:
+// "perf regression: scroll: frame_time_p95 18.2ms → 24.9ms (+36.8%, p=0.002, n=10+10)".
+func RegressionLine(step, metric, unit string, c Change) string {
+	return fmt.Sprintf("perf regression: %s: %s %s → %s (%s, p=%.3f, n=%d+%d)", step, metric,
+		formatValue(c.Old.Center, unit), formatValue(c.New.Center, unit), FormatDelta(c.DeltaPct), c.P, c.N1, c.N2)
+}
+
+// NoRegression compares the run with the baselines of a golden budget file
+// (a bare name is under testdata/): for every step and metric with a
+// baseline, the run's iterations of that step ("scroll", "scroll#2", …;
+// see perftest's Session.Repeat) against the recorded ones, with
+// CompareValues. It fails, one line per metric, only when a change is both
+// significant (p < Gate.Alpha) and for the worse by more than
+// Gate.ThresholdPct. Too few iterations to tell, or a baseline recorded on
+// another device model or Android version, is a warning (a failure with
+// Gate.Strict), never a silent pass.
+//
+// With -update or PERFGATE_UPDATE=1 it records this run's iterations as the
+// baselines instead, keeping every budget limit of the file.
+func NoRegression(t TestingT, r Run, path string, g Gate) bool {
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
+	path = budgetPath(path)
+	g = g.withDefaults()
+	runs := iterations(r.Measurements())
+	dev := r.RunDevice()
+	if Updating() {
+		return recordBaselines(t, runs, dev, path, g)
+	}
+	f, err := ReadBudgetFile(path)
+	if err != nil {
+		t.Errorf("%v", err)
+		return false
+	}
+	warn := func(format string, args ...any) {
+		if g.Strict {
+			t.Errorf(format, args...)
+		} else {
+			logf(t, format, args...)
+		}
+	}
+	ok := true
+	compared := 0
+	for _, step := range f.stepNames() {
+		entries := f.Steps[step]
+		for _, name := range metricNames(entries) {
+			b := entries[name].Baseline
+			if b == nil {
+				continue
+			}
+			got := runs.values(step, name)
+			if len(got) == 0 {
+				t.Errorf("perf regression: %s: %s not measured (baseline at %s:%d)", step, name, path, entries[name].Line)
+				ok = false
+				continue
+			}
+			m := runs.metric(step, name)
+			c := CompareValues(b.Values, got, m.Better, g)
+			compared++
+			other := b.Device != dev.Model || b.Android != dev.Android
+			for _, w := range c.Warnings {
+				warn("perf regression gate: warning: %s: %s: %s (n=%d+%d); run more iterations", step, name, w, c.N1, c.N2)
+				ok = ok && !g.Strict
+			}
+			if !c.Regression {
+				continue
+			}
+			line := RegressionLine(step, name, m.Unit, c)
+			if other && !g.AcrossDevices {
+				warn("%s — not failed: the baseline was recorded on %s, Android %s, this run is on %s (set Gate.AcrossDevices to compare)", line, b.Device, b.Android, dev)
+				ok = ok && !g.Strict
+				continue
+			}
+			t.Errorf("%s", line)
+			ok = false
+		}
+	}
+	if compared == 0 && ok {
+		t.Errorf("perf regression gate: %s has no baseline this run measured (run 'go test . -update' to record one)", path)
+		return false
+	}
+	if !ok {
+		t.Errorf("run 'go test . -update' to record a new baseline in %s if the change is intended", path)
+	}
+	return ok
+}
+
+// runValues groups a run's iterations by step (base name) and metric.
+type runValues struct {
+	order []string
+	vals  map[string]map[string][]float64
+	m     map[string]map[string]metrics.Metric
+}
+
+func iterations(ms []Measurement) runValues {
+	rv := runValues{vals: map[string]map[string][]float64{}, m: map[string]map[string]metrics.Metric{}}
+	for _, m := range ms {
+		if m.Missing {
+			continue
+		}
+		step := baseStep(m.Step)
+		if rv.vals[step] == nil {
+			rv.vals[step] = map[string][]float64{}
+			rv.m[step] = map[string]metrics.Metric{}
+			rv.order = append(rv.order, step)
+		}
+		for _, x := range m.Metrics {
+			rv.vals[step][x.Name] = append(rv.vals[step][x.Name], x.Value)
+			rv.m[step][x.Name] = x
+		}
+	}
+	return rv
+}
+
+func (rv runValues) values(step, metric string) []float64 { return rv.vals[step][metric] }
+func (rv runValues) metric(step, metric string) metrics.Metric {
+	return rv.m[step][metric]
+}
+
+// recordBaselines writes the run's iterations as baselines.
+func recordBaselines(t TestingT, runs runValues, dev Device, path string, g Gate) bool {
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
+	var notes []string
+	err := UpdateBudgetFile(path, func(f *File) error {
+		for _, step := range runs.order {
+			entries := f.Steps[step]
+			if entries == nil {
+				entries = map[string]*Entry{}
+				f.Steps[step] = entries
+			}
+			want := g.Metrics
+			if len(want) == 0 {
+				for _, n := range metricNames(entries) {
+					if entries[n].Baseline != nil {
+						want = append(want, n)
+					}
+				}
+			}
+			if len(want) == 0 {
+				want = gateDefaults
+			}
+			for _, n := range want {
+				vals := runs.values(step, n)
+				if len(vals) == 0 || !KnownMetric(n) {
+					continue
+				}
+				m := runs.metric(step, n)
+				e := entries[n]
+				if e == nil {
+					e = &Entry{}
+					entries[n] = e
+				}
+				e.Unit, e.Definition = m.Unit, m.Definition
+				e.Baseline = &Baseline{Values: slices.Clone(vals), Device: dev.Model, Android: dev.Android, API: dev.API, Recorded: time.Now().UTC().Truncate(time.Second)}
+				notes = append(notes, fmt.Sprintf("perf baseline recorded: %s: %s, %d iterations on %s", step, n, len(vals), dev))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("%v", err)
+		return false
+	}
+	for _, n := range notes {
+		logf(t, "%s (%s)", n, path)
+	}
+	if len(notes) == 0 {
+		t.Errorf("perf regression gate: nothing to record in %s: the run measured none of %s", path, strings.Join(gateDefaults, ", "))
+		return false
+	}
+	return true
+}

@@ -1,0 +1,79 @@
+package perftest
+
+import (
+	"strings"
+
+	"github.com/perfgate/perfgate/metrics"
+)
+
+// benchT is *testing.B's ReportMetric.
+type benchT interface {
+	ReportMetric(n float64, unit string)
+}
+
+// reportBench reports each step's metrics to a benchmark in the units
+// benchstat reads (STYLE.md rule 7: "p95-frame-ns", "pss-max-B", "jank").
+// A session of one step reports bare units; with several, each unit is
+// prefixed by the step's name ("scroll-jank"), since one benchmark has one
+// line. Iterations of a step ("scroll#2") are averaged into "scroll".
+func reportBench(b benchT, r *Result) {
+	type acc struct {
+		sum float64
+		n   int
+	}
+	var order []string
+	vals := map[string]*acc{}
+	steps := map[string]bool{}
+	for _, st := range r.Steps {
+		steps[baseName(st.Name)] = true
+	}
+	add := func(step string, m metrics.Metric) {
+		if m.BenchUnit == "" {
+			return
+		}
+		unit := m.BenchUnit
+		if len(steps) > 1 {
+			unit = benchToken(step) + "-" + unit
+		}
+		a := vals[unit]
+		if a == nil {
+			a = &acc{}
+			vals[unit] = a
+			order = append(order, unit)
+		}
+		a.sum += m.Value * m.BenchScale
+		a.n++
+	}
+	for _, st := range r.Steps {
+		for _, m := range st.Metrics() {
+			add(baseName(st.Name), m)
+		}
+	}
+	if len(r.Steps) == 0 && r.Whole != nil {
+		for _, m := range r.Whole.Metrics() {
+			add("session", m)
+		}
+	}
+	for _, u := range order {
+		b.ReportMetric(vals[u].sum/float64(vals[u].n), u)
+	}
+}
+
+// baseName strips a repeat's "#n".
+func baseName(name string) string {
+	if i := strings.LastIndexByte(name, '#'); i > 0 && strings.Trim(name[i+1:], "0123456789") == "" && i+1 < len(name) {
+		return name[:i]
+	}
+	return name
+}
+
+// benchToken makes a step name a unit token: no spaces, '/' or '='.
+func benchToken(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '\t', '\n', '/', '=':
+			return '_'
+		}
+		return r
+	}, s)
+}

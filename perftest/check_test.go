@@ -1,0 +1,125 @@
+package perftest
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+const cpuDef = "app share of device, /proc/stat, /proc/<pid>/stat, /proc/<pid>/task/*/stat"
+
+// boundSession starts a session on the fake device bound to rt, as Start
+// binds one to its test.
+func boundSession(t *testing.T, rt *loggingT) (*Session, *fakeDevice) {
+	t.Helper()
+	f := newFake()
+	s := startFake(t, f, fastConfig(t))
+	s.t = rt
+	register(rt, s)
+	t.Cleanup(func() { unregister(rt, s) })
+	return s, f
+}
+
+// A check called while the session runs waits for Stop and then checks
+// the step that was the most recent when it was called; one called after
+// Stop checks at once. Both report the line assert reports.
+func TestBoundChecks(t *testing.T) {
+	rt := &loggingT{}
+	s, f := boundSession(t, rt)
+	s.Step("scroll", func() { waitTicks(t, f, 5) })
+	if !MaxCPU(rt, 4) || len(rt.errs) != 0 {
+		t.Fatalf("a check on a running session reported before Stop: %q", rt.errs)
+	}
+	s.Step("idle", func() { waitTicks(t, f, 3) })
+	MaxCPUP90(rt, 4)
+	r := s.Stop()
+	want := []string{
+		"perf budget exceeded: scroll: cpu 5% > 4% (" + cpuDef + ")",
+		"perf budget exceeded: idle: cpu_p90 5% > 4% (app share of device, nearest-rank p90 of ticks, /proc/stat, /proc/<pid>/stat, /proc/<pid>/task/*/stat)",
+	}
+	if strings.Join(rt.errs, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(rt.errs, "\n"), strings.Join(want, "\n"))
+	}
+	if p90 := r.Step("scroll").CPU().P90; math.Abs(p90-5) > 1e-9 {
+		t.Errorf("cpu p90 %v, want 5 (every tick 5 %%)", p90)
+	}
+	rt.errs = nil
+	if MaxCPU(rt, 4) || len(rt.errs) != 1 || !strings.HasPrefix(rt.errs[0], "perf budget exceeded: idle: cpu 5% > 4%") {
+		t.Errorf("after Stop: %q", rt.errs)
+	}
+	rt.errs = nil
+	if !MaxCPU(rt, 6) || !NoCrash(rt) || len(rt.errs) != 0 {
+		t.Errorf("within budget after Stop: %q", rt.errs)
+	}
+}
+
+// Without named steps the checks read the whole session.
+func TestBoundChecksWholeSession(t *testing.T) {
+	rt := &loggingT{}
+	s, f := boundSession(t, rt)
+	waitTicks(t, f, 6)
+	r := s.Stop()
+	if r.Whole == nil || r.Whole.Name != "session" || r.Whole.CPUStats.Intervals < 5 {
+		t.Fatalf("whole session %+v", r.Whole)
+	}
+	MaxCPU(rt, 4)
+	if want := "perf budget exceeded: session: cpu 5% > 4% (" + cpuDef + ")"; len(rt.errs) != 1 || rt.errs[0] != want {
+		t.Errorf("got %q, want %q", rt.errs, want)
+	}
+}
+
+func TestBoundCheckWithoutSession(t *testing.T) {
+	rt := &loggingT{}
+	if MaxJank(rt, 3) {
+		t.Error("a check with no session passed")
+	}
+	if want := "perftest.MaxJank: this test has no session: call perftest.Start(t, …) first"; len(rt.errs) != 1 || rt.errs[0] != want {
+		t.Errorf("got %q", rt.errs)
+	}
+}
+
+// Repeat records n iterations under the names a repeated step gets.
+func TestRepeat(t *testing.T) {
+	f := newFake()
+	s := startFake(t, f, fastConfig(t))
+	var seen []int
+	s.Repeat("scroll", 3, func(i int) { seen = append(seen, i); waitTicks(t, f, 2) })
+	r := s.Stop()
+	var names []string
+	for _, st := range r.Steps {
+		names = append(names, st.Name)
+	}
+	if strings.Join(names, ",") != "scroll,scroll#2,scroll#3" || len(seen) != 3 || seen[2] != 2 {
+		t.Errorf("steps %v, iterations %v", names, seen)
+	}
+}
+
+// benchRecorder stands in for *testing.B.
+type benchRecorder struct {
+	loggingT
+	metrics map[string]float64
+}
+
+func (b *benchRecorder) ReportMetric(n float64, unit string) { b.metrics[unit] = n }
+
+// Under a benchmark each step's metrics are reported in benchstat units,
+// prefixed by the step when there are several; iterations are averaged.
+func TestReportMetric(t *testing.T) {
+	b := &benchRecorder{metrics: map[string]float64{}}
+	f := newFake()
+	s := startFake(t, f, fastConfig(t))
+	s.t = b
+	s.Repeat("scroll", 2, func(int) { waitTicks(t, f, 3) })
+	s.Step("idle", func() { waitTicks(t, f, 3) })
+	s.Stop()
+	for unit, want := range map[string]float64{"scroll-app-cpu-%": 5, "idle-app-cpu-%": 5, "scroll-pss-max-B": 13000 * 1024, "idle-device-cpu-%": 25} {
+		if got, ok := b.metrics[unit]; !ok || math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s = %v (reported: %v), want %v", unit, got, ok, want)
+		}
+	}
+	for unit := range b.metrics {
+		if strings.ContainsAny(unit, " /=") && !strings.HasSuffix(unit, "-B/min") {
+			t.Errorf("unit %q is not a benchstat token", unit)
+		}
+	}
+}
