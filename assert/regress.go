@@ -67,6 +67,9 @@ func NoRegression(t TestingT, r Run, path string, g Gate) bool {
 	ok := true
 	compared := 0
 	for _, step := range f.stepNames() {
+		if len(g.Steps) > 0 && !slices.Contains(g.Steps, step) {
+			continue
+		}
 		entries := f.Steps[step]
 		for _, name := range metricNames(entries) {
 			b := entries[name].Baseline
@@ -150,6 +153,9 @@ func recordBaselines(t TestingT, runs runValues, dev Device, path string, g Gate
 	var notes []string
 	err := UpdateBudgetFile(path, func(f *File) error {
 		for _, step := range runs.order {
+			if len(g.Steps) > 0 && !slices.Contains(g.Steps, step) {
+				continue
+			}
 			entries := f.Steps[step]
 			if entries == nil {
 				entries = map[string]*Entry{}

@@ -176,3 +176,22 @@ func TestNoRegressionWithoutBaseline(t *testing.T) {
 		t.Errorf("got %q", f.text())
 	}
 }
+
+// Gate.Steps limits recording and checking to the named steps.
+func TestGateSteps(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "b.json")
+	launch := scrollStep()
+	launch.Name = "launch"
+	r := run("Pixel 7", "14", append([]*perftest.Step{launch}, stepsOf([]float64{18, 18.2, 18.1, 18.3}, 58)...)...)
+	t.Setenv(assert.EnvUpdate, "1")
+	if f := (&fakeT{}); !assert.NoRegression(f, r, p, assert.Gate{Steps: []string{"scroll"}, Metrics: []string{"frame_time_p95"}}) {
+		t.Fatal(f.errs)
+	}
+	file, err := assert.ReadBudgetFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, has := file.Steps["launch"]; has || file.Steps["scroll"]["frame_time_p95"] == nil {
+		t.Errorf("recorded steps %v, want only scroll", keys(file.Steps))
+	}
+}

@@ -27,6 +27,9 @@ type Gate struct {
 	// startup_initial, where measured. Checking compares every metric the
 	// file has a baseline for.
 	Metrics []string
+	// Steps limits the gate to these steps (base names); default every
+	// step with a baseline (checking) or every step of the run (recording).
+	Steps []string
 	// Strict turns warnings (too few iterations to decide, another
 	// device) into failures.
 	Strict bool

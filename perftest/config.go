@@ -120,6 +120,10 @@ func WithCollectors(cs ...Collector) Option {
 // WithInterval sets the cheap-lane tick interval.
 func WithInterval(d time.Duration) Option { return func(c *Config) { c.Interval = d } }
 
+// WithSlowInterval sets the time between `dumpsys meminfo` reads (default
+// 1 s); shorter gives memory growth more points on short steps.
+func WithSlowInterval(d time.Duration) Option { return func(c *Config) { c.SlowInterval = d } }
+
 // WithFrameSource forces a frame source.
 func WithFrameSource(s FrameSource) Option { return func(c *Config) { c.FrameSource = s } }
 

@@ -317,6 +317,20 @@ func (w *World) Pm(args []string, stdout, stderr io.Writer) int {
 		all = append(all, pkg{p.name, p.uid, p.path, !strings.HasPrefix(p.path, "/data/")})
 	}
 	switch args[0] {
+	case "resolve-activity":
+		// `cmd package resolve-activity [--brief] [-c CATEGORY] PACKAGE`:
+		// the app's launcher activity, in the two-line --brief form.
+		if len(args) < 2 {
+			fmt.Fprintln(stderr, "Error: no package specified")
+			return 1
+		}
+		if args[len(args)-1] != w.wl.Package {
+			fmt.Fprintln(stdout, "No activity found")
+			return 0
+		}
+		fmt.Fprintln(stdout, "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true")
+		fmt.Fprintln(stdout, w.wl.shortComponent())
+		return 0
 	case "path":
 		if len(args) < 2 {
 			fmt.Fprintln(stderr, "Error: no package specified")

@@ -1,0 +1,36 @@
+package perftest
+
+// AddStartup records an app start in the open step, or in the most recent
+// step when none is open. Starts of one kind recorded in one step add up
+// as iterations: the figures become the nearest-rank medians of them all,
+// and full display is kept only when every launch reported it.
+func (s *Session) AddStartup(st StartupStats) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	step := s.cur
+	if step == nil && len(s.res.Steps) > 0 {
+		step = s.res.Steps[len(s.res.Steps)-1]
+	}
+	if step == nil {
+		return
+	}
+	if old := step.Startup; old != nil && old.Kind == st.Kind {
+		st.Iterations = append(append([]StartupSample(nil), old.Iterations...), st.Iterations...)
+	}
+	var total, full []float64
+	for _, it := range st.Iterations {
+		total = append(total, float64(it.TotalTimeMs))
+		if it.FullyDrawnMs > 0 {
+			full = append(full, float64(it.FullyDrawnMs))
+		}
+	}
+	st.InitialDisplayMs = nearestRank(total, 50)
+	st.FullDisplayMs = 0
+	if len(full) == len(st.Iterations) {
+		st.FullDisplayMs = nearestRank(full, 50)
+	}
+	step.Startup = &st
+}

@@ -1,0 +1,57 @@
+package scenario_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/scenario"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// Measure the cold start of the simulated phone's slow-start app, the way
+// Macrobenchmark does.
+func ExampleMeasureStartup() {
+	wl, _ := simdevice.Preset("slow-start")
+	sim, _ := simdevice.New(simdevice.Config{Workload: wl})
+	defer sim.Close()
+	srv := adbtest.NewServer(sim)
+	defer srv.Close()
+	ctx := context.Background()
+	dev, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := scenario.MeasureStartup(ctx, dev, wl.Package, scenario.Cold, scenario.StartupOptions{FullyDrawn: 4 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s start: initial display %d ms, full display %d ms\n", s.LaunchState, s.TotalTimeMs, s.FullyDrawnMs)
+	// Output:
+	// COLD start: initial display 2500 ms, full display 3100 ms
+}
+
+// Drive the simulated phone's app through its uiautomator2 server.
+func ExampleConnect() {
+	sim, _ := simdevice.New(simdevice.Config{})
+	defer sim.Close()
+	srv := adbtest.NewServer(sim)
+	defer srv.Close()
+	ctx := context.Background()
+	dev, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr})
+	if err != nil {
+		log.Fatal(err)
+	}
+	d, err := scenario.Connect(ctx, dev, scenario.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer d.Close()
+	w, h := d.Size()
+	fmt.Printf("screen %dx%d\n", w, h)
+	// Output:
+	// screen 1080x2400
+}

@@ -1,0 +1,181 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/perftest"
+)
+
+// TestingT is the part of *testing.T a scenario needs.
+type TestingT = perftest.TestingT
+
+// Scenario binds a uiautomator2 Driver to a perftest session, so every
+// step of actions is measured.
+type Scenario struct {
+	t       TestingT
+	pkg     string
+	dev     *adbx.Device
+	driver  *Driver
+	session *perftest.Session
+	name    string
+	results string
+	// ActionTimeout bounds each action; default 60 s.
+	ActionTimeout time.Duration
+}
+
+type scenarioKey struct{}
+
+func scenarioOf(ctx context.Context) *Scenario {
+	sc, _ := ctx.Value(scenarioKey{}).(*Scenario)
+	return sc
+}
+
+// Start connects to the device's uiautomator2 server and starts measuring
+// pkg (the app need not run yet: a Launch step starts it). Options are
+// perftest's. A scenario that cannot start fails the test at once; the
+// session stops and the driver closes at the test's cleanup.
+func Start(t TestingT, dev *adbx.Device, pkg string, opts ...perftest.Option) *Scenario {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	drv, err := Connect(ctx, dev, Options{})
+	if err != nil {
+		t.Errorf("%v", err)
+		t.FailNow()
+		return nil
+	}
+	opts = append([]perftest.Option{perftest.WithConfig(perftest.Config{WaitForApp: true}), perftest.App(pkg)}, opts...)
+	var cfg perftest.Config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s := perftest.Start(t, dev, opts...)
+	if s == nil {
+		drv.Close()
+		return nil
+	}
+	sc := &Scenario{t: t, pkg: pkg, dev: dev, driver: drv, session: s, results: resultsDir(cfg)}
+	if n, ok := t.(interface{ Name() string }); ok {
+		sc.name = n.Name()
+	}
+	if c, ok := t.(interface{ Cleanup(func()) }); ok {
+		c.Cleanup(func() { sc.Stop() })
+	}
+	return sc
+}
+
+// resultsDir is where perftest writes Results, so screenshots land beside
+// them.
+func resultsDir(cfg perftest.Config) string {
+	switch {
+	case cfg.ResultFile != "" && cfg.ResultFile != "-":
+		return filepath.Dir(cfg.ResultFile)
+	case cfg.ResultsDir != "":
+		return cfg.ResultsDir
+	case os.Getenv("PERFGATE_RESULTS") != "":
+		return os.Getenv("PERFGATE_RESULTS")
+	}
+	return filepath.Join("testdata", "perf-results")
+}
+
+// Driver is the scenario's uiautomator2 driver.
+func (sc *Scenario) Driver() *Driver { return sc.driver }
+
+// Session is the scenario's perftest session.
+func (sc *Scenario) Session() *perftest.Session { return sc.session }
+
+// Step runs actions, in order, as the measured step name. An action that
+// fails reports the step, the action and why, saves a screenshot into the
+// results directory, and skips the step's remaining actions; the test goes
+// on. It returns whether every action succeeded.
+func (sc *Scenario) Step(name string, actions ...Action) bool {
+	if h, ok := sc.t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	var failed error
+	var which Action
+	sc.session.Step(name, func() {
+		for _, a := range actions {
+			timeout := sc.ActionTimeout
+			if timeout <= 0 {
+				timeout = 60 * time.Second
+			}
+			ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), scenarioKey{}, sc), timeout)
+			err := a.Do(ctx, sc.driver)
+			cancel()
+			if err != nil {
+				failed, which = err, a
+				return
+			}
+		}
+	})
+	if failed == nil {
+		return true
+	}
+	msg := fmt.Sprintf("scenario step %q: %s: %v", name, which, failed)
+	if shot, err := sc.screenshot(name); err == nil {
+		msg += " (screenshot " + shot + ")"
+	} else {
+		msg += fmt.Sprintf(" (no screenshot: %v)", err)
+	}
+	sc.t.Errorf("%s", msg)
+	return false
+}
+
+// Do runs fn as the measured step name, for steps the actions do not
+// cover; an error fails like an action's.
+func (sc *Scenario) Do(name string, fn func(ctx context.Context, d *Driver) error) bool {
+	if h, ok := sc.t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	return sc.Step(name, Func(name, fn))
+}
+
+// screenshot saves the screen as <test>__<step>.png in the results
+// directory.
+func (sc *Scenario) screenshot(step string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	png, err := sc.driver.Screenshot(ctx)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(sc.results, 0o755); err != nil {
+		return "", err
+	}
+	p := filepath.Join(sc.results, fileName(sc.name+"__"+step)+".png")
+	return p, os.WriteFile(p, png, 0o644)
+}
+
+// fileName makes a test and step name safe as a file name.
+func fileName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '-' || r == '_' || r == '.' || r == '#' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, strings.TrimLeft(s, "."))
+}
+
+// Stop stops the session and closes the driver, and returns the Result.
+// It is safe to call more than once.
+func (sc *Scenario) Stop() *perftest.Result {
+	if sc == nil {
+		return &perftest.Result{Schema: perftest.Schema}
+	}
+	r := sc.session.Stop()
+	if sc.driver != nil {
+		sc.driver.Close()
+		sc.driver = nil
+	}
+	return r
+}

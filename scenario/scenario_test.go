@@ -1,0 +1,206 @@
+package scenario_test
+
+import (
+	"errors"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/scenario"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// Every action, through both endpoints, against the simulated phone's
+// ground truth: a launch shows the app after the workload's startup time,
+// tapping "Stop" stops its frames, swiping scrolls and renders frames,
+// BACK and HOME leave the app, a wait finds what is there.
+func TestActions(t *testing.T) {
+	for _, ep := range endpoints {
+		t.Run(ep.name, func(t *testing.T) {
+			p := newPhone(t, ep, "smooth-scroll", nil)
+			results := t.TempDir()
+			sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(results), perftest.WithInterval(50*time.Millisecond))
+			if !sc.Step("launch", scenario.Launch(scenario.Cold), scenario.WaitFor(scenario.Text("Scroll"), 3*time.Second)) {
+				t.FailNow()
+			}
+			sc.Step("stop", scenario.Tap(scenario.Text("Stop")), scenario.Sleep(500*time.Millisecond))
+			sc.Step("scroll", scenario.Swipe(scenario.Up, 3))
+			sc.Step("fling", scenario.Fling(scenario.Up), scenario.Sleep(300*time.Millisecond))
+			sc.Step("tap id", scenario.Tap(scenario.ID(p.pkg+":id/stop")), scenario.Tap(scenario.Desc("feed")), scenario.TapAt(200, 2270))
+			sc.Step("back", scenario.Back(), scenario.Sleep(300*time.Millisecond))
+			r := sc.Stop()
+
+			truth := p.sim.World().Truth()
+			if len(truth.Startups) != 1 || truth.Startups[0].Kind != "COLD" {
+				t.Fatalf("startups %+v, want one cold launch", truth.Startups)
+			}
+			launch := r.Step("launch").Startup
+			if launch == nil || launch.InitialDisplayMs != float64(truth.Startups[0].Displayed.Milliseconds()) || launch.Iterations[0].DisplayedMs != 650 {
+				t.Errorf("launch startup %+v, truth %v", launch, truth.Startups[0].Displayed)
+			}
+			// After "Stop" the app renders nothing until the swipe.
+			stop, scroll := r.Step("stop"), r.Step("scroll")
+			if n := truthFramesIn(p.sim, stop.DeviceStartNs+int64(100*time.Millisecond), stop.DeviceEndNs); n != 0 {
+				t.Errorf("%d frames after tapping Stop, want none", n)
+			}
+			if got, want := scroll.Frames().Frames, truthFramesIn(p.sim, scroll.DeviceStartNs, scroll.DeviceEndNs); got == 0 || got != want {
+				t.Errorf("scroll step: %d frames measured, the phone rendered %d", got, want)
+			}
+			// Tapping Stop by id stops the scroll that TapAt(Scroll) restarts.
+			tap := r.Step("tap id")
+			if n := truthFramesIn(p.sim, tap.DeviceEndNs-int64(50*time.Millisecond), tap.DeviceEndNs); n == 0 {
+				t.Errorf("no frames after tapping the Scroll button by coordinates")
+			}
+			back := r.Step("back")
+			if n := truthFramesIn(p.sim, back.DeviceStartNs+int64(150*time.Millisecond), back.DeviceEndNs); n != 0 {
+				t.Errorf("%d frames after BACK, want none: the app left the screen", n)
+			}
+			var names []string
+			for _, st := range r.Steps {
+				names = append(names, st.Name)
+			}
+			if got := strings.Join(names, ","); got != "launch,stop,scroll,fling,tap id,back" {
+				t.Errorf("steps %s", got)
+			}
+		})
+	}
+}
+
+// truthFramesIn counts the frames the phone rendered with intended vsync
+// in [from, to).
+func truthFramesIn(sim *simdevice.Device, from, to int64) int {
+	n := 0
+	for _, f := range sim.World().TruthFrames() {
+		if f.IntendedVsync >= from && f.IntendedVsync < to {
+			n++
+		}
+	}
+	return n
+}
+
+// A janky workload janks while it scrolls; a crash-on-tap one dies.
+func TestJankAndCrash(t *testing.T) {
+	ep := endpoints[0]
+	p := newPhone(t, ep, "crash-on-tap", nil)
+	sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()))
+	sc.Step("launch", scenario.Launch(scenario.Cold))
+	sc.Step("crash", scenario.Tap(scenario.Text("Crash")), scenario.Sleep(800*time.Millisecond))
+	r := sc.Stop()
+	if !r.Step("crash").Crashed() || p.sim.World().Truth().Crashes != 1 {
+		t.Errorf("crash step crashed=%v, the phone crashed %d times", r.Step("crash").Crashed(), p.sim.World().Truth().Crashes)
+	}
+}
+
+// An element that never appears fails the step with the selector and the
+// wait, saves a screenshot beside the results, and the test goes on.
+func TestElementNotFound(t *testing.T) {
+	for _, ep := range endpoints {
+		t.Run(ep.name, func(t *testing.T) {
+			p := newPhone(t, ep, "smooth-scroll", nil)
+			results := t.TempDir()
+			ft := &fakeT{}
+			sc := scenario.Start(ft, p.dev, p.pkg, perftest.WithResultsDir(results))
+			if sc == nil {
+				t.Fatalf("start: %q", ft.errs)
+			}
+			sc.Step("launch", scenario.Launch(scenario.Hot))
+			ok := sc.Step("open", scenario.WaitFor(scenario.Text("Settings"), 700*time.Millisecond), scenario.Tap(scenario.Text("Stop")))
+			if ok {
+				t.Fatal("waiting for a missing element succeeded")
+			}
+			shot := filepath.Join(results, "__open.png")
+			want := `scenario step "open": wait for text "Settings": scenario wait: element not found: text "Settings" within 700ms (screenshot ` + shot + ")"
+			if len(ft.errs) != 1 || ft.errs[0] != want || ft.failNow {
+				t.Fatalf("got %q\nwant %q", ft.errs, want)
+			}
+			f, err := os.Open(shot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := png.Decode(f); err != nil {
+				t.Errorf("screenshot is not a PNG: %v", err)
+			}
+			// The step's other actions were skipped: Stop was never tapped,
+			// so the app still scrolls.
+			sc.Step("after", scenario.Sleep(300*time.Millisecond))
+			r := sc.Stop()
+			if r.Step("after").Frames().Frames == 0 {
+				t.Errorf("the app stopped: an action after the failing one ran")
+			}
+			if len(r.Steps) != 3 {
+				t.Errorf("steps %d, want launch, open, after", len(r.Steps))
+			}
+		})
+	}
+}
+
+// A device without a uiautomator2 server: Connect says what is missing and
+// how to install and start it.
+func TestServerNotRunning(t *testing.T) {
+	for _, ep := range endpoints {
+		t.Run(ep.name, func(t *testing.T) {
+			dev := &adbtest.FakeDevice{SerialNo: "bare-phone", Commands: map[string]adbtest.FakeResult{
+				"pm list packages io.appium.uiautomator2": {Stdout: "package:io.appium.uiautomator2.server\n"},
+			}}
+			opt, _ := ep.serve(t, dev)
+			d := openWith(t, opt)
+			_, err := scenario.Connect(ctxT(t, 20*time.Second), d, scenario.Options{})
+			if !errors.Is(err, scenario.ErrServerNotRunning) {
+				t.Fatalf("error %v, want ErrServerNotRunning", err)
+			}
+			for _, want := range []string{
+				"The device lacks io.appium.uiautomator2.server.test. Install the Appium UiAutomator2 server",
+				"adb install -r -g appium-uiautomator2-server-debug-androidTest.apk",
+				"adb shell am instrument -w -e disableAnalytics true io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner",
+			} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error lacks %q:\n%v", want, err)
+				}
+			}
+			// Under Start the same error fails the test at once.
+			ft := &fakeT{}
+			if sc := scenario.Start(ft, d, "com.perfgate.demo"); sc != nil || !ft.failNow || len(ft.errs) != 1 {
+				t.Errorf("Start on a bare phone: %v %q", ft.failNow, ft.errs)
+			}
+		})
+	}
+}
+
+// A device that vanishes mid-scenario fails the action with a clear error
+// instead of hanging, and the Result keeps what was measured.
+func TestDeviceGone(t *testing.T) {
+	for _, ep := range endpoints {
+		t.Run(ep.name, func(t *testing.T) {
+			p := newPhone(t, ep, "smooth-scroll", nil)
+			ft := &fakeT{}
+			sc := scenario.Start(ft, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()))
+			if sc == nil {
+				t.Fatalf("start: %q", ft.errs)
+			}
+			sc.ActionTimeout = 5 * time.Second
+			sc.Step("launch", scenario.Launch(scenario.Cold))
+			p.drop()
+			p.sim.Close()
+			start := time.Now()
+			if sc.Step("scroll", scenario.Swipe(scenario.Up, 2)) {
+				t.Fatal("a swipe on a vanished device succeeded")
+			}
+			if took := time.Since(start); took > 15*time.Second {
+				t.Errorf("the failing step took %v", took)
+			}
+			if !strings.HasPrefix(ft.errs[len(ft.errs)-1], `scenario step "scroll": swipe up ×2: scenario swipe up ×2: `) {
+				t.Errorf("error %q", ft.errs[len(ft.errs)-1])
+			}
+			r := sc.Stop()
+			if r.Step("launch").Startup == nil {
+				t.Errorf("the launch measured before the device went is lost")
+			}
+		})
+	}
+}

@@ -1,0 +1,239 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest"
+)
+
+// StartKind is how much of the app exists before a launch, as
+// Macrobenchmark's StartupMode names it.
+type StartKind string
+
+const (
+	// Cold: no process; `am force-stop` first.
+	Cold StartKind = "cold"
+	// Warm: the process lives, the activity was destroyed (BACK).
+	Warm StartKind = "warm"
+	// Hot: the activity lives in the background (HOME) and comes back.
+	Hot StartKind = "hot"
+)
+
+// StartupOptions shape MeasureStartup.
+type StartupOptions struct {
+	// Activity to start, ".MainActivity" or a full class name; default the
+	// package's launcher activity.
+	Activity string
+	// FullyDrawn is how long to wait after Displayed for the app's
+	// "Fully drawn" (reportFullyDrawn); 0 does not wait for it.
+	FullyDrawn time.Duration
+}
+
+// MeasureStartup prepares the app for a kind of start (cold: force-stop;
+// warm: running, activity finished with BACK; hot: running, in the
+// background with HOME), launches it with `am start -W`, and reads the
+// time to initial display (TotalTime, checked against logcat's
+// "Displayed") and, when asked, to full display (logcat's "Fully drawn").
+func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind StartKind, o StartupOptions) (perftest.StartupSample, error) {
+	var s perftest.StartupSample
+	if err := adbx.ValidatePackage(pkg); err != nil {
+		return s, fmt.Errorf("scenario startup: %w", err)
+	}
+	component, err := resolveActivity(ctx, dev, pkg, o.Activity)
+	if err != nil {
+		return s, err
+	}
+	start := "am start -W -n " + adbx.Quote(component)
+	run := func(cmd string) (string, error) {
+		r, err := dev.Shell(ctx, cmd)
+		if err != nil {
+			return "", fmt.Errorf("scenario startup: %s: %w", cmd, err)
+		}
+		if r.ExitCode != 0 {
+			return "", fmt.Errorf("scenario startup: %s: exit %d: %s", cmd, r.ExitCode, strings.TrimSpace(string(r.Stdout)+string(r.Stderr)))
+		}
+		return string(r.Stdout), nil
+	}
+	switch kind {
+	case Cold:
+		if _, err := run("am force-stop " + pkg); err != nil {
+			return s, err
+		}
+	case Warm, Hot:
+		// The app must be up and shown before it can be sent away.
+		out, err := run(start)
+		if err != nil {
+			return s, err
+		}
+		if _, err := metrics.ParseAmStart([]byte(out)); err != nil {
+			return s, fmt.Errorf("scenario startup: %s: %w", start, err)
+		}
+		if err := sleep(ctx, 300*time.Millisecond); err != nil {
+			return s, err
+		}
+		key := "KEYCODE_BACK"
+		if kind == Hot {
+			key = "KEYCODE_HOME"
+		}
+		if _, err := run("input keyevent " + key); err != nil {
+			return s, err
+		}
+		if err := sleep(ctx, 300*time.Millisecond); err != nil {
+			return s, err
+		}
+	default:
+		return s, fmt.Errorf("scenario startup: kind %q, want cold, warm or hot", kind)
+	}
+	before, err := startupLog(ctx, dev, component)
+	if err != nil {
+		return s, err
+	}
+	out, err := run(start)
+	if err != nil {
+		return s, err
+	}
+	am, err := metrics.ParseAmStart([]byte(out))
+	if err != nil {
+		return s, fmt.Errorf("scenario startup: %s: %w: %q", start, err, strings.TrimSpace(out))
+	}
+	if am.TotalTimeMS < 0 {
+		return s, fmt.Errorf("scenario startup: %s gave no TotalTime (status %s): %q", start, am.Status, strings.TrimSpace(out))
+	}
+	s.TotalTimeMs, s.WaitTimeMs, s.LaunchState = am.TotalTimeMS, max(am.WaitTimeMS, 0), am.LaunchState
+	// Displayed is logged when the first frame is, which am start -W waits
+	// for; Fully drawn comes when the app says so.
+	deadline := time.Now().Add(2*time.Second + o.FullyDrawn)
+	for {
+		after, err := startupLog(ctx, dev, component)
+		if err != nil {
+			return s, err
+		}
+		for _, e := range after[min(len(before), len(after)):] {
+			switch {
+			case e.FullyDrawn && s.FullyDrawnMs == 0:
+				s.FullyDrawnMs = e.Duration.Milliseconds()
+			case !e.FullyDrawn && s.DisplayedMs == 0:
+				s.DisplayedMs = e.Duration.Milliseconds()
+			}
+		}
+		if s.DisplayedMs > 0 && (o.FullyDrawn <= 0 || s.FullyDrawnMs > 0) || time.Now().After(deadline) {
+			break
+		}
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// startupLog returns the Displayed and Fully drawn lines logcat holds for
+// component. New ones are those past the count read before a launch.
+func startupLog(ctx context.Context, dev *adbx.Device, component string) ([]metrics.LogcatDisplayed, error) {
+	r, err := dev.Shell(ctx, "logcat -d -v threadtime -b main,system")
+	if err != nil {
+		return nil, fmt.Errorf("scenario startup: logcat: %w", err)
+	}
+	entries, err := metrics.ParseLogcat(r.Stdout)
+	if err != nil {
+		return nil, fmt.Errorf("scenario startup: logcat: %w", err)
+	}
+	pkg, _, _ := strings.Cut(component, "/")
+	var out []metrics.LogcatDisplayed
+	for _, d := range metrics.LogcatStartups(entries) {
+		if strings.HasPrefix(d.Component, pkg+"/") {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// resolveActivity returns "pkg/activity", asking the package manager for
+// the launcher activity when none is given.
+func resolveActivity(ctx context.Context, dev *adbx.Device, pkg, activity string) (string, error) {
+	if activity != "" {
+		if strings.ContainsAny(activity, " \t\n;&|'\"$`\\") {
+			return "", fmt.Errorf("scenario startup: activity %q is not a class name", activity)
+		}
+		if strings.Contains(activity, "/") {
+			return activity, nil
+		}
+		return pkg + "/" + activity, nil
+	}
+	cmd := "cmd package resolve-activity --brief -c android.intent.category.LAUNCHER " + pkg
+	r, err := dev.Shell(ctx, cmd)
+	if err != nil {
+		return "", fmt.Errorf("scenario startup: %s: %w", cmd, err)
+	}
+	lines := strings.Fields(string(r.Stdout))
+	if len(lines) > 0 && strings.HasPrefix(lines[len(lines)-1], pkg+"/") {
+		return lines[len(lines)-1], nil
+	}
+	if uid, err := dev.AppUID(ctx, pkg); err != nil || uid < 0 {
+		if err == nil {
+			err = adbx.ErrAppNotInstalled
+		}
+		return "", fmt.Errorf("scenario startup: %s: %w", pkg, err)
+	}
+	return "", fmt.Errorf("scenario startup: %s found no launcher activity: %q", cmd, strings.TrimSpace(string(r.Stdout)+string(r.Stderr)))
+}
+
+// StartupStatsOf turns launches into a step's figures: each the median of
+// the launches by the nearest-rank method (DESIGN.md percentiles), and
+// full display only when every launch reported it.
+func StartupStatsOf(kind StartKind, samples []perftest.StartupSample) perftest.StartupStats {
+	st := perftest.StartupStats{Kind: string(kind), Source: metrics.AmStartSource + " TotalTime; logcat Fully drawn", Iterations: samples}
+	var total, full []float64
+	for _, s := range samples {
+		total = append(total, float64(s.TotalTimeMs))
+		if s.FullyDrawnMs > 0 {
+			full = append(full, float64(s.FullyDrawnMs))
+		}
+	}
+	st.InitialDisplayMs = median(total)
+	if len(full) == len(samples) {
+		st.FullDisplayMs = median(full)
+	}
+	return st
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[(len(s)+1)/2-1]
+}
+
+// Launch launches the app the scenario measures once, the way kind says,
+// and records the startup in the step. See LaunchWith for iterations.
+func Launch(kind StartKind) Action { return LaunchWith(kind, 1, StartupOptions{}) }
+
+// LaunchWith launches the app n times the way kind says and records every
+// launch in the step; the step's startup figures are the medians.
+func LaunchWith(kind StartKind, n int, o StartupOptions) Action {
+	name := fmt.Sprintf("launch %s ×%d", kind, n)
+	return action{name, func(ctx context.Context, d *Driver) error {
+		sc := scenarioOf(ctx)
+		if sc == nil {
+			return errors.New("scenario " + name + ": runs only as a step of a Scenario (it records startup into the step)")
+		}
+		var samples []perftest.StartupSample
+		for range n {
+			s, err := MeasureStartup(ctx, d.dev, sc.pkg, kind, o)
+			if err != nil {
+				return err
+			}
+			samples = append(samples, s)
+		}
+		sc.session.AddStartup(StartupStatsOf(kind, samples))
+		return nil
+	}}
+}

@@ -1,0 +1,118 @@
+package scenario_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/scenario"
+)
+
+// Cold, warm and hot starts measure what the phone's workload says they
+// take (650, 320 and 120 ms; Fully drawn 900 ms when cold), through both
+// endpoints, and match the phone's own record of each launch.
+func TestMeasureStartup(t *testing.T) {
+	for _, ep := range endpoints {
+		t.Run(ep.name, func(t *testing.T) {
+			p := newPhone(t, ep, "smooth-scroll", nil)
+			ctx := ctxT(t, 60*time.Second)
+			cases := []struct {
+				kind          scenario.StartKind
+				state         string
+				total, fully  int64
+				waitFullDrawn time.Duration
+			}{
+				{scenario.Cold, "COLD", 650, 900, 2 * time.Second},
+				{scenario.Cold, "COLD", 650, 0, 0}, // not waiting for Fully drawn
+				{scenario.Warm, "WARM", 320, 0, 0},
+				{scenario.Hot, "HOT", 120, 0, 0},
+			}
+			for _, c := range cases {
+				s, err := scenario.MeasureStartup(ctx, p.dev, p.pkg, c.kind, scenario.StartupOptions{FullyDrawn: c.waitFullDrawn})
+				if err != nil {
+					t.Fatalf("%s: %v", c.kind, err)
+				}
+				truth := p.sim.World().Truth().Startups
+				last := truth[len(truth)-1]
+				if last.Kind != c.state || s.LaunchState != c.state {
+					t.Errorf("%s: launch state %q, phone %q, want %q", c.kind, s.LaunchState, last.Kind, c.state)
+				}
+				if s.TotalTimeMs != c.total || s.DisplayedMs != c.total || last.Displayed != time.Duration(c.total)*time.Millisecond {
+					t.Errorf("%s: TotalTime %d Displayed %d, phone %v, want %d ms", c.kind, s.TotalTimeMs, s.DisplayedMs, last.Displayed, c.total)
+				}
+				if c.fully > 0 && s.FullyDrawnMs != last.FullyDrawn.Milliseconds() || s.FullyDrawnMs != c.fully && c.fully > 0 {
+					t.Errorf("%s: Fully drawn %d, phone %v, want %d", c.kind, s.FullyDrawnMs, last.FullyDrawn, c.fully)
+				}
+			}
+		})
+	}
+}
+
+// Iterations: five cold launches in one step give five samples whose
+// median is the step's figure, and a slow-start app fails MaxStartup.
+func TestLaunchIterationsAndMaxStartup(t *testing.T) {
+	p := newPhone(t, endpoints[0], "slow-start", nil)
+	sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()))
+	sc.Step("launch", scenario.LaunchWith(scenario.Cold, 3, scenario.StartupOptions{FullyDrawn: 4 * time.Second}))
+	r := sc.Stop()
+	st := r.Step("launch").Startup
+	if st == nil || len(st.Iterations) != 3 || st.InitialDisplayMs != 2500 || st.FullDisplayMs != 3100 || st.Kind != "cold" {
+		t.Fatalf("startup %+v", st)
+	}
+	if n := len(p.sim.World().Truth().Startups); n != 3 {
+		t.Errorf("the phone saw %d launches", n)
+	}
+	ft := &fakeT{}
+	if assert.MaxStartup(ft, r.Step("launch"), time.Second) {
+		t.Error("a 2.5 s cold start passed a 1 s budget")
+	}
+	want := "perf budget exceeded: launch: startup_initial 2500ms > 1000ms (time to initial display, cold start, am start -W TotalTime; logcat Fully drawn, median of 3)"
+	if len(ft.errs) != 1 || ft.errs[0] != want {
+		t.Errorf("got %q\nwant %q", ft.errs, want)
+	}
+	if !assert.MaxFullDisplay(&fakeT{}, r.Step("launch"), 3200*time.Millisecond) {
+		t.Error("full display 3.1 s failed a 3.2 s budget")
+	}
+}
+
+func TestStartupStatsOf(t *testing.T) {
+	st := scenario.StartupStatsOf(scenario.Cold, []perftest.StartupSample{
+		{TotalTimeMs: 700, FullyDrawnMs: 950}, {TotalTimeMs: 640, FullyDrawnMs: 900}, {TotalTimeMs: 660, FullyDrawnMs: 920}, {TotalTimeMs: 990, FullyDrawnMs: 1200}})
+	// Nearest rank: the 2nd of 4 sorted values.
+	if st.InitialDisplayMs != 660 || st.FullDisplayMs != 920 {
+		t.Errorf("medians %v %v, want 660 920", st.InitialDisplayMs, st.FullDisplayMs)
+	}
+	st = scenario.StartupStatsOf(scenario.Warm, []perftest.StartupSample{{TotalTimeMs: 300, FullyDrawnMs: 400}, {TotalTimeMs: 310}})
+	if st.FullDisplayMs != 0 {
+		t.Errorf("full display %v from launches that did not all report it", st.FullDisplayMs)
+	}
+}
+
+// Launch failures name what went wrong.
+func TestStartupErrors(t *testing.T) {
+	p := newPhone(t, endpoints[0], "smooth-scroll", nil)
+	ctx := ctxT(t, 20*time.Second)
+	_, err := scenario.MeasureStartup(ctx, p.dev, "com.example.missing", scenario.Cold, scenario.StartupOptions{})
+	if !errors.Is(err, adbx.ErrAppNotInstalled) {
+		t.Errorf("missing app: %v, want ErrAppNotInstalled", err)
+	}
+	_, err = scenario.MeasureStartup(ctx, p.dev, p.pkg, scenario.Cold, scenario.StartupOptions{Activity: ".NoSuchActivity"})
+	if err == nil || !strings.Contains(err.Error(), "am start -W -n ") || !strings.Contains(err.Error(), "NoSuchActivity") {
+		t.Errorf("unknown activity: %v", err)
+	}
+	for _, bad := range []string{".Main; reboot", "a b"} {
+		if _, err := scenario.MeasureStartup(ctx, p.dev, p.pkg, scenario.Cold, scenario.StartupOptions{Activity: bad}); err == nil || !strings.Contains(err.Error(), "is not a class name") {
+			t.Errorf("activity %q: %v", bad, err)
+		}
+	}
+	if _, err := scenario.MeasureStartup(ctx, p.dev, "com.x;reboot", scenario.Cold, scenario.StartupOptions{}); err == nil {
+		t.Error("an unsafe package name reached the shell")
+	}
+	if _, err := scenario.MeasureStartup(ctx, p.dev, p.pkg, "lukewarm", scenario.StartupOptions{}); err == nil || !strings.Contains(err.Error(), `kind "lukewarm"`) {
+		t.Errorf("bad kind: %v", err)
+	}
+}
