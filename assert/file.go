@@ -213,6 +213,10 @@ func newLimit(metric string, v float64, h Headroom) Limit {
 	k := known[metric]
 	l := Limit{Metric: metric, Min: k.min}
 	switch {
+	case metric == "crashes":
+		// A crash budget has no headroom: a run that crashed once is not
+		// a licence to crash twice.
+		l.Value = v
 	case k.count && k.min:
 		l.Value = math.Max(0, math.Floor(v)-float64(h.Count))
 	case k.count:

@@ -70,6 +70,9 @@ type logT interface {
 }
 
 func logf(t TestingT, format string, args ...any) {
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
 	if l, ok := t.(logT); ok {
 		l.Logf(format, args...)
 	}

@@ -123,3 +123,29 @@ func TestReportMetric(t *testing.T) {
 		}
 	}
 }
+
+// A process change inside Restarting (a cold launch's force-stop) is a
+// restart, not a crash; the same change outside it is a crash.
+func TestRestartingIsNoCrash(t *testing.T) {
+	f := newFake()
+	s := startFake(t, f, fastConfig(t))
+	waitTicks(t, f, 2)
+	s.Step("launch", func() {
+		s.Restarting(func() {
+			f.setPIDs(5151)
+			waitTicks(t, f, 2)
+		})
+	})
+	s.Step("tap", func() {
+		waitTicks(t, f, 2)
+		f.setPIDs(6161)
+		waitTicks(t, f, 2)
+	})
+	r := s.Stop()
+	if len(r.Restarts) != 1 || r.Restarts[0].Step != "launch" || r.Step("launch").Crashed() {
+		t.Errorf("restarts %+v, launch crashes %+v", r.Restarts, r.Step("launch").Crashes)
+	}
+	if len(r.Crashes) != 1 || r.Crashes[0].Step != "tap" {
+		t.Errorf("crashes %+v, want one in tap", r.Crashes)
+	}
+}

@@ -480,11 +480,20 @@ func (c *collector) absorbPIDs(now []int, hostNs int64) {
 			gone = true
 		}
 	}
+	s := c.s
+	expected := s.restarting > 0 || s.restartGrace
+	if s.restarting == 0 && hostNs > s.restartEndNs {
+		s.restartGrace = false
+	}
 	if !gone {
 		return
 	}
 	r := c.s.res
 	cr := Crash{HostNs: hostNs, Step: c.s.stepAtLocked(hostNs), OldPIDs: old, NewPIDs: append([]int{}, now...)}
+	if expected {
+		r.Restarts = append(r.Restarts, cr)
+		return
+	}
 	r.Crashes = append(r.Crashes, cr)
 	idx := len(r.Crashes) - 1
 	// Logcat is read off the tick path, so frame polling goes on.

@@ -43,6 +43,9 @@ type Result struct {
 	Traffic []TrafficSample `json:"traffic_samples"`
 	Gaps    []Gap           `json:"gaps"`
 	Crashes []Crash         `json:"crashes"`
+	// Restarts are the app's process changes the test caused on purpose
+	// (see Session.Restarting), e.g. a cold launch's force-stop.
+	Restarts []Crash `json:"restarts,omitempty"`
 	// Notes are collector conditions that are not failures: a source that is
 	// unreadable on this device and what replaced it.
 	Notes []string `json:"notes,omitempty"`

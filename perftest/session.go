@@ -40,6 +40,11 @@ type Session struct {
 	final    *Result
 	// pending are session-bound checks waiting for Stop.
 	pending []func(*Result)
+	// restarting counts open Restarting calls; restartGrace covers the
+	// first tick after the last one ended (host ns restartEndNs).
+	restarting   int
+	restartGrace bool
+	restartEndNs int64
 }
 
 // Start begins measuring under a test. dev is the device (see adbx.Open);

@@ -34,3 +34,25 @@ func (s *Session) AddStartup(st StartupStats) {
 	}
 	step.Startup = &st
 }
+
+// Restarting runs fn, during which the app's process is expected to end
+// or be replaced (a cold launch stops it first): a process change seen
+// while fn runs, or by the first tick after it, is recorded in
+// Result.Restarts rather than as a crash.
+func (s *Session) Restarting(fn func()) {
+	if s == nil {
+		fn()
+		return
+	}
+	s.mu.Lock()
+	s.restarting++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.restarting--
+		s.restartGrace = true
+		s.restartEndNs = s.now()
+		s.mu.Unlock()
+	}()
+	fn()
+}

@@ -226,12 +226,19 @@ func LaunchWith(kind StartKind, n int, o StartupOptions) Action {
 			return errors.New("scenario " + name + ": runs only as a step of a Scenario (it records startup into the step)")
 		}
 		var samples []perftest.StartupSample
-		for range n {
-			s, err := MeasureStartup(ctx, d.dev, sc.pkg, kind, o)
-			if err != nil {
-				return err
+		var err error
+		// A cold launch stops the app first: that is no crash.
+		sc.session.Restarting(func() {
+			for range n {
+				var s perftest.StartupSample
+				if s, err = MeasureStartup(ctx, d.dev, sc.pkg, kind, o); err != nil {
+					return
+				}
+				samples = append(samples, s)
 			}
-			samples = append(samples, s)
+		})
+		if err != nil {
+			return err
 		}
 		sc.session.AddStartup(StartupStatsOf(kind, samples))
 		return nil

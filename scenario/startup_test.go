@@ -63,6 +63,11 @@ func TestLaunchIterationsAndMaxStartup(t *testing.T) {
 	if st == nil || len(st.Iterations) != 3 || st.InitialDisplayMs != 2500 || st.FullDisplayMs != 3100 || st.Kind != "cold" {
 		t.Fatalf("startup %+v", st)
 	}
+	// The second and third launches stopped the app first: restarts the
+	// test caused, not crashes.
+	if len(r.Crashes) != 0 || len(r.Restarts) != 2 {
+		t.Errorf("crashes %+v restarts %+v, want none and 2", r.Crashes, r.Restarts)
+	}
 	if n := len(p.sim.World().Truth().Startups); n != 3 {
 		t.Errorf("the phone saw %d launches", n)
 	}
