@@ -65,6 +65,16 @@ func BudgetWith(t TestingT, r Run, path string, h Headroom) bool {
 		t.Errorf("%v", err)
 		return false
 	}
+	return BudgetFile(t, r, f)
+}
+
+// BudgetFile checks every budget of a budget file already read (see
+// ReadBudgetFile, ParseBudgetFile) against the run, as Budget does.
+func BudgetFile(t TestingT, r Run, f *File) bool {
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
+	path := f.Path
 	ms := r.Measurements()
 	ok := true
 	for _, step := range f.stepNames() {

@@ -9,6 +9,7 @@
 //	                                          write HTML, Markdown and benchstat reports of Results
 //	perfgate compare [-alpha 0.05] [-threshold 10] base.json|dir new.json|dir
 //	                                          compare runs with the regression gate's statistics
+//	perfgate run [-update] scenario.json      run a scenario file's UI steps and check its budgets
 //
 // Run `perfgate <command> -h` for a command's flags.
 package main
@@ -45,6 +46,7 @@ commands:
   simdevice  serve a simulated Android device for adb connect
   report     write HTML, Markdown and benchstat reports of Results
   compare    compare a baseline with new runs; exit 1 on a significant regression
+  run        run a scenario file: UI steps, each measured, and its budgets
 `
 
 // run is the whole CLI; main only turns its error into an exit status.
@@ -64,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runReport(args[1:], stdout, stderr)
 	case "compare":
 		return runCompare(args[1:], stdout, stderr)
+	case "run":
+		return runScenario(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,454 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/scenario"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+const runUsage = `usage: perfgate run [-update] [-serial S] [-adb host:port] scenario.json
+
+Runs a scenario file: launches and drives the app through uiautomator2, each
+step measured, then checks the file's budgets. Exits 1 when a step fails or
+a budget breaks. The file (JSON):
+
+  {
+    "package": "com.example.feed",
+    "simulated": { "workload": "janky-scroll", "api": 33 },
+    "steps": [
+      { "name": "launch", "actions": [ { "action": "launch", "kind": "cold", "iterations": 3 } ] },
+      { "name": "scroll", "actions": [ { "action": "swipe", "direction": "up", "count": 5 } ] }
+    ],
+    "budgets": { "launch": { "startup_initial": { "max": 1000 } }, "scroll": { "jank": { "max": 3 } } },
+    "results": "perf-out"
+  }
+
+"simulated" runs on a simulated phone started in-process; without it the
+device is -serial, $ANDROID_SERIAL or the only one attached. "budgets" is a
+budget file's "steps" inline, or the path of a budget file (relative to the
+scenario file), which -update rewrites from the run. Actions: launch (kind
+cold|warm|hot, iterations, fully_drawn_ms, activity), tap (text|id|desc),
+tap_at (x, y), swipe and fling (direction up|down|left|right, count,
+distance, duration_ms), back, home, key (code), type (text|id|desc, input),
+wait (text|id|desc, timeout_ms), sleep (ms).
+`
+
+// scenarioFile is a `perfgate run` file.
+type scenarioFile struct {
+	Package   string          `json:"package"`
+	Simulated *simulatedSpec  `json:"simulated,omitempty"`
+	Steps     []stepSpec      `json:"steps"`
+	Budgets   json.RawMessage `json:"budgets,omitempty"`
+	Results   string          `json:"results,omitempty"`
+}
+
+type simulatedSpec struct {
+	Workload string `json:"workload"`
+	API      int    `json:"api,omitempty"`
+}
+
+type stepSpec struct {
+	Name    string       `json:"name"`
+	Actions []actionSpec `json:"actions"`
+}
+
+type actionSpec struct {
+	Action     string  `json:"action"`
+	Kind       string  `json:"kind,omitempty"`
+	Iterations int     `json:"iterations,omitempty"`
+	FullyDrawn int     `json:"fully_drawn_ms,omitempty"`
+	Activity   string  `json:"activity,omitempty"`
+	Text       string  `json:"text,omitempty"`
+	ID         string  `json:"id,omitempty"`
+	Desc       string  `json:"desc,omitempty"`
+	Input      string  `json:"input,omitempty"`
+	X          *int    `json:"x,omitempty"`
+	Y          *int    `json:"y,omitempty"`
+	Direction  string  `json:"direction,omitempty"`
+	Count      int     `json:"count,omitempty"`
+	Distance   float64 `json:"distance,omitempty"`
+	DurationMs int     `json:"duration_ms,omitempty"`
+	Code       int     `json:"code,omitempty"`
+	Ms         int     `json:"ms,omitempty"`
+	TimeoutMs  int     `json:"timeout_ms,omitempty"`
+}
+
+// parsedScenario is a checked scenario file.
+type parsedScenario struct {
+	file       scenarioFile
+	steps      [][]scenario.Action
+	budgets    *assert.File // inline budgets
+	budgetPath string       // or a budget file
+}
+
+// parseScenario reads and checks a scenario file; errors name the file,
+// the step and the action, and quote the bad value.
+func parseScenario(path string, b []byte) (*parsedScenario, error) {
+	var f scenarioFile
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%s:%d: bad JSON: %v", path, 1+bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n")), err)
+		}
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if err := adbx.ValidatePackage(f.Package); err != nil {
+		return nil, fmt.Errorf("%s: package %q: %v", path, f.Package, err)
+	}
+	if f.Simulated != nil {
+		if _, err := scenarioWorkload(f.Simulated.Workload, filepath.Dir(path)); err != nil {
+			return nil, fmt.Errorf("%s: simulated: %v", path, err)
+		}
+	}
+	if len(f.Steps) == 0 {
+		return nil, fmt.Errorf("%s: no steps", path)
+	}
+	p := &parsedScenario{file: f}
+	seen := map[string]bool{}
+	for i, st := range f.Steps {
+		where := fmt.Sprintf("%s: step %d %q", path, i+1, st.Name)
+		if strings.TrimSpace(st.Name) == "" || strings.ContainsAny(st.Name, "#\n") {
+			return nil, fmt.Errorf("%s: a step needs a name without '#' or newlines", where)
+		}
+		if seen[st.Name] {
+			return nil, fmt.Errorf("%s: the name is used twice (a step's iterations go in one step)", where)
+		}
+		seen[st.Name] = true
+		if len(st.Actions) == 0 {
+			return nil, fmt.Errorf("%s: no actions", where)
+		}
+		var acts []scenario.Action
+		for j, a := range st.Actions {
+			act, err := a.action()
+			if err != nil {
+				return nil, fmt.Errorf("%s: action %d %q: %v", where, j+1, a.Action, err)
+			}
+			acts = append(acts, act)
+		}
+		p.steps = append(p.steps, acts)
+	}
+	if len(f.Budgets) > 0 {
+		var s string
+		if json.Unmarshal(f.Budgets, &s) == nil {
+			if s == "" {
+				return nil, fmt.Errorf("%s: budgets: empty path", path)
+			}
+			if !filepath.IsAbs(s) {
+				s = filepath.Join(filepath.Dir(path), s)
+			}
+			p.budgetPath = s
+		} else {
+			bf, err := inlineBudgets(path, b, f.Budgets)
+			if err != nil {
+				return nil, err
+			}
+			p.budgets = bf
+		}
+	}
+	return p, nil
+}
+
+var budgetLine = regexp.MustCompile(`^budgets:(\d+): `)
+
+// inlineBudgets parses the "budgets" object with the budget file parser,
+// naming lines of the scenario file in its errors.
+func inlineBudgets(path string, whole, raw []byte) (*assert.File, error) {
+	doc := append([]byte(`{"schema": "`+assert.BudgetSchema+`", "steps": `), raw...)
+	doc = append(doc, '}')
+	bf, err := assert.ParseBudgetFile("budgets", doc)
+	if err != nil {
+		first := 1 + bytes.Count(whole[:bytes.Index(whole, raw)], []byte("\n"))
+		msg := err.Error()
+		if m := budgetLine.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			msg = fmt.Sprintf("%s:%d: budgets: %s", path, first+n-1, msg[len(m[0]):])
+		} else {
+			msg = path + ": " + msg
+		}
+		return nil, errors.New(msg)
+	}
+	bf.Path = path
+	return bf, nil
+}
+
+// selector is the action's element selector.
+func (a actionSpec) selector() (scenario.Selector, error) {
+	n := 0
+	var sel scenario.Selector
+	if a.Text != "" {
+		n, sel = n+1, scenario.Text(a.Text)
+	}
+	if a.ID != "" {
+		n, sel = n+1, scenario.ID(a.ID)
+	}
+	if a.Desc != "" {
+		n, sel = n+1, scenario.Desc(a.Desc)
+	}
+	if n != 1 {
+		return sel, errors.New("give exactly one of text, id, desc")
+	}
+	return sel, nil
+}
+
+func (a actionSpec) action() (scenario.Action, error) {
+	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
+	for name, v := range map[string]int{"iterations": a.Iterations, "count": a.Count, "duration_ms": a.DurationMs, "ms": a.Ms, "timeout_ms": a.TimeoutMs, "fully_drawn_ms": a.FullyDrawn} {
+		if v < 0 {
+			return nil, fmt.Errorf("%s %d is negative", name, v)
+		}
+	}
+	switch a.Action {
+	case "launch":
+		kind := scenario.StartKind(a.Kind)
+		switch kind {
+		case "":
+			kind = scenario.Cold
+		case scenario.Cold, scenario.Warm, scenario.Hot:
+		default:
+			return nil, fmt.Errorf("kind %q: want cold, warm or hot", a.Kind)
+		}
+		n := max(a.Iterations, 1)
+		return scenario.LaunchWith(kind, n, scenario.StartupOptions{Activity: a.Activity, FullyDrawn: ms(a.FullyDrawn)}), nil
+	case "tap":
+		sel, err := a.selector()
+		if err != nil {
+			return nil, err
+		}
+		return scenario.Tap(sel), nil
+	case "tap_at":
+		if a.X == nil || a.Y == nil || *a.X < 0 || *a.Y < 0 {
+			return nil, errors.New("needs x and y, both ≥ 0")
+		}
+		return scenario.TapAt(*a.X, *a.Y), nil
+	case "swipe", "fling":
+		switch scenario.Direction(a.Direction) {
+		case scenario.Up, scenario.Down, scenario.Left, scenario.Right:
+		default:
+			return nil, fmt.Errorf("direction %q: want up, down, left or right", a.Direction)
+		}
+		if a.Distance < 0 || a.Distance > 0.9 {
+			return nil, fmt.Errorf("distance %v: want a fraction of the screen in (0, 0.9]", a.Distance)
+		}
+		if a.Action == "fling" {
+			return scenario.SwipeWith(scenario.SwipeOptions{Direction: scenario.Direction(a.Direction), Duration: 50 * time.Millisecond, Distance: a.Distance, Count: a.Count}), nil
+		}
+		return scenario.SwipeWith(scenario.SwipeOptions{Direction: scenario.Direction(a.Direction), Count: a.Count, Distance: a.Distance, Duration: ms(a.DurationMs)}), nil
+	case "back":
+		return scenario.Back(), nil
+	case "home":
+		return scenario.Home(), nil
+	case "key":
+		if a.Code <= 0 {
+			return nil, fmt.Errorf("code %d: want an Android KeyEvent code", a.Code)
+		}
+		return scenario.Key(a.Code), nil
+	case "type":
+		sel, err := a.selector()
+		if err != nil {
+			return nil, err
+		}
+		return scenario.Type(sel, a.Input), nil
+	case "wait":
+		sel, err := a.selector()
+		if err != nil {
+			return nil, err
+		}
+		return scenario.WaitFor(sel, ms(a.TimeoutMs)), nil
+	case "sleep":
+		if a.Ms <= 0 {
+			return nil, errors.New("needs ms > 0")
+		}
+		return scenario.Sleep(ms(a.Ms)), nil
+	}
+	return nil, errors.New("unknown action (want launch, tap, tap_at, swipe, fling, back, home, key, type, wait, sleep)")
+}
+
+// scenarioWorkload is a preset name or a workload JSON file relative to
+// the scenario file's folder.
+func scenarioWorkload(name, dir string) (*simdevice.Workload, error) {
+	if name == "" {
+		name = "smooth-scroll"
+	}
+	if wl, err := simdevice.Preset(name); err == nil {
+		return wl, nil
+	}
+	if !strings.HasSuffix(name, ".json") {
+		return nil, fmt.Errorf("workload %q: no such preset (have %s) and not a .json file", name, strings.Join(simdevice.PresetNames(), ", "))
+	}
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(dir, name)
+	}
+	return simdevice.LoadWorkload(name)
+}
+
+// runT is the TestingT a scenario runs under in the CLI: it collects what
+// would fail a test.
+type runT struct {
+	name string
+	errs []string
+	logs []string
+}
+
+func (r *runT) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+func (r *runT) FailNow()     {}
+func (r *runT) Helper()      {}
+func (r *runT) Name() string { return r.name }
+func (r *runT) Logf(format string, args ...any) {
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+
+// runScenario is `perfgate run`.
+func runScenario(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
+	serial := fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device); ignored with \"simulated\"")
+	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
+	update := fs.Bool("update", false, "rewrite the budget file from this run")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("run: want one scenario file, got %d arguments", fs.NArg())
+	}
+	path := fs.Arg(0)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	sc, err := parseScenario(path, b)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	if *update {
+		if sc.budgetPath == "" {
+			return fmt.Errorf("run: -update needs \"budgets\" to name a budget file in %s", path)
+		}
+		os.Setenv(assert.EnvUpdate, "1")
+		defer os.Unsetenv(assert.EnvUpdate)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var dev *adbx.Device
+	if s := sc.file.Simulated; s != nil {
+		wl, _ := scenarioWorkload(s.Workload, filepath.Dir(path))
+		wl.Package = sc.file.Package
+		sim, err := simdevice.New(simdevice.Config{Workload: wl, API: s.API})
+		if err != nil {
+			return fmt.Errorf("run: simulated device: %w", err)
+		}
+		defer sim.Close()
+		srv := adbtest.NewServer(sim)
+		defer srv.Close()
+		if dev, err = adbx.Open(ctx, adbx.Options{Server: srv.Addr}); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+		fmt.Fprintf(stdout, "device: simulated %s, API %d, workload %s\n", sim.Serial(), sim.Config().API, wl.Name)
+	} else {
+		if dev, err = adbx.Open(ctx, adbx.Options{Serial: *serial, Server: *server}); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+		fmt.Fprintf(stdout, "device: %s\n", dev.Serial())
+	}
+
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	results := sc.file.Results
+	if results == "" {
+		results = filepath.Join(filepath.Dir(path), "perf-results")
+	}
+	t := &runT{name: name}
+	s := scenario.Start(t, dev, sc.file.Package, perftest.WithResultsDir(results))
+	if s == nil {
+		return fmt.Errorf("run: %s", strings.Join(t.errs, "; "))
+	}
+	failed := map[string]bool{}
+	for i, st := range sc.file.Steps {
+		failed[st.Name] = !s.Step(st.Name, sc.steps[i]...)
+	}
+	r := s.Stop()
+	for _, st := range r.Steps {
+		fmt.Fprintln(stdout, stepLine(st, failed[st.Name]))
+	}
+	fmt.Fprintf(stdout, "result: %s\n", r.Path)
+	stepErrs := len(t.errs)
+	switch {
+	case sc.budgets != nil:
+		assert.BudgetFile(t, r, sc.budgets)
+	case sc.budgetPath != "":
+		assert.Budget(t, r, sc.budgetPath)
+	}
+	for _, l := range t.logs {
+		fmt.Fprintln(stdout, l)
+	}
+	broken := 0
+	for _, e := range t.errs[stepErrs:] {
+		if strings.HasPrefix(e, "run 'go test . -update'") {
+			if sc.budgetPath != "" {
+				fmt.Fprintf(stdout, "run 'perfgate run -update %s' to rewrite %s if the change is intended\n", path, sc.budgetPath)
+			}
+			continue
+		}
+		broken++
+		fmt.Fprintln(stdout, e)
+	}
+	for _, e := range t.errs[:stepErrs] {
+		fmt.Fprintln(stdout, e)
+	}
+	if len(t.errs) > 0 {
+		return exitError{code: 1, err: fmt.Errorf("run: %d failed steps, %d broken budgets", stepErrs, broken)}
+	}
+	return nil
+}
+
+// stepLine is a step's one-line summary.
+func stepLine(st *perftest.Step, failed bool) string {
+	var b strings.Builder
+	mark := "ok  "
+	if failed {
+		mark = "FAIL"
+	}
+	fmt.Fprintf(&b, "%s %s (%v):", mark, st.Name, st.Duration().Round(time.Millisecond))
+	if su := st.Startup; su != nil {
+		fmt.Fprintf(&b, " %s start %.0f ms (median of %d)", su.Kind, su.InitialDisplayMs, len(su.Iterations))
+		if su.FullDisplayMs > 0 {
+			fmt.Fprintf(&b, ", fully drawn %.0f ms", su.FullDisplayMs)
+		}
+		b.WriteString(";")
+	}
+	if fs := st.Frames(); fs.Frames > 0 {
+		fmt.Fprintf(&b, " %d frames, %.1f fps, jank %d (%s);", fs.Frames, fs.FPS, fs.Jank, fs.JankDefinition)
+	}
+	if c := st.CPU(); c.Intervals > 0 {
+		fmt.Fprintf(&b, " cpu %.1f%%;", c.Mean)
+	}
+	if m := st.Memory(); m.PSSSamples > 0 {
+		fmt.Fprintf(&b, " pss max %d KiB;", m.PSSMaxKB)
+	}
+	if st.Crashed() {
+		fmt.Fprintf(&b, " CRASHED %d times;", len(st.Crashes))
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
