@@ -1,9 +1,12 @@
 package perftest
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
+
+	"golang.org/x/perf/benchfmt"
 )
 
 const cpuDef = "app share of device, /proc/stat, /proc/<pid>/stat, /proc/<pid>/task/*/stat"
@@ -147,5 +150,39 @@ func TestRestartingIsNoCrash(t *testing.T) {
 	}
 	if len(r.Crashes) != 1 || r.Crashes[0].Step != "tap" {
 		t.Errorf("crashes %+v, want one in tap", r.Crashes)
+	}
+}
+
+// Under a real testing.B the metrics arrive as the benchmark's extra
+// units, and the line `go test -bench` prints for them parses with
+// golang.org/x/perf/benchfmt, as benchstat reads it.
+func TestRealBenchmarkMetrics(t *testing.T) {
+	res := testing.Benchmark(func(b *testing.B) {
+		f := newFake()
+		s, err := newSession(context.Background(), f, fastConfig(t))
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.t = b
+		s.Step("scroll", func() { waitTicks(t, f, 3) })
+		s.Stop()
+	})
+	if got := res.Extra["app-cpu-%"]; math.Abs(got-5) > 1e-9 {
+		t.Fatalf("app-cpu-%% = %v, want 5; extra %v", got, res.Extra)
+	}
+	line := "BenchmarkPerf/step=scroll " + res.String()
+	r := benchfmt.NewReader(strings.NewReader(line+"\n"), "bench.txt")
+	if !r.Scan() {
+		t.Fatalf("benchfmt read nothing: %v", r.Err())
+	}
+	rec, ok := r.Result().(*benchfmt.Result)
+	if !ok {
+		t.Fatalf("benchfmt: %v (line %q)", r.Result(), line)
+	}
+	if v, ok := rec.Value("app-cpu-%"); !ok || math.Abs(v-5) > 1e-9 {
+		t.Errorf("benchfmt app-cpu-%% = %v %v in %q", v, ok, line)
+	}
+	if _, ok := rec.Value("pss-max-B"); !ok {
+		t.Errorf("no pss-max-B in %q", line)
 	}
 }
