@@ -1,11 +1,14 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
+	"slices"
 	"strings"
 
+	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -125,4 +128,22 @@ func ParseBudget(s string) (Budget, error) {
 	}
 	b.Limit = v
 	return b, nil
+}
+
+// BudgetsOf turns a golden budget file (see package assert) into report
+// budgets, so a report shows the limits the tests check: drawn on the
+// charts, checked in the tables.
+func BudgetsOf(f *assert.File) []Budget {
+	var out []Budget
+	for step, entries := range f.Steps {
+		for metric, e := range entries {
+			if l, ok := e.Limit(metric); ok {
+				out = append(out, Budget{Step: step, Metric: metric, Limit: l.Value, Min: l.Min})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Budget) int {
+		return cmp.Or(strings.Compare(a.Step, b.Step), strings.Compare(a.Metric, b.Metric))
+	})
+	return out
 }

@@ -10,11 +10,12 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 )
 
-const reportUsage = `usage: perfgate report [-html out.html] [-md out.md] [-bench out.txt] [-budget SPEC]... [-check] result.json|dir...
+const reportUsage = `usage: perfgate report [-html out.html] [-md out.md] [-bench out.txt] [-budget SPEC]... [-budgets file] [-check] result.json|dir...
 
 Writes reports of Results (schema perfgate.result/v1): a self-contained HTML
 page with charts, a Markdown summary (for $GITHUB_STEP_SUMMARY or a pull
@@ -51,6 +52,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	check := fs.Bool("check", false, "exit 1 when a budget is broken, a step crashed or a session ended early")
 	var budgets budgetFlags
 	fs.Var(&budgets, "budget", "a budget, [step:]metric<=limit or [step:]metric>=limit (repeatable)")
+	budgetFile := fs.String("budgets", "", "a golden budget file (testdata/*.budget.json) whose limits the report checks")
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -62,6 +64,13 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	results, err := readResults(paths)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
+	}
+	if *budgetFile != "" {
+		f, err := assert.ReadBudgetFile(*budgetFile)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		budgets = append(budgets, report.BudgetsOf(f)...)
 	}
 	opts := report.Options{Title: *title, Budgets: budgets, HTMLLink: *link}
 	if opts.HTMLLink == "" && *htmlOut != "" && *htmlOut != "-" {
