@@ -204,3 +204,32 @@ func TestDeviceGone(t *testing.T) {
 		})
 	}
 }
+
+// Typing and key presses reach the app: the workload binds "text" and
+// "key:82" (MENU) to scrolling, and HOME sends the app to the background.
+func TestTypeKeyHome(t *testing.T) {
+	p := newPhone(t, endpoints[0], "smooth-scroll", func(wl *simdevice.Workload) {
+		wl.Screen = append(wl.Screen, simdevice.Elem{Class: "android.widget.EditText", ResourceID: wl.Package + ":id/search",
+			Text: "Search", Bounds: [4]int{40, 2000, 1040, 2100}, Clickable: true})
+		wl.Actions = append(wl.Actions, simdevice.Action{On: "text", Phase: "scroll"}, simdevice.Action{On: "key:82", Phase: "scroll"})
+	})
+	sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()))
+	sc.Step("launch", scenario.Launch(scenario.Cold))
+	sc.Step("stop", scenario.Tap(scenario.Text("Stop")), scenario.Sleep(300*time.Millisecond))
+	sc.Step("type", scenario.Type(scenario.ID(p.pkg+":id/search"), "cats"), scenario.Sleep(400*time.Millisecond))
+	sc.Step("stop again", scenario.Tap(scenario.Text("Stop")), scenario.Sleep(300*time.Millisecond))
+	sc.Step("menu", scenario.Key(scenario.KeyMenu), scenario.Sleep(400*time.Millisecond))
+	sc.Step("home", scenario.Home(), scenario.Sleep(400*time.Millisecond))
+	r := sc.Stop()
+	for _, c := range []struct {
+		step   string
+		frames bool
+	}{{"stop", false}, {"type", true}, {"stop again", false}, {"menu", true}, {"home", false}} {
+		st := r.Step(c.step)
+		// The tail of each step, after the action took effect.
+		n := truthFramesIn(p.sim, st.DeviceEndNs-int64(200*time.Millisecond), st.DeviceEndNs)
+		if (n > 0) != c.frames {
+			t.Errorf("%s: %d frames at the end of the step, want frames: %v", c.step, n, c.frames)
+		}
+	}
+}
