@@ -15,6 +15,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/atomicfile"
 )
 
 // BudgetSchema is the schema a budget file declares.
@@ -316,21 +318,8 @@ func UpdateBudgetFile(path string, fn func(*File) error) error {
 
 // writeAtomic writes b to path through a temporary file and a rename.
 func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	if err := atomicfile.Write(path, b); err != nil {
 		return fmt.Errorf("perf budget file %s: %w", path, err)
-	}
-	_, werr := tmp.Write(b)
-	werr = errors.Join(werr, tmp.Sync(), tmp.Close())
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("perf budget file %s: %w", path, werr)
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func NoRegression(t TestingT, r Run, path string, g Gate) bool {
 		h.Helper()
 	}
 	path = budgetPath(path)
-	g = g.withDefaults()
+	g = g.WithDefaults()
 	runs := iterations(r.Measurements())
 	dev := r.RunDevice()
 	if Updating() {

@@ -35,7 +35,9 @@ type Gate struct {
 	Strict bool
 }
 
-func (g Gate) withDefaults() Gate {
+// WithDefaults fills in the defaults of the zero fields: α = 0.05, a 10 %
+// threshold (a negative one becomes 0).
+func (g Gate) WithDefaults() Gate {
 	if g.Alpha <= 0 || g.Alpha >= 1 {
 		g.Alpha = benchmath.DefaultThresholds.CompareAlpha
 	}
@@ -72,7 +74,7 @@ type Change struct {
 // intervals and the Mann-Whitney U test of golang.org/x/perf/benchmath
 // (AssumeNothing). better says which way is an improvement.
 func CompareValues(old, new []float64, better metrics.Better, g Gate) Change {
-	g = g.withDefaults()
+	g = g.WithDefaults()
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = g.Alpha
 	s1, s2 := benchmath.NewSample(old, &th), benchmath.NewSample(new, &th)

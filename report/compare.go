@@ -27,16 +27,8 @@ type CompareOptions struct {
 }
 
 func (o CompareOptions) withDefaults() CompareOptions {
-	if o.Alpha <= 0 || o.Alpha >= 1 {
-		o.Alpha = benchmath.DefaultThresholds.CompareAlpha
-	}
-	if o.ThresholdPct == 0 {
-		o.ThresholdPct = 10
-	}
-	if o.ThresholdPct < 0 {
-		o.ThresholdPct = 0
-	}
-	return o
+	g := assert.Gate{Alpha: o.Alpha, ThresholdPct: o.ThresholdPct}.WithDefaults()
+	return CompareOptions{Alpha: g.Alpha, ThresholdPct: g.ThresholdPct}
 }
 
 // Row compares one metric of one step between the baseline and the new

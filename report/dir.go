@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"html/template"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/atomicfile"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -166,21 +166,8 @@ func listResults(dir string) ([]string, error) {
 // writeAtomic writes b to path through a temporary file and a rename, so a
 // reader never sees half a file.
 func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	if err := atomicfile.Write(path, b); err != nil {
 		return fmt.Errorf("report: write %s: %w", path, err)
-	}
-	_, werr := tmp.Write(b)
-	werr = errors.Join(werr, tmp.Close())
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("report: write %s: %w", path, werr)
 	}
 	return nil
 }
