@@ -65,6 +65,8 @@ type htmlResult struct {
 	Steps   []htmlStep
 	Gaps    []perftest.Gap
 	Crashes []perftest.Crash
+	// Restarts are process changes the test caused (a cold launch).
+	Restarts []perftest.Crash
 }
 
 type htmlPage struct {
@@ -124,7 +126,9 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
 <table class="gaps"><tr><th>at</th><th>lane</th><th>step</th><th>took</th><th>error</th></tr>
 {{range .Gaps}}<tr><td class="num">{{ms .HostNs}}</td><td>{{.Lane}}</td><td>{{.Step}}</td><td class="num">{{ms .DurationNs}}</td><td><code>{{.Error}}</code></td></tr>
 {{end}}</table>{{end}}
-{{if .Crashes}}<h3 class="fail">Crashes</h3>
+{{if .Restarts}}<h3>Restarts the test caused ({{len .Restarts}})</h3>
+{{range .Restarts}}<p>At {{ms .HostNs}} in step {{.Step}}: pids {{.OldPIDs}} → {{.NewPIDs}} (not a crash)</p>
+{{end}}{{end}}{{if .Crashes}}<h3 class="fail">Crashes</h3>
 {{range .Crashes}}<p>At {{ms .HostNs}} in step {{.Step}}: pids {{.OldPIDs}} → {{.NewPIDs}}</p>{{if .Logcat}}<pre>{{range .Logcat}}{{.}}
 {{end}}</pre>{{end}}{{end}}{{end}}
 </section>
@@ -173,7 +177,7 @@ func resultName(r *perftest.Result) string {
 }
 
 func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
-	hr := htmlResult{Name: resultName(r), Anchor: fmt.Sprintf("r%d", i+1), Error: r.Error, Notes: r.Notes, Gaps: r.Gaps, Crashes: r.Crashes}
+	hr := htmlResult{Name: resultName(r), Anchor: fmt.Sprintf("r%d", i+1), Error: r.Error, Notes: r.Notes, Gaps: r.Gaps, Crashes: r.Crashes, Restarts: r.Restarts}
 	hr.Facts = facts(r)
 	keys := make([]string, 0, len(r.Config.Sources))
 	for k := range r.Config.Sources {

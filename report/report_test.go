@@ -455,3 +455,15 @@ func TestHTMLHugeStep(t *testing.T) {
 	assert.Equal(t, len(charts(t, b.String())), 5)
 	assert.Assert(t, b.Len() < 200_000, "page of %d bytes", b.Len())
 }
+
+// Restarts the test caused are listed apart from crashes and do not fail
+// the session.
+func TestHTMLRestarts(t *testing.T) {
+	r := loadRecorded(t)
+	r.Restarts = []perftest.Crash{{HostNs: 1_500_000_000, Step: "scroll", OldPIDs: []int{100}, NewPIDs: []int{200}}}
+	var b bytes.Buffer
+	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{}))
+	assert.Assert(t, strings.Contains(b.String(), "<h3>Restarts the test caused (1)</h3>"))
+	assert.Assert(t, strings.Contains(b.String(), "in step scroll: pids [100] → [200] (not a crash)"), "restart line missing")
+	assert.Assert(t, !strings.Contains(b.String(), `<h3 class="fail">Crashes</h3>`))
+}
