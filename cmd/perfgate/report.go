@@ -15,7 +15,7 @@ import (
 	"github.com/perfgate/perfgate/report"
 )
 
-const reportUsage = `usage: perfgate report [-html out.html] [-md out.md] [-bench out.txt] [-budget SPEC]... [-budgets file] [-check] result.json|dir...
+const reportUsage = `usage: perfgate report [-html out.html] [-md out.md] [-bench out.txt] [-budget SPEC]... [-budgets file] [-base dir] [-check] result.json|dir...
 
 Writes reports of Results (schema perfgate.result/v1): a self-contained HTML
 page with charts, a Markdown summary (for $GITHUB_STEP_SUMMARY or a pull
@@ -53,6 +53,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	var budgets budgetFlags
 	fs.Var(&budgets, "budget", "a budget, [step:]metric<=limit or [step:]metric>=limit (repeatable)")
 	budgetFile := fs.String("budgets", "", "a golden budget file (testdata/*.budget.json) whose limits the report checks")
+	base := fs.String("base", "", "baseline Results (a file or folder) to compare with, as perfgate compare does; the Markdown gets the regression lines")
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -73,6 +74,13 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		budgets = append(budgets, report.BudgetsOf(f)...)
 	}
 	opts := report.Options{Title: *title, Budgets: budgets, HTMLLink: *link}
+	if *base != "" {
+		old, err := readResults([]string{*base})
+		if err != nil {
+			return fmt.Errorf("report: -base: %w", err)
+		}
+		opts.Comparison = report.Compare(old, results, report.CompareOptions{})
+	}
 	if opts.HTMLLink == "" && *htmlOut != "" && *htmlOut != "-" {
 		opts.HTMLLink = filepath.Base(*htmlOut)
 	}

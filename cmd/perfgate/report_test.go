@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/perftest"
 )
 
 // recordedResult is a Result of the simulated janky-scroll app, recorded
@@ -43,6 +46,8 @@ func TestReportCommand(t *testing.T) {
 			`{"schema": "perfgate.budget/v1", "steps": {"scroll": {"jank": {"max": 2, "unit": "frames"}, "fps": {"min": 50, "unit": "fps"}}}}`), recordedResult},
 			code: 1, stdout: []string{"perf budget exceeded: scroll: jank 3 > 2 (deadline missed)", "| fps | 55.3 fps | (n−1)/(t[n−1]−t[0]), gfxinfo | ≥ 50 | ✅ |"},
 			errText: "report: 1 of 1 sessions failed their budgets"},
+		{name: "regression lines against a baseline", args: []string{"-base", runsDir(t, 0.6), runsDir(t, 1)},
+			stdout: []string{"perf regression: scroll: frame_time_p99 57.5ms → 95.83ms (+66.7%, p=0.002, n=6+6)"}},
 		{name: "a broken budget file", args: []string{"-budgets", writeFile(t, "bad.budget.json", `{"schema": "perfgate.budget/v1", "steps": {"scroll": {"jnk": {"max": 2}}}}`), recordedResult},
 			code: -1, errText: `bad.budget.json:1: step "scroll", metric "jnk": unknown metric`},
 		{name: "bad budget", args: []string{"-budget", "jank=3", recordedResult}, code: -1, errText: `report budget "jank=3": want [step:]metric<=limit`},
@@ -109,4 +114,23 @@ func writeFile(t *testing.T, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// runsDir is a folder of six copies of the recorded Result with frame
+// time p99 scaled by f: runs of one build.
+func runsDir(t *testing.T, f float64) string {
+	dir := t.TempDir()
+	for i := range 6 {
+		r, err := perftest.ReadResult(recordedResult)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range r.Steps {
+			st.FrameStats.FrameTimeMS.P99 *= f
+		}
+		if err := r.WriteFile(filepath.Join(dir, fmt.Sprintf("run%d.json", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
