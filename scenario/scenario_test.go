@@ -28,11 +28,11 @@ func TestActions(t *testing.T) {
 			if !sc.Step("launch", scenario.Launch(scenario.Cold), scenario.WaitFor(scenario.Text("Scroll"), 3*time.Second)) {
 				t.FailNow()
 			}
-			sc.Step("stop", scenario.Tap(scenario.Text("Stop")), scenario.Sleep(500*time.Millisecond))
+			sc.Step("stop", scenario.Tap(scenario.Text("Stop")), scenario.Sleep(800*time.Millisecond))
 			sc.Step("scroll", scenario.Swipe(scenario.Up, 3))
 			sc.Step("fling", scenario.Fling(scenario.Up), scenario.Sleep(300*time.Millisecond))
-			sc.Step("tap id", scenario.Tap(scenario.ID(p.pkg+":id/stop")), scenario.Tap(scenario.Desc("feed")), scenario.TapAt(200, 2270))
-			sc.Step("back", scenario.Back(), scenario.Sleep(300*time.Millisecond))
+			sc.Step("tap id", scenario.Tap(scenario.ID(p.pkg+":id/stop")), scenario.Tap(scenario.Desc("feed")), scenario.TapAt(200, 2270), scenario.Sleep(400*time.Millisecond))
+			sc.Step("back", scenario.Back(), scenario.Sleep(800*time.Millisecond))
 			r := sc.Stop()
 
 			truth := p.sim.World().Truth()
@@ -45,7 +45,7 @@ func TestActions(t *testing.T) {
 			}
 			// After "Stop" the app renders nothing until the swipe.
 			stop, scroll := r.Step("stop"), r.Step("scroll")
-			if n := truthFramesIn(p.sim, stop.DeviceStartNs+int64(100*time.Millisecond), stop.DeviceEndNs); n != 0 {
+			if n := truthFramesIn(p.sim, stop.DeviceStartNs+int64(400*time.Millisecond), stop.DeviceEndNs); n != 0 {
 				t.Errorf("%d frames after tapping Stop, want none", n)
 			}
 			if got, want := scroll.Frames().Frames, truthFramesIn(p.sim, scroll.DeviceStartNs, scroll.DeviceEndNs); got == 0 || got != want {
@@ -53,11 +53,11 @@ func TestActions(t *testing.T) {
 			}
 			// Tapping Stop by id stops the scroll that TapAt(Scroll) restarts.
 			tap := r.Step("tap id")
-			if n := truthFramesIn(p.sim, tap.DeviceEndNs-int64(50*time.Millisecond), tap.DeviceEndNs); n == 0 {
+			if n := truthFramesIn(p.sim, tap.DeviceEndNs-int64(200*time.Millisecond), tap.DeviceEndNs); n == 0 {
 				t.Errorf("no frames after tapping the Scroll button by coordinates")
 			}
 			back := r.Step("back")
-			if n := truthFramesIn(p.sim, back.DeviceStartNs+int64(150*time.Millisecond), back.DeviceEndNs); n != 0 {
+			if n := truthFramesIn(p.sim, back.DeviceStartNs+int64(400*time.Millisecond), back.DeviceEndNs); n != 0 {
 				t.Errorf("%d frames after BACK, want none: the app left the screen", n)
 			}
 			var names []string
@@ -215,11 +215,11 @@ func TestTypeKeyHome(t *testing.T) {
 	})
 	sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()))
 	sc.Step("launch", scenario.Launch(scenario.Cold))
-	sc.Step("stop", scenario.Tap(scenario.Text("Stop")), scenario.Sleep(300*time.Millisecond))
-	sc.Step("type", scenario.Type(scenario.ID(p.pkg+":id/search"), "cats"), scenario.Sleep(400*time.Millisecond))
-	sc.Step("stop again", scenario.Tap(scenario.Text("Stop")), scenario.Sleep(300*time.Millisecond))
-	sc.Step("menu", scenario.Key(scenario.KeyMenu), scenario.Sleep(400*time.Millisecond))
-	sc.Step("home", scenario.Home(), scenario.Sleep(400*time.Millisecond))
+	sc.Step("stop", scenario.Tap(scenario.Text("Stop")), scenario.Sleep(700*time.Millisecond))
+	sc.Step("type", scenario.Type(scenario.ID(p.pkg+":id/search"), "cats"), scenario.Sleep(700*time.Millisecond))
+	sc.Step("stop again", scenario.Tap(scenario.Text("Stop")), scenario.Sleep(700*time.Millisecond))
+	sc.Step("menu", scenario.Key(scenario.KeyMenu), scenario.Sleep(700*time.Millisecond))
+	sc.Step("home", scenario.Home(), scenario.Sleep(700*time.Millisecond))
 	r := sc.Stop()
 	for _, c := range []struct {
 		step   string
