@@ -28,6 +28,10 @@ func (h Headroom) withDefaults() Headroom {
 	return h
 }
 
+// minBudgetFrames is how many frames a step needs before recording gives
+// it frame budgets.
+const minBudgetFrames = 10
+
 // budgetDefaults are the metrics a step new to a budget file gets budgets
 // for when they were measured.
 var budgetDefaults = []string{"jank", "fps", "frame_time_p95", "big_jank_perfdog", "cpu", "pss_max", "rx", "tx", "startup_initial", "startup_full", "crashes"}
@@ -127,13 +131,20 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 		if m.Missing {
 			continue
 		}
+		// A step that rendered a handful of frames (a tap, a key) gives
+		// frame figures that come and go with timing: no frame budgets
+		// are recorded for it.
+		fewFrames := true
+		if f, ok := m.Metric("frames"); ok && f.Value >= minBudgetFrames {
+			fewFrames = false
+		}
 		step := baseStep(m.Step)
 		if byStep[step] == nil {
 			byStep[step] = map[string]*worst{}
 			order = append(order, step)
 		}
 		for _, x := range m.Metrics {
-			if !KnownMetric(x.Name) {
+			if !KnownMetric(x.Name) || fewFrames && known[x.Name].frames {
 				continue
 			}
 			w := byStep[step][x.Name]

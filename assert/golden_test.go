@@ -340,3 +340,29 @@ func TestRealTestingT(t *testing.T) {
 		}
 	}
 }
+
+// A step with a handful of frames (a tap) gets no frame budgets: its frame
+// figures come and go with timing.
+func TestRecordSkipsFrameBudgetsOfShortSteps(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "b.json")
+	tap := scrollStep()
+	tap.Name = "tap"
+	tap.FrameStats.Frames = 3
+	t.Setenv(assert.EnvUpdate, "1")
+	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep(), tap), p) {
+		t.Fatal(f.errs)
+	}
+	file, err := assert.ReadBudgetFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, has := file.Steps["tap"]["jank"]; has {
+		t.Errorf("a 3-frame step got a jank budget: %v", keys(file.Steps["tap"]))
+	}
+	if _, has := file.Steps["tap"]["cpu"]; !has {
+		t.Errorf("the tap step lost its other budgets: %v", keys(file.Steps["tap"]))
+	}
+	if _, has := file.Steps["scroll"]["jank"]; !has {
+		t.Errorf("the 230-frame step has no jank budget: %v", keys(file.Steps["scroll"]))
+	}
+}
