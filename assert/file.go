@@ -12,7 +12,9 @@ import (
 // Headroom is how much room a recorded budget leaves above (or, for
 // floors such as FPS, below) the value measured: Pct percent for
 // measurements, Count for counts (jank, crashes). The zero value means the
-// default, +10 % and +1.
+// default, +10 % and +1. CPU budgets of a step n CPU ticks long get at least
+// 200/n percent (two ticks' worth, the sway of a step's edges), and steps
+// under 10 ticks or 10 frames get no CPU or frame budgets at all.
 type Headroom struct {
 	Pct   float64
 	Count int
@@ -31,6 +33,10 @@ func (h Headroom) withDefaults() Headroom {
 // minBudgetFrames is how many frames a step needs before recording gives
 // it frame budgets.
 const minBudgetFrames = 10
+
+// minBudgetCPUIntervals is how many CPU tick intervals a step needs before
+// recording gives it CPU budgets.
+const minBudgetCPUIntervals = 10
 
 // budgetDefaults are the metrics a step new to a budget file gets budgets
 // for when they were measured.
@@ -126,6 +132,7 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 		value float64
 	}
 	byStep := map[string]map[string]*worst{}
+	ticks := map[string]float64{} // fewest CPU intervals of a step's repeats
 	var order []string
 	for _, m := range r.Measurements() {
 		if m.Missing {
@@ -138,13 +145,25 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 		if f, ok := m.Metric("frames"); ok && f.Value >= minBudgetFrames {
 			fewFrames = false
 		}
+		// Likewise a step shorter than ten CPU ticks (a second at the
+		// default 100 ms; the tail of a session, a key press, a fling)
+		// gets no CPU budgets: its share hangs on where the ticks fall,
+		// 0 % in one run and 1.3 % in the next.
+		fewTicks := true
+		c, hasTicks := m.Metric("cpu_intervals")
+		if hasTicks && c.Value >= minBudgetCPUIntervals {
+			fewTicks = false
+		}
 		step := baseStep(m.Step)
 		if byStep[step] == nil {
 			byStep[step] = map[string]*worst{}
 			order = append(order, step)
 		}
+		if hasTicks && (ticks[step] == 0 || c.Value < ticks[step]) {
+			ticks[step] = c.Value
+		}
 		for _, x := range m.Metrics {
-			if !KnownMetric(x.Name) || fewFrames && known[x.Name].frames {
+			if !KnownMetric(x.Name) || fewFrames && known[x.Name].frames || fewTicks && known[x.Name].cpu {
 				continue
 			}
 			w := byStep[step][x.Name]
@@ -188,7 +207,15 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 					entries[n] = e
 				}
 				e.Unit, e.Definition = w.m.Unit, w.m.Definition
-				nl := newLimit(n, w.value, h)
+				hn := h
+				if known[n].cpu && ticks[step] > 0 {
+					// A step's CPU share is taken over whole ticks: the
+					// ticks at its two edges hold time outside it, so the
+					// share can move by two ticks' worth, 2/n of itself,
+					// between runs that did the same work.
+					hn.Pct = math.Max(h.Pct, 200/ticks[step])
+				}
+				nl := newLimit(n, w.value, hn)
 				old, had := e.Limit(n)
 				looser := had && (nl.Min && nl.Value < old.Value || !nl.Min && nl.Value > old.Value)
 				change := fmt.Sprintf("%s: %s %s → %s (measured %s)", step, n, formatValue(old.Value, e.Unit), formatValue(nl.Value, e.Unit), formatValue(w.value, e.Unit))

@@ -366,3 +366,55 @@ func TestRecordSkipsFrameBudgetsOfShortSteps(t *testing.T) {
 		t.Errorf("the 230-frame step has no jank budget: %v", keys(file.Steps["scroll"]))
 	}
 }
+
+// A step shorter than a few CPU ticks (the end of a session) gets no CPU
+// budgets: one 100 ms tick reads 0 % in one run and 1.3 % in the next.
+func TestRecordSkipsCPUBudgetsOfShortSteps(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "b.json")
+	stop := scrollStep()
+	stop.Name = "stop"
+	stop.CPUStats.Intervals = 1
+	stop.CPUStats.Mean = 0
+	t.Setenv(assert.EnvUpdate, "1")
+	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep(), stop), p) {
+		t.Fatal(f.errs)
+	}
+	file, err := assert.ReadBudgetFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"cpu", "cpu_p90"} {
+		if _, has := file.Steps["stop"][n]; has {
+			t.Errorf("a one-tick step got a %s budget: %v", n, keys(file.Steps["stop"]))
+		}
+	}
+	if _, has := file.Steps["stop"]["pss_max"]; !has {
+		t.Errorf("the one-tick step lost its other budgets: %v", keys(file.Steps["stop"]))
+	}
+	if _, has := file.Steps["scroll"]["cpu"]; !has {
+		t.Errorf("the 40-tick step has no cpu budget: %v", keys(file.Steps["scroll"]))
+	}
+	// The 40-tick scroll step's cpu of 12.5 % gets the default 10 %
+	// headroom; a 16-tick step gets 200/16 = 12.5 %.
+	if got := *file.Steps["scroll"]["cpu"].Max; got != 13.8 {
+		t.Errorf("40-tick cpu budget %v, want 13.8", got)
+	}
+	short := scrollStep()
+	short.Name = "short"
+	short.CPUStats.Intervals = 16
+	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep(), short), p) {
+		t.Fatal(f.errs)
+	}
+	if file, err = assert.ReadBudgetFile(p); err != nil {
+		t.Fatal(err)
+	}
+	if got := *file.Steps["short"]["cpu"].Max; got != 14.1 {
+		t.Errorf("16-tick cpu budget %v, want 14.1 (12.5 × 1.125, rounded up)", got)
+	}
+	// Checking the file against a run whose stop step burnt CPU passes.
+	stop.CPUStats.Mean = 1.25
+	t.Setenv(assert.EnvUpdate, "")
+	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep(), stop, short), p) {
+		t.Errorf("the next run fails: %v", f.errs)
+	}
+}

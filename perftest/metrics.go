@@ -44,6 +44,7 @@ func (st *Step) Metrics() []metrics.Metric {
 	}
 	if c := st.CPUStats; c.Intervals > 0 {
 		src := c.Source
+		add(metrics.Metric{Name: "cpu_intervals", Value: float64(c.Intervals), Unit: "intervals", Definition: "tick intervals the CPU figures span, " + src})
 		add(metrics.Metric{Name: "cpu", Value: c.Mean, Unit: "%", Definition: "app share of device, " + src, Better: metrics.Lower, BenchUnit: "app-cpu-%", BenchScale: 1})
 		add(metrics.Metric{Name: "cpu_p90", Value: c.P90, Unit: "%", Definition: "app share of device, nearest-rank p90 of ticks, " + src, Better: metrics.Lower, BenchUnit: "app-cpu-p90-%", BenchScale: 1})
 		add(metrics.Metric{Name: "cpu_max", Value: c.Max, Unit: "%", Definition: "app share of device, highest tick, " + src, Better: metrics.Lower, BenchUnit: "app-cpu-max-%", BenchScale: 1})

@@ -33,6 +33,17 @@ func runFakeSession(t *testing.T, lt *loggingT) *Result {
 // reporter is registered it receives every stopped session's Result, and
 // its failure fails the test.
 func TestReporters(t *testing.T) {
+	// The registry is the process's: start from an empty one and put it
+	// back, so the test holds with -count=N.
+	reporters.Lock()
+	saved := reporters.list
+	reporters.list = nil
+	reporters.Unlock()
+	t.Cleanup(func() {
+		reporters.Lock()
+		reporters.list = saved
+		reporters.Unlock()
+	})
 	t.Setenv(EnvReport, "")
 	lt := &loggingT{}
 	runFakeSession(t, lt)
