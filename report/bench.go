@@ -48,6 +48,9 @@ func WriteBenchstat(w io.Writer, results []*perftest.Result) error {
 			ms := StepMetrics(st)
 			fmt.Fprintf(bw, "BenchmarkPerf/test=%s/step=%s 1", test, benchName(baseStepName(st.Name)))
 			for _, m := range ms {
+				if m.BenchUnit == "" {
+					continue // context (tick count), not a benchmark figure
+				}
 				fmt.Fprintf(bw, " %s %s", strconv.FormatFloat(m.Value*m.BenchScale, 'g', 6, 64), m.BenchUnit)
 			}
 			bw.WriteString("\n")
