@@ -38,19 +38,9 @@ type Row struct {
 	Metric string
 	Unit   string
 	Better Better
-	// Old and New are the medians with their 95 % confidence intervals.
-	Old, New benchmath.Summary
-	// P is the Mann-Whitney U p-value; N1, N2 the number of runs.
-	P      float64
-	N1, N2 int
-	// DeltaPct is the change of the median in percent (±Inf from a zero
-	// baseline).
-	DeltaPct float64
-	// Significant is P < α; Regression adds that the change is for the
-	// worse and larger than the threshold.
-	Significant bool
-	Regression  bool
-	Warnings    []string
+	// Change holds the medians, p-value and verdict, as the regression
+	// gate computes them.
+	assert.Change
 }
 
 // Comparison is a baseline compared with new runs, metric by metric.
@@ -118,10 +108,7 @@ func Compare(base, next []*perftest.Result, opts CompareOptions) *Comparison {
 			continue
 		}
 		ch := assert.CompareValues(v.old, v.new, v.m.Better, assert.Gate{Alpha: opts.Alpha, ThresholdPct: gateThreshold(opts.ThresholdPct)})
-		row := Row{Step: k.step, Metric: k.metric, Unit: v.m.Unit, Better: v.m.Better,
-			Old: ch.Old, New: ch.New, P: ch.P, N1: ch.N1, N2: ch.N2, DeltaPct: ch.DeltaPct,
-			Significant: ch.Significant, Regression: ch.Regression, Warnings: ch.Warnings}
-		c.Rows = append(c.Rows, row)
+		c.Rows = append(c.Rows, Row{Step: k.step, Metric: k.metric, Unit: v.m.Unit, Better: v.m.Better, Change: ch})
 	}
 	return c
 }
@@ -162,7 +149,7 @@ func (c *Comparison) Regressions() []string {
 	var out []string
 	for _, r := range c.Rows {
 		if r.Regression {
-			out = append(out, assert.RegressionLine(r.Step, r.Metric, r.Unit, assert.Change{Old: r.Old, New: r.New, P: r.P, N1: r.N1, N2: r.N2, DeltaPct: r.DeltaPct}))
+			out = append(out, assert.RegressionLine(r.Step, r.Metric, r.Unit, r.Change))
 		}
 	}
 	return out
