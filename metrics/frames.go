@@ -154,15 +154,27 @@ func FramePercentilesOf(valuesNS []int64) FramePercentiles {
 	}
 	s := slices.Clone(valuesNS)
 	slices.Sort(s)
-	at := func(p int) float64 {
-		// ⌈p·m/100⌉ in integers: exact, unlike float ceil of 0.95*m.
-		k := (p*m + 99) / 100
-		if k < 1 {
-			k = 1
-		}
-		return float64(s[k-1]) / 1e6
-	}
+	at := func(p int) float64 { return float64(s[rankIndex(p, m)]) / 1e6 }
 	return FramePercentiles{P50: at(50), P90: at(90), P95: at(95), P99: at(99)}
+}
+
+// NearestRank is the design's nearest-rank p-th percentile of values: the
+// ⌈p/100 · m⌉-th smallest of the m values; 0 for none. values is not
+// modified.
+func NearestRank(values []float64, p int) float64 {
+	if len(values) == 0 {
+		return 0
+	}
+	s := slices.Clone(values)
+	slices.Sort(s)
+	return s[rankIndex(p, len(s))]
+}
+
+// rankIndex is the index, in m sorted values, of the nearest-rank p-th
+// percentile: ⌈p·m/100⌉ − 1 in integers, exact unlike a float ceiling of
+// 0.95·m, and at least 0.
+func rankIndex(p, m int) int {
+	return min(max((p*m+99)/100, 1), m) - 1
 }
 
 // FrameMatrix counts frames by Matrix drop level.

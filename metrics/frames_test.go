@@ -108,6 +108,39 @@ func TestFramePerfDogJank(t *testing.T) {
 	}
 }
 
+// NearestRank takes the ⌈p·m/100⌉-th smallest value in integers: for
+// p = 7 of 100 values a float ceiling of 0.07 × 100 = 7.000000000000001
+// would take the 8th.
+func TestNearestRank(t *testing.T) {
+	hundred := make([]float64, 100)
+	for i := range hundred {
+		hundred[i] = float64(100 - i) // descending: the input is sorted
+	}
+	tests := []struct {
+		in   []float64
+		p    int
+		want float64
+	}{
+		{nil, 50, 0},
+		{[]float64{4}, 90, 4},
+		{[]float64{650, 700, 640}, 50, 650},
+		{[]float64{1, 2, 3, 4}, 50, 2},
+		{hundred, 7, 7},
+		{hundred, 90, 90},
+		{hundred, 100, 100},
+		{hundred, 0, 1},
+	}
+	for _, tc := range tests {
+		in := slices.Clone(tc.in)
+		if got := NearestRank(tc.in, tc.p); got != tc.want {
+			t.Errorf("NearestRank(%v…, %d) = %v, want %v", tc.in[:min(len(tc.in), 3)], tc.p, got, tc.want)
+		}
+		if !slices.Equal(in, tc.in) {
+			t.Errorf("NearestRank changed its input")
+		}
+	}
+}
+
 func TestFramePercentilesOf(t *testing.T) {
 	seq := func(n int) []int64 {
 		out := make([]int64, n)

@@ -1,5 +1,7 @@
 package perftest
 
+import "github.com/perfgate/perfgate/metrics"
+
 // AddStartup records an app start in the open step, or in the most recent
 // step when none is open. Starts of one kind recorded in one step add up
 // as iterations: the figures become the nearest-rank medians of them all,
@@ -20,6 +22,15 @@ func (s *Session) AddStartup(st StartupStats) {
 	if old := step.Startup; old != nil && old.Kind == st.Kind {
 		st.Iterations = append(append([]StartupSample(nil), old.Iterations...), st.Iterations...)
 	}
+	st.Summarise()
+	step.Startup = &st
+}
+
+// Summarise sets the figures from the launches in Iterations: time to
+// initial display and to full display, each the nearest-rank median of
+// the launches (DESIGN.md percentiles), full display only when every
+// launch reported it.
+func (st *StartupStats) Summarise() {
 	var total, full []float64
 	for _, it := range st.Iterations {
 		total = append(total, float64(it.TotalTimeMs))
@@ -27,12 +38,11 @@ func (s *Session) AddStartup(st StartupStats) {
 			full = append(full, float64(it.FullyDrawnMs))
 		}
 	}
-	st.InitialDisplayMs = nearestRank(total, 50)
+	st.InitialDisplayMs = metrics.NearestRank(total, 50)
 	st.FullDisplayMs = 0
 	if len(full) == len(st.Iterations) {
-		st.FullDisplayMs = nearestRank(full, 50)
+		st.FullDisplayMs = metrics.NearestRank(full, 50)
 	}
-	step.Startup = &st
 }
 
 // Restarting runs fn, during which the app's process is expected to end

@@ -2,7 +2,6 @@ package perftest
 
 import (
 	"math"
-	"slices"
 	"time"
 
 	"github.com/perfgate/perfgate/metrics"
@@ -188,7 +187,7 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 		}
 		prev = i
 	}
-	out.P90 = nearestRank(ticks, 90)
+	out.P90 = metrics.NearestRank(ticks, 90)
 	if len(sb.Threads) > 0 {
 		if th, err := metrics.CPUTopThreads(sa.CPU.times(), sb.CPU.times(), pidStats(sa.Threads), pidStats(sb.Threads), cores, 5); err == nil {
 			for _, t := range th {
@@ -349,19 +348,6 @@ func (c *collector) thermalStats(st *Step) *ThermalStats {
 		}
 	}
 	return out
-}
-
-// nearestRank is the p-th percentile of v by the nearest-rank method
-// (DESIGN.md percentiles): the value at rank ⌈p/100 × n⌉ of the sorted
-// values; 0 for no values.
-func nearestRank(v []float64, p float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	k := int(math.Ceil(p / 100 * float64(len(s))))
-	return s[min(max(k, 1), len(s))-1]
 }
 
 // jankTimes returns the seconds since the step began of the frames the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -189,27 +188,8 @@ func resolveActivity(ctx context.Context, dev *adbx.Device, pkg, activity string
 // full display only when every launch reported it.
 func StartupStatsOf(kind StartKind, samples []perftest.StartupSample) perftest.StartupStats {
 	st := perftest.StartupStats{Kind: string(kind), Source: metrics.AmStartSource + " TotalTime; logcat Fully drawn", Iterations: samples}
-	var total, full []float64
-	for _, s := range samples {
-		total = append(total, float64(s.TotalTimeMs))
-		if s.FullyDrawnMs > 0 {
-			full = append(full, float64(s.FullyDrawnMs))
-		}
-	}
-	st.InitialDisplayMs = median(total)
-	if len(full) == len(samples) {
-		st.FullDisplayMs = median(full)
-	}
+	st.Summarise()
 	return st
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[(len(s)+1)/2-1]
 }
 
 // Launch launches the app the scenario measures once, the way kind says,
