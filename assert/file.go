@@ -90,7 +90,7 @@ func BudgetFile(t TestingT, r Run, f *File) bool {
 	for _, step := range f.stepNames() {
 		var mine []Measurement
 		for _, m := range ms {
-			if baseStep(m.Step) == step && !m.Missing {
+			if metrics.BaseStep(m.Step) == step && !m.Missing {
 				mine = append(mine, m)
 			}
 		}
@@ -154,7 +154,7 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 		if hasTicks && c.Value >= minBudgetCPUIntervals {
 			fewTicks = false
 		}
-		step := baseStep(m.Step)
+		step := metrics.BaseStep(m.Step)
 		if byStep[step] == nil {
 			byStep[step] = map[string]*worst{}
 			order = append(order, step)

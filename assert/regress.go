@@ -126,7 +126,7 @@ func iterations(ms []Measurement) runValues {
 		if m.Missing {
 			continue
 		}
-		step := baseStep(m.Step)
+		step := metrics.BaseStep(m.Step)
 		if rv.vals[step] == nil {
 			rv.vals[step] = map[string][]float64{}
 			rv.m[step] = map[string]metrics.Metric{}

@@ -77,15 +77,3 @@ func logf(t TestingT, format string, args ...any) {
 		l.Logf(format, args...)
 	}
 }
-
-// baseStep strips the iteration suffix a repeated step carries
-// ("scroll#2" → "scroll").
-func baseStep(name string) string {
-	if i := strings.LastIndexByte(name, '#'); i > 0 {
-		digits := name[i+1:]
-		if digits != "" && strings.Trim(digits, "0123456789") == "" {
-			return name[:i]
-		}
-	}
-	return name
-}

@@ -1,5 +1,7 @@
 package metrics
 
+import "strings"
+
 // Better says which way a metric improves.
 type Better int
 
@@ -39,4 +41,26 @@ func (m Metric) IsCount() bool {
 		return true
 	}
 	return false
+}
+
+// BaseStep is a step's name without the iteration suffix perftest gives a
+// name used again ("scroll#2" → "scroll"): a step's iterations are one
+// step to budgets, regression gates, comparisons and benchmark output.
+func BaseStep(name string) string {
+	if i := strings.LastIndexByte(name, '#'); i > 0 && i+1 < len(name) && strings.Trim(name[i+1:], "0123456789") == "" {
+		return name[:i]
+	}
+	return name
+}
+
+// BenchToken makes a name one token of benchmark output: blanks, and the
+// "/" and "=" that would split a benchmark name into sub-names, become "_".
+func BenchToken(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '\t', '\n', '/', '=':
+			return '_'
+		}
+		return r
+	}, s)
 }

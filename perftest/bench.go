@@ -1,8 +1,6 @@
 package perftest
 
 import (
-	"strings"
-
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -25,7 +23,7 @@ func reportBench(b benchT, r *Result) {
 	vals := map[string]*acc{}
 	steps := map[string]bool{}
 	for _, st := range r.Steps {
-		steps[baseName(st.Name)] = true
+		steps[metrics.BaseStep(st.Name)] = true
 	}
 	add := func(step string, m metrics.Metric) {
 		if m.BenchUnit == "" {
@@ -33,7 +31,7 @@ func reportBench(b benchT, r *Result) {
 		}
 		unit := m.BenchUnit
 		if len(steps) > 1 {
-			unit = benchToken(step) + "-" + unit
+			unit = metrics.BenchToken(step) + "-" + unit
 		}
 		a := vals[unit]
 		if a == nil {
@@ -46,7 +44,7 @@ func reportBench(b benchT, r *Result) {
 	}
 	for _, st := range r.Steps {
 		for _, m := range st.Metrics() {
-			add(baseName(st.Name), m)
+			add(metrics.BaseStep(st.Name), m)
 		}
 	}
 	if len(r.Steps) == 0 && r.Whole != nil {
@@ -57,23 +55,4 @@ func reportBench(b benchT, r *Result) {
 	for _, u := range order {
 		b.ReportMetric(vals[u].sum/float64(vals[u].n), u)
 	}
-}
-
-// baseName strips a repeat's "#n".
-func baseName(name string) string {
-	if i := strings.LastIndexByte(name, '#'); i > 0 && strings.Trim(name[i+1:], "0123456789") == "" && i+1 < len(name) {
-		return name[:i]
-	}
-	return name
-}
-
-// benchToken makes a step name a unit token: no spaces, '/' or '='.
-func benchToken(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '\t', '\n', '/', '=':
-			return '_'
-		}
-		return r
-	}, s)
 }

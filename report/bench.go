@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -46,7 +47,7 @@ func WriteBenchstat(w io.Writer, results []*perftest.Result) error {
 		}
 		for _, st := range r.Steps {
 			ms := StepMetrics(st)
-			fmt.Fprintf(bw, "BenchmarkPerf/test=%s/step=%s 1", test, benchName(baseStepName(st.Name)))
+			fmt.Fprintf(bw, "BenchmarkPerf/test=%s/step=%s 1", test, benchName(metrics.BaseStep(st.Name)))
 			for _, m := range ms {
 				if m.BenchUnit == "" {
 					continue // context (tick count), not a benchmark figure

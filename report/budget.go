@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -50,7 +51,7 @@ type Verdict struct {
 func budgetsFor(budgets []Budget, name string) []Budget {
 	var out []Budget
 	for _, b := range budgets {
-		if b.Step == "" || b.Step == name || b.Step == baseStepName(name) {
+		if b.Step == "" || b.Step == name || b.Step == metrics.BaseStep(name) {
 			out = append(out, b)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/metrics"
 
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -78,7 +79,7 @@ func Compare(base, next []*perftest.Result, opts CompareOptions) *Comparison {
 					if m.Better == Neither {
 						continue
 					}
-					k := key{baseStepName(st.Name), m.Name}
+					k := key{metrics.BaseStep(st.Name), m.Name}
 					v := all[k]
 					if v == nil {
 						v = &vals{m: m}

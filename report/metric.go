@@ -1,9 +1,6 @@
 package report
 
 import (
-	"regexp"
-	"strings"
-
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -35,26 +32,11 @@ func find(ms []Metric, name string) (Metric, bool) {
 	return Metric{}, false
 }
 
-// iterationSuffix is what perftest appends to a step name used again
-// ("scroll#2"); a step run N times is N iterations of one step.
-var iterationSuffix = regexp.MustCompile(`#[0-9]+$`)
-
-// baseStepName strips an iteration suffix.
-func baseStepName(name string) string {
-	return iterationSuffix.ReplaceAllString(name, "")
-}
-
-// benchName turns a free-form name into a benchmark name token: no spaces,
-// and no "/" or "=" that would split it into more sub-names.
+// benchName turns a free-form name into a benchmark name token
+// (metrics.BenchToken), "unnamed" for none.
 func benchName(s string) string {
 	if s == "" {
 		return "unnamed"
 	}
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == ' ' || r == '\t' || r == '\n' || r == '/' || r == '=':
-			return '_'
-		}
-		return r
-	}, s)
+	return metrics.BenchToken(s)
 }
