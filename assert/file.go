@@ -2,6 +2,7 @@ package assert
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -87,7 +88,7 @@ func BudgetFile(t TestingT, r Run, f *File) bool {
 	path := f.Path
 	ms := r.Measurements()
 	ok := true
-	for _, step := range f.stepNames() {
+	for _, step := range slices.Sorted(maps.Keys(f.Steps)) {
 		var mine []Measurement
 		for _, m := range ms {
 			if metrics.BaseStep(m.Step) == step && !m.Missing {
@@ -95,7 +96,7 @@ func BudgetFile(t TestingT, r Run, f *File) bool {
 			}
 		}
 		entries := f.Steps[step]
-		names := metricNames(entries)
+		names := slices.Sorted(maps.Keys(entries))
 		if len(mine) == 0 {
 			if slices.ContainsFunc(names, func(n string) bool { _, has := entries[n].Limit(n); return has }) {
 				t.Errorf("perf budget exceeded: %s: step not measured (the run has no step %q; budgets at %s:%d)", step, step, path, entries[names[0]].Line)
@@ -130,9 +131,9 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 	type worst struct {
 		m     metrics.Metric
 		value float64
+		ticks float64 // fewest CPU intervals of the repeats it was taken from
 	}
 	byStep := map[string]map[string]*worst{}
-	ticks := map[string]float64{} // fewest CPU intervals of a step's repeats
 	var order []string
 	for _, m := range r.Measurements() {
 		if m.Missing {
@@ -149,18 +150,12 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 		// default 100 ms; the tail of a session, a key press, a fling)
 		// gets no CPU budgets: its share hangs on where the ticks fall,
 		// 0 % in one run and 1.3 % in the next.
-		fewTicks := true
-		c, hasTicks := m.Metric("cpu_intervals")
-		if hasTicks && c.Value >= minBudgetCPUIntervals {
-			fewTicks = false
-		}
+		ticks, _ := m.Metric("cpu_intervals")
+		fewTicks := ticks.Value < minBudgetCPUIntervals
 		step := metrics.BaseStep(m.Step)
 		if byStep[step] == nil {
 			byStep[step] = map[string]*worst{}
 			order = append(order, step)
-		}
-		if hasTicks && (ticks[step] == 0 || c.Value < ticks[step]) {
-			ticks[step] = c.Value
 		}
 		for _, x := range m.Metrics {
 			if !KnownMetric(x.Name) || fewFrames && known[x.Name].frames || fewTicks && known[x.Name].cpu {
@@ -169,12 +164,14 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 			w := byStep[step][x.Name]
 			switch {
 			case w == nil:
-				byStep[step][x.Name] = &worst{x, x.Value}
+				byStep[step][x.Name] = &worst{x, x.Value, ticks.Value}
+				continue
 			case known[x.Name].min:
 				w.value = math.Min(w.value, x.Value)
 			default:
 				w.value = math.Max(w.value, x.Value)
 			}
+			w.ticks = math.Min(w.ticks, ticks.Value)
 		}
 	}
 	var refused, notes []string
@@ -183,7 +180,7 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 			entries := f.Steps[step]
 			var want []string
 			if len(entries) > 0 {
-				for _, n := range metricNames(entries) {
+				for _, n := range slices.Sorted(maps.Keys(entries)) {
 					if _, has := entries[n].Limit(n); has {
 						want = append(want, n)
 					}
@@ -208,12 +205,12 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 				}
 				e.Unit, e.Definition = w.m.Unit, w.m.Definition
 				hn := h
-				if known[n].cpu && ticks[step] > 0 {
+				if known[n].cpu {
 					// A step's CPU share is taken over whole ticks: the
 					// ticks at its two edges hold time outside it, so the
 					// share can move by two ticks' worth, 2/n of itself,
 					// between runs that did the same work.
-					hn.Pct = math.Max(h.Pct, 200/ticks[step])
+					hn.Pct = math.Max(h.Pct, 200/w.ticks)
 				}
 				nl := newLimit(n, w.value, hn)
 				old, had := e.Limit(n)

@@ -12,7 +12,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -103,17 +102,11 @@ func ReadBudgetFile(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("perf budget file: %w", err)
 	}
-	f, err := parseBudgetFile(path, b)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
+	return ParseBudgetFile(path, b)
 }
 
 // ParseBudgetFile parses a budget file's bytes; path names it in errors.
-func ParseBudgetFile(path string, b []byte) (*File, error) { return parseBudgetFile(path, b) }
-
-func parseBudgetFile(path string, b []byte) (*File, error) {
+func ParseBudgetFile(path string, b []byte) (*File, error) {
 	f := &File{Path: path, Steps: map[string]map[string]*Entry{}}
 	lineAt := func(off int64) int { return 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n")) }
 	fail := func(off int64, format string, args ...any) error {
@@ -313,34 +306,10 @@ func UpdateBudgetFile(path string, fn func(*File) error) error {
 	if err != nil {
 		return fmt.Errorf("perf budget file %s: %w", path, err)
 	}
-	return writeAtomic(path, b)
-}
-
-// writeAtomic writes b to path through a temporary file and a rename.
-func writeAtomic(path string, b []byte) error {
 	if err := atomicfile.Write(path, b); err != nil {
 		return fmt.Errorf("perf budget file %s: %w", path, err)
 	}
 	return nil
-}
-
-// stepNames returns the file's step names, sorted.
-func (f *File) stepNames() []string {
-	var n []string
-	for s := range f.Steps {
-		n = append(n, s)
-	}
-	slices.Sort(n)
-	return n
-}
-
-func metricNames(es map[string]*Entry) []string {
-	var n []string
-	for m := range es {
-		n = append(n, m)
-	}
-	slices.Sort(n)
-	return n
 }
 
 // lockPath is the lock file that serialises processes updating path: in

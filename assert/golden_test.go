@@ -411,6 +411,20 @@ func TestRecordSkipsCPUBudgetsOfShortSteps(t *testing.T) {
 	if got := *file.Steps["short"]["cpu"].Max; got != 14.1 {
 		t.Errorf("16-tick cpu budget %v, want 14.1 (12.5 × 1.125, rounded up)", got)
 	}
+	// A one-tick repeat of a step neither gives its CPU nor widens the
+	// headroom of the repeats that are long enough.
+	p2 := filepath.Join(t.TempDir(), "b.json")
+	blip := scrollStep()
+	blip.Name = "scroll#2"
+	blip.CPUStats.Intervals, blip.CPUStats.Mean = 1, 50
+	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep(), blip), p2) {
+		t.Fatal(f.errs)
+	}
+	if f2, err := assert.ReadBudgetFile(p2); err != nil {
+		t.Fatal(err)
+	} else if got := *f2.Steps["scroll"]["cpu"].Max; got != 13.8 {
+		t.Errorf("cpu budget of a 40-tick step with a one-tick repeat: %v, want 13.8", got)
+	}
 	// Checking the file against a run whose stop step burnt CPU passes.
 	stop.CPUStats.Mean = 1.25
 	t.Setenv(assert.EnvUpdate, "")

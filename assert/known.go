@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -36,11 +37,4 @@ var known = map[string]struct {
 // KnownMetric reports whether name is a metric budgets and gates can name.
 func KnownMetric(name string) bool { _, ok := known[name]; return ok }
 
-func knownNames() string {
-	var n []string
-	for k := range known {
-		n = append(n, k)
-	}
-	slices.Sort(n)
-	return strings.Join(n, ", ")
-}
+func knownNames() string { return strings.Join(slices.Sorted(maps.Keys(known)), ", ") }

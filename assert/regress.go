@@ -2,21 +2,13 @@ package assert
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/metrics"
 )
-
-func strconvDelta(d float64) string {
-	s := strconv.FormatFloat(d, 'f', 1, 64)
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
-	}
-	return s + "%"
-}
 
 // gateDefaults are the metrics recorded as baselines when Gate.Metrics is
 // empty.
@@ -66,12 +58,12 @@ func NoRegression(t TestingT, r Run, path string, g Gate) bool {
 	}
 	ok := true
 	compared := 0
-	for _, step := range f.stepNames() {
+	for _, step := range slices.Sorted(maps.Keys(f.Steps)) {
 		if len(g.Steps) > 0 && !slices.Contains(g.Steps, step) {
 			continue
 		}
 		entries := f.Steps[step]
-		for _, name := range metricNames(entries) {
+		for _, name := range slices.Sorted(maps.Keys(entries)) {
 			b := entries[name].Baseline
 			if b == nil {
 				continue
@@ -163,7 +155,7 @@ func recordBaselines(t TestingT, runs runValues, dev Device, path string, g Gate
 			}
 			want := g.Metrics
 			if len(want) == 0 {
-				for _, n := range metricNames(entries) {
+				for _, n := range slices.Sorted(maps.Keys(entries)) {
 					if entries[n].Baseline != nil {
 						want = append(want, n)
 					}

@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"fmt"
 	"math"
 
 	"golang.org/x/perf/benchmath"
@@ -119,5 +120,5 @@ func FormatDelta(d float64) string {
 	case math.IsInf(d, -1):
 		return "-∞%"
 	}
-	return strconvDelta(d)
+	return fmt.Sprintf("%+.1f%%", d)
 }

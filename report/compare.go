@@ -166,22 +166,12 @@ func withUnit(v float64, unit string) string {
 	return formatValue(v) + " " + unit
 }
 
-func formatDelta(d float64) string {
-	switch {
-	case math.IsInf(d, 1):
-		return "+∞%"
-	case math.IsInf(d, -1):
-		return "-∞%"
-	}
-	return fmt.Sprintf("%+.1f%%", d)
-}
-
 // delta is the Δ column: "~" when not significant, as benchstat prints.
 func (r Row) delta() string {
 	if !r.Significant {
 		return "~"
 	}
-	return formatDelta(r.DeltaPct)
+	return assert.FormatDelta(r.DeltaPct)
 }
 
 func (r Row) pn() string {
