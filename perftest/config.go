@@ -212,16 +212,25 @@ func (c Config) resultPath() string {
 	if c.ResultFile != "" {
 		return c.ResultFile
 	}
-	dir := c.ResultsDir
-	if dir == "" {
-		dir = os.Getenv("PERFGATE_RESULTS")
-	}
-	if dir == "" {
-		dir = filepath.Join("testdata", "perf-results")
-	}
 	name := strings.Trim(unsafeName.ReplaceAllString(c.Name, "_"), "_")
 	if name == "" {
 		name = "perftest"
 	}
-	return filepath.Join(dir, name+".json")
+	return filepath.Join(c.resultsDir(), name+".json")
+}
+
+// resultsDir is the folder of the Result (ResultFile's, else ResultsDir,
+// $PERFGATE_RESULTS or testdata/perf-results), where what goes with it
+// (screenshots, reports) goes too, even when the Result itself is not
+// written.
+func (c Config) resultsDir() string {
+	switch {
+	case c.ResultFile != "" && c.ResultFile != "-":
+		return filepath.Dir(c.ResultFile)
+	case c.ResultsDir != "":
+		return c.ResultsDir
+	case os.Getenv("PERFGATE_RESULTS") != "":
+		return os.Getenv("PERFGATE_RESULTS")
+	}
+	return filepath.Join("testdata", "perf-results")
 }

@@ -203,6 +203,10 @@ func (s *Session) stepAtLocked(ns int64) string {
 	return ""
 }
 
+// ResultsDir is the folder the session's Result goes in (see
+// Config.ResultsDir), where files that go with it belong.
+func (s *Session) ResultsDir() string { return s.cfg.resultsDir() }
+
 // Err is why the session ended early, nil while it runs or when it ran to
 // Stop.
 func (s *Session) Err() error {

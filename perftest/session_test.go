@@ -457,3 +457,30 @@ func TestCrashSeenByStopsLastTick(t *testing.T) {
 		t.Fatal("Stop hung waiting for the crash's logcat read")
 	}
 }
+
+// The results folder is the Result's, and stays where a Result would go
+// when none is written ("-"), so screenshots and reports have a home.
+func TestResultsDir(t *testing.T) {
+	t.Setenv("PERFGATE_RESULTS", "")
+	cases := []struct {
+		cfg  Config
+		env  string
+		want string
+	}{
+		{Config{}, "", filepath.Join("testdata", "perf-results")},
+		{Config{}, "/tmp/ci-results", "/tmp/ci-results"},
+		{Config{ResultsDir: "out"}, "/tmp/ci-results", "out"},
+		{Config{ResultFile: "a/b/r.json", ResultsDir: "out"}, "", filepath.Join("a", "b")},
+		{Config{ResultFile: "-", ResultsDir: "out"}, "", "out"},
+	}
+	for _, c := range cases {
+		t.Setenv("PERFGATE_RESULTS", c.env)
+		s := &Session{cfg: c.cfg}
+		if got := s.ResultsDir(); got != c.want {
+			t.Errorf("%+v with PERFGATE_RESULTS=%q: %q, want %q", c.cfg, c.env, got, c.want)
+		}
+		if p := c.cfg.resultPath(); p != "" && filepath.Dir(p) != c.want {
+			t.Errorf("%+v: Result at %q, outside the results folder %q", c.cfg, p, c.want)
+		}
+	}
+}

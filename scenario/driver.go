@@ -172,7 +172,8 @@ func (d *Driver) Size() (w, h int) { return d.w, d.h }
 
 // do runs fn with the device's lock held, giving up when ctx ends (the
 // call itself then finishes in the background, bounded by the client's
-// timeout).
+// timeout, so what fn writes is only the caller's to read when do returns
+// nil).
 func (d *Driver) do(ctx context.Context, what string, fn func(*guia2.Driver) error) error {
 	if d == nil || d.drv == nil {
 		return fmt.Errorf("scenario %s: driver closed", what)
@@ -208,7 +209,10 @@ func (d *Driver) Screenshot(ctx context.Context) ([]byte, error) {
 		out = raw.Bytes()
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err // out may still be written by a call ctx gave up on
+	}
+	return out, nil
 }
 
 // Source returns the screen's hierarchy as uiautomator2 dumps it (XML).
@@ -218,5 +222,8 @@ func (d *Driver) Source(ctx context.Context) (string, error) {
 		out, err = g.Source()
 		return err
 	})
-	return out, err
+	if err != nil {
+		return "", err // out may still be written by a call ctx gave up on
+	}
+	return out, nil
 }

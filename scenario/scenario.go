@@ -53,16 +53,12 @@ func Start(t TestingT, dev *adbx.Device, pkg string, opts ...perftest.Option) *S
 		return nil
 	}
 	opts = append([]perftest.Option{perftest.WithConfig(perftest.Config{WaitForApp: true}), perftest.App(pkg)}, opts...)
-	var cfg perftest.Config
-	for _, o := range opts {
-		o(&cfg)
-	}
 	s := perftest.Start(t, dev, opts...)
 	if s == nil {
 		drv.Close()
 		return nil
 	}
-	sc := &Scenario{t: t, pkg: pkg, dev: dev, driver: drv, session: s, results: resultsDir(cfg)}
+	sc := &Scenario{t: t, pkg: pkg, dev: dev, driver: drv, session: s, results: s.ResultsDir()}
 	if n, ok := t.(interface{ Name() string }); ok {
 		sc.name = n.Name()
 	}
@@ -70,20 +66,6 @@ func Start(t TestingT, dev *adbx.Device, pkg string, opts ...perftest.Option) *S
 		c.Cleanup(func() { sc.Stop() })
 	}
 	return sc
-}
-
-// resultsDir is where perftest writes Results, so screenshots land beside
-// them.
-func resultsDir(cfg perftest.Config) string {
-	switch {
-	case cfg.ResultFile != "" && cfg.ResultFile != "-":
-		return filepath.Dir(cfg.ResultFile)
-	case cfg.ResultsDir != "":
-		return cfg.ResultsDir
-	case os.Getenv("PERFGATE_RESULTS") != "":
-		return os.Getenv("PERFGATE_RESULTS")
-	}
-	return filepath.Join("testdata", "perf-results")
 }
 
 // Driver is the scenario's uiautomator2 driver.
