@@ -84,10 +84,8 @@ func (d *Driver) find(ctx context.Context, sel Selector, timeout time.Duration) 
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("%w: %s within %v", ErrNotFound, sel, timeout)
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return nil, err
 		}
 	}
 }
@@ -147,13 +145,25 @@ func Swipe(dir Direction, count int) Action {
 	return SwipeWith(SwipeOptions{Direction: dir, Count: count})
 }
 
-// Fling swipes once in dir, fast (50 ms), so the content keeps moving.
-func Fling(dir Direction) Action {
-	return SwipeWith(SwipeOptions{Direction: dir, Duration: 50 * time.Millisecond, Distance: 0.5})
+// Fling swipes once in dir, fast (50 ms) across half the screen, so the
+// content keeps moving.
+func Fling(dir Direction) Action { return FlingWith(SwipeOptions{Direction: dir}) }
+
+// FlingWith flings as o says: swipes of 50 ms whatever o.Duration, across
+// half the screen unless o.Distance says otherwise.
+func FlingWith(o SwipeOptions) Action {
+	o.Duration = 50 * time.Millisecond
+	if o.Distance == 0 {
+		o.Distance = 0.5
+	}
+	return swipe("fling", o)
 }
 
 // SwipeWith swipes as o says.
-func SwipeWith(o SwipeOptions) Action {
+func SwipeWith(o SwipeOptions) Action { return swipe("swipe", o) }
+
+// swipe is a swipe or a fling (verb) as o says.
+func swipe(verb string, o SwipeOptions) Action {
 	if o.Distance == 0 {
 		o.Distance = 0.6
 	}
@@ -166,7 +176,7 @@ func SwipeWith(o SwipeOptions) Action {
 	if o.Pause == 0 {
 		o.Pause = 200 * time.Millisecond
 	}
-	name := fmt.Sprintf("swipe %s ×%d", o.Direction, o.Count)
+	name := fmt.Sprintf("%s %s ×%d", verb, o.Direction, o.Count)
 	return action{name, func(ctx context.Context, d *Driver) error {
 		if o.Distance <= 0 || o.Distance > 0.9 || o.Count < 0 || o.Duration < 0 {
 			return fmt.Errorf("scenario %s: distance %v must be in (0, 0.9], count and duration positive", name, o.Distance)
@@ -183,7 +193,7 @@ func SwipeWith(o SwipeOptions) Action {
 		case Right:
 			dx = o.Distance * float64(d.w)
 		default:
-			return fmt.Errorf("scenario swipe: direction %q, want up, down, left or right", o.Direction)
+			return fmt.Errorf("scenario %s: direction %q, want up, down, left or right", verb, o.Direction)
 		}
 		x0, y0, x1, y1 := cx-dx/2, cy-dy/2, cx+dx/2, cy+dy/2
 		for i := range o.Count {

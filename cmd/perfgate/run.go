@@ -211,9 +211,12 @@ func (a actionSpec) selector() (scenario.Selector, error) {
 
 func (a actionSpec) action() (scenario.Action, error) {
 	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
-	for name, v := range map[string]int{"iterations": a.Iterations, "count": a.Count, "duration_ms": a.DurationMs, "ms": a.Ms, "timeout_ms": a.TimeoutMs, "fully_drawn_ms": a.FullyDrawn} {
-		if v < 0 {
-			return nil, fmt.Errorf("%s %d is negative", name, v)
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"iterations", a.Iterations}, {"count", a.Count}, {"duration_ms", a.DurationMs}, {"ms", a.Ms}, {"timeout_ms", a.TimeoutMs}, {"fully_drawn_ms", a.FullyDrawn}} {
+		if f.v < 0 {
+			return nil, fmt.Errorf("%s %d is negative", f.name, f.v)
 		}
 	}
 	switch a.Action {
@@ -249,7 +252,7 @@ func (a actionSpec) action() (scenario.Action, error) {
 			return nil, fmt.Errorf("distance %v: want a fraction of the screen in (0, 0.9]", a.Distance)
 		}
 		if a.Action == "fling" {
-			return scenario.SwipeWith(scenario.SwipeOptions{Direction: scenario.Direction(a.Direction), Duration: 50 * time.Millisecond, Distance: a.Distance, Count: a.Count}), nil
+			return scenario.FlingWith(scenario.SwipeOptions{Direction: scenario.Direction(a.Direction), Distance: a.Distance, Count: a.Count}), nil
 		}
 		return scenario.SwipeWith(scenario.SwipeOptions{Direction: scenario.Direction(a.Direction), Count: a.Count, Distance: a.Distance, Duration: ms(a.DurationMs)}), nil
 	case "back":

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/scenario"
 )
 
 func writeScenario(t *testing.T, text string) string {
@@ -167,4 +170,43 @@ func FuzzParseScenario(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Every action of a scenario file is the Go action of the same name:
+// a fling is scenario.FlingWith (50 ms, half the screen), not a swipe.
+func TestRunScenarioActionsMatchGo(t *testing.T) {
+	text := `{"package": "com.x", "steps": [{"name": "all", "actions": [
+	  {"action": "launch", "kind": "warm", "iterations": 3},
+	  {"action": "tap", "id": "com.x:id/feed"},
+	  {"action": "tap_at", "x": 10, "y": 20},
+	  {"action": "swipe", "direction": "up", "count": 3},
+	  {"action": "fling", "direction": "down"},
+	  {"action": "back"}, {"action": "home"}, {"action": "key", "code": 82},
+	  {"action": "type", "desc": "search", "input": "cats"},
+	  {"action": "wait", "text": "Feed", "timeout_ms": 700},
+	  {"action": "sleep", "ms": 250}]}]}`
+	sc, err := parseScenario("feed.json", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []scenario.Action{
+		scenario.LaunchWith(scenario.Warm, 3, scenario.StartupOptions{}),
+		scenario.Tap(scenario.ID("com.x:id/feed")),
+		scenario.TapAt(10, 20),
+		scenario.Swipe(scenario.Up, 3),
+		scenario.Fling(scenario.Down),
+		scenario.Back(), scenario.Home(), scenario.Key(scenario.KeyMenu),
+		scenario.Type(scenario.Desc("search"), "cats"),
+		scenario.WaitFor(scenario.Text("Feed"), 700*time.Millisecond),
+		scenario.Sleep(250 * time.Millisecond),
+	}
+	got := sc.steps[0]
+	if len(got) != len(want) {
+		t.Fatalf("%d actions, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].String() != want[i].String() {
+			t.Errorf("action %d is %q, want %q", i+1, got[i], want[i])
+		}
+	}
 }
