@@ -55,3 +55,14 @@ func ExampleConnect() {
 	// Output:
 	// screen 1080x2400
 }
+
+// Actions describe themselves; a step that fails names the action.
+func ExampleFlingWith() {
+	fmt.Println(scenario.Fling(scenario.Up))
+	fmt.Println(scenario.FlingWith(scenario.SwipeOptions{Direction: scenario.Down, Count: 3, Distance: 0.8}))
+	fmt.Println(scenario.Swipe(scenario.Up, 2))
+	// Output:
+	// fling up ×1
+	// fling down ×3
+	// swipe up ×2
+}
