@@ -27,6 +27,8 @@ type Config struct {
 	Truth io.Writer
 	// Root makes the shell run as root (uid 0), as on userdebug builds.
 	Root bool
+	// Quirks switch on behaviours of real phones that a tidy device lacks.
+	Quirks Quirks
 }
 
 // Default values New fills into a zero Config.
@@ -76,6 +78,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.RefreshHz < 0 || cfg.RefreshHz > 1000 {
 		return cfg, fmt.Errorf("simdevice: config: RefreshHz %g out of range", cfg.RefreshHz)
+	}
+	if err := cfg.Quirks.validate(); err != nil {
+		return cfg, err
 	}
 	for _, r := range cfg.Serial {
 		// adb's host protocol separates serials and fields with whitespace.

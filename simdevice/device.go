@@ -170,7 +170,7 @@ func (d *Device) fsFor() *vfs {
 		world:     d.world,
 		user:      fsUser{root: d.cfg.Root},
 		buildProp: d.buildProp,
-		commands:  commandNames(),
+		commands:  d.cfg.Quirks.commands(),
 		boot:      d.boot,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +24,9 @@ func (w *World) ReadFile(path string) ([]byte, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.advanceLocked()
+	if w.cfg.Quirks.hidesFile(path) {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+	}
 	s, err := w.readFileLocked(path)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
@@ -53,6 +57,11 @@ func (w *World) readFileLocked(path string) (string, error) {
 		// A fresh random UUID on every read, as the kernel gives; adbx batches
 		// take their output separator from it.
 		return randomUUID(), nil
+	case "/sys/devices/system/cpu/possible", "/sys/devices/system/cpu/present", "/sys/devices/system/cpu/online":
+		if w.cfg.Cores == 1 {
+			return "0\n", nil
+		}
+		return fmt.Sprintf("0-%d\n", w.cfg.Cores-1), nil
 	case "/proc/version":
 		p := products[w.cfg.API]
 		return fmt.Sprintf("Linux version %s (android-build@abfarm) (clang version 14.0.7) %s\n", p.kernel, p.kernelBuild), nil
@@ -286,6 +295,9 @@ func (w *World) ReadDir(path string) ([]string, error) {
 	defer w.mu.Unlock()
 	w.advanceLocked()
 	path = strings.TrimSuffix(path, "/")
+	if w.cfg.Quirks.hidesFile(path) {
+		return nil, &fs.PathError{Op: "readdir", Path: path, Err: fs.ErrNotExist}
+	}
 	var names []string
 	switch path {
 	case "/proc":
@@ -315,9 +327,18 @@ func (w *World) ReadDir(path string) ([]string, error) {
 			}
 		}
 	case "/sys", "/sys/class":
-		names = []string{"class"}
+		names = []string{"class", "devices"}
 		if path == "/sys/class" {
 			names = []string{"power_supply", "thermal"}
+		}
+	case "/sys/devices":
+		names = []string{"system"}
+	case "/sys/devices/system":
+		names = []string{"cpu"}
+	case "/sys/devices/system/cpu":
+		names = []string{"online", "possible", "present"}
+		for i := 0; i < w.cfg.Cores; i++ {
+			names = append(names, fmt.Sprintf("cpu%d", i))
 		}
 	case "/sys/class/power_supply":
 		names = []string{"battery", "usb"}
@@ -371,6 +392,7 @@ func (w *World) ReadDir(path string) ([]string, error) {
 	if names == nil {
 		return nil, &fs.PathError{Op: "readdir", Path: path, Err: fs.ErrNotExist}
 	}
+	names = slices.DeleteFunc(names, func(n string) bool { return w.cfg.Quirks.hidesFile(path + "/" + n) })
 	sort.Strings(names)
 	return names, nil
 }

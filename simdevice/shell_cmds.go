@@ -56,7 +56,7 @@ func (p *proc) run() int {
 	}
 	if strings.Contains(name, "/") {
 		full := cleanPath(name, p.dir)
-		if slices.Contains(binDirs, path.Dir(full)) && slices.Contains(commandNames(), path.Base(full)) {
+		if slices.Contains(binDirs, path.Dir(full)) && slices.Contains(p.d.cfg.Quirks.commands(), path.Base(full)) {
 			return p.command(path.Base(full))
 		}
 		fi, err := p.v.stat(full)
@@ -81,6 +81,10 @@ func (p *proc) run() int {
 // command runs a command found on $PATH.
 func (p *proc) command(name string) int {
 	p.args[0] = name
+	if slices.Contains(p.d.cfg.Quirks.MissingCommands, name) {
+		p.errf("%s: %s: inaccessible or not found\n", shName, name)
+		return 127
+	}
 	switch name {
 	case "cat":
 		return p.cat()
@@ -172,7 +176,7 @@ func (p *proc) internal(name string) int {
 			switch {
 			case interp.IsBuiltin(a):
 				fmt.Fprintf(p.stdout, "%s is a shell builtin\n", a)
-			case slices.Contains(commandNames(), a):
+			case slices.Contains(p.d.cfg.Quirks.commands(), a):
 				fmt.Fprintf(p.stdout, "%s is a tracked alias for /system/bin/%s\n", a, a)
 			default:
 				fmt.Fprintf(p.stdout, "%s not found\n", a)
@@ -186,7 +190,7 @@ func (p *proc) internal(name string) int {
 			switch {
 			case interp.IsBuiltin(a):
 				fmt.Fprintln(p.stdout, a)
-			case slices.Contains(commandNames(), a):
+			case slices.Contains(p.d.cfg.Quirks.commands(), a):
 				fmt.Fprintf(p.stdout, "/system/bin/%s\n", a)
 			default:
 				st = 1
@@ -273,11 +277,11 @@ func (p *proc) sh() int {
 // toybox runs `toybox CMD ARGS...`, or lists its commands.
 func (p *proc) toybox() int {
 	if len(p.args) < 2 {
-		fmt.Fprintln(p.stdout, strings.Join(commandNames(), " "))
+		fmt.Fprintln(p.stdout, strings.Join(p.d.cfg.Quirks.commands(), " "))
 		return 0
 	}
 	p.args = p.args[1:]
-	if !slices.Contains(commandNames(), p.args[0]) || p.args[0] == "toybox" {
+	if !slices.Contains(p.d.cfg.Quirks.commands(), p.args[0]) || p.args[0] == "toybox" {
 		p.errf("toybox: Unknown command %s\n", p.args[0])
 		return 1
 	}
@@ -1048,7 +1052,7 @@ func (p *proc) printEnv() int {
 func (p *proc) which() int {
 	st := 0
 	for _, a := range p.args[1:] {
-		if slices.Contains(commandNames(), a) {
+		if slices.Contains(p.d.cfg.Quirks.commands(), a) {
 			fmt.Fprintf(p.stdout, "/system/bin/%s\n", a)
 		} else {
 			st = 1

@@ -1,0 +1,71 @@
+package simdevice
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Quirks switch on the ways real phones differ from a tidy one: each was
+// seen on a real device (see ../shared/fixtures) and each is off in the
+// zero value. Collectors are tested with them on, so a tool that works on
+// the simulated phone also works on the phones that behave like this.
+type Quirks struct {
+	// MissingCommands are commands the device's shell lacks, e.g. "nproc"
+	// (absent from older toybox builds) or "getprop" in a stripped shell.
+	// Calling one fails as the shell does for an unknown command: exit
+	// status 127 and "/system/bin/sh: <cmd>: inaccessible or not found" on
+	// standard error; `which`, `command -v` and `toybox` do not list it.
+	MissingCommands []string
+	// MissingFiles are paths under /proc and /sys the device does not
+	// have, as path.Match patterns ("/proc/*/net" matches every process's
+	// net folder). Hiding a folder hides everything below it. Examples seen
+	// on real devices: "/sys/devices/system/cpu/possible", "/proc/net",
+	// "/proc/*/net", "/proc/net/xt_qtaguid".
+	MissingFiles []string
+}
+
+// validate checks the patterns, so a typo fails New instead of hiding
+// nothing.
+func (q Quirks) validate() error {
+	for _, c := range q.MissingCommands {
+		if c == "" || strings.ContainsAny(c, "/ \t\n") {
+			return fmt.Errorf("simdevice: config: Quirks.MissingCommands: %q is not a command name", c)
+		}
+		if c == "sh" {
+			return fmt.Errorf("simdevice: config: Quirks.MissingCommands: the shell itself cannot be missing")
+		}
+	}
+	for _, p := range q.MissingFiles {
+		if !strings.HasPrefix(p, "/proc/") && !strings.HasPrefix(p, "/sys/") {
+			return fmt.Errorf("simdevice: config: Quirks.MissingFiles: %q is not under /proc or /sys", p)
+		}
+		if _, err := path.Match(p, "/"); err != nil {
+			return fmt.Errorf("simdevice: config: Quirks.MissingFiles: %q: %v", p, err)
+		}
+	}
+	return nil
+}
+
+// hidesFile reports whether p, or a folder above it, matches one of the
+// MissingFiles patterns.
+func (q Quirks) hidesFile(p string) bool {
+	for _, pat := range q.MissingFiles {
+		for dir := p; dir != "/" && dir != "."; dir = path.Dir(dir) {
+			if ok, _ := path.Match(pat, dir); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// commands is the shell's command list without the missing ones.
+func (q Quirks) commands() []string {
+	all := commandNames()
+	if len(q.MissingCommands) == 0 {
+		return all
+	}
+	return slices.DeleteFunc(all, func(c string) bool { return slices.Contains(q.MissingCommands, c) })
+}

@@ -1,0 +1,56 @@
+package simdevice
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestQuirksOffByDefault(t *testing.T) {
+	d := newTestDevice(t, Config{Cores: 8})
+	runCases(t, d, []shellCase{
+		{name: "nproc", cmd: "nproc", wantOut: "8\n"},
+		{name: "possible", cmd: "cat /sys/devices/system/cpu/possible", wantOut: "0-7\n"},
+		{name: "ls cpu", cmd: "ls /sys/devices/system/cpu | head -4", wantOut: "cpu0\ncpu1\ncpu2\ncpu3\n"},
+		{name: "proc net", cmd: "ls /proc/net", wantOut: "dev\n"},
+	})
+}
+
+func TestQuirksMissingCommandsAndFiles(t *testing.T) {
+	d := newTestDevice(t, Config{Cores: 8, Quirks: Quirks{
+		MissingCommands: []string{"nproc", "getprop"},
+		MissingFiles:    []string{"/sys/devices/system/cpu/possible", "/proc/net", "/proc/*/net"},
+	}})
+	run(t, d, "monkey -p "+PresetPackage+" 1", "")
+	out, _, _ := run(t, d, "pidof "+PresetPackage, "")
+	pid := strings.TrimSpace(out)
+	if pid == "" {
+		t.Fatalf("pidof %s printed nothing", PresetPackage)
+	}
+	runCases(t, d, []shellCase{
+		{name: "nproc", cmd: "nproc", wantErr: "/system/bin/sh: nproc: inaccessible or not found\n", code: 127},
+		{name: "nproc by path", cmd: "/system/bin/nproc", wantErr: "/system/bin/sh: /system/bin/nproc: inaccessible or not found\n", code: 127},
+		{name: "getprop", cmd: "getprop ro.build.version.sdk", wantErr: "/system/bin/sh: getprop: inaccessible or not found\n", code: 127},
+		{name: "which", cmd: "which nproc", code: 1},
+		{name: "toybox", cmd: "toybox nproc", wantErr: "toybox: Unknown command nproc\n", code: 1},
+		{name: "possible", cmd: "cat /sys/devices/system/cpu/possible", wantErr: "cat: /sys/devices/system/cpu/possible: No such file or directory\n", code: 1},
+		{name: "present stays", cmd: "cat /sys/devices/system/cpu/present", wantOut: "0-7\n"},
+		{name: "proc net dev", cmd: "cat /proc/net/dev", wantErr: "cat: /proc/net/dev: No such file or directory\n", code: 1},
+		{name: "pid net dev", cmd: "cat /proc/" + pid + "/net/dev", wantErr: "cat: /proc/" + pid + "/net/dev: No such file or directory\n", code: 1},
+		{name: "proc listing", cmd: "ls /proc | grep -c '^net$'", wantOut: "0\n", code: 1},
+		{name: "pid stat stays", cmd: "cat /proc/" + pid + "/stat | cut -d' ' -f1", wantOut: pid + "\n"},
+	})
+}
+
+func TestQuirksValidate(t *testing.T) {
+	for _, q := range []Quirks{
+		{MissingCommands: []string{""}},
+		{MissingCommands: []string{"sh"}},
+		{MissingCommands: []string{"/system/bin/nproc"}},
+		{MissingFiles: []string{"/data/local/tmp"}},
+		{MissingFiles: []string{"/proc/[net"}},
+	} {
+		if _, err := New(Config{Quirks: q}); err == nil {
+			t.Errorf("New with Quirks %+v: no error", q)
+		}
+	}
+}
