@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/testenv"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -72,6 +73,9 @@ func openHost(t testing.TB, dev *simdevice.Device, _ func() *adbtest.ADB) (*adbx
 // openStock serves the phone as adbd and joins it to the stock adb server.
 func openStock(t testing.TB, dev *simdevice.Device, stock func() *adbtest.ADB) (*adbx.Device, func() int) {
 	t.Helper()
+	// Skip (or fail) this subtest, not the parent that owns the server,
+	// when adb is missing: a parent cannot be skipped from a subtest.
+	testenv.ADB(t)
 	a := stock()
 	adbd := adbtest.NewAdbd(dev)
 	t.Cleanup(adbd.Close)
