@@ -238,10 +238,12 @@ func FrameVitalsCounts(durationsNS []int64) FrameVitals {
 }
 
 // GfxInfoFrameDeadlineMissed reports whether f missed its deadline, per the
-// design: FrameCompleted > FrameDeadline where that column holds neither 0
-// nor INT64_MAX, otherwise duration > R.
+// design: FrameCompleted > FrameDeadline where that column holds a real
+// deadline, otherwise duration > R. A real deadline is after the frame's
+// IntendedVsync and not INT64_MAX: 0, -1 and a time before the frame began
+// cannot be one, and count as absent.
 func GfxInfoFrameDeadlineMissed(f GfxInfoFrame, period int64) bool {
-	if f.FrameDeadline != 0 && f.FrameDeadline != frameInt64Max {
+	if f.FrameDeadline > f.IntendedVsync && f.FrameDeadline != frameInt64Max {
 		return f.FrameCompleted > f.FrameDeadline
 	}
 	return period > 0 && f.Duration() > period
@@ -399,15 +401,13 @@ func FrameSummarizeSurfaceFlinger(present []int64, period int64) FrameSummary {
 	return s
 }
 
-// GfxInfoUsableFrames returns the frames the design counts: Flags == 0, and
-// (a choice where the design is silent) a FrameCompleted that is a real time
-// after IntendedVsync, since a duration cannot be computed otherwise. Frames
-// are returned sorted by IntendedVsync.
+// GfxInfoUsableFrames returns the rows of one window that GfxInfoJudge
+// (without a clock) finds to be frames, sorted by IntendedVsync.
 func GfxInfoUsableFrames(frames []GfxInfoFrame) []GfxInfoFrame {
 	out := make([]GfxInfoFrame, 0, len(frames))
-	for _, f := range frames {
-		if gfxUsable(f) {
-			out = append(out, f)
+	for i, r := range GfxInfoJudge(frames, 0) {
+		if r == "" {
+			out = append(out, frames[i])
 		}
 	}
 	if !slices.IsSortedFunc(out, gfxCompareVsync) {
@@ -416,9 +416,7 @@ func GfxInfoUsableFrames(frames []GfxInfoFrame) []GfxInfoFrame {
 	return out
 }
 
-func gfxUsable(f GfxInfoFrame) bool {
-	return f.Flags == 0 && f.IntendedVsync > 0 && f.FrameCompleted != frameInt64Max && f.FrameCompleted >= f.IntendedVsync
-}
+func gfxUsable(f GfxInfoFrame) bool { return GfxInfoRowReject(f, 0) == "" }
 
 func gfxCompareVsync(a, b GfxInfoFrame) int {
 	switch {
@@ -431,9 +429,9 @@ func gfxCompareVsync(a, b GfxInfoFrame) int {
 }
 
 // FrameSummarizeGfxInfo summarizes one window of gfxinfo frames with refresh
-// period R (ns). It keeps GfxInfoUsableFrames; t is IntendedVsync and
-// percentiles are over durations (FrameCompleted − IntendedVsync), per the
-// design. The default jank is the deadline-missed count.
+// period R (ns). It keeps the rows GfxInfoRowReject accepts; t is
+// IntendedVsync and percentiles are over durations (FrameCompleted −
+// IntendedVsync), per the design. The default jank is the deadline-missed count.
 func FrameSummarizeGfxInfo(frames []GfxInfoFrame, period int64) FrameSummary {
 	// Work on (t, duration, missed) triples rather than copies of whole
 	// frames: an hour at 120 Hz is 432,000 of them.

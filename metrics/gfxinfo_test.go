@@ -490,6 +490,7 @@ func FuzzParseGfxInfo(f *testing.F) {
 		f.Add(fixtures.Read(f, name))
 	}
 	f.Add([]byte("No process found for: a.b\n"))
+	f.Add([]byte("Uptime: 100 Realtime: 100\n---PROFILEDATA---\nFlags,IntendedVsync,FrameCompleted,\n0,5,9,\n0,5,0,\n2,7,8,\n0,99000000,288234774265332736,\n0,20,10,\n---PROFILEDATA---\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		g, err := ParseGfxInfo(in)
 		if err != nil {
@@ -506,8 +507,25 @@ func FuzzParseGfxInfo(f *testing.F) {
 			if math.IsNaN(s.FPS) || math.IsNaN(s.PerfDog.Stutter) {
 				t.Fatalf("NaN in %+v", s)
 			}
+			checkJudged(t, w.Frames, g.ClockNs())
 		}
 	})
+}
+
+// checkJudged holds GfxInfoFramesOf to the rule: every row is a frame or
+// counted once, and frames are real and in vsync order.
+func checkJudged(t *testing.T, ft *GfxInfoFrameTable, clock int64) {
+	frames, rejects := GfxInfoFramesOf(ft, clock)
+	if len(frames)+rejects.Total() != ft.Len() {
+		t.Fatalf("%d frames + %v != %d rows", len(frames), rejects, ft.Len())
+	}
+	var last int64
+	for _, fr := range frames {
+		if fr.IntendedVsync <= last || GfxInfoRowReject(fr, clock) != "" || fr.Duration() < 0 || fr.Duration() > int64(FrameMaxDuration) {
+			t.Fatalf("kept %+v after %d", fr, last)
+		}
+		last = fr.IntendedVsync
+	}
 }
 
 func TestParseGfxInfoHeadersByName(t *testing.T) {

@@ -21,12 +21,16 @@ const (
 type SurfaceFlingerLatency struct {
 	// RefreshPeriod is line 1, in ns (16666666 or 16666667 at 60 Hz).
 	RefreshPeriod int64
-	// Frames are the rows kept by the design's rule: B neither 0 nor
-	// INT64_MAX. An empty list with a period is what Android 11+ prints
-	// for a layer that draws nothing (or the wrong layer name).
+	// Rows are every row as printed, oldest first.
+	Rows []SurfaceFlingerFrame
+	// Frames are the rows SurfaceFlingerRowReject keeps: B neither 0 nor
+	// INT64_MAX and after the previous frame's. An empty list with a period
+	// is what Android 11+ prints for a layer that draws nothing (or the
+	// wrong layer name).
 	Frames []SurfaceFlingerFrame
-	// Dropped counts the rows dropped by that rule.
-	Dropped int
+	// Rejected counts the other rows by reason, and Dropped is their total.
+	Rejected FrameRejects
+	Dropped  int
 	// Truncated reports a last line cut short by a truncated capture.
 	Truncated bool
 }
@@ -52,13 +56,15 @@ func SurfaceFlingerPresentTimes(frames []SurfaceFlingerFrame) []int64 {
 
 // ParseSurfaceFlingerLatency parses --latency output per the design: line 1
 // is the refresh period; each later line of exactly three integers is a row,
-// dropped when B is 0 or INT64_MAX. A last line that is a cut-off row (a
+// a frame unless SurfaceFlingerRowReject rejects it (B 0 or INT64_MAX, or
+// not after the previous frame's B). A last line that is a cut-off row (a
 // truncated capture) is ignored and reported by Truncated; any other line
 // gives a *ParseError.
 func ParseSurfaceFlingerLatency(b []byte) (*SurfaceFlingerLatency, error) {
 	text := Normalize(b)
-	out := &SurfaceFlingerLatency{}
+	out := &SurfaceFlingerLatency{Rejected: FrameRejects{}}
 	lineNo, seenPeriod := 0, false
+	var prevB int64
 	for len(text) > 0 {
 		var ln []byte
 		if i := bytes.IndexByte(text, '\n'); i >= 0 {
@@ -105,11 +111,15 @@ func ParseSurfaceFlingerLatency(b []byte) (*SurfaceFlingerLatency, error) {
 			}
 			return nil, bad("row is not three integers")
 		}
-		if row[1] == 0 || row[1] == frameInt64Max {
+		f := SurfaceFlingerFrame{DesiredPresent: row[0], ActualPresent: row[1], FrameReady: row[2]}
+		out.Rows = append(out.Rows, f)
+		if r := SurfaceFlingerRowReject(f, prevB, 0); r != "" {
+			out.Rejected.Add(r)
 			out.Dropped++
 			continue
 		}
-		out.Frames = append(out.Frames, SurfaceFlingerFrame{DesiredPresent: row[0], ActualPresent: row[1], FrameReady: row[2]})
+		prevB = f.ActualPresent
+		out.Frames = append(out.Frames, f)
 	}
 	if !seenPeriod {
 		return nil, &ParseError{Source: SurfaceFlingerLatencySource, Reason: "empty output: no refresh period line"}
