@@ -35,29 +35,37 @@ type collector struct {
 	procNames []string // the app's process names, for pidof
 	uid       int
 
-	cpuOK      bool
-	traffic    string // one of the traffic modes, "" when off
-	batteryOK  bool
-	thermalOK  bool
-	pids       []int
-	everRan    bool
-	ticks      int
-	noted      map[string]bool
-	gfxLast    map[string]int64 // window → last IntendedVsync kept
-	sfLast     int64
-	sfPeriod   int64    // first line of --latency
-	clockGfx   clockMap // gfxinfo "Uptime:" (CLOCK_MONOTONIC, ms)
-	clockProc  clockMap // /proc/uptime (CLOCK_BOOTTIME, 10 ms)
-	aux        sync.WaitGroup
-	lastCPUPct float64
+	cpuOK        bool
+	traffic      string // one of the traffic modes, "" when off
+	batteryOK    bool
+	thermalOK    bool
+	pids         []int
+	everRan      bool
+	ticks        int
+	noted        map[string]bool
+	gfxWin       map[string]*gfxWindowState
+	gfxClock     int64 // the last gfxinfo dump's clock (ns)
+	laterBuf     []bool
+	flaggedAt    []int64
+	sfLast       int64                       // greatest B kept
+	sfKey        metrics.SurfaceFlingerFrame // the last row taken or rejected
+	sfHaveKey    bool
+	sfPolls      int      // --latency polls,
+	sfEmptyPolls int      // those that showed no frame,
+	sfPeriodOnly int      // and those that showed only the period line
+	sfPeriod     int64    // first line of --latency
+	clockGfx     clockMap // gfxinfo "Uptime:" (CLOCK_MONOTONIC, ms)
+	clockProc    clockMap // /proc/uptime (CLOCK_BOOTTIME, 10 ms)
+	aux          sync.WaitGroup
+	lastCPUPct   float64
 }
 
 func newCollector(s *Session) *collector {
 	return &collector{
-		s:       s,
-		cfg:     s.cfg,
-		noted:   map[string]bool{},
-		gfxLast: map[string]int64{},
+		s:      s,
+		cfg:    s.cfg,
+		noted:  map[string]bool{},
+		gfxWin: map[string]*gfxWindowState{},
 	}
 }
 
@@ -398,13 +406,15 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, send, recv int64) {
 	r := c.s.res
 	smp := Sample{HostNs: send + (recv-send)/2, RTTNs: recv - send}
 
+	var uptimeNs int64
 	if p.uptime >= 0 && out[p.uptime].Exit == 0 {
 		if ns, ok := parseProcUptime(out[p.uptime].Stdout); ok {
 			c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
+			uptimeNs = ns
 		}
 	}
 	if p.frames >= 0 {
-		smp.NewFrames = c.absorbFrames(out[p.frames], p.cmds[p.frames], send, recv)
+		smp.NewFrames = c.absorbFrames(out[p.frames], p.cmds[p.frames], send, recv, uptimeNs)
 	}
 	if p.pidof >= 0 {
 		c.absorbPIDs(parsePIDs(out[p.pidof].Stdout), smp.HostNs)

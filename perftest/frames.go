@@ -1,8 +1,10 @@
 package perftest
 
 import (
+	"cmp"
 	"errors"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/perfgate/perfgate/metrics"
@@ -12,19 +14,20 @@ import (
 // under the names `perfgate analyze frames` prints.
 type FrameStats = metrics.FrameSummary
 
-// absorbFrames parses one frame poll, keeps only frames newer than those
-// already kept (DESIGN.md: SurfaceFlinger keeps B greater than the last B
-// kept; gfxinfo keeps IntendedVsync greater than the last kept for that
-// window), feeds the gfxinfo Uptime line to the clock map and returns how
-// many frames were new.
-func (c *collector) absorbFrames(res cmdResult, cmd string, send, recv int64) int {
+// absorbFrames parses one frame poll and takes the frames it has not taken
+// yet (DESIGN.md: SurfaceFlinger keeps B greater than the last B kept;
+// gfxinfo keeps IntendedVsync greater than the last kept for that window),
+// counts the rows that are not frames by reason (metrics.FrameReject), feeds
+// the gfxinfo Uptime line to the clock map and returns how many frames were
+// new. uptimeNs is the device clock read in the same tick, 0 if unknown.
+func (c *collector) absorbFrames(res cmdResult, cmd string, send, recv, uptimeNs int64) int {
 	text := res.text()
 	if c.source == SourceSurfaceFlinger {
 		if res.Exit != 0 {
 			c.note("frames: %s", res.failure(cmd))
 			return 0
 		}
-		return c.absorbSF(text, cmd, send)
+		return c.absorbSF(text, cmd, send, uptimeNs)
 	}
 	g, err := metrics.ParseGfxInfo(text)
 	if errors.Is(err, metrics.ErrGfxInfoNoProcess) {
@@ -37,36 +40,239 @@ func (c *collector) absorbFrames(res cmdResult, cmd string, send, recv int64) in
 	if g.UptimeMillis > 0 {
 		c.clockGfx.observe("gfxinfo Uptime", send, recv, g.UptimeMillis*int64(time.Millisecond), int64(time.Millisecond))
 	}
+	clock := g.ClockNs()
+	if clock > 0 {
+		c.gfxClock = clock
+	}
 	n := 0
 	for _, w := range g.Windows() {
 		if w.Frames == nil || w.Frames.Len() == 0 {
 			continue
 		}
-		name := w.Label()
-		last := c.gfxLast[name]
-		rows := w.Frames.Frames()
-		if len(rows) >= frameBufferLen && last != 0 && rows[0].IntendedVsync > last {
-			c.lostFrames(send, cmd)
-		}
-		for _, f := range rows {
-			if f.Flags != 0 || f.IntendedVsync <= last {
-				continue
-			}
-			if f.FrameCompleted <= 0 || f.FrameCompleted == math.MaxInt64 || f.FrameCompleted < f.IntendedVsync {
-				// Still drawing: take it, and everything after it, next poll.
-				break
-			}
-			c.s.res.Frames = append(c.s.res.Frames, Frame{
-				Source: string(SourceGfxInfo), Window: name,
-				IntendedVsyncNs: f.IntendedVsync, VsyncNs: f.Vsync,
-				FrameCompletedNs: f.FrameCompleted, FrameDeadlineNs: f.FrameDeadline,
-			})
-			last = f.IntendedVsync
-			n++
-		}
-		c.gfxLast[name] = last
+		n += c.absorbGfxWindow(w.Label(), w.Frames.Frames(), clock, cmd, send)
 	}
 	return n
+}
+
+// A row still drawing (FrameCompleted 0, or a value older than its own
+// vsync that its ring slot kept) never holds back the rows after it. It is
+// waited for while no later row of its window has completed; once one has,
+// for gfxStuckPolls more polls and gfxStuckWait of device time, and then it
+// is dropped, counted and named in the Result. A real phone can leave such a
+// row forever (anavmode capture, SpaActivity).
+const (
+	gfxStuckWait  = 2 * time.Second
+	gfxStuckPolls = 3
+)
+
+// gfxWindowState is what the collector remembers of one gfxinfo window.
+type gfxWindowState struct {
+	lastKept int64 // greatest IntendedVsync taken
+	prevMax  int64 // greatest IntendedVsync of any row of the previous dump
+	// done holds the rows taken or rejected that the ring may still show.
+	done map[gfxRowKey]struct{}
+	// pending holds the rows still drawing, by key with flagged false.
+	pending map[gfxRowKey]*gfxPending
+}
+
+// gfxRowKey tells rows apart across dumps: an animation row (Flags ≠ 0) and
+// the UI frame of the same vsync share IntendedVsync on real phones.
+type gfxRowKey struct {
+	intended, vsync int64
+	flagged         bool
+}
+
+type gfxPending struct {
+	frame  metrics.GfxInfoFrame
+	reason metrics.FrameReject
+	// firstDev and firstHost are when the row was first seen; afterDev,
+	// afterHost and afterPolls count from the first dump in which a later
+	// row of the window had completed.
+	firstDev, firstHost int64
+	afterDev, afterHost int64
+	afterPolls          int
+}
+
+// gfxRowDone reports a row with a completion time, whatever its flags.
+func gfxRowDone(f metrics.GfxInfoFrame) bool {
+	return f.FrameCompleted > 0 && f.FrameCompleted >= f.IntendedVsync && f.FrameCompleted != math.MaxInt64
+}
+
+// absorbGfxWindow takes one window's new frames from one dump.
+func (c *collector) absorbGfxWindow(name string, rows []metrics.GfxInfoFrame, clock int64, cmd string, send int64) int {
+	st := c.gfxWin[name]
+	if st == nil {
+		st = &gfxWindowState{done: map[gfxRowKey]struct{}{}, pending: map[gfxRowKey]*gfxPending{}}
+		c.gfxWin[name] = st
+	}
+	minIV, maxIV := rows[0].IntendedVsync, rows[0].IntendedVsync
+	for _, f := range rows {
+		minIV, maxIV = min(minIV, f.IntendedVsync), max(maxIV, f.IntendedVsync)
+	}
+	// Frames were lost only when the ring holds nothing of the last dump.
+	if len(rows) >= frameBufferLen && st.prevMax != 0 && minIV > st.prevMax {
+		c.lostFrames(send, cmd)
+	}
+	st.prevMax = maxIV
+	// later[i]: some row after row i has completed.
+	later := slices.Grow(c.laterBuf[:0], len(rows))[:len(rows)]
+	later[len(rows)-1] = false
+	for i := len(rows) - 2; i >= 0; i-- {
+		later[i] = later[i+1] || gfxRowDone(rows[i+1])
+	}
+	c.laterBuf = later
+	var seen map[gfxRowKey]bool // pending rows this dump shows
+	n := 0
+	for i, f := range rows {
+		key := gfxRowKey{f.IntendedVsync, f.Vsync, f.Flags != 0}
+		if _, ok := st.done[key]; ok {
+			continue
+		}
+		r := metrics.GfxInfoRowReject(f, clock)
+		pk := gfxRowKey{f.IntendedVsync, f.Vsync, false}
+		p := st.pending[pk]
+		if f.Flags == 0 && metrics.GfxInfoRowPending(r) {
+			if p == nil {
+				p = &gfxPending{firstDev: clock, firstHost: send}
+				st.pending[pk] = p
+			}
+			p.frame, p.reason = f, r
+			if seen == nil {
+				seen = map[gfxRowKey]bool{}
+			}
+			seen[pk] = true
+			if later[i] {
+				if p.afterPolls == 0 {
+					p.afterDev, p.afterHost = clock, send
+				}
+				p.afterPolls++
+				waited := send - p.afterHost
+				if clock > 0 && p.afterDev > 0 {
+					waited = clock - p.afterDev
+				}
+				if p.afterPolls > gfxStuckPolls && waited >= int64(gfxStuckWait) {
+					c.dropPending(name, st, pk, clock, send)
+				}
+			}
+			continue
+		}
+		delete(st.pending, pk)
+		st.done[key] = struct{}{}
+		// A row that was drawing when later rows were taken completes
+		// below the last kept vsync; it is still new.
+		if r == "" && f.IntendedVsync <= st.lastKept && p == nil {
+			r = metrics.FrameRejectDuplicateVsync
+		}
+		if r != "" {
+			c.rejectRow(Frame{Source: string(SourceGfxInfo), Window: name, IntendedVsyncNs: f.IntendedVsync, VsyncNs: f.Vsync,
+				FrameCompletedNs: f.FrameCompleted, FrameDeadlineNs: f.FrameDeadline}, r, 0, send)
+			continue
+		}
+		c.addFrame(Frame{
+			Source: string(SourceGfxInfo), Window: name,
+			IntendedVsyncNs: f.IntendedVsync, VsyncNs: f.Vsync,
+			FrameCompletedNs: f.FrameCompleted, FrameDeadlineNs: f.FrameDeadline,
+		})
+		st.lastKept = max(st.lastKept, f.IntendedVsync)
+		n++
+	}
+	// A row still drawing that the dump no longer shows left the ring.
+	for pk := range st.pending {
+		if !seen[pk] {
+			c.dropPending(name, st, pk, clock, send)
+		}
+	}
+	for k := range st.done {
+		if k.intended < minIV {
+			delete(st.done, k)
+		}
+	}
+	return n
+}
+
+// dropPending gives up on a row still drawing.
+func (c *collector) dropPending(name string, st *gfxWindowState, pk gfxRowKey, clock, host int64) {
+	p := st.pending[pk]
+	delete(st.pending, pk)
+	st.done[pk] = struct{}{}
+	waited := host - p.firstHost
+	if clock > 0 && p.firstDev > 0 {
+		waited = clock - p.firstDev
+	}
+	f := p.frame
+	c.rejectRow(Frame{Source: string(SourceGfxInfo), Window: name, IntendedVsyncNs: f.IntendedVsync, VsyncNs: f.Vsync,
+		FrameCompletedNs: f.FrameCompleted, FrameDeadlineNs: f.FrameDeadline}, p.reason, waited, host)
+}
+
+// finishPending runs at Stop: a row still drawing after a later row of its
+// window completed, or for longer than gfxStuckWait, is dropped; one
+// drawing for less is a frame in flight, left out like any frame the last
+// poll did not see.
+func (c *collector) finishPending() {
+	names := make([]string, 0, len(c.gfxWin))
+	for n := range c.gfxWin {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	host := c.s.now()
+	for _, name := range names {
+		st := c.gfxWin[name]
+		keys := make([]gfxRowKey, 0, len(st.pending))
+		for k, p := range st.pending {
+			if p.afterPolls > 0 || c.gfxClock-p.frame.IntendedVsync > int64(gfxStuckWait) {
+				keys = append(keys, k)
+			}
+		}
+		slices.SortFunc(keys, func(a, b gfxRowKey) int { return cmp.Compare(a.intended, b.intended) })
+		for _, k := range keys {
+			c.dropPending(name, st, k, c.gfxClock, host)
+		}
+	}
+}
+
+// addFrame adds a frame to the Result, in time order: a row that finished
+// drawing late goes before the frames taken past it.
+func (c *collector) addFrame(f Frame) {
+	fr := c.s.res.Frames
+	i := len(fr)
+	for i > 0 && fr[i-1].Time() > f.Time() {
+		i--
+	}
+	c.s.res.Frames = slices.Insert(fr, i, f)
+}
+
+// rejectRow counts a row that is not a frame; every reason but Flags ≠ 0
+// (the many animation rows) also names the row in the Result.
+func (c *collector) rejectRow(f Frame, reason metrics.FrameReject, waited, host int64) {
+	r := c.s.res
+	if r.FramesRejected == nil {
+		r.FramesRejected = metrics.FrameRejects{}
+	}
+	r.FramesRejected.Add(reason)
+	if reason == metrics.FrameRejectFlags {
+		c.flaggedAt = append(c.flaggedAt, f.Time())
+		return
+	}
+	r.RejectedFrames = append(r.RejectedFrames, RejectedFrame{Frame: f, Reason: string(reason), WaitedNs: waited, HostNs: host})
+}
+
+// stepRejects counts the rejected rows whose time lies in [start, end).
+func (c *collector) stepRejects(start, end int64) metrics.FrameRejects {
+	out := metrics.FrameRejects{}
+	for _, t := range c.flaggedAt {
+		if t >= start && t < end {
+			out.Add(metrics.FrameRejectFlags)
+		}
+	}
+	for _, rf := range c.s.res.RejectedFrames {
+		if t := rf.Time(); t >= start && t < end {
+			out.Add(metrics.FrameReject(rf.Reason))
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // sfBufferLen is the number of frames `--latency` keeps per layer.

@@ -1,13 +1,20 @@
 package perftest
 
 import (
+	"math"
+	"slices"
+
 	"github.com/perfgate/perfgate/metrics"
 )
 
-// absorbSF keeps the --latency rows whose present time B is newer than the
-// last kept (DESIGN.md: across polls keep only B greater than the last B
-// already kept).
-func (c *collector) absorbSF(text []byte, cmd string, send int64) int {
+// absorbSF takes the --latency rows printed after the last row it took or
+// rejected (DESIGN.md: across polls keep only B greater than the last B
+// already kept), and counts the rows that cannot be frames (a present time
+// going backwards or past the device clock uptimeNs). Empty slots are the
+// unwritten part of the ring, not rows; a row whose fence is pending is
+// taken when it signals, and counted only when a later row was presented
+// first.
+func (c *collector) absorbSF(text []byte, cmd string, send, uptimeNs int64) int {
 	l, err := metrics.ParseSurfaceFlingerLatency(text)
 	if err != nil {
 		c.note("frames: %s: %v", cmd, err)
@@ -16,18 +23,65 @@ func (c *collector) absorbSF(text []byte, cmd string, send int64) int {
 	if l.RefreshPeriod > 0 && c.sfPeriod == 0 {
 		c.sfPeriod = l.RefreshPeriod
 	}
-	if len(l.Frames)+l.Dropped >= sfBufferLen && c.sfLast != 0 && len(l.Frames) > 0 && l.Frames[0].ActualPresent > c.sfLast {
-		c.lostFrames(send, cmd)
+	rows := l.Rows
+	real := func(f metrics.SurfaceFlingerFrame) bool {
+		return f.ActualPresent != 0 && f.ActualPresent != math.MaxInt64
 	}
-	kept, last := metrics.FrameDedupSurfaceFlinger(c.sfLast, l.Frames)
-	for _, f := range kept {
-		c.s.res.Frames = append(c.s.res.Frames, Frame{
-			Source: string(SourceSurfaceFlinger), Window: c.layer,
-			DesiredPresentNs: f.DesiredPresent, ActualPresentNs: f.ActualPresent, FrameReadyNs: f.FrameReady,
-		})
+	c.sfPolls++
+	if len(l.Frames) == 0 {
+		c.sfEmptyPolls++
+		if len(rows) == 0 {
+			c.sfPeriodOnly++
+		}
 	}
-	c.sfLast = last
-	return len(kept)
+	start := 0
+	if c.sfHaveKey {
+		start = -1
+		for i := len(rows) - 1; i >= 0; i-- {
+			if rows[i] == c.sfKey {
+				start = i + 1
+				break
+			}
+		}
+		if start < 0 {
+			// The last row accounted left the ring: the new rows are those
+			// presented after the last kept, and if the ring is full of
+			// them, some were lost between polls.
+			start = len(rows)
+			for i, f := range rows {
+				if f.ActualPresent == math.MaxInt64 || real(f) && f.ActualPresent > c.sfLast {
+					start = i
+					break
+				}
+			}
+			if len(rows) >= sfBufferLen && start < len(rows) && real(rows[start]) && start == 0 {
+				c.lostFrames(send, cmd)
+			}
+		}
+	}
+	prevB := c.sfLast
+	n := 0
+	for i := start; i < len(rows); i++ {
+		f := rows[i]
+		r := metrics.SurfaceFlingerRowReject(f, prevB, uptimeNs)
+		if r == metrics.FrameRejectEmpty {
+			continue
+		}
+		if r == metrics.FrameRejectPendingFence && !slices.ContainsFunc(rows[i+1:], real) {
+			break // its fence may still signal
+		}
+		c.sfKey, c.sfHaveKey = f, true
+		fr := Frame{Source: string(SourceSurfaceFlinger), Window: c.layer,
+			DesiredPresentNs: f.DesiredPresent, ActualPresentNs: f.ActualPresent, FrameReadyNs: f.FrameReady}
+		if r != "" {
+			c.rejectRow(fr, r, 0, send)
+			continue
+		}
+		c.addFrame(fr)
+		c.sfLast, prevB = f.ActualPresent, f.ActualPresent
+		n++
+	}
+	return n
 }
 
 // pickLayer chooses the app's layer from `dumpsys SurfaceFlinger --list`

@@ -1,10 +1,12 @@
 package perftest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/fixtures"
+	"github.com/perfgate/perfgate/metrics"
 )
 
 // bareCollector is a collector outside a running session, for feeding it
@@ -24,7 +26,7 @@ func TestAbsorbGfxinfoCapture(t *testing.T) {
 	text := fixtures.Read(t, "gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt")
 	c := bareCollector(SourceGfxInfo)
 	const cmd = "dumpsys gfxinfo com.x.y framestats"
-	if n := c.absorbFrames(cmdResult{Stdout: text}, cmd, 0, 2_000_000); n != 120 {
+	if n := c.absorbFrames(cmdResult{Stdout: text}, cmd, 0, 2_000_000, 0); n != 120 {
 		t.Fatalf("first poll kept %d frames, want 120", n)
 	}
 	f := c.s.res.Frames
@@ -37,7 +39,7 @@ func TestAbsorbGfxinfoCapture(t *testing.T) {
 		t.Errorf("window %q", f[0].Window)
 	}
 	// The same dump polled again holds nothing new.
-	if n := c.absorbFrames(cmdResult{Stdout: text}, cmd, 10_000_000, 12_000_000); n != 0 {
+	if n := c.absorbFrames(cmdResult{Stdout: text}, cmd, 10_000_000, 12_000_000, 0); n != 0 {
 		t.Errorf("second poll of the same dump kept %d frames", n)
 	}
 	// Uptime 314859701 ms read between host 0 and 2 ms: offset within
@@ -55,11 +57,13 @@ func TestAbsorbGfxinfoDetectsWrappedBuffer(t *testing.T) {
 	text := fixtures.Read(t, "gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt")
 	c := bareCollector(SourceGfxInfo)
 	name := "com.soundvisualization.accessibility/com.soundvisualization.accessibility.MainActivity/android.view.ViewRootImpl@73f2e63"
-	// The last frame kept is older than the full buffer's oldest row.
-	c.gfxLast[name] = 314856675367713 - 1
-	c.absorbFrames(cmdResult{Stdout: text}, "dumpsys gfxinfo com.x.y framestats", 0, 1)
-	if len(c.gfxLast) != 1 {
-		t.Fatalf("windows %v: the capture's window is named differently", c.gfxLast)
+	// The previous dump's newest row is older than the full buffer's
+	// oldest row.
+	c.gfxWin[name] = &gfxWindowState{prevMax: 314856675367713 - 1, lastKept: 314856675367713 - 1,
+		done: map[gfxRowKey]struct{}{}, pending: map[gfxRowKey]*gfxPending{}}
+	c.absorbFrames(cmdResult{Stdout: text}, "dumpsys gfxinfo com.x.y framestats", 0, 1, 0)
+	if len(c.gfxWin) != 1 {
+		t.Fatalf("windows %v: the capture's window is named differently", c.gfxWin)
 	}
 	if len(c.s.res.Gaps) != 1 || !strings.Contains(c.s.res.Gaps[0].Error, "frames were lost") {
 		t.Errorf("gaps %+v, want one naming the lost frames", c.s.res.Gaps)
@@ -73,10 +77,10 @@ func TestAbsorbSurfaceFlingerCapture(t *testing.T) {
 	// (B = INT64_MAX) that must be dropped, three frames.
 	poll1 := "8333333\n100\t200\t150\n300\t9223372036854775807\t250\n400\t500\t450\n"
 	poll2 := "8333333\n400\t500\t450\n600\t700\t650\n"
-	if n := c.absorbFrames(cmdResult{Stdout: []byte(poll1)}, "sf", 0, 1); n != 2 {
+	if n := c.absorbFrames(cmdResult{Stdout: []byte(poll1)}, "sf", 0, 1, 0); n != 2 {
 		t.Fatalf("poll 1 kept %d, want 2", n)
 	}
-	if n := c.absorbFrames(cmdResult{Stdout: []byte(poll2)}, "sf", 0, 1); n != 1 {
+	if n := c.absorbFrames(cmdResult{Stdout: []byte(poll2)}, "sf", 0, 1, 0); n != 1 {
 		t.Fatalf("poll 2 kept %d, want 1 (the 500 row was kept already)", n)
 	}
 	var bs []int64
@@ -108,5 +112,195 @@ func TestFrameStatsPicksBusiestWindow(t *testing.T) {
 	// fps = (5 − 1) / 64 ms = 62.5; no frame took longer than a period.
 	if st.FPS != 62.5 || st.Jank != 0 || st.FrameTimeMS.P50 != 8 {
 		t.Errorf("fps %v jank %d p50 %v", st.FPS, st.Jank, st.FrameTimeMS.P50)
+	}
+}
+
+// gfxDump lays rows out as `dumpsys gfxinfo <pkg> framestats` prints them
+// for one window, with the dump's clock at uptimeMs.
+func gfxDump(uptimeMs int64, rows ...[3]int64) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Applications Graphics Acceleration Info:\nUptime: %d Realtime: %d\n\n** Graphics info for pid 7 [com.x.y] **\n\nProfile data in ms:\n\n\tcom.x.y/com.x.y.Main/android.view.ViewRootImpl@1 (visibility=0)\n", uptimeMs, uptimeMs)
+	b.WriteString("\n---PROFILEDATA---\nFlags,IntendedVsync,Vsync,FrameCompleted,\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%d,%d,%d,%d,\n", r[0], r[1], r[1], r[2])
+	}
+	b.WriteString("---PROFILEDATA---\n\n")
+	return []byte(b.String())
+}
+
+// frame is one row of gfxDump: Flags, IntendedVsync, FrameCompleted.
+func frame(flags, vsyncMs, completedMs int64) [3]int64 {
+	return [3]int64{flags, vsyncMs * 1e6, completedMs * 1e6}
+}
+
+func keptVsyncsMs(r *Result) []int64 {
+	var out []int64
+	for _, f := range r.Frames {
+		out = append(out, f.IntendedVsyncNs/1e6)
+	}
+	return out
+}
+
+// TestAbsorbGfxinfoStuckRowOfRealCapture replays the issue's report: in the
+// anavmode capture the SpaActivity window's row at IntendedVsync
+// 25828699661927 shows FrameCompleted 0 and never completes. It must not
+// hold back the 38 frames of the window, and once later rows have completed
+// for gfxStuckPolls polls and gfxStuckWait it is dropped and named.
+func TestAbsorbGfxinfoStuckRowOfRealCapture(t *testing.T) {
+	text := string(fixtures.Read(t, "gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt"))
+	c := bareCollector(SourceGfxInfo)
+	c.refreshHz = 60
+	const cmd = "dumpsys gfxinfo com.android.settings framestats"
+	// The dump's clock moves on by a second between polls.
+	for i := range 4 {
+		poll := strings.Replace(text, "Uptime: 26045845 Realtime: 26047725", fmt.Sprintf("Uptime: %d Realtime: 26047725", 26045845+1000*i), 1)
+		c.absorbFrames(cmdResult{Stdout: []byte(poll)}, cmd, int64(i)*1e9, int64(i)*1e9+1, 0)
+	}
+	spa := "com.android.settings/com.android.settings.spa.SpaActivity/android.view.ViewRootImpl@4cd4ef7"
+	n := 0
+	for _, f := range c.s.res.Frames {
+		if f.Window == spa {
+			n++
+		}
+	}
+	if n != 38 {
+		t.Errorf("SpaActivity: %d frames, want 38", n)
+	}
+	var named []RejectedFrame
+	for _, rf := range c.s.res.RejectedFrames {
+		if rf.Window == spa {
+			named = append(named, rf)
+		}
+	}
+	if len(named) != 1 || named[0].Reason != string(metrics.FrameRejectNotCompleted) || named[0].IntendedVsyncNs != 25828699661927 || named[0].WaitedNs != 3e9 {
+		t.Errorf("SpaActivity rejected rows %+v, want the stuck row at 25828699661927, waited 3 s", named)
+	}
+	if len(c.s.res.Gaps) != 0 {
+		t.Errorf("gaps %+v: nothing was lost", c.s.res.Gaps)
+	}
+}
+
+// TestAbsorbGfxinfoGarbageOfRealCapture: the Settings home window's rows 66
+// and 67 complete at 288234774265332736, beyond the dump's clock; they were
+// taken as frames and gave p95 = 288208950230 ms.
+func TestAbsorbGfxinfoGarbageOfRealCapture(t *testing.T) {
+	c := bareCollector(SourceGfxInfo)
+	c.refreshHz = 60
+	c.absorbFrames(cmdResult{Stdout: fixtures.Read(t, "gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt")}, "dumpsys gfxinfo", 0, 1, 0)
+	home := "com.android.settings/com.android.settings.homepage.SettingsHomepageActivity/android.view.ViewRootImpl@1634b91"
+	var frames []Frame
+	for _, f := range c.s.res.Frames {
+		if f.Window == home {
+			frames = append(frames, f)
+		}
+	}
+	st := summarizeFrames(SourceGfxInfo, frames, c.periodNs())
+	if len(frames) != 32 || st.FrameTimeMS.P95 > 1000 || st.Vitals.Frozen != 0 {
+		t.Errorf("home window: %d frames, p95 %v ms, frozen %d; want 32 frames of real lengths", len(frames), st.FrameTimeMS.P95, st.Vitals.Frozen)
+	}
+	beyond := 0
+	for _, rf := range c.s.res.RejectedFrames {
+		if rf.Window == home && rf.Reason == string(metrics.FrameRejectBeyondClock) {
+			beyond++
+		}
+	}
+	if beyond != 2 || c.s.res.FramesRejected[metrics.FrameRejectBeyondClock] != 3 {
+		t.Errorf("beyond the clock: %d in the home window, %v in all", beyond, c.s.res.FramesRejected)
+	}
+}
+
+func TestAbsorbGfxinfoLateRowBelowLastKept(t *testing.T) {
+	c := bareCollector(SourceGfxInfo)
+	// Row 100 is drawing while 116 has completed and is taken; 100
+	// completes later, below the last kept vsync, and must be taken too,
+	// in time order. Then the same rows again: nothing new.
+	polls := [][]byte{
+		gfxDump(1000, frame(0, 84, 90), frame(0, 100, 0), frame(0, 116, 120)),
+		gfxDump(1010, frame(0, 84, 90), frame(0, 100, 140), frame(0, 116, 120), frame(2, 133, 135)),
+		gfxDump(1020, frame(0, 84, 90), frame(0, 100, 140), frame(0, 116, 120), frame(2, 133, 135), frame(0, 150, 155)),
+	}
+	var got []int
+	for i, p := range polls {
+		got = append(got, c.absorbFrames(cmdResult{Stdout: p}, "gfx", int64(i), int64(i)+1, 0))
+	}
+	if v := keptVsyncsMs(c.s.res); fmt.Sprint(got, v) != "[2 1 1] [84 100 116 150]" {
+		t.Errorf("new per poll %v, kept %v", got, v)
+	}
+	if fmt.Sprint(c.s.res.FramesRejected) != "map[flags:1]" || len(c.s.res.RejectedFrames) != 0 {
+		t.Errorf("rejected %v %+v", c.s.res.FramesRejected, c.s.res.RejectedFrames)
+	}
+}
+
+// TestAbsorbGfxinfoRejectedRowsDoNotBlock: a row whose slot shows an older
+// frame's completion (before its own vsync) held back every later row.
+func TestAbsorbGfxinfoRejectedRowsDoNotBlock(t *testing.T) {
+	c := bareCollector(SourceGfxInfo)
+	for i := range 6 {
+		up := 1000 + int64(i)*1000
+		c.absorbFrames(cmdResult{Stdout: gfxDump(up, frame(0, 100, 110), frame(0, 116, 50), frame(1, 133, 140), frame(0, 150, 160), frame(0, 166, 288234774265))}, "gfx", int64(i), int64(i)+1, 0)
+	}
+	if v := keptVsyncsMs(c.s.res); fmt.Sprint(v) != "[100 150]" {
+		t.Errorf("kept %v", v)
+	}
+	want := "map[beyond_clock:1 completed_before_vsync:1 flags:1]"
+	if got := fmt.Sprint(c.s.res.FramesRejected); got != want {
+		t.Errorf("rejected %s, want %s", got, want)
+	}
+}
+
+// TestAbsorbGfxinfoStuckRowIsNotAWrap: a row that never completes held back
+// the de-duplication, so when the ring moved past it the collector said
+// "frame buffer wrapped between polls" though nothing was lost.
+func TestAbsorbGfxinfoStuckRowIsNotAWrap(t *testing.T) {
+	c := bareCollector(SourceGfxInfo)
+	ring := func(from, to int64) [][3]int64 {
+		var rows [][3]int64
+		for i := from; i < to; i++ {
+			fc := 1000 + i*16 + 5
+			if i == 10 {
+				fc = 0 // never completes
+			}
+			rows = append(rows, frame(0, 1000+i*16, fc))
+		}
+		return rows
+	}
+	c.absorbFrames(cmdResult{Stdout: gfxDump(5000, ring(0, 120)...)}, "gfx", 0, 1, 0)
+	c.absorbFrames(cmdResult{Stdout: gfxDump(6000, ring(60, 180)...)}, "gfx", 2, 3, 0)
+	if len(c.s.res.Gaps) != 0 || len(c.s.res.Frames) != 179 {
+		t.Errorf("%d frames, gaps %+v; want 179 frames and no gap", len(c.s.res.Frames), c.s.res.Gaps)
+	}
+	if rf := c.s.res.RejectedFrames; len(rf) != 1 || rf[0].IntendedVsyncNs != 1160e6 || rf[0].Reason != "not_completed" {
+		t.Errorf("rejected %+v, want the row at 1160 ms, which left the ring", rf)
+	}
+	// A real wrap is still one: the next dump shares no row with this one.
+	c.absorbFrames(cmdResult{Stdout: gfxDump(9000, ring(400, 520)...)}, "gfx", 4, 5, 0)
+	if len(c.s.res.Gaps) != 1 {
+		t.Errorf("gaps %+v, want the wrap", c.s.res.Gaps)
+	}
+}
+
+func TestAbsorbSurfaceFlingerRejects(t *testing.T) {
+	c := bareCollector(SourceSurfaceFlinger)
+	c.layer = "L"
+	polls := []string{
+		// Empty slots, two frames, the newest fence pending.
+		"8333333\n0\t0\t0\n0\t0\t0\n100\t200\t150\n300\t400\t350\n500\t9223372036854775807\t450\n",
+		// The fence signalled; a row going backwards.
+		"8333333\n0\t0\t0\n100\t200\t150\n300\t400\t350\n500\t600\t450\n700\t550\t650\n",
+		// The same again, then a row past the device clock and a frame.
+		"8333333\n100\t200\t150\n300\t400\t350\n500\t600\t450\n700\t550\t650\n800\t99000000000000\t750\n900\t950\t920\n",
+	}
+	for i, p := range polls {
+		c.absorbFrames(cmdResult{Stdout: []byte(p)}, "sf", int64(i), int64(i)+1, 1_000_000_000)
+	}
+	var bs []int64
+	for _, f := range c.s.res.Frames {
+		bs = append(bs, f.ActualPresentNs)
+	}
+	if fmt.Sprint(bs) != "[200 400 600 950]" {
+		t.Errorf("kept %v", bs)
+	}
+	if got := fmt.Sprint(c.s.res.FramesRejected); got != "map[backwards:1 beyond_clock:1]" {
+		t.Errorf("rejected %s", got)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/perfgate/perfgate/metrics"
 )
 
 // Schema names the version of the Result JSON. A reader refuses any other.
@@ -33,9 +35,14 @@ type Result struct {
 	// Whole summarises the whole session as one step named "session"
 	// (from its first to its last tick); checks bound to a session that had
 	// no named steps read it.
-	Whole   *Step    `json:"whole,omitempty"`
-	Frames  []Frame  `json:"frames"`
-	Samples []Sample `json:"samples"`
+	Whole  *Step   `json:"whole,omitempty"`
+	Frames []Frame `json:"frames"`
+	// FramesRejected counts the frame rows the device printed that were not
+	// frames, by reason (metrics.FrameReject; README "Metric definitions"),
+	// and RejectedFrames names each of them but the Flags ≠ 0 rows.
+	FramesRejected metrics.FrameRejects `json:"frames_rejected,omitempty"`
+	RejectedFrames []RejectedFrame      `json:"rejected_frames,omitempty"`
+	Samples        []Sample             `json:"samples"`
 	// Memory holds the slow lane's `dumpsys meminfo` samples.
 	Memory []MemorySample `json:"memory_samples"`
 	// Traffic holds the traffic counters, read in whichever lane their
@@ -122,6 +129,20 @@ type Frame struct {
 	DesiredPresentNs int64 `json:"desired_present_ns,omitempty"`
 	ActualPresentNs  int64 `json:"actual_present_ns,omitempty"`
 	FrameReadyNs     int64 `json:"frame_ready_ns,omitempty"`
+}
+
+// RejectedFrame is a frame row that was not a frame: the row as read and
+// why.
+type RejectedFrame struct {
+	Frame
+	// Reason is a metrics.FrameReject, e.g. "not_completed" for a row still
+	// drawing when the collector stopped waiting for it.
+	Reason string `json:"reason"`
+	// WaitedNs is how long a row still drawing was waited for (device
+	// time when the dumps gave it).
+	WaitedNs int64 `json:"waited_ns,omitempty"`
+	// HostNs is when the collector decided, from session start.
+	HostNs int64 `json:"host_ns"`
 }
 
 // Time is the frame's time in the metric definitions: IntendedVsync for

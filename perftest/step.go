@@ -1,6 +1,10 @@
 package perftest
 
-import "time"
+import (
+	"time"
+
+	"github.com/perfgate/perfgate/metrics"
+)
 
 // Step is one named step's window and summaries.
 type Step struct {
@@ -28,13 +32,16 @@ type Step struct {
 	BigJankAtS []float64 `json:"big_jank_at_s,omitempty"`
 	// Windows lists every window (gfxinfo) or layer that rendered frames in
 	// the step; FrameStats describes the one with the most frames.
-	Windows      []WindowFrames `json:"windows,omitempty"`
-	CPUStats     CPUStats       `json:"cpu"`
-	MemoryStats  MemoryStats    `json:"memory"`
-	TrafficStats *TrafficStats  `json:"traffic,omitempty"`
-	BatteryStats *BatteryStats  `json:"battery,omitempty"`
-	ThermalStats *ThermalStats  `json:"thermal,omitempty"`
-	Crashes      []Crash        `json:"crashes,omitempty"`
+	Windows []WindowFrames `json:"windows,omitempty"`
+	// FramesRejected counts the rows of the step's time that were not
+	// frames, by reason (see Result.FramesRejected).
+	FramesRejected metrics.FrameRejects `json:"frames_rejected,omitempty"`
+	CPUStats       CPUStats             `json:"cpu"`
+	MemoryStats    MemoryStats          `json:"memory"`
+	TrafficStats   *TrafficStats        `json:"traffic,omitempty"`
+	BatteryStats   *BatteryStats        `json:"battery,omitempty"`
+	ThermalStats   *ThermalStats        `json:"thermal,omitempty"`
+	Crashes        []Crash              `json:"crashes,omitempty"`
 	// Startup is the app start measured inside the step, when the step
 	// launched the app (see scenario.Launch); nil otherwise.
 	Startup *StartupStats `json:"startup,omitempty"`

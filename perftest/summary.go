@@ -12,6 +12,14 @@ import (
 // logcat reads stopped.
 func (c *collector) finish() {
 	r := c.s.res
+	c.finishPending()
+	if c.source == SourceSurfaceFlinger && c.sfPolls > 0 && c.sfEmptyPolls == c.sfPolls {
+		what := "only empty rows"
+		if c.sfPeriodOnly == c.sfPolls {
+			what = "only the refresh period line"
+		}
+		c.note("frames: dumpsys SurfaceFlinger --latency %s showed %s in every poll: the layer holds no frames of the app (on Android 11+ a wrong or non-BLAST layer prints this)", shellQuote(c.layer), what)
+	}
 	clk := &c.clockGfx
 	if !clk.ok() {
 		clk = &c.clockProc
@@ -75,6 +83,7 @@ func (c *collector) summarise(st *Step) {
 	r := c.s.res
 	frames := stepFrames(r.Frames, st.DeviceStartNs, st.DeviceEndNs)
 	st.FrameStats, st.Windows = c.frameStats(frames)
+	st.FramesRejected = c.stepRejects(st.DeviceStartNs, st.DeviceEndNs)
 	st.JankAtS, st.BigJankAtS = c.jankTimes(st, frames)
 	if c.cfg.has(CollectCPU) {
 		st.CPUStats = c.cpuStats(st)
