@@ -19,13 +19,17 @@ import (
 type framesOutput struct {
 	metrics.FrameSummary
 	// RefreshFrom says where R came from: "capture" or "flag".
-	RefreshFrom  string         `json:"refresh_from"`
-	OtherWindows []framesWindow `json:"other_windows,omitempty"`
+	RefreshFrom string `json:"refresh_from"`
+	// Rejected counts the window's rows that were not frames, by reason
+	// (metrics.FrameReject).
+	Rejected     metrics.FrameRejects `json:"rejected"`
+	OtherWindows []framesWindow       `json:"other_windows,omitempty"`
 }
 
 type framesWindow struct {
-	Window string `json:"window"`
-	Frames int    `json:"frames"`
+	Window   string               `json:"window"`
+	Frames   int                  `json:"frames"`
+	Rejected metrics.FrameRejects `json:"rejected"`
 }
 
 func analyzeFrames(args []string, stdout, stderr io.Writer) error {
@@ -115,6 +119,7 @@ func framesSurfaceFlinger(raw []byte, flagPeriod int64) (framesOutput, error) {
 	return framesOutput{
 		FrameSummary: metrics.FrameSummarizeSurfaceFlinger(lat.PresentTimes(), period),
 		RefreshFrom:  from,
+		Rejected:     lat.Rejected,
 	}, nil
 }
 
@@ -124,8 +129,9 @@ func framesGfxInfo(raw []byte, flagPeriod int64, want string) (framesOutput, err
 		return framesOutput{}, err
 	}
 	type cand struct {
-		w      *metrics.GfxInfoWindow
-		frames []metrics.GfxInfoFrame
+		w        *metrics.GfxInfoWindow
+		frames   []metrics.GfxInfoFrame
+		rejected metrics.FrameRejects
 	}
 	var all []cand
 	best := -1
@@ -133,7 +139,8 @@ func framesGfxInfo(raw []byte, flagPeriod int64, want string) (framesOutput, err
 		if w.Frames == nil {
 			continue
 		}
-		c := cand{w, metrics.GfxInfoUsableFrames(w.Frames.Frames())}
+		frames, rejected := metrics.GfxInfoFramesOf(w.Frames, g.ClockNs())
+		c := cand{w, frames, rejected}
 		all = append(all, c)
 		if want != "" && !strings.Contains(w.Name, want) && !strings.Contains(w.Title, want) {
 			continue
@@ -156,11 +163,11 @@ func framesGfxInfo(raw []byte, flagPeriod int64, want string) (framesOutput, err
 	if period <= 0 {
 		return framesOutput{}, errors.New("no refresh period: this gfxinfo has no FrameInterval column; give -refresh-hz")
 	}
-	out := framesOutput{FrameSummary: metrics.FrameSummarizeGfxInfo(picked.frames, period), RefreshFrom: from}
+	out := framesOutput{FrameSummary: metrics.FrameSummarizeGfxInfo(picked.frames, period), RefreshFrom: from, Rejected: picked.rejected}
 	out.Window = picked.w.Label()
 	for i, c := range all {
 		if i != best {
-			out.OtherWindows = append(out.OtherWindows, framesWindow{Window: c.w.Label(), Frames: len(c.frames)})
+			out.OtherWindows = append(out.OtherWindows, framesWindow{Window: c.w.Label(), Frames: len(c.frames), Rejected: c.rejected})
 		}
 	}
 	return out, nil
