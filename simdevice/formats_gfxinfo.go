@@ -80,8 +80,7 @@ func writeHistogram(b *strings.Builder, label string, buckets, h []int) {
 // gfxStatsLocked writes the stats block of one window (or the process),
 // in the API's layout (droidmonitor API 28 / flashlight API 30 / soundvis
 // API 33+ captures).
-func (w *World) gfxStatsLocked(b *strings.Builder) {
-	g := &w.gfx
+func (w *World) gfxStatsLocked(b *strings.Builder, g *gfxWindow) {
 	n := len(g.durs)
 	pct := func(k int) string {
 		if n == 0 {
@@ -133,6 +132,23 @@ func profileHeader(api int) string {
 }
 
 func (w *World) profileRow(b *strings.Builder, f TruthFrame) {
+	if f.Twin {
+		// The RenderThread animation row of the same vsync, done quickly.
+		t := f
+		t.Twin, t.quirk, t.stalePresent = false, quirkNone, false
+		t.Completed = f.IntendedVsync + w.period/3
+		t.GpuCompleted, t.SwapBuffersCompleted = t.Completed, t.Completed
+		w.profileRowFlags(b, t, 2)
+		// The frame's own row comes after.
+	}
+	flags := int64(0)
+	if f.quirk == quirkFlagged {
+		flags = 2
+	}
+	w.profileRowFlags(b, f, flags)
+}
+
+func (w *World) profileRowFlags(b *strings.Builder, f TruthFrame, flags int64) {
 	var buf [512]byte
 	out := buf[:0]
 	put := func(vs ...int64) {
@@ -141,22 +157,45 @@ func (w *World) profileRow(b *strings.Builder, f TruthFrame) {
 			out = append(out, ',')
 		}
 	}
+	completed, gpu := w.rowCompleted(f)
+	present := f.Present
+	if f.stalePresent {
+		present = f.IntendedVsync - 3e9
+	} else if completed == 0 {
+		present = 0
+	}
 	if w.cfg.API >= 31 {
 		// FrameInterval holds a timestamp and FrameStartTime the period:
 		// the label swap real API 31-34 phones print.
-		put(0, f.VsyncID, f.IntendedVsync, f.Vsync, 0, f.HandleInputStart, f.AnimationStart, f.PerformTraversalsStart, f.DrawStart,
+		put(flags, f.VsyncID, f.IntendedVsync, f.Vsync, 0, f.HandleInputStart, f.AnimationStart, f.PerformTraversalsStart, f.DrawStart,
 			f.Deadline, f.HandleInputStart-3000, w.period, f.SyncQueued, f.SyncStart, f.IssueDrawCommandsStart, f.SwapBuffers,
-			f.Completed, f.DequeueBufferNs, f.QueueBufferNs, f.GpuCompleted, f.SwapBuffersCompleted, f.Present, f.SwapBuffers)
+			completed, f.DequeueBufferNs, f.QueueBufferNs, gpu, f.SwapBuffersCompleted, present, f.SwapBuffers)
 	} else {
 		// OldestInputEvent = INT64_MAX and NewestInputEvent = 0: no input.
-		put(0, f.IntendedVsync, f.Vsync, int64Max, 0, f.HandleInputStart, f.AnimationStart, f.PerformTraversalsStart, f.DrawStart,
-			f.SyncQueued, f.SyncStart, f.IssueDrawCommandsStart, f.SwapBuffers, f.Completed, f.DequeueBufferNs, f.QueueBufferNs)
+		put(flags, f.IntendedVsync, f.Vsync, int64Max, 0, f.HandleInputStart, f.AnimationStart, f.PerformTraversalsStart, f.DrawStart,
+			f.SyncQueued, f.SyncStart, f.IssueDrawCommandsStart, f.SwapBuffers, completed, f.DequeueBufferNs, f.QueueBufferNs)
 		if w.cfg.API >= 29 {
-			put(f.GpuCompleted)
+			put(gpu)
 		}
 	}
 	out = append(out, '\n')
 	b.Write(out)
+}
+
+// inFlightLocked is the rows of frames whose RenderThread work has started
+// but which are not presented yet (FrameQuirks.InFlight): FrameCompleted 0.
+func (w *World) inFlightLocked() []TruthFrame {
+	if !w.wl.FrameQuirks.InFlight {
+		return nil
+	}
+	var out []TruthFrame
+	for _, f := range w.pending {
+		if f.SyncStart <= w.now {
+			f.quirk, f.Twin, f.stalePresent = quirkStuck, false, false // prints FrameCompleted 0
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // dumpsysGfxinfo is `dumpsys gfxinfo <pkg> [framestats|reset]`.
@@ -188,7 +227,7 @@ func (w *World) dumpsysGfxinfo(args []string, stdout io.Writer) int {
 		return 0
 	}
 	fmt.Fprintf(&b, "** Graphics info for pid %d [%s] **\n\n", w.app.pid, w.wl.Package)
-	w.gfxStatsLocked(&b)
+	w.gfxStatsLocked(&b, &w.gfx)
 	if w.cfg.API >= 31 {
 		b.WriteString("\nPipeline=Skia (OpenGL)\nCPU Caches:\n  Glyph Cache: 848.59 KB (1 entry)\n  Glyph Count: 56 \nTotal CPU memory usage:\n  868953 bytes, 848.59 KB (0.00 bytes is purgeable)\n")
 		b.WriteString("GPU Caches:\n  Other:\n    Buffer Object: 464.00 bytes (2 entries)\n  Image:\n    Texture: 405.98 KB (98 entries)\n  Scratch:\n    RenderTarget: 12.00 KB (2 entries)\n    Texture: 2.00 MB (2 entries)\nTotal GPU memory usage:\n  2781745 bytes, 2.65 MB (431.34 KB is purgeable)\n\n")
@@ -200,23 +239,31 @@ func (w *World) dumpsysGfxinfo(args []string, stdout io.Writer) int {
 	fmt.Fprintf(&b, "Profile data in ms:\n\n\t%s (visibility=%d)\n", root, map[bool]int{true: 0, false: 8}[w.fg == fgResumed])
 	if w.cfg.API >= 31 {
 		fmt.Fprintf(&b, "Window: %s\n", w.windowName())
-		w.gfxStatsLocked(&b)
+		w.gfxStatsLocked(&b, &w.gfx)
 		b.WriteString("\n")
 	}
 	if framestats {
 		b.WriteString("\n---PROFILEDATA---\n")
 		b.WriteString(profileHeader(w.cfg.API))
 		b.WriteByte('\n')
-		for _, f := range ringTail(w.gfx.ring, gfxRingFrames) {
+		flying := w.inFlightLocked()
+		for _, f := range ringTail(w.gfx.ring, gfxRingFrames-len(flying)) {
+			w.profileRow(&b, f)
+		}
+		for _, f := range flying {
 			w.profileRow(&b, f)
 		}
 		b.WriteString("---PROFILEDATA---\n\n")
+	}
+	if w.wl.FrameQuirks.PopupEvery > 0 {
+		w.writePopupLocked(&b, framestats)
 	}
 	fmt.Fprintf(&b, "View hierarchy:\n\n  %s\n  %d views, 10.66 kB of render nodes\n\n\n", root, len(w.wl.Screen)+2)
 	fmt.Fprintf(&b, "Total ViewRootImpl   : 1\nTotal attached Views : %d\nTotal RenderNode     : 10.66 kB (used) / 34.73 kB (capacity)\n\n", len(w.wl.Screen)+2)
 	if reset {
 		// reset clears the stats and the framestats history after dumping.
 		w.gfx.reset(w.now)
+		w.popup.reset(w.now)
 	}
 	io.WriteString(stdout, b.String())
 	return 0

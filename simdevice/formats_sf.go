@@ -71,6 +71,11 @@ func (w *World) dumpsysSurfaceFlinger(args []string, stdout io.Writer) int {
 		}
 		layer := strings.Join(args[1:], " ")
 		switch {
+		case layer == w.appLayer() && w.app != nil && w.wl.FrameQuirks.SFRows == "period_only":
+		case layer == w.appLayer() && w.app != nil && w.wl.FrameQuirks.SFRows == "zeros":
+			for range sfRingFrames {
+				b.WriteString("0\t0\t0\n")
+			}
 		case layer == w.appLayer() && w.app != nil:
 			// Slots not yet written print as zeros, oldest first, as
 			// FrameTracker dumps its whole ring.
@@ -80,11 +85,12 @@ func (w *World) dumpsysSurfaceFlinger(args []string, stdout io.Writer) int {
 			}
 			var buf [64]byte
 			for _, f := range ring {
-				out := strconv.AppendInt(buf[:0], f.SFDesired, 10)
+				a, bb, c := w.sfRow(f)
+				out := strconv.AppendInt(buf[:0], a, 10)
 				out = append(out, '\t')
-				out = strconv.AppendInt(out, f.SFActual, 10)
+				out = strconv.AppendInt(out, bb, 10)
 				out = append(out, '\t')
-				out = strconv.AppendInt(out, f.SFReady, 10)
+				out = strconv.AppendInt(out, c, 10)
 				out = append(out, '\n')
 				b.Write(out)
 			}

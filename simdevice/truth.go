@@ -48,6 +48,19 @@ type TruthFrame struct {
 	Duration int64 `json:"duration_ns"` // Completed − IntendedVsync
 	Missed   bool  `json:"missed"`      // Completed > Deadline
 	Slow     bool  `json:"slow"`        // the workload made this frame slow
+
+	// Reject is why the frame's gfxinfo row is not a frame (a
+	// metrics.FrameReject, set by FrameQuirks); "" when the row is one.
+	Reject string `json:"reject,omitempty"`
+	// Twin: one more row, with Flags 2 and this frame's IntendedVsync,
+	// comes before the frame's row (rejected as "flags").
+	Twin bool `json:"twin,omitempty"`
+	// ShownCompletedNs is when the row starts to show FrameCompleted, when
+	// later than its presentation (FrameQuirks.LateEvery).
+	ShownCompletedNs int64 `json:"shown_completed_ns,omitempty"`
+
+	quirk        rowQuirk
+	stalePresent bool
 }
 
 // TruthStartup is one app launch.

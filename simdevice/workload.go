@@ -31,6 +31,9 @@ type Workload struct {
 	Phases  []Phase  `json:"phases"`
 	Actions []Action `json:"actions,omitempty"`
 	Screen  []Elem   `json:"screen,omitempty"`
+
+	// FrameQuirks make the frame rows as hostile as real phones print them.
+	FrameQuirks FrameQuirks `json:"frame_quirks,omitempty"`
 }
 
 // Startup is how long each kind of launch takes, as `am start -W` reports it.
@@ -285,6 +288,9 @@ func (w *Workload) Validate() error {
 		default:
 			return bad(f+".on", "%q: want tap:<text>, swipe, key:<code> or text", a.On)
 		}
+	}
+	if err := w.FrameQuirks.validate(); err != nil {
+		return err
 	}
 	for i, e := range w.Screen {
 		b := e.Bounds

@@ -58,6 +58,8 @@ type World struct {
 	frameCount  int
 	missedCount int
 	gfx         gfxWindow
+	popup       gfxWindow    // the FrameQuirks.PopupEvery window
+	popupQueue  []TruthFrame // popup frames rendered, not yet presented
 	sf          []TruthFrame // SurfaceFlinger --latency ring of the app layer
 	flips       int64        // frames SurfaceFlinger composited since boot
 	startup     []TruthStartup
@@ -205,6 +207,7 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 	w.window = wl.component()
 	w.layer = w.appLayerName()
 	w.gfx.reset(w.now)
+	w.popup.reset(w.now)
 	w.cpu.init(cfg.Cores, w.now)
 	w.battery = batteryState{level: 78}
 	w.initTraffic()

@@ -230,6 +230,7 @@ func (w *World) newProcLocked(t int64) {
 	w.app = a
 	// hwui and SurfaceFlinger state belong to the new process's window.
 	w.gfx.reset(t)
+	w.popup.reset(t)
 	w.sf = w.sf[:0]
 	w.logLocked(t, 1000, 1100, 'I', "ActivityManager", fmt.Sprintf("Start proc %d:%s/u0a%d for activity {%s}", pid, w.wl.Package, w.wl.UID-10000, w.wl.shortComponent()))
 }
@@ -248,6 +249,7 @@ func (w *World) killProcLocked(t int64) {
 	w.crashAt, w.displayAt, w.fullyAt, w.launchAt = -1, -1, -1, -1
 	// Frames still waiting for their present die with the process's buffers.
 	w.pending = w.pending[:0]
+	w.popupQueue = w.popupQueue[:0]
 }
 
 // launchLocked starts the main activity at t and returns the launch kind

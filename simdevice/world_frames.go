@@ -36,6 +36,22 @@ type gfxWindow struct {
 
 func (g *gfxWindow) reset(t int64) { *g = gfxWindow{since: t} }
 
+// add puts a presented frame in the ring and the stats.
+func (g *gfxWindow) add(f TruthFrame, period int64) {
+	g.ring = ringPush(g.ring, f, gfxRingFrames)
+	g.durs = append(g.durs, f.Duration)
+	g.gpu = append(g.gpu, f.GpuCompleted-f.SwapBuffers)
+	if f.Missed {
+		g.missed++
+	}
+	if f.Duration > period {
+		g.legacy++
+	}
+	if f.SyncQueued-f.IntendedVsync > period {
+		g.slowUI++
+	}
+}
+
 // renderLocked computes the frames whose intended vsync lies before end. A
 // frame is rendered on the vsync grid; a slow frame keeps the main thread
 // busy, so the vsyncs it spans render nothing, as on a phone.
@@ -52,6 +68,9 @@ func (w *World) renderLocked(end int64) {
 		d, slow := w.frameDuration(p, w.phaseFrames)
 		f := w.makeFrame(v, d, slow)
 		w.pending = append(w.pending, f)
+		if picks(w.wl.FrameQuirks.PopupEvery, w.phaseFrames) {
+			w.popupQueue = append(w.popupQueue, w.makePopupFrame(v))
+		}
 		w.phaseFrames++
 		w.nextVsync = max(v+int64(p.EveryVsyncs)*w.period, w.gridAtOrAfter(v+d))
 		if skipped := d / w.period; skipped >= 30 {
@@ -137,6 +156,17 @@ func (w *World) makeFrame(v, d int64, slow bool) TruthFrame {
 // presentLocked moves rendered frames whose present time has come into the
 // buffers a dump shows and into the truth writer.
 func (w *World) presentLocked(now int64) {
+	k := 0
+	for k < len(w.popupQueue) && w.popupQueue[k].Present <= now {
+		f := w.popupQueue[k]
+		f.Index = w.frameCount
+		w.frameCount++
+		w.popup.add(f, w.period)
+		w.frames = append(w.frames, f)
+		w.writeTruthLocked(f)
+		k++
+	}
+	w.popupQueue = slices.Delete(w.popupQueue, 0, k)
 	n := 0
 	for n < len(w.pending) && w.pending[n].Present <= now {
 		n++
@@ -147,6 +177,7 @@ func (w *World) presentLocked(now int64) {
 	for _, f := range w.pending[:n] {
 		f.Index = w.frameCount
 		w.frameCount++
+		w.applyQuirks(&f)
 		if f.Missed {
 			w.missedCount++
 		}
@@ -158,18 +189,7 @@ func (w *World) presentLocked(now int64) {
 		w.frames = append(w.frames, f)
 		w.flips++
 		g := &w.gfx
-		g.ring = ringPush(g.ring, f, gfxRingFrames)
-		g.durs = append(g.durs, f.Duration)
-		g.gpu = append(g.gpu, f.GpuCompleted-f.SwapBuffers)
-		if f.Missed {
-			g.missed++
-		}
-		if f.Duration > w.period {
-			g.legacy++
-		}
-		if f.SyncQueued-f.IntendedVsync > w.period {
-			g.slowUI++
-		}
+		g.add(f, w.period)
 		// A frame that follows skipped vsyncs started late on the grid.
 		if g.havePrev && f.Pid == g.prevPid && f.IntendedVsync-g.prevIntended > w.period*int64(max(1, w.everyOf(f.Phase))) {
 			g.mvsync++

@@ -1,0 +1,232 @@
+package perftest_test
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// hostileFrames switches on every gfxinfo quirk of the real captures.
+var hostileFrames = simdevice.FrameQuirks{
+	InFlight: true, StuckEvery: 37, LateEvery: 23, LateMs: 300, GarbageEvery: 41, SentinelEvery: 43,
+	StaleEvery: 47, FlaggedEvery: 7, TwinEvery: 11, NoVsyncIDEvery: 13, StalePresentEvery: 17, PopupEvery: 3,
+}
+
+// quirkySim builds a phone running janky-scroll with frame quirks.
+func quirkySim(t testing.TB, q simdevice.FrameQuirks, hz float64, api int) *simdevice.Device {
+	t.Helper()
+	wl, err := simdevice.Preset("janky-scroll")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl.FrameQuirks = q
+	dev, err := simdevice.New(simdevice.Config{API: api, RefreshHz: hz, Workload: wl, Serial: "sim-quirks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	return dev
+}
+
+// waitFor polls cond until it holds; the test fails after a minute.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// quirkSession records one step of at least frames true frames, then lets
+// the device run until every row of the step is settled (its wait for rows
+// still drawing is 2 s of device time and three polls) before stopping.
+func quirkSession(t *testing.T, d *adbx.Device, dev *simdevice.Device, frames int, opts ...perftest.Option) *perftest.Result {
+	t.Helper()
+	var ticks atomic.Int64
+	w := dev.World()
+	opts = append([]perftest.Option{perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.WithCollectors(perftest.CollectFrames)}, opts...)
+	opts = append(opts, func(c *perftest.Config) { c.OnTick = func(perftest.Live) { ticks.Add(1) } })
+	s := perftest.Start(t, d, opts...)
+	s.Step("quirks", func() {
+		n := len(w.TruthFrames())
+		waitFor(t, fmt.Sprintf("%d frames", frames), func() bool { return len(w.TruthFrames()) >= n+frames })
+	})
+	end, tick := w.Uptime(), ticks.Load()
+	waitFor(t, "the rows of the step to settle", func() bool { return w.Uptime() > end+3*time.Second && ticks.Load() > tick+5 })
+	return s.Stop()
+}
+
+// TestFrameQuirksMatchTruth records a phone printing every kind of hostile
+// frame row seen on real phones and compares the step with the phone's own
+// account of each row: the frames taken are exactly the rows that are
+// frames (none lost, none twice, none invented), and the other rows are
+// counted under the reason the phone says.
+func TestFrameQuirksMatchTruth(t *testing.T) {
+	stock := stockServer(t)
+	for _, ep := range endpoints {
+		for _, api := range []int{33, 28} {
+			t.Run(fmt.Sprintf("%s/api%d", ep.name, api), func(t *testing.T) {
+				if testing.Short() && (ep.name != "host" || api != 33) {
+					t.Skip("short mode: host endpoint, API 33 only")
+				}
+				retryStalled(t, func() ([]string, bool) { return quirkRun(t, ep, stock, api) })
+			})
+		}
+	}
+}
+
+func quirkRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, api int) (problems []string, stalled bool) {
+	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	dev := quirkySim(t, hostileFrames, 120, api)
+	d, _ := ep.open(t, dev, stock)
+	launch(t, d, dev)
+	r := quirkSession(t, d, dev, 400, perftest.WithFrameSource(perftest.SourceGfxInfo))
+	stalled = len(r.Gaps) > 0
+	st := r.Step("quirks")
+	truth := dev.World().TruthFrames()
+
+	type key struct {
+		window string
+		vsync  int64
+	}
+	wantFrames := map[key]simdevice.TruthFrame{}
+	wantRejects := metrics.FrameRejects{}
+	var mainFrames []simdevice.TruthFrame
+	quirks := map[string]int{}
+	for _, f := range truth {
+		if f.IntendedVsync < st.DeviceStartNs || f.IntendedVsync >= st.DeviceEndNs {
+			continue
+		}
+		if f.Twin {
+			wantRejects.Add(metrics.FrameRejectFlags)
+			quirks["twin"]++
+		}
+		if f.ShownCompletedNs > 0 {
+			quirks["late"]++
+		}
+		if f.Reject != "" {
+			wantRejects.Add(metrics.FrameReject(f.Reject))
+			continue
+		}
+		wantFrames[key{f.Window, f.IntendedVsync}] = f
+		if !strings.HasPrefix(f.Window, "PopupWindow:") {
+			mainFrames = append(mainFrames, f)
+		} else {
+			quirks["popup"]++
+		}
+	}
+	// Every quirk happened in the step.
+	for _, r := range []metrics.FrameReject{metrics.FrameRejectNotCompleted, metrics.FrameRejectBeyondClock, metrics.FrameRejectSentinel,
+		metrics.FrameRejectCompletedBeforeVsync, metrics.FrameRejectFlags} {
+		if wantRejects[r] == 0 {
+			fail("no %s row in the step", r)
+		}
+	}
+	if quirks["twin"] == 0 || quirks["late"] == 0 || quirks["popup"] == 0 {
+		fail("quirks in the step: %v", quirks)
+	}
+	got := map[key]int{}
+	for _, f := range r.Frames {
+		if f.Time() < st.DeviceStartNs || f.Time() >= st.DeviceEndNs {
+			continue
+		}
+		window, _, _ := strings.Cut(f.Window, "/android.view.ViewRootImpl@")
+		k := key{window, f.IntendedVsyncNs}
+		got[k]++
+		tf, ok := wantFrames[k]
+		switch {
+		case !ok:
+			fail("invented frame %+v", f)
+		case got[k] > 1:
+			fail("frame %+v taken twice", f)
+		case f.FrameCompletedNs != tf.Completed:
+			fail("frame %+v, truth completed %d", f, tf.Completed)
+		}
+	}
+	lost := 0
+	for k := range wantFrames {
+		if got[k] == 0 {
+			if lost++; lost <= 3 {
+				fail("lost frame %+v", wantFrames[k])
+			}
+		}
+	}
+	if !maps.Equal(st.FramesRejected, wantRejects) {
+		fail("rejected %v, truth %v", st.FramesRejected, wantRejects)
+	}
+	want := expectedSummary(mainFrames, int64(dev.World().RefreshPeriod()), false, api)
+	gotS := st.Frames()
+	gotS.Window = ""
+	if !reflect.DeepEqual(gotS, want) {
+		fail("summary\n got %+v\nwant %+v", gotS, want)
+	}
+	if len(r.Gaps) > 0 || r.Error != "" {
+		fail("gaps %+v error %q", r.Gaps, r.Error)
+	}
+	return problems, stalled
+}
+
+// TestSurfaceFlingerQuirksMatchTruth: pending fences (B = INT64_MAX for the
+// newest frames) and INT64_MAX in columns A and C lose no frame; a layer
+// that prints only empty rows or only its period gives no frame and says so.
+func TestSurfaceFlingerQuirksMatchTruth(t *testing.T) {
+	stock := stockServer(t)
+	for _, ep := range endpoints {
+		t.Run(ep.name+"/pending", func(t *testing.T) {
+			if testing.Short() && ep.name != "host" {
+				t.Skip("short mode: host endpoint only")
+			}
+			dev := quirkySim(t, simdevice.FrameQuirks{SFPendingMs: 200, SFSentinelAC: true}, 60, 33)
+			d, _ := ep.open(t, dev, stock)
+			launch(t, d, dev)
+			r := quirkSession(t, d, dev, 150, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
+			st := r.Step("quirks")
+			want := map[int64]bool{}
+			for _, f := range dev.World().TruthFrames() {
+				if f.SFActual >= st.DeviceStartNs && f.SFActual < st.DeviceEndNs {
+					want[f.SFActual] = true
+				}
+			}
+			got := 0
+			for _, f := range r.Frames {
+				if f.Time() >= st.DeviceStartNs && f.Time() < st.DeviceEndNs {
+					got++
+					if !want[f.ActualPresentNs] || f.DesiredPresentNs != 1<<63-1 {
+						t.Errorf("frame %+v is not a true one as the layer prints it", f)
+					}
+				}
+			}
+			if got != len(want) || len(r.FramesRejected) != 0 || len(r.Gaps) != 0 {
+				t.Errorf("%d frames, truth %d; rejected %v; gaps %+v", got, len(want), r.FramesRejected, r.Gaps)
+			}
+		})
+		for _, rows := range []string{"zeros", "period_only"} {
+			t.Run(ep.name+"/"+rows, func(t *testing.T) {
+				if testing.Short() && ep.name != "host" {
+					t.Skip("short mode: host endpoint only")
+				}
+				dev := quirkySim(t, simdevice.FrameQuirks{SFRows: rows}, 60, 33)
+				d, _ := ep.open(t, dev, stock)
+				launch(t, d, dev)
+				r := quirkSession(t, d, dev, 30, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
+				want := map[string]string{"zeros": "only empty rows", "period_only": "only the refresh period line"}[rows]
+				if len(r.Frames) != 0 || len(r.FramesRejected) != 0 || !strings.Contains(strings.Join(r.Notes, "\n"), want) {
+					t.Errorf("%d frames, rejected %v, notes %q; want none and a note saying %q", len(r.Frames), r.FramesRejected, r.Notes, want)
+				}
+			})
+		}
+	}
+}
