@@ -27,6 +27,9 @@ type Config struct {
 	Truth io.Writer
 	// Root makes the shell run as root (uid 0), as on userdebug builds.
 	Root bool
+	// Replay, when set, makes the device play a real gfxinfo capture; its
+	// app replaces Workload.
+	Replay *Replay
 	// Quirks switch on behaviours of real phones that a tidy device lacks.
 	Quirks Quirks
 }

@@ -217,6 +217,10 @@ func (w *World) dumpsysGfxinfo(args []string, stdout io.Writer) int {
 	defer w.mu.Unlock()
 	w.advanceLocked()
 	var b strings.Builder
+	if w.isReplayed(pkg) {
+		io.WriteString(stdout, w.replayGfxinfoLocked(reset))
+		return 0
+	}
 	if pkg != "" && (pkg != w.wl.Package || w.app == nil) {
 		fmt.Fprintf(stdout, "No process found for: %s\n", pkg)
 		return 0

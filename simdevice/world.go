@@ -73,6 +73,9 @@ type World struct {
 	logSeq  int64
 	logWake chan struct{} // closed and replaced when a log entry arrives
 
+	replay *replay // nil unless Config.Replay
+	speed  float64 // device time per host time
+
 	truthW  *bufio.Writer
 	truthEr error
 
@@ -158,6 +161,14 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 		return nil, fmt.Errorf("background CPU %g%% out of range", opt.background)
 	}
 	wl := cfg.Workload
+	var rp *replay
+	if cfg.Replay != nil {
+		var err error
+		if rp, err = newReplay(cfg.Replay); err != nil {
+			return nil, err
+		}
+		wl = replayWorkload(rp)
+	}
 	if wl == nil {
 		p, err := Preset("smooth-scroll")
 		if err != nil {
@@ -204,6 +215,12 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 		stop:      make(chan struct{}),
 		stopped:   make(chan struct{}),
 	}
+	w.speed = 1
+	if rp != nil {
+		w.replay, w.speed = rp, rp.speed
+		// The app runs from the start, under the capture's pid.
+		w.nextPid = rp.pid - 7 - int(w.now/int64(time.Millisecond))%13
+	}
 	w.window = wl.component()
 	w.layer = w.appLayerName()
 	w.gfx.reset(w.now)
@@ -214,6 +231,9 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 	w.bootLogs()
 	if cfg.Truth != nil {
 		w.truthW = bufio.NewWriterSize(cfg.Truth, 64<<10)
+	}
+	if rp != nil {
+		w.launchLocked(w.now)
 	}
 	if opt.ticker > 0 {
 		go w.tick(opt.ticker)
@@ -274,7 +294,7 @@ func (w *World) RefreshPeriod() time.Duration { return time.Duration(w.period) }
 
 // hostNow maps the host clock to device uptime.
 func (w *World) hostNow() int64 {
-	return w.base + int64(w.opt.now().Sub(w.hostBase))
+	return w.base + int64(float64(w.opt.now().Sub(w.hostBase))*w.speed)
 }
 
 // advanceLocked brings the simulation to the current host time.
