@@ -38,6 +38,9 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 	truth := fs.String("truth", "", "write every rendered frame as JSON lines to `file` (ground truth)")
 	refreshHz := fs.Float64("refresh-hz", 0, "display refresh rate in `Hz`; default the workload's, else 60")
 	serial := fs.String("serial", "", "`serial` number the device reports; default "+simdevice.DefaultSerial)
+	replay := fs.String("replay", "", "play this `file`, a `dumpsys gfxinfo <pkg> framestats` capture, as the phone that printed it (instead of --workload)")
+	replayPkg := fs.String("package", "", "with --replay: the `package` whose frames play (needed when the capture has several)")
+	speed := fs.Float64("replay-speed", 1, "with --replay: device time per host time (0.1 to 100)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), simdeviceUsage)
 		fs.PrintDefaults()
@@ -54,6 +57,19 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 	}
 
 	cfg := simdevice.Config{API: *api, RefreshHz: *refreshHz, Serial: *serial}
+	if *replay == "" && (*replayPkg != "" || *speed != 1) {
+		return errors.New("simdevice: --package and --replay-speed go with --replay")
+	}
+	if *replay != "" {
+		if *workload != "" {
+			return errors.New("simdevice: --replay and --workload: give one")
+		}
+		b, err := os.ReadFile(*replay)
+		if err != nil {
+			return fmt.Errorf("simdevice: --replay: %w", err)
+		}
+		cfg.Replay = &simdevice.Replay{Capture: b, Package: *replayPkg, Speed: *speed}
+	}
 	if *workload != "" {
 		w, err := loadWorkload(*workload)
 		if err != nil {
@@ -71,6 +87,9 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 	}
 	dev, err := simdevice.New(cfg)
 	if err != nil {
+		if *replay != "" {
+			return fmt.Errorf("simdevice: --replay %s: %w", *replay, err)
+		}
 		return fmt.Errorf("simdevice: %w", err)
 	}
 	defer dev.Close()
@@ -89,6 +108,9 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 	_, model, _ := dev.Product()
 	fmt.Fprintf(stdout, "perfgate simdevice: %s (API %d, serial %s) listening on %s\n", model, dev.Config().API, dev.Serial(), adbd.Addr)
 	fmt.Fprintf(stdout, "join it with:\n\tadb connect %s\n", adbd.Addr)
+	if *replay != "" {
+		fmt.Fprintf(stdout, "replaying %s for %s: it plays from the first `dumpsys gfxinfo %s`\n", *replay, dev.World().Package(), dev.World().Package())
+	}
 	fmt.Fprintln(stdout, "stop with Ctrl-C")
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "perfgate simdevice: stopping")

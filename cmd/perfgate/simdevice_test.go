@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/fixtures"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -54,6 +56,10 @@ func TestSimdeviceFlagErrors(t *testing.T) {
 		{"negative refresh", []string{"--refresh-hz", "-60"}, "--refresh-hz"},
 		{"stray argument", []string{"extra"}, "unexpected arguments"},
 		{"unknown flag", []string{"--frob"}, "flag provided but not defined"},
+		{"package without replay", []string{"--package", "a.b"}, "go with --replay"},
+		{"replay and workload", []string{"--replay", "x.txt", "--workload", "janky-scroll"}, "give one"},
+		{"replay missing", []string{"--replay", filepath.Join(t.TempDir(), "none.txt")}, "none.txt"},
+		{"replay of several apps", []string{"--listen", "127.0.0.1:0", "--replay", fixtures.Path(t, "gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt")}, "name one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,6 +224,45 @@ func TestSimdeviceStockADB(t *testing.T) {
 	defer cancel()
 	if out, err := adb.Command(ctx, "-s", serial, "shell", "echo", "hello").CombinedOutput(); err == nil {
 		t.Errorf("adb shell after the device stopped: %q", out)
+	}
+}
+
+// TestSimdeviceReplay serves a real capture and reads it back through the
+// stock adb: the first read starts it, and it plays the capture's rows.
+func TestSimdeviceReplay(t *testing.T) {
+	capture := fixtures.Path(t, "gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt")
+	addr, stdout, stop := startSimdevice(t, "--replay", capture, "--package", "com.soundvisualization.accessibility", "--replay-speed", "50")
+	adb := adbtest.StartADB(t)
+	serial := adb.Connect(addr)
+	if out := adb.Run("-s", serial, "shell", "pidof", "com.soundvisualization.accessibility"); strings.TrimSpace(out) == "" {
+		t.Errorf("the replayed app is not running: %q", out)
+	}
+	read := func() *metrics.GfxInfoFrameTable {
+		out := adb.Run("-s", serial, "shell", "dumpsys", "gfxinfo", "com.soundvisualization.accessibility", "framestats")
+		g, err := metrics.ParseGfxInfo([]byte(out))
+		if err != nil || len(g.Windows()) != 1 {
+			t.Fatalf("dumpsys gfxinfo: %v\n%s", err, out)
+		}
+		return g.Windows()[0].Frames
+	}
+	read()
+	// 2.56 s of capture at 50× is over within 0.1 s; wait for the rows.
+	deadline := time.Now().Add(20 * time.Second)
+	for read().Len() < 120 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	orig, err := metrics.ParseGfxInfo(fixtures.Read(t, "gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ft, want := read(), orig.Windows()[0].Frames; ft.Len() != 120 || ft.RefreshPeriod() != want.RefreshPeriod() || ft.Frame(7).Duration() != want.Frame(7).Duration() {
+		t.Errorf("%d rows, period %d; want the capture's 120 rows at %d ns", ft.Len(), ft.RefreshPeriod(), want.RefreshPeriod())
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "replaying") {
+		t.Errorf("start-up message %q", stdout.String())
 	}
 }
 
