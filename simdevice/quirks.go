@@ -24,6 +24,13 @@ type Quirks struct {
 	// on real devices: "/sys/devices/system/cpu/possible", "/proc/net",
 	// "/proc/*/net", "/proc/net/xt_qtaguid".
 	MissingFiles []string
+	// LogHistory fills the log with what a phone in daily use holds:
+	// crashes of other apps minutes before (a Java one and a native one),
+	// an old force-stop of the app, and, whenever the app starts a process,
+	// the crash of an earlier process of the app that had the same pid
+	// (pids wrap around) three seconds before. Tools that read the log for
+	// the app's crashes must tell these apart by pid and time.
+	LogHistory bool
 }
 
 // validate checks the patterns, so a typo fails New instead of hiding

@@ -684,7 +684,7 @@ func (p *proc) uname() int {
 
 func (p *proc) date() int {
 	args := p.args[1:]
-	now := time.Now().UTC()
+	now := p.d.world.Wall()
 	format := "%a %b %e %H:%M:%S %Z %Y"
 	for i := 0; i < len(args); i++ {
 		a := args[i]

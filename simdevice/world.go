@@ -260,6 +260,15 @@ func (w *World) Uptime() time.Duration {
 	return time.Duration(w.now)
 }
 
+// Wall is the device's wall clock (CLOCK_REALTIME) now: the time logcat
+// stamps lines with and `date` prints.
+func (w *World) Wall() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.advanceLocked()
+	return w.bootWall.Add(time.Duration(w.now)).UTC()
+}
+
 // Package is the workload app's package name.
 func (w *World) Package() string { return w.wl.Package }
 

@@ -228,6 +228,16 @@ func (w *World) newProcLocked(t int64) {
 		a.threads = append(a.threads, &thread{tid: tid, name: n})
 	}
 	w.app = a
+	if w.cfg.Quirks.LogHistory {
+		// An earlier process of the app had this pid and crashed.
+		old := t - int64(3*time.Second)
+		for _, l := range []string{"FATAL EXCEPTION: main", fmt.Sprintf("Process: %s, PID: %d", w.wl.Package, pid),
+			"java.lang.OutOfMemoryError: Failed to allocate a 65552 byte allocation with 24 free bytes"} {
+			w.backdateLocked(old, "crash", pid, pid, 'E', "AndroidRuntime", l)
+		}
+		w.backdateLocked(old+int64(30*time.Millisecond), "system", 1000, 1100, 'I', "ActivityManager",
+			fmt.Sprintf("Process %s (pid %d) has died: fg  TOP ", w.wl.Package, pid))
+	}
 	// hwui and SurfaceFlinger state belong to the new process's window.
 	w.gfx.reset(t)
 	w.sf = w.sf[:0]
@@ -304,9 +314,7 @@ func (w *World) crashLocked() {
 	w.crashAt = -1
 	w.crashes++
 	pid := a.pid
-	w.logBufLocked(t, "crash", pid, pid, 'E', "AndroidRuntime", "FATAL EXCEPTION: main")
-	w.logBufLocked(t, "crash", pid, pid, 'E', "AndroidRuntime", fmt.Sprintf("Process: %s, PID: %d", w.wl.Package, pid))
-	w.logBufLocked(t, "crash", pid, pid, 'E', "AndroidRuntime", c.Exception)
+	w.javaCrashLogs(t, pid, w.wl.Package, c.Exception)
 	w.logBufLocked(t, "crash", pid, pid, 'E', "AndroidRuntime", "\tat "+w.wl.activityClass()+".onClick(MainActivity.java:42)")
 	w.logBufLocked(t, "crash", pid, pid, 'E', "AndroidRuntime", "\tat android.view.View.performClick(View.java:7448)")
 	w.logLocked(t+int64(5*time.Millisecond), 1000, 1100, 'I', "ActivityManager", fmt.Sprintf("Process %s (pid %d) has died: fg  TOP ", w.wl.Package, pid))
@@ -317,12 +325,21 @@ func (w *World) crashLocked() {
 	}
 }
 
-// forceStopLocked is `am force-stop`.
+// forceStopLocked is `am force-stop`: ActivityManagerService logs the
+// force-stop and ProcessRecord.kill the kill ("stop <pkg>", and since
+// Android 13 who asked); as the system killed the process itself, no "has
+// died" line follows.
 func (w *World) forceStopLocked() {
 	if w.app == nil {
 		return
 	}
-	w.logLocked(w.now, 1000, 1100, 'I', "ActivityManager", fmt.Sprintf("Force stopping %s appid=%d user=0: from pid 0", w.wl.Package, w.wl.UID))
+	const from = "from pid 0"
+	w.logLocked(w.now, 1000, 1100, 'I', "ActivityManager", fmt.Sprintf("Force stopping %s appid=%d user=0: %s", w.wl.Package, w.wl.UID, from))
+	why := "stop " + w.wl.Package
+	if w.cfg.API >= 33 {
+		why += " due to " + from
+	}
+	w.logBufLocked(w.now, "system", 1000, 1100, 'I', "ActivityManager", fmt.Sprintf("Killing %d:%s/u0a%d (adj 0): %s", w.app.pid, w.wl.Package, w.wl.UID-10000, why))
 	w.killProcLocked(w.now)
 }
 
