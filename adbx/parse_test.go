@@ -439,3 +439,14 @@ func FuzzParseCPUList(f *testing.F) {
 		}
 	})
 }
+
+func FuzzCountCPULines(f *testing.F) {
+	f.Add(fixtures.Read(f, "proc/unidbg_rootfs_8core_2025_proc_stat.txt"))
+	f.Add(fixtures.Read(f, "proc/goclever_insignia5_api17_proc_stat.txt"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n := countCPULines(b)
+		if n < 0 || n > bytes.Count(b, []byte("cpu")) {
+			t.Fatalf("%d cpuN lines in %q", n, b)
+		}
+	})
+}
