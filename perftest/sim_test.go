@@ -688,3 +688,21 @@ func TestForceStopIsNoCrash(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionWithoutGetprop starts a session on a phone whose shell has no
+// getprop: the facts come from /system/build.prop, and the Result says why.
+func TestSessionWithoutGetprop(t *testing.T) {
+	wl, err := simdevice.Preset("smooth-scroll")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := simConfig(t, simdevice.Config{API: 30, Workload: wl, Serial: "sim-nogetprop", Quirks: simdevice.Quirks{MissingCommands: []string{"getprop"}}})
+	d, _ := openHost(t, dev, nil)
+	launch(t, d, dev)
+	s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.WithCollectors(perftest.CollectCPU))
+	r := s.Stop()
+	want := "device facts: ro.build.version.sdk: getprop ro.build.version.sdk: exit status 127: /system/bin/sh: getprop: inaccessible or not found; read ro.build.version.sdk from /system/build.prop"
+	if r.Device.API != 30 || r.Device.Model != dev.Config().Model || !slices.Contains(r.Notes, want) {
+		t.Errorf("device %+v, notes %q\nwant API 30, model %q and the note %q", r.Device, r.Notes, dev.Config().Model, want)
+	}
+}

@@ -106,7 +106,10 @@ type WindowFrames struct {
 // CPUStats is a step's CPU use. Percentages follow DESIGN.md "CPU": device %
 // = Δbusy/Δtotal × 100 from /proc/stat; app % = Δ(utime+stime) over every
 // process of the package / Δtotal × 100 (share of the whole device); the
-// per-core (`top`-style) figure multiplies that by the core count.
+// per-core (`top`-style) figure multiplies that by the core count, the cores
+// online in each tick (the cpuN lines of its /proc/stat). The means sum Δ
+// over every tick interval of the step, each interval counting the processes
+// alive at both of its ends and those that started inside it.
 type CPUStats struct {
 	Source string `json:"source"`
 	Unit   string `json:"unit"`
