@@ -205,7 +205,7 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 	w.window = wl.component()
 	w.layer = w.appLayerName()
 	w.gfx.reset(w.now)
-	w.cpu.init(cfg.Cores, w.now)
+	w.cpu.init(cfg.Cores, cfg.online(), w.now)
 	w.battery = batteryState{level: 78}
 	w.initTraffic()
 	w.bootLogs()
