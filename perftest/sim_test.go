@@ -598,6 +598,36 @@ func TestCPUCoresWithoutNproc(t *testing.T) {
 	}
 }
 
+// TestCPUCoresOffline measures on a phone with half its cores parked and
+// no nproc: the device has 8 cores (the possible file), 4 online (the cpuN
+// lines of /proc/stat), and the top-style figure sets the app's time
+// against the online ones, whose time alone grows the cpu line.
+func TestCPUCoresOffline(t *testing.T) {
+	wl, err := simdevice.Preset("chatty-network")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := simConfig(t, simdevice.Config{Workload: wl, Cores: 8, Serial: "sim-parked", Quirks: simdevice.Quirks{
+		MissingCommands: []string{"nproc"}, OnlineCores: 4}})
+	d, _ := openHost(t, dev, nil)
+	launch(t, d, dev)
+	s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.WithCollectors(perftest.CollectCPU))
+	w := dev.World()
+	before := w.Truth()
+	s.Step("scroll", func() { time.Sleep(2 * time.Second) })
+	after := w.Truth()
+	r := s.Stop()
+	if r.Device.Cores != 8 || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "/proc/stat 4") }) {
+		t.Errorf("device %d cores from %q, notes %q; want 8 and a note that 4 are online", r.Device.Cores, r.Device.CoresSource, r.Notes)
+	}
+	cpu := r.Step("scroll").CPU()
+	wantCore := 35.0 + 20 + 2 + 15
+	truthCore := float64(after.AppTicks-before.AppTicks) / float64(after.DeviceTotal-before.DeviceTotal) * 100 * 4
+	if !within(cpu.MeanPerCore, wantCore, wantCore/10) || !within(cpu.MeanPerCore, truthCore, 3) {
+		t.Errorf("app cpu %.2f%% top-style; truth over the step %.2f%%, configured %.0f%%", cpu.MeanPerCore, truthCore, wantCore)
+	}
+}
+
 // TestCPUAppDiesMidStep crashes the app (for good: no restart) in the
 // middle of a step. The step's CPU is the app's use up to its death, as the
 // phone counted it, not 0.
