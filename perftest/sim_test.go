@@ -562,6 +562,36 @@ func simConfig(t testing.TB, cfg simdevice.Config) *simdevice.Device {
 	return dev
 }
 
+// chattyCPU measures CPU over a 2 s scroll of chatty-network on a phone
+// of cfg with `online` cores online: the top-style figure must match the
+// load the preset configures (72 % of one core) and the phone's own
+// counters over the step (see TestCPUMemoryTrafficMatchTruth for the
+// tolerances).
+func chattyCPU(t *testing.T, cfg simdevice.Config, online int) *perftest.Result {
+	t.Helper()
+	wl, err := simdevice.Preset("chatty-network")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workload = wl
+	dev := simConfig(t, cfg)
+	d, _ := openHost(t, dev, nil)
+	launch(t, d, dev)
+	s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.WithCollectors(perftest.CollectCPU))
+	w := dev.World()
+	before := w.Truth()
+	s.Step("scroll", func() { time.Sleep(2 * time.Second) })
+	after := w.Truth()
+	r := s.Stop()
+	cpu := r.Step("scroll").CPU()
+	wantCore := 35.0 + 20 + 2 + 15
+	truthCore := float64(after.AppTicks-before.AppTicks) / float64(after.DeviceTotal-before.DeviceTotal) * 100 * float64(online)
+	if !within(cpu.MeanPerCore, wantCore, wantCore/10) || !within(cpu.MeanPerCore, truthCore, 3) {
+		t.Errorf("app cpu %.2f%% top-style; truth over the step %.2f%%, configured %.0f%%", cpu.MeanPerCore, truthCore, wantCore)
+	}
+	return r
+}
+
 // TestCPUCoresWithoutNproc measures the app's CPU on phones whose shell
 // lacks nproc and the cpu possible file: the core count comes from the
 // cpuN lines of /proc/stat, so the top-style per-core figure matches what
@@ -569,30 +599,10 @@ func simConfig(t testing.TB, cfg simdevice.Config) *simdevice.Device {
 func TestCPUCoresWithoutNproc(t *testing.T) {
 	for _, cores := range []int{8, 6} {
 		t.Run(fmt.Sprintf("%d cores", cores), func(t *testing.T) {
-			wl, err := simdevice.Preset("chatty-network")
-			if err != nil {
-				t.Fatal(err)
-			}
-			dev := simConfig(t, simdevice.Config{Workload: wl, Cores: cores, Serial: "sim-nonproc", Quirks: simdevice.Quirks{
-				MissingCommands: []string{"nproc"}, MissingFiles: []string{"/sys/devices/system/cpu/possible"}}})
-			d, _ := openHost(t, dev, nil)
-			launch(t, d, dev)
-			s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.WithCollectors(perftest.CollectCPU))
-			w := dev.World()
-			before := w.Truth()
-			s.Step("scroll", func() { time.Sleep(2 * time.Second) })
-			after := w.Truth()
-			r := s.Stop()
+			r := chattyCPU(t, simdevice.Config{Cores: cores, Serial: "sim-nonproc", Quirks: simdevice.Quirks{
+				MissingCommands: []string{"nproc"}, MissingFiles: []string{"/sys/devices/system/cpu/possible"}}}, cores)
 			if r.Device.Cores != cores {
 				t.Errorf("device has %d cores, the result says %d (notes %q)", cores, r.Device.Cores, r.Notes)
-			}
-			// chatty-network's scroll loads 72 % of one core (see
-			// TestCPUMemoryTrafficMatchTruth for the tolerances).
-			cpu := r.Step("scroll").CPU()
-			wantCore := 35.0 + 20 + 2 + 15
-			truthCore := float64(after.AppTicks-before.AppTicks) / float64(after.DeviceTotal-before.DeviceTotal) * 100 * float64(cores)
-			if !within(cpu.MeanPerCore, wantCore, wantCore/10) || !within(cpu.MeanPerCore, truthCore, 3) {
-				t.Errorf("app cpu %.2f%% top-style; truth over the step %.2f%%, configured %.0f%%", cpu.MeanPerCore, truthCore, wantCore)
 			}
 		})
 	}
@@ -603,28 +613,10 @@ func TestCPUCoresWithoutNproc(t *testing.T) {
 // lines of /proc/stat), and the top-style figure sets the app's time
 // against the online ones, whose time alone grows the cpu line.
 func TestCPUCoresOffline(t *testing.T) {
-	wl, err := simdevice.Preset("chatty-network")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev := simConfig(t, simdevice.Config{Workload: wl, Cores: 8, Serial: "sim-parked", Quirks: simdevice.Quirks{
-		MissingCommands: []string{"nproc"}, OnlineCores: 4}})
-	d, _ := openHost(t, dev, nil)
-	launch(t, d, dev)
-	s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.WithCollectors(perftest.CollectCPU))
-	w := dev.World()
-	before := w.Truth()
-	s.Step("scroll", func() { time.Sleep(2 * time.Second) })
-	after := w.Truth()
-	r := s.Stop()
+	r := chattyCPU(t, simdevice.Config{Cores: 8, Serial: "sim-parked", Quirks: simdevice.Quirks{
+		MissingCommands: []string{"nproc"}, OnlineCores: 4}}, 4)
 	if r.Device.Cores != 8 || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "/proc/stat 4") }) {
 		t.Errorf("device %d cores from %q, notes %q; want 8 and a note that 4 are online", r.Device.Cores, r.Device.CoresSource, r.Notes)
-	}
-	cpu := r.Step("scroll").CPU()
-	wantCore := 35.0 + 20 + 2 + 15
-	truthCore := float64(after.AppTicks-before.AppTicks) / float64(after.DeviceTotal-before.DeviceTotal) * 100 * 4
-	if !within(cpu.MeanPerCore, wantCore, wantCore/10) || !within(cpu.MeanPerCore, truthCore, 3) {
-		t.Errorf("app cpu %.2f%% top-style; truth over the step %.2f%%, configured %.0f%%", cpu.MeanPerCore, truthCore, wantCore)
 	}
 }
 
