@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,8 +19,11 @@ type Facts struct {
 	API          int    // ro.build.version.sdk
 	Release      string // ro.build.version.release, e.g. "14"
 	// Cores is the number of CPUs: nproc, else the count in
-	// /sys/devices/system/cpu/possible; 0 when neither answered.
-	Cores int
+	// /sys/devices/system/cpu/possible, else the cpuN lines of /proc/stat
+	// (online cores only); 0 when none answered. CoresSource names the one
+	// used.
+	Cores       int
+	CoresSource string
 	// ClockTicks is USER_HZ, the unit of /proc/<pid>/stat times
 	// (getconf CLK_TCK; 100, the Android kernel value, when getconf is
 	// missing).
@@ -29,9 +33,13 @@ type Facts struct {
 	RefreshHz float64
 	// Root says whether the shell runs as uid 0 (id -u).
 	Root bool
+	// Notes say where a fact came from a fallback (and why the usual
+	// command failed), or where two sources of one fact disagree.
+	Notes []string
 }
 
-// factsCmds are the commands Facts runs, in one batch.
+// factsCmds are the commands Facts runs, in one batch. The getprop ones
+// come first, in the order of factsProps.
 var factsCmds = []string{
 	"getprop ro.product.model",
 	"getprop ro.product.manufacturer",
@@ -43,20 +51,73 @@ var factsCmds = []string{
 	"getconf CLK_TCK",
 	"dumpsys display",
 	"id -u",
+	"cat /proc/stat",
 }
+
+// Indexes into factsCmds.
+const (
+	factModel = iota
+	factManufacturer
+	factABI
+	factAPI
+	factRelease
+	factNproc
+	factPossible
+	factClockTicks
+	factDisplay
+	factID
+	factProcStat
+)
+
+// factsProps are the properties behind the getprop commands, each with the
+// build.prop keys that hold it when getprop cannot be run: since Android 10
+// the product properties live per partition (ro.product.vendor.model …)
+// and init derives ro.product.model from them at boot.
+var factsProps = [][]string{
+	factModel:        partitionKeys("ro.product.model", "ro.product.%s.model"),
+	factManufacturer: partitionKeys("ro.product.manufacturer", "ro.product.%s.manufacturer"),
+	factABI:          {"ro.product.cpu.abi", "ro.system.product.cpu.abilist", "ro.vendor.product.cpu.abilist", "ro.product.cpu.abilist"},
+	factAPI:          {"ro.build.version.sdk", "ro.system.build.version.sdk"},
+	factRelease:      {"ro.build.version.release", "ro.system.build.version.release"},
+}
+
+// partitionKeys lists key, then format filled with each partition in
+// init's default ro.product.property_source_order.
+func partitionKeys(key, format string) []string {
+	keys := []string{key}
+	for _, part := range []string{"product", "odm", "vendor", "system_ext", "system"} {
+		keys = append(keys, fmt.Sprintf(format, part))
+	}
+	return keys
+}
+
+// buildPropCmd reads the properties getprop would print, for shells
+// without getprop.
+const buildPropCmd = "cat /system/build.prop /vendor/build.prop /product/build.prop"
 
 // defaultClockTicks is CONFIG_HZ's user-visible value on every Android
 // kernel.
 const defaultClockTicks = 100
 
 // Facts reads the device's identity and the constants metrics need, in
-// one round trip.
+// one round trip (two when getprop fails and /system/build.prop stands in).
+// A fact that came from a fallback, or whose sources disagree, is named in
+// Facts.Notes; one that no source gave fails with every command's exit
+// status and stderr.
 func (d *Device) Facts(ctx context.Context) (Facts, error) {
 	rs, err := d.Batch(ctx, factsCmds)
 	if err != nil {
 		return Facts{}, fmt.Errorf("adbx facts: %w", err)
 	}
-	f, err := parseFacts(rs)
+	var props *Result
+	if len(rs) == len(factsCmds) && needBuildProp(rs) {
+		pr, err := d.Batch(ctx, []string{buildPropCmd})
+		if err != nil {
+			return Facts{}, fmt.Errorf("adbx facts %s: %w", d.serial, err)
+		}
+		props = &pr[0]
+	}
+	f, err := parseFacts(rs, props)
 	if err != nil {
 		return Facts{}, fmt.Errorf("adbx facts %s: %w", d.serial, err)
 	}
@@ -64,37 +125,214 @@ func (d *Device) Facts(ctx context.Context) (Facts, error) {
 	return f, nil
 }
 
-// parseFacts reads the Results of factsCmds.
-func parseFacts(rs []Result) (Facts, error) {
+// needBuildProp says whether a getprop command failed or the API level it
+// printed is no number.
+func needBuildProp(rs []Result) bool {
+	for i := range factsProps {
+		if rs[i].ExitCode != 0 {
+			return true
+		}
+	}
+	_, ok := parseAPI(trimSpace(rs[factAPI].Stdout))
+	return !ok
+}
+
+func parseAPI(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n > 0
+}
+
+// parseFacts reads the Results of factsCmds and, when it was read, of
+// buildPropCmd.
+func parseFacts(rs []Result, buildProp *Result) (Facts, error) {
 	if len(rs) != len(factsCmds) {
 		return Facts{}, fmt.Errorf("got %d results for %d commands", len(rs), len(factsCmds))
 	}
-	out := func(i int) string { return trimSpace(rs[i].Stdout) }
-	f := Facts{
-		Model:        out(0),
-		Manufacturer: out(1),
-		ABI:          out(2),
-		Release:      out(4),
-		ClockTicks:   defaultClockTicks,
+	var f Facts
+	note := func(format string, args ...any) { f.Notes = append(f.Notes, fmt.Sprintf(format, args...)) }
+	var props map[string]string
+	if buildProp != nil {
+		// cat exits 1 when one of the files is missing and still prints
+		// the others.
+		props = parseBuildProp(buildProp.Stdout)
 	}
-	api, err := strconv.Atoi(out(3))
-	if err != nil || api <= 0 {
-		return Facts{}, fmt.Errorf("%q printed %q, want an API level", factsCmds[3], clip(rs[3].Stdout))
+	getprop := make([]string, len(factsProps))
+	for i, keys := range factsProps {
+		r := rs[i]
+		out := trimSpace(r.Stdout)
+		if r.ExitCode == 0 && (i != factAPI || out != "") {
+			getprop[i] = out
+			continue
+		}
+		why := describe(factsCmds[i], r)
+		for _, k := range keys {
+			if v := props[k]; v != "" {
+				getprop[i] = v
+				note("%s: %s; read %s from /system/build.prop", keys[0], why, k)
+				break
+			}
+		}
+		if getprop[i] == "" && i != factAPI {
+			note("%s: %s; %s", keys[0], why, buildPropFailure(buildProp))
+		}
+	}
+	f.Model, f.Manufacturer, f.ABI, f.Release = getprop[factModel], getprop[factManufacturer], getprop[factABI], getprop[factRelease]
+	if f.ABI != "" && strings.Contains(f.ABI, ",") {
+		f.ABI, _, _ = strings.Cut(f.ABI, ",") // an abilist: the first is the preferred ABI
+	}
+	api, ok := parseAPI(getprop[factAPI])
+	if !ok {
+		r := rs[factAPI]
+		why := describe(factsCmds[factAPI], r)
+		if r.ExitCode == 0 {
+			why = fmt.Sprintf("%s printed %q, want an API level", factsCmds[factAPI], clip(r.Stdout))
+		}
+		if getprop[factAPI] != trimSpace(r.Stdout) {
+			why += fmt.Sprintf("; /system/build.prop says %q", clip([]byte(getprop[factAPI])))
+		} else {
+			why += "; " + buildPropFailure(buildProp)
+		}
+		return Facts{}, errors.New(why)
 	}
 	f.API = api
-	if n, err := strconv.Atoi(out(5)); err == nil && rs[5].ExitCode == 0 && n > 0 {
-		f.Cores = n
-	} else if n, ok := parseCPUList(out(6)); ok && rs[6].ExitCode == 0 {
-		f.Cores = n
-	}
-	if n, err := strconv.Atoi(out(7)); err == nil && rs[7].ExitCode == 0 && n > 0 {
+	f.Cores, f.CoresSource = cores(rs, note)
+	f.ClockTicks = defaultClockTicks
+	if r := rs[factClockTicks]; r.ExitCode != 0 {
+		note("clock ticks: %s; assuming %d, USER_HZ on every Android kernel", describe(factsCmds[factClockTicks], r), defaultClockTicks)
+	} else if n, err := strconv.Atoi(trimSpace(r.Stdout)); err == nil && n > 0 {
 		f.ClockTicks = n
+	} else {
+		note("clock ticks: %s printed %q; assuming %d", factsCmds[factClockTicks], clip(r.Stdout), defaultClockTicks)
 	}
-	if rs[8].ExitCode == 0 {
-		f.RefreshHz = parseRefreshHz(rs[8].Stdout)
+	if r := rs[factDisplay]; r.ExitCode == 0 {
+		f.RefreshHz = parseRefreshHz(r.Stdout)
+	} else {
+		note("refresh rate: %s", describe(factsCmds[factDisplay], r))
 	}
-	f.Root = rs[9].ExitCode == 0 && out(9) == "0"
+	if r := rs[factID]; r.ExitCode == 0 {
+		f.Root = trimSpace(r.Stdout) == "0"
+	} else {
+		note("root: %s; taken as not root", describe(factsCmds[factID], r))
+	}
 	return f, nil
+}
+
+// cores picks the core count: nproc, else /sys/devices/system/cpu/possible,
+// else the cpuN lines of /proc/stat. It notes a fallback with why the
+// better sources failed, and sources that disagree.
+func cores(rs []Result, note func(string, ...any)) (int, string) {
+	type source struct {
+		name string
+		n    int
+		why  string // why it gave no count
+	}
+	var srcs []source
+	r := rs[factNproc]
+	if n, err := strconv.Atoi(trimSpace(r.Stdout)); err == nil && r.ExitCode == 0 && n > 0 {
+		srcs = append(srcs, source{name: "nproc", n: n})
+	} else {
+		srcs = append(srcs, source{name: "nproc", why: describe(factsCmds[factNproc], r)})
+	}
+	r = rs[factPossible]
+	if n, ok := parseCPUList(trimSpace(r.Stdout)); ok && r.ExitCode == 0 {
+		srcs = append(srcs, source{name: "/sys/devices/system/cpu/possible", n: n})
+	} else {
+		srcs = append(srcs, source{name: "/sys/devices/system/cpu/possible", why: describe(factsCmds[factPossible], r)})
+	}
+	r = rs[factProcStat]
+	if n := countCPULines(r.Stdout); r.ExitCode == 0 && n > 0 {
+		srcs = append(srcs, source{name: "/proc/stat", n: n})
+	} else {
+		srcs = append(srcs, source{name: "/proc/stat", why: describe(factsCmds[factProcStat], r)})
+	}
+	var counts []string
+	pick, agree := -1, true
+	for i, s := range srcs {
+		if s.n == 0 {
+			continue
+		}
+		counts = append(counts, fmt.Sprintf("%s %d", s.name, s.n))
+		if pick < 0 {
+			pick = i
+		} else if s.n != srcs[pick].n {
+			agree = false
+		}
+	}
+	if pick < 0 {
+		note("cores: %s; %s; %s", srcs[0].why, srcs[1].why, srcs[2].why)
+		return 0, ""
+	}
+	if pick > 0 {
+		var whys []string
+		for _, s := range srcs[:pick] {
+			whys = append(whys, s.why)
+		}
+		what := srcs[pick].name
+		if what == "/proc/stat" {
+			what = "the cpuN lines of /proc/stat (online cores only)"
+		}
+		note("cores: %s; counted %d from %s", strings.Join(whys, "; "), srcs[pick].n, what)
+	}
+	if !agree {
+		note("cores: the sources disagree (%s; /proc/stat lists online cores only); using %d from %s",
+			strings.Join(counts, ", "), srcs[pick].n, srcs[pick].name)
+	}
+	return srcs[pick].n, srcs[pick].name
+}
+
+// countCPULines counts the cpuN lines of /proc/stat: one per online core.
+func countCPULines(b []byte) int {
+	n := 0
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if len(line) > 3 && bytes.HasPrefix(line, []byte("cpu")) && line[3] >= '0' && line[3] <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+// parseBuildProp reads key=value lines of build.prop files; the first file
+// that sets a key wins, as /system/build.prop is read first.
+func parseBuildProp(b []byte) map[string]string {
+	props := map[string]string{}
+	for _, line := range strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			continue
+		}
+		if _, seen := props[k]; !seen {
+			props[k] = strings.TrimSpace(v)
+		}
+	}
+	return props
+}
+
+// buildPropFailure says why build.prop gave no value.
+func buildPropFailure(r *Result) string {
+	switch {
+	case r == nil:
+		return "/system/build.prop not read"
+	case len(bytes.TrimSpace(r.Stdout)) == 0:
+		return describe(buildPropCmd, *r)
+	}
+	return "not in /system/build.prop"
+}
+
+// describe says how a command failed: its exit status and stderr, or that
+// it printed nothing.
+func describe(cmd string, r Result) string {
+	if err := r.Err(cmd); err != nil {
+		return err.Error()
+	}
+	if len(bytes.TrimSpace(r.Stdout)) == 0 {
+		return cmd + ": printed nothing"
+	}
+	return fmt.Sprintf("%s printed %q", cmd, clip(bytes.TrimSpace(r.Stdout)))
 }
 
 // parseCPUList counts the CPUs in a kernel cpu list such as "0-3,6-7".
@@ -278,6 +516,9 @@ func (d *Device) AppUID(ctx context.Context, pkg string) (int, error) {
 	// pm without -U (before Android 8) lists no uids; ask dumpsys.
 	info, err := d.dumpsysPackage(ctx, pkg)
 	if err != nil {
+		if r.ExitCode != 0 {
+			return 0, fmt.Errorf("adbx app uid: %s; %w", describe(cmd, r), err)
+		}
 		return 0, fmt.Errorf("adbx app uid: %w", err)
 	}
 	if info.uid < 0 {

@@ -3,6 +3,7 @@ package adbx
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -191,25 +192,143 @@ func FuzzParseDumpsysPackage(f *testing.F) {
 func TestParseFacts(t *testing.T) {
 	ok := func(s string) Result { return Result{Stdout: []byte(s)} }
 	fail := Result{Stderr: []byte("not found"), ExitCode: 127}
+	stat8 := Result{Stdout: fixtures.Read(t, "proc/unidbg_rootfs_8core_2025_proc_stat.txt")}
 	rs := []Result{
 		ok("Pixel 7\n"), ok("Google\n"), ok("arm64-v8a\n"), ok("33\n"), ok("13\n"),
 		fail, ok("0-3,4-7\n"), fail,
 		{Stdout: fixtures.Read(t, "display/flashlight_dumpsys_display_grep_120hz_pixel.txt")},
-		ok("0\n"),
+		ok("0\n"), stat8,
 	}
-	f, err := parseFacts(rs)
+	f, err := parseFacts(rs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Facts{Model: "Pixel 7", Manufacturer: "Google", ABI: "arm64-v8a", API: 33, Release: "13",
-		Cores: 8, ClockTicks: 100, RefreshHz: 120.00001, Root: true}
-	if f != want {
+		Cores: 8, CoresSource: "/sys/devices/system/cpu/possible", ClockTicks: 100, RefreshHz: 120.00001, Root: true,
+		Notes: []string{
+			`cores: nproc: exit status 127: not found; counted 8 from /sys/devices/system/cpu/possible`,
+			`clock ticks: getconf CLK_TCK: exit status 127: not found; assuming 100, USER_HZ on every Android kernel`,
+		}}
+	if !reflect.DeepEqual(f, want) {
 		t.Errorf("got %+v\nwant %+v", f, want)
 	}
 	rs[3] = ok("\n")
-	if _, err := parseFacts(rs); err == nil || !strings.Contains(err.Error(), "getprop ro.build.version.sdk") {
+	if _, err := parseFacts(rs, &Result{Stdout: []byte("ro.build.version.sdk=\n")}); err == nil || !strings.Contains(err.Error(), "getprop ro.build.version.sdk") {
 		t.Errorf("missing API level: err %v, want one naming the command", err)
 	}
+}
+
+// TestParseFactsFallbacks runs parseFacts over what shells without nproc,
+// the cpu possible file or getprop print (the real /proc/stat captures of
+// an 8-core phone and of a phone with one core online), and checks each
+// fallback and each failure is named with the command, its exit status and
+// its stderr.
+func TestParseFactsFallbacks(t *testing.T) {
+	ok := func(s string) Result { return Result{Stdout: []byte(s)} }
+	missing := func(cmd string) Result {
+		return Result{Stderr: []byte("/system/bin/sh: " + cmd + ": inaccessible or not found\n"), ExitCode: 127}
+	}
+	noFile := Result{Stderr: []byte("cat: /sys/devices/system/cpu/possible: No such file or directory\n"), ExitCode: 1}
+	stat8 := Result{Stdout: fixtures.Read(t, "proc/unidbg_rootfs_8core_2025_proc_stat.txt")}
+	stat1 := Result{Stdout: fixtures.Read(t, "proc/goclever_insignia5_api17_proc_stat.txt")}
+	base := func() []Result {
+		return []Result{
+			ok("Pixel 7\n"), ok("Google\n"), ok("arm64-v8a\n"), ok("33\n"), ok("13\n"),
+			ok("8\n"), ok("0-7\n"), ok("100\n"), ok(""), ok("2000\n"), stat8,
+		}
+	}
+	noGetprop := func(rs []Result) {
+		for i := factModel; i <= factRelease; i++ {
+			rs[i] = missing("getprop")
+		}
+	}
+	buildProp := &Result{Stdout: []byte("# begin build properties\nro.system.build.version.sdk=34\nro.build.version.release=14\n" +
+		"ro.product.system.model=mainline\nro.product.vendor.model=Pixel 8\nro.product.vendor.manufacturer=Google\n" +
+		"ro.vendor.product.cpu.abilist=arm64-v8a,armeabi-v7a\n"),
+		Stderr: []byte("cat: /product/build.prop: No such file or directory\n"), ExitCode: 1}
+	tests := []struct {
+		name      string
+		edit      func([]Result)
+		buildProp *Result
+		cores     int
+		source    string
+		api       int
+		model     string
+		notes     []string
+		err       string
+	}{
+		{name: "all agree", edit: func([]Result) {}, cores: 8, source: "nproc", api: 33, model: "Pixel 7"},
+		{name: "no nproc, no possible",
+			edit:  func(rs []Result) { rs[factNproc], rs[factPossible] = missing("nproc"), noFile },
+			cores: 8, source: "/proc/stat", api: 33, model: "Pixel 7",
+			notes: []string{"cores: nproc: exit status 127: /system/bin/sh: nproc: inaccessible or not found; " +
+				"cat /sys/devices/system/cpu/possible: exit status 1: cat: /sys/devices/system/cpu/possible: No such file or directory; " +
+				"counted 8 from the cpuN lines of /proc/stat (online cores only)"}},
+		{name: "cores offline",
+			edit: func(rs []Result) {
+				rs[factNproc], rs[factPossible], rs[factProcStat] = missing("nproc"), ok("0-3\n"), stat1
+			},
+			cores: 4, source: "/sys/devices/system/cpu/possible", api: 33, model: "Pixel 7",
+			notes: []string{"cores: nproc: exit status 127: /system/bin/sh: nproc: inaccessible or not found; counted 4 from /sys/devices/system/cpu/possible",
+				"cores: the sources disagree (/sys/devices/system/cpu/possible 4, /proc/stat 1; /proc/stat lists online cores only); using 4 from /sys/devices/system/cpu/possible"}},
+		{name: "no core count at all",
+			edit: func(rs []Result) {
+				rs[factNproc], rs[factPossible], rs[factProcStat] = missing("nproc"), noFile, Result{Stderr: []byte("cat: /proc/stat: Permission denied"), ExitCode: 1}
+			},
+			api: 33, model: "Pixel 7",
+			notes: []string{"cores: nproc: exit status 127: /system/bin/sh: nproc: inaccessible or not found; " +
+				"cat /sys/devices/system/cpu/possible: exit status 1: cat: /sys/devices/system/cpu/possible: No such file or directory; " +
+				"cat /proc/stat: exit status 1: cat: /proc/stat: Permission denied"}},
+		{name: "no getprop", edit: noGetprop, buildProp: buildProp, cores: 8, source: "nproc", api: 34, model: "Pixel 8",
+			notes: []string{
+				"ro.product.model: getprop ro.product.model: exit status 127: /system/bin/sh: getprop: inaccessible or not found; read ro.product.vendor.model from /system/build.prop",
+				"ro.product.manufacturer: getprop ro.product.manufacturer: exit status 127: /system/bin/sh: getprop: inaccessible or not found; read ro.product.vendor.manufacturer from /system/build.prop",
+				"ro.product.cpu.abi: getprop ro.product.cpu.abi: exit status 127: /system/bin/sh: getprop: inaccessible or not found; read ro.vendor.product.cpu.abilist from /system/build.prop",
+				"ro.build.version.sdk: getprop ro.build.version.sdk: exit status 127: /system/bin/sh: getprop: inaccessible or not found; read ro.system.build.version.sdk from /system/build.prop",
+				"ro.build.version.release: getprop ro.build.version.release: exit status 127: /system/bin/sh: getprop: inaccessible or not found; read ro.build.version.release from /system/build.prop",
+			}},
+		{name: "no getprop, no build.prop", edit: noGetprop,
+			buildProp: &Result{Stderr: []byte("cat: /system/build.prop: Permission denied\n"), ExitCode: 1},
+			err: "getprop ro.build.version.sdk: exit status 127: /system/bin/sh: getprop: inaccessible or not found; " +
+				"cat /system/build.prop /vendor/build.prop /product/build.prop: exit status 1: cat: /system/build.prop: Permission denied"},
+		{name: "getprop prints garbage", edit: func(rs []Result) { rs[factAPI] = ok("unknown\n") }, buildProp: &Result{Stdout: []byte("ro.build.version.sdk=\n")},
+			err: `getprop ro.build.version.sdk printed "unknown\n", want an API level; not in /system/build.prop`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := base()
+			tc.edit(rs)
+			if got := needBuildProp(rs); got != (tc.buildProp != nil) {
+				t.Errorf("needBuildProp = %v", got)
+			}
+			f, err := parseFacts(rs, tc.buildProp)
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Errorf("err %v\nwant %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Cores != tc.cores || f.CoresSource != tc.source || f.API != tc.api || f.Model != tc.model || f.ABI != "arm64-v8a" ||
+				!slices.Equal(f.Notes, tc.notes) {
+				t.Errorf("got %d cores from %q, API %d, model %q, ABI %q, notes\n%s\nwant %d from %q, API %d, model %q, notes\n%s",
+					f.Cores, f.CoresSource, f.API, f.Model, f.ABI, strings.Join(f.Notes, "\n"), tc.cores, tc.source, tc.api, tc.model, strings.Join(tc.notes, "\n"))
+			}
+		})
+	}
+}
+
+func FuzzParseBuildProp(f *testing.F) {
+	f.Add([]byte("# begin build properties\nro.build.version.sdk=34\r\nro.product.model = Pixel 8\n=x\nnoequals\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for k, v := range parseBuildProp(b) {
+			if k == "" || strings.ContainsAny(k, "\n=") || strings.Contains(v, "\n") || strings.TrimSpace(k) != k {
+				t.Fatalf("bad property %q=%q", k, v)
+			}
+		}
+	})
 }
 
 func TestServerAddr(t *testing.T) {
@@ -317,6 +436,17 @@ func FuzzParseCPUList(f *testing.F) {
 		n, ok := parseCPUList(s)
 		if ok != (n > 0) || n > len(s)<<16 {
 			t.Fatalf("parseCPUList(%q) = %d, %v", s, n, ok)
+		}
+	})
+}
+
+func FuzzCountCPULines(f *testing.F) {
+	f.Add(fixtures.Read(f, "proc/unidbg_rootfs_8core_2025_proc_stat.txt"))
+	f.Add(fixtures.Read(f, "proc/goclever_insignia5_api17_proc_stat.txt"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n := countCPULines(b)
+		if n < 0 || n > bytes.Count(b, []byte("cpu")) {
+			t.Fatalf("%d cpuN lines in %q", n, b)
 		}
 	})
 }

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Result is what one shell command produced.
@@ -42,9 +45,27 @@ type ExitError struct {
 	Output string // the start of its stderr, else stdout
 }
 
-// Error quotes the command, its status and the start of its output.
+// Error names the command, its exit status and the start of its output,
+// as in "getprop ro.build.version.sdk: exit status 127: /system/bin/sh:
+// getprop: inaccessible or not found". Text that is not one printable line
+// is quoted.
 func (e *ExitError) Error() string {
-	return fmt.Sprintf("%s exited %d: %q", quoteCmd(e.Cmd), e.Code, e.Output)
+	if e.Output == "" {
+		return fmt.Sprintf("%s: exit status %d (no output)", plain(e.Cmd), e.Code)
+	}
+	return fmt.Sprintf("%s: exit status %d: %s", plain(e.Cmd), e.Code, plain(e.Output))
+}
+
+// plain shortens device text for an error message and quotes it unless it
+// is one line of printable text.
+func plain(s string) string {
+	s = string(clip([]byte(s)))
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // v2 says whether the device speaks the shell v2 protocol (separate

@@ -46,7 +46,7 @@ func TestChecks(t *testing.T) {
 			func(t assert.TestingT) bool { return assert.MaxFullDisplay(t, st, 800*time.Millisecond) },
 			"perf budget exceeded: scroll: startup_full 900ms > 800ms (time to full display (Fully drawn), cold start, am start -W TotalTime, median of 1)"},
 		{"NoCrash", func(t assert.TestingT) bool { return assert.NoCrash(t, st) }, func(t assert.TestingT) bool { return assert.NoCrash(t, cr) },
-			"perf budget exceeded: tap: crashes 1 > 0 (app process gone or replaced; pids [4242] → [4300] at 400ms)"},
+			"perf budget exceeded: tap: crashes 1 > 0 (app process crashed (Java, native or ANR, by its logcat); pids [4242] → [4300] at 400ms)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

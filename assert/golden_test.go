@@ -135,7 +135,7 @@ func TestBudgetFromFile(t *testing.T) {
 	}
 	want := []string{
 		"perf budget exceeded: scroll: jank 5 > 3 (deadline missed; frames at 1.84s 2.10s 2.31s 3.02s 3.40s)",
-		"perf budget exceeded: tap: crashes 1 > 0 (app process gone or replaced; pids [4242] → [4300] at 400ms)",
+		"perf budget exceeded: tap: crashes 1 > 0 (app process crashed (Java, native or ANR, by its logcat); pids [4242] → [4300] at 400ms)",
 		"run 'go test . -update' to rewrite " + p + " if the change is intended",
 	}
 	if f.text() != strings.Join(want, "\n") {

@@ -31,6 +31,41 @@ func cpuDeltaTotal(before, after CPUTimes) (uint64, error) {
 	return d, nil
 }
 
+// CPUDelta returns Δtotal and Δbusy of the CPU metric definition between
+// two aggregate `cpu` lines, failing on a counter reset or no elapsed time.
+func CPUDelta(before, after CPUTimes) (total, busy uint64, err error) {
+	total, err = cpuDeltaTotal(before, after)
+	if err != nil {
+		return 0, 0, err
+	}
+	b, a := before.Busy(), after.Busy()
+	if a < b {
+		return 0, 0, ErrCPUCounterReset
+	}
+	return total, a - b, nil
+}
+
+// CPUAppTicksBetween is Δ(utime+stime) summed over an app's processes
+// between two samples. A process in both (same pid and start time) counts
+// its difference. A process only in after, or whose pid was reused, counts
+// all of its ticks when it started at or after since (the earlier sample's
+// time in clock ticks since boot: it started inside the interval), and none
+// when it started earlier, since how much of its time fell inside the
+// interval is unknown; since 0 counts every such process in full. A process
+// only in before ended inside the interval: its last ticks are lost, as in
+// every /proc sampler.
+func CPUAppTicksBetween(procsBefore, procsAfter []ProcPidStat, since uint64) uint64 {
+	old := cpuByPID(procsBefore)
+	var ticks uint64
+	for _, p := range procsAfter {
+		if o, ok := old[p.PID]; (!ok || o.StartTime != p.StartTime) && p.StartTime < since {
+			continue
+		}
+		ticks += cpuProcTicks(old, p)
+	}
+	return ticks
+}
+
 // CPUDevicePercent is device CPU % per the CPU metric definition:
 // Δbusy / Δtotal × 100 between two aggregate `cpu` lines of /proc/stat.
 func CPUDevicePercent(before, after CPUTimes) (float64, error) {

@@ -286,3 +286,37 @@ func TestCPUUsageBetweenNeedsCores(t *testing.T) {
 		t.Errorf("got %+v, %v; want device 25 %% on 4 cores, no app", u, err)
 	}
 }
+
+func TestCPUAppTicksBetween(t *testing.T) {
+	p := func(pid int, start, ticks uint64) ProcPidStat {
+		return ProcPidStat{PID: pid, StartTime: start, UTime: ticks * 3 / 4, STime: ticks - ticks*3/4}
+	}
+	before := []ProcPidStat{p(100, 500, 40), p(200, 600, 10)}
+	tests := []struct {
+		name  string
+		after []ProcPidStat
+		since uint64
+		want  uint64
+	}{
+		{"both alive", []ProcPidStat{p(100, 500, 52), p(200, 600, 11)}, 900, 12 + 1},
+		{"one died in the interval", []ProcPidStat{p(100, 500, 52)}, 900, 12},
+		{"all died", nil, 900, 0},
+		{"restarted under a new pid inside the interval", []ProcPidStat{p(300, 905, 7)}, 900, 7},
+		{"pid reused inside the interval", []ProcPidStat{p(100, 950, 3)}, 900, 3},
+		{"a process the earlier sample missed", []ProcPidStat{p(100, 500, 52), p(400, 700, 90)}, 900, 12},
+		{"since unknown", []ProcPidStat{p(400, 700, 90)}, 0, 90},
+	}
+	for _, tc := range tests {
+		if got := CPUAppTicksBetween(before, tc.after, tc.since); got != tc.want {
+			t.Errorf("%s: %d ticks, want %d", tc.name, got, tc.want)
+		}
+	}
+	b := CPUTimes{User: 100, System: 50, Idle: 800, IOWait: 50}
+	a := CPUTimes{User: 130, System: 60, Idle: 850, IOWait: 60}
+	if total, busy, err := CPUDelta(b, a); err != nil || total != 100 || busy != 40 {
+		t.Errorf("CPUDelta = %d, %d, %v; want 100, 40", total, busy, err)
+	}
+	if _, _, err := CPUDelta(a, b); err != ErrCPUCounterReset {
+		t.Errorf("CPUDelta backwards: %v", err)
+	}
+}

@@ -17,8 +17,12 @@ const LogcatSource = "logcat"
 // Android Studio copies ("pid-tid/pkg I/Tag: msg", tag-only "I/Tag: msg").
 type LogcatEntry struct {
 	// Time is zero when the format has none. Formats without a year give
-	// year 0; only differences between entries are meaningful then.
-	Time    time.Time
+	// year 0; only differences between entries are meaningful then. Both
+	// are the device's local time, read as UTC.
+	Time time.Time
+	// Epoch is set when the line gave its time as seconds (the -v epoch
+	// modifier: "1700000000.123"); Time is then that instant in UTC.
+	Epoch   bool
 	PID     int // -1 when the format has none
 	TID     int // -1 when the format has none
 	Level   byte
@@ -190,6 +194,23 @@ func logcatTime(date, clock string) (time.Time, bool) {
 	return time.Date(year, time.Month(mo), d, h, mi, sec, ns, time.UTC), true
 }
 
+// logcatEpoch parses the seconds.fraction time of the -v epoch modifier
+// (3, 6 or 9 fraction digits).
+func logcatEpoch(s string) (time.Time, bool) {
+	sec, frac, ok := strings.Cut(s, ".")
+	if !ok || len(sec) == 0 || len(sec) > 12 || (len(frac) != 3 && len(frac) != 6 && len(frac) != 9) {
+		return time.Time{}, false
+	}
+	for _, c := range sec + frac {
+		if c < '0' || c > '9' {
+			return time.Time{}, false
+		}
+	}
+	n, _ := strconv.ParseInt(sec, 10, 64)
+	ns, _ := strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
+	return time.Unix(n, ns).UTC(), true
+}
+
 // ParseLogcatLine parses one single-line logcat entry; ok is false when the
 // line is in no known format.
 func ParseLogcatLine(s string) (e LogcatEntry, ok bool) {
@@ -197,6 +218,16 @@ func ParseLogcatLine(s string) (e LogcatEntry, ok bool) {
 	s = strings.TrimRight(s, " \t")
 	f := strings.Fields(s)
 	if len(f) >= 2 {
+		if t, ok := logcatEpoch(f[0]); ok {
+			// -v epoch: "  1700000000.123  1234  5678 I Tag: msg", or
+			// "1700000000.123 I/Tag( 1234): msg" with -v time.
+			e.Time, e.Epoch = t, true
+			rest := strings.TrimSpace(s[strings.Index(s, f[0])+len(f[0]):])
+			if logcatStartsLevelTag(rest) {
+				return logcatBrief(rest, e)
+			}
+			return logcatAfterTime(rest, e)
+		}
 		if t, ok := logcatTime(f[0], strings.TrimSuffix(f[1], ":")); ok {
 			e.Time = t
 			rest := strings.TrimSpace(s[strings.Index(s, f[1])+len(f[1]):])
@@ -536,10 +567,13 @@ func ParseLogcatDuration(s string) (time.Duration, bool) {
 }
 
 // String renders an entry in `-v threadtime` form (year-less times print as
-// MM-DD).
+// MM-DD, -v epoch times as seconds).
 func (e LogcatEntry) String() string {
 	ts := ""
-	if !e.Time.IsZero() {
+	switch {
+	case e.Epoch:
+		ts = fmt.Sprintf("%d.%03d ", e.Time.Unix(), e.Time.Nanosecond()/1e6)
+	case !e.Time.IsZero():
 		ts = e.Time.Format("01-02 15:04:05.000") + " "
 	}
 	return fmt.Sprintf("%s%5d %5d %c %s: %s", ts, e.PID, e.TID, e.Level, e.Tag, e.Message)

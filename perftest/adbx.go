@@ -31,16 +31,16 @@ func (a adbxAdaptor) batch(ctx context.Context, cmds []string) ([]cmdResult, err
 	return out, nil
 }
 
-func (a adbxAdaptor) facts(ctx context.Context) (DeviceInfo, error) {
+func (a adbxAdaptor) facts(ctx context.Context) (DeviceInfo, []string, error) {
 	f, err := a.d.Facts(ctx)
 	if err != nil {
-		return DeviceInfo{}, err
+		return DeviceInfo{}, nil, err
 	}
 	return DeviceInfo{
 		Serial: f.Serial, Model: f.Model, Manufacturer: f.Manufacturer, API: f.API,
-		Release: f.Release, ABI: f.ABI, Cores: f.Cores, ClockTicks: f.ClockTicks,
-		RefreshHz: f.RefreshHz, Root: f.Root,
-	}, nil
+		Release: f.Release, ABI: f.ABI, Cores: f.Cores, CoresSource: f.CoresSource,
+		ClockTicks: f.ClockTicks, RefreshHz: f.RefreshHz, Root: f.Root,
+	}, f.Notes, nil
 }
 
 func (a adbxAdaptor) appUID(ctx context.Context, pkg string) (int, error) {
@@ -89,8 +89,10 @@ type nilDevice struct{}
 
 var errNilDevice = errors.New("no device (nil *adbx.Device)")
 
-func (nilDevice) serial() string                                       { return "" }
-func (nilDevice) facts(context.Context) (DeviceInfo, error)            { return DeviceInfo{}, errNilDevice }
+func (nilDevice) serial() string { return "" }
+func (nilDevice) facts(context.Context) (DeviceInfo, []string, error) {
+	return DeviceInfo{}, nil, errNilDevice
+}
 func (nilDevice) appUID(context.Context, string) (int, error)          { return 0, errNilDevice }
 func (nilDevice) batch(context.Context, []string) ([]cmdResult, error) { return nil, errNilDevice }
 func (nilDevice) appProcesses(context.Context, string) ([]string, []int, error) {

@@ -108,7 +108,7 @@ func BenchmarkTick(b *testing.B) {
 				b.ResetTimer()
 				st0, cpu0, t0 := streams(), cpuTime(), time.Now()
 				for range b.N {
-					if err := s.tick(ctx); err != nil {
+					if err := s.tick(ctx, -1); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -150,7 +150,7 @@ func BenchmarkAbsorb(b *testing.B) {
 		clear(s.col.gfxWin)
 		s.res.Frames = s.res.Frames[:0]
 		s.res.Samples = s.res.Samples[:0]
-		s.col.absorb(plan, out, 0, 1)
+		s.col.absorb(plan, out, -1, 0, 1)
 		s.mu.Unlock()
 	}
 }
@@ -176,7 +176,7 @@ func BenchmarkAbsorbCapture(b *testing.B) {
 		c.s.res.Frames = c.s.res.Frames[:0]
 		c.s.res.Samples = c.s.res.Samples[:0]
 		c.s.res.Traffic = c.s.res.Traffic[:0]
-		c.absorb(plan, out, 0, 1)
+		c.absorb(plan, out, -1, 0, 1)
 	}
 	if len(c.s.res.Frames) != 120 || len(c.s.res.Notes) != 0 {
 		b.Fatalf("%d frames, notes %q", len(c.s.res.Frames), c.s.res.Notes)

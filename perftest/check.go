@@ -43,7 +43,11 @@ func (s *Step) Measurements() []assert.Measurement {
 	}
 	for _, c := range s.Crashes {
 		at := time.Duration(c.HostNs - s.HostStartNs).Round(10 * time.Millisecond)
-		m.Evidence["crashes"] = append(m.Evidence["crashes"], fmt.Sprintf("pids %v → %v at %v", c.OldPIDs, c.NewPIDs, at))
+		e := fmt.Sprintf("pids %v → %v at %v", c.OldPIDs, c.NewPIDs, at)
+		if c.Cause != "" {
+			e += " (" + c.Cause + ")"
+		}
+		m.Evidence["crashes"] = append(m.Evidence["crashes"], e)
 	}
 	return []assert.Measurement{m}
 }

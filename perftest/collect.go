@@ -58,14 +58,22 @@ type collector struct {
 	clockProc    clockMap // /proc/uptime (CLOCK_BOOTTIME, 10 ms)
 	aux          sync.WaitGroup
 	lastCPUPct   float64
+	// seenUp is each app pid's last tick that saw it (device boottime ns),
+	// startTicks its start time (clock ticks since boot), for placing its
+	// end in the log.
+	seenUp     map[int]int64
+	startTicks map[int]uint64
+	pidofOK    bool // the last pidof answered (a failed one says nothing)
 }
 
 func newCollector(s *Session) *collector {
 	return &collector{
-		s:      s,
-		cfg:    s.cfg,
-		noted:  map[string]bool{},
-		gfxWin: map[string]*gfxWindowState{},
+		s:          s,
+		cfg:        s.cfg,
+		noted:      map[string]bool{},
+		gfxWin:     map[string]*gfxWindowState{},
+		seenUp:     map[int]int64{},
+		startTicks: map[int]uint64{},
 	}
 }
 
@@ -85,14 +93,13 @@ func (c *collector) setup(ctx context.Context) error {
 	if err := validatePackage(pkg); err != nil {
 		return err
 	}
-	facts, err := c.s.dev.facts(ctx)
+	facts, notes, err := c.s.dev.facts(ctx)
 	if err != nil {
 		return fmt.Errorf("perftest: device facts: %w", err)
 	}
 	r.Device = facts
-	if r.Device.Cores <= 0 {
-		r.Device.Cores = 1
-		c.note("device did not report its core count; per-core CPU figures assume 1")
+	for _, n := range notes {
+		c.note("device facts: %s", n)
 	}
 	if r.Device.ClockTicks <= 0 {
 		r.Device.ClockTicks = 100
@@ -129,8 +136,13 @@ func (c *collector) setup(ctx context.Context) error {
 		c.refreshHz = 60
 		c.note("device reported no refresh rate; assuming 60 Hz")
 	}
-	c.s.cfg.Interval = pollInterval(c.cfg.Interval, c.refreshHz)
-	c.cfg.Interval = c.s.cfg.Interval
+	if c.cfg.has(CollectFrames) {
+		if iv := pollInterval(c.cfg.Interval, c.refreshHz); iv != c.cfg.Interval {
+			c.note("config: interval %v lowered to %v: the device keeps its last %d frames (%v at %g Hz), and polling twice in that time loses none",
+				c.cfg.Interval, iv, frameBufferLen, (2 * iv).Round(time.Millisecond), c.refreshHz)
+			c.s.cfg.Interval, c.cfg.Interval = iv, iv
+		}
+	}
 
 	return c.probe(ctx)
 }
@@ -162,6 +174,16 @@ func (c *collector) probe(ctx context.Context) error {
 	if c.cfg.has(CollectCPU) {
 		iStat = add("cat /proc/stat")
 	}
+	// When and how recently the app's processes started, should one end
+	// before a tick has seen it (see processEnd).
+	iUp, iPids := add("cat /proc/uptime"), -1
+	if len(c.pids) > 0 {
+		var files []string
+		for _, p := range c.pids {
+			files = append(files, fmt.Sprintf("/proc/%d/stat", p))
+		}
+		iPids = add("cat " + strings.Join(files, " "))
+	}
 	var out []cmdResult
 	if len(cmds) > 0 {
 		var err error
@@ -174,6 +196,18 @@ func (c *collector) probe(ctx context.Context) error {
 		}
 	}
 
+	if up, ok := parseProcUptime(out[iUp].Stdout); ok && out[iUp].Exit == 0 {
+		for _, p := range c.pids {
+			c.seenUp[p] = up
+		}
+	}
+	if iPids >= 0 {
+		if sts, err := metrics.ParseProcPidStats(out[iPids].Stdout); err == nil {
+			for _, st := range sts {
+				c.startTicks[st.PID] = st.StartTime
+			}
+		}
+	}
 	c.source = c.cfg.FrameSource
 	c.layer = c.cfg.Layer
 	if c.layer != "" {
@@ -182,6 +216,9 @@ func (c *collector) probe(ctx context.Context) error {
 	if iList >= 0 {
 		c.layer = pickLayer(out[iList].Stdout, c.cfg.Package)
 		if c.source == SourceSurfaceFlinger && c.layer == "" {
+			if out[iList].Exit != 0 {
+				return fmt.Errorf("perftest: frames: %s (name the layer with WithLayer)", out[iList].failure(cmds[iList]))
+			}
 			return fmt.Errorf("perftest: frames: no SurfaceFlinger layer of %s in `dumpsys SurfaceFlinger --list` (name one with WithLayer)", c.cfg.Package)
 		}
 	}
@@ -212,13 +249,16 @@ func (c *collector) probe(ctx context.Context) error {
 		zones, err := metrics.ParseThermalZones(out[iTh].Stdout)
 		c.thermalOK = err == nil && len(thermalTemps(zones)) > 0
 		if !c.thermalOK {
-			c.note("thermal: %s: no readable zone; thermal not collected", metrics.ThermalZonesCommand)
+			c.note("thermal: %s; no readable zone; thermal not collected", out[iTh].failure(metrics.ThermalZonesCommand))
 		}
 	}
 	if iStat >= 0 {
 		c.cpuOK = out[iStat].Exit == 0
 		if !c.cpuOK {
 			c.note("cpu: %s; device CPU unavailable, app CPU %% is reported against wall time × cores", out[iStat].failure("cat /proc/stat"))
+			if c.s.res.Device.Cores <= 0 {
+				c.note("cpu: the core count is unknown too; only the app's top-style per-core figure is computed")
+			}
 		}
 	}
 
@@ -318,7 +358,7 @@ func (c *collector) runConfig() RunConfig {
 		"cpu":    "cat /proc/stat; /proc/<pid>/stat; /proc/<pid>/task/*/stat (clock ticks)",
 		"rss":    "cat /proc/<pid>/status VmRSS (KiB)",
 		"memory": "dumpsys meminfo <pkg> (KiB)",
-		"crash":  "pidof <pkg>; logcat -d -v threadtime",
+		"crash":  "pidof <process names>; logcat -d -b crash, -b main -b system -v threadtime -v epoch (the dead pid's lines and the system's about it, by device time)",
 	}
 	switch c.source {
 	case SourceSurfaceFlinger:
@@ -401,15 +441,23 @@ func (c *collector) plan() tickPlan {
 	return p
 }
 
-func (c *collector) absorb(p tickPlan, out []cmdResult, send, recv int64) {
+// absorb turns one tick's output into a Sample. due is when the tick was
+// scheduled to start (host ns), -1 for an unscheduled one.
+func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 	c.ticks++
 	r := c.s.res
 	smp := Sample{HostNs: send + (recv-send)/2, RTTNs: recv - send}
+	if due >= 0 {
+		smp.LateNs = max(0, send-due)
+	}
 
 	var uptimeNs int64
-	if p.uptime >= 0 && out[p.uptime].Exit == 0 {
-		if ns, ok := parseProcUptime(out[p.uptime].Stdout); ok {
+	if p.uptime >= 0 {
+		if out[p.uptime].Exit != 0 {
+			c.note("clock: %s", out[p.uptime].failure(p.cmds[p.uptime]))
+		} else if ns, ok := parseProcUptime(out[p.uptime].Stdout); ok {
 			c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
+			smp.UptimeNs = ns
 			uptimeNs = ns
 		}
 	}
@@ -417,7 +465,16 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, send, recv int64) {
 		smp.NewFrames = c.absorbFrames(out[p.frames], p.cmds[p.frames], send, recv, uptimeNs)
 	}
 	if p.pidof >= 0 {
-		c.absorbPIDs(parsePIDs(out[p.pidof].Stdout), smp.HostNs)
+		// pidof prints nothing and exits 1 when no process has the name;
+		// anything else that is not a success (no pidof: 127) says nothing
+		// about the app, which must not read as its death.
+		res := out[p.pidof]
+		c.pidofOK = res.Exit == 0 || res.Exit == 1 && len(bytes.TrimSpace(res.Stderr)) == 0 && len(bytes.TrimSpace(res.Stdout)) == 0
+		if c.pidofOK {
+			c.absorbPIDs(parsePIDs(res.Stdout), smp.HostNs, smp.UptimeNs)
+		} else {
+			c.note("pids: %s; the app's processes are not tracked while it fails", res.failure(p.cmds[p.pidof]))
+		}
 	}
 	smp.PIDs = append([]int{}, c.pids...)
 	if p.stat >= 0 {
@@ -427,13 +484,21 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, send, recv int64) {
 			c.note("cpu: %v", err)
 		} else {
 			smp.CPU = cpuTicksOf(ps.CPU)
+			smp.OnlineCores = len(ps.Cores)
 		}
 	}
-	if p.pidStat >= 0 && len(bytes.TrimSpace(out[p.pidStat].Stdout)) > 0 {
-		if sts, err := metrics.ParseProcPidStats(out[p.pidStat].Stdout); err != nil {
-			c.note("cpu: %v", err)
-		} else {
-			smp.Procs = procTicksOf(sts)
+	if p.pidStat >= 0 {
+		if res := out[p.pidStat]; len(bytes.TrimSpace(res.Stdout)) > 0 {
+			if sts, err := metrics.ParseProcPidStats(res.Stdout); err != nil {
+				c.note("cpu: %v", err)
+			} else {
+				smp.Procs = procTicksOf(sts)
+				for _, st := range sts {
+					c.startTicks[st.PID] = st.StartTime
+				}
+			}
+		} else if len(smp.PIDs) > 0 && res.Exit != 0 {
+			c.note("cpu: %s", res.failure(p.cmds[p.pidStat]))
 		}
 	}
 	if p.tasks >= 0 && len(bytes.TrimSpace(out[p.tasks].Stdout)) > 0 {
@@ -444,106 +509,95 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, send, recv int64) {
 		}
 	}
 	if p.status >= 0 {
+		if res := out[p.status]; len(bytes.TrimSpace(res.Stdout)) == 0 && len(smp.PIDs) > 0 && res.Exit != 0 {
+			c.note("memory: %s", res.failure(p.cmds[p.status]))
+		}
 		smp.RSSKB = c.sumRSS(out[p.status].Stdout)
 	}
 	if p.net >= 0 {
 		c.absorbTraffic(out[p.net], p.cmds[p.net], smp.HostNs)
 	}
-	if p.thermal >= 0 && out[p.thermal].Exit == 0 {
-		if zones, err := metrics.ParseThermalZones(out[p.thermal].Stdout); err == nil {
+	if p.thermal >= 0 {
+		if out[p.thermal].Exit != 0 {
+			c.note("thermal: %s", out[p.thermal].failure(p.cmds[p.thermal]))
+		} else if zones, err := metrics.ParseThermalZones(out[p.thermal].Stdout); err == nil {
 			smp.ThermalC = thermalTemps(zones)
 		}
 	}
 	if p.batt >= 0 {
-		if out[p.batt].Exit == 0 {
-			if b, ok := parseBatteryUevent(out[p.batt].Stdout); ok {
-				smp.Battery = &b
-			}
+		if out[p.batt].Exit != 0 {
+			c.note("battery: %s", out[p.batt].failure(p.cmds[p.batt]))
+		} else if b, ok := parseBatteryUevent(out[p.batt].Stdout); ok {
+			smp.Battery = &b
 		}
 	}
 	if smp.CPU != nil && len(r.Samples) > 0 {
-		if prev := r.Samples[len(r.Samples)-1]; prev.CPU != nil {
-			if pct, err := metrics.CPUAppPercent(prev.CPU.times(), smp.CPU.times(), pidStats(prev.Procs), pidStats(smp.Procs)); err == nil {
-				c.lastCPUPct = pct
+		if prev := r.Samples[len(r.Samples)-1]; prev.CPU != nil && procsRead(prev) && procsRead(smp) {
+			if total, _, err := metrics.CPUDelta(prev.CPU.times(), smp.CPU.times()); err == nil {
+				app := metrics.CPUAppTicksBetween(pidStats(prev.Procs), pidStats(smp.Procs), c.uptimeTicks(prev))
+				c.lastCPUPct = float64(app) / float64(total) * 100
 			}
 		}
 	}
 	r.Samples = append(r.Samples, smp)
 }
 
-// absorbPIDs tracks the app's processes: a pid that disappears is a crash
-// (DESIGN: pid change or disappearance during a step); pids appearing when
-// none ran is the app starting.
-func (c *collector) absorbPIDs(now []int, hostNs int64) {
+// procsRead says whether a sample holds the app's process times: the app
+// ran no process, or their stat files were read.
+func procsRead(s Sample) bool { return len(s.PIDs) == 0 || len(s.Procs) > 0 }
+
+// uptimeTicks is a sample's device time in clock ticks since boot, less
+// one tick for the two clocks' resolutions, the bound a process that
+// started after the sample passes (metrics.CPUAppTicksBetween); 0 when the
+// sample has no device time.
+func (c *collector) uptimeTicks(s Sample) uint64 {
+	hz := int64(c.s.res.Device.ClockTicks)
+	if s.UptimeNs <= 0 || hz <= 0 {
+		return 0
+	}
+	return uint64(max(0, s.UptimeNs*hz/int64(time.Second)-1))
+}
+
+// absorbPIDs tracks the app's processes: a pid that disappears ended (a
+// crash, a kill, a force-stop: see endOf); pids appearing when none ran is
+// the app starting. uptimeNs is the tick's device time (0 when unread).
+func (c *collector) absorbPIDs(now []int, hostNs, uptimeNs int64) {
 	sort.Ints(now)
 	old := c.pids
 	c.pids = now
 	if len(now) > 0 {
 		c.everRan = true
 	}
-	if len(old) == 0 {
-		return
-	}
-	gone := false
-	for _, p := range old {
-		if !containsInt(now, p) {
-			gone = true
-		}
-	}
 	s := c.s
 	expected := s.restarting > 0 || s.restartGrace
 	if s.restarting == 0 && hostNs > s.restartEndNs {
 		s.restartGrace = false
 	}
-	if !gone {
-		return
-	}
 	r := c.s.res
-	cr := Crash{HostNs: hostNs, Step: c.s.stepAtLocked(hostNs), OldPIDs: old, NewPIDs: append([]int{}, now...)}
-	if expected {
-		r.Restarts = append(r.Restarts, cr)
-		return
+	for _, pid := range old {
+		if containsInt(now, pid) {
+			continue
+		}
+		cr := Crash{HostNs: hostNs, Step: c.s.stepAtLocked(hostNs), OldPIDs: old, NewPIDs: append([]int{}, now...), PID: pid}
+		end := processEnd{pid: pid, aliveUp: c.seenUp[pid], deadUp: uptimeNs}
+		if st, ok := c.startTicks[pid]; ok && r.Device.ClockTicks > 0 {
+			end.startUp = int64(st) * int64(time.Second) / int64(r.Device.ClockTicks)
+		}
+		delete(c.seenUp, pid)
+		delete(c.startTicks, pid)
+		if expected {
+			r.Restarts = append(r.Restarts, cr)
+			continue
+		}
+		// The log is read off the tick path, so frame polling goes on.
+		c.aux.Add(1)
+		go c.readEnd(cr, end)
 	}
-	r.Crashes = append(r.Crashes, cr)
-	idx := len(r.Crashes) - 1
-	// Logcat is read off the tick path, so frame polling goes on.
-	c.aux.Add(1)
-	go func() {
-		defer c.aux.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), max(c.cfg.TickTimeout, 5*time.Second))
-		defer cancel()
-		out, err := c.s.dev.batch(ctx, []string{"logcat -d -v threadtime -t 2000"})
-		c.s.mu.Lock()
-		defer c.s.mu.Unlock()
-		if err != nil || len(out) != 1 {
-			c.note("crash logcat: %v", err)
-			return
-		}
-		r.Crashes[idx].Logcat = crashLines(out[0].Stdout, old)
-	}()
-}
-
-// crashLines keeps the log lines of the dead processes and the runtime's
-// crash report, at most the last 200.
-func crashLines(b []byte, pids []int) []string {
-	var keep []string
-	for _, ln := range strings.Split(string(metrics.Normalize(b)), "\n") {
-		f := strings.Fields(ln)
-		match := strings.Contains(ln, "FATAL EXCEPTION") || strings.Contains(ln, "AndroidRuntime") ||
-			strings.Contains(ln, "ActivityManager: Process")
-		if len(f) >= 3 {
-			if pid, err := strconv.Atoi(f[2]); err == nil && containsInt(pids, pid) {
-				match = true
-			}
-		}
-		if match {
-			keep = append(keep, ln)
+	if uptimeNs > 0 {
+		for _, pid := range now {
+			c.seenUp[pid] = uptimeNs
 		}
 	}
-	if len(keep) > 200 {
-		keep = keep[len(keep)-200:]
-	}
-	return keep
 }
 
 func (c *collector) sumRSS(b []byte) int64 {
@@ -673,6 +727,10 @@ func (c *collector) absorbSlow(p tickPlan, out []cmdResult, send, recv int64) {
 		c.absorbTraffic(out[p.net], p.cmds[p.net], mid)
 	}
 	if p.stat < 0 {
+		return
+	}
+	if res := out[p.stat]; res.Exit != 0 {
+		c.note("memory: %s", res.failure(p.cmds[p.stat]))
 		return
 	}
 	m, err := metrics.ParseMeminfo(out[p.stat].text())

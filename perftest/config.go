@@ -50,9 +50,10 @@ type Config struct {
 	Name string
 	// Collectors to run; empty means AllCollectors.
 	Collectors []Collector
-	// Interval between cheap-lane ticks. Default 100 ms, and never longer
-	// than half the time the device's frame buffers hold (120 frames), so no
-	// frame is lost at high refresh rates.
+	// Interval between cheap-lane ticks. Default 100 ms, and, when frames
+	// are collected, never longer than half the time the device's frame
+	// buffers hold (120 frames), so no frame is lost at high refresh rates;
+	// a longer one is lowered, with a note in the Result.
 	Interval time.Duration
 	// SlowInterval between `dumpsys meminfo` reads. Default 1 s.
 	SlowInterval time.Duration
@@ -158,7 +159,15 @@ func (c Config) withDefaults() (Config, error) {
 	default:
 		return c, fmt.Errorf("perftest: unknown frame source %q (want gfxinfo or surfaceflinger)", c.FrameSource)
 	}
-	if c.Interval <= 0 {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"Interval", c.Interval}, {"SlowInterval", c.SlowInterval}, {"TickTimeout", c.TickTimeout}, {"GiveUpAfter", c.GiveUpAfter}, {"Settle", c.Settle}} {
+		if d.v < 0 {
+			return c, fmt.Errorf("perftest: %s %v is negative", d.name, d.v)
+		}
+	}
+	if c.Interval == 0 {
 		c.Interval = 100 * time.Millisecond
 	}
 	if c.SlowInterval <= 0 {

@@ -26,24 +26,35 @@ func (r cmdResult) text() []byte {
 	return append(append(append([]byte(nil), r.Stdout...), '\n'), r.Stderr...)
 }
 
-// failure describes a failed command for notes and gaps.
+// failure describes a failed command for notes and gaps: the command, its
+// exit status and the start of its stderr (else stdout), in adbx's words.
 func (r cmdResult) failure(cmd string) string {
-	msg := strings.TrimSpace(string(r.Stderr))
-	if msg == "" {
-		msg = strings.TrimSpace(string(r.Stdout))
+	if err := (adbx.Result{Stdout: r.Stdout, Stderr: r.Stderr, ExitCode: r.Exit}).Err(cmd); err != nil {
+		return err.Error()
 	}
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
+	out := strings.TrimSpace(string(r.Stdout))
+	if out == "" {
+		return cmd + ": exit status 0, printed nothing"
 	}
-	return fmt.Sprintf("%s: exit %d: %q", cmd, r.Exit, msg)
+	return fmt.Sprintf("%s: exit status 0: %q", cmd, clipText(out))
+}
+
+// clipText shortens device text quoted in a note.
+func clipText(s string) string {
+	const max = 120
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
 }
 
 // device is what a session needs from a phone. *adbx.Device is adapted to it
 // in adbx.go; tests use scripted fakes.
 type device interface {
 	serial() string
-	// facts reads the device's facts (one round trip).
-	facts(ctx context.Context) (DeviceInfo, error)
+	// facts reads the device's facts (one round trip), with notes on the
+	// facts that came from a fallback or whose sources disagree.
+	facts(ctx context.Context) (DeviceInfo, []string, error)
 	// appUID returns the app's uid; an error wrapping ErrAppNotInstalled
 	// when the package is unknown.
 	appUID(ctx context.Context, pkg string) (int, error)

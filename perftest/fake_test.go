@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,9 @@ type fakeDevice struct {
 	// The device clock runs with the host's from bootNs at t0.
 	t0     time.Time
 	bootNs int64
+	// deaths are the processes setPIDs ended, at device ns; each logged
+	// a Java crash.
+	deaths []fakeDeath
 
 	// fail, when set, decides per batch whether it fails (and how).
 	fail func(ctx context.Context, cmds []string) error
@@ -58,7 +62,9 @@ func (f *fakeDevice) deviceNow() int64 { return f.bootNs + int64(time.Since(f.t0
 
 func (f *fakeDevice) serial() string { return f.info.Serial }
 
-func (f *fakeDevice) facts(ctx context.Context) (DeviceInfo, error) { return f.info, nil }
+func (f *fakeDevice) facts(ctx context.Context) (DeviceInfo, []string, error) {
+	return f.info, nil, nil
+}
 
 func (f *fakeDevice) appUID(ctx context.Context, pkg string) (int, error) {
 	if f.uidErr != nil {
@@ -76,10 +82,26 @@ func (f *fakeDevice) appProcesses(ctx context.Context, pkg string) ([]string, []
 	return []string{pkg}, append([]int{}, f.pids...), nil
 }
 
+type fakeDeath struct {
+	pid int
+	at  int64
+}
+
 func (f *fakeDevice) setPIDs(p ...int) {
 	f.mu.Lock()
+	for _, old := range f.pids {
+		if !containsInt(p, old) {
+			f.deaths = append(f.deaths, fakeDeath{old, f.deviceNow()})
+		}
+	}
 	f.pids = p
 	f.mu.Unlock()
+}
+
+// fakeWall is the fake's wall clock at device ns: 2026-11-22 09:00 UTC at
+// boot plus the uptime.
+func (f *fakeDevice) fakeWall(dev int64) time.Time {
+	return time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC).Add(time.Duration(dev))
 }
 
 // batchCount counts the cheap-lane ticks the device answered.
@@ -101,7 +123,7 @@ func (f *fakeDevice) batch(ctx context.Context, cmds []string) ([]cmdResult, err
 	f.cmds = append(f.cmds, cmds)
 	// Counters move once per cheap-lane tick (the batch that asks pidof),
 	// so every tick interval shows exactly one step of each.
-	if len(cmds) > 1 && cmds[0] == "cat /proc/uptime" {
+	if slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "pidof ") }) {
 		f.ticks++
 		f.busy += f.busyStep
 		f.idle += f.idleStep
@@ -139,8 +161,13 @@ func (f *fakeDevice) run(cmd string) cmdResult {
 		if f.statDenied {
 			return cmdResult{Stderr: []byte("cat: /proc/stat: Permission denied"), Exit: 1}
 		}
-		// busy is user+system; idle is idle.
-		return ok(fmt.Sprintf("cpu  %d 0 %d %d 0 0 0 0 0 0\ncpu0 1 0 1 1 0 0 0 0 0 0\n", f.busy/2, f.busy-f.busy/2, f.idle))
+		// busy is user+system; idle is idle. One cpuN line per core, as
+		// the kernel prints for the online ones.
+		b := fmt.Sprintf("cpu  %d 0 %d %d 0 0 0 0 0 0\n", f.busy/2, f.busy-f.busy/2, f.idle)
+		for i := range f.info.Cores {
+			b += fmt.Sprintf("cpu%d 1 0 1 1 0 0 0 0 0 0\n", i)
+		}
+		return ok(b)
 	case strings.HasPrefix(cmd, "pidof "):
 		if len(f.pids) == 0 {
 			return cmdResult{Exit: 1}
@@ -163,8 +190,18 @@ func (f *fakeDevice) run(cmd string) cmdResult {
 		}
 		return ok("Applications Memory Usage (in Kilobytes):\nUptime: 1 Realtime: 1\n\n** MEMINFO in pid 4242 [com.perfgate.demo] **\n" +
 			" App Summary\n                       Pss(KB)\n                        ------\n           Java Heap:     1000\n         Native Heap:     2000\n                Code:     3000\n               Stack:      100\n            Graphics:      400\n       Private Other:      500\n              System:     6000\n\n               TOTAL:    13000       TOTAL SWAP PSS:       20\n")
+	case strings.HasPrefix(cmd, "date "):
+		w := f.fakeWall(f.deviceNow())
+		return ok(fmt.Sprintf("%d.%09d %s\n", w.Unix(), w.Nanosecond(), w.Format("2006-01-02 15:04:05")))
+	case strings.HasPrefix(cmd, "logcat -d -b crash"):
+		// Each death's FATAL line, logged just before it.
+		var b strings.Builder
+		for _, d := range f.deaths {
+			fmt.Fprintf(&b, "%s %5d %5d E AndroidRuntime: FATAL EXCEPTION: main\n", f.fakeWall(d.at-int64(20*time.Millisecond)).Format("01-02 15:04:05.000"), d.pid, d.pid)
+		}
+		return ok(b.String())
 	case strings.HasPrefix(cmd, "logcat -d"):
-		return ok("11-22 09:00:00.000  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main\n11-22 09:00:00.001  1000  1000 I Other: unrelated\n")
+		return ok(f.fakeWall(f.deviceNow()).Format("01-02 15:04:05.000") + "  1000  1000 I Other: unrelated\n")
 	case strings.HasPrefix(cmd, "dumpsys SurfaceFlinger --list"):
 		return ok("com.perfgate.demo/com.perfgate.demo.MainActivity#0\n")
 	}

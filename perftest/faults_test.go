@@ -219,7 +219,7 @@ func TestProcStatDenied(t *testing.T) {
 		t.Fatal(r.Error)
 	}
 	notes := strings.Join(r.Notes, "\n")
-	if !strings.Contains(notes, `"cat: /proc/stat: Permission denied"`) {
+	if !strings.Contains(notes, "cat /proc/stat: exit status 1: cat: /proc/stat: Permission denied") {
 		t.Errorf("notes %q do not quote the denial", notes)
 	}
 	cpu := r.Step("scroll").CPU()

@@ -75,7 +75,7 @@ func (st *Step) Metrics() []metrics.Metric {
 			add(metrics.Metric{Name: "startup_full", Value: su.FullDisplayMs, Unit: "ms", Definition: "time to full display (Fully drawn), " + def, Better: metrics.Lower, BenchUnit: "startup-full-ns", BenchScale: 1e6})
 		}
 	}
-	add(metrics.Metric{Name: "crashes", Value: float64(len(st.Crashes)), Unit: "crashes", Definition: "app process gone or replaced", Better: metrics.Lower, BenchUnit: "crashes", BenchScale: 1})
+	add(metrics.Metric{Name: "crashes", Value: float64(len(st.Crashes)), Unit: "crashes", Definition: "app process crashed (Java, native or ANR, by its logcat)", Better: metrics.Lower, BenchUnit: "crashes", BenchScale: 1})
 	return out
 }
 

@@ -64,20 +64,6 @@ func TestSplitBefore(t *testing.T) {
 	}
 }
 
-func TestCrashLines(t *testing.T) {
-	log := strings.Join([]string{
-		"11-22 09:00:00.000  4242  4250 D Feed: loading",
-		"11-22 09:00:00.001  1000  1000 I Other: unrelated",
-		"11-22 09:00:00.002  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main",
-		"11-22 09:00:00.003  1500  1600 I ActivityManager: Process com.perfgate.demo (pid 4242) has died",
-		"",
-	}, "\r\n")
-	got := crashLines([]byte(log), []int{4242})
-	if len(got) != 3 || !strings.Contains(got[0], "loading") || !strings.Contains(got[2], "has died") {
-		t.Errorf("crashLines = %q", got)
-	}
-}
-
 func TestShellQuoteRefusesInjection(t *testing.T) {
 	// A layer name goes into `dumpsys SurfaceFlinger --latency <layer>`.
 	for _, in := range []string{"SurfaceView[a/b](BLAST)#0", "it's; reboot", "$(reboot)", "a b"} {
@@ -138,18 +124,6 @@ func FuzzSplitBefore(f *testing.F) {
 		for _, p := range parts {
 			if !bytes.HasPrefix(p, []byte("Name:")) {
 				t.Errorf("part %q does not start with the prefix", p)
-			}
-		}
-	})
-}
-
-func FuzzCrashLines(f *testing.F) {
-	f.Add([]byte("11-22 09:00:00.002  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main\n"), 4242)
-	f.Add([]byte("\xff\xfe1\x001\x00"), 1)
-	f.Fuzz(func(t *testing.T, b []byte, pid int) {
-		for _, ln := range crashLines(b, []int{pid}) {
-			if strings.Contains(ln, "\n") {
-				t.Errorf("line %q holds a newline", ln)
 			}
 		}
 	})

@@ -53,6 +53,10 @@ type Result struct {
 	// Restarts are the app's process changes the test caused on purpose
 	// (see Session.Restarting), e.g. a cold launch's force-stop.
 	Restarts []Crash `json:"restarts,omitempty"`
+	// ProcessEnds are the app's processes that ended during the session
+	// without crashing, by the log's account: force-stopped, killed by the
+	// system, or for a reason the log does not give (Crash.Reason).
+	ProcessEnds []Crash `json:"process_ends,omitempty"`
 	// Notes are collector conditions that are not failures: a source that is
 	// unreadable on this device and what replaced it.
 	Notes []string `json:"notes,omitempty"`
@@ -64,16 +68,19 @@ type Result struct {
 
 // DeviceInfo are the device facts a session starts with.
 type DeviceInfo struct {
-	Serial       string  `json:"serial"`
-	Model        string  `json:"model,omitempty"`
-	Manufacturer string  `json:"manufacturer,omitempty"`
-	API          int     `json:"api,omitempty"`
-	Release      string  `json:"release,omitempty"`
-	ABI          string  `json:"abi,omitempty"`
-	Cores        int     `json:"cores"`
-	ClockTicks   int     `json:"clock_ticks_per_s"`
-	RefreshHz    float64 `json:"refresh_hz"`
-	Root         bool    `json:"root,omitempty"`
+	Serial       string `json:"serial"`
+	Model        string `json:"model,omitempty"`
+	Manufacturer string `json:"manufacturer,omitempty"`
+	API          int    `json:"api,omitempty"`
+	Release      string `json:"release,omitempty"`
+	ABI          string `json:"abi,omitempty"`
+	Cores        int    `json:"cores"`
+	// CoresSource names where Cores came from: "nproc",
+	// "/sys/devices/system/cpu/possible" or "/proc/stat" (its cpuN lines).
+	CoresSource string  `json:"cores_source,omitempty"`
+	ClockTicks  int     `json:"clock_ticks_per_s"`
+	RefreshHz   float64 `json:"refresh_hz"`
+	Root        bool    `json:"root,omitempty"`
 }
 
 // AppInfo are the facts of the app under test.
@@ -163,8 +170,19 @@ type Sample struct {
 	// (refined at Stop).
 	DeviceNs int64 `json:"device_ns"`
 	RTTNs    int64 `json:"rtt_ns"`
+	// LateNs is how far behind its schedule (the previous tick's start plus
+	// the interval) the tick's request went out: the host or the device was
+	// busy. 0 for an unscheduled tick (the last, at Stop).
+	LateNs int64 `json:"late_ns,omitempty"`
+	// UptimeNs is the device's /proc/uptime (CLOCK_BOOTTIME) read in the
+	// tick, 10 ms resolution; 0 when unreadable.
+	UptimeNs int64 `json:"uptime_ns,omitempty"`
 	// CPU is the /proc/stat `cpu` line, in clock ticks; nil when unreadable.
 	CPU *CPUTicks `json:"cpu,omitempty"`
+	// OnlineCores counts the cpuN lines of that /proc/stat: the cores online
+	// (the kernel leaves out hot-unplugged ones, whose time does not grow
+	// the cpu line either).
+	OnlineCores int `json:"online_cores,omitempty"`
 	// Procs are the app's processes' /proc/<pid>/stat times.
 	Procs []ProcTicks `json:"procs,omitempty"`
 	// PIDs are the app's processes (pidof), empty when it is not running.
@@ -241,14 +259,28 @@ type Gap struct {
 	Error      string `json:"error"`
 }
 
-// Crash is the app's process disappearing or being replaced.
+// Crash is one of the app's processes disappearing or being replaced: a
+// crash (Result.Crashes), a process end that was not one
+// (Result.ProcessEnds), or a restart the test caused (Result.Restarts).
 type Crash struct {
 	HostNs   int64  `json:"host_ns"`
 	DeviceNs int64  `json:"device_ns"`
 	Step     string `json:"step,omitempty"`
 	OldPIDs  []int  `json:"old_pids"`
 	NewPIDs  []int  `json:"new_pids"`
-	// Logcat holds the log lines around the crash (threadtime format).
+	// PID is the process that ended.
+	PID int `json:"pid,omitempty"`
+	// Reason is why it ended, from the log lines of that process and of the
+	// time it died: "crash", "force_stopped", "killed" (by the system) or
+	// "unknown"; empty for a restart. Cause details it ("java", "native",
+	// "anr" for a crash; the system's reason for a kill or force-stop) and
+	// Evidence is the line that decided.
+	Reason   string `json:"reason,omitempty"`
+	Cause    string `json:"cause,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
+	// Logcat holds the log lines of the process and about it from the time
+	// it was last seen alive to its death (threadtime, -v epoch times where
+	// the device has them).
 	Logcat []string `json:"logcat,omitempty"`
 }
 

@@ -219,18 +219,21 @@ func (s *Session) Err() error {
 // losing the device.
 func (s *Session) Done() <-chan struct{} { return s.ctx.Done() }
 
+// cheapLane ticks every Config.Interval: each tick is due an interval after
+// the previous one started, and records how late it started (Sample.LateNs).
 func (s *Session) cheapLane() {
 	defer s.lanes.Done()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	due := s.now()
 	for {
 		select {
 		case <-s.ctx.Done():
 			return
 		case <-timer.C:
 		}
-		began := time.Now()
-		if err := s.tick(s.ctx); err != nil {
+		began := s.now()
+		if err := s.tick(s.ctx, due); err != nil {
 			s.mu.Lock()
 			if s.endErr == nil {
 				s.endErr = err
@@ -239,13 +242,14 @@ func (s *Session) cheapLane() {
 			s.cancel()
 			return
 		}
-		timer.Reset(max(0, s.cfg.Interval-time.Since(began)))
+		due = began + int64(s.cfg.Interval)
+		timer.Reset(max(0, time.Duration(due-s.now())))
 	}
 }
 
-// tick runs one cheap-lane round trip. It returns an error only when the
-// session must end.
-func (s *Session) tick(ctx context.Context) error {
+// tick runs one cheap-lane round trip, due at host ns due (-1: unscheduled,
+// as Stop's last). It returns an error only when the session must end.
+func (s *Session) tick(ctx context.Context, due int64) error {
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
 	s.mu.Lock()
@@ -281,7 +285,7 @@ func (s *Session) tick(ctx context.Context) error {
 	}
 	s.failing = 0
 	s.lastOK = recv
-	s.col.absorb(plan, out, send, recv)
+	s.col.absorb(plan, out, due, send, recv)
 	if s.cfg.OnTick != nil {
 		s.cfg.OnTick(s.liveLocked())
 	}
@@ -364,7 +368,7 @@ func (s *Session) stop() {
 	s.mu.Unlock()
 	if !ended {
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.TickTimeout)
-		if err := s.tick(ctx); err != nil {
+		if err := s.tick(ctx, -1); err != nil {
 			s.mu.Lock()
 			s.endErr = err
 			s.mu.Unlock()

@@ -7,7 +7,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -362,7 +365,7 @@ func TestProcStatPermissionDenied(t *testing.T) {
 	if r.Error != "" {
 		t.Fatalf("session error %q", r.Error)
 	}
-	if len(r.Notes) == 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "cat /proc/stat: exit 1: \"cat: /proc/stat: Permission denied\"") {
+	if len(r.Notes) == 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "cat /proc/stat: exit status 1: cat: /proc/stat: Permission denied") {
 		t.Errorf("notes = %q, want the denied read quoted", r.Notes)
 	}
 	cpu := r.Step("work").CPU()
@@ -482,5 +485,81 @@ func TestResultsDir(t *testing.T) {
 		if p := c.cfg.resultPath(); p != "" && filepath.Dir(p) != c.want {
 			t.Errorf("%+v: Result at %q, outside the results folder %q", c.cfg, p, c.want)
 		}
+	}
+}
+
+// TestLateTicksRecorded holds one tick's round trip for five intervals:
+// the tick after it starts late, and the Result says so per step, for the
+// session and in a note.
+func TestLateTicksRecorded(t *testing.T) {
+	f := newFake()
+	cfg := fastConfig(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	var armed atomic.Bool
+	var once sync.Once
+	f.fail = func(ctx context.Context, cmds []string) error {
+		if armed.Load() && slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "pidof ") }) {
+			once.Do(func() { close(entered); <-release })
+		}
+		return nil
+	}
+	s := startFake(t, f, cfg)
+	s.Step("steady", func() { waitTicks(t, f, 3) })
+	s.Step("stalled", func() {
+		armed.Store(true)
+		<-entered
+		time.Sleep(5 * cfg.Interval) // the tick is held at least this long
+		close(release)
+		waitTicks(t, f, 3)
+	})
+	r := s.Stop()
+	st := r.Step("stalled").Ticks
+	hold := float64(5*cfg.Interval) / 1e6
+	if st.Ticks < 3 || st.Late < 1 || st.MaxLateMs < hold-float64(cfg.Interval)/1e6 || st.MaxSpacingMs < hold || st.P95SpacingMs <= 0 {
+		t.Errorf("stalled step ticks %+v, want a tick over %.0f ms late", st, hold-float64(cfg.Interval)/1e6)
+	}
+	late := 0
+	for _, smp := range r.Samples {
+		if smp.LateNs >= int64(4*cfg.Interval) {
+			late++
+		}
+	}
+	if late < 1 || r.Whole.Ticks.Late < st.Late || r.Whole.Ticks.Ticks != len(r.Samples) {
+		t.Errorf("%d samples marked late; session ticks %+v over %d samples", late, r.Whole.Ticks, len(r.Samples))
+	}
+	if !slices.ContainsFunc(r.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "ticks: ") && strings.Contains(n, "behind their 10ms schedule")
+	}) {
+		t.Errorf("notes %q: none on the late ticks", r.Notes)
+	}
+}
+
+// TestIntervalCapNoted asks for a 3 s interval: with frames collected it is
+// lowered to what the device's 120-frame buffers allow at 60 Hz, and the
+// Result says so; without frames nothing needs lowering.
+func TestIntervalCapNoted(t *testing.T) {
+	for _, tc := range []struct {
+		collectors []Collector
+		wantMs     float64
+		note       string
+	}{
+		{[]Collector{CollectFrames, CollectCPU}, 1000, "config: interval 3s lowered to 1s: the device keeps its last 120 frames (2s at 60 Hz)"},
+		{[]Collector{CollectCPU}, 3000, ""},
+	} {
+		f := newFake()
+		cfg := fastConfig(t)
+		cfg.Interval, cfg.Collectors = 3*time.Second, tc.collectors
+		s := startFake(t, f, cfg)
+		r := s.Stop()
+		noted := slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, "config: interval") })
+		if r.Config.IntervalMs != tc.wantMs || noted != (tc.note != "") ||
+			tc.note != "" && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, tc.note) }) {
+			t.Errorf("collectors %v: interval %gms, notes %q; want %gms and a note %q", tc.collectors, r.Config.IntervalMs, r.Notes, tc.wantMs, tc.note)
+		}
+	}
+	cfg := fastConfig(t)
+	cfg.Interval = -time.Second
+	if _, err := newSession(context.Background(), newFake(), cfg); err == nil || !strings.Contains(err.Error(), "Interval -1s is negative") {
+		t.Errorf("negative interval: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -325,11 +326,26 @@ func TestMemoryLeakGrowth(t *testing.T) {
 	}
 }
 
+// historySim is a phone whose log holds old crashes (other apps', and the
+// app pid's earlier owner's) and an old force-stop of the app.
+func historySim(t testing.TB, preset string) *simdevice.Device {
+	t.Helper()
+	wl, err := simdevice.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return simConfig(t, simdevice.Config{Workload: wl, Serial: "sim-history", Quirks: simdevice.Quirks{LogHistory: true}})
+}
+
+// foreignLines are log lines of the old crashes historySim holds: none
+// belongs to a crash or end in the session.
+var foreignLines = []string{"com.android.vending", "com.google.android.youtube", "OutOfMemoryError", "from pid 7001"}
+
 func TestAppCrashOnDevice(t *testing.T) {
 	stock := stockServer(t)
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			dev := sim(t, "crash-on-tap", 60, 33)
+			dev := historySim(t, "crash-on-tap")
 			d, _ := ep.open(t, dev, stock)
 			launch(t, d, dev)
 			s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()))
@@ -354,8 +370,14 @@ func TestAppCrashOnDevice(t *testing.T) {
 			if len(cr.OldPIDs) != 1 || len(lastPIDs) != 1 || slices.Equal(cr.OldPIDs, lastPIDs) {
 				t.Errorf("pids %v → %v, finally %v; want a restarted process", cr.OldPIDs, cr.NewPIDs, lastPIDs)
 			}
-			if !strings.Contains(strings.Join(cr.Logcat, "\n"), "perfgate demo crash") {
-				t.Errorf("crash logcat lacks the exception: %q", cr.Logcat)
+			log := strings.Join(cr.Logcat, "\n")
+			if !strings.Contains(log, "perfgate demo crash") || cr.Reason != "crash" || cr.Cause != "java" || !strings.Contains(cr.Evidence, "FATAL EXCEPTION") {
+				t.Errorf("crash %s (%s) by %q, logcat lacks the exception: %q", cr.Reason, cr.Cause, cr.Evidence, cr.Logcat)
+			}
+			for _, l := range foreignLines {
+				if strings.Contains(log, l) {
+					t.Errorf("crash logcat holds another crash's line %q:\n%s", l, log)
+				}
 			}
 			if w := dev.World().Truth(); w.Crashes != 1 {
 				t.Errorf("truth says %d crashes", w.Crashes)
@@ -538,5 +560,216 @@ func TestClockAlignedWithDevice(t *testing.T) {
 			}
 			t.Logf("clock ±%.3f ms from %d round trips (best %.3f ms); off by %.3f ms", r.Clock.UncertaintyMs, r.Clock.Samples, r.Clock.BestRTTMs, errMs)
 		})
+	}
+}
+
+// simConfig builds a simulated phone from a full configuration.
+func simConfig(t testing.TB, cfg simdevice.Config) *simdevice.Device {
+	t.Helper()
+	dev, err := simdevice.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	return dev
+}
+
+// chattyCPU measures CPU over a 2 s scroll of chatty-network on a phone
+// of cfg with `online` cores online: the top-style figure must match the
+// load the preset configures (72 % of one core) and the phone's own
+// counters over the step (see TestCPUMemoryTrafficMatchTruth for the
+// tolerances).
+func chattyCPU(t *testing.T, cfg simdevice.Config, online int) *perftest.Result {
+	t.Helper()
+	wl, err := simdevice.Preset("chatty-network")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workload = wl
+	dev := simConfig(t, cfg)
+	d, _ := openHost(t, dev, nil)
+	launch(t, d, dev)
+	s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.WithCollectors(perftest.CollectCPU))
+	w := dev.World()
+	before := w.Truth()
+	s.Step("scroll", func() { time.Sleep(2 * time.Second) })
+	after := w.Truth()
+	r := s.Stop()
+	cpu := r.Step("scroll").CPU()
+	wantCore := 35.0 + 20 + 2 + 15
+	truthCore := float64(after.AppTicks-before.AppTicks) / float64(after.DeviceTotal-before.DeviceTotal) * 100 * float64(online)
+	if !within(cpu.MeanPerCore, wantCore, wantCore/10) || !within(cpu.MeanPerCore, truthCore, 3) {
+		t.Errorf("app cpu %.2f%% top-style; truth over the step %.2f%%, configured %.0f%%", cpu.MeanPerCore, truthCore, wantCore)
+	}
+	return r
+}
+
+// TestCPUCoresWithoutNproc measures the app's CPU on phones whose shell
+// lacks nproc and the cpu possible file: the core count comes from the
+// cpuN lines of /proc/stat, so the top-style per-core figure matches what
+// the phone's threads really used.
+func TestCPUCoresWithoutNproc(t *testing.T) {
+	for _, cores := range []int{8, 6} {
+		t.Run(fmt.Sprintf("%d cores", cores), func(t *testing.T) {
+			r := chattyCPU(t, simdevice.Config{Cores: cores, Serial: "sim-nonproc", Quirks: simdevice.Quirks{
+				MissingCommands: []string{"nproc"}, MissingFiles: []string{"/sys/devices/system/cpu/possible"}}}, cores)
+			if r.Device.Cores != cores {
+				t.Errorf("device has %d cores, the result says %d (notes %q)", cores, r.Device.Cores, r.Notes)
+			}
+		})
+	}
+}
+
+// TestCPUCoresOffline measures on a phone with half its cores parked and
+// no nproc: the device has 8 cores (the possible file), 4 online (the cpuN
+// lines of /proc/stat), and the top-style figure sets the app's time
+// against the online ones, whose time alone grows the cpu line.
+func TestCPUCoresOffline(t *testing.T) {
+	r := chattyCPU(t, simdevice.Config{Cores: 8, Serial: "sim-parked", Quirks: simdevice.Quirks{
+		MissingCommands: []string{"nproc"}, OnlineCores: 4}}, 4)
+	if r.Device.Cores != 8 || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "/proc/stat 4") }) {
+		t.Errorf("device %d cores from %q, notes %q; want 8 and a note that 4 are online", r.Device.Cores, r.Device.CoresSource, r.Notes)
+	}
+}
+
+// TestCPUAppDiesMidStep crashes the app (for good: no restart) in the
+// middle of a step. The step's CPU is the app's use up to its death, as the
+// phone counted it, not 0.
+func TestCPUAppDiesMidStep(t *testing.T) {
+	wl, err := simdevice.Preset("crash-on-tap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range wl.Phases {
+		if c := wl.Phases[i].Crash; c != nil {
+			c.AfterMs, c.Restart = 800, false
+		}
+	}
+	dev := simConfig(t, simdevice.Config{Workload: wl, Serial: "sim-dies"})
+	d, _ := openHost(t, dev, nil)
+	launch(t, d, dev)
+	s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.WithCollectors(perftest.CollectCPU))
+	w := dev.World()
+	var before, after simdevice.TruthTotals
+	s.Step("tap crash", func() {
+		before = w.Truth()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := d.Shell(ctx, "input tap 880 2270"); err != nil {
+			t.Fatal(err)
+		}
+		for len(w.Truth().Pids) > 0 {
+			if ctx.Err() != nil {
+				t.Fatal("the app did not die")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond)
+		after = w.Truth()
+	})
+	r := s.Stop()
+	st := r.Step("tap crash")
+	cpu := st.CPU()
+	// In clock ticks: the step's figures span the ticks bracketing it, a
+	// (the last at or before its start, else the first) to b (the first at
+	// or after its end).
+	a, b, died := -1, -1, -1
+	for i, smp := range r.Samples {
+		if smp.CPU == nil {
+			continue
+		}
+		if a < 0 || smp.HostNs <= st.HostStartNs {
+			a = i
+		}
+		if b < 0 && smp.HostNs >= st.HostEndNs {
+			b = i
+		}
+		if died < 0 && i > 0 && len(smp.PIDs) == 0 && len(r.Samples[i-1].PIDs) > 0 {
+			died = i
+		}
+	}
+	if a < 0 || b < 0 || died < 0 {
+		t.Fatalf("no bracketing samples or death in %d samples", len(r.Samples))
+	}
+	total := func(c *perftest.CPUTicks) float64 {
+		return float64(c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal)
+	}
+	measured := cpu.Mean / 100 * (total(r.Samples[b].CPU) - total(r.Samples[a].CPU))
+	truth := float64(after.AppTicksAllProcs - before.AppTicksAllProcs)
+	// What the samples cannot see: the app's time between the last tick
+	// that saw it and its death (80 % of a core at most), lost; and its
+	// time before the step's start back to tick a (its scroll, 57 %),
+	// counted on top of the truth. A tick each way for the counters'
+	// whole ticks.
+	secs := func(i, j int) float64 { return float64(r.Samples[j].UptimeNs-r.Samples[i].UptimeNs) / 1e9 }
+	lost := 0.8*100*(secs(died-1, died)+max(0, float64(r.Samples[a].HostNs-st.HostStartNs))/1e9) + 2
+	extra := 0.6*100*(max(0, float64(st.HostStartNs-r.Samples[a].HostNs))/1e9+0.02) + 2
+	if measured < truth-lost || measured > truth+extra || measured <= 0 {
+		t.Errorf("app %.1f ticks over the step, truth %.0f (−%.1f lost to the death's interval, +%.1f before the step) over %d intervals",
+			measured, truth, lost, extra, cpu.Intervals)
+	}
+	t.Logf("app %.1f ticks over the step, truth %.0f (−%.1f, +%.1f)", measured, truth, lost, extra)
+}
+
+// TestForceStopIsNoCrash force-stops the app in the middle of a step, not
+// as a restart the test announced: it is a process end, force-stopped, not
+// a crash, and none of the log's old crashes is taken for its story.
+func TestForceStopIsNoCrash(t *testing.T) {
+	dev := historySim(t, "smooth-scroll")
+	d, _ := openHost(t, dev, nil)
+	launch(t, d, dev)
+	pid := dev.World().Truth().Pids[0]
+	var ticks atomic.Int64
+	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, ResultsDir: t.TempDir(),
+		OnTick: func(perftest.Live) { ticks.Add(1) }}))
+	s.Step("stop", func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := d.Shell(ctx, "am force-stop "+pkg); err != nil {
+			t.Fatal(err)
+		}
+		// Until a tick that began after the force-stop has ended.
+		for want := ticks.Load() + 2; ticks.Load() < want; {
+			if ctx.Err() != nil {
+				t.Fatal("no tick after the force-stop")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+	r := s.Stop()
+	if len(r.Crashes) != 0 || r.Step("stop").Crashed() {
+		t.Fatalf("a force-stop recorded as crashes %+v", r.Crashes)
+	}
+	if len(r.ProcessEnds) != 1 {
+		t.Fatalf("process ends %+v, want the force-stop", r.ProcessEnds)
+	}
+	e := r.ProcessEnds[0]
+	log := strings.Join(e.Logcat, "\n")
+	if e.PID != pid || e.Step != "stop" || e.Reason != "force_stopped" || !strings.Contains(e.Evidence, "Force stopping "+pkg) ||
+		!strings.Contains(log, fmt.Sprintf("Killing %d:%s", pid, pkg)) {
+		t.Errorf("end %+v, want pid %d force-stopped in step stop", e, pid)
+	}
+	for _, l := range foreignLines {
+		if strings.Contains(log, l) {
+			t.Errorf("the force-stop's logcat holds another crash's line %q:\n%s", l, log)
+		}
+	}
+}
+
+// TestSessionWithoutGetprop starts a session on a phone whose shell has no
+// getprop: the facts come from /system/build.prop, and the Result says why.
+func TestSessionWithoutGetprop(t *testing.T) {
+	wl, err := simdevice.Preset("smooth-scroll")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := simConfig(t, simdevice.Config{API: 30, Workload: wl, Serial: "sim-nogetprop", Quirks: simdevice.Quirks{MissingCommands: []string{"getprop"}}})
+	d, _ := openHost(t, dev, nil)
+	launch(t, d, dev)
+	s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.WithCollectors(perftest.CollectCPU))
+	r := s.Stop()
+	want := "device facts: ro.build.version.sdk: getprop ro.build.version.sdk: exit status 127: /system/bin/sh: getprop: inaccessible or not found; read ro.build.version.sdk from /system/build.prop"
+	if r.Device.API != 30 || r.Device.Model != dev.Config().Model || !slices.Contains(r.Notes, want) {
+		t.Errorf("device %+v, notes %q\nwant API 30, model %q and the note %q", r.Device, r.Notes, dev.Config().Model, want)
 	}
 }

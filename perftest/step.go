@@ -47,6 +47,26 @@ type Step struct {
 	Startup *StartupStats `json:"startup,omitempty"`
 	// Gaps counts failed ticks inside the step.
 	Gaps int `json:"gaps"`
+	// Ticks says how regularly the cheap lane sampled inside the step.
+	Ticks TickStats `json:"ticks"`
+}
+
+// TickStats describes the cheap lane's ticks over a window: how many, how
+// many ran late and how far apart they were. A tick is late when it started
+// more than half an interval behind its schedule, so consecutive samples
+// were more than 1.5 intervals apart and every figure between them has a
+// coarser time resolution.
+type TickStats struct {
+	Ticks int `json:"ticks"`
+	Late  int `json:"late"`
+	// MaxLateMs is the most a tick started behind its schedule.
+	MaxLateMs float64 `json:"max_late_ms"`
+	// Spacing between consecutive ticks' requests: nearest-rank p95 and
+	// the largest.
+	P95SpacingMs float64 `json:"p95_spacing_ms"`
+	MaxSpacingMs float64 `json:"max_spacing_ms"`
+	// MaxRTTMs is the slowest tick's round trip.
+	MaxRTTMs float64 `json:"max_rtt_ms"`
 }
 
 // StartupStats is an app start measured the way Macrobenchmark reports it
@@ -93,7 +113,10 @@ type WindowFrames struct {
 // CPUStats is a step's CPU use. Percentages follow DESIGN.md "CPU": device %
 // = Δbusy/Δtotal × 100 from /proc/stat; app % = Δ(utime+stime) over every
 // process of the package / Δtotal × 100 (share of the whole device); the
-// per-core (`top`-style) figure multiplies that by the core count.
+// per-core (`top`-style) figure multiplies that by the core count, the cores
+// online in each tick (the cpuN lines of its /proc/stat). The means sum Δ
+// over every tick interval of the step, each interval counting the processes
+// alive at both of its ends and those that started inside it.
 type CPUStats struct {
 	Source string `json:"source"`
 	Unit   string `json:"unit"`

@@ -2,6 +2,7 @@ package perftest
 
 import (
 	"math"
+	"sort"
 	"time"
 
 	"github.com/perfgate/perfgate/metrics"
@@ -37,8 +38,12 @@ func (c *collector) finish() {
 	for i := range r.Traffic {
 		r.Traffic[i].DeviceNs = clk.toDevice(r.Traffic[i].HostNs)
 	}
-	for i := range r.Crashes {
-		r.Crashes[i].DeviceNs = clk.toDevice(r.Crashes[i].HostNs)
+	// Process ends are recorded as their log reads finish.
+	for _, list := range [][]Crash{r.Crashes, r.ProcessEnds, r.Restarts} {
+		sort.SliceStable(list, func(i, j int) bool { return list[i].HostNs < list[j].HostNs })
+		for i := range list {
+			list[i].DeviceNs = clk.toDevice(list[i].HostNs)
+		}
 	}
 	for _, st := range r.Steps {
 		st.DeviceStartNs = clk.toDevice(st.HostStartNs)
@@ -55,6 +60,10 @@ func (c *collector) finish() {
 		w.Crashes = append([]Crash(nil), r.Crashes...)
 		w.Gaps = len(r.Gaps)
 		r.Whole = w
+		if t := w.Ticks; t.Late > 0 {
+			c.note("ticks: %d of %d ticks started over %v behind their %v schedule (up to %.0f ms); spacing p95 %.0f ms, max %.0f ms: the host or the device was busy, and figures between those ticks have a coarser time resolution",
+				t.Late, t.Ticks, c.cfg.Interval/2, c.cfg.Interval, t.MaxLateMs, t.P95SpacingMs, t.MaxSpacingMs)
+		}
 	}
 	if r.Samples == nil {
 		r.Samples = []Sample{}
@@ -110,6 +119,36 @@ func (c *collector) summarise(st *Step) {
 			st.Gaps++
 		}
 	}
+	st.Ticks = c.tickStats(st.HostStartNs, st.HostEndNs)
+}
+
+// tickStats describes the ticks whose samples fall in [start, end] (host
+// ns); a tick's spacing is from the request of the tick before it, inside
+// the window or not.
+func (c *collector) tickStats(start, end int64) TickStats {
+	var ts TickStats
+	var spacing []float64
+	prev := int64(-1)
+	for _, smp := range c.s.res.Samples {
+		sent := smp.HostNs - smp.RTTNs/2
+		if smp.HostNs >= start && smp.HostNs <= end {
+			ts.Ticks++
+			if smp.LateNs > int64(c.cfg.Interval)/2 {
+				ts.Late++
+			}
+			ts.MaxLateMs = max(ts.MaxLateMs, float64(smp.LateNs)/1e6)
+			ts.MaxRTTMs = max(ts.MaxRTTMs, float64(smp.RTTNs)/1e6)
+			if prev >= 0 {
+				spacing = append(spacing, float64(sent-prev)/1e6)
+			}
+		}
+		prev = sent
+	}
+	for _, v := range spacing {
+		ts.MaxSpacingMs = max(ts.MaxSpacingMs, v)
+	}
+	ts.P95SpacingMs = metrics.NearestRank(spacing, 95)
+	return ts
 }
 
 // stepFrames returns the frames whose time falls in [start, end).
@@ -159,94 +198,85 @@ func bracket(n int, host func(int) int64, ok func(int) bool, start, end int64) (
 	return a, b, a >= 0 && b > a
 }
 
+// cpuStats follows DESIGN.md "CPU" over every tick interval of the step:
+// the app's share is Σ app Δ / Σ Δtotal, each interval counting the
+// processes present at both of its ends and those that started inside it
+// (metrics.CPUAppTicksBetween), so an app that dies in the step keeps its
+// time up to the last tick that saw it. The top-style per-core figure sets
+// each interval's Δtotal against the cores online in it (the cpuN lines of
+// /proc/stat). Without /proc/stat, wall time × the core count stands in
+// for Δtotal.
 func (c *collector) cpuStats(st *Step) CPUStats {
 	r := c.s.res
 	out := CPUStats{Unit: "%", Source: "/proc/stat, /proc/<pid>/stat, /proc/<pid>/task/*/stat"}
-	cores := r.Device.Cores
 	if !c.cpuOK {
-		return c.cpuStatsWall(st, cores)
+		out.Source = "/proc/<pid>/stat over wall time (/proc/stat unreadable)"
 	}
-	hasCPU := func(i int) bool { return r.Samples[i].CPU != nil }
-	a, b, ok := bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, hasCPU, st.HostStartNs, st.HostEndNs)
+	cores := r.Device.Cores
+	usable := func(i int) bool {
+		s := r.Samples[i]
+		return (s.CPU != nil || !c.cpuOK) && procsRead(s)
+	}
+	a, b, ok := bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, usable, st.HostStartNs, st.HostEndNs)
 	if !ok {
 		return out
 	}
-	sa, sb := r.Samples[a], r.Samples[b]
-	if v, err := metrics.CPUAppPercent(sa.CPU.times(), sb.CPU.times(), pidStats(sa.Procs), pidStats(sb.Procs)); err == nil {
-		out.Mean = v
-		out.MeanPerCore = v * float64(cores)
-	}
-	if v, err := metrics.CPUDevicePercent(sa.CPU.times(), sb.CPU.times()); err == nil {
-		out.DeviceMean = v
-	}
-	prev := a
+	var app, total, coreTotal, busy float64
 	var ticks []float64
+	prev := a
 	for i := a + 1; i <= b; i++ {
-		if !hasCPU(i) {
+		if !usable(i) {
 			continue
 		}
 		p, q := r.Samples[prev], r.Samples[i]
-		if v, err := metrics.CPUAppPercent(p.CPU.times(), q.CPU.times(), pidStats(p.Procs), pidStats(q.Procs)); err == nil {
-			out.Max = max(out.Max, v)
-			ticks = append(ticks, v)
-			out.Intervals++
-		}
-		if v, err := metrics.CPUDevicePercent(p.CPU.times(), q.CPU.times()); err == nil {
-			out.DeviceMax = max(out.DeviceMax, v)
-		}
 		prev = i
+		// The interval's elapsed ticks on the whole device and on one core.
+		var dt, dCore, dBusy float64
+		if c.cpuOK {
+			t, bz, err := metrics.CPUDelta(p.CPU.times(), q.CPU.times())
+			if err != nil {
+				continue
+			}
+			online := q.OnlineCores
+			if online <= 0 {
+				online = cores
+			}
+			dt, dBusy = float64(t), float64(bz)
+			if online > 0 {
+				dCore = dt / float64(online)
+			}
+		} else {
+			dCore = float64(r.Device.ClockTicks) * float64(q.HostNs-p.HostNs) / 1e9
+			dt = dCore * float64(cores)
+		}
+		d := float64(metrics.CPUAppTicksBetween(pidStats(p.Procs), pidStats(q.Procs), c.uptimeTicks(p)))
+		app, total, coreTotal, busy = app+d, total+dt, coreTotal+dCore, busy+dBusy
+		out.Intervals++
+		if dt > 0 {
+			pct := d / dt * 100
+			out.Max = max(out.Max, pct)
+			ticks = append(ticks, pct)
+			out.DeviceMax = max(out.DeviceMax, dBusy/dt*100)
+		}
+	}
+	if total > 0 {
+		out.Mean = app / total * 100
+		out.DeviceMean = busy / total * 100
+	}
+	if coreTotal > 0 {
+		out.MeanPerCore = app / coreTotal * 100
 	}
 	out.P90 = metrics.NearestRank(ticks, 90)
-	if len(sb.Threads) > 0 {
-		if th, err := metrics.CPUTopThreads(sa.CPU.times(), sb.CPU.times(), pidStats(sa.Threads), pidStats(sb.Threads), cores, 5); err == nil {
+	sa, sb := r.Samples[a], r.Samples[b]
+	online := sb.OnlineCores
+	if online <= 0 {
+		online = cores
+	}
+	if c.cpuOK && len(sb.Threads) > 0 && online > 0 {
+		if th, err := metrics.CPUTopThreads(sa.CPU.times(), sb.CPU.times(), pidStats(sa.Threads), pidStats(sb.Threads), online, 5); err == nil {
 			for _, t := range th {
 				out.Threads = append(out.Threads, ThreadCPU{TID: t.TID, Name: t.Name, Pct: t.Percent, CorePct: t.CorePct})
 			}
-		}
-	}
-	return out
-}
-
-// cpuStatsWall is the fallback where /proc/stat is unreadable: the app's
-// ticks over the elapsed wall time, ticks/s × cores standing in for Δtotal
-// (what Δtotal would be on an idle-free accounting).
-func (c *collector) cpuStatsWall(st *Step, cores int) CPUStats {
-	r := c.s.res
-	out := CPUStats{Unit: "%", Source: "/proc/<pid>/stat over wall time (/proc/stat unreadable)"}
-	hasProcs := func(i int) bool { return len(r.Samples[i].Procs) > 0 }
-	a, b, ok := bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, hasProcs, st.HostStartNs, st.HostEndNs)
-	if !ok {
-		return out
-	}
-	pct := func(p, q Sample) float64 {
-		total := float64(r.Device.ClockTicks) * float64(q.HostNs-p.HostNs) / 1e9 * float64(cores)
-		var d uint64
-		before := map[int]ProcTicks{}
-		for _, x := range p.Procs {
-			before[x.PID] = x
-		}
-		for _, x := range q.Procs {
-			o, ok := before[x.PID]
-			switch {
-			case !ok || o.StartTime != x.StartTime:
-				d += x.UTime + x.STime
-			case x.UTime+x.STime >= o.UTime+o.STime:
-				d += x.UTime + x.STime - o.UTime - o.STime
-			}
-		}
-		if total <= 0 {
-			return 0
-		}
-		return float64(d) / total * 100
-	}
-	out.Mean = pct(r.Samples[a], r.Samples[b])
-	out.MeanPerCore = out.Mean * float64(cores)
-	prev := a
-	for i := a + 1; i <= b; i++ {
-		if hasProcs(i) {
-			out.Max = max(out.Max, pct(r.Samples[prev], r.Samples[i]))
-			out.Intervals++
-			prev = i
 		}
 	}
 	return out

@@ -139,6 +139,9 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 				b.WriteString(", ")
 			}
 			fmt.Fprintf(b, "in `%s` at %.3f s", codeSpan(c.Step), sec(c.HostNs))
+			if c.Cause != "" {
+				fmt.Fprintf(b, " (%s)", mdEscape(c.Cause))
+			}
 		}
 		b.WriteString("\n\n")
 	}

@@ -41,6 +41,14 @@ const (
 	DefaultCores  = 8
 )
 
+// online is how many cores are online (Quirks.OnlineCores).
+func (cfg Config) online() int {
+	if n := cfg.Quirks.OnlineCores; n > 0 && n < cfg.Cores {
+		return n
+	}
+	return cfg.Cores
+}
+
 // product is the identity a real phone of one API level's era reports in
 // its adbd banner (ro.product.name, ro.product.model, ro.product.device).
 type product struct {
@@ -81,6 +89,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.RefreshHz < 0 || cfg.RefreshHz > 1000 {
 		return cfg, fmt.Errorf("simdevice: config: RefreshHz %g out of range", cfg.RefreshHz)
+	}
+	if n := cfg.Quirks.OnlineCores; n < 0 || n > cfg.Cores {
+		return cfg, fmt.Errorf("simdevice: config: Quirks.OnlineCores %d out of range 0..%d", n, cfg.Cores)
 	}
 	if err := cfg.Quirks.validate(); err != nil {
 		return cfg, err

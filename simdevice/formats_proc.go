@@ -58,10 +58,14 @@ func (w *World) readFileLocked(path string) (string, error) {
 		// take their output separator from it.
 		return randomUUID(), nil
 	case "/sys/devices/system/cpu/possible", "/sys/devices/system/cpu/present", "/sys/devices/system/cpu/online":
-		if w.cfg.Cores == 1 {
+		n := w.cfg.Cores
+		if path == "/sys/devices/system/cpu/online" {
+			n = w.cfg.online()
+		}
+		if n == 1 {
 			return "0\n", nil
 		}
-		return fmt.Sprintf("0-%d\n", w.cfg.Cores-1), nil
+		return fmt.Sprintf("0-%d\n", n-1), nil
 	case "/proc/version":
 		p := products[w.cfg.API]
 		return fmt.Sprintf("Linux version %s (android-build@abfarm) (clang version 14.0.7) %s\n", p.kernel, p.kernelBuild), nil
@@ -176,7 +180,7 @@ func (w *World) taskStatLine(pid, tid int, comm string, utime, stime int64, thre
 	}
 	start := startAt / (1e9 / userHZ)
 	return fmt.Sprintf("%d (%s) S 690 690 0 0 -1 1077952832 %d 0 %d 0 %d %d 0 0 %d %d %d 0 %d %d %d 18446744073709551615 1 1 0 0 0 0 4612 1 1073775864 0 0 0 17 %d 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-		tid, comm, 24_000+utime*3, 120+utime/50, utime, stime, 10, -10, threads, start, vsize, rssPages, tid%w.cfg.Cores)
+		tid, comm, 24_000+utime*3, 120+utime/50, utime, stime, 10, -10, threads, start, vsize, rssPages, tid%w.cfg.online())
 }
 
 // pidStatusLocked is /proc/<pid>/status of the app (blog2017 capture

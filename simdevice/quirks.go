@@ -24,6 +24,20 @@ type Quirks struct {
 	// on real devices: "/sys/devices/system/cpu/possible", "/proc/net",
 	// "/proc/*/net", "/proc/net/xt_qtaguid".
 	MissingFiles []string
+	// LogHistory fills the log with what a phone in daily use holds:
+	// crashes of other apps minutes before (a Java one and a native one),
+	// an old force-stop of the app, and, whenever the app starts a process,
+	// the crash of an earlier process of the app that had the same pid
+	// (pids wrap around) three seconds before. Tools that read the log for
+	// the app's crashes must tell these apart by pid and time.
+	LogHistory bool
+	// OnlineCores is how many of the cores are online, the rest hot-unplugged
+	// as on phones that park cores (the GoClever capture's /proc/stat lists
+	// cpu0 alone): /proc/stat lists cpu0…cpuN-1 and its cpu line grows only
+	// with theirs, /sys/devices/system/cpu/online says 0-(N-1) while possible
+	// and present keep every core, nproc prints N, and the app runs on those.
+	// 0 means every core is online.
+	OnlineCores int
 }
 
 // validate checks the patterns, so a typo fails New instead of hiding

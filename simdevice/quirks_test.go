@@ -3,6 +3,7 @@ package simdevice
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestQuirksOffByDefault(t *testing.T) {
@@ -52,5 +53,36 @@ func TestQuirksValidate(t *testing.T) {
 		if _, err := New(Config{Quirks: q}); err == nil {
 			t.Errorf("New with Quirks %+v: no error", q)
 		}
+	}
+}
+
+// TestQuirksOnlineCores parks half the cores: the files and commands that
+// count cores tell online from possible as a real kernel does, and the cpu
+// line grows with the online cores alone.
+func TestQuirksOnlineCores(t *testing.T) {
+	d := newTestDevice(t, Config{Cores: 8, Quirks: Quirks{OnlineCores: 4}})
+	runCases(t, d, []shellCase{
+		{name: "nproc", cmd: "nproc", wantOut: "4\n"},
+		{name: "online", cmd: "cat /sys/devices/system/cpu/online", wantOut: "0-3\n"},
+		{name: "possible", cmd: "cat /sys/devices/system/cpu/possible", wantOut: "0-7\n"},
+		{name: "present", cmd: "cat /sys/devices/system/cpu/present", wantOut: "0-7\n"},
+		{name: "cpuN lines", cmd: "grep -c '^cpu[0-9]' /proc/stat", wantOut: "4\n"},
+		{name: "configured", cmd: "getconf _NPROCESSORS_CONF", wantOut: "8\n"},
+	})
+	w := d.World()
+	before := w.Truth()
+	up := w.Uptime()
+	for w.Uptime()-up < 200*time.Millisecond {
+		time.Sleep(10 * time.Millisecond)
+	}
+	after := w.Truth()
+	// Δtotal is 4 cores' worth of 100 ticks a second, give or take the
+	// ticks the two reads straddle.
+	secs := (after.Uptime - before.Uptime).Seconds()
+	if got, want := float64(after.DeviceTotal-before.DeviceTotal), 4*100*secs; got < want-8 || got > want+8 {
+		t.Errorf("Δtotal %.0f ticks over %.3f s, want %.0f (4 online cores)", got, secs, want)
+	}
+	if _, err := New(Config{Cores: 4, Quirks: Quirks{OnlineCores: 5}}); err == nil {
+		t.Error("more cores online than the phone has: no error")
 	}
 }

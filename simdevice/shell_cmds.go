@@ -107,7 +107,8 @@ func (p *proc) command(name string) int {
 	case "id":
 		return p.id()
 	case "nproc":
-		fmt.Fprintln(p.stdout, p.d.cfg.Cores)
+		// toybox nproc counts the cores the shell may run on: the online ones.
+		fmt.Fprintln(p.stdout, p.d.cfg.online())
 		return 0
 	case "getconf":
 		return p.getconf()
@@ -645,7 +646,9 @@ func (p *proc) getconf() int {
 		fmt.Fprintln(p.stdout, 100)
 	case "PAGESIZE", "PAGE_SIZE":
 		fmt.Fprintln(p.stdout, 4096)
-	case "_NPROCESSORS_ONLN", "_NPROCESSORS_CONF", "NPROCESSORS_ONLN", "NPROCESSORS_CONF":
+	case "_NPROCESSORS_ONLN", "NPROCESSORS_ONLN":
+		fmt.Fprintln(p.stdout, p.d.cfg.online())
+	case "_NPROCESSORS_CONF", "NPROCESSORS_CONF":
 		fmt.Fprintln(p.stdout, p.d.cfg.Cores)
 	case "LONG_BIT":
 		fmt.Fprintln(p.stdout, 64)
@@ -684,7 +687,7 @@ func (p *proc) uname() int {
 
 func (p *proc) date() int {
 	args := p.args[1:]
-	now := time.Now().UTC()
+	now := p.d.world.Wall()
 	format := "%a %b %e %H:%M:%S %Z %Y"
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -225,7 +225,7 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 	w.layer = w.appLayerName()
 	w.gfx.reset(w.now)
 	w.popup.reset(w.now)
-	w.cpu.init(cfg.Cores, w.now)
+	w.cpu.init(cfg.Cores, cfg.online(), w.now)
 	w.battery = batteryState{level: 78}
 	w.initTraffic()
 	w.bootLogs()
@@ -281,6 +281,15 @@ func (w *World) Uptime() time.Duration {
 	defer w.mu.Unlock()
 	w.advanceLocked()
 	return time.Duration(w.now)
+}
+
+// Wall is the device's wall clock (CLOCK_REALTIME) now: the time logcat
+// stamps lines with and `date` prints.
+func (w *World) Wall() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.advanceLocked()
+	return w.bootWall.Add(time.Duration(w.now)).UTC()
 }
 
 // Package is the workload app's package name.

@@ -6,12 +6,14 @@ import (
 )
 
 // deviceCPU is the /proc/stat "cpu" counters in ticks, summed over cores.
-// The per-core lines split the sums evenly (the simulated cores are alike),
-// so the aggregate line is exact to a tick and equals the sum of the cores'
-// lines, as in the kernel.
+// The per-core lines split the online cores' sums evenly (the simulated
+// cores are alike), so the aggregate line is exact to a tick and equals the
+// sum of the cores' lines plus what the offline cores counted before they
+// went offline (at boot), as in the kernel.
 type deviceCPU struct {
-	n   int
-	agg cpuTicks
+	n       int // online cores
+	agg     cpuTicks
+	offline cpuTicks // frozen counters of the offline cores
 }
 
 type cpuTicks struct {
@@ -28,15 +30,20 @@ func (c cpuLine) total() int64 {
 }
 
 // init starts the counters as if the phone had been up for uptime ns at a
-// light load, so the first /proc/stat looks like a real one.
-func (c *deviceCPU) init(cores int, uptime int64) {
-	c.n = cores
-	total := float64(uptime) / 1e9 * userHZ * float64(cores)
-	c.agg = cpuTicks{
-		user: total * 0.031, nice: total * 0.003, system: total * 0.022,
-		iowait: total * 0.002, irq: total * 0.003, softirq: total * 0.002,
+// light load, so the first /proc/stat looks like a real one; cores beyond
+// online went offline 30 s after boot and keep what they counted until then.
+func (c *deviceCPU) init(cores, online int, uptime int64) {
+	c.n = online
+	share := func(total float64) cpuTicks {
+		t := cpuTicks{
+			user: total * 0.031, nice: total * 0.003, system: total * 0.022,
+			iowait: total * 0.002, irq: total * 0.003, softirq: total * 0.002,
+		}
+		t.idle = total - (t.user + t.nice + t.system + t.iowait + t.irq + t.softirq)
+		return t
 	}
-	c.agg.idle = total - (c.agg.user + c.agg.nice + c.agg.system + c.agg.iowait + c.agg.irq + c.agg.softirq)
+	c.agg = share(float64(uptime) / 1e9 * userHZ * float64(online))
+	c.offline = share(30 * userHZ * float64(cores-online))
 }
 
 // add spends dt ticks on every core: appUser/appSys ticks of app work, bg
@@ -57,16 +64,19 @@ func (c *deviceCPU) add(dt, appUser, appSys, bg float64) {
 	c.agg.idle += all - busy
 }
 
-// line is the aggregate "cpu" line.
+// line is the aggregate "cpu" line: every core's counters, the offline
+// ones' frozen.
 func (c *deviceCPU) line() cpuLine {
-	a := c.agg
-	return cpuLine{int64(a.user), int64(a.nice), int64(a.system), int64(a.idle), int64(a.iowait), int64(a.irq), int64(a.softirq)}
+	a, o := c.agg, c.offline
+	return cpuLine{int64(a.user + o.user), int64(a.nice + o.nice), int64(a.system + o.system), int64(a.idle + o.idle),
+		int64(a.iowait + o.iowait), int64(a.irq + o.irq), int64(a.softirq + o.softirq)}
 }
 
-// perCore returns core i's line: an even share, the last core taking the
-// remainder so the cores add up to the aggregate.
+// perCore returns online core i's line: an even share of the online cores'
+// counters, the last core taking the remainder.
 func (c *deviceCPU) perCore(i int) cpuLine {
-	l := c.line()
+	a := c.agg
+	l := cpuLine{int64(a.user), int64(a.nice), int64(a.system), int64(a.idle), int64(a.iowait), int64(a.irq), int64(a.softirq)}
 	n := int64(c.n)
 	share := func(v int64) int64 {
 		if i == c.n-1 {
@@ -228,6 +238,16 @@ func (w *World) newProcLocked(t int64) {
 		a.threads = append(a.threads, &thread{tid: tid, name: n})
 	}
 	w.app = a
+	if w.cfg.Quirks.LogHistory {
+		// An earlier process of the app had this pid and crashed.
+		old := t - int64(3*time.Second)
+		for _, l := range []string{"FATAL EXCEPTION: main", fmt.Sprintf("Process: %s, PID: %d", w.wl.Package, pid),
+			"java.lang.OutOfMemoryError: Failed to allocate a 65552 byte allocation with 24 free bytes"} {
+			w.backdateLocked(old, "crash", pid, pid, 'E', "AndroidRuntime", l)
+		}
+		w.backdateLocked(old+int64(30*time.Millisecond), "system", 1000, 1100, 'I', "ActivityManager",
+			fmt.Sprintf("Process %s (pid %d) has died: fg  TOP ", w.wl.Package, pid))
+	}
 	// hwui and SurfaceFlinger state belong to the new process's window.
 	w.gfx.reset(t)
 	w.popup.reset(t)
@@ -306,9 +326,7 @@ func (w *World) crashLocked() {
 	w.crashAt = -1
 	w.crashes++
 	pid := a.pid
-	w.logBufLocked(t, "crash", pid, pid, 'E', "AndroidRuntime", "FATAL EXCEPTION: main")
-	w.logBufLocked(t, "crash", pid, pid, 'E', "AndroidRuntime", fmt.Sprintf("Process: %s, PID: %d", w.wl.Package, pid))
-	w.logBufLocked(t, "crash", pid, pid, 'E', "AndroidRuntime", c.Exception)
+	w.javaCrashLogs(t, pid, w.wl.Package, c.Exception)
 	w.logBufLocked(t, "crash", pid, pid, 'E', "AndroidRuntime", "\tat "+w.wl.activityClass()+".onClick(MainActivity.java:42)")
 	w.logBufLocked(t, "crash", pid, pid, 'E', "AndroidRuntime", "\tat android.view.View.performClick(View.java:7448)")
 	w.logLocked(t+int64(5*time.Millisecond), 1000, 1100, 'I', "ActivityManager", fmt.Sprintf("Process %s (pid %d) has died: fg  TOP ", w.wl.Package, pid))
@@ -319,12 +337,21 @@ func (w *World) crashLocked() {
 	}
 }
 
-// forceStopLocked is `am force-stop`.
+// forceStopLocked is `am force-stop`: ActivityManagerService logs the
+// force-stop and ProcessRecord.kill the kill ("stop <pkg>", and since
+// Android 13 who asked); as the system killed the process itself, no "has
+// died" line follows.
 func (w *World) forceStopLocked() {
 	if w.app == nil {
 		return
 	}
-	w.logLocked(w.now, 1000, 1100, 'I', "ActivityManager", fmt.Sprintf("Force stopping %s appid=%d user=0: from pid 0", w.wl.Package, w.wl.UID))
+	const from = "from pid 0"
+	w.logLocked(w.now, 1000, 1100, 'I', "ActivityManager", fmt.Sprintf("Force stopping %s appid=%d user=0: %s", w.wl.Package, w.wl.UID, from))
+	why := "stop " + w.wl.Package
+	if w.cfg.API >= 33 {
+		why += " due to " + from
+	}
+	w.logBufLocked(w.now, "system", 1000, 1100, 'I', "ActivityManager", fmt.Sprintf("Killing %d:%s/u0a%d (adj 0): %s", w.app.pid, w.wl.Package, w.wl.UID-10000, why))
 	w.killProcLocked(w.now)
 }
 

@@ -18,6 +18,9 @@ type logEntry struct {
 	pid, tid int
 	level    byte
 	tag, msg string
+	// backdated entries were logged stamped in the past (LogHistory): a
+	// dump shows them in time order, a follower never saw them come.
+	backdated bool
 }
 
 const logRingSize = 20_000
@@ -49,19 +52,55 @@ func (w *World) logBufLocked(at int64, buf string, pid, tid int, level byte, tag
 
 func (w *World) bootLogs() {
 	t := w.now - int64(2*time.Second)
+	if w.cfg.Quirks.LogHistory {
+		w.oldCrashLogs(t - int64(5*time.Minute))
+	}
 	w.logLocked(t, 1000, 1234, 'I', "ActivityManager", "Killing 2871:com.android.vending/u0a92 (adj 925): empty for 1800s")
 	w.logLocked(t+int64(400*time.Millisecond), 612, 612, 'D', "SurfaceFlinger", "Display 0 HWC layers:")
 	w.logLocked(t+int64(900*time.Millisecond), 1000, 1310, 'I', "BatteryService", "Battery level changed: 78")
+}
+
+// oldCrashLogs logs, from t on, a Java crash of another app, a native crash
+// of a third, and a force-stop of the workload's app (LogHistory).
+func (w *World) oldCrashLogs(t int64) {
+	s := int64(time.Second)
+	w.javaCrashLogs(t, 2871, "com.android.vending", "java.lang.NullPointerException: Attempt to invoke virtual method 'int java.lang.String.length()' on a null object reference")
+	w.logBufLocked(t+s/10, "system", 1000, 1100, 'I', "ActivityManager", "Process com.android.vending (pid 2871) has died: cch+ 5 CEM ")
+	w.logBufLocked(t+60*s, "crash", 3101, 3120, 'F', "libc", "Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x18 in tid 3120 (RenderThread), pid 3101 (com.google.android.youtube)")
+	w.logBufLocked(t+60*s+s/50, "system", 1000, 1100, 'I', "ActivityManager", "Process com.google.android.youtube (pid 3101) has died: fg  TOP ")
+	w.logBufLocked(t+120*s, "system", 1000, 1100, 'I', "ActivityManager", fmt.Sprintf("Force stopping %s appid=%d user=0: from pid 7001", w.wl.Package, w.wl.UID))
+}
+
+// javaCrashLogs logs RuntimeInit's report of an uncaught exception.
+func (w *World) javaCrashLogs(t int64, pid int, process, exception string) {
+	w.logBufLocked(t, "crash", pid, pid, 'E', "AndroidRuntime", "FATAL EXCEPTION: main")
+	w.logBufLocked(t, "crash", pid, pid, 'E', "AndroidRuntime", fmt.Sprintf("Process: %s, PID: %d", process, pid))
+	w.logBufLocked(t, "crash", pid, pid, 'E', "AndroidRuntime", exception)
+}
+
+// backdateLocked logs a line stamped at t < w.now, as history a phone
+// already held (LogHistory).
+func (w *World) backdateLocked(t int64, buf string, pid, tid int, level byte, tag, msg string) {
+	w.logBufLocked(t, buf, pid, tid, level, tag, msg)
+	for i := len(w.logs) - 1; i >= 0; i-- {
+		if w.logs[i].seq == w.logSeq {
+			w.logs[i].backdated = true
+			break
+		}
+	}
 }
 
 // logcatArgs is a parsed logcat command line.
 type logcatArgs struct {
 	dump, clear bool
 	format      string
-	since       int64 // show entries at or after this uptime; -1 none
-	tail        int   // last N lines; 0 all
-	bufs        []string
-	filters     []string
+	// Format modifiers (liblog's): epoch prints seconds since 1970, year
+	// the year, usec microseconds.
+	epoch, year, usec bool
+	since             int64 // show entries at or after this uptime; -1 none
+	tail              int   // last N lines; 0 all
+	bufs              []string
+	filters           []string
 }
 
 func (w *World) parseLogcat(args []string) (logcatArgs, error) {
@@ -87,11 +126,8 @@ func (w *World) parseLogcat(args []string) (logcatArgs, error) {
 			}
 			switch a {
 			case "-v":
-				switch v {
-				case "threadtime", "time", "brief":
-					la.format = v
-				default:
-					return la, fmt.Errorf("unsupported output format %q", v)
+				if err := la.setFormat(v); err != nil {
+					return la, err
 				}
 			case "-b":
 				for _, b := range strings.Split(v, ",") {
@@ -117,7 +153,9 @@ func (w *World) parseLogcat(args []string) (logcatArgs, error) {
 				la.since = t
 			}
 		case strings.HasPrefix(a, "-v") && len(a) > 2:
-			la.format = a[2:]
+			if err := la.setFormat(a[2:]); err != nil {
+				return la, err
+			}
 		case strings.HasPrefix(a, "-b") && len(a) > 2:
 			la.bufs = append(la.bufs, a[2:])
 		case a == "-s" || a == "-B":
@@ -128,6 +166,26 @@ func (w *World) parseLogcat(args []string) (logcatArgs, error) {
 		}
 	}
 	return la, nil
+}
+
+// setFormat takes one -v argument: a format or a modifier, or several
+// separated by commas ("threadtime,epoch"), as logcat since Android 7 does.
+func (la *logcatArgs) setFormat(v string) error {
+	for _, f := range strings.Split(v, ",") {
+		switch f {
+		case "threadtime", "time", "brief":
+			la.format = f
+		case "epoch":
+			la.epoch = true
+		case "year":
+			la.year = true
+		case "usec":
+			la.usec = true
+		default:
+			return fmt.Errorf("unsupported output format %q", f)
+		}
+	}
+	return nil
 }
 
 // parseLogTime reads 'MM-DD hh:mm:ss.mmm' in the device's wall clock.
@@ -175,10 +233,25 @@ func levelRank(b byte) int {
 	return strings.IndexByte("VDIWEFS", b)
 }
 
-// format prints one entry the way logcat -v <format> does.
-func (w *World) formatLog(format string, e logEntry) string {
-	ts := w.bootWall.Add(time.Duration(e.at)).UTC().Format("01-02 15:04:05.000")
-	switch format {
+// formatLog prints one entry the way logcat -v <format> does, with
+// liblog's layouts: a 19-wide seconds count under -v epoch.
+func (w *World) formatLog(la logcatArgs, e logEntry) string {
+	t := w.bootWall.Add(time.Duration(e.at)).UTC()
+	var ts string
+	switch {
+	case la.epoch:
+		ts = fmt.Sprintf("%19d", t.Unix())
+	case la.year:
+		ts = t.Format("2006-01-02 15:04:05")
+	default:
+		ts = t.Format("01-02 15:04:05")
+	}
+	if la.usec {
+		ts += fmt.Sprintf(".%06d", t.Nanosecond()/1e3)
+	} else {
+		ts += fmt.Sprintf(".%03d", t.Nanosecond()/1e6)
+	}
+	switch la.format {
 	case "time":
 		return fmt.Sprintf("%s %c/%-8s(%5d): %s\n", ts, e.level, e.tag, e.pid, e.msg)
 	case "brief":
@@ -187,7 +260,7 @@ func (w *World) formatLog(format string, e logEntry) string {
 	return fmt.Sprintf("%s %5d %5d %c %-8s: %s\n", ts, e.pid, e.tid, e.level, e.tag, e.msg)
 }
 
-// Logcat runs `logcat [-d] [-c] [-v threadtime|time|brief] [-T time|N]
+// Logcat runs `logcat [-d] [-c] [-v threadtime|time|brief|epoch|year|usec]… [-T time|N]
 // [-t N] [-b buffers] [tag:level...]`. Without -d it follows the log until
 // ctx ends or stdout fails, as the real command does.
 func (w *World) Logcat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -215,7 +288,7 @@ func (w *World) Logcat(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	var b strings.Builder
 	for _, e := range sel {
-		b.WriteString(w.formatLog(la.format, e))
+		b.WriteString(w.formatLog(la, e))
 	}
 	lastAt, lastSeq := w.now, w.logSeq
 	w.mu.Unlock()
@@ -242,8 +315,8 @@ func (w *World) Logcat(ctx context.Context, args []string, stdout, stderr io.Wri
 		for _, e := range w.logs {
 			// Entries stamped ahead of the clock wait for it; older ones
 			// that arrived late (never, but cheap to guard) print once.
-			if e.at <= w.now && (e.at > lastAt || (e.seq > lastSeq && !seen[e.seq])) && la.wants(e) {
-				b.WriteString(w.formatLog(la.format, e))
+			if e.at <= w.now && (e.at > lastAt || (e.seq > lastSeq && !seen[e.seq] && !e.backdated)) && la.wants(e) {
+				b.WriteString(w.formatLog(la, e))
 				seen[e.seq] = true
 			}
 		}

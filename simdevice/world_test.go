@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -703,5 +704,78 @@ func TestScreenLauncherAndApp(t *testing.T) {
 	}
 	if info := s.Info(); info.APILevel != 33 || info.Model != "Pixel 7" && info.Model != "" {
 		t.Errorf("info %+v", info)
+	}
+}
+
+// TestLogcatEpochAndModifiers prints the log with liblog's format
+// modifiers: -v epoch gives seconds since 1970 in a 19-wide field, in one
+// -v with commas or in several; year and usec widen the time.
+func TestLogcatEpochAndModifiers(t *testing.T) {
+	w, _ := newTestWorld(t, Config{API: 33})
+	wall := w.Wall()
+	epoch := regexp.MustCompile(`^ +(\d+)\.(\d{3}) +1000 +1310 I BatteryService: Battery level changed: 78$`)
+	for _, args := range [][]string{{"-v", "threadtime", "-v", "epoch"}, {"-v", "threadtime,epoch"}, {"-vepoch"}} {
+		var o, e bytes.Buffer
+		if st := w.Logcat(context.Background(), append([]string{"-d", "BatteryService:I", "*:S"}, args...), &o, &e); st != 0 {
+			t.Fatalf("logcat %v: %d %q", args, st, e.String())
+		}
+		m := epoch.FindStringSubmatch(strings.TrimSuffix(o.String(), "\n"))
+		if m == nil || len(m[0]) < 20 {
+			t.Fatalf("logcat %v printed %q", args, o.String())
+		}
+		sec, _ := strconv.ParseInt(m[1], 10, 64)
+		msec, _ := strconv.Atoi(m[2])
+		// bootLogs stamped it 1.1 s before the device was created.
+		got := time.Unix(sec, int64(msec)*1e6)
+		if d := wall.Sub(got); d < time.Second || d > 1200*time.Millisecond {
+			t.Errorf("logcat %v: line at %v, %v before the wall clock %v", args, got, d, wall)
+		}
+	}
+	var o, e bytes.Buffer
+	w.Logcat(context.Background(), []string{"-d", "-v", "year,usec", "BatteryService:I", "*:S"}, &o, &e)
+	if !regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6} `).MatchString(o.String()) {
+		t.Errorf("-v year,usec printed %q", o.String())
+	}
+	if st := w.Logcat(context.Background(), []string{"-d", "-v", "threadtime,bogus"}, &o, &e); st == 0 {
+		t.Error("bad modifier accepted")
+	}
+}
+
+// TestLogHistoryAndForceStop: with LogHistory the log holds old crashes of
+// other apps and of the app's pid's last owner; a force-stop logs
+// ActivityManager's force-stop and kill lines, and no crash.
+func TestLogHistoryAndForceStop(t *testing.T) {
+	w, clk := newTestWorld(t, Config{API: 33, Quirks: Quirks{LogHistory: true}})
+	wlaunch(t, w)
+	clk.advance(time.Second)
+	pid := w.Truth().Pids[0]
+	var o, e bytes.Buffer
+	w.Am(context.Background(), []string{"force-stop", PresetPackage}, &o, &e)
+	o.Reset()
+	w.Logcat(context.Background(), []string{"-d", "-v", "threadtime"}, &o, &e)
+	log := o.String()
+	for _, want := range []string{
+		" 2871  2871 E AndroidRuntime: Process: com.android.vending, PID: 2871\n",
+		" F libc    : Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x18 in tid 3120 (RenderThread), pid 3101 (com.google.android.youtube)\n",
+		fmt.Sprintf(" %5d %5d E AndroidRuntime: Process: %s, PID: %d\n", pid, pid, PresetPackage, pid),
+		fmt.Sprintf(" I ActivityManager: Force stopping %s appid=%d user=0: from pid 0\n", PresetPackage, PresetUID),
+		fmt.Sprintf(" I ActivityManager: Killing %d:%s/u0a%d (adj 0): stop %s due to from pid 0\n", pid, PresetPackage, PresetUID-10000, PresetPackage),
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+	if c := w.Truth().Crashes; c != 0 {
+		t.Errorf("a force-stop counted %d crashes", c)
+	}
+	// The old crash of the pid's last owner is stamped before the process
+	// started, and the log is in time order.
+	var lastT string
+	for _, l := range strings.Split(strings.TrimSpace(log), "\n") {
+		if ts := l[:18]; ts < lastT {
+			t.Fatalf("log out of order at %q", l)
+		} else {
+			lastT = ts
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -41,7 +42,7 @@ func record(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	duration := fs.Duration("duration", 0, "how long to record; 0 records until Ctrl-C")
 	out := fs.String("out", "result.json", "where to write the Result JSON")
 	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
-	interval := fs.Duration("interval", 0, "cheap-lane sampling interval (default 100ms, shorter at high refresh rates)")
+	interval := fs.Duration("interval", 0, "cheap-lane sampling interval (default 100ms; lowered, with a note, where the device's frame buffers hold less)")
 	source := fs.String("source", "auto", "frame source: auto, gfxinfo or surfaceflinger")
 	layer := fs.String("layer", "", "SurfaceFlinger layer to poll (default: picked from --list)")
 	wait := fs.Bool("wait", false, "start even when the app is not running yet")
@@ -57,6 +58,9 @@ func record(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *duration < 0 {
 		return fmt.Errorf("record: -duration %v is negative", *duration)
+	}
+	if *interval < 0 {
+		return fmt.Errorf("record: -interval %v is negative", *interval)
 	}
 	var src perftest.FrameSource
 	switch *source {
@@ -109,6 +113,7 @@ func record(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "wrote %s: %s, %d frames, fps %.1f, jank %d (%s), app cpu %.1f%%, pss max %d KiB, %d gaps\n",
 		r.Path, st.Duration().Round(time.Millisecond), fs2.Frames, fs2.FPS, fs2.Jank, fs2.JankDefinition,
 		st.CPU().Mean, st.Memory().PSSMaxKB, len(r.Gaps))
+	printHealth(stdout, r)
 	if r.Error != "" {
 		return fmt.Errorf("record: %s (partial result in %s)", r.Error, r.Path)
 	}
@@ -131,4 +136,24 @@ func (l *liveLine) tick(s perftest.Live) {
 	l.last = s.Elapsed
 	fmt.Fprintf(l.w, "%6.1fs  fps %5.1f  jank %3d  cpu %5.1f%%  pss %d KiB  frames %d  gaps %d\n",
 		s.Elapsed.Seconds(), s.FPS, s.Jank, s.CPUPct, s.PSSKB, s.Frames, s.Gaps)
+}
+
+// printHealth prints how regularly the session sampled, the app's process
+// ends that were not crashes, and every note of the Result: the options
+// the session changed, the sources it fell back on.
+func printHealth(w io.Writer, r *perftest.Result) {
+	if t := r.Whole; t != nil {
+		fmt.Fprintf(w, "ticks: %d every %gms, %d late; spacing p95 %.0fms, max %.0fms; round trip max %.0fms\n",
+			t.Ticks.Ticks, r.Config.IntervalMs, t.Ticks.Late, t.Ticks.P95SpacingMs, t.Ticks.MaxSpacingMs, t.Ticks.MaxRTTMs)
+	}
+	for _, e := range r.ProcessEnds {
+		fmt.Fprintf(w, "process end: pid %d in step %q: %s", e.PID, e.Step, strings.ReplaceAll(e.Reason, "_", "-"))
+		if e.Cause != "" {
+			fmt.Fprintf(w, " (%s)", e.Cause)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 }

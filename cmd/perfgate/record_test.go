@@ -109,6 +109,32 @@ func TestRecordUntilInterrupted(t *testing.T) {
 	}
 }
 
+// TestRecordSaysWhatItChanged asks for a 3 s interval at 60 Hz: the
+// session polls every second instead, and record says so, with how
+// regularly it sampled.
+func TestRecordSaysWhatItChanged(t *testing.T) {
+	dev, srv := recordDevice(t)
+	out := filepath.Join(t.TempDir(), "result.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	if err := record(ctx, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-interval", "3s", "-out", out, "-adb", srv.Addr}, &stdout, &stderr); err != nil {
+		t.Fatalf("record: %v", err)
+	}
+	for _, want := range []string{"\nticks: ", " every 1000ms, ", "\nnote: config: interval 3s lowered to 1s: "} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	r, err := perftest.ReadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Config.IntervalMs != 1000 {
+		t.Errorf("interval %gms in the result", r.Config.IntervalMs)
+	}
+}
+
 func TestRecordDeviceGone(t *testing.T) {
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
@@ -140,6 +166,7 @@ func TestRecordBadFlags(t *testing.T) {
 		{[]string{}, "-package is required"},
 		{[]string{"-package", "com.x.y", "-source", "vsync"}, `-source "vsync"`},
 		{[]string{"-package", "com.x.y", "-duration", "-1s"}, "negative"},
+		{[]string{"-package", "com.x.y", "-interval", "-100ms"}, "-interval -100ms is negative"},
 		{[]string{"-package", "com.x.y", "extra"}, `unexpected argument "extra"`},
 		{[]string{"-package", "com.x.y", "-adb", "127.0.0.1:1", "-duration", "1s"}, "record: adbx"},
 	} {

@@ -395,6 +395,7 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 	for _, st := range r.Steps {
 		fmt.Fprintln(stdout, stepLine(st, failed[st.Name]))
 	}
+	printHealth(stdout, r)
 	fmt.Fprintf(stdout, "result: %s\n", r.Path)
 	stepErrs := len(t.errs)
 	switch {
@@ -451,7 +452,21 @@ func stepLine(st *perftest.Step, failed bool) string {
 		fmt.Fprintf(&b, " pss max %d KiB;", m.PSSMaxKB)
 	}
 	if st.Crashed() {
-		fmt.Fprintf(&b, " CRASHED %d times;", len(st.Crashes))
+		fmt.Fprintf(&b, " CRASHED %d times", len(st.Crashes))
+		for i, c := range st.Crashes {
+			sep := " ("
+			if i > 0 {
+				sep = ", "
+			}
+			b.WriteString(sep + c.Reason)
+			if c.Cause != "" {
+				b.WriteString(" " + c.Cause)
+			}
+		}
+		b.WriteString(");")
+	}
+	if t := st.Ticks; t.Late > 0 {
+		fmt.Fprintf(&b, " %d of %d ticks late (spacing max %.0fms);", t.Late, t.Ticks, t.MaxSpacingMs)
 	}
 	return strings.TrimSuffix(b.String(), ";")
 }
