@@ -44,22 +44,6 @@ func ExampleNewSession() {
 	// Output: source gfxinfo, fps 60, jank 0 (deadline_missed), crashed false
 }
 
-// Three cold starts: the figures are their nearest-rank medians, and full
-// display only counts when every launch reported it.
-func ExampleStartupStats_Summarise() {
-	st := perftest.StartupStats{Kind: "cold", Iterations: []perftest.StartupSample{
-		{TotalTimeMs: 690, FullyDrawnMs: 910}, {TotalTimeMs: 650, FullyDrawnMs: 900}, {TotalTimeMs: 700},
-	}}
-	st.Summarise()
-	fmt.Println(st.InitialDisplayMs, st.FullDisplayMs)
-	st.Iterations[2].FullyDrawnMs = 950
-	st.Summarise()
-	fmt.Println(st.InitialDisplayMs, st.FullDisplayMs)
-	// Output:
-	// 690 0
-	// 690 910
-}
-
 // A tap that drew one frame, on a phone whose traffic counters could not
 // be read: a frame count but no FPS (it needs two frames), and no traffic,
 // each with the reason rather than a 0.
@@ -86,4 +70,20 @@ func ExampleStep_Absent() {
 	// rx: traffic: /proc/<pid>/net/dev unreadable on every read in the step (3 failed; last: exit 1: "cat: /proc/4242/net/dev: No such file or directory")
 	// frames = 1
 	// jank = 0
+}
+
+// Three cold starts: the figures are their nearest-rank medians, and full
+// display only counts when every launch reported it.
+func ExampleStartupStats_Summarise() {
+	st := perftest.StartupStats{Kind: "cold", Iterations: []perftest.StartupSample{
+		{TotalTimeMs: 690, FullyDrawnMs: 910}, {TotalTimeMs: 650, FullyDrawnMs: 900}, {TotalTimeMs: 700},
+	}}
+	st.Summarise()
+	fmt.Println(st.InitialDisplayMs, st.FullDisplayMs)
+	st.Iterations[2].FullyDrawnMs = 950
+	st.Summarise()
+	fmt.Println(st.InitialDisplayMs, st.FullDisplayMs)
+	// Output:
+	// 690 0
+	// 690 910
 }
