@@ -65,7 +65,7 @@ func violations(ms []Measurement, limits []Limit) []string {
 func violation(m Measurement, l Limit) (string, bool) {
 	v, ok := m.Metric(l.Metric)
 	if !ok {
-		return fmt.Sprintf("perf budget exceeded: %s: %s not measured (budget %s)", m.Step, l.Metric, l), true
+		return NotCheckedLine(m.Step, l.Metric, m.NotMeasured[l.Metric], l.String()), true
 	}
 	if l.Min && v.Value >= l.Value || !l.Min && v.Value <= l.Value {
 		return "", false
@@ -83,6 +83,17 @@ func violation(m Measurement, l Limit) (string, bool) {
 	}
 	return fmt.Sprintf("perf budget exceeded: %s: %s %s %s %s (%s)", m.Step, l.Metric,
 		formatValue(v.Value, v.Unit), op, formatValue(l.Value, v.Unit), why), true
+}
+
+// NotCheckedLine is the failure line of a budget on a metric the step has
+// no value for: "perf budget not checked: scroll: rx not measured
+// (traffic: …; budget rx ≤ 100B)". Unmeasured is never zero, and a budget
+// nobody could check is not met; why is the step's reason, when known.
+func NotCheckedLine(step, metric, why, budget string) string {
+	if why == "" {
+		return fmt.Sprintf("perf budget not checked: %s: %s not measured (budget %s)", step, metric, budget)
+	}
+	return fmt.Sprintf("perf budget not checked: %s: %s not measured (%s; budget %s)", step, metric, why, budget)
 }
 
 func evidencePrefix(metric string) string {

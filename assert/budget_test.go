@@ -1,6 +1,9 @@
 package assert_test
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,7 +89,7 @@ func TestCheckResultAndMissing(t *testing.T) {
 	assert.MaxJank(f, r, 3)
 	want := []string{
 		"perf budget exceeded: scroll: jank 5 > 3 (deadline missed; frames at 1.84s 2.10s 2.31s 3.02s 3.40s)",
-		"perf budget exceeded: idle: jank not measured (budget jank ≤ 3)",
+		"perf budget not checked: idle: jank not measured (frames: no frame source; budget jank ≤ 3)",
 	}
 	if f.text() != want[0]+"\n"+want[1] {
 		t.Errorf("got\n%s\nwant\n%s\n%s", f.text(), want[0], want[1])
@@ -135,5 +138,42 @@ func TestKnownMetricsMatchCatalogue(t *testing.T) {
 		if !assert.KnownMetric(m.Name) {
 			t.Errorf("catalogue metric %q is not known to budget files", m.Name)
 		}
+	}
+}
+
+// A metric the step could not measure fails its budget as not checked,
+// with the step's reason; one it measured as 0 is checked like any value.
+func TestBudgetOnUnmeasuredMetric(t *testing.T) {
+	why := `traffic: /proc/<pid>/net/dev unreadable on every read in the step (12 failed; last: exit 1: "cat: /proc/4242/net/dev: No such file or directory")`
+	st := scrollStep()
+	st.TrafficStats = nil
+	st.NotMeasured = map[string]string{"rx": why, "tx": why}
+	f := &fakeT{}
+	if assert.MaxTraffic(f, st, 4096, 1024) {
+		t.Error("a traffic budget on unmeasured traffic passed")
+	}
+	want := []string{
+		"perf budget not checked: scroll: rx not measured (" + why + "; budget rx ≤ 4096B)",
+		"perf budget not checked: scroll: tx not measured (" + why + "; budget tx ≤ 1024B)",
+	}
+	if f.text() != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", f.text(), strings.Join(want, "\n"))
+	}
+	// The same through a budget file.
+	p := filepath.Join(t.TempDir(), "net.budget.json")
+	if err := os.WriteFile(p, []byte(`{"schema": "perfgate.budget/v1", "steps": {"scroll": {"rx": {"max": 4096, "unit": "B"}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f = &fakeT{}
+	assert.Budget(f, run("Pixel 7", "14", st), p)
+	if len(f.errs) == 0 || f.errs[0] != want[0] {
+		t.Errorf("budget file: %q, want first %q", f.errs, want[0])
+	}
+	// A measured 0 is a value: it meets a budget of 0 bytes.
+	zero := scrollStep()
+	zero.TrafficStats.RxBytes, zero.TrafficStats.TxBytes = 0, 0
+	f = &fakeT{}
+	if !assert.MaxTraffic(f, zero, 0, 0) || len(f.errs) != 0 {
+		t.Errorf("measured 0 bytes against a 0-byte budget: %q", f.errs)
 	}
 }

@@ -57,7 +57,7 @@ func NoRegression(t TestingT, r Run, path string, g Gate) bool {
 		}
 	}
 	ok := true
-	compared := 0
+	compared, skipped := 0, 0
 	for _, step := range slices.Sorted(maps.Keys(f.Steps)) {
 		if len(g.Steps) > 0 && !slices.Contains(g.Steps, step) {
 			continue
@@ -69,10 +69,23 @@ func NoRegression(t TestingT, r Run, path string, g Gate) bool {
 				continue
 			}
 			got := runs.values(step, name)
+			missed, why := runs.notMeasured(step, name)
+			if len(got) == 0 && why != "" {
+				// Unmeasured is never zero, and nothing to compare: skipped,
+				// with the reason, as too few iterations are.
+				warn("perf regression gate: not checked: %s: %s not measured (%s; baseline at %s:%d)", step, name, why, path, entries[name].Line)
+				ok = ok && !g.Strict
+				skipped++
+				continue
+			}
 			if len(got) == 0 {
 				t.Errorf("perf regression: %s: %s not measured (baseline at %s:%d)", step, name, path, entries[name].Line)
 				ok = false
 				continue
+			}
+			if missed > 0 {
+				warn("perf regression gate: warning: %s: %s not measured in %d of %d iterations (%s); compared the other %d", step, name, missed, missed+len(got), why, len(got))
+				ok = ok && !g.Strict
 			}
 			m := runs.metric(step, name)
 			c := CompareValues(b.Values, got, m.Better, g)
@@ -95,7 +108,7 @@ func NoRegression(t TestingT, r Run, path string, g Gate) bool {
 			ok = false
 		}
 	}
-	if compared == 0 && ok {
+	if compared == 0 && skipped == 0 && ok {
 		t.Errorf("perf regression gate: %s has no baseline this run measured (run 'go test . -update' to record one)", path)
 		return false
 	}
@@ -110,10 +123,15 @@ type runValues struct {
 	order []string
 	vals  map[string]map[string][]float64
 	m     map[string]map[string]metrics.Metric
+	// absent counts, per step and metric, the iterations that did not
+	// measure it, and why holds the last reason.
+	absent map[string]map[string]int
+	why    map[string]map[string]string
 }
 
 func iterations(ms []Measurement) runValues {
-	rv := runValues{vals: map[string]map[string][]float64{}, m: map[string]map[string]metrics.Metric{}}
+	rv := runValues{vals: map[string]map[string][]float64{}, m: map[string]map[string]metrics.Metric{},
+		absent: map[string]map[string]int{}, why: map[string]map[string]string{}}
 	for _, m := range ms {
 		if m.Missing {
 			continue
@@ -128,8 +146,21 @@ func iterations(ms []Measurement) runValues {
 			rv.vals[step][x.Name] = append(rv.vals[step][x.Name], x.Value)
 			rv.m[step][x.Name] = x
 		}
+		for name, why := range m.NotMeasured {
+			if rv.absent[step] == nil {
+				rv.absent[step], rv.why[step] = map[string]int{}, map[string]string{}
+			}
+			rv.absent[step][name]++
+			rv.why[step][name] = why
+		}
 	}
 	return rv
+}
+
+// notMeasured is how many iterations of step did not measure metric, and
+// the last reason.
+func (rv runValues) notMeasured(step, metric string) (int, string) {
+	return rv.absent[step][metric], rv.why[step][metric]
 }
 
 func (rv runValues) values(step, metric string) []float64 { return rv.vals[step][metric] }

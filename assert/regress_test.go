@@ -195,3 +195,46 @@ func TestGateSteps(t *testing.T) {
 		t.Errorf("recorded steps %v, want only scroll", keys(file.Steps))
 	}
 }
+
+// A baseline metric the run did not measure is skipped with the reason: a
+// warning, a failure when strict. Iterations that missed it are left out
+// of the comparison, with a warning.
+func TestNoRegressionSkipsUnmeasured(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "feed.budget.json")
+	t.Setenv(assert.EnvUpdate, "1")
+	assert.NoRegression(&fakeT{}, run("Pixel 7", "14", stepsOf([]float64{18.1, 18.3, 18.0, 18.4, 18.2, 18.5}, 58)...), p,
+		assert.Gate{Metrics: []string{"frame_time_p95", "rx"}})
+	t.Setenv(assert.EnvUpdate, "")
+	why := "traffic: dumpsys netstats unreadable on every read in the step (3 failed; last: …)"
+	steps := stepsOf([]float64{18.2, 18.0, 18.4, 18.3, 18.1, 18.5}, 58)
+	for _, st := range steps {
+		st.TrafficStats = nil
+		st.NotMeasured = map[string]string{"rx": why, "tx": why}
+	}
+	f := &fakeT{}
+	if !assert.NoRegression(f, run("Pixel 7", "14", steps...), p, assert.Gate{}) || len(f.errs) != 0 {
+		t.Errorf("an unmeasured metric failed the gate: %q", f.errs)
+	}
+	want := "perf regression gate: not checked: scroll: rx not measured (" + why + "; baseline at " + p + ":"
+	if logs := strings.Join(f.logs, "\n"); !strings.Contains(logs, want) {
+		t.Errorf("logs %q, want %q", logs, want)
+	}
+	f = &fakeT{}
+	if assert.NoRegression(f, run("Pixel 7", "14", steps...), p, assert.Gate{Strict: true}) || !strings.Contains(f.text(), want) {
+		t.Errorf("strict: %q", f.errs)
+	}
+	// Two iterations of six did not measure it.
+	steps = stepsOf([]float64{18.2, 18.0, 18.4, 18.3, 18.1, 18.5}, 58)
+	for _, st := range steps[:2] {
+		st.TrafficStats = nil
+		st.NotMeasured = map[string]string{"rx": why, "tx": why}
+	}
+	f = &fakeT{}
+	if !assert.NoRegression(f, run("Pixel 7", "14", steps...), p, assert.Gate{}) || len(f.errs) != 0 {
+		t.Errorf("partly measured: %q", f.errs)
+	}
+	want = "perf regression gate: warning: scroll: rx not measured in 2 of 6 iterations (" + why + "); compared the other 4"
+	if logs := strings.Join(f.logs, "\n"); !strings.Contains(logs, want) {
+		t.Errorf("logs %q, want %q", logs, want)
+	}
+}

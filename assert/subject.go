@@ -19,6 +19,11 @@ type Measurement struct {
 	// Evidence holds, per metric name, short items a failure quotes: the
 	// times of janky frames ("1.84s"), crash descriptions.
 	Evidence map[string][]string
+	// NotMeasured holds, per metric of the catalogue the step has no value
+	// for, why: "traffic: /proc/<pid>/net/dev unreadable on every read in
+	// the step (…)". A budget on such a metric fails as not checked, with
+	// the reason; a regression gate skips it with the reason.
+	NotMeasured map[string]string
 }
 
 // Metric returns the named metric of the step.

@@ -304,8 +304,12 @@ func (t *GfxInfoProfileTable) Totals() []float64 {
 // *GfxInfoDumpFailedError for the error outputs and a *ParseError quoting
 // the line for malformed statistics or frame rows.
 func ParseGfxInfo(b []byte) (*GfxInfo, error) {
+	text := Normalize(b)
+	if err := gfxRefused(text); err != nil {
+		return nil, err
+	}
 	p := gfxParser{g: &GfxInfo{}}
-	if err := p.run(Normalize(b)); err != nil {
+	if err := p.run(text); err != nil {
 		return nil, err
 	}
 	g := p.g
@@ -322,6 +326,34 @@ func ParseGfxInfo(b []byte) (*GfxInfo, error) {
 		return nil, &GfxInfoDumpFailedError{PID: failed.PID, Package: failed.Package, Text: failed.Failure}
 	}
 	return g, nil
+}
+
+// gfxRefused is an error when dumpsys answered for the service instead of
+// it: a shell without the DUMP permission ("Permission Denial: can't dump
+// gfxinfo from from pid=…") or a build without the service ("Can't find
+// service: gfxinfo"). Such output holds no frames, and no frames is not 0.
+func gfxRefused(text []byte) error {
+	for lineNo := 1; len(text) > 0; lineNo++ {
+		ln := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			ln, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		ln = bytes.TrimSpace(ln)
+		if len(ln) == 0 {
+			continue
+		}
+		if !bytes.HasPrefix(ln, []byte("Permission Denial")) && !bytes.HasPrefix(ln, []byte("Can't find service")) {
+			return nil
+		}
+		s := string(ln)
+		if len(s) > 200 {
+			s = s[:200] + "…"
+		}
+		return &ParseError{Source: GfxInfoSource, Line: lineNo, Text: s, Reason: "dumpsys did not dump gfxinfo"}
+	}
+	return nil
 }
 
 type gfxParser struct {

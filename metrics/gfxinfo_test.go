@@ -617,3 +617,22 @@ func TestParseGfxInfoHistogramEndsAtBlankLine(t *testing.T) {
 		t.Errorf("histogram %v", h)
 	}
 }
+
+// A dump refused for want of the DUMP permission (the platform's line, as
+// in the sectrollz netstats capture) or of the service holds no frames:
+// an error, never an empty dump read as 0 frames.
+func TestParseGfxInfoRefused(t *testing.T) {
+	for _, in := range []string{
+		"Permission Denial: can't dump gfxinfo from from pid=4243, uid=2000 due to missing android.permission.DUMP permission\n",
+		"\r\n  Can't find service: gfxinfo\r\n",
+	} {
+		g, err := ParseGfxInfo([]byte(in))
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Source != GfxInfoSource || !strings.Contains(in, pe.Text) || pe.Text == "" {
+			t.Errorf("ParseGfxInfo(%q) = %+v, %v; want a ParseError quoting the line", in, g, err)
+		}
+	}
+	if g, err := ParseGfxInfo([]byte("Applications Graphics Acceleration Info:\nUptime: 1 Realtime: 1\n")); err != nil || g == nil {
+		t.Errorf("a dump without processes: %v", err)
+	}
+}

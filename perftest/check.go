@@ -22,6 +22,12 @@ func (s *Step) Measurements() []assert.Measurement {
 		return []assert.Measurement{m}
 	}
 	m.Metrics = s.Metrics()
+	for _, a := range s.Absent() {
+		if m.NotMeasured == nil {
+			m.NotMeasured = map[string]string{}
+		}
+		m.NotMeasured[a.Name] = a.Reason
+	}
 	m.Evidence = map[string][]string{}
 	secs := func(v []float64) []string {
 		out := make([]string, len(v))

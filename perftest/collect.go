@@ -29,6 +29,9 @@ type collector struct {
 	s   *Session
 	cfg Config
 
+	// ab keeps what explains a metric without a value.
+	ab absenceLog
+
 	source    FrameSource
 	layer     string
 	refreshHz float64
@@ -79,6 +82,7 @@ func newCollector(s *Session) *collector {
 
 func (c *collector) note(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
+	c.ab.tickNotes = append(c.ab.tickNotes, msg)
 	if c.noted[msg] {
 		return
 	}
@@ -244,7 +248,8 @@ func (c *collector) probe(ctx context.Context) error {
 	if iBat >= 0 {
 		c.batteryOK = out[iBat].Exit == 0
 		if !c.batteryOK {
-			c.note("battery: %s; battery not collected", out[iBat].failure(cmds[iBat]))
+			c.ab.batteryWhy = out[iBat].failure(cmds[iBat])
+			c.note("battery: %s; battery not collected", c.ab.batteryWhy)
 		}
 		zones, err := metrics.ParseThermalZones(out[iTh].Stdout)
 		c.thermalOK = err == nil && len(thermalTemps(zones)) > 0
@@ -255,6 +260,7 @@ func (c *collector) probe(ctx context.Context) error {
 	if iStat >= 0 {
 		c.cpuOK = out[iStat].Exit == 0
 		if !c.cpuOK {
+			c.ab.statWhy = out[iStat].short()
 			c.note("cpu: %s; device CPU unavailable, app CPU %% is reported against wall time × cores", out[iStat].failure("cat /proc/stat"))
 			if c.s.res.Device.Cores <= 0 {
 				c.note("cpu: the core count is unknown too; only the app's top-style per-core figure is computed")
@@ -445,6 +451,7 @@ func (c *collector) plan() tickPlan {
 // scheduled to start (host ns), -1 for an unscheduled one.
 func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 	c.ticks++
+	c.ab.tickNotes = c.ab.tickNotes[:0]
 	r := c.s.res
 	smp := Sample{HostNs: send + (recv-send)/2, RTTNs: recv - send}
 	if due >= 0 {
@@ -539,6 +546,7 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 			}
 		}
 	}
+	c.logTick(p, out, &smp)
 	r.Samples = append(r.Samples, smp)
 }
 
@@ -640,6 +648,8 @@ func splitBefore(b []byte, prefix string) [][]byte {
 func (c *collector) absorbTraffic(res cmdResult, cmd string, hostNs int64) {
 	if res.Exit != 0 {
 		// The app's pid is gone, or the file unreadable for a moment.
+		c.note("traffic: %s", res.failure(cmd))
+		c.ab.log(srcTraffic, hostNs, res.short())
 		return
 	}
 	var tc metrics.TrafficCounters
@@ -647,15 +657,23 @@ func (c *collector) absorbTraffic(res cmdResult, cmd string, hostNs int64) {
 	switch c.traffic {
 	case trafficQtaguid:
 		var m map[int]*metrics.TrafficUID
-		if m, err = metrics.ParseTrafficQtaguid(res.Stdout); err == nil && m[c.uid] != nil {
-			tc = m[c.uid].Total
+		if m, err = metrics.ParseTrafficQtaguid(res.Stdout); err == nil {
+			// The probe saw the uid's row; a read without it is no count.
+			if m[c.uid] == nil {
+				err = fmt.Errorf("no tag 0x0 row for uid %d", c.uid)
+			} else {
+				tc = m[c.uid].Total
+			}
 		}
 	case trafficUIDStat:
 		tc, err = parseUIDStat(res.Stdout)
 	case trafficNetstats:
 		var ns metrics.TrafficNetstats
 		if ns, err = metrics.ParseTrafficNetstats(res.Stdout); err == nil {
-			tc = ns.AppUIDStats[c.uid]
+			var ok bool
+			if tc, ok = ns.AppUIDStats[c.uid]; !ok {
+				err = fmt.Errorf("no mAppUidStatsMap row for uid %d", c.uid)
+			}
 		}
 	case trafficNetDev:
 		var m map[string]metrics.TrafficCounters
@@ -665,8 +683,10 @@ func (c *collector) absorbTraffic(res cmdResult, cmd string, hostNs int64) {
 	}
 	if err != nil {
 		c.note("traffic: %s: %v", cmd, err)
+		c.ab.log(srcTraffic, hostNs, err.Error())
 		return
 	}
+	c.ab.log(srcTraffic, hostNs, "")
 	c.s.res.Traffic = append(c.s.res.Traffic, TrafficSample{
 		HostNs: hostNs, RxBytes: tc.RxBytes, TxBytes: tc.TxBytes, RxPackets: tc.RxPackets, TxPackets: tc.TxPackets,
 	})
@@ -738,8 +758,10 @@ func (c *collector) absorbSlow(p tickPlan, out []cmdResult, send, recv int64) {
 		if !errors.Is(err, metrics.ErrMeminfoNoProcess) {
 			c.note("memory: %v", err)
 		}
+		c.ab.log(srcMeminfo, mid, quoteOutput(err, out[p.stat].text()))
 		return
 	}
+	c.ab.log(srcMeminfo, mid, "")
 	ms := MemorySample{HostNs: mid, PSSKB: m.PSSKB, SwapKB: m.SwapKB}
 	if m.HasRSS {
 		ms.RSSKB = m.RSSKB

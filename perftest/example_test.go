@@ -44,6 +44,34 @@ func ExampleNewSession() {
 	// Output: source gfxinfo, fps 60, jank 0 (deadline_missed), crashed false
 }
 
+// A tap that drew one frame, on a phone whose traffic counters could not
+// be read: a frame count but no FPS (it needs two frames), and no traffic,
+// each with the reason rather than a 0.
+func ExampleStep_Absent() {
+	dm := 0
+	st := &perftest.Step{Name: "tap",
+		FrameStats: perftest.FrameStats{Source: "gfxinfo", Frames: 1, DeadlineMissed: &dm},
+		NotMeasured: map[string]string{
+			"rx": `traffic: /proc/<pid>/net/dev unreadable on every read in the step (3 failed; last: exit 1: "cat: /proc/4242/net/dev: No such file or directory")`,
+		},
+	}
+	for _, a := range st.Absent() {
+		if a.Name == "fps" || a.Name == "rx" {
+			fmt.Printf("%s: %s\n", a.Name, a.Reason)
+		}
+	}
+	for _, m := range st.Metrics() {
+		if m.Name == "frames" || m.Name == "jank" {
+			fmt.Printf("%s = %g\n", m.Name, m.Value)
+		}
+	}
+	// Output:
+	// fps: frames: needs two frames (intervals between frames); the step had 1
+	// rx: traffic: /proc/<pid>/net/dev unreadable on every read in the step (3 failed; last: exit 1: "cat: /proc/4242/net/dev: No such file or directory")
+	// frames = 1
+	// jank = 0
+}
+
 // Three cold starts: the figures are their nearest-rank medians, and full
 // display only counts when every launch reported it.
 func ExampleStartupStats_Summarise() {

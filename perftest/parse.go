@@ -59,6 +59,8 @@ func parseBatteryUevent(b []byte) (BatteryReading, bool) {
 	br := BatteryReading{LevelPct: st.LevelPct}
 	if st.HasTemp {
 		br.TemperatureC = st.TemperatureC
+	} else {
+		br.NoTemperature = true
 	}
 	if st.HasVoltage {
 		br.VoltageMV = st.VoltageMV

@@ -236,6 +236,10 @@ type BatteryReading struct {
 	TemperatureC float64 `json:"temperature_c"`
 	VoltageMV    float64 `json:"voltage_mv,omitempty"`
 	CurrentMA    float64 `json:"current_ma,omitempty"`
+
+	// NoTemperature is set when the source printed no temperature, so
+	// TemperatureC holds nothing.
+	NoTemperature bool `json:"no_temperature,omitempty"`
 }
 
 // MemorySample is one slow-lane `dumpsys meminfo <pkg>` read, in KiB.

@@ -49,6 +49,13 @@ type Step struct {
 	Gaps int `json:"gaps"`
 	// Ticks says how regularly the cheap lane sampled inside the step.
 	Ticks TickStats `json:"ticks"`
+	// NotMeasured names each metric of the catalogue (see Metrics) the
+	// step has no value for, with the reason: "rx": "traffic:
+	// /proc/<pid>/net/dev unreadable on every read in the step (…)".
+	// Unmeasured is never zero: such a metric is left out of Metrics,
+	// gates say "not measured", and the figure its summary above still
+	// holds (a zero, with a sample count of 0) means nothing.
+	NotMeasured map[string]string `json:"not_measured,omitempty"`
 }
 
 // TickStats describes the cheap lane's ticks over a window: how many, how
@@ -213,7 +220,8 @@ func (s *Step) CPU() CPUStats { return s.CPUStats }
 // Memory returns the step's memory summary.
 func (s *Step) Memory() MemoryStats { return s.MemoryStats }
 
-// Traffic returns the step's traffic, zero when it was not collected.
+// Traffic returns the step's traffic, zero when it was not measured (see
+// NotMeasured for why).
 func (s *Step) Traffic() TrafficStats {
 	if s.TrafficStats == nil {
 		return TrafficStats{}

@@ -1,6 +1,7 @@
 package perftest
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"time"
@@ -120,6 +121,7 @@ func (c *collector) summarise(st *Step) {
 		}
 	}
 	st.Ticks = c.tickStats(st.HostStartNs, st.HostEndNs)
+	c.markAbsent(st)
 }
 
 // tickStats describes the ticks whose samples fall in [start, end] (host
@@ -291,6 +293,15 @@ func (c *collector) memoryStats(st *Step) MemoryStats {
 			rss = append(rss, metrics.MemorySample{At: time.Duration(s.HostNs), KB: s.RSSKB})
 		}
 	}
+	// Likewise a step shorter than a tick may hold no status read.
+	if len(rss) == 0 {
+		for _, s := range r.Samples {
+			if s.HostNs >= st.HostStartNs && s.HostNs <= st.HostEndNs+int64(c.cfg.Interval) && s.RSSKB > 0 {
+				rss = append(rss, metrics.MemorySample{At: time.Duration(s.HostNs), KB: s.RSSKB})
+				break
+			}
+		}
+	}
 	if m, err := metrics.MemorySummarize(rss); err == nil {
 		out.RSSSamples, out.RSSMaxKB, out.RSSLastKB, out.RSSMeanKB = m.N, m.MaxKB, m.LastKB, m.MeanKB
 	}
@@ -321,20 +332,70 @@ func (c *collector) memoryStats(st *Step) MemoryStats {
 	return out
 }
 
+// trafficStats is the step's traffic, or nil when it has no byte count:
+// fewer than two reads around it, reads that failed at its edges (the
+// count would reach outside it), or counters that went backwards. The
+// reason goes to the step's NotMeasured.
 func (c *collector) trafficStats(st *Step) *TrafficStats {
 	r := c.s.res
 	out := &TrafficStats{Source: c.traffic, Unit: "bytes", Scope: c.runConfig().TrafficScope}
+	lane := "cheap"
+	if c.traffic == trafficNetstats {
+		lane = "slow"
+	}
 	a, b, ok := bracket(len(r.Traffic), func(i int) int64 { return r.Traffic[i].HostNs }, func(int) bool { return true }, st.HostStartNs, st.HostEndNs)
+	reads := c.reads(srcTraffic, lane, st.HostStartNs, st.HostEndNs)
 	if !ok {
-		return out
+		switch {
+		case c.traffic == trafficNetDev && !c.ranDuring(st.HostStartNs, st.HostEndNs):
+			c.setWhy(famTraffic, "traffic: "+c.traffic+" needs the app's process; the app was not running during the step")
+		case unreadable(c.traffic, reads) != "":
+			c.setWhy(famTraffic, "traffic: "+unreadable(c.traffic, reads))
+		default:
+			c.setWhy(famTraffic, fmt.Sprintf("traffic: fewer than two reads of %s around the step", c.traffic))
+		}
+		return nil
+	}
+	if why := unreadable(c.traffic, within(reads, st.HostEndNs)); why != "" {
+		c.setWhy(famTraffic, "traffic: "+why)
+		return nil
 	}
 	ta, tb := r.Traffic[a], r.Traffic[b]
-	d, err := metrics.TrafficDelta(
-		metrics.TrafficCounters{RxBytes: ta.RxBytes, TxBytes: ta.TxBytes, RxPackets: ta.RxPackets, TxPackets: ta.TxPackets},
-		metrics.TrafficCounters{RxBytes: tb.RxBytes, TxBytes: tb.TxBytes, RxPackets: tb.RxPackets, TxPackets: tb.TxPackets})
-	if err != nil {
+	// Normally the two reads lie within a tick of the step's edges. Where
+	// reads failed between an edge and its read, the byte count would take
+	// in traffic from outside the step, or miss some of it.
+	failed, last := 0, ""
+	for _, e := range [][2]int64{{ta.HostNs, st.HostStartNs}, {st.HostEndNs, tb.HostNs}} {
+		lo, hi := min(e[0], e[1]), max(e[0], e[1])
+		for _, x := range c.reads(srcTraffic, lane, lo, hi) {
+			if x.err != "" && x.hostNs > lo && x.hostNs < hi {
+				failed, last = failed+1, x.err
+			}
+		}
+	}
+	if failed > 0 {
+		c.setWhy(famTraffic, fmt.Sprintf("traffic: %s unreadable at the step's edge (%d failed reads; last: %s): the nearest good reads would count bytes from outside the step or miss some of it", c.traffic, failed, last))
+		return nil
+	}
+	counters := func(x TrafficSample) metrics.TrafficCounters {
+		return metrics.TrafficCounters{RxBytes: x.RxBytes, TxBytes: x.TxBytes, RxPackets: x.RxPackets, TxPackets: x.TxPackets}
+	}
+	// A counter that went backwards anywhere between the two reads (a
+	// reset) leaves the bytes of that interval unknown, even when the
+	// edges happen to agree.
+	backwards := func(p, q TrafficSample, err error) *TrafficStats {
 		c.note("traffic: step %s: %v", st.Name, err)
-		return out
+		c.setWhy(famTraffic, fmt.Sprintf("traffic: %s: %v (rx %d → %d, tx %d → %d bytes)", c.traffic, err, p.RxBytes, q.RxBytes, p.TxBytes, q.TxBytes))
+		return nil
+	}
+	for i := a + 1; i <= b; i++ {
+		if _, err := metrics.TrafficDelta(counters(r.Traffic[i-1]), counters(r.Traffic[i])); err != nil {
+			return backwards(r.Traffic[i-1], r.Traffic[i], err)
+		}
+	}
+	d, err := metrics.TrafficDelta(counters(ta), counters(tb))
+	if err != nil {
+		return backwards(ta, tb, err)
 	}
 	out.RxBytes, out.TxBytes = d.RxBytes, d.TxBytes
 	elapsed := time.Duration(tb.HostNs - ta.HostNs)
@@ -356,13 +417,21 @@ func (c *collector) batteryStats(st *Step) *BatteryStats {
 	out.StartLevelPct = r.Samples[a].Battery.LevelPct
 	out.EndLevelPct = r.Samples[b].Battery.LevelPct
 	var cur float64
-	n := 0
+	n, temps := 0, 0
 	for i := a; i <= b; i++ {
 		if br := r.Samples[i].Battery; br != nil {
-			out.MaxTemperatureC = max(out.MaxTemperatureC, br.TemperatureC)
+			if !br.NoTemperature {
+				if temps == 0 || br.TemperatureC > out.MaxTemperatureC {
+					out.MaxTemperatureC = br.TemperatureC
+				}
+				temps++
+			}
 			cur += br.CurrentMA
 			n++
 		}
+	}
+	if temps == 0 {
+		c.setWhyMetric("battery_temp_max", "battery: "+metrics.BatteryUeventSource+" has no POWER_SUPPLY_TEMP")
 	}
 	out.MeanCurrentMA = cur / float64(n)
 	return out

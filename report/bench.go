@@ -55,6 +55,7 @@ func WriteBenchstat(w io.Writer, results []*perftest.Result) error {
 				fmt.Fprintf(bw, " %s %s", strconv.FormatFloat(m.Value*m.BenchScale, 'g', 6, 64), m.BenchUnit)
 			}
 			bw.WriteString("\n")
+			writeAbsent(bw, st)
 		}
 	}
 	if err := bw.Flush(); err != nil {
@@ -73,3 +74,21 @@ func ftoa(f float64) string {
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// writeAbsent writes, under a step's benchmark line, the metrics it has no
+// value for and why, grouped by reason: "# scroll: not measured: rx, tx
+// (traffic: …)". benchstat skips the lines (they are neither results nor
+// configuration), a reader does not take a missing unit for 0.
+func writeAbsent(w io.Writer, st *perftest.Step) {
+	var reasons []string
+	names := map[string][]string{}
+	for _, a := range st.Absent() {
+		if names[a.Reason] == nil {
+			reasons = append(reasons, a.Reason)
+		}
+		names[a.Reason] = append(names[a.Reason], a.Name)
+	}
+	for _, r := range reasons {
+		fmt.Fprintf(w, "# %s: not measured: %s (%s)\n", oneLine(st.Name), strings.Join(names[r], ", "), oneLine(r))
+	}
+}

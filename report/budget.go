@@ -45,6 +45,9 @@ type Verdict struct {
 	Metric Metric
 	Found  bool
 	Pass   bool
+	// Reason says why the step has no value for the metric, when Found is
+	// false (see (*perftest.Step).Absent).
+	Reason string
 }
 
 // budgetsFor returns the budgets that apply to step name.
@@ -63,11 +66,15 @@ func budgetsFor(budgets []Budget, name string) []Budget {
 // other figure.
 func Check(st *perftest.Step, budgets []Budget) []Verdict {
 	ms := StepMetrics(st)
+	absent := st.Absent()
 	var out []Verdict
 	hasCrash := false
 	for _, b := range budgetsFor(budgets, st.Name) {
 		m, ok := find(ms, b.Metric)
 		v := Verdict{Budget: b, Step: st.Name, Metric: m, Found: ok}
+		if !ok {
+			v.Reason = reasonOf(absent, b.Metric)
+		}
 		if ok {
 			if b.Min {
 				v.Pass = m.Value >= b.Limit
@@ -89,7 +96,7 @@ func Check(st *perftest.Step, budgets []Budget) []Verdict {
 // format: "perf budget exceeded: scroll: jank 5 > 3 (deadline missed)".
 func (v Verdict) message() string {
 	if !v.Found {
-		return fmt.Sprintf("perf budget exceeded: %s: %s not measured (budget %s)", v.Step, v.Budget.Metric, v.Budget)
+		return assert.NotCheckedLine(v.Step, v.Budget.Metric, v.Reason, v.Budget.String())
 	}
 	op := ">"
 	if v.Budget.Min {

@@ -67,13 +67,32 @@ func Compare(base, next []*perftest.Result, opts CompareOptions) *Comparison {
 		m        Metric
 		old, new []float64
 	}
+	// absent counts the runs of each side that did not measure a metric,
+	// with the last reason.
+	type absence struct {
+		n   [2]int
+		why [2]string
+	}
 	var order []key
 	all := map[key]*vals{}
+	missing := map[key]*absence{}
 	collect := func(rs []*perftest.Result, isNew bool) {
+		side := 0
+		if isNew {
+			side = 1
+		}
 		for _, r := range rs {
 			for _, st := range r.Steps {
 				if st.Missing {
 					continue
+				}
+				for _, a := range st.Absent() {
+					k := key{metrics.BaseStep(st.Name), a.Name}
+					if missing[k] == nil {
+						missing[k] = &absence{}
+					}
+					missing[k].n[side]++
+					missing[k].why[side] = a.Reason
 				}
 				for _, m := range StepMetrics(st) {
 					if m.Better == Neither {
@@ -100,13 +119,26 @@ func Compare(base, next []*perftest.Result, opts CompareOptions) *Comparison {
 	c.Warnings = append(c.Warnings, deviceWarnings(base, next)...)
 	for _, k := range order {
 		v := all[k]
+		ab := missing[k]
+		if ab == nil {
+			ab = &absence{}
+		}
 		if len(v.old) == 0 || len(v.new) == 0 {
-			side := "new runs"
+			i := 1
 			if len(v.old) == 0 {
-				side = "baseline"
+				i = 0
 			}
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not in the %s", k.step, k.metric, side))
+			if ab.why[i] != "" {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not measured in the %s (%s)", k.step, k.metric, [2]string{"baseline runs", "new runs"}[i], ab.why[i]))
+			} else {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not in the %s", k.step, k.metric, [2]string{"baseline", "new runs"}[i]))
+			}
 			continue
+		}
+		for i, side := range []string{"baseline runs", "new runs"} {
+			if n := ab.n[i]; n > 0 {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not measured in %d of the %s (%s); compared the others", k.step, k.metric, n, side, ab.why[i]))
+			}
 		}
 		ch := assert.CompareValues(v.old, v.new, v.m.Better, assert.Gate{Alpha: opts.Alpha, ThresholdPct: gateThreshold(opts.ThresholdPct)})
 		c.Rows = append(c.Rows, Row{Step: k.step, Metric: k.metric, Unit: v.m.Unit, Better: v.m.Better, Change: ch})

@@ -162,3 +162,32 @@ func TestCompareOutput(t *testing.T) {
 		assert.Assert(t, strings.Contains(md.String(), want), "markdown lacks %q:\n%s", want, md.String())
 	}
 }
+
+// A metric the new runs did not measure is no improvement to 0: the
+// comparison says it was not measured, and why.
+func TestCompareNotMeasured(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	base := runs(rng, 6, 18, 60, 100000)
+	next := runs(rng, 6, 18, 60, 100000)
+	why := "memory: dumpsys meminfo com.example unreadable on every read in the step (3 failed; last: …)"
+	for _, r := range next {
+		st := r.Steps[0]
+		st.MemoryStats = perftest.MemoryStats{}
+		st.NotMeasured = map[string]string{"pss_max": why, "pss_growth": why}
+	}
+	base[0].Steps[0].MemoryStats = perftest.MemoryStats{}
+	base[0].Steps[0].NotMeasured = map[string]string{"pss_max": why, "pss_growth": why}
+	c := report.Compare(base, next, report.CompareOptions{})
+	for _, r := range c.Rows {
+		assert.Assert(t, r.Metric != "pss_max", "pss_max compared: %+v", r)
+	}
+	var b bytes.Buffer
+	assert.NilError(t, c.WriteText(&b))
+	assert.Assert(t, strings.Contains(b.String(), "warning: scroll: pss_max: not measured in the new runs ("+why+")\n"), b.String())
+
+	// Measured on one side in 5 of 6 runs: compared, with a warning.
+	c = report.Compare(base, runs(rng, 6, 18, 60, 100000), report.CompareOptions{})
+	b.Reset()
+	assert.NilError(t, c.WriteText(&b))
+	assert.Assert(t, strings.Contains(b.String(), "warning: scroll: pss_max: not measured in 1 of the baseline runs ("+why+"); compared the others\n"), b.String())
+}

@@ -219,6 +219,17 @@ func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
 			}
 			hs.Metrics = append(hs.Metrics, hm)
 		}
+		// Unmeasured is never zero: each metric the step has no value for
+		// gets its row, saying why.
+		for _, a := range st.Absent() {
+			hm := htmlMetric{Metric: Metric{Name: a.Name, Unit: a.Unit, Definition: a.Reason}, Shown: "not measured"}
+			for _, v := range verdicts {
+				if v.Budget.Metric == a.Name {
+					hm.Budget, hm.Verdict = strings.TrimPrefix(v.Budget.String(), a.Name+" "), "fail"
+				}
+			}
+			hs.Metrics = append(hs.Metrics, hm)
+		}
 		for _, v := range verdicts {
 			if !v.Pass {
 				hs.Failures = append(hs.Failures, v.message())

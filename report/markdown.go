@@ -69,34 +69,38 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 		}
 		fmt.Fprintf(&steps, "#### `%s` (%s%s)\n\n", codeSpan(st.Name), st.Duration().Round(time.Millisecond), flags)
 		steps.WriteString("| metric | value | definition | budget | |\n|---|---:|---|---|---|\n")
+		absent := st.Absent()
 		shown := map[string]bool{}
-		row := func(m Metric) {
-			shown[m.Name] = true
+		// row writes a metric's line; an unmeasured one says so and why,
+		// never 0 and never a blank.
+		row := func(name string) {
+			shown[name] = true
 			budget, mark := "", ""
 			for _, v := range verdicts {
-				if v.Budget.Metric == m.Name {
-					budget = strings.TrimPrefix(v.Budget.String(), m.Name+" ")
+				if v.Budget.Metric == name {
+					budget = strings.TrimPrefix(v.Budget.String(), name+" ")
 					mark = "✅"
 					if !v.Pass {
 						mark = "❌"
 					}
 				}
 			}
-			fmt.Fprintf(&steps, "| %s | %s %s | %s | %s | %s |\n", m.Name, formatValue(m.Value), m.Unit, mdEscape(m.Definition), budget, mark)
+			value, def := "not measured", reasonOf(absent, name)
+			if m, ok := find(ms, name); ok {
+				value, def = formatValue(m.Value)+" "+m.Unit, m.Definition
+			} else if def == "" {
+				def = "no such metric in the step"
+			}
+			fmt.Fprintf(&steps, "| %s | %s | %s | %s | %s |\n", name, value, mdEscape(def), budget, mark)
 		}
 		for _, name := range summaryMetrics {
-			if m, ok := find(ms, name); ok {
-				row(m)
+			if _, ok := find(ms, name); ok || reasonOf(absent, name) != "" {
+				row(name)
 			}
 		}
 		for _, v := range verdicts {
 			if !shown[v.Budget.Metric] {
-				if v.Found {
-					row(v.Metric)
-				} else {
-					fmt.Fprintf(&steps, "| %s | not measured | | %s | ❌ |\n", v.Budget.Metric, strings.TrimPrefix(v.Budget.String(), v.Budget.Metric+" "))
-					shown[v.Budget.Metric] = true
-				}
+				row(v.Budget.Metric)
 			}
 			if !v.Pass {
 				failures = append(failures, v.message())

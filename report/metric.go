@@ -40,3 +40,14 @@ func benchName(s string) string {
 	}
 	return metrics.BenchToken(s)
 }
+
+// reasonOf is why the step has no value for the named metric, "" when
+// Absent does not list it.
+func reasonOf(absent []perftest.AbsentMetric, name string) string {
+	for _, a := range absent {
+		if a.Name == name {
+			return a.Reason
+		}
+	}
+	return ""
+}

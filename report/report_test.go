@@ -68,7 +68,9 @@ func TestCheckVerdicts(t *testing.T) {
 		{"scroll", report.Budget{Metric: "fps", Limit: 56, Min: true}, false, "perf budget exceeded: scroll: fps 55.3 < 56 (" + "(n−1)/(t[n−1]−t[0]), gfxinfo)"},
 		{"scroll", report.Budget{Metric: "frame_time_p95", Limit: 8.2}, false, "perf budget exceeded: scroll: frame_time_p95 8.25 > 8.20 (frame duration, nearest rank)"},
 		{"settle", report.Budget{Metric: "rx", Limit: 1000}, false, "perf budget exceeded: settle: rx 2003 > 1000 (dumpsys netstats, scope uid)"},
-		{"settle", report.Budget{Metric: "startup", Limit: 1000}, false, "perf budget exceeded: settle: startup not measured (budget startup ≤ 1000)"},
+		{"settle", report.Budget{Metric: "startup", Limit: 1000}, false, "perf budget not checked: settle: startup not measured (budget startup ≤ 1000)"},
+		{"settle", report.Budget{Metric: "startup_initial", Limit: 1000}, false,
+			"perf budget not checked: settle: startup_initial not measured (startup: the step launched nothing; budget startup_initial ≤ 1000)"},
 		{"settle", report.Budget{Step: "scroll", Metric: "jank", Limit: 0}, true, ""}, // another step's budget does not apply
 	}
 	for _, tc := range cases {
@@ -86,7 +88,7 @@ func TestCheckVerdicts(t *testing.T) {
 			if tc.line != "" {
 				assert.Assert(t, strings.Contains(md.String(), tc.line+"\n"), "want line %q in\n%s", tc.line, md.String())
 			} else {
-				assert.Assert(t, !strings.Contains(md.String(), "perf budget exceeded"), md.String())
+				assert.Assert(t, !strings.Contains(md.String(), "perf budget"), md.String())
 			}
 		})
 	}
@@ -466,4 +468,46 @@ func TestHTMLRestarts(t *testing.T) {
 	assert.Assert(t, strings.Contains(b.String(), "<h3>Restarts the test caused (1)</h3>"))
 	assert.Assert(t, strings.Contains(b.String(), "in step scroll: pids [100] → [200] (not a crash)"), "restart line missing")
 	assert.Assert(t, !strings.Contains(b.String(), `<h3 class="fail">Crashes</h3>`))
+}
+
+// A metric the step could not measure reads "not measured" with the
+// reason in every report, never 0 and never a blank; benchstat's reader
+// skips the reason lines.
+func TestReportsSayNotMeasured(t *testing.T) {
+	r := loadRecorded(t)
+	why := `traffic: /proc/<pid>/net/dev unreadable on every read in the step (7 failed; last: exit 1: "cat: /proc/4242/net/dev: No such file or directory")`
+	settle := r.Step("settle")
+	settle.TrafficStats = nil
+	settle.NotMeasured = map[string]string{"rx": why, "tx": why}
+	budgets := report.Options{Budgets: []report.Budget{{Step: "settle", Metric: "rx", Limit: 1000}}}
+
+	var md bytes.Buffer
+	assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{r}, budgets))
+	esc := strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(why)
+	assert.Assert(t, strings.Contains(md.String(), "| rx | not measured | "+esc+" | ≤ 1000 | ❌ |\n"), md.String())
+	assert.Assert(t, strings.Contains(md.String(), "| tx | not measured | "+esc+" |  |  |\n"), md.String())
+	assert.Assert(t, strings.Contains(md.String(), "perf budget not checked: settle: rx not measured ("+why+"; budget rx ≤ 1000)\n"), md.String())
+
+	var html bytes.Buffer
+	assert.NilError(t, report.WriteHTML(&html, []*perftest.Result{r}, budgets))
+	row := regexp.MustCompile(`<tr><td>rx</td><td class="num">([^<]*)</td><td>B</td><td>([^<]*)</td>`)
+	var got []string
+	for _, m := range row.FindAllStringSubmatch(html.String(), -1) {
+		got = append(got, m[1]+" | "+m[2])
+	}
+	// scroll measured its bytes; settle did not.
+	assert.DeepEqual(t, got, []string{"6008 | dumpsys netstats, scope uid", "not measured | " + strings.NewReplacer("<", "&lt;", ">", "&gt;", `"`, "&#34;").Replace(why)})
+
+	var bench bytes.Buffer
+	assert.NilError(t, report.WriteBenchstat(&bench, []*perftest.Result{r}))
+	assert.Assert(t, strings.Contains(bench.String(), "\n# settle: not measured: rx, tx ("+why+")\n"), bench.String())
+	rd := benchfmt.NewReader(&bench, "b.txt")
+	for rd.Scan() {
+		rec, ok := rd.Result().(*benchfmt.Result)
+		assert.Assert(t, ok, "%v", rd.Result())
+		if strings.HasSuffix(string(rec.Name.Full()), "step=settle") {
+			_, has := rec.Value("rx-B")
+			assert.Assert(t, !has, "settle reports rx-B")
+		}
+	}
 }

@@ -16,6 +16,14 @@ func (w *World) Dumpsys(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	svc, rest := args[0], args[1:]
+	uid := 2000
+	if w.cfg.Root {
+		uid = 0
+	}
+	if msg, denied := w.cfg.Quirks.denial(svc, w.dumpsysPid(), uid); denied {
+		fmt.Fprint(stdout, msg)
+		return 0
+	}
 	switch svc {
 	case "gfxinfo":
 		return w.dumpsysGfxinfo(rest, stdout)
@@ -150,4 +158,11 @@ func (w *World) dumpsysActivity(args []string, stdout io.Writer) int {
 	}
 	io.WriteString(stdout, b.String())
 	return 0
+}
+
+// dumpsysPid is the pid a dumpsys process gets now: the next one free.
+func (w *World) dumpsysPid() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.nextPid + 1
 }

@@ -38,6 +38,12 @@ type Quirks struct {
 	// and present keep every core, nproc prints N, and the app runs on those.
 	// 0 means every core is online.
 	OnlineCores int
+	// DeniedServices are dumpsys services that refuse the caller, as a
+	// shell without the DUMP permission sees them (sectrollz capture):
+	// "Permission Denial: can't dump NetworkStats from from pid=…, uid=…
+	// due to missing android.permission.DUMP permission", exit status 0.
+	// E.g. "netstats", "meminfo", "gfxinfo".
+	DeniedServices []string
 }
 
 // validate checks the patterns, so a typo fails New instead of hiding
@@ -49,6 +55,11 @@ func (q Quirks) validate() error {
 		}
 		if c == "sh" {
 			return fmt.Errorf("simdevice: config: Quirks.MissingCommands: the shell itself cannot be missing")
+		}
+	}
+	for _, sv := range q.DeniedServices {
+		if sv == "" || strings.ContainsAny(sv, "/ \t\n") {
+			return fmt.Errorf("simdevice: config: Quirks.DeniedServices: %q is not a service name", sv)
 		}
 	}
 	for _, p := range q.MissingFiles {
@@ -82,4 +93,20 @@ func (q Quirks) commands() []string {
 		return all
 	}
 	return slices.DeleteFunc(all, func(c string) bool { return slices.Contains(q.MissingCommands, c) })
+}
+
+// denial is what dumpsys prints for a service in DeniedServices: the
+// platform's DumpUtils line (its "from from" included), or SurfaceFlinger's
+// own.
+func (q Quirks) denial(svc string, pid, uid int) (string, bool) {
+	if !slices.Contains(q.DeniedServices, svc) {
+		return "", false
+	}
+	switch svc {
+	case "SurfaceFlinger":
+		return fmt.Sprintf("Permission Denial: can't dump SurfaceFlinger from pid=%d, uid=%d\n", pid, uid), true
+	case "netstats":
+		svc = "NetworkStats"
+	}
+	return fmt.Sprintf("Permission Denial: can't dump %s from from pid=%d, uid=%d due to missing android.permission.DUMP permission\n", svc, pid, uid), true
 }

@@ -1,6 +1,7 @@
 package simdevice
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,25 @@ func TestQuirksMissingCommandsAndFiles(t *testing.T) {
 	})
 }
 
+func TestQuirksDeniedServices(t *testing.T) {
+	d := newTestDevice(t, Config{Quirks: Quirks{DeniedServices: []string{"netstats", "meminfo", "SurfaceFlinger"}}})
+	run(t, d, "monkey -p "+PresetPackage+" 1", "")
+	denied := regexp.MustCompile(`^Permission Denial: can't dump (NetworkStats|meminfo) from from pid=\d+, uid=2000 due to missing android.permission.DUMP permission\n$`)
+	for _, cmd := range []string{"dumpsys netstats", "dumpsys netstats detail", "dumpsys meminfo " + PresetPackage} {
+		out, errOut, code := run(t, d, cmd, "")
+		if !denied.MatchString(out) || errOut != "" || code != 0 {
+			t.Errorf("%s: %q %q exit %d, want the denial line and exit 0", cmd, out, errOut, code)
+		}
+	}
+	if out, _, _ := run(t, d, "dumpsys SurfaceFlinger --list", ""); !regexp.MustCompile(`^Permission Denial: can't dump SurfaceFlinger from pid=\d+, uid=2000\n$`).MatchString(out) {
+		t.Errorf("SurfaceFlinger: %q", out)
+	}
+	// Services not listed answer as before.
+	if out, _, _ := run(t, d, "dumpsys gfxinfo "+PresetPackage+" framestats", ""); !strings.Contains(out, "---PROFILEDATA---") {
+		t.Errorf("gfxinfo denied too: %.200q", out)
+	}
+}
+
 func TestQuirksValidate(t *testing.T) {
 	for _, q := range []Quirks{
 		{MissingCommands: []string{""}},
@@ -49,6 +69,8 @@ func TestQuirksValidate(t *testing.T) {
 		{MissingCommands: []string{"/system/bin/nproc"}},
 		{MissingFiles: []string{"/data/local/tmp"}},
 		{MissingFiles: []string{"/proc/[net"}},
+		{DeniedServices: []string{""}},
+		{DeniedServices: []string{"meminfo com.x"}},
 	} {
 		if _, err := New(Config{Quirks: q}); err == nil {
 			t.Errorf("New with Quirks %+v: no error", q)

@@ -109,10 +109,11 @@ func record(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	r := sess.Stop()
 
 	st := r.Step("record")
-	fs2 := st.Frames()
-	fmt.Fprintf(stdout, "wrote %s: %s, %d frames, fps %.1f, jank %d (%s), app cpu %.1f%%, pss max %d KiB, %d gaps\n",
-		r.Path, st.Duration().Round(time.Millisecond), fs2.Frames, fs2.FPS, fs2.Jank, fs2.JankDefinition,
-		st.CPU().Mean, st.Memory().PSSMaxKB, len(r.Gaps))
+	f := stepFigures(st)
+	fmt.Fprintf(stdout, "wrote %s: %s, %s, %d gaps\n", r.Path, st.Duration().Round(time.Millisecond), strings.Join(f.parts, ", "), len(r.Gaps))
+	if why := f.why(); why != "" {
+		fmt.Fprintln(stdout, why)
+	}
 	printHealth(stdout, r)
 	if r.Error != "" {
 		return fmt.Errorf("record: %s (partial result in %s)", r.Error, r.Path)
@@ -134,8 +135,17 @@ func (l *liveLine) tick(s perftest.Live) {
 		return
 	}
 	l.last = s.Elapsed
-	fmt.Fprintf(l.w, "%6.1fs  fps %5.1f  jank %3d  cpu %5.1f%%  pss %d KiB  frames %d  gaps %d\n",
-		s.Elapsed.Seconds(), s.FPS, s.Jank, s.CPUPct, s.PSSKB, s.Frames, s.Gaps)
+	// FPS needs two frames and PSS a meminfo read (a running app never
+	// has 0): until then they are not measured, not 0.
+	fps, pss := "    -", "-"
+	if s.Frames >= 2 {
+		fps = fmt.Sprintf("%5.1f", s.FPS)
+	}
+	if s.PSSKB > 0 {
+		pss = fmt.Sprint(s.PSSKB)
+	}
+	fmt.Fprintf(l.w, "%6.1fs  fps %s  jank %3d  cpu %5.1f%%  pss %s KiB  frames %d  gaps %d\n",
+		s.Elapsed.Seconds(), fps, s.Jank, s.CPUPct, pss, s.Frames, s.Gaps)
 }
 
 // printHealth prints how regularly the session sampled, the app's process

@@ -17,11 +17,17 @@ import (
 // recordDevice serves a simulated phone with the preset app drawing.
 func recordDevice(t *testing.T) (*simdevice.Device, *adbtest.Server) {
 	t.Helper()
+	return recordDeviceWith(t, simdevice.Quirks{})
+}
+
+// recordDeviceWith is recordDevice on a phone with quirks on.
+func recordDeviceWith(t *testing.T, q simdevice.Quirks) (*simdevice.Device, *adbtest.Server) {
+	t.Helper()
 	wl, err := simdevice.Preset("janky-scroll")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := simdevice.New(simdevice.Config{Workload: wl, RefreshHz: 60})
+	dev, err := simdevice.New(simdevice.Config{Workload: wl, RefreshHz: 60, Quirks: q})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +43,12 @@ func recordDevice(t *testing.T) (*simdevice.Device, *adbtest.Server) {
 	if _, err := d.Shell(ctx, "monkey -p "+simdevice.PresetPackage+" -c android.intent.category.LAUNCHER 1"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(900 * time.Millisecond)
+	for len(dev.World().TruthFrames()) < 5 {
+		if ctx.Err() != nil {
+			t.Fatal("the app rendered no frame after launch")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	return dev, srv
 }
 
@@ -175,5 +186,26 @@ func TestRecordBadFlags(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("record %q: err = %v, want %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// A source the phone refuses leaves its figure "not measured" in the
+// summary, with the reason, never 0.
+func TestRecordSaysNotMeasured(t *testing.T) {
+	dev, srv := recordDeviceWith(t, simdevice.Quirks{DeniedServices: []string{"meminfo"}})
+	out := filepath.Join(t.TempDir(), "result.json")
+	var stdout, stderr bytes.Buffer
+	if err := runRecord([]string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage,
+		"-duration", "1500ms", "-out", out, "-adb", srv.Addr}, &stdout, &stderr); err != nil {
+		t.Fatalf("record: %v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], ", pss max not measured, ") || strings.Contains(lines[0], "pss max 0") ||
+		!strings.HasPrefix(lines[1], "not measured: pss_max (memory: dumpsys meminfo "+simdevice.PresetPackage+" unreadable on every read in the step (") ||
+		!strings.Contains(lines[1], "Permission Denial: can't dump meminfo") {
+		t.Errorf("summary:\n%s", stdout.String())
+	}
+	if strings.Contains(stderr.String(), "pss 0 KiB") {
+		t.Errorf("live lines show pss 0:\n%s", stderr.String())
 	}
 }

@@ -442,15 +442,8 @@ func stepLine(st *perftest.Step, failed bool) string {
 		}
 		b.WriteString(";")
 	}
-	if fs := st.Frames(); fs.Frames > 0 {
-		fmt.Fprintf(&b, " %d frames, %.1f fps, jank %d (%s);", fs.Frames, fs.FPS, fs.Jank, fs.JankDefinition)
-	}
-	if c := st.CPU(); c.Intervals > 0 {
-		fmt.Fprintf(&b, " cpu %.1f%%;", c.Mean)
-	}
-	if m := st.Memory(); m.PSSSamples > 0 {
-		fmt.Fprintf(&b, " pss max %d KiB;", m.PSSMaxKB)
-	}
+	f := stepFigures(st)
+	fmt.Fprintf(&b, " %s; %s;", strings.Join(f.parts[:3], ", "), strings.Join(f.parts[3:], "; "))
 	if st.Crashed() {
 		fmt.Fprintf(&b, " CRASHED %d times", len(st.Crashes))
 		for i, c := range st.Crashes {
@@ -467,6 +460,9 @@ func stepLine(st *perftest.Step, failed bool) string {
 	}
 	if t := st.Ticks; t.Late > 0 {
 		fmt.Fprintf(&b, " %d of %d ticks late (spacing max %.0fms);", t.Late, t.Ticks, t.MaxSpacingMs)
+	}
+	if why := f.why(); why != "" {
+		fmt.Fprintf(&b, " %s;", why)
 	}
 	return strings.TrimSuffix(b.String(), ";")
 }

@@ -1,0 +1,395 @@
+package perftest
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/metrics"
+)
+
+// Sources whose reads the collector logs, so a metric without a value can
+// say why (README "Unmeasured is never zero").
+const (
+	srcFrames  = "frames"
+	srcStat    = "cat /proc/stat"
+	srcProcs   = "/proc/<pid>/stat"
+	srcStatus  = "/proc/<pid>/status"
+	srcTraffic = "traffic"
+	srcBattery = "battery"
+	srcMeminfo = "dumpsys meminfo"
+)
+
+// readOutcome is one read of a source: good, or why not.
+type readOutcome struct {
+	hostNs int64
+	err    string // "" for a good read
+}
+
+// absenceLog is what the collector keeps to explain absent metrics.
+type absenceLog struct {
+	reads map[string][]readOutcome
+	// tickNotes are the notes made during the tick being absorbed, the
+	// parse errors a read's exit status does not show.
+	tickNotes []string
+	// statWhy and batteryWhy say why the probe found /proc/stat or the
+	// battery unreadable.
+	statWhy, batteryWhy string
+	// why holds reasons found while a step is summarised, by family or by
+	// metric name.
+	why       map[family]string
+	whyMetric map[string]string
+}
+
+func (l *absenceLog) log(src string, hostNs int64, err string) {
+	if l.reads == nil {
+		l.reads = map[string][]readOutcome{}
+	}
+	l.reads[src] = append(l.reads[src], readOutcome{hostNs, err})
+}
+
+// noted is the last note of the current tick that starts with prefix,
+// without it; "" when there was none.
+func (l *absenceLog) noted(prefix string) string {
+	for i := len(l.tickNotes) - 1; i >= 0; i-- {
+		if s, ok := strings.CutPrefix(l.tickNotes[i], prefix); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// short describes a failed command's result for a reason: its exit status
+// and what it printed, bounded.
+func (r cmdResult) short() string {
+	msg := strings.TrimSpace(string(r.Stderr))
+	if msg == "" {
+		msg = strings.TrimSpace(string(r.Stdout))
+	}
+	if msg == "" {
+		return fmt.Sprintf("exit %d, no output", r.Exit)
+	}
+	if len(msg) > 160 {
+		msg = msg[:160] + "…"
+	}
+	return fmt.Sprintf("exit %d: %q", r.Exit, msg)
+}
+
+// readErr is "" when a read gave its value (ok), else why not: the note
+// its parser left this tick, else the command's failure.
+func readErr(ok bool, res cmdResult, note string) string {
+	switch {
+	case ok:
+		return ""
+	case note != "":
+		return note
+	}
+	return res.short()
+}
+
+// quoteOutput is err for a reason, with the first line of the output it
+// came from when the error does not quote any.
+func quoteOutput(err error, out []byte) string {
+	var pe *metrics.ParseError
+	if errors.As(err, &pe) && pe.Text != "" || errors.Is(err, metrics.ErrMeminfoNoProcess) {
+		return err.Error()
+	}
+	ln := strings.TrimSpace(string(metrics.Normalize(out)))
+	if i := strings.IndexByte(ln, '\n'); i >= 0 {
+		ln = ln[:i]
+	}
+	if len(ln) > 160 {
+		ln = ln[:160] + "…"
+	}
+	return fmt.Sprintf("%v (output: %q)", err, ln)
+}
+
+// logTick records how each source of one cheap-lane tick fared. Per-process
+// sources are not read while the app is not running; that is no failure.
+func (c *collector) logTick(p tickPlan, out []cmdResult, smp *Sample) {
+	h, l := smp.HostNs, &c.ab
+	if p.frames >= 0 {
+		err := ""
+		if res := out[p.frames]; res.Exit != 0 {
+			err = res.short()
+		} else if smp.NewFrames == 0 {
+			err = l.noted("frames: ")
+		}
+		l.log(srcFrames, h, err)
+	}
+	if p.stat >= 0 {
+		l.log(srcStat, h, readErr(smp.CPU != nil, out[p.stat], l.noted("cpu: ")))
+	}
+	running := len(smp.PIDs) > 0
+	if p.pidStat >= 0 && running {
+		l.log(srcProcs, h, readErr(len(smp.Procs) > 0, out[p.pidStat], l.noted("cpu: ")))
+	}
+	if p.status >= 0 && running {
+		l.log(srcStatus, h, readErr(smp.RSSKB > 0, out[p.status], l.noted("memory: ")))
+	}
+	if p.batt >= 0 {
+		l.log(srcBattery, h, readErr(smp.Battery != nil, out[p.batt], ""))
+	}
+	l.tickNotes = l.tickNotes[:0]
+}
+
+// reads returns the reads of src that tell about the host window
+// [start, end] — those in it and the first after it, which still sees a
+// short step's frames and closes its last interval — oldest first. A tick
+// of lane that failed as a whole (a gap) is a failed read of every source
+// in it.
+func (c *collector) reads(src, lane string, start, end int64) []readOutcome {
+	var win []readOutcome
+	rs := c.ab.reads[src] // in the order of the ticks
+	for i := sort.Search(len(rs), func(i int) bool { return rs[i].hostNs >= start }); i < len(rs); i++ {
+		win = append(win, rs[i])
+		if rs[i].hostNs > end {
+			break
+		}
+	}
+	for _, g := range c.s.res.Gaps {
+		if g.Lane == lane && g.HostNs >= start && !strings.HasSuffix(g.Error, "frames were lost") {
+			win = append(win, readOutcome{g.HostNs, "the whole tick failed: " + g.Error})
+		}
+	}
+	sort.SliceStable(win, func(i, j int) bool { return win[i].hostNs < win[j].hostNs })
+	for i, r := range win {
+		if r.hostNs > end {
+			return win[:i+1]
+		}
+	}
+	return win
+}
+
+// within drops the read after end that reads adds.
+func within(rs []readOutcome, end int64) []readOutcome {
+	if n := len(rs); n > 0 && rs[n-1].hostNs > end {
+		return rs[:n-1]
+	}
+	return rs
+}
+
+// unreadable is the reason for a source that failed every read in a step,
+// or "" when some read was good or none was made.
+func unreadable(what string, rs []readOutcome) string {
+	failed, last := 0, ""
+	for _, r := range rs {
+		if r.err == "" {
+			return ""
+		}
+		failed++
+		last = r.err
+	}
+	if failed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s unreadable on every read in the step (%d failed; last: %s)", what, failed, last)
+}
+
+// ranDuring reports whether pidof found the app in a tick inside [start,
+// end] or in the first tick after it.
+func (c *collector) ranDuring(start, end int64) bool {
+	ss := c.s.res.Samples
+	for i := c.firstSample(start); i < len(ss); i++ {
+		if len(ss[i].PIDs) > 0 {
+			return true
+		}
+		if ss[i].HostNs > end {
+			break
+		}
+	}
+	return false
+}
+
+// firstSample is the index of the first sample at or after host time ns.
+func (c *collector) firstSample(ns int64) int {
+	ss := c.s.res.Samples
+	return sort.Search(len(ss), func(i int) bool { return ss[i].HostNs >= ns })
+}
+
+// ranAround reports whether pidof found the app in a tick of the step's
+// CPU bracket: from the last tick at or before start to the first at or
+// after end.
+func (c *collector) ranAround(start, end int64) bool {
+	r := c.s.res
+	a, b, ok := bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, func(int) bool { return true }, start, end)
+	if !ok {
+		return c.ranDuring(start, end)
+	}
+	for i := a; i <= b; i++ {
+		if len(r.Samples[i].PIDs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// markAbsent sets st.NotMeasured: every metric of the catalogue the step
+// has no value for, with the most specific reason known — the collector's
+// (a source unreadable, the app not running) before what the figures show.
+func (c *collector) markAbsent(st *Step) {
+	why, whyMetric := c.ab.why, c.ab.whyMetric
+	if why == nil {
+		why = map[family]string{}
+	}
+	if whyMetric == nil {
+		whyMetric = map[string]string{}
+	}
+	c.ab.why, c.ab.whyMetric = nil, nil
+	start, end := st.HostStartNs, st.HostEndNs
+	notRunning := fmt.Sprintf("the app was not running during the step (pidof %s found no process)", c.cfg.Package)
+	notCollected := func(k Collector) string {
+		return fmt.Sprintf("%s: not collected (Config.Collectors has no %q)", k, k)
+	}
+	span := func(every time.Duration) string {
+		return fmt.Sprintf("the step lasted %v; reads come every %v", time.Duration(end-start).Round(time.Millisecond), every)
+	}
+
+	switch {
+	case !c.cfg.has(CollectFrames):
+		why[famFrames] = notCollected(CollectFrames)
+	case st.FrameStats.Frames > 0:
+	case !c.ranDuring(start, end):
+		why[famFrames] = "frames: " + notRunning
+	default:
+		rs := c.reads(srcFrames, "cheap", start, end)
+		if s := unreadable(c.framesCmd(), rs); s != "" {
+			why[famFrames] = "frames: " + s
+		} else if len(rs) == 0 {
+			why[famFrames] = "frames: no frame poll after the step began"
+		}
+	}
+
+	if !c.cfg.has(CollectCPU) {
+		why[famAppCPU], why[famDeviceCPU] = notCollected(CollectCPU), notCollected(CollectCPU)
+	} else {
+		stat := c.reads(srcStat, "cheap", start, end)
+		procs := unreadable(srcProcs, c.reads(srcProcs, "cheap", start, end))
+		switch {
+		case !c.ranAround(start, end):
+			why[famAppCPU] = "cpu: " + notRunning
+		case procs != "":
+			why[famAppCPU] = "cpu: " + procs
+		case st.CPUStats.Intervals > 0:
+		case c.cpuOK && unreadable(srcStat, stat) != "":
+			why[famAppCPU] = "cpu: " + unreadable(srcStat, stat)
+		default:
+			why[famAppCPU] = "cpu: fewer than two ticks around the step (" + span(c.cfg.Interval) + ")"
+		}
+		switch {
+		case !c.cpuOK:
+			why[famDeviceCPU] = fmt.Sprintf("cpu: device CPU needs /proc/stat, unreadable on this device (%s); app CPU is set against wall time × cores", c.ab.statWhy)
+			whyMetric["cpu_p90"] = "cpu: no per-tick percentile against wall time (/proc/stat unreadable)"
+		case st.CPUStats.Intervals > 0:
+		case unreadable(srcStat, stat) != "":
+			why[famDeviceCPU] = "cpu: " + unreadable(srcStat, stat)
+		default:
+			why[famDeviceCPU] = "cpu: fewer than two ticks around the step (" + span(c.cfg.Interval) + ")"
+		}
+	}
+
+	if !c.cfg.has(CollectMemory) {
+		why[famPSS], why[famRSS] = notCollected(CollectMemory), notCollected(CollectMemory)
+	} else {
+		running := c.ranDuring(start, end)
+		// memory is the reason for a figure with no sample from src.
+		memory := func(src, what, lane string, every time.Duration) string {
+			failed := unreadable(what, c.reads(src, lane, start, end))
+			switch {
+			case !running:
+				return "memory: " + notRunning
+			case failed != "":
+				return "memory: " + failed
+			}
+			return "memory: no " + what + " read in the step (" + span(every) + ")"
+		}
+		if st.MemoryStats.PSSSamples == 0 {
+			why[famPSS] = memory(srcMeminfo, "dumpsys meminfo "+c.cfg.Package, "slow", c.cfg.SlowInterval)
+		}
+		if st.MemoryStats.RSSSamples == 0 {
+			why[famRSS] = memory(srcStatus, srcStatus, "cheap", c.cfg.Interval)
+		}
+	}
+
+	if !c.cfg.has(CollectTraffic) {
+		why[famTraffic] = notCollected(CollectTraffic)
+	}
+
+	switch {
+	case !c.cfg.has(CollectBattery):
+		why[famBattery] = notCollected(CollectBattery)
+	case !c.batteryOK:
+		why[famBattery] = "battery: " + c.ab.batteryWhy
+	case st.BatteryStats == nil:
+		rs := c.reads(srcBattery, "cheap", start, end)
+		if s := unreadable("/sys/class/power_supply/battery/uevent", rs); s != "" {
+			why[famBattery] = "battery: " + s
+		} else {
+			why[famBattery] = "battery: fewer than two battery reads around the step (" + span(10*c.cfg.Interval) + ")"
+		}
+	}
+
+	// Crashes are seen by comparing pids tick by tick: a step whose every
+	// tick failed watched nothing.
+	inside, after := false, false
+	if i := c.firstSample(start); i < len(c.s.res.Samples) {
+		inside = c.s.res.Samples[i].HostNs <= end
+		after = !inside
+	}
+	if !inside {
+		failed := within(c.reads("", "cheap", start, end), end) // no source: the failed ticks alone
+		switch {
+		case len(failed) > 0:
+			why[famCrashes] = fmt.Sprintf("crashes: every tick in the step failed (%d; last: %s): nothing watched the app's processes", len(failed), failed[len(failed)-1].err)
+		case !after:
+			why[famCrashes] = "crashes: no tick after the step began: nothing watched the app's processes"
+		}
+	}
+	if why[famAppCPU] != "" && why[famDeviceCPU] != "" {
+		why[famCPUTicks] = why[famAppCPU]
+	}
+
+	st.NotMeasured = nil
+	for _, e := range st.catalogue() {
+		r := whyMetric[e.Name]
+		if r == "" {
+			r = why[e.fam]
+		}
+		if r == "" {
+			r = e.why
+		}
+		if r == "" {
+			continue
+		}
+		if st.NotMeasured == nil {
+			st.NotMeasured = map[string]string{}
+		}
+		st.NotMeasured[e.Name] = r
+	}
+}
+
+// setWhy records a reason found while summarising st's family f.
+func (c *collector) setWhy(f family, reason string) {
+	if c.ab.why == nil {
+		c.ab.why = map[family]string{}
+	}
+	c.ab.why[f] = reason
+}
+
+// setWhyMetric records a reason for one metric found while summarising.
+func (c *collector) setWhyMetric(name, reason string) {
+	if c.ab.whyMetric == nil {
+		c.ab.whyMetric = map[string]string{}
+	}
+	c.ab.whyMetric[name] = reason
+}
+
+// framesCmd names the frame source's command for reasons.
+func (c *collector) framesCmd() string {
+	if c.source == SourceSurfaceFlinger {
+		return "dumpsys SurfaceFlinger --latency " + shellQuote(c.layer)
+	}
+	return "dumpsys gfxinfo " + c.cfg.Package + " framestats"
+}
