@@ -128,3 +128,31 @@ func TestTimeout(t *testing.T) {
 		}
 	}
 }
+
+// A file held by a process reads as held until released.
+func TestHold(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no advisory locks")
+	}
+	p := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if Held(p) {
+		t.Fatal("held before Hold")
+	}
+	release, err := Hold(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Held(p) {
+		t.Error("not held after Hold")
+	}
+	release()
+	if Held(p) {
+		t.Error("held after release")
+	}
+	if Held(filepath.Join(t.TempDir(), "absent")) {
+		t.Error("a missing file is held")
+	}
+}
