@@ -114,7 +114,7 @@ func (r *Result) WriteInDir(dir, base string) error {
 		return fail(err)
 	}
 	_, werr := tmp.Write(append(b, '\n'))
-	if err := errors.Join(werr, tmp.Close()); err != nil {
+	if err := errors.Join(werr, tmp.Close(), os.Chmod(tmp.Name(), 0o644)); err != nil {
 		os.Remove(tmp.Name())
 		return fail(err)
 	}
