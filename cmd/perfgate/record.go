@@ -79,12 +79,16 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 	defer stopWatch()
 	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	dev, err := adbx.Open(openCtx, adbx.Options{Serial: *serial, Server: *server})
-	if err != nil {
+	// A signal before the recording began ends it with nothing measured.
+	setupFailed := func(err error) error {
 		if sig, ok := caught(ctx); ok {
-			return exitError{code: sig.exitCode(), err: fmt.Errorf("record: %v before the device was open; nothing measured", sig)}
+			return exitError{code: sig.exitCode(), err: fmt.Errorf("record: %v before the recording began; nothing measured", sig)}
 		}
 		return fmt.Errorf("record: %w", err)
+	}
+	dev, err := adbx.Open(openCtx, adbx.Options{Serial: *serial, Server: *server})
+	if err != nil {
+		return setupFailed(err)
 	}
 	live := &liveLine{w: stderr}
 	sess, err := perftest.NewSession(openCtx, dev, perftest.Config{
@@ -98,7 +102,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 		OnTick:      live.tick,
 	})
 	if err != nil {
-		return fmt.Errorf("record: %w", err)
+		return setupFailed(err)
 	}
 	sess.Begin("record")
 	var timeout <-chan time.Time
