@@ -12,61 +12,6 @@ import (
 	"github.com/perfgate/perfgate/internal/filelock"
 )
 
-// A key given twice, at any level, is an error naming the file, both lines
-// and the key: a merge leftover must not loosen jank ≤ 3 to ≤ 300.
-func TestBudgetFileDuplicateKeys(t *testing.T) {
-	cases := []struct{ name, text, want string }{
-		{"metric", strings.Replace(goodFile, `"fps": { "min": 50, "unit": "fps" }`, `"fps": { "min": 50, "unit": "fps" },
-      "jank": { "max": 300, "unit": "frames" }`, 1),
-			`b.json:7: duplicate key "jank" in object "steps"."scroll" (lines 5 and 7); keep one`},
-		{"step", strings.Replace(goodFile, `"tap": {`, `"scroll": {`, 1),
-			`b.json:8: duplicate key "scroll" in object "steps" (lines 4 and 8); keep one`},
-		{"field of an entry", strings.Replace(goodFile, `"max": 3, "unit": "frames"`, `"max": 3, "unit": "frames", "max": 300`, 1),
-			`b.json:5: duplicate key "max" in object "steps"."scroll"."jank" (lines 5 and 5); keep one`},
-		{"top level", strings.Replace(goodFile, `"schema": "perfgate.budget/v1",`, `"schema": "perfgate.budget/v1", "steps": {},`, 1),
-			`b.json:3: duplicate key "steps" in the top level (lines 2 and 3); keep one`},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			p := writeFile(t, dir, "b.json", tc.text)
-			_, err := assert.ReadBudgetFile(p)
-			if want := filepath.Join(dir, tc.want); err == nil || err.Error() != want {
-				t.Errorf("got  %v\nwant %s", err, want)
-			}
-		})
-	}
-}
-
-// A parse error quotes a bounded excerpt of the offending text, however
-// long its line is.
-func TestBudgetFileLongLines(t *testing.T) {
-	huge := strings.Repeat("x", 256<<10)
-	cases := []struct{ name, text, want string }{
-		{"unknown field of an entry", strings.Replace(goodFile, `"unit": "frames"`, `"`+huge+`": 1`, 1), `b.json:5: step "scroll", metric "jank": bad entry { "max": 3, "xxx`},
-		{"both limits", strings.Replace(goodFile, `"min": 50, "unit": "fps"`, `"min": 50, "max": 70, "unit": "`+huge+`"`, 1), `b.json:6: step "scroll", metric "fps": both max and min in { "min": 50, "max": 70, "unit": "xxx`},
-		{"unknown metric", strings.Replace(goodFile, `"jank"`, `"`+huge+`"`, 1), `b.json:5: step "scroll", metric "xxx`},
-		{"step", strings.Replace(goodFile, `"tap": {`, `"`+huge+`": [`, 1), `b.json:8: step "xxx`},
-		{"schema", strings.Replace(goodFile, "perfgate.budget/v1", huge, 1), `b.json:2: schema "xxx`},
-		{"top-level field", strings.Replace(goodFile, `"schema"`, `"`+huge+`"`, 1), `b.json:2: unknown field "xxx`},
-		{"duplicate", strings.Replace(goodFile, `"tap": {`, `"`+huge+`": {}, "`+huge+`": {`, 1), `b.json:8: duplicate key "xxx`},
-		{"found", strings.Replace(goodFile, `"steps": {`, `"steps": "`+huge+`", "x": {`, 1), `b.json:3: "steps": want "{", found "xxx`},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			p := writeFile(t, dir, "b.json", tc.text)
-			_, err := assert.ReadBudgetFile(p)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if msg := err.Error(); !strings.HasPrefix(msg, filepath.Join(dir, tc.want)) || len(msg) > 1000 || !strings.Contains(msg, "bytes)") {
-				t.Errorf("%d-byte message: %.400s", len(msg), msg)
-			}
-		})
-	}
-}
-
 // Only a bare name goes under testdata/: "./x.json", "sub/x.json" and
 // absolute paths are taken as given, for reading and for rewriting.
 func TestBudgetPathAsGiven(t *testing.T) {
