@@ -7,6 +7,7 @@
 //	assert.MaxJank(t, r.Step("scroll"), 3)
 //	assert.MinFPS(t, r.Step("scroll"), 55)
 //	assert.Budget(t, r, "feed.budget.json")            // testdata/feed.budget.json
+//	assert.Budget(t, r, "./feed.budget.json")          // ./feed.budget.json: any other path as given
 //	assert.NoRegression(t, r, "feed.budget.json", assert.Gate{})
 //
 // Checks report like testify's assert or gotest.tools' Check: they call
@@ -18,7 +19,11 @@
 //	perf regression: scroll: frame_time_p95 18.2ms → 24.9ms (+36.8%, p=0.002, n=10+10)
 //
 // `go test . -update` (gotest.tools' flag, shared) or PERFGATE_UPDATE=1
-// rewrites the golden files from the current run.
+// rewrites the golden files from the current run, under a lock file beside
+// each that an update waits for at most $PERFGATE_LOCK_TIMEOUT (default
+// 30s). A budget file with a key given twice in one object is an error
+// naming both lines, and every parse error quotes at most a bounded
+// excerpt of the offending text.
 //
 // The package reads steps through the Subject interface, which
 // *perftest.Step and *perftest.Result implement, so that perftest's

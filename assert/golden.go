@@ -2,8 +2,6 @@ package assert
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +14,9 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/atomicfile"
+	"github.com/perfgate/perfgate/internal/excerpt"
+	"github.com/perfgate/perfgate/internal/filelock"
+	"github.com/perfgate/perfgate/internal/jsondup"
 )
 
 // BudgetSchema is the schema a budget file declares.
@@ -80,17 +81,19 @@ type Baseline struct {
 	Recorded time.Time `json:"recorded"`
 }
 
-// budgetPath puts a bare file name under testdata/, where golden files
-// live (STYLE.md rule 5).
+// budgetPath puts a bare file name ("feed.budget.json") under testdata/,
+// where golden files live (STYLE.md rule 5); any other path ("./x.json",
+// "sub/x.json", an absolute one) is taken as given.
 func budgetPath(path string) string {
-	if filepath.Dir(path) == "." && !filepath.IsAbs(path) {
+	if path != "" && path != "." && path != ".." && path == filepath.Base(path) {
 		return filepath.Join("testdata", path)
 	}
 	return path
 }
 
-// ReadBudgetFile reads and checks a budget file. A bare name is read from
-// testdata/. A missing file gives an error that wraps fs.ErrNotExist and
+// ReadBudgetFile reads and checks a budget file. A bare name
+// ("feed.budget.json") is read from testdata/; any other path ("./x.json",
+// "sub/x.json", an absolute one) as given. A missing file gives an error that wraps fs.ErrNotExist and
 // says how to create it; a broken one names the file, the line, the step
 // and the metric.
 func ReadBudgetFile(path string) (*File, error) {
@@ -105,8 +108,14 @@ func ReadBudgetFile(path string) (*File, error) {
 	return ParseBudgetFile(path, b)
 }
 
-// ParseBudgetFile parses a budget file's bytes; path names it in errors.
+// ParseBudgetFile parses a budget file's bytes; path names it in errors,
+// which quote at most a bounded excerpt of the offending text. A key that
+// occurs twice in one object, at any level, is an error naming both lines:
+// the JSON decoder would keep the last without a word.
 func ParseBudgetFile(path string, b []byte) (*File, error) {
+	if d := jsondup.Find(b); d != nil {
+		return nil, d.Error(path)
+	}
 	f := &File{Path: path, Steps: map[string]map[string]*Entry{}}
 	lineAt := func(off int64) int { return 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n")) }
 	fail := func(off int64, format string, args ...any) error {
@@ -115,12 +124,12 @@ func ParseBudgetFile(path string, b []byte) (*File, error) {
 	syntax := func(err error, dec *json.Decoder) error {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return fail(se.Offset, "bad JSON: %v", err)
+			return fail(se.Offset, "bad JSON: %s", excerpt.Text(err.Error()))
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return fail(int64(len(b)), "bad JSON: unexpected end of file")
 		}
-		return fail(dec.InputOffset(), "bad JSON: %v", err)
+		return fail(dec.InputOffset(), "bad JSON: %s", excerpt.Text(err.Error()))
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -130,7 +139,7 @@ func ParseBudgetFile(path string, b []byte) (*File, error) {
 			return syntax(err, dec)
 		}
 		if d, ok := tok.(json.Delim); !ok || d != want {
-			return fail(dec.InputOffset(), "%s: want %q, found %v", what, want, tok)
+			return fail(dec.InputOffset(), "%s: want %q, found %s", what, want, token(tok))
 		}
 		return nil
 	}
@@ -166,7 +175,7 @@ func ParseBudgetFile(path string, b []byte) (*File, error) {
 				return nil, syntax(err, dec)
 			}
 			if f.Schema != BudgetSchema {
-				return nil, fail(off, "schema %q, want %q", f.Schema, BudgetSchema)
+				return nil, fail(off, "schema %s, want %q", excerpt.Quote(f.Schema), BudgetSchema)
 			}
 		case "steps":
 			if err := expectDelim('{', `"steps"`); err != nil {
@@ -183,7 +192,7 @@ func ParseBudgetFile(path string, b []byte) (*File, error) {
 				if step == "" {
 					return nil, fail(dec.InputOffset(), "empty step name")
 				}
-				if err := expectDelim('{', fmt.Sprintf("step %q", step)); err != nil {
+				if err := expectDelim('{', "step "+excerpt.Quote(step)); err != nil {
 					return nil, err
 				}
 				entries := map[string]*Entry{}
@@ -204,14 +213,14 @@ func ParseBudgetFile(path string, b []byte) (*File, error) {
 					at += int64(len(raw) - len(bytes.TrimLeft(raw, " \t\r\n:"))) // skip to the value
 					e, err := parseEntry(raw, metric)
 					if err != nil {
-						return nil, fail(at+1, "step %q, metric %q: %v", step, metric, err)
+						return nil, fail(at+1, "step %s, metric %s: %v", excerpt.Quote(step), excerpt.Quote(metric), err)
 					}
 					e.Line = lineAt(at + 1)
 					entries[metric] = e
 				}
 			}
 		default:
-			return nil, fail(off, "unknown field %q (want schema, steps)", k)
+			return nil, fail(off, "unknown field %s (want schema, steps)", excerpt.Quote(k))
 		}
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -232,18 +241,18 @@ func parseEntry(raw []byte, metric string) (*Entry, error) {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&e); err != nil {
-		return nil, fmt.Errorf("bad entry %s: %v", bytes.TrimSpace(raw), err)
+		return nil, fmt.Errorf("bad entry %s: %s", excerpt.Snippet(bytes.TrimSpace(raw)), excerpt.Text(err.Error()))
 	}
 	bad := func(v *float64) bool { return v != nil && (*v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0)) }
 	switch {
 	case e.Max != nil && e.Min != nil:
-		return nil, fmt.Errorf("both max and min in %s", bytes.TrimSpace(raw))
+		return nil, fmt.Errorf("both max and min in %s", excerpt.Snippet(bytes.TrimSpace(raw)))
 	case bad(e.Max):
 		return nil, fmt.Errorf("negative limit max %v", *e.Max)
 	case bad(e.Min):
 		return nil, fmt.Errorf("negative limit min %v", *e.Min)
 	case e.Max == nil && e.Min == nil && e.Baseline == nil:
-		return nil, fmt.Errorf("no max, min or baseline in %s", bytes.TrimSpace(raw))
+		return nil, fmt.Errorf("no max, min or baseline in %s", excerpt.Snippet(bytes.TrimSpace(raw)))
 	}
 	if e.Baseline != nil {
 		for _, v := range e.Baseline.Values {
@@ -253,6 +262,14 @@ func parseEntry(raw []byte, metric string) (*Entry, error) {
 		}
 	}
 	return &e, nil
+}
+
+// token shows a JSON token found where another was wanted, bounded.
+func token(tok json.Token) string {
+	if s, ok := tok.(string); ok {
+		return excerpt.Quote(s)
+	}
+	return excerpt.Text(fmt.Sprint(tok))
 }
 
 // marshal writes the file the way it is committed: sorted keys (maps sort
@@ -273,7 +290,13 @@ var fileLocks sync.Map
 // UpdateBudgetFile rewrites a budget file under a lock: it re-reads the
 // file (an absent one is empty), lets fn change it, and writes it through a
 // temporary file and a rename, so parallel subtests and separate test
-// processes updating one file merge their entries and lose nothing.
+// processes updating one file merge their entries and lose nothing. A bare
+// name is under testdata/, as for ReadBudgetFile.
+//
+// The lock is the file .<name>.lock beside the budget file, removed again
+// when the update is done; it is never followed through a symbolic link.
+// An update waits for it at most $PERFGATE_LOCK_TIMEOUT (a Go duration,
+// default 30s) and then fails naming the lock and the process holding it.
 func UpdateBudgetFile(path string, fn func(*File) error) error {
 	path = budgetPath(path)
 	mu, _ := fileLocks.LoadOrStore(filepath.Clean(path), &sync.Mutex{})
@@ -282,9 +305,13 @@ func UpdateBudgetFile(path string, fn func(*File) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("perf budget file: %w", err)
 	}
-	unlock, err := lockFile(lockPath(path))
+	timeout, err := filelock.Timeout()
 	if err != nil {
-		return fmt.Errorf("perf budget file %s: lock: %w", path, err)
+		return fmt.Errorf("perf budget file %s: %w", path, err)
+	}
+	unlock, err := filelock.Lock(lockPath(path), timeout)
+	if err != nil {
+		return fmt.Errorf("perf budget file %s: %w", path, err)
 	}
 	defer unlock()
 	f, err := ReadBudgetFile(path)
@@ -312,14 +339,10 @@ func UpdateBudgetFile(path string, fn func(*File) error) error {
 	return nil
 }
 
-// lockPath is the lock file that serialises processes updating path: in
-// the temporary directory, named by the file's absolute path, so no stray
-// file lands beside the budgets.
+// lockPath is the lock file that serialises processes updating path:
+// beside it, where every process that can write the file finds the same
+// lock, and nobody else can plant one (unlike a fixed name in the shared
+// temporary directory).
 func lockPath(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(os.TempDir(), "perfgate-budget-"+hex.EncodeToString(sum[:8])+".lock")
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock")
 }

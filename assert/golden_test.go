@@ -56,8 +56,10 @@ func TestReadBudgetFile(t *testing.T) {
 	}
 }
 
-// A broken file names the file, the line and the entry, and quotes it.
+// A broken file names the file, the line and the entry, and quotes it,
+// at most a bounded excerpt of it.
 func TestBrokenBudgetFiles(t *testing.T) {
+	huge := strings.Repeat("x", 256<<10)
 	cases := []struct{ name, text, want string }{
 		{"bad JSON", "{\n  \"schema\": \"perfgate.budget/v1\",\n  \"steps\": {\n    \"scroll\": { \"jank\": { \"max\": 3, } }\n  }\n}\n",
 			"b.json:4: bad JSON: invalid character '}' looking for beginning of object key string"},
@@ -78,6 +80,26 @@ func TestBrokenBudgetFiles(t *testing.T) {
 		{"not an object", "[1]", `b.json:1: top level: want "{", found [`},
 		{"string limit", strings.Replace(goodFile, `"max": 3`, `"max": "3"`, 1),
 			`b.json:5: step "scroll", metric "jank": bad entry { "max": "3", "unit": "frames", "definition": "deadline missed" }: json: cannot unmarshal string into Go struct field Entry.max of type float64`},
+		// A key given twice, at any level, names both lines and the key: a
+		// merge leftover must not loosen jank ≤ 3 to ≤ 300.
+		{"duplicate metric", strings.Replace(goodFile, `"fps": { "min": 50, "unit": "fps" }`, `"fps": { "min": 50, "unit": "fps" },
+      "jank": { "max": 300, "unit": "frames" }`, 1),
+			`b.json:7: duplicate key "jank" in object "steps"."scroll" (lines 5 and 7); keep one`},
+		{"duplicate step", strings.Replace(goodFile, `"tap": {`, `"scroll": {`, 1),
+			`b.json:8: duplicate key "scroll" in object "steps" (lines 4 and 8); keep one`},
+		{"duplicate field of an entry", strings.Replace(goodFile, `"max": 3, "unit": "frames"`, `"max": 3, "unit": "frames", "max": 300`, 1),
+			`b.json:5: duplicate key "max" in object "steps"."scroll"."jank" (lines 5 and 5); keep one`},
+		{"duplicate top-level field", strings.Replace(goodFile, `"schema": "perfgate.budget/v1",`, `"schema": "perfgate.budget/v1", "steps": {},`, 1),
+			`b.json:3: duplicate key "steps" in the top level (lines 2 and 3); keep one`},
+		// However long its line, a message quotes a bounded excerpt.
+		{"long unknown field of an entry", strings.Replace(goodFile, `"unit": "frames"`, `"`+huge+`": 1`, 1), `b.json:5: step "scroll", metric "jank": bad entry { "max": 3, "xxx`},
+		{"long both limits", strings.Replace(goodFile, `"min": 50, "unit": "fps"`, `"min": 50, "max": 70, "unit": "`+huge+`"`, 1), `b.json:6: step "scroll", metric "fps": both max and min in { "min": 50, "max": 70, "unit": "xxx`},
+		{"long unknown metric", strings.Replace(goodFile, `"jank"`, `"`+huge+`"`, 1), `b.json:5: step "scroll", metric "xxx`},
+		{"long step", strings.Replace(goodFile, `"tap": {`, `"`+huge+`": [`, 1), `b.json:8: step "xxx`},
+		{"long schema", strings.Replace(goodFile, "perfgate.budget/v1", huge, 1), `b.json:2: schema "xxx`},
+		{"long top-level field", strings.Replace(goodFile, `"schema"`, `"`+huge+`"`, 1), `b.json:2: unknown field "xxx`},
+		{"long duplicate", strings.Replace(goodFile, `"tap": {`, `"`+huge+`": {}, "`+huge+`": {`, 1), `b.json:8: duplicate key "xxx`},
+		{"long found", strings.Replace(goodFile, `"steps": {`, `"steps": "`+huge+`", "x": {`, 1), `b.json:3: "steps": want "{", found "xxx`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,8 +110,8 @@ func TestBrokenBudgetFiles(t *testing.T) {
 				t.Fatal("no error")
 			}
 			want := filepath.Join(dir, tc.want)
-			if !strings.HasPrefix(err.Error(), want) {
-				t.Errorf("got  %q\nwant %q", err, want)
+			if !strings.HasPrefix(err.Error(), want) || len(err.Error()) > 1000 {
+				t.Errorf("got  %.400q (%d bytes)\nwant %q", err, len(err.Error()), want)
 			}
 			// Budget reports the same error through the test.
 			f := &fakeT{}

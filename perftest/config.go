@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
 )
 
@@ -46,7 +45,10 @@ type Config struct {
 	// Package is the app under test, e.g. "com.example.feed". Required.
 	Package string
 	// Name names the Result (the test's name under Start). It also names
-	// the result file inside ResultsDir.
+	// the result file inside ResultsDir: <Name>@<package>.json, where
+	// package is the test's Go package (see TestPackage and
+	// Result.WriteInDir), so tests of two packages, or two runs at once,
+	// never overwrite each other's Results.
 	Name string
 	// Collectors to run; empty means AllCollectors.
 	Collectors []Collector
@@ -65,11 +67,13 @@ type Config struct {
 	// RefreshHz overrides the device's refresh rate (the R of the metric
 	// definitions) when the device does not report one.
 	RefreshHz float64
-	// ResultsDir is where the Result is written as <Name>.json. Default
+	// ResultsDir is where the Result is written as <Name>@<package>.json
+	// (or .2.json, … when a concurrent run or an earlier session of this
+	// process has that name; see Result.WriteInDir). Default
 	// $PERFGATE_RESULTS, else testdata/perf-results.
 	ResultsDir string
 	// ResultFile, when set, is the exact path of the Result (it overrides
-	// ResultsDir). "-" writes nothing.
+	// ResultsDir), written over whatever is there. "-" writes nothing.
 	ResultFile string
 	// WaitForApp lets the session start before the app runs (a step will
 	// launch it); without it an app that is not running fails Start with
@@ -213,19 +217,16 @@ func pollInterval(want time.Duration, refreshHz float64) time.Duration {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// resultPath is where the Result goes; "" means write nothing.
-func (c Config) resultPath() string {
-	if c.ResultFile == "-" {
-		return ""
+// writeResult writes r where the Config says: ResultFile as given, nothing
+// for "-", else into the results folder under a name no other run holds.
+func (c Config) writeResult(r *Result) error {
+	switch c.ResultFile {
+	case "-":
+		return nil
+	case "":
+		return r.WriteInDir(c.resultsDir(), resultBase(c.Name))
 	}
-	if c.ResultFile != "" {
-		return c.ResultFile
-	}
-	name := strings.Trim(unsafeName.ReplaceAllString(c.Name, "_"), "_")
-	if name == "" {
-		name = "perftest"
-	}
-	return filepath.Join(c.resultsDir(), name+".json")
+	return r.WriteFile(c.ResultFile)
 }
 
 // resultsDir is the folder of the Result (ResultFile's, else ResultsDir,

@@ -19,7 +19,11 @@
 // A tick that fails (device gone, timeout) is recorded as a gap with its
 // error; when the device stays unreachable the session ends with an error,
 // and the Result keeps everything taken so far and is written to disk all the
-// same (testdata/perf-results/ by default, or $PERFGATE_RESULTS).
+// same (testdata/perf-results/ by default, or $PERFGATE_RESULTS), as
+// <Test>@<package>.json: TestScroll of package feed writes
+// TestScroll@feed.json, and a second session of that name in one run, or in
+// another run going on at once, TestScroll@feed.2.json (see
+// Result.WriteInDir).
 //
 // Start is for tests: it takes any TestingT (*testing.T, *testing.B, testify
 // mocks) and fails the test when a session cannot start. NewSession is the

@@ -3,6 +3,8 @@ package perftest_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
@@ -86,4 +88,23 @@ func ExampleStartupStats_Summarise() {
 	// Output:
 	// 690 0
 	// 690 910
+}
+
+// Results written into one folder never overwrite each other within a run
+// (or across runs going on at once): the second session of TestFeed in
+// this run gets a name of its own. A later run replaces them.
+func ExampleResult_WriteInDir() {
+	dir, _ := os.MkdirTemp("", "perf-results")
+	defer os.RemoveAll(dir)
+	for range 2 {
+		r := &perftest.Result{Name: "TestFeed"}
+		if err := r.WriteInDir(dir, "TestFeed@"+perftest.TestPackage()); err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(filepath.Base(r.Path))
+	}
+	// Output:
+	// TestFeed@perftest.json
+	// TestFeed@perftest.2.json
 }

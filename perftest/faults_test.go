@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -246,7 +247,7 @@ func TestAppNotInstalledOnDevice(t *testing.T) {
 	if !strings.Contains(rt.joined(), "com.example.absent") || !strings.Contains(rt.joined(), "not installed") {
 		t.Errorf("failure %q does not name the package and the reason", rt.joined())
 	}
-	r, err := perftest.ReadResult(strings.TrimSuffix(cfg.ResultsDir, "/") + "/" + t.Name() + ".json")
+	r, err := perftest.ReadResult(filepath.Join(cfg.ResultsDir, t.Name()+"@perftest.json"))
 	if err != nil {
 		t.Fatalf("no result on disk: %v", err)
 	}

@@ -35,6 +35,7 @@ type Session struct {
 	failing  int   // consecutive failed ticks
 	lastErr  error
 	endErr   error // why the session ended early
+	writeErr error // why Stop could not write the Result or its reports
 	stopped  bool
 	stopOnce sync.Once
 	final    *Result
@@ -115,10 +116,8 @@ func newSession(ctx context.Context, dev device, cfg Config) (*Session, error) {
 		s.res.Error = err.Error()
 		s.res.End = time.Now()
 		s.res.Config = s.col.runConfig()
-		if p := cfg.resultPath(); p != "" {
-			if werr := s.res.WriteFile(p); werr != nil {
-				err = fmt.Errorf("%w (and %v)", err, werr)
-			}
+		if werr := cfg.writeResult(s.res); werr != nil {
+			err = fmt.Errorf("%w (and %v)", err, werr)
 		}
 		return nil, err
 	}
@@ -213,6 +212,32 @@ func (s *Session) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.endErr
+}
+
+// WriteErr is why Stop could not write the Result or its reports (see
+// PERFGATE_REPORT): nil before Stop, and when Stop wrote them or had
+// nothing to write. Under a test Stop also fails the test with it; a
+// program such as `perfgate record` reads it here.
+func (s *Session) WriteErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writeErr
+}
+
+// EndUnfinished closes the open step as Stop does a step still open when
+// it is called: marked Unfinished, for a step cut short (an interrupt)
+// whose figures cover only part of what it was to do. Without an open step
+// it does nothing.
+func (s *Session) EndUnfinished() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != nil {
+		s.cur.Unfinished = true
+	}
+	s.endLocked()
 }
 
 // Done is closed when the session's collectors have stopped, by Stop or by
@@ -392,18 +417,18 @@ func (s *Session) stop() {
 	s.col.finish()
 	s.mu.Unlock()
 
-	var werr error
-	if p := s.cfg.resultPath(); p != "" {
-		werr = r.WriteFile(p)
-	}
+	werr := s.cfg.writeResult(r)
 	s.mu.Lock()
 	s.final = r
 	s.mu.Unlock()
 	note, rerr := runReporters(r)
+	s.mu.Lock()
+	s.writeErr = errors.Join(werr, rerr)
+	s.mu.Unlock()
 	if s.t != nil {
 		helper(s.t)
 		if r.Error != "" {
-			s.t.Errorf("perftest: session ended early: %s (partial result in %s)", r.Error, r.Path)
+			s.t.Errorf("perftest: session ended early: %s (%s)", r.Error, partial(r))
 		}
 		if werr != nil {
 			s.t.Errorf("%v", werr)

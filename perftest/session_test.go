@@ -202,24 +202,13 @@ func TestClockMapIgnoresOtherSource(t *testing.T) {
 
 func TestDeviceLostMidStep(t *testing.T) {
 	f := newFake()
-	var gone bool
-	var mu = &f.mu
-	f.fail = func(ctx context.Context, cmds []string) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if gone {
-			return errFakeGone
-		}
-		return nil
-	}
+	lose := losable(f)
 	cfg := fastConfig(t)
 	cfg.GiveUpAfter = 100 * time.Millisecond
 	s := startFake(t, f, cfg)
 	s.Begin("scroll")
 	waitTicks(t, f, 5)
-	mu.Lock()
-	gone = true
-	mu.Unlock()
+	lose()
 	select {
 	case <-s.Done():
 	case <-time.After(5 * time.Second):
@@ -319,7 +308,7 @@ func TestAppNotInstalled(t *testing.T) {
 	if !errors.Is(err, ErrAppNotInstalled) || !strings.Contains(err.Error(), "com.perfgate.demo") {
 		t.Fatalf("err = %v, want ErrAppNotInstalled naming the package", err)
 	}
-	r, rerr := ReadResult(cfg.resultPath())
+	r, rerr := ReadResult(filepath.Join(cfg.ResultsDir, t.Name()+"@perftest.json"))
 	if rerr != nil {
 		t.Fatalf("no result on disk: %v", rerr)
 	}
@@ -481,9 +470,6 @@ func TestResultsDir(t *testing.T) {
 		s := &Session{cfg: c.cfg}
 		if got := s.ResultsDir(); got != c.want {
 			t.Errorf("%+v with PERFGATE_RESULTS=%q: %q, want %q", c.cfg, c.env, got, c.want)
-		}
-		if p := c.cfg.resultPath(); p != "" && filepath.Dir(p) != c.want {
-			t.Errorf("%+v: Result at %q, outside the results folder %q", c.cfg, p, c.want)
 		}
 	}
 }

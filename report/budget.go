@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -109,13 +110,13 @@ func (v Verdict) message() string {
 // ParseBudget reads a budget written the way a command line gives it:
 // "[step:]metric<=limit" or "[step:]metric>=limit", e.g. "jank<=3",
 // "scroll:fps>=55". "<" and ">" mean the same as "<=" and ">=": a value on
-// the limit meets it.
+// the limit meets it. Errors quote at most a bounded excerpt of s.
 func ParseBudget(s string) (Budget, error) {
 	var b Budget
 	spec := strings.TrimSpace(s)
 	i := strings.IndexAny(spec, "<>")
 	if i < 0 {
-		return b, fmt.Errorf("report budget %q: want [step:]metric<=limit or [step:]metric>=limit", s)
+		return b, fmt.Errorf("report budget %s: want [step:]metric<=limit or [step:]metric>=limit", excerpt.Quote(s))
 	}
 	lhs, op, rhs := strings.TrimSpace(spec[:i]), spec[i:i+1], spec[i+1:]
 	b.Min = op == ">"
@@ -123,16 +124,16 @@ func ParseBudget(s string) (Budget, error) {
 	if j := strings.LastIndexByte(lhs, ':'); j >= 0 {
 		b.Step, lhs = strings.TrimSpace(lhs[:j]), strings.TrimSpace(lhs[j+1:])
 		if b.Step == "" {
-			return b, fmt.Errorf("report budget %q: empty step name before ':'", s)
+			return b, fmt.Errorf("report budget %s: empty step name before ':'", excerpt.Quote(s))
 		}
 	}
 	if lhs == "" || strings.ContainsAny(lhs, " \t=<>") {
-		return b, fmt.Errorf("report budget %q: bad metric name %q", s, lhs)
+		return b, fmt.Errorf("report budget %s: bad metric name %s", excerpt.Quote(s), excerpt.Quote(lhs))
 	}
 	b.Metric = lhs
 	v, err := strconv.ParseFloat(strings.TrimSpace(rhs), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return b, fmt.Errorf("report budget %q: limit %q is not a number", s, strings.TrimSpace(rhs))
+		return b, fmt.Errorf("report budget %s: limit %s is not a number", excerpt.Quote(s), excerpt.Quote(strings.TrimSpace(rhs)))
 	}
 	b.Limit = v
 	return b, nil

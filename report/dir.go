@@ -19,18 +19,38 @@ const EnvReportDir = perftest.EnvReport
 
 // WriteDir writes one session's reports into dir: <name>.html,
 // <name>.md and <name>.json (the Result), where name is the test's name
-// made safe for a file name, then rewrites dir/index.html linking every
-// session found there. Test processes of one `go test ./...` run write to
-// the same directory at once: each file is written whole and renamed into
-// place, and the index is rebuilt until it lists everything present after
-// its own rename, so the last writer's index is complete.
+// made safe for a file name (FileName) and, in a test binary, "@" and the
+// test's package ("TestFeed__scroll@example_test"; see
+// perftest.TestPackage), then rewrites dir/index.html linking every
+// session found there. The Result's name is chosen as
+// perftest.Result.WriteInDir chooses it, so a same-named test of another
+// package, a concurrent run, or another session of this run (name.2.json)
+// never overwrites these reports, while a later run replaces an earlier
+// one's. Test processes of one `go test ./...` run write to the same
+// directory at once: each file is written whole and renamed into place,
+// and the index is rebuilt until it lists everything present after its own
+// rename, so the last writer's index is complete.
 func WriteDir(dir string, r *perftest.Result, opts Options) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report dir: %w", err)
 	}
 	name := FileName(resultName(r))
+	if pkg := perftest.TestPackage(); pkg != "" {
+		name += "@" + strings.ReplaceAll(pkg, "/", ".")
+	}
 	if opts.Title == "" {
 		opts.Title = resultName(r)
+	}
+	if r.Path != "" && sameDir(filepath.Dir(r.Path), dir) {
+		// The session wrote its Result here already ($PERFGATE_REPORT
+		// is $PERFGATE_RESULTS): the reports go beside it, no copy.
+		name = strings.TrimSuffix(filepath.Base(r.Path), ".json")
+	} else {
+		cp := *r // WriteInDir records the path it wrote; r stays as it was.
+		if err := cp.WriteInDir(dir, name); err != nil {
+			return fmt.Errorf("report dir: %w", err)
+		}
+		name = strings.TrimSuffix(filepath.Base(cp.Path), ".json")
 	}
 	var h, m bytes.Buffer
 	if err := WriteHTML(&h, []*perftest.Result{r}, opts); err != nil {
@@ -39,10 +59,6 @@ func WriteDir(dir string, r *perftest.Result, opts Options) error {
 	opts.HTMLLink = name + ".html"
 	if err := WriteMarkdown(&m, []*perftest.Result{r}, opts); err != nil {
 		return err
-	}
-	cp := *r // WriteFile records the path it wrote; r stays as it was.
-	if err := cp.WriteFile(filepath.Join(dir, name+".json")); err != nil {
-		return fmt.Errorf("report dir: %w", err)
 	}
 	for _, f := range []struct {
 		ext string
@@ -53,6 +69,16 @@ func WriteDir(dir string, r *perftest.Result, opts Options) error {
 		}
 	}
 	return writeIndex(dir, opts.Budgets)
+}
+
+// sameDir reports whether two paths name one folder.
+func sameDir(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // ReportFromEnv writes r's reports into $PERFGATE_REPORT when it is set,

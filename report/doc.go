@@ -4,7 +4,7 @@
 // reads, and comparisons of two sets of runs with the regression gate's
 // statistics.
 //
-//	r, _ := perftest.ReadResult("testdata/perf-results/TestScroll.json")
+//	r, _ := perftest.ReadResult("testdata/perf-results/TestScroll@feed.json") // TestScroll of package feed
 //	report.WriteMarkdown(os.Stdout, []*perftest.Result{r}, report.Options{HTMLLink: "report.html"})
 //	report.WriteHTML(f, []*perftest.Result{r}, report.Options{})
 //

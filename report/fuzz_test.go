@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -14,7 +15,7 @@ import (
 )
 
 func FuzzParseBudget(f *testing.F) {
-	for _, s := range []string{"jank<=3", "scroll:fps>=55", "frame_time_p95 <= 16.7", "a:b:c<1", ":x<1", "jank=3", "x<=NaN", "x>=1e309", "<=", "x<=-0"} {
+	for _, s := range []string{"jank<=3", "scroll:fps>=55", "frame_time_p95 <= 16.7", "a:b:c<1", ":x<1", "jank=3", "x<=NaN", "x>=1e309", "<=", "x<=-0", strings.Repeat("s", 5000) + ":x<=" + strings.Repeat("9", 5000) + "z"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -22,6 +23,9 @@ func FuzzParseBudget(f *testing.F) {
 		if err != nil {
 			if !strings.Contains(err.Error(), "report budget") {
 				t.Fatalf("error %q does not name the layer", err)
+			}
+			if len(err.Error()) > 600 {
+				t.Fatalf("a %d-byte error for a %d-byte spec", len(err.Error()), len(s))
 			}
 			return
 		}
@@ -46,6 +50,17 @@ func FuzzParseBudget(f *testing.F) {
 func strconvG(v float64) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// A bad budget spec quotes a bounded excerpt of itself, however long.
+func TestParseBudgetLongSpec(t *testing.T) {
+	long := strings.Repeat("9", 1<<20)
+	for _, spec := range []string{"jank<=" + long + "x", "jank" + long, long + " x<=1", ":" + long + "<=1"} {
+		_, err := report.ParseBudget(spec)
+		if err == nil || len(err.Error()) > 600 || !strings.Contains(err.Error(), "bytes)") {
+			t.Errorf("%d-byte error: %.300v", len(fmt.Sprint(err)), err)
+		}
+	}
 }
 
 // FuzzReports writes every report of an arbitrary Result: no panic, every

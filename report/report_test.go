@@ -388,7 +388,7 @@ func TestWriteDir(t *testing.T) {
 	index, err := os.ReadFile(filepath.Join(dir, "index.html"))
 	assert.NilError(t, err)
 	for i := range n {
-		base := fmt.Sprintf("TestFeed__case_%d", i)
+		base := fmt.Sprintf("TestFeed__case_%d@report", i)
 		for _, ext := range []string{".html", ".md", ".json"} {
 			_, err := os.Stat(filepath.Join(dir, base+ext))
 			assert.NilError(t, err)
@@ -396,9 +396,9 @@ func TestWriteDir(t *testing.T) {
 		assert.Assert(t, strings.Contains(string(index), `<a href="`+base+`.html">TestFeed/case_`+strconv.Itoa(i)+`</a>`), "index lacks %s", base)
 	}
 	assert.Equal(t, strings.Count(string(index), `<span class="fail">failed</span>`), n, "jank 3 > 2 fails every session")
-	md, err := os.ReadFile(filepath.Join(dir, "TestFeed__case_0.md"))
+	md, err := os.ReadFile(filepath.Join(dir, "TestFeed__case_0@report.md"))
 	assert.NilError(t, err)
-	assert.Assert(t, strings.Contains(string(md), "[HTML report](TestFeed__case_0.html)"))
+	assert.Assert(t, strings.Contains(string(md), "[HTML report](TestFeed__case_0@report.html)"))
 }
 
 func TestReportFromEnv(t *testing.T) {
@@ -408,8 +408,36 @@ func TestReportFromEnv(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv(report.EnvReportDir, dir)
 	assert.NilError(t, report.ReportFromEnv(r, report.Options{}))
-	_, err := os.Stat(filepath.Join(dir, "TestJankyScroll.html"))
+	_, err := os.Stat(filepath.Join(dir, "TestJankyScroll@report.html"))
 	assert.NilError(t, err)
+}
+
+// Two sessions of one name in one run (go test -count=2, or the same test
+// name in another package's run at once) keep their own reports; a
+// session whose Result is already in the folder gets no second copy.
+func TestWriteDirNeverOverwrites(t *testing.T) {
+	r := loadRecorded(t)
+	dir := t.TempDir()
+	for i := range 2 {
+		c := *r
+		c.Notes = []string{fmt.Sprintf("session %d", i)}
+		assert.NilError(t, report.WriteDir(dir, &c, report.Options{}))
+	}
+	for i, base := range []string{"TestJankyScroll@report", "TestJankyScroll@report.2"} {
+		got, err := perftest.ReadResult(filepath.Join(dir, base+".json"))
+		assert.NilError(t, err)
+		assert.DeepEqual(t, got.Notes, []string{fmt.Sprintf("session %d", i)})
+		_, err = os.Stat(filepath.Join(dir, base+".html"))
+		assert.NilError(t, err)
+	}
+
+	c := *r
+	assert.NilError(t, c.WriteInDir(dir, "TestOwn@report"))
+	assert.NilError(t, report.WriteDir(dir, &c, report.Options{}))
+	_, err := os.Stat(filepath.Join(dir, "TestOwn@report.html"))
+	assert.NilError(t, err)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	assert.Equal(t, len(files), 3, "%q", files)
 }
 
 func TestFileName(t *testing.T) {

@@ -97,7 +97,7 @@ func TestSessionWritesReportsFromEnv(t *testing.T) {
 	t.Setenv(report.EnvReportDir, dir)
 	r, _ := simSession(t, "smooth-scroll", 600*time.Millisecond)
 	for _, ext := range []string{".html", ".md", ".json"} {
-		b, err := os.ReadFile(filepath.Join(dir, "TestJankyScroll"+ext))
+		b, err := os.ReadFile(filepath.Join(dir, "TestJankyScroll@report"+ext))
 		if err != nil {
 			t.Fatalf("session did not write its report: %v", err)
 		}
@@ -109,10 +109,10 @@ func TestSessionWritesReportsFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(index), `href="TestJankyScroll.html"`) {
+	if !strings.Contains(string(index), `href="TestJankyScroll@report.html"`) {
 		t.Errorf("index does not link the session:\n%s", index)
 	}
-	if got, err := perftest.ReadResult(filepath.Join(dir, "TestJankyScroll.json")); err != nil || len(got.Frames) != len(r.Frames) {
+	if got, err := perftest.ReadResult(filepath.Join(dir, "TestJankyScroll@report.json")); err != nil || len(got.Frames) != len(r.Frames) {
 		t.Errorf("Result in the report dir: %v, %d frames (session had %d)", err, len(got.Frames), len(r.Frames))
 	}
 }

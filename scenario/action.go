@@ -23,6 +23,21 @@ type action struct {
 	do   func(ctx context.Context, d *Driver) error
 }
 
+// waiting is an action that waits on purpose (a Sleep, a WaitFor's
+// timeout): its deadline is that much later than the ActionTimeout.
+type waiting struct {
+	action
+	wait time.Duration
+}
+
+// waits is how long a waits on purpose, beyond the time any action takes.
+func waits(a Action) time.Duration {
+	if x, ok := a.(waiting); ok {
+		return x.wait
+	}
+	return 0
+}
+
 func (a action) Do(ctx context.Context, d *Driver) error { return a.do(ctx, d) }
 func (a action) String() string                          { return a.name }
 
@@ -248,25 +263,40 @@ func Type(sel Selector, text string) Action {
 
 // WaitFor waits until an element sel selects is on the screen.
 func WaitFor(sel Selector, timeout time.Duration) Action {
-	return action{"wait for " + sel.String(), func(ctx context.Context, d *Driver) error {
+	return waiting{action{"wait for " + sel.String(), func(ctx context.Context, d *Driver) error {
 		_, err := d.find(ctx, sel, timeout)
 		if err != nil && errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("scenario wait: %w", err)
 		}
 		return err
-	}}
+	}}, max(timeout, 0)}
 }
 
-// Sleep waits, measuring what the app does meanwhile.
+// MaxSleep is the longest Sleep. A longer one (a typo of minutes for
+// milliseconds) fails its step at once rather than hold a test or a CI job
+// for hours.
+const MaxSleep = 10 * time.Minute
+
+// Sleep waits d, measuring what the app does meanwhile. d is at most
+// MaxSleep: a longer (or negative) one fails the step, quoting it. The
+// sleep ends early, failing, when the step's context ends
+// (Scenario.StepContext), and its deadline is d past the ActionTimeout.
 func Sleep(d time.Duration) Action {
-	return action{"sleep " + d.String(), func(ctx context.Context, _ *Driver) error { return sleep(ctx, d) }}
+	return waiting{action{"sleep " + d.String(), func(ctx context.Context, _ *Driver) error {
+		if d < 0 || d > MaxSleep {
+			return fmt.Errorf("scenario sleep %v: want a duration from 0 to %v (scenario.MaxSleep)", d, MaxSleep)
+		}
+		return sleep(ctx, d)
+	}}, min(max(d, 0), MaxSleep)}
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-time.After(d):
+	case <-t.C:
 		return nil
 	}
 }

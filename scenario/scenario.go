@@ -77,30 +77,62 @@ func (sc *Scenario) Session() *perftest.Session { return sc.session }
 // Step runs actions, in order, as the measured step name. An action that
 // fails reports the step, the action and why, saves a screenshot into the
 // results directory, and skips the step's remaining actions; the test goes
-// on. It returns whether every action succeeded.
+// on. It returns whether every action succeeded. Each action has
+// ActionTimeout, plus the time it waits on purpose (a Sleep, a WaitFor).
 func (sc *Scenario) Step(name string, actions ...Action) bool {
 	if h, ok := sc.t.(interface{ Helper() }); ok {
 		h.Helper()
 	}
+	return sc.StepContext(context.Background(), name, actions...)
+}
+
+// StepContext is Step with its actions under ctx. When ctx ends (an
+// interrupt), the action in progress ends early (a Sleep, a WaitFor, a
+// request in flight) and the rest are skipped; the step is then marked
+// Unfinished (perftest.Step.Unfinished) and reported as interrupted by
+// context.Cause(ctx), without a screenshot. A ctx already ended runs
+// nothing.
+func (sc *Scenario) StepContext(ctx context.Context, name string, actions ...Action) bool {
+	if h, ok := sc.t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	if ctx.Err() != nil {
+		sc.t.Errorf("scenario step %q: not run: %v", name, context.Cause(ctx))
+		return false
+	}
 	var failed error
 	var which Action
+	interrupted := false
 	sc.session.Step(name, func() {
 		for _, a := range actions {
+			if ctx.Err() != nil {
+				failed, which, interrupted = context.Cause(ctx), a, true
+				sc.session.EndUnfinished()
+				return
+			}
 			timeout := sc.ActionTimeout
 			if timeout <= 0 {
 				timeout = 60 * time.Second
 			}
-			ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), scenarioKey{}, sc), timeout)
-			err := a.Do(ctx, sc.driver)
+			actx, cancel := context.WithTimeout(context.WithValue(ctx, scenarioKey{}, sc), timeout+waits(a))
+			err := a.Do(actx, sc.driver)
 			cancel()
 			if err != nil {
 				failed, which = err, a
+				if ctx.Err() != nil {
+					failed, interrupted = context.Cause(ctx), true
+					sc.session.EndUnfinished()
+				}
 				return
 			}
 		}
 	})
 	if failed == nil {
 		return true
+	}
+	if interrupted {
+		sc.t.Errorf("scenario step %q: %s: interrupted: %v; the step is marked unfinished", name, which, failed)
+		return false
 	}
 	msg := fmt.Sprintf("scenario step %q: %s: %v", name, which, failed)
 	if shot, err := sc.screenshot(name); err == nil {

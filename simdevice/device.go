@@ -79,7 +79,9 @@ func New(cfg Config) (*Device, error) {
 }
 
 // Close ends every running shell command, waits for them to return and stops
-// the simulation. Calling Close again does nothing.
+// the simulation. It returns the first error writing Config.Truth, if any,
+// since a truth stream cut short must not pass for a whole one. Calling
+// Close again does nothing.
 func (d *Device) Close() error {
 	d.mu.Lock()
 	if d.closed {
@@ -94,6 +96,9 @@ func (d *Device) Close() error {
 		c.Close()
 	}
 	d.world.Close()
+	if err := d.world.truthErr(); err != nil {
+		return fmt.Errorf("simdevice: write truth: %w", err)
+	}
 	return nil
 }
 

@@ -171,3 +171,10 @@ func (w *World) flushTruthLocked() {
 	}
 	w.truthEr = w.truthW.Flush()
 }
+
+// truthErr is the first error writing the truth stream, if any.
+func (w *World) truthErr() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.truthEr
+}

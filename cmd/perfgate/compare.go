@@ -60,7 +60,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		return errors.New("compare: the two sides share no step and metric")
 	}
 	if err := c.WriteText(stdout); err != nil {
-		return err
+		return fmt.Errorf("compare: %w", err)
 	}
 	if *mdOut != "" {
 		if err := writeOutput(*mdOut, stdout, c.WriteMarkdown); err != nil {

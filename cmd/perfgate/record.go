@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
@@ -21,26 +20,30 @@ const recordUsage = `usage: perfgate record -package PKG [-serial S] [-duration 
 
 Records one step named "record" on a device: frames, CPU, memory, traffic and
 battery, until -duration passes or Ctrl-C. Prints a live line a second to
-stderr and writes the Result (schema perfgate.result/v1) to -out.
+stderr and writes the Result (schema perfgate.result/v1) to -out ("-" writes
+it to stdout, and the summary to stderr). A Result that cannot be written is
+an error. Without -duration, Ctrl-C (or SIGTERM, SIGHUP) is the end of the
+recording. With it, a signal before the time is up cuts the step short: it
+is marked unfinished, the Result is written all the same, and the exit
+status is 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
 `
 
-// runRecord is `perfgate record`; Ctrl-C (SIGINT) or SIGTERM ends the
-// recording early and still writes the Result.
+// runRecord is `perfgate record`.
 func runRecord(args []string, stdout, stderr io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sigs, stop := notifyStop()
 	defer stop()
-	return record(ctx, args, stdout, stderr)
+	return record(sigs, args, stdout, stderr)
 }
 
-// record runs until ctx ends (the interrupt) or -duration passes.
-func record(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// record runs until the first signal from sigs or -duration passes.
+func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, recordUsage); fs.PrintDefaults() }
 	serial := fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)")
 	pkg := fs.String("package", "", "the app's package name (required)")
 	duration := fs.Duration("duration", 0, "how long to record; 0 records until Ctrl-C")
-	out := fs.String("out", "result.json", "where to write the Result JSON")
+	out := fs.String("out", "result.json", `where to write the Result JSON ("-" for stdout)`)
 	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
 	interval := fs.Duration("interval", 0, "cheap-lane sampling interval (default 100ms; lowered, with a note, where the device's frame buffers hold less)")
 	source := fs.String("source", "auto", "frame source: auto, gfxinfo or surfaceflinger")
@@ -62,6 +65,9 @@ func record(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *interval < 0 {
 		return fmt.Errorf("record: -interval %v is negative", *interval)
 	}
+	if *out == "" {
+		return errors.New(`record: -out is empty (give a file, or "-" for stdout)`)
+	}
 	var src perftest.FrameSource
 	switch *source {
 	case "auto":
@@ -73,11 +79,20 @@ func record(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("record: -source %q: want auto, gfxinfo or surfaceflinger", *source)
 	}
 
+	ctx, stopWatch := watchStop(sigs)
+	defer stopWatch()
 	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	// A signal before the recording began ends it with nothing measured.
+	setupFailed := func(err error) error {
+		if sig, ok := caught(ctx); ok {
+			return exitError{code: sig.exitCode(), err: fmt.Errorf("record: %v before the recording began; nothing measured", sig)}
+		}
+		return fmt.Errorf("record: %w", err)
+	}
 	dev, err := adbx.Open(openCtx, adbx.Options{Serial: *serial, Server: *server})
 	if err != nil {
-		return fmt.Errorf("record: %w", err)
+		return setupFailed(err)
 	}
 	live := &liveLine{w: stderr}
 	sess, err := perftest.NewSession(openCtx, dev, perftest.Config{
@@ -91,7 +106,7 @@ func record(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		OnTick:      live.tick,
 	})
 	if err != nil {
-		return fmt.Errorf("record: %w", err)
+		return setupFailed(err)
 	}
 	sess.Begin("record")
 	var timeout <-chan time.Time
@@ -105,20 +120,59 @@ func record(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	case <-timeout:
 	case <-sess.Done():
 	}
-	sess.End()
+	sig, signalled := caught(ctx)
+	cut := signalled && *duration > 0
+	if cut {
+		sess.EndUnfinished()
+	} else {
+		sess.End()
+	}
 	r := sess.Stop()
 
 	st := r.Step("record")
 	f := stepFigures(st)
-	fmt.Fprintf(stdout, "wrote %s: %s, %s, %d gaps\n", r.Path, st.Duration().Round(time.Millisecond), strings.Join(f.parts, ", "), len(r.Gaps))
-	if why := f.why(); why != "" {
-		fmt.Fprintln(stdout, why)
+	summary := fmt.Sprintf("%s, %s, %d gaps", st.Duration().Round(time.Millisecond), strings.Join(f.parts, ", "), len(r.Gaps))
+	if cut {
+		summary += ", unfinished"
 	}
-	printHealth(stdout, r)
+	werr := sess.WriteErr()
+	info := stdout // the summary lines; stderr when stdout carries the Result
+	if *out == "-" {
+		info = stderr
+		b, err := json.MarshalIndent(r, "", "  ")
+		if err == nil {
+			_, err = stdout.Write(append(b, '\n'))
+		}
+		werr = errors.Join(werr, err)
+		fmt.Fprintf(stderr, "recorded: %s\n", summary)
+	} else if werr == nil {
+		fmt.Fprintf(stdout, "wrote %s: %s\n", r.Path, summary)
+	} else {
+		fmt.Fprintf(stdout, "recorded: %s\n", summary)
+	}
+	if why := f.why(); why != "" {
+		fmt.Fprintln(info, why)
+	}
+	printHealth(info, r)
+	if werr != nil {
+		return fmt.Errorf("record: the Result was not written: %w", werr)
+	}
 	if r.Error != "" {
-		return fmt.Errorf("record: %s (partial result in %s)", r.Error, r.Path)
+		return fmt.Errorf("record: %s (partial result in %s)", r.Error, where(r, *out))
+	}
+	if cut {
+		return exitError{code: sig.exitCode(), err: fmt.Errorf("record: %v %v into -duration %v; the step is marked unfinished (result in %s)",
+			sig, st.Duration().Round(time.Millisecond), *duration, where(r, *out))}
 	}
 	return nil
+}
+
+// where names where the Result went: its file, or stdout for -out -.
+func where(r *perftest.Result, out string) string {
+	if out == "-" {
+		return "stdout"
+	}
+	return r.Path
 }
 
 // liveLine prints the session's state at most once a second.

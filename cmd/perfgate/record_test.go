@@ -3,8 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,22 +82,7 @@ func TestRecordDuration(t *testing.T) {
 	if d := st.Duration(); d < 2500*time.Millisecond || d > 3500*time.Millisecond {
 		t.Errorf("step lasted %v", d)
 	}
-	// Every frame the phone presented inside the step's device window, but
-	// for up to two still in flight at the last poll.
-	truth := 0
-	for _, f := range dev.World().TruthFrames() {
-		if f.IntendedVsync >= st.DeviceStartNs && f.IntendedVsync < st.DeviceEndNs {
-			truth++
-		}
-	}
-	// A tick past its deadline on a loaded host may lose frames; the gap
-	// says so, and the count is then not comparable.
-	if n := st.Frames().Frames; len(r.Gaps) == 0 && (n < truth-2 || n > truth) {
-		t.Errorf("%d frames, truth %d", n, truth)
-	}
-	if len(r.Gaps) > 0 {
-		t.Logf("gaps on a loaded host: %+v", r.Gaps)
-	}
+	checkTruthFrames(t, dev, r)
 	if st.CPU().Mean <= 0 || st.Memory().PSSMaxKB <= 0 {
 		t.Errorf("cpu %v pss %v", st.CPU().Mean, st.Memory().PSSMaxKB)
 	}
@@ -101,13 +91,15 @@ func TestRecordDuration(t *testing.T) {
 	}
 }
 
+// Without -duration, Ctrl-C is the end of the recording: the step is
+// whole, the Result written, and the exit status 0.
 func TestRecordUntilInterrupted(t *testing.T) {
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
-	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond) // the Ctrl-C
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	err := record(ctx, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-out", out, "-adb", srv.Addr}, &stdout, &stderr)
+	sigs := make(chan os.Signal, 1)
+	stderr := watchLines("fps", 2, func() { sigs <- os.Interrupt }) // the Ctrl-C, a second in
+	var stdout bytes.Buffer
+	err := record(sigs, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-out", out, "-adb", srv.Addr}, &stdout, stderr)
 	if err != nil {
 		t.Fatalf("record: %v", err)
 	}
@@ -115,9 +107,128 @@ func TestRecordUntilInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := r.Step("record").Frames().Frames; n < 40 {
-		t.Errorf("%d frames before the interrupt", n)
+	st := r.Step("record")
+	if st.Unfinished || st.Duration() < time.Second {
+		t.Errorf("step unfinished %v, %v long", st.Unfinished, st.Duration())
 	}
+	checkTruthFrames(t, dev, r)
+}
+
+// With -duration, a signal before the time is up cuts the step short: the
+// Result is written with the step marked unfinished, and the exit status
+// is the signal's.
+func TestRecordSignalled(t *testing.T) {
+	dev, srv := recordDevice(t)
+	out := filepath.Join(t.TempDir(), "result.json")
+	sigs := make(chan os.Signal, 1)
+	stderr := watchLines("fps", 2, func() { sigs <- syscall.SIGTERM })
+	var stdout bytes.Buffer
+	err := record(sigs, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-duration", "1h", "-out", out, "-adb", srv.Addr}, &stdout, stderr)
+	var ec exitCoder
+	if !errors.As(err, &ec) || ec.ExitCode() != 143 || !strings.Contains(err.Error(), "record: terminated (SIGTERM) ") || !strings.Contains(err.Error(), "(result in "+out+")") {
+		t.Fatalf("err = %v, want exit status 143 saying where the result is", err)
+	}
+	if !strings.HasPrefix(stdout.String(), "wrote "+out+": ") || !strings.HasSuffix(stdout.String(), ", unfinished\n") {
+		t.Errorf("stdout %q", stdout.String())
+	}
+	r, err := perftest.ReadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Step("record").Unfinished {
+		t.Error("the cut step is not marked unfinished")
+	}
+	checkTruthFrames(t, dev, r)
+}
+
+// A Result that cannot be written is an error naming the path and the
+// cause, and nothing claims it was written.
+func TestRecordCannotWrite(t *testing.T) {
+	dev, srv := recordDevice(t)
+	blocker := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(blocker, "result.json")
+	var stdout, stderr bytes.Buffer
+	err := record(nil, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-duration", "300ms", "-out", out, "-adb", srv.Addr}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "record: the Result was not written: ") || !strings.Contains(err.Error(), out) || !strings.Contains(err.Error(), "not a directory") {
+		t.Fatalf("err = %v, want the path and the cause", err)
+	}
+	if strings.Contains(stdout.String(), "wrote") || !strings.HasPrefix(stdout.String(), "recorded: ") {
+		t.Errorf("stdout %q", stdout.String())
+	}
+}
+
+// -out - writes the Result to stdout, the summary to stderr, and never
+// speaks of a file.
+func TestRecordToStdout(t *testing.T) {
+	dev, srv := recordDevice(t)
+	var stdout, stderr bytes.Buffer
+	err := record(nil, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-duration", "300ms", "-out", "-", "-adb", srv.Addr}, &stdout, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r perftest.Result
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil || r.Schema != perftest.Schema || r.Step("record").Missing {
+		t.Errorf("stdout is not the Result: %v\n%.300s", err, stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "recorded: ") || strings.Contains(stderr.String(), "wrote") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+// checkTruthFrames compares the recorded step's frames with every frame
+// the phone presented inside the step's device window, but for up to two
+// still in flight at the last poll. A tick past its deadline on a loaded
+// host may lose frames; the gap says so, and the count is then not
+// comparable.
+func checkTruthFrames(t *testing.T, dev *simdevice.Device, r *perftest.Result) {
+	t.Helper()
+	st := r.Step("record")
+	truth := 0
+	for _, f := range dev.World().TruthFrames() {
+		if f.IntendedVsync >= st.DeviceStartNs && f.IntendedVsync < st.DeviceEndNs {
+			truth++
+		}
+	}
+	if n := st.Frames().Frames; len(r.Gaps) == 0 && (n < truth-2 || n > truth) || n == 0 {
+		t.Errorf("%d frames, truth %d", n, truth)
+	}
+	if len(r.Gaps) > 0 {
+		t.Logf("gaps on a loaded host: %+v", r.Gaps)
+	}
+}
+
+// lineWatch is an io.Writer that runs fn once the n-th line holding want
+// has been written.
+type lineWatch struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	n    int
+	fn   func()
+}
+
+func watchLines(want string, n int, fn func()) *lineWatch {
+	return &lineWatch{want: want, n: n, fn: fn}
+}
+
+func (w *lineWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.fn != nil && strings.Count(w.buf.String(), w.want) >= w.n {
+		w.fn()
+		w.fn = nil
+	}
+	return len(p), nil
+}
+
+func (w *lineWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
 
 // TestRecordSaysWhatItChanged asks for a 3 s interval at 60 Hz: the
@@ -126,10 +237,8 @@ func TestRecordUntilInterrupted(t *testing.T) {
 func TestRecordSaysWhatItChanged(t *testing.T) {
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
-	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
-	defer cancel()
 	var stdout, stderr bytes.Buffer
-	if err := record(ctx, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-interval", "3s", "-out", out, "-adb", srv.Addr}, &stdout, &stderr); err != nil {
+	if err := record(nil, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-interval", "3s", "-duration", "2500ms", "-out", out, "-adb", srv.Addr}, &stdout, &stderr); err != nil {
 		t.Fatalf("record: %v", err)
 	}
 	for _, want := range []string{"\nticks: ", " every 1000ms, ", "\nnote: config: interval 3s lowered to 1s: "} {
@@ -149,14 +258,10 @@ func TestRecordSaysWhatItChanged(t *testing.T) {
 func TestRecordDeviceGone(t *testing.T) {
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
-	go func() {
-		time.Sleep(700 * time.Millisecond)
-		srv.Remove(dev.Serial())
-	}()
-	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	err := record(ctx, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-out", out, "-adb", srv.Addr}, &stdout, &stderr)
+	// The phone goes away once the recording has begun.
+	stderr := watchLines("fps", 2, func() { go srv.Remove(dev.Serial()) })
+	var stdout bytes.Buffer
+	err := record(nil, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-out", out, "-adb", srv.Addr}, &stdout, stderr)
 	if err == nil || !strings.Contains(err.Error(), "partial result in "+out) {
 		t.Fatalf("err = %v, want the loss and where the partial result is", err)
 	}
@@ -180,9 +285,10 @@ func TestRecordBadFlags(t *testing.T) {
 		{[]string{"-package", "com.x.y", "-interval", "-100ms"}, "-interval -100ms is negative"},
 		{[]string{"-package", "com.x.y", "extra"}, `unexpected argument "extra"`},
 		{[]string{"-package", "com.x.y", "-adb", "127.0.0.1:1", "-duration", "1s"}, "record: adbx"},
+		{[]string{"-package", "com.x.y", "-out", ""}, "-out is empty"},
 	} {
 		var stdout, stderr bytes.Buffer
-		err := record(context.Background(), tc.args, &stdout, &stderr)
+		err := record(nil, tc.args, &stdout, &stderr)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("record %q: err = %v, want %q", tc.args, err, tc.want)
 		}

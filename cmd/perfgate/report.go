@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/internal/atomicfile"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 )
@@ -52,7 +53,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	check := fs.Bool("check", false, "exit 1 when a budget is broken, a step crashed or a session ended early")
 	var budgets budgetFlags
 	fs.Var(&budgets, "budget", "a budget, [step:]metric<=limit or [step:]metric>=limit (repeatable)")
-	budgetFile := fs.String("budgets", "", "a golden budget file (testdata/*.budget.json) whose limits the report checks")
+	budgetFile := fs.String("budgets", "", "a golden budget file (such as testdata/feed.budget.json, a path as given) whose limits the report checks")
 	base := fs.String("base", "", "baseline Results (a file or folder) to compare with, as perfgate compare does; the Markdown gets the regression lines")
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -67,7 +68,13 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	if *budgetFile != "" {
-		f, err := assert.ReadBudgetFile(*budgetFile)
+		// A bare name is a file here: on the command line a path is taken
+		// as given, where a test's bare name would be under testdata/.
+		p := *budgetFile
+		if p == filepath.Base(p) {
+			p = "." + string(filepath.Separator) + p
+		}
+		f, err := assert.ReadBudgetFile(p)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
@@ -129,7 +136,9 @@ func failedSessions(results []*perftest.Result, budgets []report.Budget) int {
 	return n
 }
 
-// writeOutput writes to stdout for "-", else to the file whole.
+// writeOutput writes to stdout for "-", else to the file whole, through a
+// temporary file and a rename, so a failed write leaves no half a report;
+// an error names the file and the cause.
 func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "-" {
 		return write(stdout)
@@ -140,10 +149,13 @@ func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 	}
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	if err := atomicfile.Write(path, b.Bytes()); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // readResults reads the Result files named, a directory standing for the

@@ -21,6 +21,7 @@ func TestReportCommand(t *testing.T) {
 	htmlPath := filepath.Join(dir, "out", "report.html")
 	mdPath := filepath.Join(dir, "out", "summary.md")
 	benchPath := filepath.Join(dir, "bench.txt")
+	blocker := writeFile(t, "a-file", "not a folder")
 	cases := []struct {
 		name    string
 		args    []string
@@ -55,6 +56,8 @@ func TestReportCommand(t *testing.T) {
 		{name: "missing file", args: []string{filepath.Join(dir, "nope.json")}, code: -1, errText: "nope.json: no such file"},
 		{name: "not a result", args: []string{writeFile(t, "bad.json", `{"schema":"other/v9"}`)}, code: -1, errText: `unsupported result schema: "other/v9"`},
 		{name: "empty directory", args: []string{t.TempDir()}, code: -1, errText: "no *.json result files"},
+		{name: "an output that cannot be written", args: []string{recordedResult, "-html", filepath.Join(blocker, "r.html")}, code: -1,
+			errText: "report: write " + filepath.Join(blocker, "r.html") + ": "},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,6 +81,24 @@ func TestReportCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// -budgets takes its path as given: a bare name is a file in the current
+// folder, not under testdata/ as a test's budget file is.
+func TestReportBudgetsPathAsGiven(t *testing.T) {
+	result, err := filepath.Abs(recordedResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("cli.budget.json", []byte(`{"schema": "perfgate.budget/v1", "steps": {"scroll": {"jank": {"max": 2}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	err = runReport([]string{"-budgets", "cli.budget.json", result}, &stdout, &bytes.Buffer{})
+	if err != nil || !strings.Contains(stdout.String(), "perf budget exceeded: scroll: jank 3 > 2") {
+		t.Errorf("err %v, output:\n%s", err, stdout.String())
 	}
 }
 

@@ -18,6 +18,8 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/internal/excerpt"
+	"github.com/perfgate/perfgate/internal/jsondup"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
@@ -27,7 +29,10 @@ const runUsage = `usage: perfgate run [-update] [-serial S] [-adb host:port] sce
 
 Runs a scenario file: launches and drives the app through uiautomator2, each
 step measured, then checks the file's budgets. Exits 1 when a step fails or
-a budget breaks. The file (JSON):
+a budget breaks. Ctrl-C, SIGTERM or SIGHUP stops it: the step in progress is
+marked unfinished, the Result of every step so far is written, budgets are
+not checked (nor rewritten), and the exit status is 130, 143 or 129. The
+file (JSON):
 
   {
     "package": "com.example.feed",
@@ -47,7 +52,8 @@ scenario file), which -update rewrites from the run. Actions: launch (kind
 cold|warm|hot, iterations, fully_drawn_ms, activity), tap (text|id|desc),
 tap_at (x, y), swipe and fling (direction up|down|left|right, count,
 distance, duration_ms), back, home, key (code), type (text|id|desc, input),
-wait (text|id|desc, timeout_ms), sleep (ms).
+wait (text|id|desc, timeout_ms), sleep (ms). Every *_ms and ms value is at
+most 600000 (10 minutes). A key given twice in one object is an error.
 `
 
 // scenarioFile is a `perfgate run` file.
@@ -99,20 +105,23 @@ type parsedScenario struct {
 }
 
 // parseScenario reads and checks a scenario file; errors name the file,
-// the step and the action, and quote the bad value.
+// the step and the action, and quote a bounded excerpt of the bad value.
 func parseScenario(path string, b []byte) (*parsedScenario, error) {
+	if d := jsondup.Find(b); d != nil {
+		return nil, d.Error(path)
+	}
 	var f scenarioFile
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return nil, fmt.Errorf("%s:%d: bad JSON: %v", path, 1+bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n")), err)
+			return nil, fmt.Errorf("%s:%d: bad JSON: %s", path, 1+bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n")), excerpt.Text(err.Error()))
 		}
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %s", path, excerpt.Text(err.Error()))
 	}
 	if err := adbx.ValidatePackage(f.Package); err != nil {
-		return nil, fmt.Errorf("%s: package %q: %v", path, f.Package, err)
+		return nil, fmt.Errorf("%s: package %s: %s", path, excerpt.Quote(f.Package), excerpt.Text(err.Error()))
 	}
 	if f.Simulated != nil {
 		if _, err := scenarioWorkload(f.Simulated.Workload, filepath.Dir(path)); err != nil {
@@ -125,7 +134,7 @@ func parseScenario(path string, b []byte) (*parsedScenario, error) {
 	p := &parsedScenario{file: f}
 	seen := map[string]bool{}
 	for i, st := range f.Steps {
-		where := fmt.Sprintf("%s: step %d %q", path, i+1, st.Name)
+		where := fmt.Sprintf("%s: step %d %s", path, i+1, excerpt.Quote(st.Name))
 		if strings.TrimSpace(st.Name) == "" || strings.ContainsAny(st.Name, "#\n") {
 			return nil, fmt.Errorf("%s: a step needs a name without '#' or newlines", where)
 		}
@@ -140,7 +149,7 @@ func parseScenario(path string, b []byte) (*parsedScenario, error) {
 		for j, a := range st.Actions {
 			act, err := a.action()
 			if err != nil {
-				return nil, fmt.Errorf("%s: action %d %q: %v", where, j+1, a.Action, err)
+				return nil, fmt.Errorf("%s: action %d %s: %v", where, j+1, excerpt.Quote(a.Action), err)
 			}
 			acts = append(acts, act)
 		}
@@ -209,14 +218,22 @@ func (a actionSpec) selector() (scenario.Selector, error) {
 	return sel, nil
 }
 
+// maxMs bounds every time a scenario file gives in milliseconds: a sleep
+// (scenario.MaxSleep), a wait, a swipe's duration.
+const maxMs = int(scenario.MaxSleep / time.Millisecond)
+
 func (a actionSpec) action() (scenario.Action, error) {
 	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"iterations", a.Iterations}, {"count", a.Count}, {"duration_ms", a.DurationMs}, {"ms", a.Ms}, {"timeout_ms", a.TimeoutMs}, {"fully_drawn_ms", a.FullyDrawn}} {
+		ms   bool
+	}{{"iterations", a.Iterations, false}, {"count", a.Count, false}, {"duration_ms", a.DurationMs, true}, {"ms", a.Ms, true}, {"timeout_ms", a.TimeoutMs, true}, {"fully_drawn_ms", a.FullyDrawn, true}} {
 		if f.v < 0 {
 			return nil, fmt.Errorf("%s %d is negative", f.name, f.v)
+		}
+		if f.ms && f.v > maxMs {
+			return nil, fmt.Errorf("%s %d is over the maximum %d (%v)", f.name, f.v, maxMs, scenario.MaxSleep)
 		}
 	}
 	switch a.Action {
@@ -227,7 +244,7 @@ func (a actionSpec) action() (scenario.Action, error) {
 			kind = scenario.Cold
 		case scenario.Cold, scenario.Warm, scenario.Hot:
 		default:
-			return nil, fmt.Errorf("kind %q: want cold, warm or hot", a.Kind)
+			return nil, fmt.Errorf("kind %s: want cold, warm or hot", excerpt.Quote(a.Kind))
 		}
 		n := max(a.Iterations, 1)
 		return scenario.LaunchWith(kind, n, scenario.StartupOptions{Activity: a.Activity, FullyDrawn: ms(a.FullyDrawn)}), nil
@@ -246,7 +263,7 @@ func (a actionSpec) action() (scenario.Action, error) {
 		switch scenario.Direction(a.Direction) {
 		case scenario.Up, scenario.Down, scenario.Left, scenario.Right:
 		default:
-			return nil, fmt.Errorf("direction %q: want up, down, left or right", a.Direction)
+			return nil, fmt.Errorf("direction %s: want up, down, left or right", excerpt.Quote(a.Direction))
 		}
 		if a.Distance < 0 || a.Distance > 0.9 {
 			return nil, fmt.Errorf("distance %v: want a fraction of the screen in (0, 0.9]", a.Distance)
@@ -295,7 +312,7 @@ func scenarioWorkload(name, dir string) (*simdevice.Workload, error) {
 		return wl, nil
 	}
 	if !strings.HasSuffix(name, ".json") {
-		return nil, fmt.Errorf("workload %q: no such preset (have %s) and not a .json file", name, strings.Join(simdevice.PresetNames(), ", "))
+		return nil, fmt.Errorf("workload %s: no such preset (have %s) and not a .json file", excerpt.Quote(name), strings.Join(simdevice.PresetNames(), ", "))
 	}
 	if !filepath.IsAbs(name) {
 		name = filepath.Join(dir, name)
@@ -321,8 +338,20 @@ func (r *runT) Logf(format string, args ...any) {
 	r.logs = append(r.logs, fmt.Sprintf(format, args...))
 }
 
-// runScenario is `perfgate run`.
+// runScenario is `perfgate run`; SIGINT, SIGTERM and SIGHUP stop it early
+// (see scenarioRun).
 func runScenario(args []string, stdout, stderr io.Writer) error {
+	sigs, stop := notifyStop()
+	defer stop()
+	return scenarioRun(sigs, args, stdout, stderr)
+}
+
+// scenarioRun runs a scenario file until its end or the first signal from
+// sigs. A signal ends the step in progress as unfinished, skips the rest,
+// writes the Result of what was measured and exits with the signal's
+// status; budgets are then neither checked nor rewritten, since a cut run
+// would break them or record from half a step.
+func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
@@ -353,7 +382,19 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 		defer os.Unsetenv(assert.EnvUpdate)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	stopCtx, stopWatch := watchStop(sigs)
+	defer stopWatch()
+	interrupted := func(where string) error {
+		sig, _ := caught(stopCtx)
+		return exitError{code: sig.exitCode(), err: fmt.Errorf("run: %v %s", sig, where)}
+	}
+	openFailed := func(err error) error {
+		if _, ok := caught(stopCtx); ok {
+			return interrupted("before the device was open; nothing measured")
+		}
+		return fmt.Errorf("run: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(stopCtx, 30*time.Second)
 	defer cancel()
 	var dev *adbx.Device
 	if s := sc.file.Simulated; s != nil {
@@ -367,12 +408,12 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 		srv := adbtest.NewServer(sim)
 		defer srv.Close()
 		if dev, err = adbx.Open(ctx, adbx.Options{Server: srv.Addr}); err != nil {
-			return fmt.Errorf("run: %w", err)
+			return openFailed(err)
 		}
 		fmt.Fprintf(stdout, "device: simulated %s, API %d, workload %s\n", sim.Serial(), sim.Config().API, wl.Name)
 	} else {
 		if dev, err = adbx.Open(ctx, adbx.Options{Serial: *serial, Server: *server}); err != nil {
-			return fmt.Errorf("run: %w", err)
+			return openFailed(err)
 		}
 		fmt.Fprintf(stdout, "device: %s\n", dev.Serial())
 	}
@@ -389,15 +430,45 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 	}
 	failed := map[string]bool{}
 	for i, st := range sc.file.Steps {
-		failed[st.Name] = !s.Step(st.Name, sc.steps[i]...)
+		if stopCtx.Err() != nil {
+			break
+		}
+		// The line goes out once the step is open, so a signal after it
+		// always lands inside the step.
+		begun := scenario.Func("begin", func(context.Context, *scenario.Driver) error {
+			fmt.Fprintf(stderr, "run: step %d of %d: %s\n", i+1, len(sc.file.Steps), st.Name)
+			return nil
+		})
+		failed[st.Name] = !s.StepContext(stopCtx, st.Name, append([]scenario.Action{begun}, sc.steps[i]...)...)
 	}
+	stepErrs := len(t.errs)
 	r := s.Stop()
+	sessionErrs := t.errs[stepErrs:]
+	t.errs = t.errs[:stepErrs]
 	for _, st := range r.Steps {
 		fmt.Fprintln(stdout, stepLine(st, failed[st.Name]))
 	}
 	printHealth(stdout, r)
-	fmt.Fprintf(stdout, "result: %s\n", r.Path)
-	stepErrs := len(t.errs)
+	if r.Path != "" {
+		fmt.Fprintf(stdout, "result: %s\n", r.Path)
+	} else {
+		fmt.Fprintln(stdout, "result: not written")
+	}
+	for _, e := range sessionErrs {
+		fmt.Fprintln(stdout, e)
+	}
+	if _, ok := caught(stopCtx); ok {
+		for _, e := range t.errs {
+			fmt.Fprintln(stdout, e)
+		}
+		done := 0
+		for _, st := range r.Steps {
+			if !st.Unfinished {
+				done++
+			}
+		}
+		return interrupted(fmt.Sprintf("after %d of %d steps; budgets not checked", done, len(sc.file.Steps)))
+	}
 	switch {
 	case sc.budgets != nil:
 		assert.BudgetFile(t, r, sc.budgets)
@@ -421,8 +492,12 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 	for _, e := range t.errs[:stepErrs] {
 		fmt.Fprintln(stdout, e)
 	}
-	if len(t.errs) > 0 {
-		return exitError{code: 1, err: fmt.Errorf("run: %d failed steps, %d broken budgets", stepErrs, broken)}
+	if len(t.errs) > 0 || len(sessionErrs) > 0 {
+		msg := fmt.Sprintf("run: %d failed steps, %d broken budgets", stepErrs, broken)
+		if n := len(sessionErrs); n > 0 {
+			msg += fmt.Sprintf(", %d session errors", n)
+		}
+		return exitError{code: 1, err: errors.New(msg)}
 	}
 	return nil
 }
@@ -430,11 +505,14 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 // stepLine is a step's one-line summary.
 func stepLine(st *perftest.Step, failed bool) string {
 	var b strings.Builder
-	mark := "ok  "
+	mark, cut := "ok  ", ""
 	if failed {
 		mark = "FAIL"
 	}
-	fmt.Fprintf(&b, "%s %s (%v):", mark, st.Name, st.Duration().Round(time.Millisecond))
+	if st.Unfinished {
+		mark, cut = "STOP", ", unfinished"
+	}
+	fmt.Fprintf(&b, "%s %s (%v%s):", mark, st.Name, st.Duration().Round(time.Millisecond), cut)
 	if su := st.Startup; su != nil {
 		fmt.Fprintf(&b, " %s start %.0f ms (median of %d)", su.Kind, su.InitialDisplayMs, len(su.Iterations))
 		if su.FullDisplayMs > 0 {

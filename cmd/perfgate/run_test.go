@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,6 +137,12 @@ func TestRunScenarioBadFiles(t *testing.T) {
 			`feed.json:5: budgets: step "a", metric "jnk": unknown metric`},
 		{"negative", `{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "sleep", "ms": -5}]}]}`,
 			`feed.json: step 1 "a": action 1 "sleep": ms -5 is negative`},
+		{"sleep too long", `{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "sleep", "ms": 3600000}]}]}`,
+			`feed.json: step 1 "a": action 1 "sleep": ms 3600000 is over the maximum 600000 (10m0s)`},
+		{"huge wait", `{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "wait", "text": "A", "timeout_ms": 9223372036854}]}]}`,
+			`feed.json: step 1 "a": action 1 "wait": timeout_ms 9223372036854 is over the maximum 600000 (10m0s)`},
+		{"duplicate key", "{\"package\": \"com.x\",\n\"steps\": [{\"name\": \"a\", \"actions\": [{\"action\": \"sleep\", \"ms\": 5,\n\"ms\": 50000}]}]}",
+			`feed.json:3: duplicate key "ms" in object "steps".[0]."actions".[0] (lines 2 and 3); keep one`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,8 +156,28 @@ func TestRunScenarioBadFiles(t *testing.T) {
 	}
 }
 
-// The scenario parser never panics, and an accepted file has named steps
-// with actions.
+// A bad value is quoted in a bounded excerpt, however long its line.
+func TestRunScenarioLongValues(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	for _, text := range []string{
+		`{"package": "` + huge + `", "steps": []}`,
+		`{"package": "com.x", "` + huge + `": 1}`,
+		`{"package": "com.x", "steps": [{"name": "` + huge + `", "actions": []}]}`,
+		`{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "` + huge + `"}]}]}`,
+		`{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "swipe", "direction": "` + huge + `"}]}]}`,
+		`{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "launch", "kind": "` + huge + `"}]}]}`,
+		`{"package": "com.x", "simulated": {"workload": "` + huge + `"}, "steps": []}`,
+		`{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "back"}]}], "budgets": {"a": {"` + huge + `": {"max": 1}}}}`,
+	} {
+		_, err := parseScenario("feed.json", []byte(text))
+		if err == nil || len(err.Error()) > 1000 || !strings.Contains(err.Error(), "bytes)") || !strings.HasPrefix(err.Error(), "feed.json") {
+			t.Errorf("%d-byte error: %.300v", len(fmt.Sprint(err)), err)
+		}
+	}
+}
+
+// The scenario parser never panics, its errors quote a bounded excerpt,
+// and an accepted file has named steps with actions.
 func FuzzParseScenario(f *testing.F) {
 	f.Add([]byte(okScenario))
 	f.Add([]byte(`{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "tap_at", "x": 1, "y": 2}]}], "budgets": "b.json"}`))
@@ -160,6 +187,9 @@ func FuzzParseScenario(f *testing.F) {
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "s.json") {
 				t.Fatalf("error without the file name: %v", err)
+			}
+			if len(err.Error()) > 2000 {
+				t.Fatalf("a %d-byte error for %d bytes of input", len(err.Error()), len(b))
 			}
 			return
 		}

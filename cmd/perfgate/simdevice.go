@@ -77,13 +77,14 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Workload = w
 	}
+	var truthFile *os.File
 	if *truth != "" {
 		f, err := os.Create(*truth)
 		if err != nil {
 			return fmt.Errorf("simdevice: --truth: %w", err)
 		}
 		defer f.Close()
-		cfg.Truth = f
+		cfg.Truth, truthFile = f, f
 	}
 	dev, err := simdevice.New(cfg)
 	if err != nil {
@@ -114,6 +115,16 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "stop with Ctrl-C")
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "perfgate simdevice: stopping")
+	adbd.Close()
+	// The truth file is the ground truth of every frame: one cut short by a
+	// write error is an error, not a quiet exit.
+	err = dev.Close()
+	if truthFile != nil {
+		err = errors.Join(err, truthFile.Close())
+	}
+	if err != nil {
+		return fmt.Errorf("simdevice: --truth %s: %w", *truth, err)
+	}
 	return nil
 }
 

@@ -266,6 +266,26 @@ func TestSimdeviceReplay(t *testing.T) {
 	}
 }
 
+// A truth file the frames cannot be written to is an error when the
+// device stops, naming the file and the cause, never a quiet exit.
+func TestSimdeviceTruthWriteError(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here to fail the writes")
+	}
+	addr, _, stop := startSimdevice(t, "--workload", "janky-scroll", "--truth", "/dev/full")
+	adb := adbtest.StartADB(t)
+	serial := adb.Connect(addr)
+	adb.Run("-s", serial, "shell", "am", "start", "-W", "-n", simdevice.PresetPackage+"/.MainActivity")
+	// Wait for frames: the app's first ones are on the way to the file.
+	for !strings.Contains(adb.Run("-s", serial, "shell", "dumpsys", "gfxinfo", simdevice.PresetPackage, "framestats"), "\n0,") {
+		adb.Run("-s", serial, "shell", "input", "swipe", "500", "1500", "500", "300", "300")
+	}
+	err := stop()
+	if err == nil || !strings.Contains(err.Error(), "simdevice: --truth /dev/full: ") || !strings.Contains(err.Error(), "no space left on device") {
+		t.Errorf("err = %v, want the truth file and the cause", err)
+	}
+}
+
 func TestSimdeviceWorkloadFile(t *testing.T) {
 	w, err := simdevice.Preset("slow-start")
 	if err != nil {

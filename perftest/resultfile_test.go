@@ -1,0 +1,256 @@
+package perftest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestPackageInModule(t *testing.T) {
+	for _, tc := range []struct{ binary, module, want string }{
+		{"github.com/perfgate/perfgate/example_test.test", "github.com/perfgate/perfgate", "example_test"},
+		{"github.com/perfgate/perfgate/cmd/perfgate.test", "github.com/perfgate/perfgate", "cmd/perfgate"},
+		{"github.com/perfgate/perfgate.test", "github.com/perfgate/perfgate", "perfgate"},
+		{"github.com/perfgate/perfgate/cmd/perfgate", "github.com/perfgate/perfgate", ""},
+		{"command-line-arguments.test", "", "command-line-arguments"},
+	} {
+		if got := packageInModule(tc.binary, tc.module); got != tc.want {
+			t.Errorf("packageInModule(%q, %q) = %q, want %q", tc.binary, tc.module, got, tc.want)
+		}
+	}
+	if got := TestPackage(); got != "perftest" {
+		t.Errorf("TestPackage() = %q in perftest's test binary", got)
+	}
+}
+
+// A session's Result is named after the test and its package, so the
+// same test name in two packages gives two files in one results folder.
+func TestResultFileName(t *testing.T) {
+	cfg := fastConfig(t)
+	cfg.Name = "TestFeed/scroll fast"
+	s := startFake(t, newFake(), cfg)
+	r := s.Stop()
+	if want := filepath.Join(cfg.ResultsDir, "TestFeed_scroll_fast@perftest.json"); r.Path != want {
+		t.Errorf("Result at %s, want %s", r.Path, want)
+	}
+	if a, b := resultBase("TestFeed"), strings.TrimSuffix(resultBase("TestFeed"), "@perftest")+"@other"; a == b {
+		t.Errorf("two packages share the name %s", a)
+	}
+}
+
+// Sessions of one run never take each other's file (go test -count=2),
+// while a file an earlier run left is replaced, and a link is never
+// written through.
+func TestWriteInDir(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "TestX@perftest.json")
+	if err := os.WriteFile(old, []byte("an earlier run's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	long := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(old, long, long); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("keep me"), 0o644)
+	linked := os.Symlink(victim, filepath.Join(dir, "TestX@perftest.2.json")) == nil
+	var paths []string
+	for i := range 3 {
+		r := &Result{Name: fmt.Sprintf("run %d", i)}
+		if err := r.WriteInDir(dir, "TestX@perftest"); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, r.Path)
+	}
+	want := []string{old, filepath.Join(dir, "TestX@perftest.2.json"), filepath.Join(dir, "TestX@perftest.3.json")}
+	if linked {
+		want[1], want[2] = want[2], filepath.Join(dir, "TestX@perftest.4.json")
+	}
+	if !slices.Equal(paths, want) {
+		t.Errorf("written to\n%q\nwant\n%q", paths, want)
+	}
+	for i, p := range paths {
+		if r, err := ReadResult(p); err != nil || r.Name != fmt.Sprintf("run %d", i) {
+			t.Errorf("%s: %v %+v", p, err, r)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep me" {
+		t.Errorf("written through a link: %q", b)
+	}
+	if err := (&Result{}).WriteInDir(dir, "../x"); err == nil {
+		t.Error("a name with a folder in it was accepted")
+	}
+}
+
+// Runs at once never overwrite each other's Results: four processes and
+// four sessions of this one write the same test's Result into one folder,
+// and eight files come out, each its writer's.
+func TestWriteInDirConcurrentRuns(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	var cmds []*exec.Cmd
+	for i := range 4 {
+		cmd := writerChild(dir, fmt.Sprintf("child %d", i), false)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := (&Result{Name: fmt.Sprintf("parent %d", i)}).WriteInDir(dir, "TestX@perftest"); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Errorf("child: %v", err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "TestX@perftest*.json"))
+	var names []string
+	for _, f := range files {
+		r, err := ReadResult(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, r.Name)
+	}
+	slices.Sort(names)
+	want := []string{"child 0", "child 1", "child 2", "child 3", "parent 0", "parent 1", "parent 2", "parent 3"}
+	if !slices.Equal(names, want) {
+		t.Errorf("Results %q, want %q", names, want)
+	}
+}
+
+// A run that wrote its Result before this one began, and still runs,
+// keeps its file; once it has ended, the file is an earlier run's and is
+// replaced.
+func TestWriteInDirRunStillGoing(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no advisory locks: a run's files are told by their times only")
+	}
+	dir := t.TempDir()
+	first := writerChild(dir, "first", true)
+	stdin, _ := first.StdinPipe()
+	stdout, _ := first.StdoutPipe()
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("first writer: %v", err)
+	}
+	p := strings.TrimSpace(line)
+	// As if it had been written long before this process started.
+	long := time.Now().Add(-time.Hour)
+	os.Chtimes(p, long, long)
+	r := &Result{Name: "second"}
+	if err := r.WriteInDir(dir, "TestX@perftest"); err != nil {
+		t.Fatal(err)
+	}
+	if r.Path == p {
+		t.Fatalf("the Result of a run still going on, %s, was replaced", p)
+	}
+	stdin.Close()
+	if err := first.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	r = &Result{Name: "third"}
+	if err := r.WriteInDir(dir, "TestX@perftest"); err != nil {
+		t.Fatal(err)
+	}
+	if r.Path != p {
+		t.Errorf("the Result of an ended run was not replaced: wrote %s, not %s", r.Path, p)
+	}
+}
+
+// writerChild runs TestResultWriterChild in a process of its own.
+func writerChild(dir, name string, wait bool) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestResultWriterChild$")
+	cmd.Env = append(os.Environ(), "PERFGATE_TEST_RESULT_DIR="+dir, "PERFGATE_TEST_RESULT_NAME="+name)
+	if wait {
+		cmd.Env = append(cmd.Env, "PERFGATE_TEST_RESULT_WAIT=1")
+	}
+	return cmd
+}
+
+// TestResultWriterChild writes one Result as a process of its own, prints
+// where, and with PERFGATE_TEST_RESULT_WAIT=1 lives on until its input
+// ends.
+func TestResultWriterChild(t *testing.T) {
+	dir := os.Getenv("PERFGATE_TEST_RESULT_DIR")
+	if dir == "" {
+		t.Skip("runs as a child of the WriteInDir tests")
+	}
+	r := &Result{Name: os.Getenv("PERFGATE_TEST_RESULT_NAME")}
+	if err := r.WriteInDir(dir, "TestX@perftest"); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println(r.Path)
+	if os.Getenv("PERFGATE_TEST_RESULT_WAIT") == "1" {
+		io.Copy(io.Discard, os.Stdin)
+	}
+}
+
+// A Result that cannot be written is an error a program can read
+// (WriteErr) and a test is failed with; the message of a session that
+// ended early then says the partial result was not written, never "in ".
+func TestStopCannotWrite(t *testing.T) {
+	f := newFake()
+	lose := losable(f)
+	blocker := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fastConfig(t)
+	cfg.GiveUpAfter = 100 * time.Millisecond
+	cfg.ResultsDir = filepath.Join(blocker, "results")
+	s := startFake(t, f, cfg)
+	rt := &recordingT{}
+	s.t = rt
+	if s.WriteErr() != nil {
+		t.Error("a write error before Stop")
+	}
+	waitTicks(t, f, 3)
+	lose()
+	<-s.Done()
+	r := s.Stop()
+	err := s.WriteErr()
+	if err == nil || !strings.Contains(err.Error(), cfg.ResultsDir) || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("WriteErr() = %v, want the folder and the cause", err)
+	}
+	if r.Path != "" {
+		t.Errorf("Path %q of a Result not written", r.Path)
+	}
+	text := strings.Join(rt.errs, "\n")
+	if !strings.Contains(text, "session ended early: ") || !strings.Contains(text, "(the partial result was not written)") || !strings.Contains(text, err.Error()) {
+		t.Errorf("the test was told:\n%s", text)
+	}
+}
+
+// losable makes every batch of f fail as from a device gone, from the
+// call of lose on.
+func losable(f *fakeDevice) (lose func()) {
+	var gone atomic.Bool
+	f.fail = func(context.Context, []string) error {
+		if gone.Load() {
+			return errFakeGone
+		}
+		return nil
+	}
+	return func() { gone.Store(true) }
+}
