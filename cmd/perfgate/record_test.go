@@ -128,7 +128,7 @@ func TestRecordSignalled(t *testing.T) {
 	if !errors.As(err, &ec) || ec.ExitCode() != 143 || !strings.Contains(err.Error(), "record: terminated (SIGTERM) ") || !strings.Contains(err.Error(), "(result in "+out+")") {
 		t.Fatalf("err = %v, want exit status 143 saying where the result is", err)
 	}
-	if !strings.HasPrefix(stdout.String(), "wrote "+out+": ") || !strings.HasSuffix(stdout.String(), ", unfinished\n") {
+	if first, _, _ := strings.Cut(stdout.String(), "\n"); !strings.HasPrefix(first, "wrote "+out+": ") || !strings.HasSuffix(first, ", unfinished") {
 		t.Errorf("stdout %q", stdout.String())
 	}
 	r, err := perftest.ReadResult(out)
@@ -306,7 +306,7 @@ func TestRecordSaysNotMeasured(t *testing.T) {
 		t.Fatalf("record: %v\n%s", err, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], ", pss max not measured, ") || strings.Contains(lines[0], "pss max 0") ||
+	if len(lines) < 2 || !strings.Contains(lines[0], ", pss max not measured, ") || strings.Contains(lines[0], "pss max 0") ||
 		!strings.HasPrefix(lines[1], "not measured: pss_max (memory: dumpsys meminfo "+simdevice.PresetPackage+" unreadable on every read in the step (") ||
 		!strings.Contains(lines[1], "Permission Denial: can't dump meminfo") {
 		t.Errorf("summary:\n%s", stdout.String())
