@@ -434,8 +434,11 @@ func TestCrashSeenByStopsLastTick(t *testing.T) {
 	f := newFake()
 	cfg := fastConfig(t)
 	cfg.Interval = time.Hour // only the first tick and Stop's last one
+	first := make(chan struct{})
+	var once sync.Once
+	cfg.OnTick = func(Live) { once.Do(func() { close(first) }) }
 	s := startFake(t, f, cfg)
-	waitTicks(t, f, 1)
+	<-first
 	s.Begin("tap")
 	f.setPIDs(5151)
 	done := make(chan *Result)
@@ -445,7 +448,7 @@ func TestCrashSeenByStopsLastTick(t *testing.T) {
 		if len(r.Crashes) != 1 || r.Crashes[0].Step != "tap" || len(r.Crashes[0].Logcat) == 0 {
 			t.Errorf("crashes %+v", r.Crashes)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // a hang, not a slow machine
 		t.Fatal("Stop hung waiting for the crash's logcat read")
 	}
 }
