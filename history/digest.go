@@ -61,7 +61,7 @@ func Digest(trends []Trend, o DigestOptions) []DigestEntry {
 // WriteDigest writes the change points of trends as Markdown, for a pull
 // request, $GITHUB_STEP_SUMMARY or a weekly job:
 //
-//	- ❌ **frame_time_p95 of scroll rose 18% at abc1234, p = 0.001** (TestFeed, Pixel 7): 18.2 ms → 21.5 ms (…)
+//   - ❌ **frame_time_p95 of scroll rose 18% at abc1234, p = 0.001** (TestFeed, Pixel 7): 18.2 ms → 21.5 ms (…)
 func WriteDigest(w io.Writer, trends []Trend, o DigestOptions) error {
 	var b strings.Builder
 	title := o.Title

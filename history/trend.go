@@ -85,7 +85,9 @@ func shortCommit(commit, runID string) string {
 	return "run " + runID
 }
 
-func formatP(p float64) string { return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", p), "0"), ".") }
+func formatP(p float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", p), "0"), ".")
+}
 
 // formatPct prints a size in percent without a sign: "18%", "4.5%".
 func formatPct(v float64) string {
