@@ -79,8 +79,10 @@ func TestHistoryCommand(t *testing.T) {
 	}
 	out, _, err = perfgate("history", "trend", "-history", db, "-metric", "frame_time_p95", "-json")
 	var js []struct {
-		Points  []struct{ ReportURL string `json:"report_url"` } `json:"points"`
-		Changes []struct{ Commit string }                       `json:"changes"`
+		Points []struct {
+			ReportURL string `json:"report_url"`
+		} `json:"points"`
+		Changes []struct{ Commit string } `json:"changes"`
 	}
 	if err != nil || json.Unmarshal([]byte(out), &js) != nil || len(js) != 1 || len(js[0].Changes) != 1 || js[0].Changes[0].Commit != "abc0020" || js[0].Points[0].ReportURL != "https://ci.example/r/TestFeed.html" {
 		t.Errorf("trend -json: %v %+v\n%s", err, js, out)
