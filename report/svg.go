@@ -253,3 +253,14 @@ func formatValue(v float64) string {
 		return fmt.Sprintf("%.2f", math.Round(v*100)/100)
 	}
 }
+
+// NiceStep returns a round axis tick spacing near span/5, the one the
+// report's charts use; other perfgate pages (history trends) draw their
+// axes with it too.
+func NiceStep(span float64) float64 { return niceStep(span) }
+
+// FormatTick prints an axis value the way the report's charts do.
+func FormatTick(v float64) string { return formatTick(v) }
+
+// FormatValue prints a metric value with the precision the report uses.
+func FormatValue(v float64) string { return formatValue(v) }

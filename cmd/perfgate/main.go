@@ -10,6 +10,8 @@
 //	perfgate compare [-alpha 0.05] [-threshold 10] base.json|dir new.json|dir
 //	                                          compare runs with the regression gate's statistics
 //	perfgate run [-update] scenario.json      run a scenario file's UI steps and check its budgets
+//	perfgate history add|trend|digest|html|budget ...
+//	                                          keep every run, find where metrics changed
 //
 // Run `perfgate <command> -h` for a command's flags.
 package main
@@ -47,6 +49,7 @@ commands:
   report     write HTML, Markdown and benchstat reports of Results
   compare    compare a baseline with new runs; exit 1 on a significant regression
   run        run a scenario file: UI steps, each measured, and its budgets
+  history    keep every run; trends, change points, digests, budget suggestions
 `
 
 // run is the whole CLI; main only turns its error into an exit status.
@@ -68,6 +71,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runCompare(args[1:], stdout, stderr)
 	case "run":
 		return runScenario(args[1:], stdout, stderr)
+	case "history":
+		return runHistory(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

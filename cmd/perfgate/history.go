@@ -1,0 +1,603 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/history/changepoint"
+	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/report"
+)
+
+const historyUsage = `usage: perfgate history <command> [flags]
+
+Keeps every run's Result with its commit, branch, device and app version,
+and finds where each metric changed. The history is an SQLite file, or a
+PostgreSQL database named by a DSN (postgres://…) when a team shares one:
+-history, else $PERFGATE_HISTORY, else perf-history.db.
+
+commands:
+  add      add Results (files or folders of *.json) to the history
+  trend    each series (test, step, metric, device) with its change points
+  digest   the change points as Markdown, for a pull request or a weekly job
+  html     one trend page per metric (inline SVG, no script) and an index
+  budget   suggest a budget file from the last runs on a device model
+`
+
+// runHistory is `perfgate history`.
+func runHistory(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, historyUsage)
+		return errors.New("history: no command given")
+	}
+	ctx := context.Background()
+	switch args[0] {
+	case "add":
+		return historyAdd(ctx, args[1:], stdout, stderr)
+	case "trend":
+		return historyTrend(ctx, args[1:], stdout, stderr)
+	case "digest":
+		return historyDigest(ctx, args[1:], stdout, stderr)
+	case "html":
+		return historyHTML(ctx, args[1:], stdout, stderr)
+	case "budget":
+		return historyBudget(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, historyUsage)
+		return nil
+	}
+	fmt.Fprint(stderr, historyUsage)
+	return fmt.Errorf("history: unknown command %q", args[0])
+}
+
+// historyFlags are the flags every history command has: where the history
+// is, and which series to read.
+type historyFlags struct {
+	fs                         *flag.FlagSet
+	dsn                        *string
+	test, step, metric, device *string
+	branches                   *string
+	since                      *string
+}
+
+func newHistoryFlags(name, usage string, stderr io.Writer, series bool) *historyFlags {
+	fs := flag.NewFlagSet("history "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	h := &historyFlags{fs: fs, dsn: fs.String("history", "", "the history: an SQLite file or a PostgreSQL DSN (default $PERFGATE_HISTORY, else perf-history.db)")}
+	if series {
+		h.test = fs.String("test", "", "only this test")
+		h.step = fs.String("step", "", "only this step")
+		h.metric = fs.String("metric", "", "only this metric")
+		h.device = fs.String("device", "", "only this device model")
+		h.branches = fs.String("branch", "", "only runs of these branches (comma-separated)")
+		h.since = fs.String("from", "", "only runs that started at or after this time (RFC 3339, or a duration back from now such as 720h)")
+	}
+	return h
+}
+
+func (h *historyFlags) open(ctx context.Context) (*history.Store, error) {
+	dsn := *h.dsn
+	if dsn == "" {
+		dsn = os.Getenv(history.EnvHistory)
+	}
+	if dsn == "" {
+		dsn = "perf-history.db"
+	}
+	return history.Open(ctx, dsn)
+}
+
+func (h *historyFlags) filter(now time.Time) (history.Filter, error) {
+	f := history.Filter{Test: *h.test, Step: *h.step, Metric: *h.metric, Device: *h.device}
+	for _, b := range strings.Split(*h.branches, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			f.Branches = append(f.Branches, b)
+		}
+	}
+	if *h.since != "" {
+		t, err := parseWhen(*h.since, now)
+		if err != nil {
+			return f, fmt.Errorf("-from: %w", err)
+		}
+		f.Since = t
+	}
+	return f, nil
+}
+
+// parseWhen reads a time as RFC 3339 (or a date), or as a duration back
+// from now.
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return time.Time{}, fmt.Errorf("%q: a duration back from now must not be negative", s)
+		}
+		return now.Add(-d), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is neither a time (2006-01-02T15:04:05Z07:00, 2006-01-02) nor a duration (720h)", quoteBounded(s))
+}
+
+// quoteBounded keeps a quoted piece of user input short.
+func quoteBounded(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:80]) + "…"
+	}
+	return s
+}
+
+// trends reads and analyses every series the flags select.
+func (h *historyFlags) trends(ctx context.Context, s *history.Store, o history.TrendOptions) ([]history.Trend, error) {
+	f, err := h.filter(time.Now())
+	if err != nil {
+		return nil, err
+	}
+	series, err := s.Series(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]history.Trend, len(series))
+	for i, sr := range series {
+		out[i] = history.Analyze(sr, o)
+	}
+	return out, nil
+}
+
+const historyAddUsage = `usage: perfgate history add [-history DSN] [-commit SHA] [-branch NAME] [-app-version V] [-id ID] [-report-base URL] result.json|dir...
+
+Adds Results to the history, each once: a run already there (same id) is
+left as it is. Commit and branch default to $PERFGATE_COMMIT / $GITHUB_SHA
+and $PERFGATE_BRANCH / $GITHUB_HEAD_REF / $GITHUB_REF_NAME, else the git
+checkout; the id defaults to a hash of the test name, start time, device
+serial and package.
+`
+
+func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	h := newHistoryFlags("add", historyAddUsage, stderr, false)
+	commit := h.fs.String("commit", "", "the commit measured")
+	branch := h.fs.String("branch", "", "the branch measured")
+	appVersion := h.fs.String("app-version", "", "the app's version (default $PERFGATE_APP_VERSION)")
+	id := h.fs.String("id", "", "the run's id (one Result only)")
+	reportBase := h.fs.String("report-base", "", "where the Results' reports are: a run links to <report-base>/<test>.html")
+	paths, err := parseInterleaved(h.fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		h.fs.Usage()
+		return errors.New("history add: no result file given")
+	}
+	results, err := readResults(paths)
+	if err != nil {
+		return fmt.Errorf("history add: %w", err)
+	}
+	if *id != "" && len(results) != 1 {
+		return fmt.Errorf("history add: -id %q names one run, but %d Results were given", quoteBounded(*id), len(results))
+	}
+	dir := "."
+	if len(paths) > 0 {
+		if fi, err := os.Stat(paths[0]); err == nil && fi.IsDir() {
+			dir = paths[0]
+		} else {
+			dir = filepath.Dir(paths[0])
+		}
+	}
+	m := history.MetaFromEnv(dir)
+	m.ID = *id
+	if *commit != "" {
+		m.Commit = *commit
+	}
+	if *branch != "" {
+		m.Branch = *branch
+	}
+	if *appVersion != "" {
+		m.AppVersion = *appVersion
+	}
+	s, err := h.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	added := 0
+	for _, r := range results {
+		rm := m
+		if *reportBase != "" && r.Name != "" {
+			rm.ReportURL = strings.TrimSuffix(*reportBase, "/") + "/" + report.FileName(r.Name) + ".html"
+		}
+		run := history.RunOf(r, rm)
+		ok, err := s.Add(ctx, run)
+		if err != nil {
+			return fmt.Errorf("history add: %s: %w", r.Path, err)
+		}
+		state := "already there"
+		if ok {
+			added++
+			state = "added"
+		}
+		fmt.Fprintf(stdout, "%s %s: run %s, commit %s, %d values\n", state, r.Path, run.ID, orNone(run.Commit), len(run.Values))
+		for _, n := range run.Notes {
+			fmt.Fprintf(stdout, "  note: %s\n", n)
+		}
+	}
+	fmt.Fprintf(stdout, "history %s: %d of %d runs added\n", s, added, len(results))
+	return s.Close()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// detectFlags adds the change point settings to fs.
+func detectFlags(fs *flag.FlagSet) func() (history.TrendOptions, error) {
+	alpha := fs.Float64("alpha", 0.01, "significance level of the permutation test")
+	perms := fs.Int("permutations", 999, "permutations per test (p ≥ 1/(permutations+1))")
+	minSize := fs.Int("min-runs", 4, "fewest runs between two change points")
+	return func() (history.TrendOptions, error) {
+		if *alpha <= 0 || *alpha >= 1 {
+			return history.TrendOptions{}, fmt.Errorf("-alpha %g is not in (0, 1)", *alpha)
+		}
+		if *perms < 19 {
+			return history.TrendOptions{}, fmt.Errorf("-permutations %d: want at least 19", *perms)
+		}
+		if *minSize < 2 {
+			return history.TrendOptions{}, fmt.Errorf("-min-runs %d: want at least 2", *minSize)
+		}
+		return history.TrendOptions{Detect: changepoint.Options{Alpha: *alpha, Permutations: *perms, MinSize: *minSize}}, nil
+	}
+}
+
+const historyTrendUsage = `usage: perfgate history trend [-history DSN] [-test T] [-step S] [-metric M] [-device D] [-branch B,…] [-from WHEN] [-series] [-json]
+
+Prints every series the filters select, oldest run first, with the change
+points E-divisive means finds in it (permutation test at -alpha): the first
+commit of the new level, the change with its 95% interval, and p.
+`
+
+func historyTrend(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	h := newHistoryFlags("trend", historyTrendUsage, stderr, true)
+	opts := detectFlags(h.fs)
+	showSeries := h.fs.Bool("series", false, "also print every run's value")
+	asJSON := h.fs.Bool("json", false, "print JSON")
+	if rest, err := parseInterleaved(h.fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return fmt.Errorf("history trend: unexpected argument %q", quoteBounded(rest[0]))
+	}
+	o, err := opts()
+	if err != nil {
+		return fmt.Errorf("history trend: %w", err)
+	}
+	s, err := h.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	trends, err := h.trends(ctx, s, o)
+	if err != nil {
+		return fmt.Errorf("history trend: %w", err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(trendsJSON(trends))
+	}
+	if len(trends) == 0 {
+		fmt.Fprintf(stdout, "history %s: no series match\n", s)
+		return nil
+	}
+	for _, t := range trends {
+		first, last := t.Points[0], t.Points[len(t.Points)-1]
+		fmt.Fprintf(stdout, "%s (%s, %s): %d runs, %s … %s\n", t.Key, t.Unit, t.Definition, len(t.Points), first.Time.UTC().Format("2006-01-02"), last.Time.UTC().Format("2006-01-02"))
+		if *showSeries {
+			for _, p := range t.Points {
+				fmt.Fprintf(stdout, "  %s  %-12s %s (median of %d)\n", p.Time.UTC().Format("2006-01-02 15:04"), orNone(p.Commit), report.FormatValue(p.Value), p.Iterations)
+			}
+		}
+		for _, c := range t.Changes {
+			kind := ""
+			switch {
+			case c.Regression:
+				kind = " — for the worse"
+			case c.Improvement:
+				kind = " — for the better"
+			}
+			fmt.Fprintf(stdout, "  change: %s: %s%s\n", c.Sentence(t.Key), c.Detail(t.Unit), kind)
+		}
+	}
+	return nil
+}
+
+const historyDigestUsage = `usage: perfgate history digest [-history DSN] [filters] [-since WHEN] [-min-pct N] [-link URL] [-md out.md] [-check]
+
+Writes the change points as Markdown: regressions first, each as
+"frame_time_p95 of scroll rose 18% at abc1234, p = 0.001" with its levels
+and interval. -since keeps the changes whose new level began at or after a
+time, a duration back from now, or the first run of a commit in the
+history. -check exits 1 when one of them is for the worse.
+`
+
+func historyDigest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	h := newHistoryFlags("digest", historyDigestUsage, stderr, true)
+	opts := detectFlags(h.fs)
+	since := h.fs.String("since", "", "only changes from then on: a time, a duration back from now, or a commit")
+	minPct := h.fs.Float64("min-pct", 0, "leave out changes smaller than this many percent")
+	link := h.fs.String("link", "", "where the trend pages are (perfgate history html), for links")
+	title := h.fs.String("title", "", "the digest's heading (default \"perfgate history\")")
+	mdOut := h.fs.String("md", "-", `write the Markdown here ("-" for stdout)`)
+	check := h.fs.Bool("check", false, "exit 1 when a change for the worse is listed")
+	if rest, err := parseInterleaved(h.fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return fmt.Errorf("history digest: unexpected argument %q", quoteBounded(rest[0]))
+	}
+	o, err := opts()
+	if err != nil {
+		return fmt.Errorf("history digest: %w", err)
+	}
+	s, err := h.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	trends, err := h.trends(ctx, s, o)
+	if err != nil {
+		return fmt.Errorf("history digest: %w", err)
+	}
+	do := history.DigestOptions{Title: *title, MinPct: *minPct, TrendLink: *link}
+	if *since != "" {
+		if do.Since, err = sinceOf(*since, trends); err != nil {
+			return fmt.Errorf("history digest: -since: %w", err)
+		}
+	}
+	if err := writeOutput(*mdOut, stdout, func(w io.Writer) error { return history.WriteDigest(w, trends, do) }); err != nil {
+		return fmt.Errorf("history digest: %w", err)
+	}
+	if *check {
+		for _, e := range history.Digest(trends, do) {
+			if e.Change.Regression {
+				return exitError{code: 1, err: fmt.Errorf("history digest: %s", e.Change.Sentence(e.Key))}
+			}
+		}
+	}
+	return nil
+}
+
+// sinceOf reads -since: a time or duration, else a commit (or its prefix
+// of at least 7 characters) whose first run in the history starts it.
+func sinceOf(s string, trends []history.Trend) (time.Time, error) {
+	if t, err := parseWhen(s, time.Now()); err == nil {
+		return t, nil
+	}
+	var first time.Time
+	if len(s) >= 7 {
+		for _, t := range trends {
+			for _, p := range t.Points {
+				if strings.HasPrefix(p.Commit, s) && (first.IsZero() || p.Time.Before(first)) {
+					first = p.Time
+				}
+			}
+		}
+	}
+	if first.IsZero() {
+		return first, fmt.Errorf("%q is not a time, a duration, or a commit (7 characters or more) with a run in the selected series", quoteBounded(s))
+	}
+	return first, nil
+}
+
+const historyHTMLUsage = `usage: perfgate history html [-history DSN] [filters] [-budgets file] -o dir
+
+Writes one self-contained page per metric into dir (trend-<metric>.html:
+every series of that metric, each run a point linking to its report,
+change points and budgets marked) and index.html.
+`
+
+func historyHTML(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	h := newHistoryFlags("html", historyHTMLUsage, stderr, true)
+	opts := detectFlags(h.fs)
+	out := h.fs.String("o", "", "the folder to write the pages into")
+	title := h.fs.String("title", "", "the pages' title (default \"perfgate history\")")
+	budgetFile := h.fs.String("budgets", "", "a golden budget file whose limits the charts draw")
+	var budgets budgetFlags
+	h.fs.Var(&budgets, "budget", "a budget to draw, [step:]metric<=limit or [step:]metric>=limit (repeatable)")
+	if rest, err := parseInterleaved(h.fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return fmt.Errorf("history html: unexpected argument %q", quoteBounded(rest[0]))
+	}
+	if *out == "" {
+		h.fs.Usage()
+		return errors.New("history html: no -o folder given")
+	}
+	o, err := opts()
+	if err != nil {
+		return fmt.Errorf("history html: %w", err)
+	}
+	if *budgetFile != "" {
+		f, err := assert.ReadBudgetFile(*budgetFile)
+		if err != nil {
+			return fmt.Errorf("history html: %w", err)
+		}
+		budgets = append(budgets, report.BudgetsOf(f)...)
+	}
+	s, err := h.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	trends, err := h.trends(ctx, s, o)
+	if err != nil {
+		return fmt.Errorf("history html: %w", err)
+	}
+	if err := history.WritePages(*out, trends, history.PageOptions{Title: *title, Budgets: budgets}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "history html: %d series, pages in %s\n", len(trends), filepath.Join(*out, "index.html"))
+	return nil
+}
+
+const historyBudgetUsage = `usage: perfgate history budget [-history DSN] -test T [-device D] [-last 20] [-headroom 10] [-o file]
+
+Suggests a golden budget file for a test from its last runs on one device
+model: per step and metric, the nearest-rank 95th percentile of those runs
+(5th where higher is better) plus headroom, leaving out runs before the
+metric's latest change point. Writes the file (stdout without -o) and says
+on stderr what each budget rests on. Review it before committing it.
+`
+
+func historyBudget(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	h := newHistoryFlags("budget", historyBudgetUsage, stderr, true)
+	opts := detectFlags(h.fs)
+	last := h.fs.Int("last", 20, "take budgets from this many newest runs")
+	minRuns := h.fs.Int("min-runs-budget", 5, "fewest runs a budget may rest on")
+	headroom := h.fs.Float64("headroom", 10, "headroom in percent over the level (counts get +1)")
+	out := h.fs.String("o", "-", `write the budget file here ("-" for stdout)`)
+	if rest, err := parseInterleaved(h.fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return fmt.Errorf("history budget: unexpected argument %q", quoteBounded(rest[0]))
+	}
+	if *h.test == "" {
+		h.fs.Usage()
+		return errors.New("history budget: no -test given (a budget file serves one test)")
+	}
+	if *last < 1 || *headroom < 0 {
+		return fmt.Errorf("history budget: -last %d and -headroom %g must be positive", *last, *headroom)
+	}
+	o, err := opts()
+	if err != nil {
+		return fmt.Errorf("history budget: %w", err)
+	}
+	s, err := h.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	trends, err := h.trends(ctx, s, o)
+	if err != nil {
+		return fmt.Errorf("history budget: %w", err)
+	}
+	devices := map[string]bool{}
+	for _, t := range trends {
+		devices[t.Device] = true
+	}
+	switch {
+	case len(trends) == 0:
+		return fmt.Errorf("history budget: no runs of test %q in %s match", quoteBounded(*h.test), s)
+	case len(devices) > 1:
+		return fmt.Errorf("history budget: test %q ran on %d device models; pick one with -device", quoteBounded(*h.test), len(devices))
+	}
+	pct := *headroom
+	if pct == 0 {
+		pct = -1 // none; SuggestOptions reads 0 as its default
+	}
+	sugs, skipped := history.Suggest(trends, history.SuggestOptions{Last: *last, MinRuns: *minRuns, Pct: pct})
+	for _, sk := range skipped {
+		fmt.Fprintf(stderr, "no budget: %s\n", sk)
+	}
+	for _, sg := range sugs {
+		op := "≤"
+		if sg.Min {
+			op = "≥"
+		}
+		from := ""
+		if sg.AfterChange {
+			from = ", since its change at " + orNone(sg.From.Commit)
+		}
+		fmt.Fprintf(stderr, "%s %s %s %s: level %s over %d runs%s\n", sg.Step, sg.Metric, op, report.FormatValue(sg.Limit), report.FormatValue(sg.Level), sg.Runs, from)
+	}
+	f, err := history.BudgetFile(sugs)
+	if err != nil {
+		return err
+	}
+	if len(f.Steps) == 0 {
+		return errors.New("history budget: no budget to suggest")
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	return writeOutput(*out, stdout, func(w io.Writer) error { _, err := w.Write(b); return err })
+}
+
+// jsonTrend is a trend as `history trend -json` prints it. Figures that are
+// not finite (a change from a level of zero) are null.
+type jsonTrend struct {
+	Test       string       `json:"test"`
+	Step       string       `json:"step"`
+	Metric     string       `json:"metric"`
+	Device     string       `json:"device"`
+	Unit       string       `json:"unit"`
+	Definition string       `json:"definition"`
+	Better     string       `json:"better"`
+	Points     []jsonPoint  `json:"points"`
+	Changes    []jsonChange `json:"changes"`
+}
+
+type jsonPoint struct {
+	RunID      string    `json:"run_id"`
+	Commit     string    `json:"commit"`
+	Branch     string    `json:"branch"`
+	Time       time.Time `json:"time"`
+	Value      float64   `json:"value"`
+	Iterations int       `json:"iterations"`
+	ReportURL  string    `json:"report_url,omitempty"`
+}
+
+type jsonChange struct {
+	Index       int       `json:"index"`
+	Commit      string    `json:"commit"`
+	RunID       string    `json:"run_id"`
+	Time        time.Time `json:"time"`
+	Before      *float64  `json:"before"`
+	After       *float64  `json:"after"`
+	ChangePct   *float64  `json:"change_pct"`
+	Low         *float64  `json:"change_pct_low"`
+	High        *float64  `json:"change_pct_high"`
+	P           float64   `json:"p"`
+	Regression  bool      `json:"regression"`
+	Improvement bool      `json:"improvement"`
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func trendsJSON(trends []history.Trend) []jsonTrend {
+	out := make([]jsonTrend, 0, len(trends))
+	for _, t := range trends {
+		jt := jsonTrend{Test: t.Test, Step: t.Step, Metric: t.Metric, Device: t.Device, Unit: t.Unit, Definition: t.Definition,
+			Better: map[metrics.Better]string{metrics.Lower: "lower", metrics.Higher: "higher", metrics.Neither: "neither"}[t.Better],
+			Points: []jsonPoint{}, Changes: []jsonChange{}}
+		for _, p := range t.Points {
+			jt.Points = append(jt.Points, jsonPoint{p.RunID, p.Commit, p.Branch, p.Time, p.Value, p.Iterations, p.ReportURL})
+		}
+		for _, c := range t.Changes {
+			jt.Changes = append(jt.Changes, jsonChange{Index: c.Index, Commit: c.First.Commit, RunID: c.First.RunID, Time: c.First.Time,
+				Before: finite(c.Before.Center), After: finite(c.After.Center), ChangePct: finite(c.ChangePct), Low: finite(c.Low), High: finite(c.High),
+				P: c.P, Regression: c.Regression, Improvement: c.Improvement})
+		}
+		out = append(out, jt)
+	}
+	return out
+}

@@ -1,0 +1,35 @@
+package changepoint
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// BenchmarkDetect10000 finds the change points of 10,000 runs with three
+// level shifts, each run the median of 5 iterations with 5 % noise.
+func BenchmarkDetect10000(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	values := make([]float64, 10000)
+	it := make([]float64, 5)
+	for i := range values {
+		l := 20.0
+		switch {
+		case i >= 7000:
+			l = 26
+		case i >= 4000:
+			l = 23
+		case i >= 2500:
+			l = 21
+		}
+		for j := range it {
+			it[j] = l * (1 + noise*rng.NormFloat64())
+		}
+		values[i] = median(it)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if cps := Detect(values, Options{}, 0); len(cps) < 3 {
+			b.Fatalf("found %d change points, want 3 or more", len(cps))
+		}
+	}
+}

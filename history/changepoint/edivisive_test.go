@@ -1,0 +1,130 @@
+package changepoint
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// sumsAgree checks the O(n log n) within-sums against the pair-by-pair
+// ones on x.
+func sumsAgree(t *testing.T, x []float64) {
+	t.Helper()
+	m := len(x)
+	if m < 2 {
+		return
+	}
+	nl, nr := make([]float64, m+1), make([]float64, m+1)
+	withinNaive(x, nl, nr)
+	s := newScratch(m)
+	fl, fr := make([]float64, m+1), make([]float64, m+1)
+	s.withinFenwick(x, ranks(x), fl, fr)
+	for i := range nl {
+		tol := 1e-9 * max(1, math.Abs(nl[i]), math.Abs(nr[i]))
+		if math.Abs(nl[i]-fl[i]) > tol || math.Abs(nr[i]-fr[i]) > tol {
+			t.Fatalf("n=%d at %d: naive %v/%v, Fenwick %v/%v (x=%v)", m, i, nl[i], nr[i], fl[i], fr[i], x)
+		}
+	}
+	// The trees are left zero for the next segment.
+	for i := range s.cnt {
+		if s.cnt[i] != 0 || s.sum[i] != 0 {
+			t.Fatalf("tree not cleared at %d", i)
+		}
+	}
+}
+
+// The two ways of summing distances agree, ties included.
+func TestWithinSums(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{2, 3, 10, 97, 300} {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = float64(rng.IntN(7)) + rng.Float64()*float64(rng.IntN(2)) // many ties
+		}
+		sumsAgree(t, x)
+	}
+}
+
+func FuzzWithinSums(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var x []float64
+		for len(b) >= 4 {
+			x = append(x, float64(int32(binary.LittleEndian.Uint32(b)))/1024)
+			b = b[4:]
+		}
+		sumsAgree(t, x)
+		Splits(x, Options{Permutations: 19})
+	})
+}
+
+// Splits' small contracts: too short a series has no change point, a
+// series with a NaN or an infinity has none either (they are not
+// measurements), the same series always gives the same answer, and a
+// clear step is found where it is.
+func TestSplitsContracts(t *testing.T) {
+	if got := Splits([]float64{1, 2, 3, 10, 11, 12}, Options{}); got != nil {
+		t.Errorf("6 values with MinSize 4: %v", got)
+	}
+	step := make([]float64, 40)
+	for i := range step {
+		step[i] = 10 + float64(i%4)*0.1
+		if i >= 25 {
+			step[i] += 3
+		}
+	}
+	a, b := Splits(step, Options{}), Splits(step, Options{})
+	if len(a) != 1 || a[0].Index != 25 || a[0] != b[0] {
+		t.Fatalf("step at 25: %v then %v", a, b)
+	}
+	if a[0].P != 1.0/1000 {
+		t.Errorf("p = %v, want 1/1000: no permutation reaches a clean step", a[0].P)
+	}
+	bad := append([]float64(nil), step...)
+	bad[3] = math.NaN()
+	if got := Splits(bad, Options{}); got != nil {
+		t.Errorf("with a NaN: %v", got)
+	}
+	bad[3] = math.Inf(1)
+	if got := Splits(bad, Options{}); got != nil {
+		t.Errorf("with +Inf: %v", got)
+	}
+	// A lone slow run is not a change.
+	spike := append([]float64(nil), step[:25]...)
+	spike[12] *= 2
+	if got := Splits(spike, Options{}); got != nil {
+		t.Errorf("one outlier: %v", got)
+	}
+}
+
+// Detect sizes a change: the medians on each side and the change between
+// them with a bootstrap interval around it.
+func TestDetectSizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	x := make([]float64, 60)
+	for i := range x {
+		l := 20.0
+		if i >= 30 {
+			l = 24
+		}
+		x[i] = l * (1 + 0.02*rng.NormFloat64())
+	}
+	cs := Detect(x, Options{}, 0)
+	if len(cs) != 1 {
+		t.Fatalf("got %d changes: %+v", len(cs), cs)
+	}
+	c := cs[0]
+	if c.Index != 30 || c.NBefore != 30 || c.NAfter != 30 {
+		t.Errorf("at %d with %d+%d runs", c.Index, c.NBefore, c.NAfter)
+	}
+	if math.Abs(c.ChangePct-20) > 3 || c.Low > c.ChangePct || c.High < c.ChangePct || c.Low < 10 || c.High > 30 {
+		t.Errorf("change %+.1f%% [%+.1f, %+.1f], want about +20%%", c.ChangePct, c.Low, c.High)
+	}
+	if c.Before.Lo > c.Before.Center || c.Before.Hi < c.Before.Center || math.Abs(c.Before.Center-20) > 0.5 || math.Abs(c.After.Center-24) > 0.5 {
+		t.Errorf("levels %+v → %+v", c.Before, c.After)
+	}
+	if w := Detect(x, Options{}, 5); w[0].NBefore != 5 || w[0].NAfter != 5 {
+		t.Errorf("window 5: %d+%d runs", w[0].NBefore, w[0].NAfter)
+	}
+}

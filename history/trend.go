@@ -1,0 +1,118 @@
+package history
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/perfgate/perfgate/history/changepoint"
+	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/report"
+)
+
+// TrendOptions shape Analyze. The zero value uses changepoint's defaults:
+// α = 0.01, 999 permutations, segments of at least 4 runs, levels from up
+// to 30 runs on each side of a change.
+type TrendOptions struct {
+	Detect changepoint.Options
+	// Window is how many runs on each side a change's levels come from.
+	Window int
+}
+
+// Trend is a series with the change points found in it.
+type Trend struct {
+	Series
+	Changes []Change
+}
+
+// Change is a change point of a series: the first run of the new level,
+// its size and how sure the permutation test is.
+type Change struct {
+	changepoint.Change
+	// First is the first run of the new level, Last the last run of the
+	// old one.
+	First, Last Point
+	// Regression says the metric got worse (it rose where lower is
+	// better, or fell where higher is); Improvement the opposite. Both are
+	// false for a metric that is only context (frames counted).
+	Regression, Improvement bool
+}
+
+// Analyze finds the change points of a series by E-divisive means (see
+// package changepoint).
+func Analyze(s Series, o TrendOptions) Trend {
+	values := make([]float64, len(s.Points))
+	for i, p := range s.Points {
+		values[i] = p.Value
+	}
+	t := Trend{Series: s}
+	for _, c := range changepoint.Detect(values, o.Detect, o.Window) {
+		ch := Change{Change: c, First: s.Points[c.Index], Last: s.Points[c.Index-1]}
+		rose, fell := c.After.Center > c.Before.Center, c.After.Center < c.Before.Center
+		ch.Regression = s.Better == metrics.Lower && rose || s.Better == metrics.Higher && fell
+		ch.Improvement = s.Better == metrics.Lower && fell || s.Better == metrics.Higher && rose
+		t.Changes = append(t.Changes, ch)
+	}
+	return t
+}
+
+// Sentence says what happened in one line, the digest's:
+// "frame_time_p95 of scroll rose 18% at abc1234, p = 0.001".
+func (c Change) Sentence(k Key) string {
+	verb := "rose"
+	if c.ChangePct < 0 {
+		verb = "fell"
+	}
+	return fmt.Sprintf("%s of %s %s %s at %s, p = %s", k.Metric, k.Step, verb, formatPct(math.Abs(c.ChangePct)), shortCommit(c.First.Commit, c.First.RunID), formatP(c.P))
+}
+
+// Detail gives the levels, the interval and the runs of a change:
+// "18.2 ms → 21.5 ms (+18.1%, 95% CI +14.0% … +22.3%; 30 runs before, 12 after)".
+func (c Change) Detail(unit string) string {
+	return fmt.Sprintf("%s → %s (%s, 95%% CI %s … %s; %d runs before, %d after)",
+		withUnit(c.Before.Center, unit), withUnit(c.After.Center, unit), signedPct(c.ChangePct), signedPct(c.Low), signedPct(c.High), c.NBefore, c.NAfter)
+}
+
+// shortCommit names a run by its commit's first 7 characters, else by its
+// run id.
+func shortCommit(commit, runID string) string {
+	switch {
+	case len(commit) > 7 && strings.Trim(commit, "0123456789abcdef") == "":
+		return commit[:7]
+	case commit != "":
+		return commit
+	}
+	return "run " + runID
+}
+
+func formatP(p float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", p), "0"), ".")
+}
+
+// formatPct prints a size in percent without a sign: "18%", "4.5%".
+func formatPct(v float64) string {
+	switch {
+	case math.IsInf(v, 0):
+		return "∞%"
+	case v >= 10:
+		return fmt.Sprintf("%.0f%%", v)
+	}
+	return fmt.Sprintf("%.1f%%", v)
+}
+
+func signedPct(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "+∞%"
+	case math.IsInf(v, -1):
+		return "−∞%"
+	}
+	return fmt.Sprintf("%+.1f%%", v)
+}
+
+func withUnit(v float64, unit string) string {
+	if unit == "" {
+		return report.FormatValue(v)
+	}
+	return report.FormatValue(v) + " " + unit
+}
