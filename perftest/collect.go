@@ -741,7 +741,9 @@ func (c *collector) slowLaneNeeded() bool {
 	return c.cfg.has(CollectMemory) || c.traffic == trafficNetstats
 }
 
-func (c *collector) absorbSlow(p tickPlan, out []cmdResult, send, recv int64) {
+// forSteps name the steps whose start called for the read (none for a
+// read on the lane's own schedule).
+func (c *collector) absorbSlow(p tickPlan, out []cmdResult, send, recv int64, forSteps []string) {
 	mid := send + (recv-send)/2
 	if p.net >= 0 {
 		c.absorbTraffic(out[p.net], p.cmds[p.net], mid)
@@ -762,7 +764,7 @@ func (c *collector) absorbSlow(p tickPlan, out []cmdResult, send, recv int64) {
 		return
 	}
 	c.ab.log(srcMeminfo, mid, "")
-	ms := MemorySample{HostNs: mid, PSSKB: m.PSSKB, SwapKB: m.SwapKB}
+	ms := MemorySample{HostNs: mid, PSSKB: m.PSSKB, SwapKB: m.SwapKB, Steps: forSteps}
 	if m.HasRSS {
 		ms.RSSKB = m.RSSKB
 	}

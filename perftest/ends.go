@@ -61,7 +61,9 @@ func (c *collector) readEnd(cr Crash, end processEnd) {
 	ctx, cancel := context.WithTimeout(context.Background(), max(c.cfg.TickTimeout, 5*time.Second))
 	defer cancel()
 	cmds := endCmds(c.s.res.Device.API)
+	send := c.s.now()
 	out, err := c.s.dev.batch(ctx, cmds)
+	recv := c.s.now()
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	r := c.s.res
@@ -75,6 +77,7 @@ func (c *collector) readEnd(cr Crash, end processEnd) {
 		return
 	}
 	cr, notes, crash := attributeEnd(cr, end, c.cfg.Package, c.cfg.Interval, cmds, out)
+	c.placeEnd(&cr, out[0], send, recv)
 	for _, n := range notes {
 		c.note("%s", n)
 	}
@@ -174,6 +177,7 @@ func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, 
 	cr.Reason, cr.Cause = cl.Reason, cl.Cause
 	if cl.Event != nil {
 		cr.Evidence = lines[cl.Event.Entry].raw
+		cr.evidenceUp = lines[cl.Event.Entry].boot
 	}
 	cr.Logcat = nil
 	for i, l := range lines {
@@ -269,4 +273,25 @@ func (c logClock) boot(e metrics.LogcatEntry) int64 {
 		}
 	}
 	return c.up + int64(t.Sub(c.local))
+}
+
+// placeEnd moves an end whose log line tells when it happened to that time,
+// and to the step open then: on a busy host the tick that finds a process
+// gone can come well after the step it died in has ended. The batch read
+// /proc/uptime first, at about the batch's midpoint on the host clock; the
+// time is never later than the tick that found the process gone.
+func (c *collector) placeEnd(cr *Crash, uptime cmdResult, send, recv int64) {
+	if cr.evidenceUp <= 0 || uptime.Exit != 0 {
+		return
+	}
+	up, ok := parseProcUptime(uptime.Stdout)
+	if !ok || up < cr.evidenceUp {
+		return
+	}
+	at := send + (recv-send)/2 - (up - cr.evidenceUp)
+	if at < 0 || at >= cr.HostNs {
+		return
+	}
+	cr.HostNs = at
+	cr.Step = c.s.stepAtLocked(at)
 }

@@ -24,6 +24,8 @@ type faultyDevice struct {
 	mu         sync.Mutex
 	hangs      int  // the next n frame polls hang until the stream closes
 	statDenied bool // /proc/stat reads fail as on a locked-down build
+	// hung, when set, gets a value each time a hung poll gives up.
+	hung chan struct{}
 }
 
 func (f *faultyDevice) Shell(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -36,6 +38,9 @@ func (f *faultyDevice) Shell(ctx context.Context, cmd string, stdin io.Reader, s
 	f.mu.Unlock()
 	if hang {
 		<-ctx.Done()
+		if f.hung != nil {
+			f.hung <- struct{}{}
+		}
 		return 130
 	}
 	if denied {
@@ -165,18 +170,30 @@ func TestADBServerRestart(t *testing.T) {
 }
 
 func TestHungCommandIsAGap(t *testing.T) {
-	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33)}
+	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33), hung: make(chan struct{}, 1)}
 	srv := adbtest.NewServer(fd)
 	t.Cleanup(srv.Close)
 	d := openAdbx(t, srv.Addr, fd.Serial())
 	launch(t, d, fd.Device)
-	s := perftest.Start(t, d, perftest.WithConfig(quickConfig(t)))
+	cfg := quickConfig(t)
+	// Time enough for a slow machine's ticks; only the hung one times out.
+	cfg.TickTimeout, cfg.GiveUpAfter = time.Second, 20*time.Second
+	ticks := make(chan struct{}, 1)
+	cfg.OnTick = func(perftest.Live) {
+		select {
+		case ticks <- struct{}{}:
+		default:
+		}
+	}
+	s := perftest.Start(t, d, perftest.WithConfig(cfg))
 	s.Step("scroll", func() {
-		time.Sleep(300 * time.Millisecond)
+		<-ticks
 		fd.mu.Lock()
 		fd.hangs = 1
 		fd.mu.Unlock()
-		time.Sleep(1200 * time.Millisecond)
+		<-fd.hung // the hung poll gave up: its gap is being recorded
+		<-ticks   // and one tick after it went through
+		<-ticks
 	})
 	r := s.Stop()
 	if r.Error != "" {
@@ -193,7 +210,7 @@ func TestHungCommandIsAGap(t *testing.T) {
 	if hung == 0 {
 		t.Fatalf("gaps = %+v, want the hung poll as a timeout in scroll", r.Gaps)
 	}
-	// The 500 ms hang holds fewer frames than the buffer: none are lost.
+	// The 1 s hang holds fewer frames than the buffer: none are lost.
 	st := r.Step("scroll")
 	truth, late := truthInStep(r, st, fd.World().TruthFrames(), false)
 	if st.Frames().Frames != len(truth)+late && st.Frames().Frames != len(truth) {

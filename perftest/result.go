@@ -251,6 +251,10 @@ type MemorySample struct {
 	SwapKB   int64 `json:"swap_kb,omitempty"`
 	// Summary holds the App Summary rows (java_heap_kb, native_heap_kb, ...).
 	Summary map[string]int64 `json:"summary,omitempty"`
+	// Steps name the steps that began since the read before this one:
+	// each step's start calls for a read, so that a step shorter than the
+	// slow interval (or one the lane was late for) still has one.
+	Steps []string `json:"steps,omitempty"`
 }
 
 // Gap is a tick (or slow-lane read) that failed. Samples around it are kept.
@@ -286,6 +290,10 @@ type Crash struct {
 	// it was last seen alive to its death (threadtime, -v epoch times where
 	// the device has them).
 	Logcat []string `json:"logcat,omitempty"`
+
+	// evidenceUp is the Evidence line's time on the device's boottime
+	// clock, 0 when unknown.
+	evidenceUp int64
 }
 
 // Step returns the named step's summary. A step that was never recorded

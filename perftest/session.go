@@ -46,6 +46,10 @@ type Session struct {
 	restarting   int
 	restartGrace bool
 	restartEndNs int64
+	// slowKick wakes the slow lane when a step begins, so every step has a
+	// meminfo read of its own however short it is; kickFor names the step.
+	slowKick chan struct{}
+	kickFor  []string
 }
 
 // Start begins measuring under a test. dev is the device (see adbx.Open);
@@ -123,6 +127,7 @@ func newSession(ctx context.Context, dev device, cfg Config) (*Session, error) {
 	}
 	s.res.Config = s.col.runConfig()
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.slowKick = make(chan struct{}, 1)
 	s.lanes.Add(1)
 	go s.cheapLane()
 	if s.col.slowLaneNeeded() {
@@ -169,6 +174,13 @@ func (s *Session) Begin(name string) {
 	st := &Step{Name: name, HostStart: s.start.Add(time.Duration(now)), HostStartNs: now}
 	s.cur = st
 	s.res.Steps = append(s.res.Steps, st)
+	if s.slowKick != nil {
+		s.kickFor = append(s.kickFor, name)
+		select {
+		case s.slowKick <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // End closes the open step; without one it does nothing.
@@ -326,6 +338,13 @@ func (s *Session) slowLane() {
 		case <-s.ctx.Done():
 			return
 		case <-timer.C:
+		case <-s.slowKick:
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
 		}
 		began := time.Now()
 		s.slowTick(s.ctx)
@@ -336,6 +355,14 @@ func (s *Session) slowLane() {
 func (s *Session) slowTick(ctx context.Context) {
 	s.mu.Lock()
 	plan := s.col.slowPlan()
+	// A read that starts after a step began serves that step, whether the
+	// step's kick or the timer started it.
+	forSteps := s.kickFor
+	s.kickFor = nil
+	select {
+	case <-s.slowKick:
+	default:
+	}
 	s.mu.Unlock()
 	if len(plan.cmds) == 0 {
 		return
@@ -353,6 +380,8 @@ func (s *Session) slowTick(ctx context.Context) {
 	defer s.mu.Unlock()
 	if err != nil {
 		if ctx.Err() != nil {
+			// Stop cut the read short: the steps it served still need one.
+			s.kickFor = append(forSteps, s.kickFor...)
 			return
 		}
 		s.res.Gaps = append(s.res.Gaps, Gap{
@@ -361,7 +390,7 @@ func (s *Session) slowTick(ctx context.Context) {
 		})
 		return
 	}
-	s.col.absorbSlow(plan, out, send, recv)
+	s.col.absorbSlow(plan, out, send, recv, forSteps)
 }
 
 // Stop ends the session: it stops the collectors, waits Config.Settle and
@@ -399,6 +428,13 @@ func (s *Session) stop() {
 			s.mu.Unlock()
 		}
 		cancel()
+		// A step that began after the slow lane's last read gets one now.
+		s.mu.Lock()
+		pending := len(s.kickFor) > 0 && s.endErr == nil && s.col.slowLaneNeeded()
+		s.mu.Unlock()
+		if pending {
+			s.slowTick(context.Background())
+		}
 	}
 
 	// Crash logcat reads take the lock when they finish.

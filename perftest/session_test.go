@@ -552,3 +552,103 @@ func TestIntervalCapNoted(t *testing.T) {
 		t.Errorf("negative interval: %v", err)
 	}
 }
+
+// meminfoReads counts the meminfo reads the fake answered.
+func (f *fakeDevice) meminfoReads() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, b := range f.cmds {
+		for _, c := range b {
+			if strings.HasPrefix(c, "dumpsys meminfo ") {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Every step has a meminfo read of its own, however short it is and
+// however rarely the slow lane reads on its own schedule: a step's start
+// calls for one, and Stop takes one for a step that began after the last.
+// (On a busy machine a 0.5 s step between 1 s reads used to hold none, and
+// its pss_max budget failed as "not measured".)
+func TestEveryStepHasMeminfo(t *testing.T) {
+	f := newFake()
+	cfg := fastConfig(t)
+	cfg.SlowInterval = time.Hour // only the lane's first read, on its schedule
+	s := startFake(t, f, cfg)
+	for f.meminfoReads() < 1 {
+		time.Sleep(time.Millisecond) // the first read, at the lane's start
+	}
+	s.Begin("tap")
+	for f.meminfoReads() < 2 {
+		time.Sleep(time.Millisecond) // the read tap's start called for
+	}
+	s.Begin("leave") // ends tap; Stop must read for leave
+	r := s.Stop()
+	if n := f.meminfoReads(); n != 3 {
+		t.Errorf("%d meminfo reads, want 3 (the first, tap's, leave's)", n)
+	}
+	for _, name := range []string{"tap", "leave"} {
+		st := r.Step(name)
+		if m := st.Memory(); m.PSSMaxKB != 13000 || m.PSSSamples != 1 {
+			t.Errorf("%s: pss max %d over %d reads, want 13000 over 1; not measured: %v", name, m.PSSMaxKB, m.PSSSamples, st.NotMeasured)
+		}
+	}
+}
+
+// A crash belongs to the step it happened in, by its log line's time, even
+// when the tick that finds the process gone comes after that step ended (a
+// busy host delays ticks).
+func TestCrashPlacedByItsLogTime(t *testing.T) {
+	f := newFake()
+	cfg := fastConfig(t)
+	ticks := make(chan struct{}, 1)
+	cfg.OnTick = func(Live) {
+		select {
+		case ticks <- struct{}{}:
+		default:
+		}
+	}
+	var gateMu sync.Mutex
+	var gate chan struct{} // ticks wait while it is open
+	blocked := make(chan struct{}, 1)
+	f.fail = func(ctx context.Context, cmds []string) error {
+		gateMu.Lock()
+		g := gate
+		gateMu.Unlock()
+		if g != nil && slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "pidof ") }) {
+			select {
+			case blocked <- struct{}{}:
+			default:
+			}
+			<-g
+		}
+		return nil
+	}
+	s := startFake(t, f, cfg)
+	s.Begin("tap")
+	for range 4 {
+		<-ticks // the step is some ticks old: the crash's log line falls inside it
+	}
+	gateMu.Lock()
+	gate = make(chan struct{})
+	gateMu.Unlock()
+	<-blocked // no tick can see the death before the step ends
+	f.setPIDs(5151)
+	s.Begin("after")
+	gateMu.Lock()
+	close(gate)
+	gate = nil
+	gateMu.Unlock()
+	<-ticks
+	<-ticks
+	r := s.Stop()
+	if len(r.Crashes) != 1 || r.Crashes[0].Step != "tap" {
+		t.Fatalf("crashes %+v, want one in tap", r.Crashes)
+	}
+	if tap := r.Step("tap"); !tap.Crashed() || r.Step("after").Crashed() {
+		t.Errorf("tap crashed %v, after crashed %v", tap.Crashed(), r.Step("after").Crashed())
+	}
+}

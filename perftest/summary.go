@@ -3,6 +3,7 @@ package perftest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -314,11 +315,12 @@ func (c *collector) memoryStats(st *Step) MemoryStats {
 			}
 		}
 	}
-	// A step shorter than the slow lane's interval may hold no meminfo
-	// read; the first one after it started stands in.
+	// A step shorter than a meminfo read (or one the lane was late for)
+	// may hold no read inside it; the read its start called for stands in,
+	// else the first one after it started.
 	if len(pss) == 0 {
 		for _, m := range r.Memory {
-			if m.HostNs >= st.HostStartNs && m.HostNs <= st.HostEndNs+int64(c.cfg.SlowInterval) {
+			if slices.Contains(m.Steps, st.Name) || m.HostNs >= st.HostStartNs && m.HostNs <= st.HostEndNs+int64(c.cfg.SlowInterval) {
 				pss = append(pss, metrics.MemorySample{At: time.Duration(m.HostNs), KB: m.PSSKB})
 				out.Summary = m.Summary
 				break

