@@ -102,12 +102,20 @@ func TestDeviceDisconnectMidStep(t *testing.T) {
 			}
 			launch(t, d, dev)
 			rt := &recT{}
-			s := perftest.Start(rt, d, perftest.WithConfig(quickConfig(t)))
+			cfg := quickConfig(t)
+			framed := make(chan struct{})
+			var once sync.Once
+			cfg.OnTick = func(l perftest.Live) {
+				if l.Step == "scroll" && l.Frames > 0 {
+					once.Do(func() { close(framed) })
+				}
+			}
+			s := perftest.Start(rt, d, perftest.WithConfig(cfg))
 			if s == nil {
 				t.Fatalf("start failed: %s", rt.joined())
 			}
 			s.Begin("scroll")
-			time.Sleep(500 * time.Millisecond)
+			<-framed // the step holds frames: they must survive the loss
 			drop()
 			select {
 			case <-s.Done():
