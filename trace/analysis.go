@@ -1,0 +1,437 @@
+package trace
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// DefaultTopSlices is how many slices a janky frame lists unless
+// Options.TopSlices says otherwise.
+const DefaultTopSlices = 5
+
+// Options says what Analyze looks at.
+type Options struct {
+	// Package is the app: its processes' layers and main threads are
+	// analysed. Empty: every process that drew frames.
+	Package string
+	// TopSlices is how many of the longest slices to list per janky frame
+	// (DefaultTopSlices when 0).
+	TopSlices int
+	// MaxPacket bounds a packet's size (DefaultMaxPacket when 0).
+	MaxPacket int
+}
+
+// Analysis is what a Perfetto trace says about an app's frames: every
+// FrameTimeline frame of its layers with Android's own jank classification,
+// and for each janky frame what the app's main thread was doing. Times are
+// on the trace clock (TraceClock, boottime on Android), in ns.
+type Analysis struct {
+	TraceClock Clock `json:"trace_clock"`
+	// Start and End are the earliest and latest times in the trace.
+	Start int64 `json:"start_ns"`
+	End   int64 `json:"end_ns"`
+	// Packets counts the trace's packets (those of compressed batches
+	// included).
+	Packets int `json:"packets"`
+	// Device is the build fingerprint and Kernel the kernel release, when
+	// the trace has its system info; SDK the Android API level when given.
+	Device string `json:"device,omitempty"`
+	Kernel string `json:"kernel,omitempty"`
+	SDK    int    `json:"sdk,omitempty"`
+	// Package is Options.Package; AppPIDs its processes found in the trace
+	// (by process name, or by a layer named after the package).
+	Package string  `json:"package,omitempty"`
+	AppPIDs []int32 `json:"app_pids,omitempty"`
+	// Sources lists what the trace holds: "frametimeline", "sched",
+	// "atrace", "track_event", "process_tree".
+	Sources []string `json:"sources"`
+	// Layers summarises the analysed layers, by pid then name.
+	Layers []Layer `json:"layers"`
+	// Frames are the analysed layers' actual frames, by Time.
+	Frames []Frame `json:"-"`
+	// Janky are the janky ones among Frames, with their main thread's
+	// states and slices.
+	Janky []JankyFrame `json:"-"`
+	// DisplayFrames counts SurfaceFlinger's actual display frames.
+	DisplayFrames int `json:"display_frames"`
+	// NotMeasured says why a part of the analysis is absent: "frametimeline"
+	// (no frames of the app), "thread_states" (no scheduler events),
+	// "slices" (no atrace or TrackEvent slices).
+	NotMeasured map[string]string `json:"not_measured,omitempty"`
+	// Rejected counts what was read but cannot be data, by reason: a frame
+	// that never ended, an end without a start, a slice still open at the
+	// end, an event whose time went backwards, a malformed packet …
+	Rejected map[string]int `json:"rejected,omitempty"`
+	// Skipped counts what was passed over unread (see Reader.Skipped).
+	Skipped map[string]int `json:"skipped,omitempty"`
+	// Notes says what else a reader should know: data lost while tracing,
+	// the first malformed packets (with offset and field), a file that
+	// ended early.
+	Notes []string `json:"notes,omitempty"`
+
+	clocks clockTable
+}
+
+// Layer summarises one layer's actual frames.
+type Layer struct {
+	Name    string `json:"name"`
+	PID     int32  `json:"pid"`
+	Process string `json:"process,omitempty"`
+	Frames  int    `json:"frames"`
+	// Expected counts the layer's expected frames; Janky its frames with any
+	// jank, AppJank those counted as the app's (AppJank).
+	Expected int `json:"expected"`
+	Janky    int `json:"janky"`
+	AppJank  int `json:"app_jank"`
+	// ByType counts frames per jank type name; a frame with two types
+	// counts under both.
+	ByType map[string]int `json:"by_type,omitempty"`
+}
+
+// JankyFrame is a janky frame with what its app's main thread (tid = pid)
+// did meanwhile.
+type JankyFrame struct {
+	Frame
+	// App tells whether the jank counts as the app's (AppJank).
+	App bool `json:"app_jank"`
+	// MainThread is the main thread's time per state over [Start, End);
+	// nil when the trace has no scheduler events.
+	MainThread *States `json:"main_thread,omitempty"`
+	// Slices are the longest slices under the frame's
+	// Choreographer#doFrame (by length), or without one the main thread's
+	// slices during the frame (by their overlap with it).
+	Slices []Slice `json:"slices,omitempty"`
+	// SlicesFrom says where Slices come from: the doFrame slice's name, or
+	// the fallback; empty when the thread has no slices.
+	SlicesFrom string `json:"slices_from,omitempty"`
+}
+
+// Window is a span of time, such as a step: [Start, End) on Clock (the
+// trace clock when 0). A frame is in it when its Time is.
+type Window struct {
+	Name  string
+	Start int64
+	End   int64
+	Clock Clock
+}
+
+// Step is the analysis of one window.
+type Step struct {
+	Name string `json:"name"`
+	// Start and End are the window on the trace clock.
+	Start int64 `json:"start_ns"`
+	End   int64 `json:"end_ns"`
+	// Frames counts the analysed layers' frames in the window; Janky those
+	// with any jank; AppJank those counted as the app's (AppJank).
+	Frames  int `json:"frames"`
+	Janky   int `json:"janky"`
+	AppJank int `json:"app_jank"`
+	// ByType counts frames per jank type name.
+	ByType      map[string]int `json:"by_type,omitempty"`
+	JankyFrames []JankyFrame   `json:"janky_frames,omitempty"`
+	// NotMeasured is Analysis.NotMeasured; with "frametimeline" in it the
+	// counts above are not measurements.
+	NotMeasured map[string]string `json:"not_measured,omitempty"`
+}
+
+// Analyze reads a whole trace from r and analyses it, holding one packet of
+// the file at a time plus what the analysis keeps (frames, process names,
+// the events of threads that may be an app's main thread). On a malformed
+// or truncated file it returns the analysis of every packet before the
+// break along with the *FormatError.
+func Analyze(r io.Reader, opts Options) (*Analysis, error) {
+	b := newBuilder(opts)
+	rd := NewReader(r)
+	rd.SetMaxPacket(opts.MaxPacket)
+	var ferr error
+	for {
+		p, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			ferr = err
+			break
+		}
+		b.packet(p)
+	}
+	a := b.finish(rd.Skipped())
+	if ferr == nil && b.packets == 0 {
+		ferr = &FormatError{Offset: 0, Msg: "not a Perfetto trace: no TracePacket in it"}
+	}
+	if ferr != nil {
+		a.Notes = append(a.Notes, "the analysis stops where the file breaks: "+ferr.Error())
+	}
+	return a, ferr
+}
+
+// finish turns what was kept into the Analysis.
+func (b *builder) finish(skipped map[string]int) *Analysis {
+	a := &Analysis{
+		TraceClock:    b.traceClock,
+		Packets:       b.packets,
+		Device:        b.device,
+		Kernel:        b.kernel,
+		SDK:           b.sdk,
+		Package:       b.opts.Package,
+		DisplayFrames: b.displayFrames,
+		NotMeasured:   map[string]string{},
+		Rejected:      b.rejected,
+		clocks:        b.clocks,
+	}
+	if len(skipped) > 0 {
+		a.Skipped = skipped
+	}
+	b.rejected["frametimeline_no_end"] += len(b.ftOpen)
+	conv := func(at stamp) (int64, bool) { return b.clocks.convert(at.ns, at.clock, b.traceClock) }
+
+	// The trace's span, on the trace clock.
+	if b.bootSpan[0] != 0 {
+		b.span[Boottime] = b.bootSpan
+	}
+	first := true
+	for c, s := range b.span {
+		lo, ok1 := b.clocks.convert(s[0], c, b.traceClock)
+		hi, ok2 := b.clocks.convert(s[1], c, b.traceClock)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if first || lo < a.Start {
+			a.Start = lo
+		}
+		if first || hi > a.End {
+			a.End = hi
+		}
+		first = false
+	}
+
+	for _, s := range []struct {
+		on   bool
+		name string
+	}{{b.haveFT, "frametimeline"}, {b.haveSched, "sched"}, {b.haveAtrace, "atrace"}, {b.haveTrackEvent, "track_event"}, {b.haveProcTree, "process_tree"}} {
+		if s.on {
+			a.Sources = append(a.Sources, s.name)
+		}
+	}
+
+	// The app's processes: by name, and by the layers of its windows.
+	app := map[int32]bool{}
+	if p := b.opts.Package; p != "" {
+		for pid, n := range b.procNames {
+			if isPackageProcess(n, p) {
+				app[pid] = true
+			}
+		}
+		for _, f := range b.actual {
+			if isPackageLayer(f.layer, p) {
+				app[f.pid] = true
+			}
+		}
+		for pid := range app {
+			a.AppPIDs = append(a.AppPIDs, pid)
+		}
+		slices.Sort(a.AppPIDs)
+	}
+
+	// Frames.
+	layers := map[expKey]*Layer{} // token unused
+	for k := range b.expected {
+		if b.opts.Package != "" && !app[k.pid] {
+			continue
+		}
+		l := layerOf(layers, k.pid, k.layer, b.procNames)
+		l.Expected++
+	}
+	for _, rf := range b.actual {
+		if b.opts.Package != "" && !app[rf.pid] {
+			continue
+		}
+		start, ok1 := conv(rf.at)
+		end, ok2 := conv(rf.end)
+		if !ok1 || !ok2 {
+			b.reject("frametimeline_unknown_clock")
+			continue
+		}
+		f := Frame{
+			Layer: rf.layer, PID: rf.pid, Token: rf.token, DisplayToken: rf.dtoken,
+			Start: start, End: end, Jank: rf.jank, Present: rf.pres, OnTimeFinish: rf.onTime,
+			GPUComposite: rf.gpu, Prediction: rf.pred,
+		}
+		if e, ok := b.expected[expKey{rf.pid, rf.token, rf.layer}]; ok {
+			es, ok1 := conv(e[0])
+			ee, ok2 := conv(e[1])
+			if ok1 && ok2 {
+				f.ExpectedStart, f.ExpectedEnd = es, ee
+			}
+		}
+		if dj, ok := b.displayJank[rf.dtoken]; ok {
+			f.DisplayJank = &dj
+		}
+		a.Frames = append(a.Frames, f)
+		l := layerOf(layers, rf.pid, rf.layer, b.procNames)
+		l.Frames++
+		if f.Jank.Janky() {
+			l.Janky++
+			if f.Jank.App() {
+				l.AppJank++
+			}
+			for _, n := range f.Jank.Names() {
+				if l.ByType == nil {
+					l.ByType = map[string]int{}
+				}
+				l.ByType[n]++
+			}
+		}
+	}
+	slices.SortStableFunc(a.Frames, func(x, y Frame) int { return cmp.Compare(x.Time(), y.Time()) })
+	for _, l := range layers {
+		a.Layers = append(a.Layers, *l)
+	}
+	slices.SortFunc(a.Layers, func(x, y Layer) int {
+		return cmp.Or(cmp.Compare(x.PID, y.PID), cmp.Compare(x.Name, y.Name))
+	})
+	switch {
+	case !b.haveFT:
+		a.NotMeasured["frametimeline"] = "the trace has no FrameTimeline events (Android 12+, data source android.surfaceflinger.frametimeline)"
+	case len(a.Frames) == 0 && b.opts.Package != "":
+		a.NotMeasured["frametimeline"] = fmt.Sprintf("no FrameTimeline frames of %s (no layer of its processes %v)", b.opts.Package, a.AppPIDs)
+	case len(a.Frames) == 0:
+		a.NotMeasured["frametimeline"] = "the FrameTimeline events hold no complete app frame"
+	}
+	if !b.haveSched {
+		a.NotMeasured["thread_states"] = "the trace has no sched_switch or sched_waking events (ftrace sched/sched_switch off)"
+	}
+	if !b.haveAtrace && !b.haveTrackEvent {
+		a.NotMeasured["slices"] = "the trace has no atrace (ftrace/print) or TrackEvent slices"
+	}
+
+	// The janky frames' main threads.
+	top := b.opts.TopSlices
+	if top <= 0 {
+		top = DefaultTopSlices
+	}
+	toTrace := func(ns int64) int64 {
+		v, _ := b.clocks.convert(ns, Boottime, b.traceClock)
+		return v
+	}
+	if b.traceClock != Boottime && !b.clocks.has(Boottime, b.traceClock) {
+		a.Notes = append(a.Notes, fmt.Sprintf("ftrace times are boottime and the trace clock is %v, with no clock snapshot between them: thread states and slices are left out", b.traceClock))
+		b.haveSched, b.haveAtrace, b.haveTrackEvent = false, false, false
+	}
+	tls := map[int32]*timeline{}
+	for i := range a.Frames {
+		f := &a.Frames[i]
+		if !f.Jank.Janky() {
+			continue
+		}
+		jf := JankyFrame{Frame: *f, App: f.Jank.App()}
+		tl, ok := tls[f.PID]
+		if !ok {
+			tl = b.buildTimeline(f.PID, b.threads[f.PID], toTrace)
+			tls[f.PID] = tl
+		}
+		if b.haveSched {
+			st := tl.states(f.Start, f.End)
+			jf.MainThread = &st
+		}
+		if len(tl.slices) > 0 {
+			jf.Slices, jf.SlicesFrom = tl.frameSlices(f, top)
+		}
+		a.Janky = append(a.Janky, jf)
+	}
+
+	if b.dataLoss {
+		a.Notes = append(a.Notes, "data was lost while tracing (a ring buffer overwritten or packets dropped): thread states near the loss may be wrong")
+	}
+	if b.errCount > 0 {
+		a.Notes = append(a.Notes, fmt.Sprintf("%d malformed packets skipped; the first: %s", b.errCount, strings.Join(b.errs, "; ")))
+	}
+	if b.compressed > 0 {
+		a.Notes = append(a.Notes, fmt.Sprintf("%d packets came out of compressed batches", b.compressed))
+	}
+	for k, v := range a.Rejected {
+		if v == 0 {
+			delete(a.Rejected, k)
+		}
+	}
+	if len(a.Rejected) == 0 {
+		a.Rejected = nil
+	}
+	if len(a.NotMeasured) == 0 {
+		a.NotMeasured = nil
+	}
+	return a
+}
+
+func layerOf(m map[expKey]*Layer, pid int32, name string, procs map[int32]string) *Layer {
+	k := expKey{pid: pid, layer: name}
+	l := m[k]
+	if l == nil {
+		l = &Layer{Name: name, PID: pid, Process: procs[pid]}
+		m[k] = l
+	}
+	return l
+}
+
+// Convert moves a time from one clock onto the trace clock, with the trace's
+// clock snapshots.
+func (a *Analysis) Convert(ns int64, from Clock) (int64, error) {
+	if from == 0 {
+		from = a.TraceClock
+	}
+	v, ok := a.clocks.convert(ns, from, a.TraceClock)
+	if !ok {
+		return 0, fmt.Errorf("trace: no clock snapshot relates %v to the trace clock %v", from, a.TraceClock)
+	}
+	return v, nil
+}
+
+// All is the analysis of the whole trace as one step named "trace".
+func (a *Analysis) All() *Step {
+	s, _ := a.Window(Window{Name: "trace", Start: a.Start, End: a.End + 1})
+	return s
+}
+
+// Window analyses the frames of one window. The error says when the
+// window's clock cannot be related to the trace clock.
+func (a *Analysis) Window(w Window) (*Step, error) {
+	start, err := a.Convert(w.Start, w.Clock)
+	if err != nil {
+		return nil, err
+	}
+	end, err := a.Convert(w.End, w.Clock)
+	if err != nil {
+		return nil, err
+	}
+	s := &Step{Name: w.Name, Start: start, End: end, NotMeasured: a.NotMeasured}
+	lo := sort.Search(len(a.Frames), func(i int) bool { return a.Frames[i].Time() >= start })
+	for _, f := range a.Frames[lo:] {
+		if f.Time() >= end {
+			break
+		}
+		s.Frames++
+		if !f.Jank.Janky() {
+			continue
+		}
+		s.Janky++
+		if f.Jank.App() {
+			s.AppJank++
+		}
+		if s.ByType == nil {
+			s.ByType = map[string]int{}
+		}
+		for _, n := range f.Jank.Names() {
+			s.ByType[n]++
+		}
+	}
+	for _, jf := range a.Janky {
+		if t := jf.Time(); t >= start && t < end {
+			s.JankyFrames = append(s.JankyFrames, jf)
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,381 @@
+package trace
+
+import (
+	"bytes"
+	"strconv"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// ftraceBundle decodes one FtraceEventBundle: the events of one CPU's ring
+// buffer, in that CPU's order, plain or in the compact sched encoding.
+func (b *builder) ftraceBundle(pkt, data []byte) error {
+	var cpu uint32
+	var events [][]byte
+	var compact []byte
+	var lost bool
+	var ftraceClock uint64
+	var ftraceTs, bootTs int64
+	var hasFtraceTs, hasBootTs bool
+	w := newWalker(pkt, data, mFtraceEventBundle)
+	for w.next() {
+		f := w.f
+		switch f.Num {
+		case 1:
+			cpu = uint32(f.Int)
+		case 2:
+			events = append(events, f.Bytes)
+		case 3:
+			lost = f.Int != 0
+		case 4:
+			compact = f.Bytes
+		case 5:
+			ftraceClock = f.Int
+		case 6:
+			ftraceTs, hasFtraceTs = f.Int64(), true
+		case 7:
+			bootTs, hasBootTs = f.Int64(), true
+		}
+	}
+	if w.err != nil {
+		return w.err
+	}
+	// Timestamps are on the ftrace clock: boottime unless the bundle says
+	// otherwise, then moved onto boottime by the pair of readings it carries.
+	var offset int64
+	if ftraceClock != 0 {
+		if !hasFtraceTs || !hasBootTs {
+			b.rejected["ftrace_unknown_clock"] += len(events)
+			return nil
+		}
+		offset = bootTs - ftraceTs
+	}
+	cs := b.cpus[cpu]
+	if cs == nil {
+		cs = &cpuState{}
+		b.cpus[cpu] = cs
+	}
+	if lost {
+		// The kernel overwrote events since the last read: the task that
+		// ran last is no longer known.
+		cs.known = false
+		b.dataLoss = true
+	}
+	if compact != nil {
+		if err := b.compactSched(pkt, compact, cs, offset); err != nil {
+			return within(err, "compact_sched(4)", 0)
+		}
+	}
+	for _, ev := range events {
+		if err := b.ftraceEvent(pkt, ev, cs, offset); err != nil {
+			return within(err, "event(2)", 0)
+		}
+	}
+	return nil
+}
+
+// inOrder checks an event's time against the CPU's last one: a CPU's ring
+// buffer is in time order, so a time before the last is not a time.
+//
+// The compact and the plain events of a bundle are two such sequences
+// (last), interleaved in time.
+func (b *builder) inOrder(cs *cpuState, last *int64, ts int64, what string) bool {
+	if ts <= 0 {
+		b.reject(what + "_no_timestamp")
+		return false
+	}
+	if ts < *last {
+		b.reject(what + "_time_backwards")
+		cs.known = false
+		return false
+	}
+	*last = ts
+	b.see(stamp{Boottime, ts})
+	return true
+}
+
+func (b *builder) compactSched(pkt, data []byte, cs *cpuState, offset int64) error {
+	var swTs, swState, swNext, wkTs, wkPid []uint64
+	w := newWalker(pkt, data, mCompactSched)
+	for w.next() {
+		var dst *[]uint64
+		switch w.f.Num {
+		case 1:
+			dst = &swTs
+		case 2:
+			dst = &swState
+		case 3:
+			dst = &swNext
+		case 7:
+			dst = &wkTs
+		case 8:
+			dst = &wkPid
+		default:
+			continue
+		}
+		if err := packedInto(pkt, w.f, dst); err != nil {
+			return w.wrap(err)
+		}
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if len(swTs) != len(swState) || len(swTs) != len(swNext) {
+		b.rejected["compact_sched_mismatched_arrays"] += max(len(swTs), len(swState), len(swNext))
+		cs.known = false
+		swTs = nil
+	}
+	if len(wkTs) != len(wkPid) {
+		b.rejected["compact_sched_mismatched_arrays"] += max(len(wkTs), len(wkPid))
+		wkTs = nil
+	}
+	if len(swTs) > 0 || len(wkTs) > 0 {
+		b.haveSched = true
+	}
+	// Switches and wakings are delta-encoded separately; replay them merged
+	// in time, as the CPU recorded them.
+	var st, wt int64
+	i, j := 0, 0
+	var nextSw, nextWk int64
+	if len(swTs) > 0 {
+		nextSw = int64(swTs[0])
+	}
+	if len(wkTs) > 0 {
+		nextWk = int64(wkTs[0])
+	}
+	for i < len(swTs) || j < len(wkTs) {
+		if i < len(swTs) && (j >= len(wkTs) || nextSw <= nextWk) {
+			st = nextSw
+			ts := st + offset
+			if b.inOrder(cs, &cs.lastCompact, ts, "sched") {
+				b.switchTo(cs, ts, int64(swState[i]), int32(int64(swNext[i])), 0, false)
+			}
+			i++
+			if i < len(swTs) {
+				nextSw = st + int64(swTs[i])
+			}
+			continue
+		}
+		wt = nextWk
+		ts := wt + offset
+		if ts > 0 {
+			b.see(stamp{Boottime, ts})
+			if t := b.thread(int32(int64(wkPid[j]))); t != nil {
+				t.add(tev{ts: ts, kind: evWake})
+			}
+		} else {
+			b.reject("sched_no_timestamp")
+		}
+		j++
+		if j < len(wkTs) {
+			nextWk = wt + int64(wkTs[j])
+		}
+	}
+	return nil
+}
+
+// switchTo records a context switch on a CPU: the task that ran leaves it
+// in prevState, next starts running. Without an explicit prev (compact
+// encoding) the previous switch's next task is the one leaving.
+func (b *builder) switchTo(cs *cpuState, ts, prevState int64, next, prev int32, explicit bool) {
+	if !explicit {
+		prev = cs.tid
+		explicit = cs.known
+	}
+	if explicit {
+		if t := b.thread(prev); t != nil {
+			t.add(tev{ts: ts, kind: evSwitchOut, st: uint8(taskState(prevState))})
+		}
+	}
+	if t := b.thread(next); t != nil {
+		t.add(tev{ts: ts, kind: evSwitchIn})
+	}
+	cs.tid, cs.known = next, true
+}
+
+// taskState maps sched_switch's prev_state onto a ThreadState. The low bits
+// (R=0, S=1, D=2, T=4, t=8, X=16, Z=32, parked or dead=64) mean the same on
+// every kernel; above them, 4.14+ report an idle task as 0x80 and preemption
+// as 0x100, older kernels preemption as a high bit: a task with none of the
+// low bits set was preempted, and is runnable.
+func taskState(raw int64) ThreadState {
+	switch {
+	case raw < 0:
+		return StateOther
+	case raw&0x2 != 0:
+		return StateUninterruptible
+	case raw&0x1 != 0:
+		return StateSleeping
+	case raw&0x7c != 0:
+		return StateOther
+	case raw&0x80 != 0:
+		return StateSleeping // TASK_IDLE on 4.14+, a kernel thread's wait
+	}
+	return StateRunnable
+}
+
+func (b *builder) ftraceEvent(pkt, data []byte, cs *cpuState, offset int64) error {
+	var ts int64
+	var pid int32
+	var kindNum protowire.Number
+	var payload []byte
+	w := newWalker(pkt, data, mFtraceEvent)
+	for w.next() {
+		switch w.f.Num {
+		case 1:
+			ts = w.f.Int64()
+		case 2:
+			pid = w.f.Int32()
+		default:
+			kindNum, payload = w.f.Num, w.f.Bytes
+		}
+	}
+	if w.err != nil || kindNum == 0 {
+		return w.err
+	}
+	if ts != 0 {
+		ts += offset
+	}
+	var pw walker
+	switch kindNum {
+	case 4: // sched_switch
+		var prevPid, nextPid int32
+		var prevState int64
+		pw = newWalker(pkt, payload, mSchedSwitch)
+		for pw.next() {
+			switch pw.f.Num {
+			case 2:
+				prevPid = pw.f.Int32()
+			case 4:
+				prevState = pw.f.Int64()
+			case 6:
+				nextPid = pw.f.Int32()
+			}
+		}
+		if pw.err != nil {
+			break
+		}
+		b.haveSched = true
+		if b.inOrder(cs, &cs.lastTs, ts, "sched") {
+			b.switchTo(cs, ts, prevState, nextPid, prevPid, true)
+		}
+	case 17, 20: // sched_wakeup, sched_waking
+		var wpid int32
+		pw = newWalker(pkt, payload, mSchedWaking)
+		for pw.next() {
+			if pw.f.Num == 2 {
+				wpid = pw.f.Int32()
+			}
+		}
+		if pw.err != nil {
+			break
+		}
+		b.haveSched = true
+		if b.inOrder(cs, &cs.lastTs, ts, "sched") {
+			if t := b.thread(wpid); t != nil {
+				t.add(tev{ts: ts, kind: evWake})
+			}
+		}
+	case 3: // print: atrace markers
+		var buf []byte
+		pw = newWalker(pkt, payload, mPrint)
+		for pw.next() {
+			buf = pw.f.Bytes
+		}
+		if pw.err != nil {
+			break
+		}
+		if b.inOrder(cs, &cs.lastTs, ts, "atrace") {
+			b.atrace(ts, pid, buf)
+		}
+	case 50: // binder_transaction
+		var reply, flags uint64
+		var toThread int32
+		pw = newWalker(pkt, payload, mBinderTransaction)
+		for pw.next() {
+			switch pw.f.Num {
+			case 4:
+				toThread = pw.f.Int32()
+			case 5:
+				reply = pw.f.Int
+			case 7:
+				flags = pw.f.Int
+			}
+		}
+		if pw.err != nil {
+			break
+		}
+		if !b.inOrder(cs, &cs.lastTs, ts, "binder") {
+			return nil
+		}
+		const oneWay = 0x01 // TF_ONE_WAY: the caller does not wait
+		switch {
+		case reply == 0 && flags&oneWay == 0:
+			if t := b.thread(pid); t != nil {
+				t.add(tev{ts: ts, kind: evBinderCall})
+			}
+		case reply != 0 && toThread > 0:
+			if t := b.thread(toThread); t != nil {
+				t.add(tev{ts: ts, kind: evBinderReply})
+			}
+		}
+	}
+	if pw.err != nil {
+		return within(pw.err, fieldName(mFtraceEvent.fields[kindNum].name, kindNum), 0)
+	}
+	return nil
+}
+
+// atrace reads a trace_marker line (`B|tgid|name`, `E|tgid`, …) written by
+// thread tid; only thread-scoped slices are kept.
+func (b *builder) atrace(ts int64, tid int32, buf []byte) {
+	buf = bytes.TrimRight(buf, "\n\x00")
+	if len(buf) == 0 {
+		return
+	}
+	phase := buf[0]
+	if phase != 'B' && phase != 'E' {
+		return
+	}
+	rest := buf[1:]
+	var tgid int64 = -1
+	if len(rest) > 0 && rest[0] == '|' {
+		rest = rest[1:]
+		f := rest
+		if i := bytes.IndexByte(rest, '|'); i >= 0 {
+			f, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if v, err := strconv.ParseInt(string(f), 10, 32); err == nil {
+			tgid = v
+		}
+	} else if phase == 'B' || len(rest) > 0 {
+		return // not an atrace marker
+	}
+	b.haveAtrace = true
+	if tgid >= 0 && int32(tgid) != tid && tgid != 0 {
+		b.notMainThread(tid)
+		return
+	}
+	if phase == 'B' && tgid < 0 {
+		b.reject("atrace_malformed")
+		return
+	}
+	t := b.thread(tid)
+	if t == nil {
+		return
+	}
+	if phase == 'E' {
+		t.add(tev{ts: ts, kind: evEnd})
+		return
+	}
+	name := string(rest)
+	if len(name) > maxString {
+		name = name[:maxString] + "…"
+	}
+	if name == "" {
+		name = "[empty slice name]"
+	}
+	t.add(tev{ts: ts, kind: evBegin, arg: b.name(name)})
+}
