@@ -1,0 +1,140 @@
+package trace_test
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/trace"
+	"github.com/perfgate/perfgate/trace/tracewriter"
+)
+
+// bigTrace is a simulated phone's trace of about size bytes: 8 CPUs busy
+// with noise threads, half of them in the compact sched encoding, the app
+// drawing at 60 Hz with atrace, binder, I/O and preemption.
+func bigTrace(tb testing.TB, size int64) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "big.perfetto-trace")
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	w := tracewriter.New(bw)
+	generate(w, genOpts{targetBytes: size, cpus: 8, noiseGap: 12_000, seed: 11})
+	if err := w.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// heapPeak samples the heap's live-and-unswept object bytes until stopped,
+// and returns the most it saw. Sampling can miss a short peak, never invent
+// one.
+func heapPeak() (stop func() uint64) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(200 * time.Microsecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return peak
+	}
+}
+
+// BenchmarkAnalyze reads a generated 100 MB trace from a file: MB/s, and
+// the heap's peak while reading (peak-heap-MB) and what the Analysis keeps
+// (kept-MB). With a package, only its main thread's events are kept; with
+// none, those of every thread that may be a main thread.
+func BenchmarkAnalyze(b *testing.B) {
+	path := bigTrace(b, 100<<20)
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, pkg := range []string{genPkg, ""} {
+		name := pkg
+		if name == "" {
+			name = "all"
+		}
+		b.Run("size=100MB/package="+name, func(b *testing.B) {
+			b.SetBytes(st.Size())
+			var peak, kept uint64
+			for range b.N {
+				f, err := os.Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				stop := heapPeak()
+				a, err := trace.Analyze(f, trace.Options{Package: pkg})
+				peak = max(peak, stop())
+				f.Close()
+				if err != nil || len(a.Janky) == 0 {
+					b.Fatalf("err %v, %d janky frames", err, len(a.Janky))
+				}
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				kept = ms.HeapAlloc
+				runtime.KeepAlive(a)
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+			b.ReportMetric(float64(kept)/(1<<20), "kept-MB")
+		})
+	}
+}
+
+// TestAnalyzeStreams: a 32 MB trace, read through a plain io.Reader (no
+// seeking, no size), never has more than a fraction of it on the heap.
+func TestAnalyzeStreams(t *testing.T) {
+	const size = 32 << 20
+	path := bigTrace(t, size)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	runtime.GC()
+	stop := heapPeak()
+	a, err := trace.Analyze(struct{ io.Reader }{f}, trace.Options{Package: genPkg})
+	peak := stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Janky) == 0 || a.Janky[0].MainThread == nil {
+		t.Fatalf("no janky frames with states read: %d", len(a.Janky))
+	}
+	if peak > size/3 {
+		t.Errorf("heap peaked at %d MB reading a %d MB trace", peak>>20, size>>20)
+	}
+	t.Logf("heap peak %.1f MB over a %d MB trace", float64(peak)/(1<<20), size>>20)
+}
