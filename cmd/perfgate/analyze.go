@@ -11,6 +11,7 @@ const analyzeUsage = `usage: perfgate analyze <what> [flags] FILE...
   frames  [-source auto|surfaceflinger|gfxinfo] [-refresh-hz F] [-window SUBSTRING] FILE
   meminfo FILE
   cpu     BEFORE AFTER
+  trace   [-package PKG] [-from T] [-to T] [-clock boottime|monotonic] [-top N] [-json] FILE
 `
 
 func runAnalyze(args []string, stdout, stderr io.Writer) error {
@@ -25,6 +26,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 		return analyzeMeminfo(args[1:], stdout, stderr)
 	case "cpu":
 		return analyzeCPU(args[1:], stdout, stderr)
+	case "trace":
+		return analyzeTrace(args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, analyzeUsage)
 	return fmt.Errorf("analyze: unknown kind %q", args[0])

@@ -1,6 +1,7 @@
 // Command perfgate measures Android app performance and gates it.
 //
-//	perfgate analyze frames|meminfo|cpu ...   apply perfgate's metrics to captures you already have
+//	perfgate analyze frames|meminfo|cpu|trace ...
+//	                                          apply perfgate's metrics to captures you already have
 //	perfgate record -serial S -package P [-duration 10s] -out result.json
 //	                                          measure an app the way a perftest session does
 //	perfgate simdevice --listen 127.0.0.1:15555 [--api 33] [--workload NAME|FILE] [--truth FILE]
@@ -43,7 +44,7 @@ type exitCoder interface{ ExitCode() int }
 const usage = `usage: perfgate <command> [flags] [args]
 
 commands:
-  analyze    apply perfgate's metrics to saved captures (frames, meminfo, cpu)
+  analyze    apply perfgate's metrics to saved captures (frames, meminfo, cpu, trace)
   record     record one app on a device for a while and write the Result
   simdevice  serve a simulated Android device for adb connect
   report     write HTML, Markdown and benchstat reports of Results

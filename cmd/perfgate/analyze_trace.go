@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/excerpt"
+	"github.com/perfgate/perfgate/trace"
+)
+
+const analyzeTraceUsage = `usage: perfgate analyze trace [-package PKG] [-from T] [-to T] [-clock boottime|monotonic] [-top N] [-json] FILE
+
+FILE is a Perfetto trace (as 'adb shell perfetto' writes it; gzipped too).
+Prints Android's own FrameTimeline jank classification of the app's frames
+(every layer's without -package), and for each janky frame the app main
+thread's states and its longest slices under Choreographer#doFrame.
+
+-from and -to bound the step: a duration (1.5s) is since the trace's start,
+an integer is an absolute time in ns on -clock (monotonic is the clock of
+dumpsys gfxinfo and of perfgate's steps). Without them the step is the whole
+trace.
+
+`
+
+// traceJSON is what `perfgate analyze trace -json` prints.
+type traceJSON struct {
+	File     string          `json:"file"`
+	Analysis *trace.Analysis `json:"analysis"`
+	Step     *trace.Step     `json:"step"`
+}
+
+func analyzeTrace(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("analyze trace", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, analyzeTraceUsage)
+		fs.PrintDefaults()
+	}
+	pkg := fs.String("package", "", "the app's package (default: every app that drew frames)")
+	from := fs.String("from", "", "the step's start: a duration since the trace's start, or ns on -clock")
+	to := fs.String("to", "", "the step's end (excluded), like -from")
+	clock := fs.String("clock", "boottime", "the clock of integer -from/-to: boottime or monotonic")
+	top := fs.Int("top", trace.DefaultTopSlices, "slices listed per janky frame")
+	asJSON := fs.Bool("json", false, "print JSON instead of text")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("analyze trace: give exactly one trace file")
+	}
+	if *top <= 0 {
+		return fmt.Errorf("analyze trace: -top %d, want > 0", *top)
+	}
+	if *pkg != "" {
+		if err := adbx.ValidatePackage(*pkg); err != nil {
+			return fmt.Errorf("analyze trace: -package: %w", err)
+		}
+	}
+	var c trace.Clock
+	if err := c.UnmarshalText([]byte(*clock)); err != nil || (c != trace.Boottime && c != trace.Monotonic) {
+		return fmt.Errorf("analyze trace: -clock %s: want boottime or monotonic", excerpt.Quote(*clock))
+	}
+	path := fs.Arg(0)
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("analyze trace: %w", err)
+	}
+	defer f.Close()
+	a, readErr := trace.Analyze(f, trace.Options{Package: *pkg, TopSlices: *top})
+	if readErr != nil && a.Packets == 0 {
+		return fmt.Errorf("analyze trace: %s: %w", path, readErr)
+	}
+
+	w := trace.Window{Name: "trace", Start: a.Start, End: a.End + 1, Clock: a.TraceClock}
+	if *from != "" || *to != "" {
+		w.Name = "window"
+		start, clk, err := traceTime(*from, a.Start, a, c)
+		if err != nil {
+			return fmt.Errorf("analyze trace: -from: %w", err)
+		}
+		end, clk2, err := traceTime(*to, a.End+1, a, c)
+		if err != nil {
+			return fmt.Errorf("analyze trace: -to: %w", err)
+		}
+		// Both ends on one clock: a relative or missing end is on the trace
+		// clock, so it moves onto the other end's clock through the trace.
+		if clk != clk2 {
+			if clk != a.TraceClock {
+				if start, err = a.Convert(start, clk); err != nil {
+					return fmt.Errorf("analyze trace: -from: %w", err)
+				}
+			}
+			if clk2 != a.TraceClock {
+				if end, err = a.Convert(end, clk2); err != nil {
+					return fmt.Errorf("analyze trace: -to: %w", err)
+				}
+			}
+			clk = a.TraceClock
+		}
+		if end <= start {
+			return fmt.Errorf("analyze trace: -to %s is not after -from %s", excerpt.Quote(*to), excerpt.Quote(*from))
+		}
+		w.Start, w.End, w.Clock = start, end, clk
+	}
+	step, err := a.Window(w)
+	if err != nil {
+		return fmt.Errorf("analyze trace: %w", err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(traceJSON{File: path, Analysis: a, Step: step}); err != nil {
+			return err
+		}
+	} else if err := trace.WriteText(stdout, a, []*trace.Step{step}); err != nil {
+		return err
+	}
+	if readErr != nil {
+		return fmt.Errorf("analyze trace: %s: %w (the analysis above covers the packets before it)", path, readErr)
+	}
+	return nil
+}
+
+// traceTime reads a -from/-to value: "" is def on the trace clock, a
+// duration is since the trace's start, an integer is ns on clock.
+func traceTime(s string, def int64, a *trace.Analysis, clock trace.Clock) (int64, trace.Clock, error) {
+	if s == "" {
+		return def, a.TraceClock, nil
+	}
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if v <= 0 {
+			return 0, 0, fmt.Errorf("%s is not a time", excerpt.Quote(s))
+		}
+		return v, clock, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, 0, fmt.Errorf("%s is neither a duration since the trace's start (1.5s) nor a time in ns", excerpt.Quote(s))
+	}
+	return a.Start + int64(d), a.TraceClock, nil
+}
