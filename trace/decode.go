@@ -34,6 +34,7 @@ type builder struct {
 	cpus      map[uint32]*cpuState
 	names     []string
 	nameIdx   map[string]uint32
+	layers    map[string]string
 
 	// TrackEvent.
 	tracks    map[uint64]trackInfo
@@ -178,6 +179,7 @@ func newBuilder(opts Options) *builder {
 		threads:     map[int32]*threadLog{},
 		cpus:        map[uint32]*cpuState{},
 		nameIdx:     map[string]uint32{},
+		layers:      map[string]string{},
 		tracks:      map[uint64]trackInfo{},
 		trackLogs:   map[uint64][]teEvent{},
 		span:        map[Clock][2]int64{},
@@ -227,6 +229,26 @@ func (b *builder) see(at stamp) {
 	s[0] = min(s[0], at.ns)
 	s[1] = max(s[1], at.ns)
 	b.span[at.clock] = s
+}
+
+// layerName is the layer's name, one string per layer however many frames
+// name it.
+func (b *builder) layerName(v []byte) string {
+	if s, ok := b.layers[string(v)]; ok {
+		return s
+	}
+	s := cutString(v)
+	b.layers[string(v)] = s
+	return s
+}
+
+// nameOf is name for a name still in the packet's bytes, copied only the
+// first time it is seen.
+func (b *builder) nameOf(v []byte) uint32 {
+	if i, ok := b.nameIdx[string(v)]; ok {
+		return i
+	}
+	return b.name(cutString(v))
 }
 
 func (b *builder) name(s string) uint32 {
@@ -549,7 +571,7 @@ func (b *builder) frameTimeline(pkt, data []byte, at stamp) error {
 			case 4:
 				s.pid = g.Int32()
 			case 5:
-				s.layer = str(g)
+				s.layer = b.layerName(g.Bytes)
 			case 6:
 				s.pres = PresentType(g.Int32())
 			case 7:

@@ -370,12 +370,8 @@ func (b *builder) atrace(ts int64, tid int32, buf []byte) {
 		t.add(tev{ts: ts, kind: evEnd})
 		return
 	}
-	name := string(rest)
-	if len(name) > maxString {
-		name = name[:maxString] + "…"
+	if len(rest) == 0 {
+		rest = []byte("[empty slice name]")
 	}
-	if name == "" {
-		name = "[empty slice name]"
-	}
-	t.add(tev{ts: ts, kind: evBegin, arg: b.name(name)})
+	t.add(tev{ts: ts, kind: evBegin, arg: b.nameOf(rest)})
 }

@@ -58,9 +58,10 @@ func (e *FormatError) Error() string {
 
 // Reader reads a Perfetto trace (a Trace message: `repeated TracePacket
 // packet = 1`) one packet at a time from an io.Reader, holding one packet in
-// memory, never the file. A gzip-compressed file is read as it is, and the
-// packets of a zlib-compressed batch (TracePacket.compressed_packets) are
-// returned one by one like the others.
+// memory, never the file. A gzip-compressed file is read as it is (its
+// offsets then count uncompressed bytes), and the packets of a
+// zlib-compressed batch (TracePacket.compressed_packets) are returned one by
+// one like the others.
 type Reader struct {
 	br        *bufio.Reader
 	gz        bool  // the file is gzip-compressed; offsets count uncompressed bytes

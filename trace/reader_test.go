@@ -265,3 +265,49 @@ func TestTrackEventNames(t *testing.T) {
 		t.Errorf("got %s (app %v, rejected %v), want %s", got, jf.App, a.Rejected, want)
 	}
 }
+
+// TestSequenceClock: TrackEvent times on a clock the packet sequence
+// defines for itself, incremental and in µs (as the Perfetto SDK writes
+// them), land on boottime through that sequence's clock snapshot.
+func TestSequenceClock(t *testing.T) {
+	v := func(b []byte, num protowire.Number, x uint64) []byte {
+		return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), x)
+	}
+	m := func(b []byte, num protowire.Number, inner []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), inner)
+	}
+	s := func(b []byte, num protowire.Number, x string) []byte { return m(b, num, []byte(x)) }
+	const seq, track = 7, 3
+	var buf bytes.Buffer
+	w := tracewriter.New(&buf)
+	// Clock 64 reads 1000 µs when boottime reads 1 s.
+	var snap []byte
+	snap = m(snap, 1, v(v(nil, 1, 6), 2, 1_000_000_000))
+	snap = m(snap, 1, v(v(v(v(nil, 1, 64), 2, 1000), 3, 1), 4, 1000))
+	w.Raw(m(v(nil, 10, seq), 6, snap))
+	w.Raw(m(v(nil, 10, seq), 60, m(v(nil, 1, track), 4, v(v(nil, 1, 300), 2, 300))))
+	event := func(delta uint64, typ uint64, name string) {
+		te := v(v(nil, 9, typ), 11, track)
+		if name != "" {
+			te = s(te, 23, name)
+		}
+		w.Raw(m(v(v(v(nil, 8, delta), 58, 64), 10, seq), 11, te))
+	}
+	event(5, 1, "Choreographer#doFrame 5") // 1005 µs: boottime 1.000005 s
+	event(2, 1, "measure")                 // 1007 µs
+	event(4, 2, "")                        // 1011 µs
+	event(4, 2, "")                        // 1015 µs
+	w.ActualSurfaceFrame(1_000_000_000, tracewriter.SurfaceFrame{Cookie: 1, Token: 5, PID: 300, Layer: "l", Jank: trace.JankAppDeadlineMissed})
+	w.FrameEnd(1_000_020_000, 1)
+	a, err := trace.Analyze(&buf, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Janky) != 1 {
+		t.Fatalf("janky %+v, rejected %v", a.Janky, a.Rejected)
+	}
+	got := fmt.Sprint(a.Janky[0].SlicesFrom, a.Janky[0].Slices)
+	if want := "Choreographer#doFrame 5[{measure 300 1000007000 1000011000 1}]"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

@@ -177,8 +177,9 @@ func (e *packetError) Error() string { return e.field + ": " + e.msg }
 
 // str is a string field's value, cut to maxString bytes: a name longer than
 // that is taken for garbage, not kept whole.
-func str(f pb.Field) string {
-	b := f.Bytes
+func str(f pb.Field) string { return cutString(f.Bytes) }
+
+func cutString(b []byte) string {
 	if len(b) > maxString {
 		return string(b[:maxString]) + "…"
 	}
