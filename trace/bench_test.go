@@ -113,10 +113,10 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
-// TestAnalyzeStreams: a 32 MB trace, read through a plain io.Reader (no
+// TestAnalyzeStreams: a 24 MB trace, read through a plain io.Reader (no
 // seeking, no size), never has more than a fraction of it on the heap.
 func TestAnalyzeStreams(t *testing.T) {
-	const size = 32 << 20
+	const size = 24 << 20
 	path := bigTrace(t, size)
 	f, err := os.Open(path)
 	if err != nil {
