@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/testenv"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 // TB is the part of testing.TB that StartADB uses.
@@ -101,7 +103,7 @@ func (a *ADB) waitReady() error {
 		}
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			_ = c.SetDeadline(time.Now().Add(2 * time.Second))
-			_, err = c.Write(appendHexString(nil, "host:version"))
+			_, err = c.Write(adbwire.AppendString(nil, "host:version"))
 			var reply [4]byte
 			if err == nil {
 				_, err = io.ReadFull(c, reply[:])

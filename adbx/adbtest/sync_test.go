@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 // syncDevice is a small file tree with known modes and times.
@@ -145,10 +147,10 @@ func TestSyncSendErrors(t *testing.T) {
 		wantMsg string
 	}{
 		{"no mode", [][]byte{syncRequest("SEND", "/sdcard/x")}, "lacks ,mode"},
-		{"chunk too big", [][]byte{syncRequest("SEND", "/sdcard/x,420"), append([]byte("DATA"), u32(syncDataMax+1)...)}, "limit 65536"},
+		{"chunk too big", [][]byte{syncRequest("SEND", "/sdcard/x,420"), append([]byte("DATA"), u32(adbwire.MaxSyncData+1)...)}, "limit 65536"},
 		{"not DATA", [][]byte{syncRequest("SEND", "/sdcard/x,420"), syncRequest("STAT", "/")}, `got "STAT"`},
 		{"onto a directory", [][]byte{syncRequest("SEND", "/sdcard/dir,420"), append([]byte("DONE"), u32(0)...)}, "is a directory"},
-		{"path too long", [][]byte{syncRequest("STAT", "/"+strings.Repeat("a", syncPathMax))}, "limit 1024"},
+		{"path too long", [][]byte{syncRequest("STAT", "/"+strings.Repeat("a", adbwire.MaxSyncPath))}, "limit 1024"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,5 +159,30 @@ func TestSyncSendErrors(t *testing.T) {
 				t.Errorf("reply %q, want FAIL with %q", got, tt.wantMsg)
 			}
 		})
+	}
+}
+
+func TestParseSendSpec(t *testing.T) {
+	tests := []struct {
+		in       string
+		wantPath string
+		wantMode string
+		wantErr  bool
+	}{
+		{"/sdcard/a.txt,33188", "/sdcard/a.txt", "-rw-r--r--", false},
+		{"/sdcard/a,b.txt,436", "/sdcard/a,b.txt", "-rw-rw-r--", false},
+		{"/sdcard/a.txt", "", "", true},
+		{",420", "", "", true},
+		{"/x,rw", "", "", true},
+	}
+	for _, tt := range tests {
+		p, m, err := parseSendSpec(tt.in)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("parseSendSpec(%q) error %v, want error %v", tt.in, err, tt.wantErr)
+			continue
+		}
+		if err == nil && (p != tt.wantPath || m.String() != tt.wantMode) {
+			t.Errorf("parseSendSpec(%q) = %q %s, want %q %s", tt.in, p, m, tt.wantPath, tt.wantMode)
+		}
 	}
 }
