@@ -517,3 +517,69 @@ func TestStreamDeviceGone(t *testing.T) {
 		}
 	}
 }
+
+// TestAppUIDFallbacks reads the uid on phones whose pm cannot list uids
+// (before Android 8 it ignores -U), where dumpsys package answers instead,
+// and checks that a package pm or dumpsys does not list is not installed.
+func TestAppUIDFallbacks(t *testing.T) {
+	const pkg = "com.example.app"
+	block := "Packages:\n  Package [com.example.app] (3f2a1b):\n    userId=10123\n    flags=[ HAS_CODE DEBUGGABLE ]\n"
+	tests := []struct {
+		name    string
+		pm      adbtest.FakeResult
+		dumpsys *adbtest.FakeResult
+		uid     int
+		err     error
+		quote   string // text the error must show
+	}{
+		{name: "pm -U", pm: adbtest.FakeResult{Stdout: "package:com.example.app.debug uid:10200\npackage:com.example.app uid:10123,1010123\n"}, uid: 10123},
+		{name: "pm lists only longer names", pm: adbtest.FakeResult{Stdout: "package:com.example.app.debug uid:10200\n"},
+			err: adbx.ErrAppNotInstalled, quote: `not listed by "pm list packages -U com.example.app"`},
+		{name: "pm without -U", pm: adbtest.FakeResult{Stdout: "package:com.example.app\n"}, dumpsys: &adbtest.FakeResult{Stdout: block}, uid: 10123},
+		{name: "pm refuses -U", pm: adbtest.FakeResult{Stderr: "Error: Unknown option: -U\n", Exit: 1}, dumpsys: &adbtest.FakeResult{Stdout: block}, uid: 10123},
+		{name: "dumpsys names another package", pm: adbtest.FakeResult{Stdout: "package:com.example.app\n"},
+			dumpsys: &adbtest.FakeResult{Stdout: strings.ReplaceAll(block, "[com.example.app]", "[com.example.other]")},
+			err:     adbx.ErrAppNotInstalled, quote: `the block of "com.example.other"`},
+		{name: "dumpsys knows nothing", pm: adbtest.FakeResult{Stdout: "package:com.example.app\n"},
+			dumpsys: &adbtest.FakeResult{Stdout: "Dexopt state:\n  Unable to find package: com.example.app\n"},
+			err:     adbx.ErrAppNotInstalled, quote: "no userId= line"},
+		{name: "dumpsys prints garbage", pm: adbtest.FakeResult{Stdout: "package:com.example.app\n"},
+			dumpsys: &adbtest.FakeResult{Stdout: "    userId=ten\n"}, quote: `line 1: bad userId: "    userId=ten"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dev := &adbtest.FakeDevice{Commands: map[string]adbtest.FakeResult{"pm list packages -U " + pkg: tc.pm}}
+			if tc.dumpsys != nil {
+				dev.Commands["dumpsys package "+pkg] = *tc.dumpsys
+			}
+			srv := adbtest.NewServer(dev)
+			defer srv.Close()
+			uid, err := srv.Open("").AppUID(ctxT(t, 10*time.Second), pkg)
+			if tc.quote == "" {
+				if err != nil || uid != tc.uid {
+					t.Errorf("AppUID = %d, %v; want %d", uid, err, tc.uid)
+				}
+				return
+			}
+			if err == nil || (tc.err != nil && !errors.Is(err, tc.err)) || !strings.Contains(err.Error(), tc.quote) {
+				t.Errorf("AppUID = %d, %v; want an error (%v) showing %q", uid, err, tc.err, tc.quote)
+			}
+		})
+	}
+}
+
+// TestDebuggable reads the DEBUGGABLE flag of the package's own block.
+func TestDebuggable(t *testing.T) {
+	dev := &adbtest.FakeDevice{Commands: map[string]adbtest.FakeResult{
+		"dumpsys package com.example.app":     {Stdout: "Packages:\n  Package [com.example.app] (1):\n    userId=10123\n    flags=[ HAS_CODE DEBUGGABLE ]\n"},
+		"dumpsys package com.example.release": {Stdout: "Packages:\n  Package [com.example.release] (2):\n    userId=10124\n    flags=[ HAS_CODE ]\n"},
+	}}
+	srv := adbtest.NewServer(dev)
+	defer srv.Close()
+	d := srv.Open("")
+	for pkg, want := range map[string]bool{"com.example.app": true, "com.example.release": false} {
+		if got, err := d.Debuggable(ctxT(t, 10*time.Second), pkg); got != want || err != nil {
+			t.Errorf("Debuggable(%s) = %v, %v; want %v", pkg, got, err, want)
+		}
+	}
+}

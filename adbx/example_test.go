@@ -91,11 +91,15 @@ func ExampleDevice_Facts() {
 		log.Fatal(err)
 	}
 
-	f, err := d.Facts(ctx)
+	f, notes, err := d.Facts(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s, API %d, %d cores, %g Hz, %d ticks/s\n", f.Model, f.API, f.Cores, f.RefreshHz, f.ClockTicks)
+	// Notes say which facts came from a fallback; this phone needs none.
+	for _, n := range notes {
+		fmt.Println("note:", n)
+	}
 	// Output: Pixel 8, API 34, 8 cores, 120 Hz, 100 ticks/s
 }
 

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/testenv"
-
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/internal/adbwire"
+	"github.com/perfgate/perfgate/internal/testenv"
 )
 
 // TB is the part of testing.TB that StartADB uses.
@@ -93,7 +93,7 @@ func StartADB(t TB) *ADB {
 // waitReady waits until the server answers host:version itself: an adb
 // client run earlier would start a daemon server of its own.
 func (a *ADB) waitReady() error {
-	addr := "127.0.0.1:" + strconv.Itoa(a.Port)
+	addr := a.Addr()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		select {
@@ -202,6 +202,21 @@ func (a *ADB) Connect(addr string) string {
 		a.t.Fatalf("adbtest: %v", err)
 	}
 	return addr
+}
+
+// Addr is the server's address, what adbx.Options.Server takes.
+func (a *ADB) Addr() string { return "127.0.0.1:" + strconv.Itoa(a.Port) }
+
+// Open returns the device with that serial (as Connect returned it),
+// opened through this server with adbx.Open and ready for use; a failure
+// fails the test.
+func (a *ADB) Open(serial string) *adbx.Device {
+	a.t.Helper()
+	d, err := openAdbx(a.Addr(), serial)
+	if err != nil {
+		a.t.Fatalf("adbtest: %v", err)
+	}
+	return d
 }
 
 // kill stops the server, politely first.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
@@ -90,6 +91,20 @@ func NewServer(devs ...Device) *Server {
 
 // Port is the server's TCP port, what `adb -P` and gadb.NewClientWith take.
 func (s *Server) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
+
+// Open returns the attached device with that serial (the only one attached
+// when serial is ""), opened through the server with adbx.Open and ready
+// for use, as httptest.Server.Client returns a client ready for its
+// server. Its calls have adbx.DefaultTimeout. It panics when the device
+// cannot be opened (no such serial, or the server is closed), as NewServer
+// panics when it cannot listen: that is a mistake in the test.
+func (s *Server) Open(serial string) *adbx.Device {
+	d, err := openAdbx(s.Addr, serial)
+	if err != nil {
+		panic(fmt.Sprintf("adbtest: %v", err))
+	}
+	return d
+}
 
 // Add attaches dev, as plugging in a phone does. A device with the serial of
 // one already attached replaces it.
