@@ -47,7 +47,7 @@ func TestShell(t *testing.T) {
 		for _, dv := range testDevices {
 			v2 := dv.v2
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
-				d, _ := open(t, ep, dv.new(t))
+				d, _ := ep.open(t, dv.new(t))
 				if d.HasFeature("shell_v2") != v2 {
 					t.Fatalf("HasFeature(shell_v2) = %v, want %v", !v2, v2)
 				}
@@ -93,7 +93,7 @@ func TestBatch(t *testing.T) {
 			v2 := dv.v2
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
 				dev := dv.new(t)
-				d, _ := open(t, ep, dev)
+				d, _ := ep.open(t, dev)
 				got, err := d.Batch(ctxT(t, 10*time.Second), cmds)
 				if err != nil {
 					t.Fatal(err)
@@ -121,10 +121,8 @@ func TestShellTimeout(t *testing.T) {
 	for _, ep := range endpoints {
 		for _, dv := range testDevices {
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
-				dev := dv.new(t)
-				opt, _ := ep.serve(t, dev)
-				opt.Timeout = 300 * time.Millisecond
-				d, err := adbx.Open(ctxT(t, 10*time.Second), opt)
+				served, _ := ep.open(t, dv.new(t))
+				d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: served.Server(), Serial: served.Serial(), Timeout: 300 * time.Millisecond})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -163,7 +161,7 @@ func TestDeviceGone(t *testing.T) {
 	for _, ep := range endpoints {
 		for _, dv := range testDevices {
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
-				d, drop := open(t, ep, unplugged{dv.new(t)})
+				d, drop := ep.open(t, unplugged{dv.new(t)})
 				go func() {
 					time.Sleep(300 * time.Millisecond)
 					drop()
@@ -200,12 +198,9 @@ func TestDeviceGoneBetweenCalls(t *testing.T) {
 	dev := newHostShell(t, "host-sh", true)
 	srv := adbtest.NewServer(dev)
 	defer srv.Close()
-	d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := srv.Open("")
 	srv.Remove("host-sh")
-	_, err = d.Shell(ctxT(t, 10*time.Second), "true")
+	_, err := d.Shell(ctxT(t, 10*time.Second), "true")
 	if !errors.Is(err, adbx.ErrDeviceGone) || !strings.Contains(err.Error(), "host-sh") {
 		t.Fatalf("err %v, want ErrDeviceGone naming host-sh", err)
 	}
@@ -217,7 +212,7 @@ func TestStream(t *testing.T) {
 			v2 := dv.v2
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
 				dev := dv.new(t)
-				d, _ := open(t, ep, dev)
+				d, _ := ep.open(t, dev)
 
 				// Runs until closed; well past the 10 s default timeout is
 				// not needed to see the reader stay open after opening.
@@ -289,10 +284,7 @@ func TestLogcatCommandLine(t *testing.T) {
 	}}
 	srv := adbtest.NewServer(dev)
 	defer srv.Close()
-	d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := srv.Open("")
 	for _, tc := range []struct {
 		since time.Time
 		args  []string
@@ -323,7 +315,7 @@ func TestForward(t *testing.T) {
 	}}
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			d, _ := open(t, ep, dev)
+			d, _ := ep.open(t, dev)
 			ctx := ctxT(t, 10*time.Second)
 			port, err := d.Forward(ctx, 6790)
 			if err != nil {
@@ -366,7 +358,7 @@ func TestPushPull(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
 			dev := &adbtest.FakeDevice{Files: fstest.MapFS{"data/local/tmp": {Mode: fs.ModeDir | 0o771}}}
-			d, _ := open(t, ep, dev)
+			d, _ := ep.open(t, dev)
 			ctx := ctxT(t, 10*time.Second)
 			if err := d.Push(ctx, bytes.NewReader(data), "/data/local/tmp/blob", 0o640, mtime); err != nil {
 				t.Fatal(err)
@@ -435,7 +427,7 @@ func TestBatchMarkerNotInCommandLine(t *testing.T) {
 	for _, dv := range testDevices {
 		t.Run(dv.name, func(t *testing.T) {
 			tee := &teeDevice{Device: dv.new(t)}
-			d, _ := open(t, endpoints[0], tee)
+			d, _ := endpoints[0].open(t, tee)
 			markers := map[string]bool{}
 			for range 3 {
 				if _, err := d.Batch(ctxT(t, 10*time.Second), []string{"true"}); err != nil {
@@ -462,7 +454,7 @@ func TestBatchMarkerNotInCommandLine(t *testing.T) {
 
 // TestConcurrentCalls runs calls from many goroutines on one Device.
 func TestConcurrentCalls(t *testing.T) {
-	d, _ := open(t, endpoints[0], newSim(t, simdevice.Config{}))
+	d, _ := endpoints[0].open(t, newSim(t, simdevice.Config{}))
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
 	for g := range 8 {
@@ -496,7 +488,7 @@ func TestStreamDeviceGone(t *testing.T) {
 	for _, ep := range endpoints {
 		for _, dv := range testDevices {
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
-				d, drop := open(t, ep, unplugged{dv.new(t)})
+				d, drop := ep.open(t, unplugged{dv.new(t)})
 				s, err := d.Stream(ctxT(t, 20*time.Second), "echo up; sleep 3")
 				if err != nil {
 					t.Fatal(err)

@@ -25,7 +25,7 @@ func TestFactsSim(t *testing.T) {
 	for _, ep := range endpoints {
 		for _, cfg := range configs {
 			t.Run(ep.name+"/"+cfg.Serial, func(t *testing.T) {
-				d, _ := open(t, ep, newSim(t, cfg))
+				d, _ := ep.open(t, newSim(t, cfg))
 				f, notes, err := d.Facts(ctxT(t, 10*time.Second))
 				if err != nil {
 					t.Fatal(err)
@@ -53,7 +53,7 @@ func TestAppSim(t *testing.T) {
 		t.Run(ep.name, func(t *testing.T) {
 			sim := newSim(t, simdevice.Config{})
 			wl := sim.World().Workload()
-			d, _ := open(t, ep, sim)
+			d, _ := ep.open(t, sim)
 			ctx := ctxT(t, 20*time.Second)
 
 			uid, err := d.AppUID(ctx, wl.Package)
@@ -106,7 +106,7 @@ var threadtime = regexp.MustCompile(`^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} +\d+ +\d+ 
 func TestLogcatSim(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			d, _ := open(t, ep, newSim(t, simdevice.Config{}))
+			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			ctx := ctxT(t, 20*time.Second)
 			since := time.Now().Add(-time.Hour)
 			for _, start := range []time.Time{{}, since} {
@@ -145,7 +145,7 @@ func TestPushPullSim(t *testing.T) {
 	data := bytes.Repeat([]byte("perfgate\x00\xff\n"), 10_000)
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			d, _ := open(t, ep, newSim(t, simdevice.Config{}))
+			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			ctx := ctxT(t, 20*time.Second)
 			const p = "/data/local/tmp/perfgate-blob"
 			if err := d.Push(ctx, bytes.NewReader(data), p, 0o644, time.Time{}); err != nil {
@@ -173,7 +173,7 @@ func TestPushPullSim(t *testing.T) {
 func TestForwardSim(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			d, _ := open(t, ep, newSim(t, simdevice.Config{}))
+			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			ctx := ctxT(t, 20*time.Second)
 			// 6790 is where the device's uiautomator2 server listens.
 			port, err := d.Forward(ctx, 6790)
@@ -200,7 +200,7 @@ func TestForwardSim(t *testing.T) {
 func TestGadb(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			d, _ := open(t, ep, newSim(t, simdevice.Config{}))
+			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			g, err := d.Gadb()
 			if err != nil {
 				t.Fatal(err)
@@ -237,7 +237,7 @@ func TestFactsSimQuirks(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(ep.name+"/"+tc.name, func(t *testing.T) {
 				cfg := simdevice.Config{API: 30, Model: "Quirky Phone", Cores: 6, Quirks: tc.quirks}
-				d, _ := open(t, ep, newSim(t, cfg))
+				d, _ := ep.open(t, newSim(t, cfg))
 				f, notes, err := d.Facts(ctxT(t, 10*time.Second))
 				if err != nil {
 					t.Fatal(err)

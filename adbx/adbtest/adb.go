@@ -194,12 +194,20 @@ func (a *ADB) Run(args ...string) string {
 // returns its serial (addr itself).
 func (a *ADB) Connect(addr string) string {
 	a.t.Helper()
-	out := a.Run("connect", addr)
+	return a.connect(a.t, addr)
+}
+
+func (a *ADB) connect(t TB, addr string) string {
+	t.Helper()
+	out, err := a.output("connect", addr)
+	if err != nil {
+		t.Fatalf("adbtest: %v", err)
+	}
 	if !strings.Contains(out, "connected to") {
-		a.t.Fatalf("adbtest: adb connect %s: %s", addr, strings.TrimSpace(out))
+		t.Fatalf("adbtest: adb connect %s: %s", addr, strings.TrimSpace(out))
 	}
 	if _, err := a.output("-s", addr, "wait-for-device"); err != nil {
-		a.t.Fatalf("adbtest: %v", err)
+		t.Fatalf("adbtest: %v", err)
 	}
 	return addr
 }
@@ -212,11 +220,28 @@ func (a *ADB) Addr() string { return "127.0.0.1:" + strconv.Itoa(a.Port) }
 // fails the test.
 func (a *ADB) Open(serial string) *adbx.Device {
 	a.t.Helper()
+	return a.open(a.t, serial)
+}
+
+func (a *ADB) open(t TB, serial string) *adbx.Device {
+	t.Helper()
 	d, err := openAdbx(a.Addr(), serial)
 	if err != nil {
-		a.t.Fatalf("adbtest: %v", err)
+		t.Fatalf("adbtest: %v", err)
 	}
 	return d
+}
+
+// Serve serves dev as a phone in TCP mode that this server joins (NewAdbd,
+// then Connect), and returns it opened through this server, ready for use,
+// with its Adbd (to count its streams or drop its connections). The Adbd
+// closes when t ends; t may be a subtest of the one that started the
+// server, so one server can serve many subtests' devices.
+func (a *ADB) Serve(t TB, dev Device) (*adbx.Device, *Adbd) {
+	t.Helper()
+	d := NewAdbd(dev)
+	t.Cleanup(d.Close)
+	return a.open(t, a.connect(t, d.Addr)), d
 }
 
 // kill stops the server, politely first.

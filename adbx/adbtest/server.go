@@ -96,9 +96,23 @@ func (s *Server) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
 // when serial is ""), opened through the server with adbx.Open and ready
 // for use, as httptest.Server.Client returns a client ready for its
 // server. Its calls have adbx.DefaultTimeout. It panics when the device
-// cannot be opened (no such serial, or the server is closed), as NewServer
-// panics when it cannot listen: that is a mistake in the test.
+// cannot be opened (no such serial, none or several attached for "", or
+// the server closed), as NewServer panics when it cannot listen: that is a
+// mistake in the test.
 func (s *Server) Open(serial string) *adbx.Device {
+	if serial == "" {
+		// Picked here, not by adbx.Open, which would follow a developer's
+		// $ANDROID_SERIAL to a phone this server does not have.
+		s.mu.Lock()
+		n := len(s.devices)
+		if n == 1 {
+			serial = s.devices[0].serial
+		}
+		s.mu.Unlock()
+		if n != 1 {
+			panic(fmt.Sprintf("adbtest: Open(\"\") with %d devices attached; name one", n))
+		}
+	}
 	d, err := openAdbx(s.Addr, serial)
 	if err != nil {
 		panic(fmt.Sprintf("adbtest: %v", err))
