@@ -48,6 +48,43 @@ func TestFactsSim(t *testing.T) {
 	}
 }
 
+// TestFactsSimQuirks reads the facts of phones whose shells lack what
+// Facts asks first: the core count must still be the configured one, and
+// the API level must come from /system/build.prop when getprop is gone.
+func TestFactsSimQuirks(t *testing.T) {
+	cases := []struct {
+		name   string
+		quirks simdevice.Quirks
+		source string
+		note   string // a note must hold this
+	}{
+		{"no nproc, no possible", simdevice.Quirks{MissingCommands: []string{"nproc"}, MissingFiles: []string{"/sys/devices/system/cpu/possible"}},
+			"/proc/stat", "cores: nproc: exit status 127: /system/bin/sh: nproc: inaccessible or not found; cat /sys/devices/system/cpu/possible: exit status 1: "},
+		{"no nproc, no /sys cpu", simdevice.Quirks{MissingCommands: []string{"nproc"}, MissingFiles: []string{"/sys/devices/system/cpu"}},
+			"/proc/stat", "counted 6 from the cpuN lines of /proc/stat"},
+		{"no getprop", simdevice.Quirks{MissingCommands: []string{"getprop"}}, "nproc",
+			"ro.build.version.sdk: getprop ro.build.version.sdk: exit status 127: /system/bin/sh: getprop: inaccessible or not found; read ro.build.version.sdk from /system/build.prop"},
+	}
+	for _, ep := range endpoints {
+		for _, tc := range cases {
+			t.Run(ep.name+"/"+tc.name, func(t *testing.T) {
+				cfg := simdevice.Config{API: 30, Model: "Quirky Phone", Cores: 6, Quirks: tc.quirks}
+				d, _ := ep.open(t, newSim(t, cfg))
+				f, notes, err := d.Facts(ctxT(t, 10*time.Second))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.Cores != cfg.Cores || f.API != cfg.API || f.Model != cfg.Model || f.CoresSource != tc.source {
+					t.Errorf("Facts = %+v\nwant %d cores from %s, API %d, model %q", f, cfg.Cores, tc.source, cfg.API, cfg.Model)
+				}
+				if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+					t.Errorf("notes %q\nwant one holding %q", notes, tc.note)
+				}
+			})
+		}
+	}
+}
+
 func TestAppSim(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
@@ -213,42 +250,5 @@ func TestGadb(t *testing.T) {
 				t.Errorf("gadb shell: %q, %v; want 33 (the simulated default API)", out, err)
 			}
 		})
-	}
-}
-
-// TestFactsSimQuirks reads the facts of phones whose shells lack what
-// Facts asks first: the core count must still be the configured one, and
-// the API level must come from /system/build.prop when getprop is gone.
-func TestFactsSimQuirks(t *testing.T) {
-	cases := []struct {
-		name   string
-		quirks simdevice.Quirks
-		source string
-		note   string // a note must hold this
-	}{
-		{"no nproc, no possible", simdevice.Quirks{MissingCommands: []string{"nproc"}, MissingFiles: []string{"/sys/devices/system/cpu/possible"}},
-			"/proc/stat", "cores: nproc: exit status 127: /system/bin/sh: nproc: inaccessible or not found; cat /sys/devices/system/cpu/possible: exit status 1: "},
-		{"no nproc, no /sys cpu", simdevice.Quirks{MissingCommands: []string{"nproc"}, MissingFiles: []string{"/sys/devices/system/cpu"}},
-			"/proc/stat", "counted 6 from the cpuN lines of /proc/stat"},
-		{"no getprop", simdevice.Quirks{MissingCommands: []string{"getprop"}}, "nproc",
-			"ro.build.version.sdk: getprop ro.build.version.sdk: exit status 127: /system/bin/sh: getprop: inaccessible or not found; read ro.build.version.sdk from /system/build.prop"},
-	}
-	for _, ep := range endpoints {
-		for _, tc := range cases {
-			t.Run(ep.name+"/"+tc.name, func(t *testing.T) {
-				cfg := simdevice.Config{API: 30, Model: "Quirky Phone", Cores: 6, Quirks: tc.quirks}
-				d, _ := ep.open(t, newSim(t, cfg))
-				f, notes, err := d.Facts(ctxT(t, 10*time.Second))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if f.Cores != cfg.Cores || f.API != cfg.API || f.Model != cfg.Model || f.CoresSource != tc.source {
-					t.Errorf("Facts = %+v\nwant %d cores from %s, API %d, model %q", f, cfg.Cores, tc.source, cfg.API, cfg.Model)
-				}
-				if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
-					t.Errorf("notes %q\nwant one holding %q", notes, tc.note)
-				}
-			})
-		}
 	}
 }

@@ -3,6 +3,7 @@ package adbtest
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io/fs"
 	"strings"
 	"testing"
@@ -163,26 +164,19 @@ func TestSyncSendErrors(t *testing.T) {
 }
 
 func TestParseSendSpec(t *testing.T) {
-	tests := []struct {
-		in       string
-		wantPath string
-		wantMode string
-		wantErr  bool
-	}{
-		{"/sdcard/a.txt,33188", "/sdcard/a.txt", "-rw-r--r--", false},
-		{"/sdcard/a,b.txt,436", "/sdcard/a,b.txt", "-rw-rw-r--", false},
-		{"/sdcard/a.txt", "", "", true},
-		{",420", "", "", true},
-		{"/x,rw", "", "", true},
-	}
-	for _, tt := range tests {
-		p, m, err := parseSendSpec(tt.in)
-		if (err != nil) != tt.wantErr {
-			t.Errorf("parseSendSpec(%q) error %v, want error %v", tt.in, err, tt.wantErr)
-			continue
+	// The path may itself hold commas: the mode follows the last one.
+	for spec, want := range map[string]string{
+		"/sdcard/a.txt,33188": "/sdcard/a.txt -rw-r--r--",
+		"/sdcard/a,b.txt,436": "/sdcard/a,b.txt -rw-rw-r--",
+	} {
+		p, m, err := parseSendSpec(spec)
+		if got := p + " " + m.String(); err != nil || got != want {
+			t.Errorf("parseSendSpec(%q) = %s, %v; want %s", spec, got, err, want)
 		}
-		if err == nil && (p != tt.wantPath || m.String() != tt.wantMode) {
-			t.Errorf("parseSendSpec(%q) = %q %s, want %q %s", tt.in, p, m, tt.wantPath, tt.wantMode)
+	}
+	for _, spec := range []string{"/sdcard/a.txt", ",420", "/x,rw"} {
+		if _, _, err := parseSendSpec(spec); !errors.Is(err, adbwire.ErrMalformed) {
+			t.Errorf("parseSendSpec(%q): error %v, want one matching ErrMalformed", spec, err)
 		}
 	}
 }
