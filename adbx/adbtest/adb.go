@@ -215,23 +215,6 @@ func (a *ADB) connect(t TB, addr string) string {
 // Addr is the server's address, what adbx.Options.Server takes.
 func (a *ADB) Addr() string { return "127.0.0.1:" + strconv.Itoa(a.Port) }
 
-// Open returns the device with that serial (as Connect returned it),
-// opened through this server with adbx.Open and ready for use; a failure
-// fails the test.
-func (a *ADB) Open(serial string) *adbx.Device {
-	a.t.Helper()
-	return a.open(a.t, serial)
-}
-
-func (a *ADB) open(t TB, serial string) *adbx.Device {
-	t.Helper()
-	d, err := openAdbx(a.Addr(), serial)
-	if err != nil {
-		t.Fatalf("adbtest: %v", err)
-	}
-	return d
-}
-
 // Serve serves dev as a phone in TCP mode that this server joins (NewAdbd,
 // then Connect), and returns it opened through this server, ready for use,
 // with its Adbd (to count its streams or drop its connections). The Adbd
@@ -239,9 +222,13 @@ func (a *ADB) open(t TB, serial string) *adbx.Device {
 // server, so one server can serve many subtests' devices.
 func (a *ADB) Serve(t TB, dev Device) (*adbx.Device, *Adbd) {
 	t.Helper()
-	d := NewAdbd(dev)
-	t.Cleanup(d.Close)
-	return a.open(t, a.connect(t, d.Addr)), d
+	adbd := NewAdbd(dev)
+	t.Cleanup(adbd.Close)
+	d, err := openAdbx(a.Addr(), a.connect(t, adbd.Addr))
+	if err != nil {
+		t.Fatalf("adbtest: %v", err)
+	}
+	return d, adbd
 }
 
 // kill stops the server, politely first.
