@@ -34,7 +34,7 @@ func BenchmarkShell(b *testing.B) {
 	for _, dev := range benchDevices {
 		for _, ep := range endpoints {
 			b.Run("device="+dev.name+"/endpoint="+ep.name, func(b *testing.B) {
-				d, _ := open(b, ep, dev.new(b))
+				d, _ := ep.open(b, dev.new(b))
 				ctx := context.Background()
 				for b.Loop() {
 					if _, err := d.Shell(ctx, "echo tick"); err != nil {
@@ -53,7 +53,7 @@ func BenchmarkTick(b *testing.B) {
 	for _, dev := range benchDevices {
 		for _, ep := range endpoints {
 			b.Run("device="+dev.name+"/endpoint="+ep.name+"/way=batch", func(b *testing.B) {
-				d, _ := open(b, ep, dev.new(b))
+				d, _ := ep.open(b, dev.new(b))
 				ctx := context.Background()
 				for b.Loop() {
 					rs, err := d.Batch(ctx, tickCmds)
@@ -63,7 +63,7 @@ func BenchmarkTick(b *testing.B) {
 				}
 			})
 			b.Run("device="+dev.name+"/endpoint="+ep.name+"/way=shell", func(b *testing.B) {
-				d, _ := open(b, ep, dev.new(b))
+				d, _ := ep.open(b, dev.new(b))
 				ctx := context.Background()
 				for b.Loop() {
 					for _, c := range tickCmds {
@@ -76,9 +76,8 @@ func BenchmarkTick(b *testing.B) {
 		}
 		b.Run("device="+dev.name+"/endpoint=adb/way=exec", func(b *testing.B) {
 			a := adbtest.StartADB(b)
-			adbd := adbtest.NewAdbd(dev.new(b))
-			b.Cleanup(adbd.Close)
-			serial := a.Connect(adbd.Addr)
+			d, _ := a.Serve(b, dev.new(b))
+			serial := d.Serial()
 			for b.Loop() {
 				for _, c := range tickCmds {
 					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

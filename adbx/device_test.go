@@ -47,7 +47,7 @@ func TestShell(t *testing.T) {
 		for _, dv := range testDevices {
 			v2 := dv.v2
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
-				d, _ := open(t, ep, dv.new(t))
+				d, _ := ep.open(t, dv.new(t))
 				if d.HasFeature("shell_v2") != v2 {
 					t.Fatalf("HasFeature(shell_v2) = %v, want %v", !v2, v2)
 				}
@@ -93,7 +93,7 @@ func TestBatch(t *testing.T) {
 			v2 := dv.v2
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
 				dev := dv.new(t)
-				d, _ := open(t, ep, dev)
+				d, _ := ep.open(t, dev)
 				got, err := d.Batch(ctxT(t, 10*time.Second), cmds)
 				if err != nil {
 					t.Fatal(err)
@@ -121,10 +121,8 @@ func TestShellTimeout(t *testing.T) {
 	for _, ep := range endpoints {
 		for _, dv := range testDevices {
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
-				dev := dv.new(t)
-				opt, _ := ep.serve(t, dev)
-				opt.Timeout = 300 * time.Millisecond
-				d, err := adbx.Open(ctxT(t, 10*time.Second), opt)
+				served, _ := ep.open(t, dv.new(t))
+				d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: served.Server(), Serial: served.Serial(), Timeout: 300 * time.Millisecond})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -163,7 +161,7 @@ func TestDeviceGone(t *testing.T) {
 	for _, ep := range endpoints {
 		for _, dv := range testDevices {
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
-				d, drop := open(t, ep, unplugged{dv.new(t)})
+				d, drop := ep.open(t, unplugged{dv.new(t)})
 				go func() {
 					time.Sleep(300 * time.Millisecond)
 					drop()
@@ -200,12 +198,9 @@ func TestDeviceGoneBetweenCalls(t *testing.T) {
 	dev := newHostShell(t, "host-sh", true)
 	srv := adbtest.NewServer(dev)
 	defer srv.Close()
-	d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := srv.Open("")
 	srv.Remove("host-sh")
-	_, err = d.Shell(ctxT(t, 10*time.Second), "true")
+	_, err := d.Shell(ctxT(t, 10*time.Second), "true")
 	if !errors.Is(err, adbx.ErrDeviceGone) || !strings.Contains(err.Error(), "host-sh") {
 		t.Fatalf("err %v, want ErrDeviceGone naming host-sh", err)
 	}
@@ -217,7 +212,7 @@ func TestStream(t *testing.T) {
 			v2 := dv.v2
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
 				dev := dv.new(t)
-				d, _ := open(t, ep, dev)
+				d, _ := ep.open(t, dev)
 
 				// Runs until closed; well past the 10 s default timeout is
 				// not needed to see the reader stay open after opening.
@@ -289,10 +284,7 @@ func TestLogcatCommandLine(t *testing.T) {
 	}}
 	srv := adbtest.NewServer(dev)
 	defer srv.Close()
-	d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := srv.Open("")
 	for _, tc := range []struct {
 		since time.Time
 		args  []string
@@ -323,7 +315,7 @@ func TestForward(t *testing.T) {
 	}}
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			d, _ := open(t, ep, dev)
+			d, _ := ep.open(t, dev)
 			ctx := ctxT(t, 10*time.Second)
 			port, err := d.Forward(ctx, 6790)
 			if err != nil {
@@ -366,7 +358,7 @@ func TestPushPull(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
 			dev := &adbtest.FakeDevice{Files: fstest.MapFS{"data/local/tmp": {Mode: fs.ModeDir | 0o771}}}
-			d, _ := open(t, ep, dev)
+			d, _ := ep.open(t, dev)
 			ctx := ctxT(t, 10*time.Second)
 			if err := d.Push(ctx, bytes.NewReader(data), "/data/local/tmp/blob", 0o640, mtime); err != nil {
 				t.Fatal(err)
@@ -435,7 +427,7 @@ func TestBatchMarkerNotInCommandLine(t *testing.T) {
 	for _, dv := range testDevices {
 		t.Run(dv.name, func(t *testing.T) {
 			tee := &teeDevice{Device: dv.new(t)}
-			d, _ := open(t, endpoints[0], tee)
+			d, _ := endpoints[0].open(t, tee)
 			markers := map[string]bool{}
 			for range 3 {
 				if _, err := d.Batch(ctxT(t, 10*time.Second), []string{"true"}); err != nil {
@@ -462,7 +454,7 @@ func TestBatchMarkerNotInCommandLine(t *testing.T) {
 
 // TestConcurrentCalls runs calls from many goroutines on one Device.
 func TestConcurrentCalls(t *testing.T) {
-	d, _ := open(t, endpoints[0], newSim(t, simdevice.Config{}))
+	d, _ := endpoints[0].open(t, newSim(t, simdevice.Config{}))
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
 	for g := range 8 {
@@ -496,7 +488,7 @@ func TestStreamDeviceGone(t *testing.T) {
 	for _, ep := range endpoints {
 		for _, dv := range testDevices {
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
-				d, drop := open(t, ep, unplugged{dv.new(t)})
+				d, drop := ep.open(t, unplugged{dv.new(t)})
 				s, err := d.Stream(ctxT(t, 20*time.Second), "echo up; sleep 3")
 				if err != nil {
 					t.Fatal(err)
@@ -514,6 +506,72 @@ func TestStreamDeviceGone(t *testing.T) {
 					t.Errorf("err %v, want io.EOF (ReadAll: nil) without shell v2", err)
 				}
 			})
+		}
+	}
+}
+
+// TestAppUIDFallbacks reads the uid on phones whose pm cannot list uids
+// (before Android 8 it ignores -U), where dumpsys package answers instead,
+// and checks that a package pm or dumpsys does not list is not installed.
+func TestAppUIDFallbacks(t *testing.T) {
+	const pkg = "com.example.app"
+	block := "Packages:\n  Package [com.example.app] (3f2a1b):\n    userId=10123\n    flags=[ HAS_CODE DEBUGGABLE ]\n"
+	tests := []struct {
+		name    string
+		pm      adbtest.FakeResult
+		dumpsys *adbtest.FakeResult
+		uid     int
+		err     error
+		quote   string // text the error must show
+	}{
+		{name: "pm -U", pm: adbtest.FakeResult{Stdout: "package:com.example.app.debug uid:10200\npackage:com.example.app uid:10123,1010123\n"}, uid: 10123},
+		{name: "pm lists only longer names", pm: adbtest.FakeResult{Stdout: "package:com.example.app.debug uid:10200\n"},
+			err: adbx.ErrAppNotInstalled, quote: `not listed by "pm list packages -U com.example.app"`},
+		{name: "pm without -U", pm: adbtest.FakeResult{Stdout: "package:com.example.app\n"}, dumpsys: &adbtest.FakeResult{Stdout: block}, uid: 10123},
+		{name: "pm refuses -U", pm: adbtest.FakeResult{Stderr: "Error: Unknown option: -U\n", Exit: 1}, dumpsys: &adbtest.FakeResult{Stdout: block}, uid: 10123},
+		{name: "dumpsys names another package", pm: adbtest.FakeResult{Stdout: "package:com.example.app\n"},
+			dumpsys: &adbtest.FakeResult{Stdout: strings.ReplaceAll(block, "[com.example.app]", "[com.example.other]")},
+			err:     adbx.ErrAppNotInstalled, quote: `the block of "com.example.other"`},
+		{name: "dumpsys knows nothing", pm: adbtest.FakeResult{Stdout: "package:com.example.app\n"},
+			dumpsys: &adbtest.FakeResult{Stdout: "Dexopt state:\n  Unable to find package: com.example.app\n"},
+			err:     adbx.ErrAppNotInstalled, quote: "no userId= line"},
+		{name: "dumpsys prints garbage", pm: adbtest.FakeResult{Stdout: "package:com.example.app\n"},
+			dumpsys: &adbtest.FakeResult{Stdout: "    userId=ten\n"}, quote: `line 1: bad userId: "    userId=ten"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dev := &adbtest.FakeDevice{Commands: map[string]adbtest.FakeResult{"pm list packages -U " + pkg: tc.pm}}
+			if tc.dumpsys != nil {
+				dev.Commands["dumpsys package "+pkg] = *tc.dumpsys
+			}
+			srv := adbtest.NewServer(dev)
+			defer srv.Close()
+			uid, err := srv.Open("").AppUID(ctxT(t, 10*time.Second), pkg)
+			if tc.quote == "" {
+				if err != nil || uid != tc.uid {
+					t.Errorf("AppUID = %d, %v; want %d", uid, err, tc.uid)
+				}
+				return
+			}
+			if err == nil || (tc.err != nil && !errors.Is(err, tc.err)) || !strings.Contains(err.Error(), tc.quote) {
+				t.Errorf("AppUID = %d, %v; want an error (%v) showing %q", uid, err, tc.err, tc.quote)
+			}
+		})
+	}
+}
+
+// TestDebuggable reads the DEBUGGABLE flag of the package's own block.
+func TestDebuggable(t *testing.T) {
+	dev := &adbtest.FakeDevice{Commands: map[string]adbtest.FakeResult{
+		"dumpsys package com.example.app":     {Stdout: "Packages:\n  Package [com.example.app] (1):\n    userId=10123\n    flags=[ HAS_CODE DEBUGGABLE ]\n"},
+		"dumpsys package com.example.release": {Stdout: "Packages:\n  Package [com.example.release] (2):\n    userId=10124\n    flags=[ HAS_CODE ]\n"},
+	}}
+	srv := adbtest.NewServer(dev)
+	defer srv.Close()
+	d := srv.Open("")
+	for pkg, want := range map[string]bool{"com.example.app": true, "com.example.release": false} {
+		if got, err := d.Debuggable(ctxT(t, 10*time.Second), pkg); got != want || err != nil {
+			t.Errorf("Debuggable(%s) = %v, %v; want %v", pkg, got, err, want)
 		}
 	}
 }

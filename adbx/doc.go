@@ -9,9 +9,12 @@
 //	rs, err := d.Batch(ctx, []string{"cat /proc/stat", "pidof " + pkg})
 //
 // It speaks the adb host protocol (SERVICES.TXT, shell v2, sync) itself
-// over a net.Conn, so every call ends when its context does, exit statuses
-// come back, and output streams; Gadb hands the same device to libraries
-// built on github.com/electricbubble/gadb.
+// over a net.Conn, framed by internal/adbwire, so every call ends when its
+// context does, exit statuses come back, and output streams; Gadb hands
+// the same device to libraries built on github.com/electricbubble/gadb.
+// The device's text (ps, pm, dumpsys package, dumpsys display, /proc/stat)
+// is read with package metrics' parsers, the one parser of each format, and
+// Facts returns a metrics.DeviceFacts, the type a Result records.
 //
 // Errors name the device and the command and wrap sentinels callers branch
 // on: ErrNoDevice, ErrManyDevices, ErrDeviceGone, ErrAppNotInstalled,

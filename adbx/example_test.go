@@ -14,24 +14,25 @@ import (
 )
 
 // simulated starts a simulated phone behind a loopback adb server, where a
-// real test would have a phone attached to `adb start-server`.
-func simulated(cfg simdevice.Config) (addr string, stop func()) {
+// real test would have a phone attached to `adb start-server`, and returns
+// it opened.
+func simulated(cfg simdevice.Config) (d *adbx.Device, stop func()) {
 	dev, err := simdevice.New(cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
 	srv := adbtest.NewServer(dev)
-	return srv.Addr, func() { srv.Close(); dev.Close() }
+	return srv.Open(""), func() { srv.Close(); dev.Close() }
 }
 
 func ExampleOpen() {
-	addr, stop := simulated(simdevice.Config{Serial: "emulator-5554"})
+	sim, stop := simulated(simdevice.Config{Serial: "emulator-5554"})
 	defer stop()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// With a phone attached, adbx.Options{} is enough.
-	d, err := adbx.Open(ctx, adbx.Options{Server: addr})
+	d, err := adbx.Open(ctx, adbx.Options{Server: sim.Server()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,14 +41,10 @@ func ExampleOpen() {
 }
 
 func ExampleDevice_Shell() {
-	addr, stop := simulated(simdevice.Config{})
+	d, stop := simulated(simdevice.Config{})
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	d, err := adbx.Open(ctx, adbx.Options{Server: addr})
-	if err != nil {
-		log.Fatal(err)
-	}
 
 	r, err := d.Shell(ctx, "getprop ro.build.version.sdk; echo oops >&2; exit 3")
 	if err != nil {
@@ -58,14 +55,10 @@ func ExampleDevice_Shell() {
 }
 
 func ExampleDevice_Batch() {
-	addr, stop := simulated(simdevice.Config{})
+	d, stop := simulated(simdevice.Config{})
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	d, err := adbx.Open(ctx, adbx.Options{Server: addr})
-	if err != nil {
-		log.Fatal(err)
-	}
 
 	// One round trip, three results, each with its own output and status.
 	rs, err := d.Batch(ctx, []string{"getconf CLK_TCK", "printf 'no newline'", "false"})
@@ -82,32 +75,28 @@ func ExampleDevice_Batch() {
 }
 
 func ExampleDevice_Facts() {
-	addr, stop := simulated(simdevice.Config{API: 34, Model: "Pixel 8", Cores: 8, RefreshHz: 120})
+	d, stop := simulated(simdevice.Config{API: 34, Model: "Pixel 8", Cores: 8, RefreshHz: 120})
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	d, err := adbx.Open(ctx, adbx.Options{Server: addr})
-	if err != nil {
-		log.Fatal(err)
-	}
 
-	f, err := d.Facts(ctx)
+	f, notes, err := d.Facts(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s, API %d, %d cores, %g Hz, %d ticks/s\n", f.Model, f.API, f.Cores, f.RefreshHz, f.ClockTicks)
+	// Notes say which facts came from a fallback; this phone needs none.
+	for _, n := range notes {
+		fmt.Println("note:", n)
+	}
 	// Output: Pixel 8, API 34, 8 cores, 120 Hz, 100 ticks/s
 }
 
 func ExampleDevice_Logcat() {
-	addr, stop := simulated(simdevice.Config{})
+	d, stop := simulated(simdevice.Config{})
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	d, err := adbx.Open(ctx, adbx.Options{Server: addr})
-	if err != nil {
-		log.Fatal(err)
-	}
 
 	// Closing the reader (or ctx ending) stops logcat on the device.
 	r, err := d.Logcat(ctx, time.Time{}, "*:I")

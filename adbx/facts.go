@@ -8,35 +8,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-)
 
-// Facts are what perfgate needs to know about a device once per session.
-type Facts struct {
-	Serial       string
-	Model        string // ro.product.model
-	Manufacturer string // ro.product.manufacturer
-	ABI          string // ro.product.cpu.abi
-	API          int    // ro.build.version.sdk
-	Release      string // ro.build.version.release, e.g. "14"
-	// Cores is the number of CPUs: nproc, else the count in
-	// /sys/devices/system/cpu/possible, else the cpuN lines of /proc/stat
-	// (online cores only); 0 when none answered. CoresSource names the one
-	// used.
-	Cores       int
-	CoresSource string
-	// ClockTicks is USER_HZ, the unit of /proc/<pid>/stat times
-	// (getconf CLK_TCK; 100, the Android kernel value, when getconf is
-	// missing).
-	ClockTicks int
-	// RefreshHz is the display's current refresh rate from dumpsys
-	// display; 0 when the output did not say.
-	RefreshHz float64
-	// Root says whether the shell runs as uid 0 (id -u).
-	Root bool
-	// Notes say where a fact came from a fallback (and why the usual
-	// command failed), or where two sources of one fact disagree.
-	Notes []string
-}
+	"github.com/perfgate/perfgate/metrics"
+)
 
 // factsCmds are the commands Facts runs, in one batch. The getprop ones
 // come first, in the order of factsProps.
@@ -100,29 +74,36 @@ const buildPropCmd = "cat /system/build.prop /vendor/build.prop /product/build.p
 const defaultClockTicks = 100
 
 // Facts reads the device's identity and the constants metrics need, in
-// one round trip (two when getprop fails and /system/build.prop stands in).
-// A fact that came from a fallback, or whose sources disagree, is named in
-// Facts.Notes; one that no source gave fails with every command's exit
-// status and stderr.
-func (d *Device) Facts(ctx context.Context) (Facts, error) {
+// one round trip (two when getprop fails and /system/build.prop stands in):
+// the model, manufacturer, ABI, API level and release from getprop; the
+// cores from nproc, else /sys/devices/system/cpu/possible, else the cpuN
+// lines of /proc/stat; USER_HZ from getconf CLK_TCK (100, the Android
+// kernel value, when getconf is missing); the refresh rate from dumpsys
+// display (its renderFrameRate where Android 14+ prints one, else the
+// active mode's); root from id -u. The notes say where a fact came from a
+// fallback (and why the usual command failed), or where two sources of one
+// fact disagree. Only the API level is required: without it Facts fails
+// with every command's exit status and stderr. Any other fact no source
+// gave is left empty, with a note.
+func (d *Device) Facts(ctx context.Context) (facts metrics.DeviceFacts, notes []string, err error) {
 	rs, err := d.Batch(ctx, factsCmds)
 	if err != nil {
-		return Facts{}, fmt.Errorf("adbx facts: %w", err)
+		return metrics.DeviceFacts{}, nil, fmt.Errorf("adbx facts: %w", err)
 	}
 	var props *Result
 	if len(rs) == len(factsCmds) && needBuildProp(rs) {
 		pr, err := d.Batch(ctx, []string{buildPropCmd})
 		if err != nil {
-			return Facts{}, fmt.Errorf("adbx facts %s: %w", d.serial, err)
+			return metrics.DeviceFacts{}, nil, fmt.Errorf("adbx facts %s: %w", d.serial, err)
 		}
 		props = &pr[0]
 	}
-	f, err := parseFacts(rs, props)
+	f, notes, err := parseFacts(rs, props)
 	if err != nil {
-		return Facts{}, fmt.Errorf("adbx facts %s: %w", d.serial, err)
+		return metrics.DeviceFacts{}, nil, fmt.Errorf("adbx facts %s: %w", d.serial, err)
 	}
 	f.Serial = d.serial
-	return f, nil
+	return f, notes, nil
 }
 
 // needBuildProp says whether a getprop command failed or the API level it
@@ -144,17 +125,18 @@ func parseAPI(s string) (int, bool) {
 
 // parseFacts reads the Results of factsCmds and, when it was read, of
 // buildPropCmd.
-func parseFacts(rs []Result, buildProp *Result) (Facts, error) {
+func parseFacts(rs []Result, buildProp *Result) (metrics.DeviceFacts, []string, error) {
 	if len(rs) != len(factsCmds) {
-		return Facts{}, fmt.Errorf("got %d results for %d commands", len(rs), len(factsCmds))
+		return metrics.DeviceFacts{}, nil, fmt.Errorf("got %d results for %d commands", len(rs), len(factsCmds))
 	}
-	var f Facts
-	note := func(format string, args ...any) { f.Notes = append(f.Notes, fmt.Sprintf(format, args...)) }
+	var f metrics.DeviceFacts
+	var notes []string
+	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
 	var props map[string]string
 	if buildProp != nil {
 		// cat exits 1 when one of the files is missing and still prints
 		// the others.
-		props = parseBuildProp(buildProp.Stdout)
+		props = metrics.ParseBuildProp(buildProp.Stdout)
 	}
 	getprop := make([]string, len(factsProps))
 	for i, keys := range factsProps {
@@ -192,7 +174,7 @@ func parseFacts(rs []Result, buildProp *Result) (Facts, error) {
 		} else {
 			why += "; " + buildPropFailure(buildProp)
 		}
-		return Facts{}, errors.New(why)
+		return metrics.DeviceFacts{}, nil, errors.New(why)
 	}
 	f.API = api
 	f.Cores, f.CoresSource = cores(rs, note)
@@ -204,17 +186,21 @@ func parseFacts(rs []Result, buildProp *Result) (Facts, error) {
 	} else {
 		note("clock ticks: %s printed %q; assuming %d", factsCmds[factClockTicks], clip(r.Stdout), defaultClockTicks)
 	}
-	if r := rs[factDisplay]; r.ExitCode == 0 {
-		f.RefreshHz = parseRefreshHz(r.Stdout)
-	} else {
+	if r := rs[factDisplay]; r.ExitCode != 0 {
 		note("refresh rate: %s", describe(factsCmds[factDisplay], r))
+	} else if d, err := metrics.ParseDisplayRefresh(r.Stdout); err != nil {
+		note("refresh rate: %v", err)
+	} else {
+		// Apps render at renderFrameRate, which can be a divisor of the
+		// mode's rate (Android 14+).
+		f.RefreshHz = cmp.Or(d.RenderHz, d.ActiveHz)
 	}
 	if r := rs[factID]; r.ExitCode == 0 {
 		f.Root = trimSpace(r.Stdout) == "0"
 	} else {
 		note("root: %s; taken as not root", describe(factsCmds[factID], r))
 	}
-	return f, nil
+	return f, notes, nil
 }
 
 // cores picks the core count: nproc, else /sys/devices/system/cpu/possible,
@@ -234,16 +220,20 @@ func cores(rs []Result, note func(string, ...any)) (int, string) {
 		srcs = append(srcs, source{name: "nproc", why: describe(factsCmds[factNproc], r)})
 	}
 	r = rs[factPossible]
-	if n, ok := parseCPUList(trimSpace(r.Stdout)); ok && r.ExitCode == 0 {
+	if n, err := metrics.ParseCPUList(r.Stdout); err == nil && r.ExitCode == 0 {
 		srcs = append(srcs, source{name: "/sys/devices/system/cpu/possible", n: n})
 	} else {
 		srcs = append(srcs, source{name: "/sys/devices/system/cpu/possible", why: describe(factsCmds[factPossible], r)})
 	}
 	r = rs[factProcStat]
-	if n := countCPULines(r.Stdout); r.ExitCode == 0 && n > 0 {
-		srcs = append(srcs, source{name: "/proc/stat", n: n})
-	} else {
+	if st, err := metrics.ParseProcStat(r.Stdout); r.ExitCode != 0 || len(bytes.TrimSpace(r.Stdout)) == 0 {
 		srcs = append(srcs, source{name: "/proc/stat", why: describe(factsCmds[factProcStat], r)})
+	} else if err != nil {
+		srcs = append(srcs, source{name: "/proc/stat", why: err.Error()})
+	} else if len(st.Cores) == 0 {
+		srcs = append(srcs, source{name: "/proc/stat", why: factsCmds[factProcStat] + ": no cpuN lines"})
+	} else {
+		srcs = append(srcs, source{name: "/proc/stat", n: len(st.Cores)})
 	}
 	var counts []string
 	pick, agree := -1, true
@@ -280,38 +270,6 @@ func cores(rs []Result, note func(string, ...any)) (int, string) {
 	return srcs[pick].n, srcs[pick].name
 }
 
-// countCPULines counts the cpuN lines of /proc/stat: one per online core.
-func countCPULines(b []byte) int {
-	n := 0
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		if len(line) > 3 && bytes.HasPrefix(line, []byte("cpu")) && line[3] >= '0' && line[3] <= '9' {
-			n++
-		}
-	}
-	return n
-}
-
-// parseBuildProp reads key=value lines of build.prop files; the first file
-// that sets a key wins, as /system/build.prop is read first.
-func parseBuildProp(b []byte) map[string]string {
-	props := map[string]string{}
-	for _, line := range strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			continue
-		}
-		if _, seen := props[k]; !seen {
-			props[k] = strings.TrimSpace(v)
-		}
-	}
-	return props
-}
-
 // buildPropFailure says why build.prop gave no value.
 func buildPropFailure(r *Result) string {
 	switch {
@@ -335,89 +293,9 @@ func describe(cmd string, r Result) string {
 	return fmt.Sprintf("%s printed %q", cmd, clip(bytes.TrimSpace(r.Stdout)))
 }
 
-// parseCPUList counts the CPUs in a kernel cpu list such as "0-3,6-7".
-func parseCPUList(s string) (int, bool) {
-	if s == "" {
-		return 0, false
-	}
-	n := 0
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return 0, false
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return 0, false
-			}
-		}
-		if b-a >= 1<<16 {
-			return 0, false
-		}
-		n += b - a + 1
-	}
-	return n, n > 0
-}
-
-// parseRefreshHz finds the current refresh rate in `dumpsys display`: the
-// first DisplayDeviceInfo's renderFrameRate (Android 14+), else the fps of
-// its active mode (modeId), else the first mRefreshRate=. It returns 0
-// when none is present.
-func parseRefreshHz(b []byte) float64 {
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		i := bytes.Index(line, []byte("DisplayDeviceInfo{"))
-		if i < 0 {
-			continue
-		}
-		info := string(line[i:])
-		if v, ok := numberAfter(info, "renderFrameRate "); ok {
-			return v
-		}
-		if id, ok := numberAfter(info, "modeId "); ok {
-			key := "{id=" + strconv.FormatFloat(id, 'f', -1, 64) + ","
-			if j := strings.Index(info, key); j >= 0 {
-				if v, ok := numberAfter(info[j:], "fps="); ok {
-					return v
-				}
-			}
-		}
-		break
-	}
-	if v, ok := numberAfter(string(b), "mRefreshRate="); ok {
-		return v
-	}
-	return 0
-}
-
-// numberAfter parses the decimal number that follows the first key in s.
-func numberAfter(s, key string) (float64, bool) {
-	i := strings.Index(s, key)
-	if i < 0 {
-		return 0, false
-	}
-	s = s[i+len(key):]
-	end := 0
-	for end < len(s) && (s[end] >= '0' && s[end] <= '9' || s[end] == '.') {
-		end++
-	}
-	v, err := strconv.ParseFloat(s[:end], 64)
-	if err != nil || v <= 0 {
-		return 0, false
-	}
-	return v, true
-}
-
-// Process is one running process of an app.
-type Process struct {
-	PID  int
-	Name string // "com.example" or "com.example:remote"
-}
-
 // AppProcesses lists the running processes of pkg: its main process and
 // those named "pkg:suffix". None running is an empty list, not an error.
-func (d *Device) AppProcesses(ctx context.Context, pkg string) ([]Process, error) {
+func (d *Device) AppProcesses(ctx context.Context, pkg string) ([]metrics.PSProcess, error) {
 	if err := ValidatePackage(pkg); err != nil {
 		return nil, err
 	}
@@ -430,14 +308,14 @@ func (d *Device) AppProcesses(ctx context.Context, pkg string) ([]Process, error
 	if err != nil {
 		return nil, fmt.Errorf("adbx app processes %s: %w", pkg, err)
 	}
-	var procs []Process
+	var procs []metrics.PSProcess
 	var firstErr error
 	for i, r := range rs {
 		if err := r.Err(cmds[i]); err != nil {
 			firstErr = cmp.Or(firstErr, err)
 			continue
 		}
-		p, err := parsePS(r.Stdout)
+		p, err := metrics.ParsePS(r.Stdout)
 		if err != nil {
 			firstErr = cmp.Or(firstErr, fmt.Errorf("%q: %w", cmds[i], err))
 			continue
@@ -449,51 +327,7 @@ func (d *Device) AppProcesses(ctx context.Context, pkg string) ([]Process, error
 	if procs == nil && firstErr != nil {
 		return nil, fmt.Errorf("adbx app processes %s %s: %w", d.serial, pkg, firstErr)
 	}
-	var mine []Process
-	for _, p := range procs {
-		if p.Name == pkg || strings.HasPrefix(p.Name, pkg+":") {
-			mine = append(mine, p)
-		}
-	}
-	return mine, nil
-}
-
-// parsePS reads ps output: a header naming a PID column, and rows whose
-// last field is the process name (NAME, CMD or ARGS, all last in every
-// Android ps format).
-func parsePS(b []byte) ([]Process, error) {
-	lines := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
-	pidCol := -1
-	var procs []Process
-	for _, line := range lines {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		if pidCol < 0 {
-			for i, h := range f {
-				if h == "PID" {
-					pidCol = i
-				}
-			}
-			if pidCol < 0 {
-				return nil, fmt.Errorf("no PID column in header %q", clip([]byte(line)))
-			}
-			continue
-		}
-		if len(f) <= pidCol || len(f) < 2 {
-			continue
-		}
-		pid, err := strconv.Atoi(f[pidCol])
-		if err != nil || pid <= 0 {
-			return nil, fmt.Errorf("bad PID %q in row %q", f[pidCol], clip([]byte(line)))
-		}
-		procs = append(procs, Process{PID: pid, Name: f[len(f)-1]})
-	}
-	if pidCol < 0 {
-		return nil, fmt.Errorf("empty ps output")
-	}
-	return procs, nil
+	return metrics.PackageProcesses(procs, pkg), nil
 }
 
 // AppUID returns the Linux uid pkg runs as (what per-UID traffic counters
@@ -507,7 +341,7 @@ func (d *Device) AppUID(ctx context.Context, pkg string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("adbx app uid %s: %w", pkg, err)
 	}
-	if uid, found, ok := parsePMListUID(r.Stdout, pkg); ok && r.ExitCode == 0 {
+	if uid, found, ok := listedUID(r, pkg); ok {
 		if !found {
 			return 0, fmt.Errorf("adbx app uid: %w: %s (not listed by %q)", ErrAppNotInstalled, pkg, cmd)
 		}
@@ -521,93 +355,52 @@ func (d *Device) AppUID(ctx context.Context, pkg string) (int, error) {
 		}
 		return 0, fmt.Errorf("adbx app uid: %w", err)
 	}
-	if info.uid < 0 {
-		return 0, fmt.Errorf("adbx app uid %s: no userId= in `dumpsys package %s`", pkg, pkg)
-	}
-	return info.uid, nil
+	return info.UserID, nil
 }
 
-// parsePMListUID finds pkg in `pm list packages -U` output
-// ("package:com.x uid:10123"). ok is false when the output is not in that
-// form at all; found says whether pkg was listed.
-func parsePMListUID(b []byte, pkg string) (uid int, found, ok bool) {
-	ok = true
-	for _, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		name, rest, hasUID := strings.Cut(strings.TrimPrefix(line, "package:"), " uid:")
-		if !strings.HasPrefix(line, "package:") || !hasUID {
+// listedUID finds pkg in what `pm list packages -U <pkg>` printed (the
+// filter lists every package whose name holds pkg). ok is false when pm
+// failed or listed no uids (pm before Android 8 ignores -U); found says
+// whether pkg was listed.
+func listedUID(r Result, pkg string) (uid int, found, ok bool) {
+	if r.ExitCode != 0 {
+		return 0, false, false
+	}
+	entries, err := metrics.ParsePackageList(r.Stdout)
+	if err != nil {
+		return 0, false, false
+	}
+	for _, e := range entries {
+		if e.UID < 0 {
 			return 0, false, false
 		}
-		if name != pkg {
-			continue
+		if e.Name == pkg {
+			return e.UID, true, true
 		}
-		// Several users list "uid:10123,1010123"; the first is user 0.
-		first, _, _ := strings.Cut(rest, ",")
-		n, err := strconv.Atoi(strings.TrimSpace(first))
-		if err != nil || n < 0 {
-			return 0, false, false
-		}
-		return n, true, true
 	}
-	return 0, false, ok
+	return 0, false, true
 }
 
-// packageInfo is what adbx reads from `dumpsys package <pkg>`.
-type packageInfo struct {
-	uid        int // -1 when absent
-	debuggable bool
-}
-
-func (d *Device) dumpsysPackage(ctx context.Context, pkg string) (packageInfo, error) {
+// dumpsysPackage reads pkg's block of `dumpsys package <pkg>`.
+func (d *Device) dumpsysPackage(ctx context.Context, pkg string) (metrics.PackageInfo, error) {
 	cmd := "dumpsys package " + pkg
 	r, err := d.Shell(ctx, cmd)
 	if err != nil {
-		return packageInfo{}, fmt.Errorf("%s: %w", pkg, err)
+		return metrics.PackageInfo{}, fmt.Errorf("%s: %w", pkg, err)
 	}
 	if err := r.Err(cmd); err != nil {
-		return packageInfo{}, fmt.Errorf("%s: %w", pkg, err)
+		return metrics.PackageInfo{}, fmt.Errorf("%s: %w", pkg, err)
 	}
-	info, found := parseDumpsysPackage(r.Stdout, pkg)
-	if !found {
-		return packageInfo{}, fmt.Errorf("%w: %s (no \"Package [%s]\" in %q)", ErrAppNotInstalled, pkg, pkg, cmd)
+	info, err := metrics.ParseDumpsysPackage(r.Stdout)
+	switch {
+	case errors.Is(err, metrics.ErrPackageNotFound):
+		return metrics.PackageInfo{}, fmt.Errorf("%w: %s (%q: %w)", ErrAppNotInstalled, pkg, cmd, err)
+	case err != nil:
+		return metrics.PackageInfo{}, fmt.Errorf("%q: %w", cmd, err)
+	case info.Package != "" && info.Package != pkg:
+		return metrics.PackageInfo{}, fmt.Errorf("%w: %s (%q printed the block of %q)", ErrAppNotInstalled, pkg, cmd, info.Package)
 	}
 	return info, nil
-}
-
-// parseDumpsysPackage reads the "Package [pkg]" section of `dumpsys
-// package`: its userId= and whether its flags=[…] hold DEBUGGABLE.
-func parseDumpsysPackage(b []byte, pkg string) (packageInfo, bool) {
-	info := packageInfo{uid: -1}
-	header := "Package [" + pkg + "]"
-	in, found := false, false
-	for _, line := range strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "Package [") {
-			in = strings.HasPrefix(t, header)
-			found = found || in
-			continue
-		}
-		if !in {
-			continue
-		}
-		if v, ok := strings.CutPrefix(t, "userId="); ok && info.uid < 0 {
-			f, _, _ := strings.Cut(v, " ")
-			if n, err := strconv.Atoi(f); err == nil && n >= 0 {
-				info.uid = n
-			}
-		}
-		if v, ok := strings.CutPrefix(t, "flags=["); ok {
-			for _, flag := range strings.Fields(strings.TrimSuffix(v, "]")) {
-				if flag == "DEBUGGABLE" {
-					info.debuggable = true
-				}
-			}
-		}
-	}
-	return info, found
 }
 
 // Debuggable says whether pkg is built debuggable (android:debuggable,
@@ -620,5 +413,5 @@ func (d *Device) Debuggable(ctx context.Context, pkg string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("adbx debuggable: %w", err)
 	}
-	return info.debuggable, nil
+	return info.Debuggable(), nil
 }

@@ -16,7 +16,7 @@ import (
 func TestGuia2SessionThroughForward(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			d, _ := open(t, ep, newSim(t, simdevice.Config{}))
+			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			ctx := ctxT(t, 20*time.Second)
 			port, err := d.Forward(ctx, 6790)
 			if err != nil {

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
@@ -21,37 +20,21 @@ import (
 // listener.
 type endpoint struct {
 	name string
-	// serve makes dev reachable and returns the Options that reach it and
-	// a function that makes the device vanish mid-call.
-	serve func(t testing.TB, dev adbtest.Device) (opt adbx.Options, drop func())
+	// open serves dev and returns it opened, and a function that makes the
+	// device vanish mid-call.
+	open func(t testing.TB, dev adbtest.Device) (d *adbx.Device, drop func())
 }
 
 var endpoints = []endpoint{
-	{"server", func(t testing.TB, dev adbtest.Device) (adbx.Options, func()) {
+	{"server", func(t testing.TB, dev adbtest.Device) (*adbx.Device, func()) {
 		srv := adbtest.NewServer(dev)
 		t.Cleanup(srv.Close)
-		return adbx.Options{Server: srv.Addr, Serial: dev.Serial()}, func() { srv.Remove(dev.Serial()) }
+		return srv.Open(dev.Serial()), func() { srv.Remove(dev.Serial()) }
 	}},
-	{"adb", func(t testing.TB, dev adbtest.Device) (adbx.Options, func()) {
-		a := adbtest.StartADB(t)
-		d := adbtest.NewAdbd(dev)
-		t.Cleanup(d.Close)
-		serial := a.Connect(d.Addr)
-		return adbx.Options{Server: fmt.Sprintf("127.0.0.1:%d", a.Port), Serial: serial}, d.DropConnections
+	{"adb", func(t testing.TB, dev adbtest.Device) (*adbx.Device, func()) {
+		d, adbd := adbtest.StartADB(t).Serve(t, dev)
+		return d, adbd.DropConnections
 	}},
-}
-
-// open serves dev on ep and opens it.
-func open(t testing.TB, ep endpoint, dev adbtest.Device) (*adbx.Device, func()) {
-	t.Helper()
-	opt, drop := ep.serve(t, dev)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	d, err := adbx.Open(ctx, opt)
-	if err != nil {
-		t.Fatalf("open %s: %v", ep.name, err)
-	}
-	return d, drop
 }
 
 // hostShell is a device whose shell is the host's /bin/sh: a real POSIX

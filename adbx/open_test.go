@@ -95,10 +95,7 @@ func TestInjectionRefused(t *testing.T) {
 	dev := newHostShell(t, "host-sh", true)
 	srv := adbtest.NewServer(dev)
 	defer srv.Close()
-	d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := srv.Open("")
 	ctx := ctxT(t, 10*time.Second)
 	for _, pkg := range []string{"com.x;reboot", "com.x reboot", "com.x'", `com.x"`, "com.$(reboot)", "com.`reboot`", "com.x\nreboot", "com.x|sh", ""} {
 		if _, err := d.AppProcesses(ctx, pkg); err == nil {
@@ -137,10 +134,7 @@ func TestInjectionRefused(t *testing.T) {
 func TestRequestTooLong(t *testing.T) {
 	srv := adbtest.NewServer(&adbtest.FakeDevice{})
 	defer srv.Close()
-	d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := srv.Open("")
 	long := "echo " + strings.Repeat("x", 70_000)
 	if _, err := d.Shell(ctxT(t, 10*time.Second), long); err == nil || !strings.Contains(err.Error(), "limit") {
 		t.Errorf("Shell of %d bytes: err %v, want one about the limit", len(long), err)

@@ -1,193 +1,14 @@
 package adbx
 
 import (
-	"bytes"
 	"errors"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/fixtures"
+	"github.com/perfgate/perfgate/metrics"
 )
-
-func TestParseRefreshHz(t *testing.T) {
-	tests := []struct {
-		name string
-		in   []byte
-		want float64
-	}{
-		// Values read by hand from the captures: "renderFrameRate 120.00001"
-		// and the only mode's "fps=60.000004".
-		{"pixel 120 Hz capture", fixtures.Read(t, "display/flashlight_dumpsys_display_grep_120hz_pixel.txt"), 120.00001},
-		{"60 Hz capture", fixtures.Read(t, "display/flashlight_dumpsys_display_grep_60hz.txt"), 60.000004},
-		{"active mode, not the first", []byte(`  DisplayDeviceInfo{"Built-in Screen": 1080 x 2400, modeId 2, defaultModeId 1, supportedModes [{id=1, width=1080, height=2400, fps=60.0}, {id=2, width=1080, height=2400, fps=90.0}]}`), 90},
-		{"mRefreshRate only", []byte("  mRefreshRate=59.94\n"), 59.94},
-		{"nothing", []byte("Can't find service: display\n"), 0},
-		{"empty", nil, 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := parseRefreshHz(tc.in); got != tc.want {
-				t.Errorf("parseRefreshHz = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
-func FuzzParseRefreshHz(f *testing.F) {
-	f.Add(fixtures.Read(f, "display/flashlight_dumpsys_display_grep_120hz_pixel.txt"))
-	f.Add(fixtures.Read(f, "display/flashlight_dumpsys_display_grep_60hz.txt"))
-	f.Add([]byte("DisplayDeviceInfo{ modeId 1, {id=1, fps=."))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if hz := parseRefreshHz(b); hz < 0 {
-			t.Fatalf("negative refresh rate %v", hz)
-		}
-	})
-}
-
-func TestParseCPUList(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int
-		ok   bool
-	}{
-		{"0-7", 8, true},
-		{"0", 1, true},
-		{"0-3,6-7", 6, true},
-		{"0,2,4", 3, true},
-		{"", 0, false},
-		{"7-0", 0, false},
-		{"a-b", 0, false},
-		{"0-99999999999", 0, false},
-	}
-	for _, tc := range tests {
-		got, ok := parseCPUList(tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("parseCPUList(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
-func TestParsePS(t *testing.T) {
-	// The chrome capture went through grep, which dropped the toolbox ps
-	// header; SOURCES.md records it as USER PID PPID VSIZE RSS WCHAN PC S NAME.
-	chrome := append([]byte("USER PID PPID VSIZE RSS WCHAN PC S NAME\n"), fixtures.Read(t, "package_ps/blog2017_ps_grep_chrome_toolbox_ps.txt")...)
-	tests := []struct {
-		name string
-		in   []byte
-		want []Process
-	}{
-		{"toybox ps without -A", fixtures.Read(t, "package_ps/solox50_toybox_ps_without_A_only_shell.txt"), []Process{{20536, "ps"}}},
-		{"toolbox ps", chrome, []Process{
-			{25910, "com.android.chrome"},
-			{25960, "com.android.chrome:privileged_process0"},
-			{26047, "com.android.chrome:sandboxed_process0"},
-		}},
-		{"ps -A -o PID,NAME", []byte("  PID NAME\n    1 init\n 4242 com.example.app\n 4250 com.example.app:remote\n 4300 com.example.application\n"),
-			[]Process{{1, "init"}, {4242, "com.example.app"}, {4250, "com.example.app:remote"}, {4300, "com.example.application"}}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := parsePS(tc.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got[:min(len(got), len(tc.want))], tc.want) || len(got) < len(tc.want) {
-				t.Errorf("got %v, want it to start with %v", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestParsePSErrors(t *testing.T) {
-	for _, in := range []string{"", "no header here\n", "PID NAME\nx init\n"} {
-		if _, err := parsePS([]byte(in)); err == nil {
-			t.Errorf("parsePS(%q): no error", in)
-		}
-	}
-}
-
-func FuzzParsePS(f *testing.F) {
-	f.Add(fixtures.Read(f, "package_ps/solox50_toybox_ps_without_A_only_shell.txt"))
-	f.Add([]byte("  PID NAME\n    1 init\n 4242 com.example.app\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		procs, err := parsePS(b)
-		for _, p := range procs {
-			if p.PID <= 0 || p.Name == "" {
-				t.Fatalf("bad process %+v (err %v)", p, err)
-			}
-		}
-	})
-}
-
-func TestParsePMListUID(t *testing.T) {
-	tests := []struct {
-		name      string
-		in        string
-		uid       int
-		found, ok bool
-	}{
-		{"listed", "package:com.example.app uid:10123\n", 10123, true, true},
-		{"substring matches first", "package:com.example.app.debug uid:10200\npackage:com.example.app uid:10123\n", 10123, true, true},
-		{"two users", "package:com.example.app uid:10123,1010123\n", 10123, true, true},
-		{"not installed", "", 0, false, true},
-		{"only others", "package:com.example.application uid:10300\n", 0, false, true},
-		{"no -U support", "package:com.example.app\n", 0, false, false},
-		{"usage message", "Error: Unknown option: -U\n", 0, false, false},
-	}
-	for _, tc := range tests {
-		uid, found, ok := parsePMListUID([]byte(tc.in), "com.example.app")
-		if uid != tc.uid || found != tc.found || ok != tc.ok {
-			t.Errorf("%s: got %d %v %v, want %d %v %v", tc.name, uid, found, ok, tc.uid, tc.found, tc.ok)
-		}
-	}
-}
-
-func TestParseDumpsysPackage(t *testing.T) {
-	// The capture is the userId line alone (grep); give it its section.
-	grep := fixtures.Read(t, "package_ps/blog2017_dumpsys_package_grep_userId.txt")
-	chrome := append([]byte("Packages:\n  Package [com.android.chrome] (3f2a1b0):\n"), grep...)
-	info, found := parseDumpsysPackage(chrome, "com.android.chrome")
-	if !found || info.uid != 10096 || info.debuggable {
-		t.Errorf("chrome capture: got %+v found %v, want uid 10096 (read from the capture), not debuggable", info, found)
-	}
-	two := []byte(`Packages:
-  Package [com.example.other] (1):
-    userId=10001
-    flags=[ DEBUGGABLE HAS_CODE ]
-  Package [com.example.app] (2):
-    userId=10123
-    pkg=Package{2 com.example.app}
-    flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA DEBUGGABLE ]
-    User 0: ceDataInode=1 installed=true
-`)
-	info, found = parseDumpsysPackage(two, "com.example.app")
-	if !found || info.uid != 10123 || !info.debuggable {
-		t.Errorf("two packages: got %+v found %v, want uid 10123, debuggable", info, found)
-	}
-	info, found = parseDumpsysPackage(two, "com.example")
-	if found {
-		t.Errorf("prefix of another package: found %+v", info)
-	}
-	if _, found := parseDumpsysPackage([]byte("Unable to find package: com.example.app\n"), "com.example.app"); found {
-		t.Error("missing package reported as found")
-	}
-}
-
-func FuzzParseDumpsysPackage(f *testing.F) {
-	f.Add([]byte("  Package [com.example.app] (2):\n    userId=10123\n    flags=[ DEBUGGABLE ]\n"))
-	f.Add(fixtures.Read(f, "package_ps/blog2017_dumpsys_package_grep_userId.txt"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		info, found := parseDumpsysPackage(b, "com.example.app")
-		if !found && (info.uid != -1 || info.debuggable) {
-			t.Fatalf("not found but got %+v", info)
-		}
-		if found && !bytes.Contains(b, []byte("Package [com.example.app]")) {
-			t.Fatal("found without its header")
-		}
-	})
-}
 
 func TestParseFacts(t *testing.T) {
 	ok := func(s string) Result { return Result{Stdout: []byte(s)} }
@@ -199,21 +20,21 @@ func TestParseFacts(t *testing.T) {
 		{Stdout: fixtures.Read(t, "display/flashlight_dumpsys_display_grep_120hz_pixel.txt")},
 		ok("0\n"), stat8,
 	}
-	f, err := parseFacts(rs, nil)
+	f, notes, err := parseFacts(rs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Facts{Model: "Pixel 7", Manufacturer: "Google", ABI: "arm64-v8a", API: 33, Release: "13",
-		Cores: 8, CoresSource: "/sys/devices/system/cpu/possible", ClockTicks: 100, RefreshHz: 120.00001, Root: true,
-		Notes: []string{
-			`cores: nproc: exit status 127: not found; counted 8 from /sys/devices/system/cpu/possible`,
-			`clock ticks: getconf CLK_TCK: exit status 127: not found; assuming 100, USER_HZ on every Android kernel`,
-		}}
-	if !reflect.DeepEqual(f, want) {
-		t.Errorf("got %+v\nwant %+v", f, want)
+	want := metrics.DeviceFacts{Model: "Pixel 7", Manufacturer: "Google", ABI: "arm64-v8a", API: 33, Release: "13",
+		Cores: 8, CoresSource: "/sys/devices/system/cpu/possible", ClockTicks: 100, RefreshHz: 120.00001, Root: true}
+	wantNotes := []string{
+		`cores: nproc: exit status 127: not found; counted 8 from /sys/devices/system/cpu/possible`,
+		`clock ticks: getconf CLK_TCK: exit status 127: not found; assuming 100, USER_HZ on every Android kernel`,
+	}
+	if f != want || !slices.Equal(notes, wantNotes) {
+		t.Errorf("got %+v\n%q\nwant %+v\n%q", f, notes, want, wantNotes)
 	}
 	rs[3] = ok("\n")
-	if _, err := parseFacts(rs, &Result{Stdout: []byte("ro.build.version.sdk=\n")}); err == nil || !strings.Contains(err.Error(), "getprop ro.build.version.sdk") {
+	if _, _, err := parseFacts(rs, &Result{Stdout: []byte("ro.build.version.sdk=\n")}); err == nil || !strings.Contains(err.Error(), "getprop ro.build.version.sdk") {
 		t.Errorf("missing API level: err %v, want one naming the command", err)
 	}
 }
@@ -231,10 +52,11 @@ func TestParseFactsFallbacks(t *testing.T) {
 	noFile := Result{Stderr: []byte("cat: /sys/devices/system/cpu/possible: No such file or directory\n"), ExitCode: 1}
 	stat8 := Result{Stdout: fixtures.Read(t, "proc/unidbg_rootfs_8core_2025_proc_stat.txt")}
 	stat1 := Result{Stdout: fixtures.Read(t, "proc/goclever_insignia5_api17_proc_stat.txt")}
+	display60 := Result{Stdout: fixtures.Read(t, "display/flashlight_dumpsys_display_grep_60hz.txt")}
 	base := func() []Result {
 		return []Result{
 			ok("Pixel 7\n"), ok("Google\n"), ok("arm64-v8a\n"), ok("33\n"), ok("13\n"),
-			ok("8\n"), ok("0-7\n"), ok("100\n"), ok(""), ok("2000\n"), stat8,
+			ok("8\n"), ok("0-7\n"), ok("100\n"), display60, ok("2000\n"), stat8,
 		}
 	}
 	noGetprop := func(rs []Result) {
@@ -255,9 +77,17 @@ func TestParseFactsFallbacks(t *testing.T) {
 		api       int
 		model     string
 		notes     []string
+		noHz      bool // the refresh rate is not measured
 		err       string
 	}{
 		{name: "all agree", edit: func([]Result) {}, cores: 8, source: "nproc", api: 33, model: "Pixel 7"},
+		// The refresh rate is left 0 (not measured), and the note says why.
+		{name: "display denied",
+			edit: func(rs []Result) {
+				rs[factDisplay] = ok("Permission Denial: can't dump DisplayManager from from pid=4242, uid=2000 due to missing android.permission.DUMP permission\n")
+			},
+			cores: 8, source: "nproc", api: 33, model: "Pixel 7", noHz: true,
+			notes: []string{"refresh rate: dumpsys display: no refresh rate (modeId with supportedModes, renderFrameRate, mRefreshRate= or 'N fps')"}},
 		{name: "no nproc, no possible",
 			edit:  func(rs []Result) { rs[factNproc], rs[factPossible] = missing("nproc"), noFile },
 			cores: 8, source: "/proc/stat", api: 33, model: "Pixel 7",
@@ -301,7 +131,7 @@ func TestParseFactsFallbacks(t *testing.T) {
 			if got := needBuildProp(rs); got != (tc.buildProp != nil) {
 				t.Errorf("needBuildProp = %v", got)
 			}
-			f, err := parseFacts(rs, tc.buildProp)
+			f, notes, err := parseFacts(rs, tc.buildProp)
 			if tc.err != "" {
 				if err == nil || err.Error() != tc.err {
 					t.Errorf("err %v\nwant %s", err, tc.err)
@@ -311,24 +141,21 @@ func TestParseFactsFallbacks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The 60 Hz capture's only mode says "fps=60.000004".
+			wantHz := 60.000004
+			if tc.noHz {
+				wantHz = 0
+			}
+			if f.RefreshHz != wantHz {
+				t.Errorf("RefreshHz = %v, want %v", f.RefreshHz, wantHz)
+			}
 			if f.Cores != tc.cores || f.CoresSource != tc.source || f.API != tc.api || f.Model != tc.model || f.ABI != "arm64-v8a" ||
-				!slices.Equal(f.Notes, tc.notes) {
+				!slices.Equal(notes, tc.notes) {
 				t.Errorf("got %d cores from %q, API %d, model %q, ABI %q, notes\n%s\nwant %d from %q, API %d, model %q, notes\n%s",
-					f.Cores, f.CoresSource, f.API, f.Model, f.ABI, strings.Join(f.Notes, "\n"), tc.cores, tc.source, tc.api, tc.model, strings.Join(tc.notes, "\n"))
+					f.Cores, f.CoresSource, f.API, f.Model, f.ABI, strings.Join(notes, "\n"), tc.cores, tc.source, tc.api, tc.model, strings.Join(tc.notes, "\n"))
 			}
 		})
 	}
-}
-
-func FuzzParseBuildProp(f *testing.F) {
-	f.Add([]byte("# begin build properties\nro.build.version.sdk=34\r\nro.product.model = Pixel 8\n=x\nnoequals\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		for k, v := range parseBuildProp(b) {
-			if k == "" || strings.ContainsAny(k, "\n=") || strings.Contains(v, "\n") || strings.TrimSpace(k) != k {
-				t.Fatalf("bad property %q=%q", k, v)
-			}
-		}
-	})
 }
 
 func TestServerAddr(t *testing.T) {
@@ -413,40 +240,6 @@ func FuzzParseDevices(f *testing.F) {
 			if d.Serial == "" || d.State == "" || strings.ContainsAny(d.Serial, " \t\n") {
 				t.Fatalf("bad row %+v", d)
 			}
-		}
-	})
-}
-
-func FuzzParsePMListUID(f *testing.F) {
-	f.Add([]byte("package:com.example.app uid:10123\n"))
-	f.Add([]byte("package:com.example.app uid:10123,1010123\npackage:android uid:1000\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		uid, found, ok := parsePMListUID(b, "com.example.app")
-		if (found && !ok) || uid < 0 || (!found && uid != 0) {
-			t.Fatalf("uid %d found %v ok %v", uid, found, ok)
-		}
-	})
-}
-
-func FuzzParseCPUList(f *testing.F) {
-	for _, s := range []string{"0-7", "0-3,6-7", "0", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		n, ok := parseCPUList(s)
-		if ok != (n > 0) || n > len(s)<<16 {
-			t.Fatalf("parseCPUList(%q) = %d, %v", s, n, ok)
-		}
-	})
-}
-
-func FuzzCountCPULines(f *testing.F) {
-	f.Add(fixtures.Read(f, "proc/unidbg_rootfs_8core_2025_proc_stat.txt"))
-	f.Add(fixtures.Read(f, "proc/goclever_insignia5_api17_proc_stat.txt"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		n := countCPULines(b)
-		if n < 0 || n > bytes.Count(b, []byte("cpu")) {
-			t.Fatalf("%d cpuN lines in %q", n, b)
 		}
 	})
 }

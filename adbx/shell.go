@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 // Result is what one shell command produced.
@@ -230,7 +232,7 @@ func (d *Device) Stream(ctx context.Context, cmd string) (io.ReadCloser, error) 
 	}
 	s := &stream{c: c, cmd: cmd, serial: d.serial}
 	if v2 {
-		s.v2 = &v2Reader{r: c.nc}
+		s.v2 = adbwire.NewShellReader(c.nc)
 	}
 	return s, nil
 }
@@ -240,9 +242,8 @@ type stream struct {
 	c      *conn
 	cmd    string
 	serial string
-	v2     *v2Reader
-	pend   []byte // stdout data not yet returned
-	buf    []byte
+	v2     *adbwire.ShellReader
+	pend   []byte // stdout data not yet returned, valid until v2.Next
 	stderr []byte // the last bytes of stderr, for the exit error
 	done   error  // sticky end of the stream
 
@@ -266,26 +267,23 @@ func (s *stream) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	for len(s.pend) == 0 {
-		id, data, err := s.v2.next(s.buf)
+		id, data, err := s.v2.Next()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
+			if err == io.EOF {
 				err = errNoExit
 			}
 			s.done = s.end(err)
 			return 0, s.done
 		}
-		if cap(data) > cap(s.buf) {
-			s.buf = data
-		}
 		switch id {
-		case v2Stdout:
+		case adbwire.ShellStdout:
 			s.pend = data
-		case v2Stderr:
+		case adbwire.ShellStderr:
 			s.stderr = append(s.stderr, data...)
 			if len(s.stderr) > 4096 {
 				s.stderr = append(s.stderr[:0], s.stderr[len(s.stderr)-4096:]...)
 			}
-		case v2Exit:
+		case adbwire.ShellExit:
 			code := 0
 			if len(data) == 1 {
 				code = int(data[0])

@@ -3,7 +3,6 @@ package adbx_test
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -26,10 +25,13 @@ func TestFactsSim(t *testing.T) {
 	for _, ep := range endpoints {
 		for _, cfg := range configs {
 			t.Run(ep.name+"/"+cfg.Serial, func(t *testing.T) {
-				d, _ := open(t, ep, newSim(t, cfg))
-				f, err := d.Facts(ctxT(t, 10*time.Second))
+				d, _ := ep.open(t, newSim(t, cfg))
+				f, notes, err := d.Facts(ctxT(t, 10*time.Second))
 				if err != nil {
 					t.Fatal(err)
+				}
+				if len(notes) > 0 {
+					t.Errorf("a phone with every command has notes: %q", notes)
 				}
 				// Ground truth is the configuration the device was built from;
 				// 100 is USER_HZ on every Android kernel.
@@ -46,12 +48,49 @@ func TestFactsSim(t *testing.T) {
 	}
 }
 
+// TestFactsSimQuirks reads the facts of phones whose shells lack what
+// Facts asks first: the core count must still be the configured one, and
+// the API level must come from /system/build.prop when getprop is gone.
+func TestFactsSimQuirks(t *testing.T) {
+	cases := []struct {
+		name   string
+		quirks simdevice.Quirks
+		source string
+		note   string // a note must hold this
+	}{
+		{"no nproc, no possible", simdevice.Quirks{MissingCommands: []string{"nproc"}, MissingFiles: []string{"/sys/devices/system/cpu/possible"}},
+			"/proc/stat", "cores: nproc: exit status 127: /system/bin/sh: nproc: inaccessible or not found; cat /sys/devices/system/cpu/possible: exit status 1: "},
+		{"no nproc, no /sys cpu", simdevice.Quirks{MissingCommands: []string{"nproc"}, MissingFiles: []string{"/sys/devices/system/cpu"}},
+			"/proc/stat", "counted 6 from the cpuN lines of /proc/stat"},
+		{"no getprop", simdevice.Quirks{MissingCommands: []string{"getprop"}}, "nproc",
+			"ro.build.version.sdk: getprop ro.build.version.sdk: exit status 127: /system/bin/sh: getprop: inaccessible or not found; read ro.build.version.sdk from /system/build.prop"},
+	}
+	for _, ep := range endpoints {
+		for _, tc := range cases {
+			t.Run(ep.name+"/"+tc.name, func(t *testing.T) {
+				cfg := simdevice.Config{API: 30, Model: "Quirky Phone", Cores: 6, Quirks: tc.quirks}
+				d, _ := ep.open(t, newSim(t, cfg))
+				f, notes, err := d.Facts(ctxT(t, 10*time.Second))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.Cores != cfg.Cores || f.API != cfg.API || f.Model != cfg.Model || f.CoresSource != tc.source {
+					t.Errorf("Facts = %+v\nwant %d cores from %s, API %d, model %q", f, cfg.Cores, tc.source, cfg.API, cfg.Model)
+				}
+				if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+					t.Errorf("notes %q\nwant one holding %q", notes, tc.note)
+				}
+			})
+		}
+	}
+}
+
 func TestAppSim(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
 			sim := newSim(t, simdevice.Config{})
 			wl := sim.World().Workload()
-			d, _ := open(t, ep, sim)
+			d, _ := ep.open(t, sim)
 			ctx := ctxT(t, 20*time.Second)
 
 			uid, err := d.AppUID(ctx, wl.Package)
@@ -80,8 +119,8 @@ func TestAppSim(t *testing.T) {
 				t.Fatalf("pidof printed %q", r.Stdout)
 			}
 			procs, err = d.AppProcesses(ctx, wl.Package)
-			if want := []adbx.Process{{PID: pid, Name: wl.Package}}; err != nil || fmt.Sprint(procs) != fmt.Sprint(want) {
-				t.Errorf("AppProcesses after launch = %v, %v; want %v (pid from pidof)", procs, err, want)
+			if err != nil || len(procs) != 1 || procs[0].PID != pid || procs[0].Name != wl.Package {
+				t.Errorf("AppProcesses after launch = %+v, %v; want %s as pid %d (from pidof)", procs, err, wl.Package, pid)
 			}
 
 			const missing = "com.example.not.installed"
@@ -104,7 +143,7 @@ var threadtime = regexp.MustCompile(`^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} +\d+ +\d+ 
 func TestLogcatSim(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			d, _ := open(t, ep, newSim(t, simdevice.Config{}))
+			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			ctx := ctxT(t, 20*time.Second)
 			since := time.Now().Add(-time.Hour)
 			for _, start := range []time.Time{{}, since} {
@@ -143,7 +182,7 @@ func TestPushPullSim(t *testing.T) {
 	data := bytes.Repeat([]byte("perfgate\x00\xff\n"), 10_000)
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			d, _ := open(t, ep, newSim(t, simdevice.Config{}))
+			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			ctx := ctxT(t, 20*time.Second)
 			const p = "/data/local/tmp/perfgate-blob"
 			if err := d.Push(ctx, bytes.NewReader(data), p, 0o644, time.Time{}); err != nil {
@@ -171,7 +210,7 @@ func TestPushPullSim(t *testing.T) {
 func TestForwardSim(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			d, _ := open(t, ep, newSim(t, simdevice.Config{}))
+			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			ctx := ctxT(t, 20*time.Second)
 			// 6790 is where the device's uiautomator2 server listens.
 			port, err := d.Forward(ctx, 6790)
@@ -198,7 +237,7 @@ func TestForwardSim(t *testing.T) {
 func TestGadb(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			d, _ := open(t, ep, newSim(t, simdevice.Config{}))
+			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			g, err := d.Gadb()
 			if err != nil {
 				t.Fatal(err)
@@ -211,42 +250,5 @@ func TestGadb(t *testing.T) {
 				t.Errorf("gadb shell: %q, %v; want 33 (the simulated default API)", out, err)
 			}
 		})
-	}
-}
-
-// TestFactsSimQuirks reads the facts of phones whose shells lack what
-// Facts asks first: the core count must still be the configured one, and
-// the API level must come from /system/build.prop when getprop is gone.
-func TestFactsSimQuirks(t *testing.T) {
-	cases := []struct {
-		name   string
-		quirks simdevice.Quirks
-		source string
-		note   string // a note must hold this
-	}{
-		{"no nproc, no possible", simdevice.Quirks{MissingCommands: []string{"nproc"}, MissingFiles: []string{"/sys/devices/system/cpu/possible"}},
-			"/proc/stat", "cores: nproc: exit status 127: /system/bin/sh: nproc: inaccessible or not found; cat /sys/devices/system/cpu/possible: exit status 1: "},
-		{"no nproc, no /sys cpu", simdevice.Quirks{MissingCommands: []string{"nproc"}, MissingFiles: []string{"/sys/devices/system/cpu"}},
-			"/proc/stat", "counted 6 from the cpuN lines of /proc/stat"},
-		{"no getprop", simdevice.Quirks{MissingCommands: []string{"getprop"}}, "nproc",
-			"ro.build.version.sdk: getprop ro.build.version.sdk: exit status 127: /system/bin/sh: getprop: inaccessible or not found; read ro.build.version.sdk from /system/build.prop"},
-	}
-	for _, ep := range endpoints {
-		for _, tc := range cases {
-			t.Run(ep.name+"/"+tc.name, func(t *testing.T) {
-				cfg := simdevice.Config{API: 30, Model: "Quirky Phone", Cores: 6, Quirks: tc.quirks}
-				d, _ := open(t, ep, newSim(t, cfg))
-				f, err := d.Facts(ctxT(t, 10*time.Second))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if f.Cores != cfg.Cores || f.API != cfg.API || f.Model != cfg.Model || f.CoresSource != tc.source {
-					t.Errorf("Facts = %+v\nwant %d cores from %s, API %d, model %q", f, cfg.Cores, tc.source, cfg.API, cfg.Model)
-				}
-				if !slices.ContainsFunc(f.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
-					t.Errorf("notes %q\nwant one holding %q", f.Notes, tc.note)
-				}
-			})
-		}
 	}
 }

@@ -2,30 +2,25 @@ package adbx
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 // The sync service (adb's SYNC.TXT): after "sync:", each message is a
 // 4-byte id, a little-endian uint32, and for most ids that many bytes.
 
-// syncMaxData is the largest DATA chunk adbd accepts.
-const syncMaxData = 64 * 1024
-
-// syncMaxPath is the longest remote path adb allows.
-const syncMaxPath = 1024
-
 func checkRemotePath(p string) error {
 	switch {
 	case p == "":
 		return errors.New("empty remote path")
-	case len(p) > syncMaxPath:
-		return fmt.Errorf("remote path of %d bytes is longer than %d", len(p), syncMaxPath)
+	case len(p) > adbwire.MaxSyncPath:
+		return fmt.Errorf("remote path of %d bytes is longer than %d", len(p), adbwire.MaxSyncPath)
 	case strings.IndexByte(p, 0) >= 0:
 		return fmt.Errorf("remote path %q holds a NUL byte", p)
 	}
@@ -33,28 +28,24 @@ func checkRemotePath(p string) error {
 }
 
 func (c *conn) syncSend(id string, arg uint32, data []byte) error {
-	b := make([]byte, 0, 8+len(data))
-	b = append(b, id...)
-	b = binary.LittleEndian.AppendUint32(b, arg)
-	b = append(b, data...)
-	if _, err := c.nc.Write(b); err != nil {
+	if _, err := c.nc.Write(adbwire.AppendSync(make([]byte, 0, 8+len(data)), id, arg, data)); err != nil {
 		return c.err(err)
 	}
 	return nil
 }
 
 func (c *conn) syncHeader() (id string, arg uint32, err error) {
-	var h [8]byte
-	if _, err := io.ReadFull(c.nc, h[:]); err != nil {
+	id, arg, err = adbwire.ReadSyncHeader(c.nc)
+	if err != nil {
 		return "", 0, c.err(err)
 	}
-	return string(h[:4]), binary.LittleEndian.Uint32(h[4:]), nil
+	return id, arg, nil
 }
 
 // syncFail reads a FAIL message of n bytes into an error, marking missing
 // files with fs.ErrNotExist and refusals with fs.ErrPermission.
 func (c *conn) syncFail(n uint32) error {
-	if n > syncMaxData {
+	if n > adbwire.MaxSyncData {
 		return fmt.Errorf("sync: FAIL message of %d bytes", n)
 	}
 	msg := make([]byte, n)
@@ -94,12 +85,11 @@ func (d *Device) push(ctx context.Context, r io.Reader, remotePath string, mode 
 		return err
 	}
 	defer c.Close()
-	const sIFREG = 0o100000
-	spec := fmt.Sprintf("%s,%d", remotePath, uint32(mode.Perm())|sIFREG)
+	spec := fmt.Sprintf("%s,%d", remotePath, adbwire.UnixMode(mode.Perm()))
 	if err := c.syncSend("SEND", uint32(len(spec)), []byte(spec)); err != nil {
 		return err
 	}
-	buf := make([]byte, syncMaxData)
+	buf := make([]byte, adbwire.MaxSyncData)
 	for {
 		n, rerr := io.ReadFull(r, buf)
 		if n > 0 {
@@ -163,8 +153,8 @@ func (d *Device) pull(ctx context.Context, remotePath string, w io.Writer) error
 		}
 		switch id {
 		case "DATA":
-			if n > syncMaxData {
-				return fmt.Errorf("sync: DATA chunk of %d bytes exceeds %d", n, syncMaxData)
+			if n > adbwire.MaxSyncData {
+				return fmt.Errorf("sync: DATA chunk of %d bytes exceeds %d", n, adbwire.MaxSyncData)
 			}
 			if _, err := io.CopyN(w, c.nc, int64(n)); err != nil {
 				return c.err(err)

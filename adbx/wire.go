@@ -2,22 +2,18 @@ package adbx
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
-// This file is the wire layer: the adb host protocol's framing (a request
-// is four hex digits of length then the bytes; a reply starts with OKAY or
-// FAIL plus a hex-length message), and a connection that ends when its
-// context does.
-
-// maxRequest is the longest request the 4-hex-digit length prefix can say.
-const maxRequest = 0xffff
+// This file is the connection layer: a connection to the adb server that
+// ends when its context does, speaking the host protocol's framing from
+// internal/adbwire.
 
 // conn is one connection to the adb server, bound to a context: when ctx
 // ends, the connection is closed so any blocked read or write returns.
@@ -83,15 +79,12 @@ func (c *conn) request(req string) error {
 	return c.status(req)
 }
 
-// send writes one request: its length in four hex digits, then the bytes.
+// send writes one request.
 func (c *conn) send(req string) error {
-	if len(req) > maxRequest {
-		return fmt.Errorf("request of %d bytes is longer than adb's limit of %d", len(req), maxRequest)
-	}
-	b := make([]byte, 0, 4+len(req))
-	b = fmt.Appendf(b, "%04x", len(req))
-	b = append(b, req...)
-	if _, err := c.nc.Write(b); err != nil {
+	if err := adbwire.WriteRequest(c.nc, req); err != nil {
+		if len(req) > adbwire.MaxString {
+			return err
+		}
 		return c.err(err)
 	}
 	return nil
@@ -99,38 +92,25 @@ func (c *conn) send(req string) error {
 
 // status reads OKAY, or FAIL and its message as an *AdbError.
 func (c *conn) status(req string) error {
-	var st [4]byte
-	if _, err := io.ReadFull(c.nc, st[:]); err != nil {
+	ok, reason, err := adbwire.ReadStatus(c.nc)
+	switch {
+	case err != nil && c.ctx.Err() == nil && errors.Is(err, adbwire.ErrMalformed) && !errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("adb protocol: reply to %q: %w", req, err)
+	case err != nil:
 		return c.err(err)
+	case !ok:
+		return &AdbError{Request: req, Message: reason}
 	}
-	switch string(st[:]) {
-	case "OKAY":
-		return nil
-	case "FAIL":
-		msg, err := c.readString()
-		if err != nil {
-			return err
-		}
-		return &AdbError{Request: req, Message: msg}
-	}
-	return fmt.Errorf("adb protocol: reply to %q starts with %q, want OKAY or FAIL", req, st[:])
+	return nil
 }
 
 // readString reads a hex-length-prefixed string.
 func (c *conn) readString() (string, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(c.nc, hdr[:]); err != nil {
-		return "", c.err(err)
-	}
-	n, err := strconv.ParseUint(string(hdr[:]), 16, 16)
+	s, err := adbwire.ReadString(c.nc)
 	if err != nil {
-		return "", fmt.Errorf("adb protocol: bad length %q", hdr[:])
-	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(c.nc, b); err != nil {
 		return "", c.err(err)
 	}
-	return string(b), nil
+	return s, nil
 }
 
 // readAll reads until the peer closes the connection.
@@ -160,81 +140,31 @@ func hostQuery(ctx context.Context, addr, req string) (string, error) {
 	return c.readString()
 }
 
-// Shell protocol v2 packet ids (adb's shell_protocol.h).
-const (
-	v2Stdin       = 0
-	v2Stdout      = 1
-	v2Stderr      = 2
-	v2Exit        = 3
-	v2CloseStdin  = 4
-	v2WindowSize  = 5
-	v2HeaderBytes = 5
-	// v2MaxPacket bounds a packet's payload: adbd sends at most its
-	// buffer size, far below this, so anything larger is corruption.
-	v2MaxPacket = 1 << 24
-)
-
 // errNoExit says a v2 stream ended without an exit packet.
 var errNoExit = errors.New("shell stream ended without an exit status")
-
-// v2Reader decodes a shell v2 packet stream.
-type v2Reader struct {
-	r   io.Reader
-	hdr [v2HeaderBytes]byte
-}
-
-// next reads one packet; the returned data is valid until the next call
-// only when buf is reused by the caller.
-func (v *v2Reader) next(buf []byte) (id byte, data []byte, err error) {
-	if _, err := io.ReadFull(v.r, v.hdr[:]); err != nil {
-		if errors.Is(err, io.EOF) {
-			return 0, nil, io.EOF
-		}
-		return 0, nil, err
-	}
-	n := binary.LittleEndian.Uint32(v.hdr[1:])
-	if n > v2MaxPacket {
-		return 0, nil, fmt.Errorf("shell v2: packet of %d bytes (id %d) is too large", n, v.hdr[0])
-	}
-	if cap(buf) < int(n) {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	if _, err := io.ReadFull(v.r, buf); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return 0, nil, err
-	}
-	return v.hdr[0], buf, nil
-}
 
 // readV2 reads a whole shell v2 session: stdout, stderr and the exit
 // status. It returns errNoExit (wrapped) if the stream ended first.
 func readV2(r io.Reader, stdout, stderr io.Writer) (exit int, err error) {
-	v := v2Reader{r: r}
-	var buf []byte // grown to the largest packet seen
+	v := adbwire.NewShellReader(r)
 	for {
-		id, data, err := v.next(buf)
+		id, data, err := v.Next()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
+			if err == io.EOF {
 				return -1, errNoExit
 			}
 			return -1, err
 		}
-		if cap(data) > cap(buf) {
-			buf = data
-		}
 		switch id {
-		case v2Stdout:
+		case adbwire.ShellStdout:
 			if _, err := stdout.Write(data); err != nil {
 				return -1, err
 			}
-		case v2Stderr:
+		case adbwire.ShellStderr:
 			if _, err := stderr.Write(data); err != nil {
 				return -1, err
 			}
-		case v2Exit:
+		case adbwire.ShellExit:
 			if len(data) != 1 {
 				return -1, fmt.Errorf("shell v2: exit packet of %d bytes, want 1", len(data))
 			}
@@ -244,13 +174,6 @@ func readV2(r io.Reader, stdout, stderr io.Writer) (exit int, err error) {
 			// ignore anything else for forward compatibility.
 		}
 	}
-}
-
-// appendV2 appends one shell v2 packet to b.
-func appendV2(b []byte, id byte, data []byte) []byte {
-	b = append(b, id)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(data)))
-	return append(b, data...)
 }
 
 // deadline gives ctx the default timeout when it has no deadline.

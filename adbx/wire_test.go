@@ -6,16 +6,18 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 func TestReadV2(t *testing.T) {
 	var s []byte
-	s = appendV2(s, v2Stdout, []byte("hello "))
-	s = appendV2(s, v2Stderr, []byte("oops\n"))
-	s = appendV2(s, v2WindowSize, []byte("24x80,0x0\x00"))
-	s = appendV2(s, v2Stdout, []byte("world\n"))
-	s = appendV2(s, v2Stdout, nil)
-	s = appendV2(s, v2Exit, []byte{3})
+	s = adbwire.AppendShellPacket(s, adbwire.ShellStdout, []byte("hello "))
+	s = adbwire.AppendShellPacket(s, adbwire.ShellStderr, []byte("oops\n"))
+	s = adbwire.AppendShellPacket(s, adbwire.ShellWindowSize, []byte("24x80,0x0\x00"))
+	s = adbwire.AppendShellPacket(s, adbwire.ShellStdout, []byte("world\n"))
+	s = adbwire.AppendShellPacket(s, adbwire.ShellStdout, nil)
+	s = adbwire.AppendShellPacket(s, adbwire.ShellExit, []byte{3})
 	// Bytes after the exit packet are not read.
 	s = append(s, "trailing"...)
 	// The first packet, byte by byte, as adb's shell_protocol.h lays it out.
@@ -33,8 +35,8 @@ func TestReadV2(t *testing.T) {
 }
 
 func TestReadV2Errors(t *testing.T) {
-	huge := []byte{v2Stdout, 0, 0, 0, 0}
-	binary.LittleEndian.PutUint32(huge[1:], v2MaxPacket+1)
+	huge := []byte{adbwire.ShellStdout, 0, 0, 0, 0}
+	binary.LittleEndian.PutUint32(huge[1:], adbwire.MaxShellPacket+1)
 	tests := []struct {
 		name  string
 		in    []byte
@@ -42,10 +44,10 @@ func TestReadV2Errors(t *testing.T) {
 		eof   bool // io.ErrUnexpectedEOF expected
 	}{
 		{"empty", nil, true, false},
-		{"no exit", appendV2(nil, v2Stdout, []byte("x")), true, false},
+		{"no exit", adbwire.AppendShellPacket(nil, adbwire.ShellStdout, []byte("x")), true, false},
 		{"cut header", []byte{1, 2, 0}, false, true},
-		{"cut payload", appendV2(nil, v2Stdout, []byte("abc"))[:7], false, true},
-		{"exit too long", appendV2(nil, v2Exit, []byte{0, 0}), false, false},
+		{"cut payload", adbwire.AppendShellPacket(nil, adbwire.ShellStdout, []byte("abc"))[:7], false, true},
+		{"exit too long", adbwire.AppendShellPacket(nil, adbwire.ShellExit, []byte{0, 0}), false, false},
 		{"huge packet", huge, false, false},
 	}
 	for _, tc := range tests {
@@ -63,8 +65,8 @@ func TestReadV2Errors(t *testing.T) {
 }
 
 func FuzzReadV2(f *testing.F) {
-	f.Add(appendV2(appendV2(nil, v2Stdout, []byte("a")), v2Exit, []byte{0}))
-	f.Add(appendV2(appendV2(nil, v2Stderr, []byte("e")), v2Exit, []byte{255}))
+	f.Add(adbwire.AppendShellPacket(adbwire.AppendShellPacket(nil, adbwire.ShellStdout, []byte("a")), adbwire.ShellExit, []byte{0}))
+	f.Add(adbwire.AppendShellPacket(adbwire.AppendShellPacket(nil, adbwire.ShellStderr, []byte("e")), adbwire.ShellExit, []byte{255}))
 	f.Add([]byte{3, 1, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var out, errb bytes.Buffer

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/perftest"
@@ -30,10 +29,7 @@ func measure(t *testing.T, wl *simdevice.Workload, body func(s *perftest.Session
 	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	dev, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev := srv.Open("")
 	if r, err := dev.Shell(ctx, "monkey -p "+wl.Package+" -c android.intent.category.LAUNCHER 1"); err != nil || r.ExitCode != 0 {
 		t.Fatalf("launch: %v %s", err, r.Stderr)
 	}

@@ -73,5 +73,5 @@ func crashStep() *perftest.Step {
 
 // run wraps steps into a Result on a named device.
 func run(model, release string, steps ...*perftest.Step) *perftest.Result {
-	return &perftest.Result{Schema: perftest.Schema, Device: perftest.DeviceInfo{Manufacturer: "Google", Model: model, Release: release, API: 34}, Steps: steps}
+	return &perftest.Result{Schema: perftest.Schema, Device: metrics.DeviceFacts{Manufacturer: "Google", Model: model, Release: release, API: 34}, Steps: steps}
 }

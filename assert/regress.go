@@ -90,7 +90,7 @@ func NoRegression(t TestingT, r Run, path string, g Gate) bool {
 			m := runs.metric(step, name)
 			c := CompareValues(b.Values, got, m.Better, g)
 			compared++
-			other := b.Device != dev.Model || b.Android != dev.Android
+			other := b.Device != dev.Name() || b.Android != dev.Release
 			for _, w := range c.Warnings {
 				warn("perf regression gate: warning: %s: %s: %s (n=%d+%d); run more iterations", step, name, w, c.N1, c.N2)
 				ok = ok && !g.Strict
@@ -169,7 +169,7 @@ func (rv runValues) metric(step, metric string) metrics.Metric {
 }
 
 // recordBaselines writes the run's iterations as baselines.
-func recordBaselines(t TestingT, runs runValues, dev Device, path string, g Gate) bool {
+func recordBaselines(t TestingT, runs runValues, dev metrics.DeviceFacts, path string, g Gate) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
@@ -207,7 +207,7 @@ func recordBaselines(t TestingT, runs runValues, dev Device, path string, g Gate
 					entries[n] = e
 				}
 				e.Unit, e.Definition = m.Unit, m.Definition
-				e.Baseline = &Baseline{Values: slices.Clone(vals), Device: dev.Model, Android: dev.Android, API: dev.API, Recorded: time.Now().UTC().Truncate(time.Second)}
+				e.Baseline = &Baseline{Values: slices.Clone(vals), Device: dev.Name(), Android: dev.Release, API: dev.API, Recorded: time.Now().UTC().Truncate(time.Second)}
 				notes = append(notes, fmt.Sprintf("perf baseline recorded: %s: %s, %d iterations on %s", step, n, len(vals), dev))
 			}
 		}

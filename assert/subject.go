@@ -1,11 +1,6 @@
 package assert
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/perfgate/perfgate/metrics"
-)
+import "github.com/perfgate/perfgate/metrics"
 
 // Measurement is one step as the checks read it.
 type Measurement struct {
@@ -36,18 +31,6 @@ func (m Measurement) Metric(name string) (metrics.Metric, bool) {
 	return metrics.Metric{}, false
 }
 
-// Device names where a run was measured.
-type Device struct {
-	// Model is "Manufacturer Model", e.g. "Google Pixel 7".
-	Model   string
-	Android string
-	API     int
-}
-
-func (d Device) String() string {
-	return fmt.Sprintf("%s, Android %s (API %d)", strings.TrimSpace(d.Model), d.Android, d.API)
-}
-
 // Subject is what checks read: a step (one Measurement) or a whole run
 // (every step, in order). *perftest.Step and *perftest.Result are Subjects.
 type Subject interface {
@@ -58,7 +41,9 @@ type Subject interface {
 // is a Run.
 type Run interface {
 	Subject
-	RunDevice() Device
+	// RunDevice is the device the run was measured on; baselines are
+	// recorded under its Name and Release.
+	RunDevice() metrics.DeviceFacts
 }
 
 // TestingT is the part of *testing.T the checks need; *testing.T,

@@ -43,11 +43,7 @@ func openDevice(t *testing.T, preset string) (*adbx.Device, string) {
 	t.Cleanup(func() { sim.Close() })
 	srv := adbtest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	dev, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dev, wl.Package
+	return srv.Open(""), wl.Package
 }
 
 // launch starts the app cold and waits until it has drawn its first frame.

@@ -192,6 +192,9 @@ func PackageProcesses(procs []PSProcess, pkg string) []PSProcess {
 
 // PackageInfo is what perfgate reads from `dumpsys package <pkg>`.
 type PackageInfo struct {
+	// Package is the name in the first "Package [name]" header; "" when
+	// the text has none (a grep of it).
+	Package     string
 	UserID      int      // userId=, the app's uid; -1 when absent
 	Flags       []string // flags=[ ... ] / pkgFlags=[ ... ]
 	VersionName string
@@ -226,6 +229,12 @@ func ParseDumpsysPackage(b []byte) (PackageInfo, error) {
 			return PackageInfo{}, &ParseError{Source: PackageDumpsysSource, Line: i + 1, Text: ln, Reason: reason}
 		}
 		switch {
+		case strings.HasPrefix(t, "Package [") && p.Package == "":
+			name, _, ok := strings.Cut(strings.TrimPrefix(t, "Package ["), "]")
+			if !ok {
+				return bad("no ']'")
+			}
+			p.Package = name
 		case strings.HasPrefix(t, "userId=") && p.UserID < 0:
 			v, _, _ := strings.Cut(strings.TrimPrefix(t, "userId="), " ")
 			uid, err := strconv.Atoi(v)

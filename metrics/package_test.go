@@ -184,7 +184,7 @@ func TestParseDumpsysPackage(t *testing.T) {
 		"    flags=[ DEBUGGABLE HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n    privateFlags=[ PRIVATE_FLAG_ACTIVITIES_RESIZE_MODE_RESIZEABLE ]\n" +
 		"    User 0: ceDataInode=1 installed=true\n"
 	p, err = ParseDumpsysPackage([]byte(full))
-	want := PackageInfo{UserID: 10123, Flags: []string{"DEBUGGABLE", "HAS_CODE", "ALLOW_CLEAR_USER_DATA", "ALLOW_BACKUP"}, VersionName: "1.4.2", VersionCode: 42}
+	want := PackageInfo{Package: "com.example.app", UserID: 10123, Flags: []string{"DEBUGGABLE", "HAS_CODE", "ALLOW_CLEAR_USER_DATA", "ALLOW_BACKUP"}, VersionName: "1.4.2", VersionCode: 42}
 	if err != nil || !reflect.DeepEqual(p, want) || !p.Debuggable() {
 		t.Errorf("got %+v, %v\nwant %+v", p, err, want)
 	}
@@ -195,6 +195,7 @@ func TestParseDumpsysPackage(t *testing.T) {
 		"bad userId":  "    userId=abc\n",
 		"bad flags":   "    userId=1\n    flags=[ DEBUGGABLE\n",
 		"bad version": "    userId=1\n    versionCode=x minSdk=1\n",
+		"bad header":  "  Package [com.example.app (3f2a1b):\n    userId=1\n",
 	} {
 		var pe *ParseError
 		if _, err := ParseDumpsysPackage([]byte(in)); !errors.As(err, &pe) {

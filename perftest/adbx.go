@@ -3,8 +3,10 @@ package perftest
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/metrics"
 )
 
 // adbxAdaptor gives a session what it needs from an *adbx.Device.
@@ -31,16 +33,8 @@ func (a adbxAdaptor) batch(ctx context.Context, cmds []string) ([]cmdResult, err
 	return out, nil
 }
 
-func (a adbxAdaptor) facts(ctx context.Context) (DeviceInfo, []string, error) {
-	f, err := a.d.Facts(ctx)
-	if err != nil {
-		return DeviceInfo{}, nil, err
-	}
-	return DeviceInfo{
-		Serial: f.Serial, Model: f.Model, Manufacturer: f.Manufacturer, API: f.API,
-		Release: f.Release, ABI: f.ABI, Cores: f.Cores, CoresSource: f.CoresSource,
-		ClockTicks: f.ClockTicks, RefreshHz: f.RefreshHz, Root: f.Root,
-	}, f.Notes, nil
+func (a adbxAdaptor) facts(ctx context.Context) (metrics.DeviceFacts, []string, error) {
+	return a.d.Facts(ctx)
 }
 
 func (a adbxAdaptor) appUID(ctx context.Context, pkg string) (int, error) {
@@ -68,7 +62,14 @@ func (a adbxAdaptor) appProcesses(ctx context.Context, pkg string) ([]string, []
 		if err != nil {
 			return nil, nil, err
 		}
-		if pids = parsePIDs(out[0].Stdout); len(pids) > 0 {
+		// pidof exits 1 when no process has the name; a shell without
+		// pidof finds none either.
+		if out[0].Exit == 0 {
+			if pids, err = metrics.ParsePidof(out[0].Stdout); err != nil {
+				return nil, nil, fmt.Errorf("perftest: %w", err)
+			}
+		}
+		if len(pids) > 0 {
 			names = []string{pkg}
 		}
 	}
@@ -90,8 +91,8 @@ type nilDevice struct{}
 var errNilDevice = errors.New("no device (nil *adbx.Device)")
 
 func (nilDevice) serial() string { return "" }
-func (nilDevice) facts(context.Context) (DeviceInfo, []string, error) {
-	return DeviceInfo{}, nil, errNilDevice
+func (nilDevice) facts(context.Context) (metrics.DeviceFacts, []string, error) {
+	return metrics.DeviceFacts{}, nil, errNilDevice
 }
 func (nilDevice) appUID(context.Context, string) (int, error)          { return 0, errNilDevice }
 func (nilDevice) batch(context.Context, []string) ([]cmdResult, error) { return nil, errNilDevice }

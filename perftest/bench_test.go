@@ -26,28 +26,21 @@ func benchDevice(tb testing.TB, endpoint string, api int) (*adbx.Device, func() 
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { dev.Close() })
-	var server, serial string
+	var d *adbx.Device
 	var streams func() int
 	switch endpoint {
 	case "host":
 		srv := adbtest.NewServer(dev)
 		tb.Cleanup(srv.Close)
-		server, serial = srv.Addr, dev.Serial()
-		streams = func() int { return srv.Streams(serial) }
+		d = srv.Open(dev.Serial())
+		streams = func() int { return srv.Streams(dev.Serial()) }
 	case "adb":
-		a := adbtest.StartADB(tb.(adbtest.TB))
-		adbd := adbtest.NewAdbd(dev)
-		tb.Cleanup(adbd.Close)
-		serial = a.Connect(adbd.Addr)
-		server = fmt.Sprintf("127.0.0.1:%d", a.Port)
+		var adbd *adbtest.Adbd
+		d, adbd = adbtest.StartADB(tb).Serve(tb, dev)
 		streams = adbd.Streams
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	d, err := adbx.Open(ctx, adbx.Options{Server: server, Serial: serial})
-	if err != nil {
-		tb.Fatal(err)
-	}
 	if _, err := d.Shell(ctx, "monkey -p "+simdevice.PresetPackage+" -c android.intent.category.LAUNCHER 1"); err != nil {
 		tb.Fatal(err)
 	}

@@ -3,11 +3,11 @@ package perftest
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/metrics"
 )
 
 // Measurements returns the step as package assert's checks read it: its
@@ -71,10 +71,8 @@ func (r *Result) Measurements() []assert.Measurement {
 	return out
 }
 
-// RunDevice names the device the run was measured on, for baselines.
-func (r *Result) RunDevice() assert.Device {
-	return assert.Device{Model: strings.TrimSpace(r.Device.Manufacturer + " " + r.Device.Model), Android: r.Device.Release, API: r.Device.API}
-}
+// RunDevice is the device the run was measured on, for baselines.
+func (r *Result) RunDevice() metrics.DeviceFacts { return r.Device }
 
 // sessions maps each test given to Start to its session, for the checks
 // bound to a test (MaxJank(t, 3)).

@@ -477,9 +477,19 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 		// about the app, which must not read as its death.
 		res := out[p.pidof]
 		c.pidofOK = res.Exit == 0 || res.Exit == 1 && len(bytes.TrimSpace(res.Stderr)) == 0 && len(bytes.TrimSpace(res.Stdout)) == 0
+		var pids []int
+		var err error
 		if c.pidofOK {
-			c.absorbPIDs(parsePIDs(res.Stdout), smp.HostNs, smp.UptimeNs)
-		} else {
+			// What is not a list of pids says nothing about the app either.
+			pids, err = metrics.ParsePidof(res.Stdout)
+			c.pidofOK = err == nil
+		}
+		switch {
+		case c.pidofOK:
+			c.absorbPIDs(pids, smp.HostNs, smp.UptimeNs)
+		case err != nil:
+			c.note("pids: %v; the app's processes are not tracked while it fails", err)
+		default:
 			c.note("pids: %s; the app's processes are not tracked while it fails", res.failure(p.cmds[p.pidof]))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/metrics"
 )
 
 // cmdResult is one command's output within a batch.
@@ -54,7 +55,7 @@ type device interface {
 	serial() string
 	// facts reads the device's facts (one round trip), with notes on the
 	// facts that came from a fallback or whose sources disagree.
-	facts(ctx context.Context) (DeviceInfo, []string, error)
+	facts(ctx context.Context) (metrics.DeviceFacts, []string, error)
 	// appUID returns the app's uid; an error wrapping ErrAppNotInstalled
 	// when the package is unknown.
 	appUID(ctx context.Context, pkg string) (int, error)

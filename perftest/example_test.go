@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -24,11 +23,7 @@ func ExampleNewSession() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	d, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	d := srv.Open("")
 	d.Shell(ctx, "monkey -p com.perfgate.demo -c android.intent.category.LAUNCHER 1")
 	time.Sleep(time.Second) // cold start
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/perfgate/perfgate/metrics"
 )
 
 // fakeDevice is a scripted phone for the session's own unit tests: every
@@ -16,10 +18,12 @@ import (
 type fakeDevice struct {
 	mu sync.Mutex
 
-	info   DeviceInfo
+	info   metrics.DeviceFacts
 	uid    int
 	uidErr error
 	pids   []int // pidof answer; nil = not running
+	// pidofOut, when set, is what pidof prints instead, with exit 0.
+	pidofOut string
 
 	// Per batch the CPU counters move by these many ticks.
 	busyStep, idleStep, appStep uint64
@@ -47,7 +51,7 @@ type fakeDevice struct {
 
 func newFake() *fakeDevice {
 	return &fakeDevice{
-		info:     DeviceInfo{Serial: "fake", Model: "Fake", API: 28, Cores: 8, ClockTicks: 100, RefreshHz: 60},
+		info:     metrics.DeviceFacts{Serial: "fake", Model: "Fake", API: 28, Cores: 8, ClockTicks: 100, RefreshHz: 60},
 		uid:      10234,
 		pids:     []int{4242},
 		busyStep: 200, idleStep: 600, appStep: 40,
@@ -62,7 +66,7 @@ func (f *fakeDevice) deviceNow() int64 { return f.bootNs + int64(time.Since(f.t0
 
 func (f *fakeDevice) serial() string { return f.info.Serial }
 
-func (f *fakeDevice) facts(ctx context.Context) (DeviceInfo, []string, error) {
+func (f *fakeDevice) facts(ctx context.Context) (metrics.DeviceFacts, []string, error) {
 	return f.info, nil, nil
 }
 
@@ -169,6 +173,9 @@ func (f *fakeDevice) run(cmd string) cmdResult {
 		}
 		return ok(b)
 	case strings.HasPrefix(cmd, "pidof "):
+		if f.pidofOut != "" {
+			return ok(f.pidofOut)
+		}
 		if len(f.pids) == 0 {
 			return cmdResult{Exit: 1}
 		}

@@ -91,14 +91,11 @@ func TestDeviceDisconnectMidStep(t *testing.T) {
 				srv := adbtest.NewServer(dev)
 				t.Cleanup(srv.Close)
 				drop = func() { srv.Remove(dev.Serial()) }
-				d = openAdbx(t, srv.Addr, dev.Serial())
+				d = srv.Open(dev.Serial())
 			} else {
-				a := adbtest.StartADB(t)
-				adbd := adbtest.NewAdbd(dev)
-				t.Cleanup(adbd.Close)
-				serial := a.Connect(adbd.Addr)
+				var adbd *adbtest.Adbd
+				d, adbd = adbtest.StartADB(t).Serve(t, dev)
 				drop = adbd.Close
-				d = openAdbx(t, fmt.Sprintf("127.0.0.1:%d", a.Port), serial)
 			}
 			launch(t, d, dev)
 			rt := &recT{}
@@ -145,10 +142,7 @@ func TestDeviceDisconnectMidStep(t *testing.T) {
 func TestADBServerRestart(t *testing.T) {
 	dev := sim(t, "smooth-scroll", 60, 33)
 	a := adbtest.StartADB(t)
-	adbd := adbtest.NewAdbd(dev)
-	t.Cleanup(adbd.Close)
-	serial := a.Connect(adbd.Addr)
-	d := openAdbx(t, fmt.Sprintf("127.0.0.1:%d", a.Port), serial)
+	d, adbd := a.Serve(t, dev)
 	launch(t, d, dev)
 	cfg := quickConfig(t)
 	cfg.GiveUpAfter = 20 * time.Second
@@ -181,7 +175,7 @@ func TestHungCommandIsAGap(t *testing.T) {
 	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33), hung: make(chan struct{}, 1)}
 	srv := adbtest.NewServer(fd)
 	t.Cleanup(srv.Close)
-	d := openAdbx(t, srv.Addr, fd.Serial())
+	d := srv.Open(fd.Serial())
 	launch(t, d, fd.Device)
 	cfg := quickConfig(t)
 	// Time enough for a slow machine's ticks; only the hung one times out.
@@ -230,7 +224,7 @@ func TestProcStatDenied(t *testing.T) {
 	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33), statDenied: true}
 	srv := adbtest.NewServer(fd)
 	t.Cleanup(srv.Close)
-	d := openAdbx(t, srv.Addr, fd.Serial())
+	d := srv.Open(fd.Serial())
 	launch(t, d, fd.Device)
 	s := perftest.Start(t, d, perftest.WithConfig(quickConfig(t)))
 	w := fd.World()

@@ -39,18 +39,6 @@ func parseProcUptime(b []byte) (int64, bool) {
 	return ns, true
 }
 
-// parsePIDs reads pidof's output: pids separated by spaces; anything that is
-// not a pid is ignored (pidof prints nothing and exits 1 for no process).
-func parsePIDs(b []byte) []int {
-	var pids []int
-	for _, f := range strings.Fields(string(b)) {
-		if n, err := strconv.Atoi(f); err == nil && n > 0 && !containsInt(pids, n) {
-			pids = append(pids, n)
-		}
-	}
-	return pids
-}
-
 func parseBatteryUevent(b []byte) (BatteryReading, bool) {
 	st, err := metrics.ParseBatteryUevent(b)
 	if err != nil {

@@ -29,30 +29,6 @@ func TestParseProcUptime(t *testing.T) {
 	}
 }
 
-func TestParsePIDs(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []int
-	}{
-		{"4242\n", []int{4242}},
-		{"4242 4301\n", []int{4242, 4301}},
-		{"", nil},
-		{"pidof: not found", nil},
-		{"12 12 0 -3", []int{12}},
-	} {
-		got := parsePIDs([]byte(tc.in))
-		if len(got) != len(tc.want) {
-			t.Errorf("parsePIDs(%q) = %v, want %v", tc.in, got, tc.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != tc.want[i] {
-				t.Errorf("parsePIDs(%q) = %v, want %v", tc.in, got, tc.want)
-			}
-		}
-	}
-}
-
 func TestSplitBefore(t *testing.T) {
 	in := "Name:\ta\nPid:\t1\nName:\tb\nPid:\t2\n"
 	parts := splitBefore([]byte(in), "Name:")
@@ -95,19 +71,6 @@ func FuzzParseProcUptime(f *testing.F) {
 		ns, ok := parseProcUptime(b)
 		if ok && ns < 0 {
 			t.Errorf("negative uptime %d from %q", ns, b)
-		}
-	})
-}
-
-func FuzzParsePIDs(f *testing.F) {
-	for _, s := range []string{"4242\n", "1 2 3", "", "x 0 -1"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, p := range parsePIDs(b) {
-			if p <= 0 {
-				t.Errorf("pid %d from %q", p, b)
-			}
 		}
 	})
 }

@@ -22,10 +22,11 @@ const Schema = "perfgate.result/v1"
 type Result struct {
 	Schema string `json:"schema"`
 	// Name is the test's name, or what the recording program calls it.
-	Name   string     `json:"name,omitempty"`
-	Device DeviceInfo `json:"device"`
-	App    AppInfo    `json:"app"`
-	Config RunConfig  `json:"config"`
+	Name string `json:"name,omitempty"`
+	// Device is what the session learnt about the device when it started.
+	Device metrics.DeviceFacts `json:"device"`
+	App    AppInfo             `json:"app"`
+	Config RunConfig           `json:"config"`
 	// Start and End are host wall-clock times of the session.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
@@ -64,23 +65,6 @@ type Result struct {
 	Error string `json:"error,omitempty"`
 	// Path is where the Result was last written or read; not serialised.
 	Path string `json:"-"`
-}
-
-// DeviceInfo are the device facts a session starts with.
-type DeviceInfo struct {
-	Serial       string `json:"serial"`
-	Model        string `json:"model,omitempty"`
-	Manufacturer string `json:"manufacturer,omitempty"`
-	API          int    `json:"api,omitempty"`
-	Release      string `json:"release,omitempty"`
-	ABI          string `json:"abi,omitempty"`
-	Cores        int    `json:"cores"`
-	// CoresSource names where Cores came from: "nproc",
-	// "/sys/devices/system/cpu/possible" or "/proc/stat" (its cpuN lines).
-	CoresSource string  `json:"cores_source,omitempty"`
-	ClockTicks  int     `json:"clock_ticks_per_s"`
-	RefreshHz   float64 `json:"refresh_hz"`
-	Root        bool    `json:"root,omitempty"`
 }
 
 // AppInfo are the facts of the app under test.

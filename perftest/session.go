@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/metrics"
 )
 
 // Session measures one app on one device around named steps. Its methods
@@ -110,7 +111,7 @@ func newSession(ctx context.Context, dev device, cfg Config) (*Session, error) {
 			Schema: Schema,
 			Name:   cfg.Name,
 			App:    AppInfo{Package: cfg.Package},
-			Device: DeviceInfo{Serial: dev.serial()},
+			Device: metrics.DeviceFacts{Serial: dev.serial()},
 		},
 	}
 	s.res.Start = s.start

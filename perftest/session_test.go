@@ -300,6 +300,29 @@ func TestAppCrashInStep(t *testing.T) {
 	}
 }
 
+// TestPidofGarbage: output of pidof that is not a list of pids says
+// nothing about the app, so a number in it is not taken for a pid and the
+// app's own pid vanishing from it is no crash.
+func TestPidofGarbage(t *testing.T) {
+	f := newFake()
+	s := startFake(t, f, fastConfig(t))
+	s.Step("tap", func() {
+		waitTicks(t, f, 3)
+		f.mu.Lock()
+		f.pidofOut = "pidof: 2 arguments expected\n"
+		f.mu.Unlock()
+		waitTicks(t, f, 3)
+	})
+	r := s.Stop()
+	if len(r.Crashes) != 0 || len(r.ProcessEnds) != 0 {
+		t.Errorf("crashes %+v, ends %+v; want none", r.Crashes, r.ProcessEnds)
+	}
+	want := `pids: pidof: line 1: bad pid "pidof:": "pidof: 2 arguments expected"; the app's processes are not tracked while it fails`
+	if !slices.Contains(r.Notes, want) {
+		t.Errorf("notes %q\nwant %q", r.Notes, want)
+	}
+}
+
 func TestAppNotInstalled(t *testing.T) {
 	f := newFake()
 	f.uidErr = errors.Join(ErrAppNotInstalled, errors.New(`pm list packages -U com.perfgate.demo: ""`))

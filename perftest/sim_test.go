@@ -67,8 +67,7 @@ func openHost(t testing.TB, dev *simdevice.Device, _ func() *adbtest.ADB) (*adbx
 	t.Helper()
 	srv := adbtest.NewServer(dev)
 	t.Cleanup(srv.Close)
-	d := openAdbx(t, srv.Addr, dev.Serial())
-	return d, func() int { return srv.Streams(dev.Serial()) }
+	return srv.Open(dev.Serial()), func() int { return srv.Streams(dev.Serial()) }
 }
 
 // openStock serves the phone as adbd and joins it to the stock adb server.
@@ -77,23 +76,8 @@ func openStock(t testing.TB, dev *simdevice.Device, stock func() *adbtest.ADB) (
 	// Skip (or fail) this subtest, not the parent that owns the server,
 	// when adb is missing: a parent cannot be skipped from a subtest.
 	testenv.ADB(t)
-	a := stock()
-	adbd := adbtest.NewAdbd(dev)
-	t.Cleanup(adbd.Close)
-	serial := a.Connect(adbd.Addr)
-	d := openAdbx(t, fmt.Sprintf("127.0.0.1:%d", a.Port), serial)
+	d, adbd := stock().Serve(t, dev)
 	return d, adbd.Streams
-}
-
-func openAdbx(t testing.TB, server, serial string) *adbx.Device {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	d, err := adbx.Open(ctx, adbx.Options{Server: server, Serial: serial})
-	if err != nil {
-		t.Fatalf("adbx.Open %s %s: %v", server, serial, err)
-	}
-	return d
 }
 
 // launch starts the preset app the way a test would, and waits until it

@@ -20,7 +20,7 @@ func run(p95, fps float64, pssKB int64) *perftest.Result {
 	st.FrameStats = metrics.FrameSummary{Source: "gfxinfo", Frames: 120, FPS: fps, Jank: 1, JankDefinition: metrics.JankDefinitionDeadlineMissed,
 		FrameTimeMS: metrics.FramePercentiles{P50: 7, P90: p95 - 1, P95: p95, P99: p95 + 4}}
 	st.MemoryStats = perftest.MemoryStats{PSSMaxKB: pssKB, PSSSamples: 3}
-	return &perftest.Result{Schema: perftest.Schema, Name: "TestScroll", Device: perftest.DeviceInfo{Model: "Pixel 7", Release: "14", API: 34},
+	return &perftest.Result{Schema: perftest.Schema, Name: "TestScroll", Device: metrics.DeviceFacts{Model: "Pixel 7", Release: "14", API: 34},
 		App: perftest.AppInfo{Package: "com.example"}, Steps: []*perftest.Step{st}}
 }
 

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -39,10 +38,7 @@ func simSession(t testing.TB, preset string, stepLen time.Duration) (*perftest.R
 	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	d, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr, Serial: dev.Serial()})
-	if err != nil {
-		t.Fatalf("adbx.Open: %v", err)
-	}
+	d := srv.Open(dev.Serial())
 	r, err := d.Shell(ctx, "monkey -p "+simdevice.PresetPackage+" -c android.intent.category.LAUNCHER 1")
 	if err != nil || r.ExitCode != 0 {
 		t.Fatalf("monkey: %v %q", err, r.Stderr)

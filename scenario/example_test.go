@@ -6,7 +6,6 @@ import (
 	"log"
 	"time"
 
-	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
@@ -21,10 +20,7 @@ func ExampleMeasureStartup() {
 	srv := adbtest.NewServer(sim)
 	defer srv.Close()
 	ctx := context.Background()
-	dev, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr})
-	if err != nil {
-		log.Fatal(err)
-	}
+	dev := srv.Open("")
 	s, err := scenario.MeasureStartup(ctx, dev, wl.Package, scenario.Cold, scenario.StartupOptions{FullyDrawn: 4 * time.Second})
 	if err != nil {
 		log.Fatal(err)
@@ -41,10 +37,7 @@ func ExampleConnect() {
 	srv := adbtest.NewServer(sim)
 	defer srv.Close()
 	ctx := context.Background()
-	dev, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr})
-	if err != nil {
-		log.Fatal(err)
-	}
+	dev := srv.Open("")
 	d, err := scenario.Connect(ctx, dev, scenario.Options{})
 	if err != nil {
 		log.Fatal(err)

@@ -14,22 +14,21 @@ import (
 // endpoint serves a device to adbx: the pure-Go host-protocol server, or
 // the stock adb server joined to a device-protocol listener.
 type endpoint struct {
-	name  string
-	serve func(t *testing.T, dev adbtest.Device) (adbx.Options, func())
+	name string
+	// open serves dev and returns it opened, and a function that makes the
+	// device vanish mid-call.
+	open func(t *testing.T, dev adbtest.Device) (*adbx.Device, func())
 }
 
 var endpoints = []endpoint{
-	{"server", func(t *testing.T, dev adbtest.Device) (adbx.Options, func()) {
+	{"server", func(t *testing.T, dev adbtest.Device) (*adbx.Device, func()) {
 		srv := adbtest.NewServer(dev)
 		t.Cleanup(srv.Close)
-		return adbx.Options{Server: srv.Addr, Serial: dev.Serial()}, func() { srv.Remove(dev.Serial()) }
+		return srv.Open(dev.Serial()), func() { srv.Remove(dev.Serial()) }
 	}},
-	{"adb", func(t *testing.T, dev adbtest.Device) (adbx.Options, func()) {
-		a := adbtest.StartADB(t)
-		d := adbtest.NewAdbd(dev)
-		t.Cleanup(d.Close)
-		serial := a.Connect(d.Addr)
-		return adbx.Options{Server: fmt.Sprintf("127.0.0.1:%d", a.Port), Serial: serial}, d.DropConnections
+	{"adb", func(t *testing.T, dev adbtest.Device) (*adbx.Device, func()) {
+		d, adbd := adbtest.StartADB(t).Serve(t, dev)
+		return d, adbd.DropConnections
 	}},
 }
 
@@ -57,13 +56,7 @@ func newPhone(t *testing.T, ep endpoint, preset string, tweak func(*simdevice.Wo
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sim.Close() })
-	opt, drop := ep.serve(t, sim)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	dev, err := adbx.Open(ctx, opt)
-	if err != nil {
-		t.Fatalf("open %s: %v", ep.name, err)
-	}
+	dev, drop := ep.open(t, sim)
 	return &phone{sim: sim, dev: dev, drop: drop, pkg: wl.Package}
 }
 
@@ -85,17 +78,6 @@ func (f *fakeT) Errorf(format string, args ...any) {
 func (f *fakeT) FailNow() { f.failNow = true }
 func (f *fakeT) Helper()  {}
 
-func openWith(t *testing.T, opt adbx.Options) *adbx.Device {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	d, err := adbx.Open(ctx, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 // newPhoneTB is newPhone on the pure-Go server, for benchmarks.
 func newPhoneTB(tb testing.TB, preset string) *phone {
 	tb.Helper()
@@ -110,11 +92,5 @@ func newPhoneTB(tb testing.TB, preset string) *phone {
 	tb.Cleanup(func() { sim.Close() })
 	srv := adbtest.NewServer(sim)
 	tb.Cleanup(srv.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	dev, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &phone{sim: sim, dev: dev, pkg: wl.Package}
+	return &phone{sim: sim, dev: srv.Open(""), pkg: wl.Package}
 }

@@ -148,8 +148,7 @@ func TestServerNotRunning(t *testing.T) {
 			dev := &adbtest.FakeDevice{SerialNo: "bare-phone", Commands: map[string]adbtest.FakeResult{
 				"pm list packages io.appium.uiautomator2": {Stdout: "package:io.appium.uiautomator2.server\n"},
 			}}
-			opt, _ := ep.serve(t, dev)
-			d := openWith(t, opt)
+			d, _ := ep.open(t, dev)
 			_, err := scenario.Connect(ctxT(t, 20*time.Second), d, scenario.Options{})
 			if !errors.Is(err, scenario.ErrServerNotRunning) {
 				t.Fatalf("error %v, want ErrServerNotRunning", err)

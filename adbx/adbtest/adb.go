@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/adbwire"
 	"github.com/perfgate/perfgate/internal/testenv"
 )
 
@@ -91,7 +93,7 @@ func StartADB(t TB) *ADB {
 // waitReady waits until the server answers host:version itself: an adb
 // client run earlier would start a daemon server of its own.
 func (a *ADB) waitReady() error {
-	addr := "127.0.0.1:" + strconv.Itoa(a.Port)
+	addr := a.Addr()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		select {
@@ -101,7 +103,7 @@ func (a *ADB) waitReady() error {
 		}
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			_ = c.SetDeadline(time.Now().Add(2 * time.Second))
-			_, err = c.Write(appendHexString(nil, "host:version"))
+			_, err = c.Write(adbwire.AppendString(nil, "host:version"))
 			var reply [4]byte
 			if err == nil {
 				_, err = io.ReadFull(c, reply[:])
@@ -192,14 +194,41 @@ func (a *ADB) Run(args ...string) string {
 // returns its serial (addr itself).
 func (a *ADB) Connect(addr string) string {
 	a.t.Helper()
-	out := a.Run("connect", addr)
+	return a.connect(a.t, addr)
+}
+
+func (a *ADB) connect(t TB, addr string) string {
+	t.Helper()
+	out, err := a.output("connect", addr)
+	if err != nil {
+		t.Fatalf("adbtest: %v", err)
+	}
 	if !strings.Contains(out, "connected to") {
-		a.t.Fatalf("adbtest: adb connect %s: %s", addr, strings.TrimSpace(out))
+		t.Fatalf("adbtest: adb connect %s: %s", addr, strings.TrimSpace(out))
 	}
 	if _, err := a.output("-s", addr, "wait-for-device"); err != nil {
-		a.t.Fatalf("adbtest: %v", err)
+		t.Fatalf("adbtest: %v", err)
 	}
 	return addr
+}
+
+// Addr is the server's address, what adbx.Options.Server takes.
+func (a *ADB) Addr() string { return "127.0.0.1:" + strconv.Itoa(a.Port) }
+
+// Serve serves dev as a phone in TCP mode that this server joins (NewAdbd,
+// then Connect), and returns it opened through this server, ready for use,
+// with its Adbd (to count its streams or drop its connections). The Adbd
+// closes when t ends; t may be a subtest of the one that started the
+// server, so one server can serve many subtests' devices.
+func (a *ADB) Serve(t TB, dev Device) (*adbx.Device, *Adbd) {
+	t.Helper()
+	adbd := NewAdbd(dev)
+	t.Cleanup(adbd.Close)
+	d, err := openAdbx(a.Addr(), a.connect(t, adbd.Addr))
+	if err != nil {
+		t.Fatalf("adbtest: %v", err)
+	}
+	return d, adbd
 }
 
 // kill stops the server, politely first.

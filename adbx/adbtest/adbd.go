@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 // An Adbd is the device side of adb on a loopback port: it speaks the device
@@ -137,7 +139,7 @@ func (a *Adbd) accept() {
 		if err != nil {
 			return
 		}
-		ac := &adbdConn{d: a, c: c, maxData: maxPayload, streams: map[uint32]*adbStream{}}
+		ac := &adbdConn{d: a, c: c, maxData: adbwire.MaxPayload, streams: map[uint32]*adbStream{}}
 		ac.ctx, ac.cancel = context.WithCancel(a.ctx)
 		a.mu.Lock()
 		if a.closed {
@@ -213,7 +215,7 @@ func (ac *adbdConn) serve() {
 		ac.mu.Lock()
 		verify := ac.verifySum
 		ac.mu.Unlock()
-		m, err := readMessage(ac.c, maxPayload, verify)
+		m, err := adbwire.ReadMessage(ac.c, adbwire.MaxPayload, verify)
 		if err != nil {
 			return
 		}
@@ -222,39 +224,39 @@ func (ac *adbdConn) serve() {
 }
 
 // handle acts on one message from the host. It never blocks on a stream.
-func (ac *adbdConn) handle(m message) {
-	if m.command == cmdCNXN {
+func (ac *adbdConn) handle(m adbwire.Message) {
+	if m.Command == adbwire.CmdCNXN {
 		ac.connect(m)
 		return
 	}
 	ac.mu.Lock()
 	connected := ac.connected
-	s := ac.streams[m.arg1]
+	s := ac.streams[m.Arg1]
 	ac.mu.Unlock()
 	if !connected {
 		// A phone ignores everything before the handshake.
 		return
 	}
-	switch m.command {
-	case cmdOPEN:
-		name := strings.TrimRight(string(m.data), "\x00")
+	switch m.Command {
+	case adbwire.CmdOPEN:
+		name := strings.TrimRight(string(m.Data), "\x00")
 		ac.wg.Add(1)
 		go func() {
 			defer ac.wg.Done()
-			ac.open(m.arg0, name)
+			ac.open(m.Arg0, name)
 		}()
-	case cmdOKAY:
-		if s != nil && s.remote == m.arg0 {
+	case adbwire.CmdOKAY:
+		if s != nil && s.remote == m.Arg0 {
 			s.acked()
 		}
-	case cmdWRTE:
-		if s != nil && s.remote == m.arg0 && !s.deliver(m.data) {
+	case adbwire.CmdWRTE:
+		if s != nil && s.remote == m.Arg0 && !s.deliver(m.Data) {
 			// A host that ignores flow control would make us hold
 			// unbounded data; a phone's adbd drops it too.
 			ac.c.Close()
 		}
-	case cmdCLSE:
-		if s != nil && (m.arg0 == 0 || s.remote == m.arg0) {
+	case adbwire.CmdCLSE:
+		if s != nil && (m.Arg0 == 0 || s.remote == m.Arg0) {
 			s.shut(false)
 		}
 	}
@@ -263,12 +265,12 @@ func (ac *adbdConn) handle(m message) {
 }
 
 // connect answers CNXN with the lower of both versions and payload sizes.
-func (ac *adbdConn) connect(m message) {
-	version := min(m.arg0, adbVersion)
-	if version < adbVersionMin {
-		version = adbVersionMin
+func (ac *adbdConn) connect(m adbwire.Message) {
+	version := min(m.Arg0, adbwire.Version)
+	if version < adbwire.VersionMin {
+		version = adbwire.VersionMin
 	}
-	maxData := min(m.arg1, maxPayload)
+	maxData := min(m.Arg1, adbwire.MaxPayload)
 	if maxData == 0 {
 		// A host that states no limit gets what the first adb versions
 		// took (MAX_PAYLOAD_V1).
@@ -277,14 +279,14 @@ func (ac *adbdConn) connect(m message) {
 	ac.mu.Lock()
 	ac.connected = true
 	ac.maxData = maxData
-	ac.verifySum = version < adbVersion
+	ac.verifySum = version < adbwire.Version
 	ac.mu.Unlock()
-	_ = ac.send(cmdCNXN, version, maxData, []byte(banner(ac.d.dev)))
+	_ = ac.send(adbwire.CmdCNXN, version, maxData, []byte(banner(ac.d.dev)))
 }
 
 // send writes one message.
 func (ac *adbdConn) send(cmd, arg0, arg1 uint32, data []byte) error {
-	b := appendMessage(make([]byte, 0, headerSize+len(data)), message{command: cmd, arg0: arg0, arg1: arg1, data: data})
+	b := adbwire.AppendMessage(make([]byte, 0, adbwire.HeaderSize+len(data)), adbwire.Message{Command: cmd, Arg0: arg0, Arg1: arg1, Data: data})
 	ac.wmu.Lock()
 	defer ac.wmu.Unlock()
 	_, err := ac.c.Write(b)
@@ -299,7 +301,7 @@ func (ac *adbdConn) open(remote uint32, name string) {
 	}
 	svc, err := openService(ac.ctx, ac.d.dev, name)
 	if err != nil {
-		_ = ac.send(cmdCLSE, 0, remote, nil)
+		_ = ac.send(adbwire.CmdCLSE, 0, remote, nil)
 		return
 	}
 	ac.mu.Lock()
@@ -317,7 +319,7 @@ func (ac *adbdConn) open(remote uint32, name string) {
 	s.cond.L = &s.mu
 	ac.streams[s.local] = s
 	ac.mu.Unlock()
-	if ac.send(cmdOKAY, s.local, remote, nil) != nil {
+	if ac.send(adbwire.CmdOKAY, s.local, remote, nil) != nil {
 		s.shut(false)
 		svc.abandon()
 		return
@@ -362,7 +364,7 @@ func (s *adbStream) Read(p []byte) (int, error) {
 	ack := len(s.in) == 0 && !s.closed
 	s.mu.Unlock()
 	if ack {
-		_ = s.conn.send(cmdOKAY, s.local, s.remote, nil)
+		_ = s.conn.send(adbwire.CmdOKAY, s.local, s.remote, nil)
 	}
 	return n, nil
 }
@@ -380,7 +382,7 @@ func (s *adbStream) Write(p []byte) (int, error) {
 		default:
 		}
 		chunk := p[:min(len(p), int(s.maxData))]
-		if err := s.conn.send(cmdWRTE, s.local, s.remote, chunk); err != nil {
+		if err := s.conn.send(adbwire.CmdWRTE, s.local, s.remote, chunk); err != nil {
 			return n, fmt.Errorf("adbtest adbd: %w", err)
 		}
 		select {
@@ -418,7 +420,7 @@ func (s *adbStream) shut(tell bool) {
 	}
 	s.conn.mu.Unlock()
 	if tell {
-		_ = s.conn.send(cmdCLSE, s.local, s.remote, nil)
+		_ = s.conn.send(adbwire.CmdCLSE, s.local, s.remote, nil)
 	}
 }
 
@@ -431,13 +433,13 @@ func (s *adbStream) acked() {
 
 // maxUnread bounds what a stream holds for its service: flow control lets
 // a well-behaved host have one payload in flight.
-const maxUnread = 4 * maxPayload
+const maxUnread = 4 * adbwire.MaxPayload
 
 // deliver queues a WRTE's data for the service; it reports false when the
 // host sent far more than flow control allows.
 func (s *adbStream) deliver(data []byte) bool {
 	if len(data) == 0 {
-		_ = s.conn.send(cmdOKAY, s.local, s.remote, nil)
+		_ = s.conn.send(adbwire.CmdOKAY, s.local, s.remote, nil)
 		return true
 	}
 	s.mu.Lock()

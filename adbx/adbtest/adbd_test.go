@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 func TestAdbdHandshake(t *testing.T) {
@@ -24,21 +26,21 @@ func TestAdbdHandshake(t *testing.T) {
 		wantVersion uint32
 		wantMax     uint32
 	}{
-		{"current host", adbVersion, 1 << 20, adbVersion, 1 << 20},
-		{"host offers more", adbVersion, 4 << 20, adbVersion, 1 << 20},
-		{"host offers less", adbVersion, 4096, adbVersion, 4096},
-		{"old host", adbVersionMin, 256 << 10, adbVersionMin, 256 << 10},
-		{"host states no limit", adbVersion, 0, adbVersion, 4096},
-		{"tiny limit", adbVersion, 16, adbVersion, 16},
+		{"current host", adbwire.Version, 1 << 20, adbwire.Version, 1 << 20},
+		{"host offers more", adbwire.Version, 4 << 20, adbwire.Version, 1 << 20},
+		{"host offers less", adbwire.Version, 4096, adbwire.Version, 4096},
+		{"old host", adbwire.VersionMin, 256 << 10, adbwire.VersionMin, 256 << 10},
+		{"host states no limit", adbwire.Version, 0, adbwire.Version, 4096},
+		{"tiny limit", adbwire.Version, 16, adbwire.Version, 16},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := dialAdbd(t, a)
-			c.send(cmdCNXN, tt.version, tt.offer, []byte("host::\x00"))
+			c.send(adbwire.CmdCNXN, tt.version, tt.offer, []byte("host::\x00"))
 			m := c.read() // read verifies data_check
 			want := "device::ro.product.name=panther;ro.product.model=Pixel 7;ro.product.device=panther;features=shell_v2,cmd,stat_v2;"
-			if m.command != cmdCNXN || m.arg0 != tt.wantVersion || m.arg1 != tt.wantMax || string(m.data) != want {
-				t.Errorf("reply %v %q\nwant CNXN(%#x, %d) %q", m, m.data, tt.wantVersion, tt.wantMax, want)
+			if m.Command != adbwire.CmdCNXN || m.Arg0 != tt.wantVersion || m.Arg1 != tt.wantMax || string(m.Data) != want {
+				t.Errorf("reply %v %q\nwant CNXN(%#x, %d) %q", m, m.Data, tt.wantVersion, tt.wantMax, want)
 			}
 		})
 	}
@@ -48,9 +50,9 @@ func TestAdbdIgnoresBeforeHandshake(t *testing.T) {
 	a := NewAdbd(testDevice("x"))
 	defer a.Close()
 	c := dialAdbd(t, a)
-	c.send(cmdOPEN, 1, 0, []byte("shell:echo hi\x00"))
-	c.send(cmdAUTH, 1, 0, []byte("token"))
-	c.connect(maxPayload)
+	c.send(adbwire.CmdOPEN, 1, 0, []byte("shell:echo hi\x00"))
+	c.send(adbwire.CmdAUTH, 1, 0, []byte("token"))
+	c.connect(adbwire.MaxPayload)
 	local, remote := c.open("shell:echo hi")
 	if remote == 0 {
 		t.Fatal("refused after the handshake")
@@ -67,7 +69,7 @@ func TestAdbdServices(t *testing.T) {
 	a := NewAdbd(testDevice("x"))
 	defer a.Close()
 	c := dialAdbd(t, a)
-	c.connect(maxPayload)
+	c.connect(adbwire.MaxPayload)
 	t.Run("refused", func(t *testing.T) {
 		for _, svc := range []string{"reboot:", "remount:", "jdwp:1", "tcp:1", "tcp:99999", "frob"} {
 			if _, remote := c.open(svc); remote != 0 {
@@ -87,15 +89,15 @@ func TestAdbdServices(t *testing.T) {
 		if remote == 0 {
 			t.Fatal("tcp:6790 refused")
 		}
-		c.send(cmdWRTE, local, remote, []byte("ping"))
+		c.send(adbwire.CmdWRTE, local, remote, []byte("ping"))
 		var got []byte
 		for len(got) < 4 {
 			m := c.read()
-			switch m.command {
-			case cmdOKAY: // our WRTE was taken
-			case cmdWRTE:
-				got = append(got, m.data...)
-				c.send(cmdOKAY, local, remote, nil)
+			switch m.Command {
+			case adbwire.CmdOKAY: // our WRTE was taken
+			case adbwire.CmdWRTE:
+				got = append(got, m.Data...)
+				c.send(adbwire.CmdOKAY, local, remote, nil)
 			default:
 				t.Fatalf("unexpected %v", m)
 			}
@@ -103,7 +105,7 @@ func TestAdbdServices(t *testing.T) {
 		if string(got) != "ping" {
 			t.Errorf("echo %q", got)
 		}
-		c.send(cmdCLSE, local, remote, nil)
+		c.send(adbwire.CmdCLSE, local, remote, nil)
 	})
 }
 
@@ -120,13 +122,13 @@ func TestAdbdFlowControl(t *testing.T) {
 	var got []byte
 	for i := 0; ; i++ {
 		m := c.read()
-		if m.command == cmdCLSE {
+		if m.Command == adbwire.CmdCLSE {
 			break
 		}
-		if m.command != cmdWRTE || len(m.data) > maxData {
+		if m.Command != adbwire.CmdWRTE || len(m.Data) > maxData {
 			t.Fatalf("message %d: %v, want WRTE of at most %d bytes", i, m, maxData)
 		}
-		got = append(got, m.data...)
+		got = append(got, m.Data...)
 		// Until we answer, nothing more may come.
 		_ = c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 		var one [1]byte
@@ -134,7 +136,7 @@ func TestAdbdFlowControl(t *testing.T) {
 			t.Fatalf("after WRTE %d the device sent more without an OKAY (%d bytes, %v)", i, n, err)
 		}
 		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-		c.send(cmdOKAY, local, remote, nil)
+		c.send(adbwire.CmdOKAY, local, remote, nil)
 	}
 	if !bytes.Equal(got, pattern(10000)) {
 		t.Errorf("got %d bytes, want the device's 10000", len(got))
@@ -147,30 +149,30 @@ func TestAdbdFlowControl(t *testing.T) {
 	local, remote = c.open("shell,v2,raw:cat")
 	var in, out []byte
 	for i := range 5 {
-		in = appendShellPacket(in[:0], shellStdin, []byte("chunk "+strconv.Itoa(i)+"\n"))
-		c.send(cmdWRTE, local, remote, in)
+		in = adbwire.AppendShellPacket(in[:0], adbwire.ShellStdin, []byte("chunk "+strconv.Itoa(i)+"\n"))
+		c.send(adbwire.CmdWRTE, local, remote, in)
 		for {
 			m := c.read()
-			if m.command == cmdOKAY && m.arg1 == local {
+			if m.Command == adbwire.CmdOKAY && m.Arg1 == local {
 				break
 			}
-			if m.command == cmdWRTE {
-				out = append(out, m.data...)
-				c.send(cmdOKAY, local, remote, nil)
+			if m.Command == adbwire.CmdWRTE {
+				out = append(out, m.Data...)
+				c.send(adbwire.CmdOKAY, local, remote, nil)
 				continue
 			}
 			t.Fatalf("waiting for OKAY got %v", m)
 		}
 	}
-	c.send(cmdWRTE, local, remote, appendShellPacket(nil, shellCloseStdin, nil))
+	c.send(adbwire.CmdWRTE, local, remote, adbwire.AppendShellPacket(nil, adbwire.ShellCloseStdin, nil))
 	for {
 		m := c.read()
-		if m.command == cmdCLSE {
+		if m.Command == adbwire.CmdCLSE {
 			break
 		}
-		if m.command == cmdWRTE {
-			out = append(out, m.data...)
-			c.send(cmdOKAY, local, remote, nil)
+		if m.Command == adbwire.CmdWRTE {
+			out = append(out, m.Data...)
+			c.send(adbwire.CmdOKAY, local, remote, nil)
 		}
 	}
 	res := readShellV2(t, bytes.NewReader(out))
@@ -196,26 +198,26 @@ func TestAdbdManyConcurrentStreams(t *testing.T) {
 	const n = 64
 	// Open all streams before reading any output, so they run together.
 	for i := 1; i <= n; i++ {
-		c.send(cmdOPEN, uint32(i), 0, []byte(fmt.Sprintf("exec:bytes %d\x00", 1000*i)))
+		c.send(adbwire.CmdOPEN, uint32(i), 0, []byte(fmt.Sprintf("exec:bytes %d\x00", 1000*i)))
 	}
 	remotes := map[uint32]uint32{}
 	outs := map[uint32][]byte{}
 	closed := 0
 	for closed < n {
 		m := c.read()
-		switch m.command {
-		case cmdOKAY:
-			if _, ok := remotes[m.arg1]; ok {
-				t.Fatalf("second OKAY for stream %d without a WRTE", m.arg1)
+		switch m.Command {
+		case adbwire.CmdOKAY:
+			if _, ok := remotes[m.Arg1]; ok {
+				t.Fatalf("second OKAY for stream %d without a WRTE", m.Arg1)
 			}
-			remotes[m.arg1] = m.arg0
-		case cmdWRTE:
-			if remotes[m.arg1] != m.arg0 {
+			remotes[m.Arg1] = m.Arg0
+		case adbwire.CmdWRTE:
+			if remotes[m.Arg1] != m.Arg0 {
 				t.Fatalf("WRTE %v from an unknown device stream", m)
 			}
-			outs[m.arg1] = append(outs[m.arg1], m.data...)
-			c.send(cmdOKAY, m.arg1, m.arg0, nil)
-		case cmdCLSE:
+			outs[m.Arg1] = append(outs[m.Arg1], m.Data...)
+			c.send(adbwire.CmdOKAY, m.Arg1, m.Arg0, nil)
+		case adbwire.CmdCLSE:
 			closed++
 		default:
 			t.Fatalf("unexpected %v", m)
@@ -243,7 +245,7 @@ func TestAdbdAbruptDisconnect(t *testing.T) {
 
 	t.Run("host hangs up", func(t *testing.T) {
 		c := dialAdbd(t, a)
-		c.connect(maxPayload)
+		c.connect(adbwire.MaxPayload)
 		c.open("shell,v2,raw:sleep")
 		waitFor(t, started, "the command")
 		c.Close()
@@ -251,15 +253,15 @@ func TestAdbdAbruptDisconnect(t *testing.T) {
 	})
 	t.Run("host closes the stream", func(t *testing.T) {
 		c := dialAdbd(t, a)
-		c.connect(maxPayload)
+		c.connect(adbwire.MaxPayload)
 		local, remote := c.open("shell:sleep")
 		waitFor(t, started, "the command")
-		c.send(cmdCLSE, local, remote, nil)
+		c.send(adbwire.CmdCLSE, local, remote, nil)
 		waitFor(t, cancelled, "the command's context to end")
 	})
 	t.Run("DropConnections", func(t *testing.T) {
 		c := dialAdbd(t, a)
-		c.connect(maxPayload)
+		c.connect(adbwire.MaxPayload)
 		c.open("exec:sleep")
 		waitFor(t, started, "the command")
 		a.DropConnections()
@@ -269,24 +271,24 @@ func TestAdbdAbruptDisconnect(t *testing.T) {
 		}
 		// The listener stays: a host reconnects.
 		c2 := dialAdbd(t, a)
-		c2.connect(maxPayload)
+		c2.connect(adbwire.MaxPayload)
 	})
 }
 
 func TestAdbdMalformed(t *testing.T) {
 	a := NewAdbd(testDevice("x"))
 	defer a.Close()
-	good := appendMessage(nil, message{command: cmdCNXN, arg0: adbVersionMin, arg1: 4096, data: []byte("host::\x00")})
-	badSum := appendMessage(nil, message{command: cmdOPEN, arg0: 1, arg1: 0, data: []byte("shell:echo hi\x00")})
+	good := adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdCNXN, Arg0: adbwire.VersionMin, Arg1: 4096, Data: []byte("host::\x00")})
+	badSum := adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdOPEN, Arg0: 1, Arg1: 0, Data: []byte("shell:echo hi\x00")})
 	badSum[16]++
 	inputs := map[string][]byte{
 		"garbage":             []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
 		"bad magic":           append(good[:20:20], 0, 0, 0, 0),
-		"huge payload":        appendMessage(nil, message{command: cmdWRTE})[:12],
+		"huge payload":        adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdWRTE})[:12],
 		"old host bad sum":    append(bytes.Clone(good), badSum...),
-		"WRTE unknown stream": append(bytes.Clone(good), appendMessage(nil, message{command: cmdWRTE, arg0: 9, arg1: 77, data: []byte("x")})...),
-		"CLSE unknown stream": append(bytes.Clone(good), appendMessage(nil, message{command: cmdCLSE, arg0: 9, arg1: 77})...),
-		"OPEN with id 0":      append(bytes.Clone(good), appendMessage(nil, message{command: cmdOPEN, data: []byte("shell:echo\x00")})...),
+		"WRTE unknown stream": append(bytes.Clone(good), adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdWRTE, Arg0: 9, Arg1: 77, Data: []byte("x")})...),
+		"CLSE unknown stream": append(bytes.Clone(good), adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdCLSE, Arg0: 9, Arg1: 77})...),
+		"OPEN with id 0":      append(bytes.Clone(good), adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdOPEN, Data: []byte("shell:echo\x00")})...),
 	}
 	for name, in := range inputs {
 		t.Run(name, func(t *testing.T) {
@@ -299,7 +301,7 @@ func TestAdbdMalformed(t *testing.T) {
 		})
 	}
 	c := dialAdbd(t, a)
-	c.connect(maxPayload)
+	c.connect(adbwire.MaxPayload)
 	local, remote := c.open("shell:echo hi")
 	if out := c.drain(local, remote); string(out) != "hi\n" {
 		t.Errorf("after malformed input: %q", out)
@@ -332,7 +334,7 @@ func TestAdbdCloseWaits(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 3 {
 		c := dialAdbd(t, a)
-		c.connect(maxPayload)
+		c.connect(adbwire.MaxPayload)
 		c.open("shell:sleep")
 		waitFor(t, started, "the command")
 	}
@@ -355,17 +357,17 @@ func TestAdbdFloodingHostIsDropped(t *testing.T) {
 	local, remote := c.open("sync:")
 	// The pull's first WRTE waits for an OKAY that never comes, so the
 	// service reads nothing more.
-	c.send(cmdWRTE, local, remote, syncRequest("RECV", "/sdcard/Download/a.bin"))
-	chunk := make([]byte, maxPayload)
+	c.send(adbwire.CmdWRTE, local, remote, syncRequest("RECV", "/sdcard/Download/a.bin"))
+	chunk := make([]byte, adbwire.MaxPayload)
 	go func() {
 		for range 6 {
-			if _, err := c.Write(appendMessage(nil, message{command: cmdWRTE, arg0: local, arg1: remote, data: chunk})); err != nil {
+			if _, err := c.Write(adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdWRTE, Arg0: local, Arg1: remote, Data: chunk})); err != nil {
 				return
 			}
 		}
 	}()
 	for {
-		if _, err := readMessage(c, maxPayload, false); err != nil {
+		if _, err := adbwire.ReadMessage(c, adbwire.MaxPayload, false); err != nil {
 			if errors.Is(errTimeout(err), err) {
 				t.Fatalf("the connection stayed up: %v", err)
 			}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"testing"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 // BenchmarkServerShell is one `shell:` round trip through the host-protocol
@@ -12,7 +14,7 @@ import (
 func BenchmarkServerShell(b *testing.B) {
 	s := NewServer(testDevice("a"))
 	defer s.Close()
-	req := append(appendHexString(nil, "host:transport:a"), appendHexString(nil, "shell:echo hi")...)
+	req := append(adbwire.AppendString(nil, "host:transport:a"), adbwire.AppendString(nil, "shell:echo hi")...)
 	buf := make([]byte, 64)
 	for b.Loop() {
 		c, err := net.Dial("tcp", s.Addr)
@@ -43,8 +45,8 @@ func benchAdbd(b *testing.B, maxData uint32) (*Adbd, net.Conn) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { c.Close() })
-	_, _ = c.Write(appendMessage(nil, message{command: cmdCNXN, arg0: adbVersion, arg1: maxData, data: []byte("host::\x00")}))
-	if _, err := readMessage(c, maxPayload, false); err != nil {
+	_, _ = c.Write(adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdCNXN, Arg0: adbwire.Version, Arg1: maxData, Data: []byte("host::\x00")}))
+	if _, err := adbwire.ReadMessage(c, adbwire.MaxPayload, false); err != nil {
 		b.Fatal(err)
 	}
 	return a, c
@@ -52,18 +54,18 @@ func benchAdbd(b *testing.B, maxData uint32) (*Adbd, net.Conn) {
 
 // drainStream opens svc and reads it to CLSE, acknowledging every WRTE.
 func drainStream(b *testing.B, c net.Conn, id uint32, svc string) int {
-	_, _ = c.Write(appendMessage(nil, message{command: cmdOPEN, arg0: id, data: []byte(svc + "\x00")}))
+	_, _ = c.Write(adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdOPEN, Arg0: id, Data: []byte(svc + "\x00")}))
 	n := 0
 	for {
-		m, err := readMessage(c, maxPayload, false)
+		m, err := adbwire.ReadMessage(c, adbwire.MaxPayload, false)
 		if err != nil {
 			b.Fatal(err)
 		}
-		switch m.command {
-		case cmdWRTE:
-			n += len(m.data)
-			_, _ = c.Write(appendMessage(nil, message{command: cmdOKAY, arg0: id, arg1: m.arg0}))
-		case cmdCLSE:
+		switch m.Command {
+		case adbwire.CmdWRTE:
+			n += len(m.Data)
+			_, _ = c.Write(adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdOKAY, Arg0: id, Arg1: m.Arg0}))
+		case adbwire.CmdCLSE:
 			return n
 		}
 	}
@@ -72,7 +74,7 @@ func drainStream(b *testing.B, c net.Conn, id uint32, svc string) int {
 // BenchmarkAdbdShell is one shell v2 stream on an open device connection,
 // what a sampling tick costs through the stock adb server.
 func BenchmarkAdbdShell(b *testing.B) {
-	_, c := benchAdbd(b, maxPayload)
+	_, c := benchAdbd(b, adbwire.MaxPayload)
 	id := uint32(0)
 	for b.Loop() {
 		id++
@@ -84,7 +86,7 @@ func BenchmarkAdbdShell(b *testing.B) {
 
 // BenchmarkAdbdThroughput moves 4 MiB per stream in 1 MiB WRTEs.
 func BenchmarkAdbdThroughput(b *testing.B) {
-	_, c := benchAdbd(b, maxPayload)
+	_, c := benchAdbd(b, adbwire.MaxPayload)
 	const size = 4 << 20
 	b.SetBytes(size)
 	id := uint32(0)
@@ -97,12 +99,12 @@ func BenchmarkAdbdThroughput(b *testing.B) {
 }
 
 func BenchmarkReadMessage(b *testing.B) {
-	in := appendMessage(nil, message{command: cmdWRTE, arg0: 1, arg1: 2, data: bytes.Repeat([]byte("x"), 4096)})
+	in := adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdWRTE, Arg0: 1, Arg1: 2, Data: bytes.Repeat([]byte("x"), 4096)})
 	r := bytes.NewReader(in)
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
 		r.Reset(in)
-		if _, err := readMessage(r, maxPayload, true); err != nil {
+		if _, err := adbwire.ReadMessage(r, adbwire.MaxPayload, true); err != nil {
 			b.Fatal(err)
 		}
 	}

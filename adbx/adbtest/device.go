@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"net"
 	"time"
+
+	"github.com/perfgate/perfgate/adbx"
 )
 
 // Device is what the loopback adb endpoints serve. *simdevice.Device
@@ -34,4 +36,16 @@ type Device interface {
 	// DialTCP connects to a TCP port on the device, as `adb forward
 	// tcp:X tcp:<port>` and the tcp:<port> service do.
 	DialTCP(ctx context.Context, port int) (net.Conn, error)
+}
+
+// openTimeout bounds opening a device an endpoint serves. The endpoints
+// run in the test's own process, so it is only reached when something is
+// stuck.
+const openTimeout = time.Minute
+
+// openAdbx opens serial through the adb server at addr.
+func openAdbx(addr, serial string) (*adbx.Device, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+	defer cancel()
+	return adbx.Open(ctx, adbx.Options{Server: addr, Serial: serial})
 }

@@ -12,8 +12,10 @@
 //
 // Both endpoints offer the same device services: shell: (raw and shell
 // protocol v2), exec:, sync: (STAT, STA2, LST2, LIST, LIS2, SEND, RECV) and
-// tcp:<port>; the Server adds forwards. A Device can be a *simdevice.Device
-// or a data-literal FakeDevice:
+// tcp:<port>; the Server adds forwards. Both hand a test the device ready
+// for use, as httptest.Server.Client hands it a client: Server.Open, and
+// ADB.Serve for a device the stock server joins. A Device can be a
+// *simdevice.Device or a data-literal FakeDevice:
 //
 //	dev := &adbtest.FakeDevice{
 //		SerialNo: "sim-1",
@@ -21,5 +23,8 @@
 //	}
 //	srv := adbtest.NewServer(dev)
 //	defer srv.Close()
-//	// point the client under test at srv.Addr
+//	d := srv.Open("sim-1") // an *adbx.Device; other clients dial srv.Addr
+//
+// The wire format both endpoints speak is internal/adbwire's, the one adbx
+// speaks too.
 package adbtest

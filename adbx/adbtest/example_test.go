@@ -43,6 +43,26 @@ func ExampleNewServer() {
 	// round trips: 1
 }
 
+// A test gets the device a server serves ready for use, as
+// httptest.Server.Client gives a client: no adb binary, no phone.
+func ExampleServer_Open() {
+	srv := adbtest.NewServer(&adbtest.FakeDevice{
+		SerialNo: "sim-1",
+		Commands: map[string]adbtest.FakeResult{"getprop ro.build.version.sdk": {Stdout: "34\n"}},
+	})
+	defer srv.Close()
+
+	d := srv.Open("") // the only device attached
+	r, err := d.Shell(context.Background(), "getprop ro.build.version.sdk")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s: %s", d.Serial(), r.Stdout)
+	// Output:
+	// sim-1: 34
+}
+
 // A FakeDevice answers commands from its table and fails the others as sh
 // does.
 func ExampleFakeDevice() {

@@ -2,73 +2,21 @@ package adbtest
 
 import (
 	"bytes"
-	"encoding/binary"
 	"io"
 	"maps"
 	"net"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 // Seeds are real exchanges: what the stock adb 29 client and server and
 // gadb send, as captured by a logging proxy in front of these endpoints.
 
-func FuzzReadRequest(f *testing.F) {
-	for _, s := range []string{"000chost:version", "0017host:tport:serial:sim-1", "001bhost:forward:tcp:0;tcp:6790", "0005sync:", "zzzz", "0000"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		req, err := readRequest(bytes.NewReader(in))
-		if err == nil && len(req)+4 > len(in) {
-			t.Fatalf("request %q longer than the input", req)
-		}
-	})
-}
-
-func FuzzReadMessage(f *testing.F) {
-	f.Add(appendMessage(nil, message{command: cmdCNXN, arg0: adbVersion, arg1: maxPayload, data: []byte("host::features=shell_v2,cmd,stat_v2,ls_v2\x00")}), true)
-	f.Add(appendMessage(nil, message{command: cmdOPEN, arg0: 1, data: []byte("shell,v2,raw:dumpsys gfxinfo com.example framestats\x00")}), false)
-	f.Add(appendMessage(nil, message{command: cmdWRTE, arg0: 1, arg1: 2, data: appendShellPacket(nil, shellCloseStdin, nil)}), true)
-	f.Add(appendMessage(nil, message{command: cmdOKAY, arg0: 1, arg1: 2}), false)
-	f.Fuzz(func(t *testing.T, in []byte, verify bool) {
-		m, err := readMessage(bytes.NewReader(in), 4096, verify)
-		if err != nil {
-			return
-		}
-		// A message that decodes encodes back to the same bytes, except
-		// for an unchecked data_check.
-		out := appendMessage(nil, m)
-		if verify {
-			if !bytes.Equal(out, in[:len(out)]) {
-				t.Fatalf("re-encoded % x, decoded from % x", out, in[:len(out)])
-			}
-		} else if !bytes.Equal(out[:16], in[:16]) || !bytes.Equal(out[20:], in[20:len(out)]) {
-			t.Fatalf("re-encoded % x, decoded from % x", out, in[:len(out)])
-		}
-	})
-}
-
-func FuzzReadShellPacket(f *testing.F) {
-	f.Add(appendShellPacket(nil, shellStdin, []byte("piped\ninput\n")))
-	f.Add(appendShellPacket(nil, shellCloseStdin, nil))
-	f.Add(appendShellPacket(nil, shellWindowSize, []byte("24x80,0x0\x00")))
-	f.Add([]byte{3, 1, 0, 0, 0, 3})
-	f.Fuzz(func(t *testing.T, in []byte) {
-		id, data, err := readShellPacket(bytes.NewReader(in))
-		if err != nil {
-			return
-		}
-		if out := appendShellPacket(nil, id, data); !bytes.Equal(out, in[:len(out)]) {
-			t.Fatalf("re-encoded % x from % x", out, in)
-		}
-	})
-}
-
 // syncRequest encodes a sync request.
 func syncRequest(id, arg string) []byte {
-	b := []byte(id)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(arg)))
-	return append(b, arg...)
+	return adbwire.AppendSync(nil, id, uint32(len(arg)), []byte(arg))
 }
 
 type fuzzStream struct {
@@ -144,17 +92,17 @@ func FuzzServerConn(f *testing.F) {
 }
 
 func FuzzAdbdConn(f *testing.F) {
-	cnxn := appendMessage(nil, message{command: cmdCNXN, arg0: adbVersion, arg1: maxPayload, data: []byte("host::\x00")})
+	cnxn := adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdCNXN, Arg0: adbwire.Version, Arg1: adbwire.MaxPayload, Data: []byte("host::\x00")})
 	open := func(id uint32, svc string) []byte {
-		return appendMessage(nil, message{command: cmdOPEN, arg0: id, data: []byte(svc + "\x00")})
+		return adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdOPEN, Arg0: id, Data: []byte(svc + "\x00")})
 	}
 	f.Add(append(bytes.Clone(cnxn), open(1, "shell:echo hi")...))
 	f.Add(append(append(bytes.Clone(cnxn), open(1, "shell,v2,raw:cat")...),
-		appendMessage(nil, message{command: cmdWRTE, arg0: 1, arg1: 1, data: appendShellPacket(nil, shellStdin, []byte("x"))})...))
+		adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdWRTE, Arg0: 1, Arg1: 1, Data: adbwire.AppendShellPacket(nil, adbwire.ShellStdin, []byte("x"))})...))
 	f.Add(append(append(bytes.Clone(cnxn), open(1, "sync:")...),
-		appendMessage(nil, message{command: cmdWRTE, arg0: 1, arg1: 1, data: syncRequest("STAT", "/sdcard")})...))
+		adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdWRTE, Arg0: 1, Arg1: 1, Data: syncRequest("STAT", "/sdcard")})...))
 	f.Add(append(append(bytes.Clone(cnxn), open(7, "tcp:6790")...),
-		appendMessage(nil, message{command: cmdCLSE, arg0: 7, arg1: 1})...))
+		adbwire.AppendMessage(nil, adbwire.Message{Command: adbwire.CmdCLSE, Arg0: 7, Arg1: 1})...))
 	dev := gadbDevice("sim-1")
 	dev.Handler = nil
 	a := NewAdbd(dev)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 // echoPort is a device port handler that sends back what it receives.
@@ -85,7 +87,7 @@ func dialHost(t *testing.T, s *Server) *hostConn {
 
 func (c *hostConn) send(req string) {
 	c.t.Helper()
-	if _, err := c.Write(appendHexString(nil, req)); err != nil {
+	if _, err := c.Write(adbwire.AppendString(nil, req)); err != nil {
 		c.t.Fatal(err)
 	}
 }
@@ -113,11 +115,11 @@ func (c *hostConn) okay() {
 
 func (c *hostConn) hexString() string {
 	c.t.Helper()
-	n, err := parseHex4(c.readN(4))
+	s, err := adbwire.ReadString(c)
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	return string(c.readN(n))
+	return s
 }
 
 func (c *hostConn) readN(n int) []byte {
@@ -138,17 +140,18 @@ type shellV2Result struct {
 func readShellV2(t *testing.T, r io.Reader) shellV2Result {
 	t.Helper()
 	res := shellV2Result{exit: -1}
+	packets := adbwire.NewShellReader(r)
 	for {
-		id, data, err := readShellPacket(r)
+		id, data, err := packets.Next()
 		if err != nil {
 			return res
 		}
 		switch id {
-		case shellStdout:
+		case adbwire.ShellStdout:
 			res.stdout.Write(data)
-		case shellStderr:
+		case adbwire.ShellStderr:
 			res.stderr.Write(data)
-		case shellExit:
+		case adbwire.ShellExit:
 			if len(data) != 1 {
 				t.Fatalf("exit packet of %d bytes", len(data))
 			}
@@ -179,14 +182,14 @@ func dialAdbd(t *testing.T, a *Adbd) *adbdClient {
 
 func (c *adbdClient) send(cmd, arg0, arg1 uint32, data []byte) {
 	c.t.Helper()
-	if _, err := c.Write(appendMessage(nil, message{command: cmd, arg0: arg0, arg1: arg1, data: data})); err != nil {
+	if _, err := c.Write(adbwire.AppendMessage(nil, adbwire.Message{Command: cmd, Arg0: arg0, Arg1: arg1, Data: data})); err != nil {
 		c.t.Fatal(err)
 	}
 }
 
-func (c *adbdClient) read() message {
+func (c *adbdClient) read() adbwire.Message {
 	c.t.Helper()
-	m, err := readMessage(c, maxPayload, true)
+	m, err := adbwire.ReadMessage(c, adbwire.MaxPayload, true)
 	if err != nil {
 		c.t.Fatalf("reading a message: %v", err)
 	}
@@ -194,11 +197,11 @@ func (c *adbdClient) read() message {
 }
 
 // connect performs the handshake offering maxData and returns the reply.
-func (c *adbdClient) connect(maxData uint32) message {
+func (c *adbdClient) connect(maxData uint32) adbwire.Message {
 	c.t.Helper()
-	c.send(cmdCNXN, adbVersion, maxData, []byte("host::features=shell_v2,cmd,stat_v2\x00"))
+	c.send(adbwire.CmdCNXN, adbwire.Version, maxData, []byte("host::features=shell_v2,cmd,stat_v2\x00"))
 	m := c.read()
-	if m.command != cmdCNXN {
+	if m.Command != adbwire.CmdCNXN {
 		c.t.Fatalf("handshake reply %v, want CNXN", m)
 	}
 	return m
@@ -210,12 +213,12 @@ func (c *adbdClient) open(name string) (local, remote uint32) {
 	c.t.Helper()
 	c.nextID++
 	local = c.nextID
-	c.send(cmdOPEN, local, 0, []byte(name+"\x00"))
+	c.send(adbwire.CmdOPEN, local, 0, []byte(name+"\x00"))
 	m := c.read()
 	switch {
-	case m.command == cmdOKAY && m.arg1 == local:
-		return local, m.arg0
-	case m.command == cmdCLSE && m.arg1 == local:
+	case m.Command == adbwire.CmdOKAY && m.Arg1 == local:
+		return local, m.Arg0
+	case m.Command == adbwire.CmdCLSE && m.Arg1 == local:
 		return local, 0
 	}
 	c.t.Fatalf("OPEN %q answered with %v", name, m)
@@ -228,14 +231,14 @@ func (c *adbdClient) drain(local, remote uint32) []byte {
 	var out []byte
 	for {
 		m := c.read()
-		if m.arg1 != local {
+		if m.Arg1 != local {
 			c.t.Fatalf("message %v for another stream", m)
 		}
-		switch m.command {
-		case cmdWRTE:
-			out = append(out, m.data...)
-			c.send(cmdOKAY, local, remote, nil)
-		case cmdCLSE:
+		switch m.Command {
+		case adbwire.CmdWRTE:
+			out = append(out, m.Data...)
+			c.send(adbwire.CmdOKAY, local, remote, nil)
+		case adbwire.CmdCLSE:
 			return out
 		default:
 			c.t.Fatalf("unexpected %v", m)

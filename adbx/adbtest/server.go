@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 // serverVersion is the host-protocol version the server reports (41, as adb
@@ -88,6 +91,34 @@ func NewServer(devs ...Device) *Server {
 
 // Port is the server's TCP port, what `adb -P` and gadb.NewClientWith take.
 func (s *Server) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
+
+// Open returns the attached device with that serial (the only one attached
+// when serial is ""), opened through the server with adbx.Open and ready
+// for use, as httptest.Server.Client returns a client ready for its
+// server. Its calls have adbx.DefaultTimeout. It panics when the device
+// cannot be opened (no such serial, none or several attached for "", or
+// the server closed), as NewServer panics when it cannot listen: that is a
+// mistake in the test.
+func (s *Server) Open(serial string) *adbx.Device {
+	if serial == "" {
+		// Picked here, not by adbx.Open, which would follow a developer's
+		// $ANDROID_SERIAL to a phone this server does not have.
+		s.mu.Lock()
+		n := len(s.devices)
+		if n == 1 {
+			serial = s.devices[0].serial
+		}
+		s.mu.Unlock()
+		if n != 1 {
+			panic(fmt.Sprintf("adbtest: Open(\"\") with %d devices attached; name one", n))
+		}
+	}
+	d, err := openAdbx(s.Addr, serial)
+	if err != nil {
+		panic(fmt.Sprintf("adbtest: %v", err))
+	}
+	return d
+}
 
 // Add attaches dev, as plugging in a phone does. A device with the serial of
 // one already attached replaces it.
@@ -222,9 +253,10 @@ func (s *Server) accept() {
 func (s *Server) serveConn(c net.Conn) {
 	var d *hostDevice
 	for {
-		req, err := readRequest(c)
+		req, err := adbwire.ReadString(c)
 		if err != nil {
-			if errors.Is(err, errMalformed) {
+			// A request cut short has no one left to tell.
+			if errors.Is(err, adbwire.ErrMalformed) && !errors.Is(err, io.ErrUnexpectedEOF) {
 				fail(c, err.Error())
 			}
 			return
@@ -251,7 +283,7 @@ func (s *Server) serveConn(c net.Conn) {
 // read and dropped first, because closing a socket with unread input resets
 // it and the client could lose the reason.
 func fail(c net.Conn, reason string) {
-	_ = writeFail(c, reason)
+	_ = adbwire.WriteFail(c, reason)
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.CloseWrite()
 		_ = tc.SetReadDeadline(time.Now().Add(time.Second))
@@ -274,20 +306,20 @@ func (s *Server) hostRequest(c net.Conn, req string, current *hostDevice) (*host
 	}
 	switch cmd {
 	case "version":
-		return nil, writeOkay(c, fmt.Sprintf("%04x", serverVersion))
+		return nil, adbwire.WriteOkay(c, fmt.Sprintf("%04x", serverVersion))
 	case "kill":
-		_ = writeOkay(c)
+		_ = adbwire.WriteOkay(c)
 		go s.Close()
 		return nil, nil
 	case "devices", "devices-l":
-		return nil, writeOkay(c, s.deviceList(cmd == "devices-l"))
+		return nil, adbwire.WriteOkay(c, s.deviceList(cmd == "devices-l"))
 	case "track-devices", "track-devices-l":
 		s.trackDevices(c, cmd == "track-devices-l")
 		return nil, nil
 	case "host-features":
-		return nil, writeOkay(c, "shell_v2,cmd,stat_v2,ls_v2")
+		return nil, adbwire.WriteOkay(c, "shell_v2,cmd,stat_v2,ls_v2")
 	case "list-forward":
-		return nil, writeOkay(c, s.forwardList())
+		return nil, adbwire.WriteOkay(c, s.forwardList())
 	case "killforward-all":
 		s.killForwards(func(*forward) bool { return true })
 		// The first OKAY says the server took the request, the second
@@ -337,13 +369,13 @@ func (s *Server) hostRequest(c net.Conn, req string, current *hostDevice) (*host
 	}
 	switch {
 	case cmd == "features":
-		return nil, writeOkay(c, strings.Join(servedFeatures(d.dev), ","))
+		return nil, adbwire.WriteOkay(c, strings.Join(servedFeatures(d.dev), ","))
 	case cmd == "get-state":
-		return nil, writeOkay(c, "device")
+		return nil, adbwire.WriteOkay(c, "device")
 	case cmd == "get-serialno":
-		return nil, writeOkay(c, d.serial)
+		return nil, adbwire.WriteOkay(c, d.serial)
 	case cmd == "get-devpath":
-		return nil, writeOkay(c, "unknown")
+		return nil, adbwire.WriteOkay(c, "unknown")
 	case strings.HasPrefix(cmd, "forward:"):
 		port, err := s.addForward(d, strings.TrimPrefix(cmd, "forward:"))
 		if err != nil {
@@ -351,7 +383,7 @@ func (s *Server) hostRequest(c net.Conn, req string, current *hostDevice) (*host
 		}
 		b := []byte("OKAYOKAY")
 		if port != 0 {
-			b = appendHexString(b, strconv.Itoa(port))
+			b = adbwire.AppendString(b, strconv.Itoa(port))
 		}
 		_, err = c.Write(b)
 		return nil, err
@@ -500,7 +532,7 @@ func sanitize(s string) string {
 // trackDevices sends the device list now and on every change, until the
 // client hangs up or the server closes.
 func (s *Server) trackDevices(c net.Conn, long bool) {
-	if writeOkay(c) != nil {
+	if adbwire.WriteOkay(c) != nil {
 		return
 	}
 	gone := make(chan struct{})
@@ -515,7 +547,7 @@ func (s *Server) trackDevices(c net.Conn, long bool) {
 		changed := s.changed
 		s.mu.Unlock()
 		if list := s.deviceList(long); list != last {
-			if _, err := c.Write(appendHexString(nil, list)); err != nil {
+			if _, err := c.Write(adbwire.AppendString(nil, list)); err != nil {
 				return
 			}
 			last = list
@@ -703,7 +735,7 @@ func (s *Server) runService(c net.Conn, d *hostDevice, name string, reply bool) 
 		s.mu.Unlock()
 	}()
 	if reply {
-		if writeOkay(c) != nil {
+		if adbwire.WriteOkay(c) != nil {
 			svc.abandon()
 			return
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 func TestServerHostServices(t *testing.T) {
@@ -158,10 +160,10 @@ func TestServerShell(t *testing.T) {
 			t.Fatal(msg)
 		}
 		var b []byte
-		b = appendShellPacket(b, shellWindowSize, []byte("24x80,0x0\x00"))
-		b = appendShellPacket(b, shellStdin, []byte("line 1\n"))
-		b = appendShellPacket(b, shellStdin, []byte("line 2\n"))
-		b = appendShellPacket(b, shellCloseStdin, nil)
+		b = adbwire.AppendShellPacket(b, adbwire.ShellWindowSize, []byte("24x80,0x0\x00"))
+		b = adbwire.AppendShellPacket(b, adbwire.ShellStdin, []byte("line 1\n"))
+		b = adbwire.AppendShellPacket(b, adbwire.ShellStdin, []byte("line 2\n"))
+		b = adbwire.AppendShellPacket(b, adbwire.ShellCloseStdin, nil)
 		if _, err := c.Write(b); err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +245,7 @@ func TestServerRemoveCutsStreams(t *testing.T) {
 		t.Fatal(msg)
 	}
 	waitFor(t, started, "the command to start")
-	if id, data, err := readShellPacket(c); err != nil || id != shellStdout || string(data) != "started\n" {
+	if id, data, err := adbwire.NewShellReader(c).Next(); err != nil || id != adbwire.ShellStdout || string(data) != "started\n" {
 		t.Fatalf("first packet %d %q %v", id, data, err)
 	}
 	s.Remove("a")
@@ -528,8 +530,8 @@ func TestServerInteractiveShell(t *testing.T) {
 			t.Fatal(msg)
 		}
 		var in []byte
-		in = appendShellPacket(in, shellStdin, []byte("split\r"))
-		in = appendShellPacket(in, shellStdin, []byte("\x03exit 7\r"))
+		in = adbwire.AppendShellPacket(in, adbwire.ShellStdin, []byte("split\r"))
+		in = adbwire.AppendShellPacket(in, adbwire.ShellStdin, []byte("\x03exit 7\r"))
 		if _, err := c.Write(in); err != nil {
 			t.Fatal(err)
 		}
@@ -544,7 +546,7 @@ func TestServerInteractiveShell(t *testing.T) {
 		if !ok {
 			t.Fatal(msg)
 		}
-		if _, err := c.Write(appendShellPacket(nil, shellStdin, []byte{4})); err != nil {
+		if _, err := c.Write(adbwire.AppendShellPacket(nil, adbwire.ShellStdin, []byte{4})); err != nil {
 			t.Fatal(err)
 		}
 		if res := readShellV2(t, c); res.exit != 0 || res.stdout.String() != "$ " {

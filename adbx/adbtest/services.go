@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 // This file is the device side shared by both endpoints: what a stream does
@@ -127,13 +129,13 @@ func serveShell(ctx context.Context, dev Device, cmd string, v2 bool, rw io.Read
 	w := &streamWriter{w: rw}
 	var stdout, stderr io.Writer = w, w
 	if v2 {
-		stdout = &packetWriter{w: w, id: shellStdout}
-		stderr = &packetWriter{w: w, id: shellStderr}
+		stdout = &packetWriter{w: w, id: adbwire.ShellStdout}
+		stderr = &packetWriter{w: w, id: adbwire.ShellStderr}
 	}
 	code := dev.Shell(ctx, cmd, stdin, stdout, stderr)
 	stdin.Close()
 	if v2 {
-		_, _ = w.Write(appendShellPacket(nil, shellExit, []byte{byte(code)}))
+		_, _ = w.Write(adbwire.AppendShellPacket(nil, adbwire.ShellExit, []byte{byte(code)}))
 	}
 	rw.Close()
 	<-readerDone
@@ -157,17 +159,18 @@ func readStdin(r io.Reader, v2 bool, stdin *stdinPipe) {
 			}
 		}
 	}
+	packets := adbwire.NewShellReader(r)
 	for {
-		id, data, err := readShellPacket(r)
+		id, data, err := packets.Next()
 		if err != nil {
 			return
 		}
 		switch id {
-		case shellStdin:
+		case adbwire.ShellStdin:
 			if _, err := stdin.Write(data); err != nil {
 				return
 			}
-		case shellCloseStdin:
+		case adbwire.ShellCloseStdin:
 			stdin.CloseWrite()
 		}
 		// Window sizes and unknown packets do not concern a raw command.
@@ -200,7 +203,7 @@ func (p *packetWriter) Write(b []byte) (int, error) {
 	n := 0
 	for len(b) > 0 {
 		chunk := b[:min(len(b), maxShellChunk)]
-		if _, err := p.w.Write(appendShellPacket(nil, p.id, chunk)); err != nil {
+		if _, err := p.w.Write(adbwire.AppendShellPacket(nil, p.id, chunk)); err != nil {
 			return n, err
 		}
 		n += len(chunk)
@@ -295,7 +298,7 @@ func serveInteractive(ctx context.Context, dev Device, v2 bool, rw io.ReadWriteC
 	w := &streamWriter{w: rw}
 	var out io.Writer = w
 	if v2 {
-		out = &packetWriter{w: w, id: shellStdout}
+		out = &packetWriter{w: w, id: adbwire.ShellStdout}
 	}
 	term := &crlfWriter{w: out}
 	code := 0
@@ -340,7 +343,7 @@ loop:
 	}
 	stdin.Close()
 	if v2 {
-		_, _ = w.Write(appendShellPacket(nil, shellExit, []byte{byte(code)}))
+		_, _ = w.Write(adbwire.AppendShellPacket(nil, adbwire.ShellExit, []byte{byte(code)}))
 	}
 	rw.Close()
 	<-readerDone

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/electricbubble/gadb"
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -94,6 +95,39 @@ func TestSimdeviceStockADB(t *testing.T) {
 	// uiautomator2's port, through adb forward.
 	port := strings.TrimSpace(adb.Run("-s", serial, "forward", "tcp:0", "tcp:6790"))
 	checkUIA2(t, port)
+}
+
+// TestOpen checks that each endpoint's ready-to-use device is the one it
+// serves: the pure-Go server's, whatever $ANDROID_SERIAL names, and the
+// stock server's, once it joined the device's adbd.
+func TestOpen(t *testing.T) {
+	t.Setenv("ANDROID_SERIAL", "emulator-5554") // a developer's phone
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := adbtest.NewServer(newSim(t, "smooth-scroll"))
+	defer srv.Close()
+	a := adbtest.StartADB(t)
+	viaADB, adbd := a.Serve(t, newSim(t, "smooth-scroll"))
+	for name, d := range map[string]*adbx.Device{"server": srv.Open(""), "adb": viaADB} {
+		r, err := d.Shell(ctx, "getprop ro.build.version.sdk")
+		if err != nil || string(r.Stdout) != "33\n" {
+			t.Errorf("%s: %s: getprop = %q, %v; want the simulated phone's 33", name, d.Serial(), r.Stdout, err)
+		}
+	}
+	if n := adbd.Streams(); n == 0 {
+		t.Error("the adbd served no stream, yet the shell went through the stock server")
+	}
+	two := adbtest.NewServer(&adbtest.FakeDevice{SerialNo: "a"}, &adbtest.FakeDevice{SerialNo: "b"})
+	defer two.Close()
+	if d := two.Open("b"); d.Serial() != "b" {
+		t.Errorf("Open(b) opened %s", d.Serial())
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "2 devices attached") {
+			t.Errorf("Open(\"\") with two devices: panic %v, want one saying 2 devices are attached", r)
+		}
+	}()
+	two.Open("")
 }
 
 // checkUIA2 asks the uiautomator2 server behind a forwarded port for its

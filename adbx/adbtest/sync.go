@@ -10,19 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 // The sync: service (adb's SYNC.TXT): requests are a four-character id, a
 // little-endian uint32 length and that many bytes of path; replies depend on
 // the request. The v2 stat and list replies follow adb's sync_stat_v2 and
 // sync_dent_v2 structs.
-
-const (
-	// syncDataMax is the largest DATA chunk either side may send.
-	syncDataMax = 64 << 10
-	// syncPathMax bounds a request's path, as adbd does.
-	syncPathMax = 1024
-)
 
 // errno values sync v2 replies carry.
 const (
@@ -36,9 +31,9 @@ func serveSync(dev Device, rw io.ReadWriteCloser) {
 	defer rw.Close()
 	s := &syncSession{dev: dev, rw: rw}
 	for {
-		id, path, err := readSyncRequest(rw)
+		id, path, err := adbwire.ReadSyncRequest(rw)
 		if err != nil {
-			if errors.Is(err, errMalformed) {
+			if errors.Is(err, adbwire.ErrMalformed) {
 				_ = s.fail(err.Error())
 			}
 			return
@@ -47,23 +42,6 @@ func serveSync(dev Device, rw io.ReadWriteCloser) {
 			return
 		}
 	}
-}
-
-// readSyncRequest reads one request: id, length, path.
-func readSyncRequest(r io.Reader) (id string, path string, err error) {
-	var hdr [8]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return "", "", err
-	}
-	n := binary.LittleEndian.Uint32(hdr[4:])
-	if n > syncPathMax {
-		return "", "", fmt.Errorf("%w: sync %q path of %d bytes, limit %d", errMalformed, hdr[:4], n, syncPathMax)
-	}
-	p := make([]byte, n)
-	if _, err := io.ReadFull(r, p); err != nil {
-		return "", "", fmt.Errorf("%w: sync %q path cut short", errMalformed, hdr[:4])
-	}
-	return string(hdr[:4]), string(p), nil
 }
 
 type syncSession struct {
@@ -95,9 +73,7 @@ func (s *syncSession) handle(id, path string) bool {
 
 // fail sends FAIL with a reason.
 func (s *syncSession) fail(reason string) error {
-	b := []byte("FAIL")
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(reason)))
-	_, err := s.rw.Write(append(b, reason...))
+	_, err := s.rw.Write(adbwire.AppendSync(nil, "FAIL", uint32(len(reason)), []byte(reason)))
 	return err
 }
 
@@ -105,7 +81,7 @@ func (s *syncSession) stat(path string) error {
 	b := []byte("STAT")
 	var mode, size, mtime uint32
 	if fi, err := s.dev.Stat(path); err == nil {
-		mode, size, mtime = unixMode(fi.Mode()), uint32(fi.Size()), unixTime(fi.ModTime())
+		mode, size, mtime = adbwire.UnixMode(fi.Mode()), uint32(fi.Size()), adbwire.UnixTime(fi.ModTime())
 	}
 	b = binary.LittleEndian.AppendUint32(b, mode)
 	b = binary.LittleEndian.AppendUint32(b, size)
@@ -131,12 +107,12 @@ func appendStat2(b []byte, fi fs.FileInfo, err error) []byte {
 	b = binary.LittleEndian.AppendUint32(b, 0)
 	b = binary.LittleEndian.AppendUint64(b, 0) // dev
 	b = binary.LittleEndian.AppendUint64(b, 0) // ino
-	b = binary.LittleEndian.AppendUint32(b, unixMode(fi.Mode()))
+	b = binary.LittleEndian.AppendUint32(b, adbwire.UnixMode(fi.Mode()))
 	b = binary.LittleEndian.AppendUint32(b, 1)    // nlink
 	b = binary.LittleEndian.AppendUint32(b, 2000) // uid: shell
 	b = binary.LittleEndian.AppendUint32(b, 2000) // gid: shell
 	b = binary.LittleEndian.AppendUint64(b, uint64(fi.Size()))
-	t := uint64(unixTime(fi.ModTime()))
+	t := uint64(adbwire.UnixTime(fi.ModTime()))
 	b = binary.LittleEndian.AppendUint64(b, t) // atime
 	b = binary.LittleEndian.AppendUint64(b, t) // mtime
 	b = binary.LittleEndian.AppendUint64(b, t) // ctime
@@ -174,9 +150,9 @@ func (s *syncSession) list(path string, v2 bool) error {
 			b = appendStat2(append(b, "DNT2"...), fi, nil)
 		} else {
 			b = append(b, "DENT"...)
-			b = binary.LittleEndian.AppendUint32(b, unixMode(fi.Mode()))
+			b = binary.LittleEndian.AppendUint32(b, adbwire.UnixMode(fi.Mode()))
 			b = binary.LittleEndian.AppendUint32(b, uint32(fi.Size()))
-			b = binary.LittleEndian.AppendUint32(b, unixTime(fi.ModTime()))
+			b = binary.LittleEndian.AppendUint32(b, adbwire.UnixTime(fi.ModTime()))
 		}
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(fi.Name())))
 		b = append(b, fi.Name()...)
@@ -201,15 +177,14 @@ func (s *syncSession) send(spec string) error {
 	}
 	var content bytes.Buffer
 	for {
-		var hdr [8]byte
-		if _, err := io.ReadFull(s.rw, hdr[:]); err != nil {
+		id, n, err := adbwire.ReadSyncHeader(s.rw)
+		if err != nil {
 			return err
 		}
-		n := binary.LittleEndian.Uint32(hdr[4:])
-		switch string(hdr[:4]) {
+		switch id {
 		case "DATA":
-			if n > syncDataMax {
-				err := fmt.Errorf("%w: sync DATA chunk of %d bytes, limit %d", errMalformed, n, syncDataMax)
+			if n > adbwire.MaxSyncData {
+				err := fmt.Errorf("%w: sync DATA chunk of %d bytes, limit %d", adbwire.ErrMalformed, n, adbwire.MaxSyncData)
 				_ = s.fail(err.Error())
 				return err
 			}
@@ -221,11 +196,10 @@ func (s *syncSession) send(spec string) error {
 				_ = s.fail(err.Error())
 				return err
 			}
-			b := binary.LittleEndian.AppendUint32([]byte("OKAY"), 0)
-			_, err := s.rw.Write(b)
+			_, err := s.rw.Write(adbwire.AppendSync(nil, "OKAY", 0, nil))
 			return err
 		default:
-			err := fmt.Errorf("%w: sync SEND got %q, want DATA or DONE", errMalformed, hdr[:4])
+			err := fmt.Errorf("%w: sync SEND got %q, want DATA or DONE", adbwire.ErrMalformed, id)
 			_ = s.fail(err.Error())
 			return err
 		}
@@ -251,13 +225,13 @@ func (s *syncSession) store(path string, mode fs.FileMode, mtime time.Time, cont
 func parseSendSpec(spec string) (string, fs.FileMode, error) {
 	i := strings.LastIndexByte(spec, ',')
 	if i <= 0 {
-		return "", 0, fmt.Errorf("%w: sync SEND %q lacks ,mode", errMalformed, spec)
+		return "", 0, fmt.Errorf("%w: sync SEND %q lacks ,mode", adbwire.ErrMalformed, spec)
 	}
 	m, err := strconv.ParseUint(spec[i+1:], 10, 32)
 	if err != nil {
-		return "", 0, fmt.Errorf("%w: sync SEND %q: bad mode %q", errMalformed, spec, spec[i+1:])
+		return "", 0, fmt.Errorf("%w: sync SEND %q: bad mode %q", adbwire.ErrMalformed, spec, spec[i+1:])
 	}
-	return spec[:i], fileMode(uint32(m)), nil
+	return spec[:i], adbwire.FileMode(uint32(m)), nil
 }
 
 // recv sends a file as DATA chunks and DONE, or FAIL.
@@ -269,13 +243,12 @@ func (s *syncSession) recv(path string) error {
 		return err
 	}
 	defer r.Close()
-	buf := make([]byte, 8+syncDataMax)
+	buf := make([]byte, adbwire.MaxSyncData)
+	msg := make([]byte, 0, 8+adbwire.MaxSyncData)
 	for {
-		n, rerr := io.ReadFull(r, buf[8:])
+		n, rerr := io.ReadFull(r, buf)
 		if n > 0 {
-			copy(buf, "DATA")
-			binary.LittleEndian.PutUint32(buf[4:], uint32(n))
-			if _, err := s.rw.Write(buf[:8+n]); err != nil {
+			if _, err := s.rw.Write(adbwire.AppendSync(msg[:0], "DATA", uint32(n), buf[:n])); err != nil {
 				return err
 			}
 		}
@@ -287,89 +260,6 @@ func (s *syncSession) recv(path string) error {
 			return rerr
 		}
 	}
-	_, err = s.rw.Write(binary.LittleEndian.AppendUint32([]byte("DONE"), 0))
+	_, err = s.rw.Write(adbwire.AppendSync(nil, "DONE", 0, nil))
 	return err
-}
-
-// Unix file type bits, as stat's st_mode carries them.
-const (
-	sIFMT   = 0o170000
-	sIFSOCK = 0o140000
-	sIFLNK  = 0o120000
-	sIFREG  = 0o100000
-	sIFBLK  = 0o060000
-	sIFDIR  = 0o040000
-	sIFCHR  = 0o020000
-	sIFIFO  = 0o010000
-)
-
-// unixMode turns an fs.FileMode into st_mode bits.
-func unixMode(m fs.FileMode) uint32 {
-	u := uint32(m.Perm())
-	switch {
-	case m.IsDir():
-		u |= sIFDIR
-	case m&fs.ModeSymlink != 0:
-		u |= sIFLNK
-	case m&fs.ModeNamedPipe != 0:
-		u |= sIFIFO
-	case m&fs.ModeSocket != 0:
-		u |= sIFSOCK
-	case m&fs.ModeCharDevice != 0:
-		u |= sIFCHR
-	case m&fs.ModeDevice != 0:
-		u |= sIFBLK
-	default:
-		u |= sIFREG
-	}
-	if m&fs.ModeSetuid != 0 {
-		u |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		u |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		u |= 0o1000
-	}
-	return u
-}
-
-// fileMode turns st_mode bits into an fs.FileMode; a SEND mode without type
-// bits (as some clients send) is a regular file.
-func fileMode(u uint32) fs.FileMode {
-	m := fs.FileMode(u & 0o777)
-	switch u & sIFMT {
-	case sIFDIR:
-		m |= fs.ModeDir
-	case sIFLNK:
-		m |= fs.ModeSymlink
-	case sIFIFO:
-		m |= fs.ModeNamedPipe
-	case sIFSOCK:
-		m |= fs.ModeSocket
-	case sIFCHR:
-		m |= fs.ModeDevice | fs.ModeCharDevice
-	case sIFBLK:
-		m |= fs.ModeDevice
-	}
-	if u&0o4000 != 0 {
-		m |= fs.ModeSetuid
-	}
-	if u&0o2000 != 0 {
-		m |= fs.ModeSetgid
-	}
-	if u&0o1000 != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
-}
-
-// unixTime is t in seconds since 1970 as the 32-bit fields of sync v1 hold
-// it; an unset time (as fstest.MapFS gives implied directories) is 0.
-func unixTime(t time.Time) uint32 {
-	u := t.Unix()
-	if t.IsZero() || u < 0 || u > 1<<32-1 {
-		return 0
-	}
-	return uint32(u)
 }

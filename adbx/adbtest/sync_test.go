@@ -3,11 +3,14 @@ package adbtest
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/adbwire"
 )
 
 // syncDevice is a small file tree with known modes and times.
@@ -145,10 +148,10 @@ func TestSyncSendErrors(t *testing.T) {
 		wantMsg string
 	}{
 		{"no mode", [][]byte{syncRequest("SEND", "/sdcard/x")}, "lacks ,mode"},
-		{"chunk too big", [][]byte{syncRequest("SEND", "/sdcard/x,420"), append([]byte("DATA"), u32(syncDataMax+1)...)}, "limit 65536"},
+		{"chunk too big", [][]byte{syncRequest("SEND", "/sdcard/x,420"), append([]byte("DATA"), u32(adbwire.MaxSyncData+1)...)}, "limit 65536"},
 		{"not DATA", [][]byte{syncRequest("SEND", "/sdcard/x,420"), syncRequest("STAT", "/")}, `got "STAT"`},
 		{"onto a directory", [][]byte{syncRequest("SEND", "/sdcard/dir,420"), append([]byte("DONE"), u32(0)...)}, "is a directory"},
-		{"path too long", [][]byte{syncRequest("STAT", "/"+strings.Repeat("a", syncPathMax))}, "limit 1024"},
+		{"path too long", [][]byte{syncRequest("STAT", "/"+strings.Repeat("a", adbwire.MaxSyncPath))}, "limit 1024"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,5 +160,23 @@ func TestSyncSendErrors(t *testing.T) {
 				t.Errorf("reply %q, want FAIL with %q", got, tt.wantMsg)
 			}
 		})
+	}
+}
+
+func TestParseSendSpec(t *testing.T) {
+	// The path may itself hold commas: the mode follows the last one.
+	for spec, want := range map[string]string{
+		"/sdcard/a.txt,33188": "/sdcard/a.txt -rw-r--r--",
+		"/sdcard/a,b.txt,436": "/sdcard/a,b.txt -rw-rw-r--",
+	} {
+		p, m, err := parseSendSpec(spec)
+		if got := p + " " + m.String(); err != nil || got != want {
+			t.Errorf("parseSendSpec(%q) = %s, %v; want %s", spec, got, err, want)
+		}
+	}
+	for _, spec := range []string{"/sdcard/a.txt", ",420", "/x,rw"} {
+		if _, _, err := parseSendSpec(spec); !errors.Is(err, adbwire.ErrMalformed) {
+			t.Errorf("parseSendSpec(%q): error %v, want one matching ErrMalformed", spec, err)
+		}
 	}
 }

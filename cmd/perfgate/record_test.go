@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -41,10 +40,7 @@ func recordDeviceWith(t *testing.T, q simdevice.Quirks) (*simdevice.Device, *adb
 	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	d, err := adbx.Open(ctx, adbx.Options{Server: srv.Addr, Serial: dev.Serial()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := srv.Open(dev.Serial())
 	if _, err := d.Shell(ctx, "monkey -p "+simdevice.PresetPackage+" -c android.intent.category.LAUNCHER 1"); err != nil {
 		t.Fatal(err)
 	}
