@@ -140,7 +140,9 @@ func TestRestartingIsNoCrash(t *testing.T) {
 		})
 	})
 	s.Step("tap", func() {
-		waitTicks(t, f, 2)
+		// The fake logs a crash 20 ms before the process goes; four ticks
+		// (three intervals of 10 ms at least) put that line inside tap.
+		waitTicks(t, f, 4)
 		f.setPIDs(6161)
 		waitTicks(t, f, 2)
 	})
