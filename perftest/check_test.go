@@ -25,16 +25,19 @@ func boundSession(t *testing.T, rt *loggingT) (*Session, *fakeDevice) {
 
 // A check called while the session runs waits for Stop and then checks
 // the step that was the most recent when it was called; one called after
-// Stop checks at once. Both report the line assert reports.
+// Stop checks at once. Both report the line assert reports. Until the
+// session stops a check has no verdict, and says so.
 func TestBoundChecks(t *testing.T) {
 	rt := &loggingT{}
 	s, f := boundSession(t, rt)
 	s.Step("scroll", func() { waitTicks(t, f, 5) })
-	if !MaxCPU(rt, 4) || len(rt.errs) != 0 {
-		t.Fatalf("a check on a running session reported before Stop: %q", rt.errs)
+	early := MaxCPU(rt, 4)
+	if passed, checked := early.Passed(); passed || checked || len(rt.errs) != 0 {
+		t.Fatalf("a check on a running session gave a verdict before Stop: passed %v, checked %v, reported %q", passed, checked, rt.errs)
 	}
 	s.Step("idle", func() { waitTicks(t, f, 3) })
-	MaxCPUP90(rt, 4)
+	within := MaxCPUP90(rt, 6)
+	late := MaxCPUP90(rt, 4)
 	r := s.Stop()
 	want := []string{
 		"perf budget exceeded: scroll: cpu 5% > 4% (" + cpuDef + ")",
@@ -43,16 +46,27 @@ func TestBoundChecks(t *testing.T) {
 	if strings.Join(rt.errs, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(rt.errs, "\n"), strings.Join(want, "\n"))
 	}
+	for _, c := range []struct {
+		name  string
+		check *BoundCheck
+		want  bool
+	}{{"MaxCPU 4 on scroll", early, false}, {"MaxCPUP90 6 on idle", within, true}, {"MaxCPUP90 4 on idle", late, false}} {
+		if passed, checked := c.check.Passed(); passed != c.want || !checked {
+			t.Errorf("%s after Stop: passed %v, checked %v; want passed %v", c.name, passed, checked, c.want)
+		}
+	}
 	if p90 := r.Step("scroll").CPU().P90; math.Abs(p90-5) > 1e-9 {
 		t.Errorf("cpu p90 %v, want 5 (every tick 5 %%)", p90)
 	}
 	rt.errs = nil
-	if MaxCPU(rt, 4) || len(rt.errs) != 1 || !strings.HasPrefix(rt.errs[0], "perf budget exceeded: idle: cpu 5% > 4%") {
-		t.Errorf("after Stop: %q", rt.errs)
+	if passed, checked := MaxCPU(rt, 4).Passed(); passed || !checked || len(rt.errs) != 1 || !strings.HasPrefix(rt.errs[0], "perf budget exceeded: idle: cpu 5% > 4%") {
+		t.Errorf("after Stop: passed %v, checked %v, reported %q", passed, checked, rt.errs)
 	}
 	rt.errs = nil
-	if !MaxCPU(rt, 6) || !NoCrash(rt) || len(rt.errs) != 0 {
-		t.Errorf("within budget after Stop: %q", rt.errs)
+	cpu, _ := MaxCPU(rt, 6).Passed()
+	noCrash, _ := NoCrash(rt).Passed()
+	if !cpu || !noCrash || len(rt.errs) != 0 {
+		t.Errorf("within budget after Stop: %v %v, reported %q", cpu, noCrash, rt.errs)
 	}
 }
 
@@ -73,8 +87,8 @@ func TestBoundChecksWholeSession(t *testing.T) {
 
 func TestBoundCheckWithoutSession(t *testing.T) {
 	rt := &loggingT{}
-	if MaxJank(rt, 3) {
-		t.Error("a check with no session passed")
+	if passed, checked := MaxJank(rt, 3).Passed(); passed || !checked {
+		t.Errorf("a check with no session: passed %v, checked %v; want a failure", passed, checked)
 	}
 	if want := "perftest.MaxJank: this test has no session: call perftest.Start(t, …) first"; len(rt.errs) != 1 || rt.errs[0] != want {
 		t.Errorf("got %q", rt.errs)

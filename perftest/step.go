@@ -55,7 +55,7 @@ type Step struct {
 	// Unmeasured is never zero: such a metric is left out of Metrics,
 	// gates say "not measured", and the figure its summary above still
 	// holds (a zero, with a sample count of 0) means nothing.
-	NotMeasured map[string]string `json:"not_measured,omitempty"`
+	NotMeasured map[metrics.Name]string `json:"not_measured,omitempty"`
 }
 
 // TickStats describes the cheap lane's ticks over a window: how many, how

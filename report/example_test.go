@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -20,7 +21,7 @@ func ExampleWriteMarkdown() {
 	}
 	var b strings.Builder
 	report.WriteMarkdown(&b, []*perftest.Result{r}, report.Options{
-		Budgets:  []report.Budget{{Step: "scroll", Metric: "jank", Limit: 2}},
+		Budgets:  []assert.Limit{{Step: "scroll", Metric: metrics.Jank, Value: 2}},
 		HTMLLink: "report.html",
 	})
 	for _, line := range strings.Split(b.String(), "\n")[:10] {
@@ -36,14 +37,7 @@ func ExampleWriteMarkdown() {
 	// device: Google Pixel 6 · android: 13 (API 33) · refresh: 60 Hz · package: com.perfgate.demo
 	//
 	// ```
-	// perf budget exceeded: scroll: jank 3 > 2 (deadline missed)
-}
-
-// A budget as a command line gives it.
-func ExampleParseBudget() {
-	b, err := report.ParseBudget("scroll:fps>=55")
-	fmt.Printf("step %q, metric %q, limit %g, floor %v, err %v: %s\n", b.Step, b.Metric, b.Limit, b.Min, err, b)
-	// Output: step "scroll", metric "fps", limit 55, floor true, err <nil>: fps ≥ 55
+	// perf budget exceeded: scroll: jank 3 > 2 (deadline missed; frames at 0.39s 1.48s 2.59s)
 }
 
 // Comparing five runs before and after a change that slowed frames by a
