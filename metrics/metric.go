@@ -40,6 +40,7 @@ const (
 	FrameTimeP99       Name = "frame_time_p99"
 	SlowFrames         Name = "slow_frames"
 	FrozenFrames       Name = "frozen_frames"
+	SMGT               Name = "sm_gt"
 	CPUIntervals       Name = "cpu_intervals"
 	CPU                Name = "cpu"
 	CPUP90             Name = "cpu_p90"
@@ -65,6 +66,9 @@ type Family int
 // The families of the catalogue.
 const (
 	FamilyFrames Family = iota + 1
+	// FamilyChoreographer is the app's log of the frames its main thread
+	// skipped (logcat "Choreographer: Skipped N frames!").
+	FamilyChoreographer
 	FamilyAppCPU
 	FamilyDeviceCPU
 	// FamilyCPUTicks is the tick count the CPU figures span: absent only
@@ -157,6 +161,8 @@ var catalogue = []Def{
 		BenchUnit: "slow-frames", BenchScale: 1},
 	{Name: FrozenFrames, Unit: "frames", Better: Lower, Count: true, Family: FamilyFrames, Doc: "Android vitals frozen (>700 ms)",
 		BenchUnit: "frozen-frames", BenchScale: 1},
+	{Name: SMGT, Unit: "fps", Better: Higher, Family: FamilyChoreographer, Doc: "GT SM, the step's lowest second",
+		BenchUnit: "gt-sm-fps", BenchScale: 1},
 	{Name: CPUIntervals, Unit: "intervals", Better: Neither, Count: true, Family: FamilyCPUTicks, Doc: "tick intervals the CPU figures span"},
 	{Name: CPU, Unit: "%", Better: Lower, Family: FamilyAppCPU, Doc: "app share of device",
 		BenchUnit: "app-cpu-%", BenchScale: 1, Summary: true, Budget: true, Gate: true},

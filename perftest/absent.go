@@ -262,6 +262,13 @@ func (c *collector) markAbsent(st *Step) {
 		}
 	}
 
+	switch {
+	case !c.cfg.has(CollectFrames):
+		why[metrics.FamilyChoreographer] = notCollected(CollectFrames)
+	case st.Smoothness == nil:
+		why[metrics.FamilyChoreographer] = c.smoothWhy(st)
+	}
+
 	if !c.cfg.has(CollectCPU) {
 		why[metrics.FamilyAppCPU], why[metrics.FamilyDeviceCPU] = notCollected(CollectCPU), notCollected(CollectCPU)
 	} else {

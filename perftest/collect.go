@@ -67,6 +67,8 @@ type collector struct {
 	seenUp     map[int]int64
 	startTicks map[int]uint64
 	pidofOK    bool // the last pidof answered (a failed one says nothing)
+	// smooth holds the app's Choreographer lines, read at Stop.
+	smooth smoothLog
 }
 
 func newCollector(s *Session) *collector {

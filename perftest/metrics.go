@@ -116,6 +116,12 @@ func (st *Step) catalogue() []entry {
 	}
 	add(metrics.SlowFrames, whyVit, float64(vit.Slow), metrics.SlowFrames.Def().Doc)
 	add(metrics.FrozenFrames, whyVit, float64(vit.Frozen), metrics.FrozenFrames.Def().Doc)
+	var sm SmoothnessStats
+	whySM := "gt sm: no Choreographer log read for the step"
+	if st.Smoothness != nil {
+		sm, whySM = *st.Smoothness, ""
+	}
+	add(metrics.SMGT, whySM, sm.MinSM, fmt.Sprintf("%s (refresh %g Hz), %s", metrics.SMGT.Def().Doc, sm.RefreshHz, sm.Source))
 
 	c := st.CPUStats
 	whyCPU := ""

@@ -30,6 +30,9 @@ type Step struct {
 	// of PerfDog BigJank frames: the evidence a failed budget quotes.
 	JankAtS    []float64 `json:"jank_at_s,omitempty"`
 	BigJankAtS []float64 `json:"big_jank_at_s,omitempty"`
+	// Smoothness is GT's SM over the step, from the app's Choreographer
+	// log; nil when the log could not tell (see NotMeasured).
+	Smoothness *SmoothnessStats `json:"smoothness,omitempty"`
 	// Windows lists every window (gfxinfo) or layer that rendered frames in
 	// the step; FrameStats describes the one with the most frames.
 	Windows []WindowFrames `json:"windows,omitempty"`

@@ -551,3 +551,27 @@ func TestReportsSayNotMeasured(t *testing.T) {
 		}
 	}
 }
+
+// A metric the catalogue gained reaches every report with no code of the
+// report's own: GT SM in the HTML table, the benchmark line, and a budget
+// on it in the summary, failing with the gates' line.
+func TestCatalogueMetricInEveryReport(t *testing.T) {
+	r := loadRecorded(t)
+	st := r.Step("scroll")
+	st.Smoothness = &perftest.SmoothnessStats{Source: "logcat Choreographer: Skipped N frames!", RefreshHz: 60, MinSM: 16, Skipped: 88}
+	one := &perftest.Result{Schema: r.Schema, Name: r.Name, Device: r.Device, App: r.App, Steps: []*perftest.Step{st}}
+	budgets := report.Options{Budgets: []metrics.Limit{{Step: "scroll", Metric: metrics.SMGT, Value: 30, Min: true}}}
+
+	var html, md, bench bytes.Buffer
+	assert.NilError(t, report.WriteHTML(&html, []*perftest.Result{one}, budgets))
+	assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{one}, budgets))
+	assert.NilError(t, report.WriteBenchstat(&bench, []*perftest.Result{one}))
+	assert.Assert(t, strings.Contains(html.String(), `<tr><td>sm_gt</td><td class="num">16</td><td>fps</td>`), "HTML lacks the sm_gt row")
+	assert.Assert(t, strings.Contains(bench.String(), " 16 gt-sm-fps "), bench.String())
+	line := "perf budget exceeded: scroll: sm_gt 16 < 30 (GT SM, the step's lowest second (refresh 60 Hz), logcat Choreographer: Skipped N frames!)"
+	assert.Assert(t, strings.Contains(md.String(), "| sm_gt | 16 fps | "), md.String())
+	assert.Assert(t, strings.Contains(md.String(), line+"\n"), md.String())
+	rt := &lineT{}
+	pgassert.Check(rt, one, budgets.Budgets...)
+	assert.DeepEqual(t, rt.lines, []string{line})
+}
