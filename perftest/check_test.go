@@ -5,8 +5,11 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/perfgate/perfgate/assert"
 )
 
 const cpuDef = "app share of device, /proc/stat, /proc/<pid>/stat, /proc/<pid>/task/*/stat"
@@ -67,6 +70,45 @@ func TestBoundChecks(t *testing.T) {
 	noCrash, _ := NoCrash(rt).Passed()
 	if !cpu || !noCrash || len(rt.errs) != 0 {
 		t.Errorf("within budget after Stop: %v %v, reported %q", cpu, noCrash, rt.errs)
+	}
+}
+
+// Every session-bound check reports, after Stop, the very lines assert's
+// check of the same name reports on the session's last step, and has a
+// verdict.
+func TestEveryBoundCheckIsAssert(t *testing.T) {
+	rt := &loggingT{}
+	s, f := boundSession(t, rt)
+	s.Step("scroll", func() { waitTicks(t, f, 4) })
+	r := s.Stop()
+	st := r.Step("scroll")
+	for _, c := range []struct {
+		name  string
+		bound func(TestingT) *BoundCheck
+		check func(assert.TestingT) bool
+	}{
+		{"MaxJank", func(t TestingT) *BoundCheck { return MaxJank(t, 0) }, func(t assert.TestingT) bool { return assert.MaxJank(t, st, 0) }},
+		{"MinFPS", func(t TestingT) *BoundCheck { return MinFPS(t, 50) }, func(t assert.TestingT) bool { return assert.MinFPS(t, st, 50) }},
+		{"MaxFrameTimeP95", func(t TestingT) *BoundCheck { return MaxFrameTimeP95(t, time.Millisecond) },
+			func(t assert.TestingT) bool { return assert.MaxFrameTimeP95(t, st, time.Millisecond) }},
+		{"MaxBigJank", func(t TestingT) *BoundCheck { return MaxBigJank(t, 0) }, func(t assert.TestingT) bool { return assert.MaxBigJank(t, st, 0) }},
+		{"MaxStutter", func(t TestingT) *BoundCheck { return MaxStutter(t, 1) }, func(t assert.TestingT) bool { return assert.MaxStutter(t, st, 1) }},
+		{"MaxCPU", func(t TestingT) *BoundCheck { return MaxCPU(t, 4) }, func(t assert.TestingT) bool { return assert.MaxCPU(t, st, 4) }},
+		{"MaxCPUP90", func(t TestingT) *BoundCheck { return MaxCPUP90(t, 6) }, func(t assert.TestingT) bool { return assert.MaxCPUP90(t, st, 6) }},
+		{"MaxPSS", func(t TestingT) *BoundCheck { return MaxPSS(t, 1000) }, func(t assert.TestingT) bool { return assert.MaxPSS(t, st, 1000) }},
+		{"MaxMemoryGrowth", func(t TestingT) *BoundCheck { return MaxMemoryGrowth(t, 1) }, func(t assert.TestingT) bool { return assert.MaxMemoryGrowth(t, st, 1) }},
+		{"MaxTraffic", func(t TestingT) *BoundCheck { return MaxTraffic(t, 10, 10) }, func(t assert.TestingT) bool { return assert.MaxTraffic(t, st, 10, 10) }},
+		{"MaxStartup", func(t TestingT) *BoundCheck { return MaxStartup(t, time.Second) }, func(t assert.TestingT) bool { return assert.MaxStartup(t, st, time.Second) }},
+		{"NoCrash", func(t TestingT) *BoundCheck { return NoCrash(t) }, func(t assert.TestingT) bool { return assert.NoCrash(t, st) }},
+	} {
+		rt.errs = nil
+		passed, checked := c.bound(rt).Passed()
+		got := rt.errs
+		want := &loggingT{}
+		ok := c.check(want)
+		if !checked || passed != ok || strings.Join(got, "\n") != strings.Join(want.errs, "\n") {
+			t.Errorf("%s: bound check passed %v (checked %v) reporting %q; assert passed %v reporting %q", c.name, passed, checked, got, ok, want.errs)
+		}
 	}
 }
 
