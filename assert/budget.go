@@ -6,113 +6,95 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/excerpt"
+	"github.com/perfgate/perfgate/metrics"
 )
 
-// Limit is one budget: a ceiling (Max) or a floor (Min) on a metric.
-type Limit struct {
-	// Metric is a metric name, e.g. "jank", "fps", "frame_time_p95" (see
-	// (*perftest.Step).Metrics for the catalogue and units).
-	Metric string
-	Value  float64
-	// Min makes Value a floor; otherwise it is a ceiling.
-	Min bool
-}
+// Limit is one budget: a ceiling (Max) or a floor (Min) on a metric of the
+// catalogue (metrics.Catalogue), for every step or for one step and its
+// iterations. It is metrics.Limit, which metrics.Judge checks.
+type Limit = metrics.Limit
 
-func (l Limit) String() string {
-	op := "≤"
-	if l.Min {
-		op = "≥"
-	}
-	return fmt.Sprintf("%s %s %s", l.Metric, op, formatValue(l.Value, known[l.Metric].unit))
-}
-
-// Check checks limits against every step of s and reports one line per
-// broken limit. Each named check (MaxJank, MinFPS, …) is Check with one
-// Limit.
+// Check checks limits against every step of s they apply to and reports one
+// line per broken limit. Each named check (MaxJank, MinFPS, …) is Check with
+// one Limit.
 func Check(t TestingT, s Subject, limits ...Limit) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
+	ms := s.Measurements()
+	if len(ms) == 0 {
+		t.Errorf("perf budget exceeded: nothing measured (the run has no steps)")
+		return false
+	}
 	ok := true
-	for _, line := range violations(s.Measurements(), limits) {
-		t.Errorf("%s", line)
-		ok = false
+	for _, m := range ms {
+		if m.Missing {
+			// One line for the step, however many limits it had.
+			t.Errorf("%s", metrics.Judge(m, Limit{}).Line())
+			ok = false
+			continue
+		}
+		for _, l := range limits {
+			if !l.AppliesTo(m.Step) {
+				continue
+			}
+			if v := metrics.Judge(m, l); !v.Pass {
+				t.Errorf("%s", v.Line())
+				ok = false
+			}
+		}
 	}
 	return ok
 }
 
-// violations returns the failure line of every broken limit.
-func violations(ms []Measurement, limits []Limit) []string {
-	var out []string
-	if len(ms) == 0 {
-		return []string{"perf budget exceeded: nothing measured (the run has no steps)"}
-	}
-	for _, m := range ms {
-		if m.Missing {
-			out = append(out, fmt.Sprintf("perf budget exceeded: %s: step not measured (the run has no step %q)", m.Step, m.Step))
-			continue
-		}
+// Verdicts judges every limit against every step of s it applies to
+// (metrics.Judge), in the order of the steps and then of the limits: what a
+// report shows beside each metric, passed or not.
+func Verdicts(s Subject, limits ...Limit) []metrics.Verdict {
+	var out []metrics.Verdict
+	for _, m := range s.Measurements() {
 		for _, l := range limits {
-			if line, broken := violation(m, l); broken {
-				out = append(out, line)
+			if l.AppliesTo(m.Step) {
+				out = append(out, metrics.Judge(m, l))
 			}
 		}
 	}
 	return out
 }
 
-// violation checks one limit against one step.
-func violation(m Measurement, l Limit) (string, bool) {
-	v, ok := m.Metric(l.Metric)
-	if !ok {
-		return NotCheckedLine(m.Step, l.Metric, m.NotMeasured[l.Metric], l.String()), true
+// ParseLimit reads a limit written the way a command line gives it:
+// "[step:]metric<=limit" or "[step:]metric>=limit", e.g. "jank<=3",
+// "scroll:fps>=55". "<" and ">" mean the same as "<=" and ">=": a value on
+// the limit meets it. The metric must be one of the catalogue's. Errors
+// quote at most a bounded excerpt of s.
+func ParseLimit(s string) (Limit, error) {
+	var l Limit
+	spec := strings.TrimSpace(s)
+	i := strings.IndexAny(spec, "<>")
+	if i < 0 {
+		return l, fmt.Errorf("perf budget %s: want [step:]metric<=limit or [step:]metric>=limit", excerpt.Quote(s))
 	}
-	if l.Min && v.Value >= l.Value || !l.Min && v.Value <= l.Value {
-		return "", false
-	}
-	op := ">"
-	if l.Min {
-		op = "<"
-	}
-	why := v.Definition
-	if ev := m.Evidence[l.Metric]; len(ev) > 0 {
-		if len(ev) > 10 {
-			ev = append(ev[:10:10], "…")
+	lhs, op, rhs := strings.TrimSpace(spec[:i]), spec[i:i+1], spec[i+1:]
+	l.Min = op == ">"
+	rhs = strings.TrimPrefix(rhs, "=")
+	if j := strings.LastIndexByte(lhs, ':'); j >= 0 {
+		l.Step, lhs = strings.TrimSpace(lhs[:j]), strings.TrimSpace(lhs[j+1:])
+		if l.Step == "" {
+			return l, fmt.Errorf("perf budget %s: empty step name before ':'", excerpt.Quote(s))
 		}
-		why += "; " + evidencePrefix(l.Metric) + strings.Join(ev, " ")
 	}
-	return fmt.Sprintf("perf budget exceeded: %s: %s %s %s %s (%s)", m.Step, l.Metric,
-		formatValue(v.Value, v.Unit), op, formatValue(l.Value, v.Unit), why), true
-}
-
-// NotCheckedLine is the failure line of a budget on a metric the step has
-// no value for: "perf budget not checked: scroll: rx not measured
-// (traffic: …; budget rx ≤ 100B)". Unmeasured is never zero, and a budget
-// nobody could check is not met; why is the step's reason, when known.
-func NotCheckedLine(step, metric, why, budget string) string {
-	if why == "" {
-		return fmt.Sprintf("perf budget not checked: %s: %s not measured (budget %s)", step, metric, budget)
+	if !metrics.Name(lhs).Known() {
+		return l, fmt.Errorf("perf budget %s: unknown metric %s (known: %s)", excerpt.Quote(s), excerpt.Quote(lhs), metrics.Names())
 	}
-	return fmt.Sprintf("perf budget not checked: %s: %s not measured (%s; budget %s)", step, metric, why, budget)
-}
-
-func evidencePrefix(metric string) string {
-	if metric == "crashes" {
-		return ""
+	l.Metric = metrics.Name(lhs)
+	v, err := strconv.ParseFloat(strings.TrimSpace(rhs), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return l, fmt.Errorf("perf budget %s: limit %s is not a number", excerpt.Quote(s), excerpt.Quote(strings.TrimSpace(rhs)))
 	}
-	return "frames at "
-}
-
-// formatValue writes v the way failure lines do: at most two decimals,
-// the unit glued on for times, sizes and percentages ("18.2ms", "35%") and
-// left off for counts and rates ("5", "48.2").
-func formatValue(v float64, unit string) string {
-	s := strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
-	switch unit {
-	case "ms", "%", "KiB", "B", "KiB/min", "°C":
-		return s + unit
-	}
-	return s
+	l.Value = v
+	return l, nil
 }
 
 // MaxJank checks the default jank count (deadline missed where frames have
@@ -122,7 +104,7 @@ func MaxJank(t TestingT, s Subject, max int) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return Check(t, s, Limit{Metric: "jank", Value: float64(max)})
+	return Check(t, s, Limit{Metric: metrics.Jank, Value: float64(max)})
 }
 
 // MinFPS checks FPS = (n − 1) / (t[n−1] − t[0]).
@@ -130,7 +112,7 @@ func MinFPS(t TestingT, s Subject, min float64) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return Check(t, s, Limit{Metric: "fps", Value: min, Min: true})
+	return Check(t, s, Limit{Metric: metrics.FPS, Value: min, Min: true})
 }
 
 // MaxFrameTimeP95 checks the nearest-rank 95th percentile of frame time
@@ -139,7 +121,7 @@ func MaxFrameTimeP95(t TestingT, s Subject, max time.Duration) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return Check(t, s, Limit{Metric: "frame_time_p95", Value: ms(max)})
+	return Check(t, s, Limit{Metric: metrics.FrameTimeP95, Value: ms(max)})
 }
 
 // MaxBigJank checks the PerfDog BigJank count.
@@ -147,7 +129,7 @@ func MaxBigJank(t TestingT, s Subject, max int) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return Check(t, s, Limit{Metric: "big_jank_perfdog", Value: float64(max)})
+	return Check(t, s, Limit{Metric: metrics.BigJankPerfDog, Value: float64(max)})
 }
 
 // MaxStutter checks PerfDog stutter, the share of time spent in janks, in
@@ -156,7 +138,7 @@ func MaxStutter(t TestingT, s Subject, maxPct float64) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return Check(t, s, Limit{Metric: "stutter_perfdog", Value: maxPct})
+	return Check(t, s, Limit{Metric: metrics.StutterPerfDog, Value: maxPct})
 }
 
 // MaxCPU checks the app's mean CPU over each step, as a share of the whole
@@ -165,7 +147,7 @@ func MaxCPU(t TestingT, s Subject, maxPct float64) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return Check(t, s, Limit{Metric: "cpu", Value: maxPct})
+	return Check(t, s, Limit{Metric: metrics.CPU, Value: maxPct})
 }
 
 // MaxCPUP90 checks the nearest-rank 90th percentile of the app's CPU over
@@ -174,7 +156,7 @@ func MaxCPUP90(t TestingT, s Subject, maxPct float64) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return Check(t, s, Limit{Metric: "cpu_p90", Value: maxPct})
+	return Check(t, s, Limit{Metric: metrics.CPUP90, Value: maxPct})
 }
 
 // MaxPSS checks the highest TOTAL PSS of `dumpsys meminfo`, in KiB.
@@ -182,7 +164,7 @@ func MaxPSS(t TestingT, s Subject, maxKiB int64) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return Check(t, s, Limit{Metric: "pss_max", Value: float64(maxKiB)})
+	return Check(t, s, Limit{Metric: metrics.PSSMax, Value: float64(maxKiB)})
 }
 
 // MaxMemoryGrowth checks the least-squares slope of PSS, in KiB per
@@ -191,7 +173,7 @@ func MaxMemoryGrowth(t TestingT, s Subject, kibPerMin float64) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return Check(t, s, Limit{Metric: "pss_growth", Value: kibPerMin})
+	return Check(t, s, Limit{Metric: metrics.PSSGrowth, Value: kibPerMin})
 }
 
 // MaxTraffic checks the bytes received and sent (per UID where the device
@@ -200,7 +182,7 @@ func MaxTraffic(t TestingT, s Subject, rxBytes, txBytes uint64) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return Check(t, s, Limit{Metric: "rx", Value: float64(rxBytes)}, Limit{Metric: "tx", Value: float64(txBytes)})
+	return Check(t, s, Limit{Metric: metrics.Rx, Value: float64(rxBytes)}, Limit{Metric: metrics.Tx, Value: float64(txBytes)})
 }
 
 // MaxStartup checks the time to initial display of the launches in each
@@ -210,7 +192,7 @@ func MaxStartup(t TestingT, s Subject, max time.Duration) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return Check(t, s, Limit{Metric: "startup_initial", Value: ms(max)})
+	return Check(t, s, Limit{Metric: metrics.StartupInitial, Value: ms(max)})
 }
 
 // MaxFullDisplay checks the time to full display (logcat "Fully drawn",
@@ -219,7 +201,7 @@ func MaxFullDisplay(t TestingT, s Subject, max time.Duration) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return Check(t, s, Limit{Metric: "startup_full", Value: ms(max)})
+	return Check(t, s, Limit{Metric: metrics.StartupFull, Value: ms(max)})
 }
 
 // NoCrash checks that the app's process neither died nor was replaced.
@@ -227,7 +209,7 @@ func NoCrash(t TestingT, s Subject) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return Check(t, s, Limit{Metric: "crashes", Value: 0})
+	return Check(t, s, Limit{Metric: metrics.Crashes, Value: 0})
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

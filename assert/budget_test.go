@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -132,22 +133,13 @@ func TestEvidenceCapped(t *testing.T) {
 	}
 }
 
-func TestKnownMetricsMatchCatalogue(t *testing.T) {
-	st := scrollStep()
-	for _, m := range st.Metrics() {
-		if !assert.KnownMetric(m.Name) {
-			t.Errorf("catalogue metric %q is not known to budget files", m.Name)
-		}
-	}
-}
-
 // A metric the step could not measure fails its budget as not checked,
 // with the step's reason; one it measured as 0 is checked like any value.
 func TestBudgetOnUnmeasuredMetric(t *testing.T) {
 	why := `traffic: /proc/<pid>/net/dev unreadable on every read in the step (12 failed; last: exit 1: "cat: /proc/4242/net/dev: No such file or directory")`
 	st := scrollStep()
 	st.TrafficStats = nil
-	st.NotMeasured = map[string]string{"rx": why, "tx": why}
+	st.NotMeasured = map[metrics.Name]string{metrics.Rx: why, metrics.Tx: why}
 	f := &fakeT{}
 	if assert.MaxTraffic(f, st, 4096, 1024) {
 		t.Error("a traffic budget on unmeasured traffic passed")

@@ -28,5 +28,7 @@
 // The package reads steps through the Subject interface, which
 // *perftest.Step and *perftest.Result implement, so that perftest's
 // session-bound checks (perftest.MaxJank(t, 3)) are a thin layer over this
-// one: one implementation, one message format.
+// one. Every check, budget file and report judges a limit with
+// metrics.Judge and names metrics from metrics.Catalogue: one
+// implementation, one message format, one list of metrics.
 package assert

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -136,7 +137,7 @@ func TestRegressionEndToEnd(t *testing.T) {
 	iterations := func(s *perftest.Session) {
 		s.Repeat("scroll", 6, func(int) { time.Sleep(350 * time.Millisecond) })
 	}
-	gate := assert.Gate{Metrics: []string{"frame_time_p50"}}
+	gate := assert.Gate{Metrics: []metrics.Name{"frame_time_p50"}}
 
 	t.Setenv(assert.EnvUpdate, "1")
 	r, _ := measure(t, app(6), iterations)

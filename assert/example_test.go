@@ -46,7 +46,18 @@ func ExampleCompareValues() {
 	base := []float64{18.1, 18.3, 18.0, 18.4, 18.2, 18.5, 18.2, 18.3}
 	next := []float64{24.8, 24.9, 25.1, 24.7, 24.9, 25.0, 24.8, 24.9}
 	c := assert.CompareValues(base, next, metrics.Lower, assert.Gate{})
-	fmt.Println(assert.RegressionLine("scroll", "frame_time_p95", "ms", c))
+	fmt.Println(assert.RegressionLine("scroll", metrics.FrameTimeP95, "ms", c))
 	// Output:
 	// perf regression: scroll: frame_time_p95 18.25ms → 24.9ms (+36.4%, p=0.000, n=8+8)
+}
+
+// A budget as a command line gives it (perfgate report -budget).
+func ExampleParseLimit() {
+	l, err := assert.ParseLimit("scroll:fps>=55")
+	fmt.Printf("step %q, metric %q, limit %g, floor %v, err %v: %s\n", l.Step, l.Metric, l.Value, l.Min, err, l)
+	_, err = assert.ParseLimit("jnak<=3")
+	fmt.Println(err != nil)
+	// Output:
+	// step "scroll", metric "fps", limit 55, floor true, err <nil>: fps ≥ 55
+	// true
 }

@@ -39,9 +39,18 @@ const minBudgetFrames = 10
 // recording gives it CPU budgets.
 const minBudgetCPUIntervals = 10
 
-// budgetDefaults are the metrics a step new to a budget file gets budgets
-// for when they were measured.
-var budgetDefaults = []string{"jank", "fps", "frame_time_p95", "big_jank_perfdog", "cpu", "pss_max", "rx", "tx", "startup_initial", "startup_full", "crashes"}
+// defaults are the catalogue's metrics that pick marks: those a step new to
+// a budget file gets budgets for (metrics.Def.Budget), or those a gate
+// records baselines of (metrics.Def.Gate), when measured.
+func defaults(pick func(metrics.Def) bool) []metrics.Name {
+	var out []metrics.Name
+	for _, d := range metrics.Catalogue() {
+		if pick(d) {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
 
 // Budget checks every budget of every step in a golden budget file (a
 // bare name is under testdata/) against the run, one line per broken
@@ -110,8 +119,8 @@ func BudgetFile(t TestingT, r Run, f *File) bool {
 				if !has {
 					continue
 				}
-				if line, broken := violation(m, l); broken {
-					t.Errorf("%s", line)
+				if v := metrics.Judge(m, l); !v.Pass {
+					t.Errorf("%s", v.Line())
 					ok = false
 				}
 			}
@@ -133,7 +142,7 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 		value float64
 		ticks float64 // fewest CPU intervals of the repeats it was taken from
 	}
-	byStep := map[string]map[string]*worst{}
+	byStep := map[string]map[metrics.Name]*worst{}
 	var order []string
 	for _, m := range r.Measurements() {
 		if m.Missing {
@@ -143,22 +152,22 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 		// frame figures that come and go with timing: no frame budgets
 		// are recorded for it.
 		fewFrames := true
-		if f, ok := m.Metric("frames"); ok && f.Value >= minBudgetFrames {
+		if f, ok := m.Metric(metrics.Frames); ok && f.Value >= minBudgetFrames {
 			fewFrames = false
 		}
 		// Likewise a step shorter than ten CPU ticks (a second at the
 		// default 100 ms; the tail of a session, a key press, a fling)
 		// gets no CPU budgets: its share hangs on where the ticks fall,
 		// 0 % in one run and 1.3 % in the next.
-		ticks, _ := m.Metric("cpu_intervals")
+		ticks, _ := m.Metric(metrics.CPUIntervals)
 		fewTicks := ticks.Value < minBudgetCPUIntervals
 		step := metrics.BaseStep(m.Step)
 		if byStep[step] == nil {
-			byStep[step] = map[string]*worst{}
+			byStep[step] = map[metrics.Name]*worst{}
 			order = append(order, step)
 		}
 		for _, x := range m.Metrics {
-			if !KnownMetric(x.Name) || fewFrames && known[x.Name].frames || fewTicks && known[x.Name].cpu {
+			if !x.Name.Known() || fewFrames && x.FromFrames() || fewTicks && x.FromCPUTicks() {
 				continue
 			}
 			w := byStep[step][x.Name]
@@ -166,7 +175,7 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 			case w == nil:
 				byStep[step][x.Name] = &worst{x, x.Value, ticks.Value}
 				continue
-			case known[x.Name].min:
+			case x.Floor():
 				w.value = math.Min(w.value, x.Value)
 			default:
 				w.value = math.Max(w.value, x.Value)
@@ -178,16 +187,16 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 	err := UpdateBudgetFile(path, func(f *File) error {
 		for _, step := range order {
 			entries := f.Steps[step]
-			var want []string
+			var want []metrics.Name
 			if len(entries) > 0 {
 				for _, n := range slices.Sorted(maps.Keys(entries)) {
 					if _, has := entries[n].Limit(n); has {
-						want = append(want, n)
+						want = append(want, metrics.Name(n))
 					}
 				}
 			}
 			if len(want) == 0 {
-				want = budgetDefaults
+				want = defaults(func(d metrics.Def) bool { return d.Budget })
 			}
 			if entries == nil {
 				entries = map[string]*Entry{}
@@ -198,24 +207,24 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 				if w == nil {
 					continue
 				}
-				e := entries[n]
+				e := entries[string(n)]
 				if e == nil {
 					e = &Entry{}
-					entries[n] = e
+					entries[string(n)] = e
 				}
 				e.Unit, e.Definition = w.m.Unit, w.m.Definition
 				hn := h
-				if known[n].cpu {
+				if w.m.FromCPUTicks() {
 					// A step's CPU share is taken over whole ticks: the
 					// ticks at its two edges hold time outside it, so the
 					// share can move by two ticks' worth, 2/n of itself,
 					// between runs that did the same work.
 					hn.Pct = math.Max(h.Pct, 200/w.ticks)
 				}
-				nl := newLimit(n, w.value, hn)
-				old, had := e.Limit(n)
+				nl := newLimit(w.m.Def, w.value, hn)
+				old, had := e.Limit(string(n))
 				looser := had && (nl.Min && nl.Value < old.Value || !nl.Min && nl.Value > old.Value)
-				change := fmt.Sprintf("%s: %s %s → %s (measured %s)", step, n, formatValue(old.Value, e.Unit), formatValue(nl.Value, e.Unit), formatValue(w.value, e.Unit))
+				change := fmt.Sprintf("%s: %s %s → %s (measured %s)", step, n, metrics.FormatValue(old.Value, e.Unit), metrics.FormatValue(nl.Value, e.Unit), metrics.FormatValue(w.value, e.Unit))
 				switch {
 				case looser && !loosening():
 					refused = append(refused, change)
@@ -254,19 +263,18 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 // newLimit is the budget recorded for a measured value: headroom added to
 // ceilings and taken from floors, rounded outwards to three significant
 // digits, never negative.
-func newLimit(metric string, v float64, h Headroom) Limit {
-	k := known[metric]
-	l := Limit{Metric: metric, Min: k.min}
+func newLimit(d metrics.Def, v float64, h Headroom) Limit {
+	l := Limit{Metric: d.Name, Min: d.Floor()}
 	switch {
-	case metric == "crashes":
+	case d.Family == metrics.FamilyCrashes:
 		// A crash budget has no headroom: a run that crashed once is not
 		// a licence to crash twice.
 		l.Value = v
-	case k.count && k.min:
+	case d.Count && l.Min:
 		l.Value = math.Max(0, math.Floor(v)-float64(h.Count))
-	case k.count:
+	case d.Count:
 		l.Value = math.Ceil(v) + float64(h.Count)
-	case k.min:
+	case l.Min:
 		l.Value = roundSig(v*(1-h.Pct/100), math.Floor)
 	default:
 		l.Value = roundSig(v*(1+h.Pct/100), math.Ceil)

@@ -1,6 +1,9 @@
 package assert_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -37,4 +40,53 @@ func FuzzParseBudgetFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+func FuzzParseLimit(f *testing.F) {
+	for _, s := range []string{"jank<=3", "scroll:fps>=55", "frame_time_p95 <= 16.7", "a:b:c<1", ":x<1", "jank=3", "x<=NaN", "x>=1e309", "<=", "x<=-0", strings.Repeat("s", 5000) + ":x<=" + strings.Repeat("9", 5000) + "z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, err := assert.ParseLimit(s)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "perf budget ") {
+				t.Fatalf("error %q does not name the layer", err)
+			}
+			if len(err.Error()) > 1000 {
+				t.Fatalf("a %d-byte error for a %d-byte spec", len(err.Error()), len(s))
+			}
+			return
+		}
+		if !b.Metric.Known() || math.IsNaN(b.Value) || math.IsInf(b.Value, 0) {
+			t.Fatalf("%q parsed to an unusable budget %+v", s, b)
+		}
+		// What a budget prints parses back to the same budget.
+		spec := string(b.Metric) + "<=" + strconvG(b.Value)
+		if b.Min {
+			spec = string(b.Metric) + ">=" + strconvG(b.Value)
+		}
+		if b.Step != "" {
+			spec = b.Step + ":" + spec
+		}
+		back, err := assert.ParseLimit(spec)
+		if err != nil || back != b {
+			t.Fatalf("%q → %+v → %q → %+v, %v", s, b, spec, back, err)
+		}
+	})
+}
+
+func strconvG(v float64) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// A bad budget spec quotes a bounded excerpt of itself, however long.
+func TestParseLimitLongSpec(t *testing.T) {
+	long := strings.Repeat("9", 1<<20)
+	for _, spec := range []string{"jank<=" + long + "x", "jank" + long, long + " x<=1", ":" + long + "<=1"} {
+		_, err := assert.ParseLimit(spec)
+		if err == nil || len(err.Error()) > 1000 || !strings.Contains(err.Error(), "bytes)") {
+			t.Errorf("%d-byte error: %.300v", len(fmt.Sprint(err)), err)
+		}
+	}
 }

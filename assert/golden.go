@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/internal/filelock"
 	"github.com/perfgate/perfgate/internal/jsondup"
+	"github.com/perfgate/perfgate/metrics"
 )
 
 // BudgetSchema is the schema a budget file declares.
@@ -64,9 +67,9 @@ type Entry struct {
 func (e *Entry) Limit(metric string) (Limit, bool) {
 	switch {
 	case e.Max != nil:
-		return Limit{Metric: metric, Value: *e.Max}, true
+		return Limit{Metric: metrics.Name(metric), Value: *e.Max}, true
 	case e.Min != nil:
-		return Limit{Metric: metric, Value: *e.Min, Min: true}, true
+		return Limit{Metric: metrics.Name(metric), Value: *e.Min, Min: true}, true
 	}
 	return Limit{}, false
 }
@@ -235,7 +238,7 @@ func ParseBudgetFile(path string, b []byte) (*File, error) {
 // parseEntry decodes and checks one entry.
 func parseEntry(raw []byte, metric string) (*Entry, error) {
 	if !KnownMetric(metric) {
-		return nil, fmt.Errorf("unknown metric (known: %s)", knownNames())
+		return nil, fmt.Errorf("unknown metric (known: %s)", metrics.Names())
 	}
 	var e Entry
 	d := json.NewDecoder(bytes.NewReader(raw))
@@ -345,4 +348,24 @@ func UpdateBudgetFile(path string, fn func(*File) error) error {
 // temporary directory).
 func lockPath(path string) string {
 	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock")
+}
+
+// KnownMetric reports whether name is a metric budgets and gates can name:
+// one of the catalogue's (metrics.Catalogue).
+func KnownMetric(name string) bool { return metrics.Name(name).Known() }
+
+// Limits lists every budget of the file, each for its step, sorted by step
+// and metric: what a report checks and draws.
+func (f *File) Limits() []Limit {
+	var out []Limit
+	for _, step := range slices.Sorted(maps.Keys(f.Steps)) {
+		entries := f.Steps[step]
+		for _, metric := range slices.Sorted(maps.Keys(entries)) {
+			if l, ok := entries[metric].Limit(metric); ok {
+				l.Step = step
+				out = append(out, l)
+			}
+		}
+	}
+	return out
 }

@@ -11,14 +11,14 @@ import (
 )
 
 // gateDefaults are the metrics recorded as baselines when Gate.Metrics is
-// empty.
-var gateDefaults = []string{"frame_time_p50", "frame_time_p95", "jank", "fps", "cpu", "pss_max", "startup_initial"}
+// empty (metrics.Def.Gate).
+func gateDefaults() []metrics.Name { return defaults(func(d metrics.Def) bool { return d.Gate }) }
 
 // RegressionLine is the gate's one-line report of a regression:
 // "perf regression: scroll: frame_time_p95 18.2ms → 24.9ms (+36.8%, p=0.002, n=10+10)".
-func RegressionLine(step, metric, unit string, c Change) string {
+func RegressionLine(step string, metric metrics.Name, unit string, c Change) string {
 	return fmt.Sprintf("perf regression: %s: %s %s → %s (%s, p=%.3f, n=%d+%d)", step, metric,
-		formatValue(c.Old.Center, unit), formatValue(c.New.Center, unit), FormatDelta(c.DeltaPct), c.P, c.N1, c.N2)
+		metrics.FormatValue(c.Old.Center, unit), metrics.FormatValue(c.New.Center, unit), FormatDelta(c.DeltaPct), c.P, c.N1, c.N2)
 }
 
 // NoRegression compares the run with the baselines of a golden budget file
@@ -68,8 +68,8 @@ func NoRegression(t TestingT, r Run, path string, g Gate) bool {
 			if b == nil {
 				continue
 			}
-			got := runs.values(step, name)
-			missed, why := runs.notMeasured(step, name)
+			got := runs.values(step, metrics.Name(name))
+			missed, why := runs.notMeasured(step, metrics.Name(name))
 			if len(got) == 0 && why != "" {
 				// Unmeasured is never zero, and nothing to compare: skipped,
 				// with the reason, as too few iterations are.
@@ -87,7 +87,7 @@ func NoRegression(t TestingT, r Run, path string, g Gate) bool {
 				warn("perf regression gate: warning: %s: %s not measured in %d of %d iterations (%s); compared the other %d", step, name, missed, missed+len(got), why, len(got))
 				ok = ok && !g.Strict
 			}
-			m := runs.metric(step, name)
+			m := runs.metric(step, metrics.Name(name))
 			c := CompareValues(b.Values, got, m.Better, g)
 			compared++
 			other := b.Device != dev.Name() || b.Android != dev.Release
@@ -98,7 +98,7 @@ func NoRegression(t TestingT, r Run, path string, g Gate) bool {
 			if !c.Regression {
 				continue
 			}
-			line := RegressionLine(step, name, m.Unit, c)
+			line := RegressionLine(step, metrics.Name(name), m.Unit, c)
 			if other && !g.AcrossDevices {
 				warn("%s — not failed: the baseline was recorded on %s, Android %s, this run is on %s (set Gate.AcrossDevices to compare)", line, b.Device, b.Android, dev)
 				ok = ok && !g.Strict
@@ -121,25 +121,25 @@ func NoRegression(t TestingT, r Run, path string, g Gate) bool {
 // runValues groups a run's iterations by step (base name) and metric.
 type runValues struct {
 	order []string
-	vals  map[string]map[string][]float64
-	m     map[string]map[string]metrics.Metric
+	vals  map[string]map[metrics.Name][]float64
+	m     map[string]map[metrics.Name]metrics.Metric
 	// absent counts, per step and metric, the iterations that did not
 	// measure it, and why holds the last reason.
-	absent map[string]map[string]int
-	why    map[string]map[string]string
+	absent map[string]map[metrics.Name]int
+	why    map[string]map[metrics.Name]string
 }
 
 func iterations(ms []Measurement) runValues {
-	rv := runValues{vals: map[string]map[string][]float64{}, m: map[string]map[string]metrics.Metric{},
-		absent: map[string]map[string]int{}, why: map[string]map[string]string{}}
+	rv := runValues{vals: map[string]map[metrics.Name][]float64{}, m: map[string]map[metrics.Name]metrics.Metric{},
+		absent: map[string]map[metrics.Name]int{}, why: map[string]map[metrics.Name]string{}}
 	for _, m := range ms {
 		if m.Missing {
 			continue
 		}
 		step := metrics.BaseStep(m.Step)
 		if rv.vals[step] == nil {
-			rv.vals[step] = map[string][]float64{}
-			rv.m[step] = map[string]metrics.Metric{}
+			rv.vals[step] = map[metrics.Name][]float64{}
+			rv.m[step] = map[metrics.Name]metrics.Metric{}
 			rv.order = append(rv.order, step)
 		}
 		for _, x := range m.Metrics {
@@ -148,7 +148,7 @@ func iterations(ms []Measurement) runValues {
 		}
 		for name, why := range m.NotMeasured {
 			if rv.absent[step] == nil {
-				rv.absent[step], rv.why[step] = map[string]int{}, map[string]string{}
+				rv.absent[step], rv.why[step] = map[metrics.Name]int{}, map[metrics.Name]string{}
 			}
 			rv.absent[step][name]++
 			rv.why[step][name] = why
@@ -159,12 +159,15 @@ func iterations(ms []Measurement) runValues {
 
 // notMeasured is how many iterations of step did not measure metric, and
 // the last reason.
-func (rv runValues) notMeasured(step, metric string) (int, string) {
+func (rv runValues) notMeasured(step string, metric metrics.Name) (int, string) {
 	return rv.absent[step][metric], rv.why[step][metric]
 }
 
-func (rv runValues) values(step, metric string) []float64 { return rv.vals[step][metric] }
-func (rv runValues) metric(step, metric string) metrics.Metric {
+func (rv runValues) values(step string, metric metrics.Name) []float64 {
+	return rv.vals[step][metric]
+}
+
+func (rv runValues) metric(step string, metric metrics.Name) metrics.Metric {
 	return rv.m[step][metric]
 }
 
@@ -188,23 +191,23 @@ func recordBaselines(t TestingT, runs runValues, dev metrics.DeviceFacts, path s
 			if len(want) == 0 {
 				for _, n := range slices.Sorted(maps.Keys(entries)) {
 					if entries[n].Baseline != nil {
-						want = append(want, n)
+						want = append(want, metrics.Name(n))
 					}
 				}
 			}
 			if len(want) == 0 {
-				want = gateDefaults
+				want = gateDefaults()
 			}
 			for _, n := range want {
 				vals := runs.values(step, n)
-				if len(vals) == 0 || !KnownMetric(n) {
+				if len(vals) == 0 || !n.Known() {
 					continue
 				}
 				m := runs.metric(step, n)
-				e := entries[n]
+				e := entries[string(n)]
 				if e == nil {
 					e = &Entry{}
-					entries[n] = e
+					entries[string(n)] = e
 				}
 				e.Unit, e.Definition = m.Unit, m.Definition
 				e.Baseline = &Baseline{Values: slices.Clone(vals), Device: dev.Name(), Android: dev.Release, API: dev.API, Recorded: time.Now().UTC().Truncate(time.Second)}
@@ -221,8 +224,16 @@ func recordBaselines(t TestingT, runs runValues, dev metrics.DeviceFacts, path s
 		logf(t, "%s (%s)", n, path)
 	}
 	if len(notes) == 0 {
-		t.Errorf("perf regression gate: nothing to record in %s: the run measured none of %s", path, strings.Join(gateDefaults, ", "))
+		t.Errorf("perf regression gate: nothing to record in %s: the run measured none of %s", path, joinNames(gateDefaults()))
 		return false
 	}
 	return true
+}
+
+func joinNames(ns []metrics.Name) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = string(n)
+	}
+	return strings.Join(s, ", ")
 }

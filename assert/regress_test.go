@@ -77,7 +77,7 @@ func TestNoRegression(t *testing.T) {
 	base := []float64{18.1, 18.3, 18.0, 18.4, 18.2, 18.5, 18.2, 18.3, 18.1, 18.4}
 	t.Setenv(assert.EnvUpdate, "1")
 	f := &fakeT{}
-	if !assert.NoRegression(f, run("Pixel 7", "14", stepsOf(base, 58)...), p, assert.Gate{Metrics: []string{"frame_time_p95", "fps"}}) {
+	if !assert.NoRegression(f, run("Pixel 7", "14", stepsOf(base, 58)...), p, assert.Gate{Metrics: []metrics.Name{"frame_time_p95", "fps"}}) {
 		t.Fatalf("record: %q", f.errs)
 	}
 	if want := "perf baseline recorded: scroll: frame_time_p95, 10 iterations on Google Pixel 7, Android 14 (API 34) (" + p + ")"; f.logs[0] != want {
@@ -130,7 +130,7 @@ func TestNoRegression(t *testing.T) {
 func TestNoRegressionWarnings(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "feed.budget.json")
 	t.Setenv(assert.EnvUpdate, "1")
-	assert.NoRegression(&fakeT{}, run("Pixel 7", "14", stepsOf([]float64{18, 18.2, 18.1}, 58)...), p, assert.Gate{Metrics: []string{"frame_time_p95"}})
+	assert.NoRegression(&fakeT{}, run("Pixel 7", "14", stepsOf([]float64{18, 18.2, 18.1}, 58)...), p, assert.Gate{Metrics: []metrics.Name{"frame_time_p95"}})
 	t.Setenv(assert.EnvUpdate, "")
 	few := run("Pixel 7", "14", stepsOf([]float64{30, 31, 30.5}, 58)...)
 	f := &fakeT{}
@@ -184,7 +184,7 @@ func TestGateSteps(t *testing.T) {
 	launch.Name = "launch"
 	r := run("Pixel 7", "14", append([]*perftest.Step{launch}, stepsOf([]float64{18, 18.2, 18.1, 18.3}, 58)...)...)
 	t.Setenv(assert.EnvUpdate, "1")
-	if f := (&fakeT{}); !assert.NoRegression(f, r, p, assert.Gate{Steps: []string{"scroll"}, Metrics: []string{"frame_time_p95"}}) {
+	if f := (&fakeT{}); !assert.NoRegression(f, r, p, assert.Gate{Steps: []string{"scroll"}, Metrics: []metrics.Name{"frame_time_p95"}}) {
 		t.Fatal(f.errs)
 	}
 	file, err := assert.ReadBudgetFile(p)
@@ -203,13 +203,13 @@ func TestNoRegressionSkipsUnmeasured(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "feed.budget.json")
 	t.Setenv(assert.EnvUpdate, "1")
 	assert.NoRegression(&fakeT{}, run("Pixel 7", "14", stepsOf([]float64{18.1, 18.3, 18.0, 18.4, 18.2, 18.5}, 58)...), p,
-		assert.Gate{Metrics: []string{"frame_time_p95", "rx"}})
+		assert.Gate{Metrics: []metrics.Name{"frame_time_p95", "rx"}})
 	t.Setenv(assert.EnvUpdate, "")
 	why := "traffic: dumpsys netstats unreadable on every read in the step (3 failed; last: …)"
 	steps := stepsOf([]float64{18.2, 18.0, 18.4, 18.3, 18.1, 18.5}, 58)
 	for _, st := range steps {
 		st.TrafficStats = nil
-		st.NotMeasured = map[string]string{"rx": why, "tx": why}
+		st.NotMeasured = map[metrics.Name]string{"rx": why, "tx": why}
 	}
 	f := &fakeT{}
 	if !assert.NoRegression(f, run("Pixel 7", "14", steps...), p, assert.Gate{}) || len(f.errs) != 0 {
@@ -227,7 +227,7 @@ func TestNoRegressionSkipsUnmeasured(t *testing.T) {
 	steps = stepsOf([]float64{18.2, 18.0, 18.4, 18.3, 18.1, 18.5}, 58)
 	for _, st := range steps[:2] {
 		st.TrafficStats = nil
-		st.NotMeasured = map[string]string{"rx": why, "tx": why}
+		st.NotMeasured = map[metrics.Name]string{"rx": why, "tx": why}
 	}
 	f = &fakeT{}
 	if !assert.NoRegression(f, run("Pixel 7", "14", steps...), p, assert.Gate{}) || len(f.errs) != 0 {

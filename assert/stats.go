@@ -23,11 +23,11 @@ type Gate struct {
 	// device model or Android version; without it such a comparison only
 	// warns.
 	AcrossDevices bool
-	// Metrics are the metrics recorded as baselines; default
-	// frame_time_p50, frame_time_p95, jank, fps, cpu, pss_max and
-	// startup_initial, where measured. Checking compares every metric the
-	// file has a baseline for.
-	Metrics []string
+	// Metrics are the metrics recorded as baselines; default those the
+	// catalogue marks (metrics.Def.Gate: fps, jank, frame_time_p50,
+	// frame_time_p95, cpu, pss_max and startup_initial), where measured.
+	// Checking compares every metric the file has a baseline for.
+	Metrics []metrics.Name
 	// Steps limits the gate to these steps (base names); default every
 	// step with a baseline (checking) or every step of the run (recording).
 	Steps []string

@@ -2,34 +2,9 @@ package assert
 
 import "github.com/perfgate/perfgate/metrics"
 
-// Measurement is one step as the checks read it.
-type Measurement struct {
-	// Step is the step's name as recorded: "scroll", "scroll#2" for a
-	// repeat, "session" for a whole session without named steps.
-	Step string
-	// Missing is set when the run had no such step.
-	Missing bool
-	// Metrics is the step's catalogue (see (*perftest.Step).Metrics).
-	Metrics []metrics.Metric
-	// Evidence holds, per metric name, short items a failure quotes: the
-	// times of janky frames ("1.84s"), crash descriptions.
-	Evidence map[string][]string
-	// NotMeasured holds, per metric of the catalogue the step has no value
-	// for, why: "traffic: /proc/<pid>/net/dev unreadable on every read in
-	// the step (…)". A budget on such a metric fails as not checked, with
-	// the reason; a regression gate skips it with the reason.
-	NotMeasured map[string]string
-}
-
-// Metric returns the named metric of the step.
-func (m Measurement) Metric(name string) (metrics.Metric, bool) {
-	for _, x := range m.Metrics {
-		if x.Name == name {
-			return x, true
-		}
-	}
-	return metrics.Metric{}, false
-}
+// Measurement is one step as the checks read it: its measured metrics,
+// the reasons for those it lacks, and the evidence a failure quotes.
+type Measurement = metrics.Measurement
 
 // Subject is what checks read: a step (one Measurement) or a whole run
 // (every step, in order). *perftest.Step and *perftest.Result are Subjects.

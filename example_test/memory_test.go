@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/scenario"
 )
@@ -24,5 +25,5 @@ func TestMemoryLeakGate(t *testing.T) {
 	r := sc.Stop()
 
 	t.Logf("scroll: PSS grew %.0f KiB/min in the first round", r.Step("scroll").Memory().PSSGrowthKBPerMin)
-	assert.NoRegression(t, r, "memory.budget.json", assert.Gate{Steps: []string{"scroll"}, Metrics: []string{"pss_growth"}})
+	assert.NoRegression(t, r, "memory.budget.json", assert.Gate{Steps: []string{"scroll"}, Metrics: []metrics.Name{metrics.PSSGrowth}})
 }

@@ -88,7 +88,8 @@ func Suggest(trends []Trend, o SuggestOptions) (out []Suggestion, skipped []stri
 			vs[i] = p.Value
 		}
 		s := Suggestion{Key: t.Key, Unit: t.Unit, Definition: t.Definition, Min: t.Better == metrics.Higher, Runs: len(pts), From: pts[0], AfterChange: after}
-		count := metrics.Metric{Unit: t.Unit}.IsCount()
+		def := metrics.Name(t.Metric).Def()
+		count := def.Count
 		switch {
 		case s.Min:
 			s.Level = metrics.NearestRank(vs, 5)
@@ -100,7 +101,7 @@ func Suggest(trends []Trend, o SuggestOptions) (out []Suggestion, skipped []stri
 		default:
 			s.Level = metrics.NearestRank(vs, 95)
 			switch {
-			case t.Unit == "crashes":
+			case def.Family == metrics.FamilyCrashes:
 				// A crash that happened is no licence for more.
 				s.Limit = s.Level
 			case count:

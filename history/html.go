@@ -22,7 +22,7 @@ type PageOptions struct {
 	Title string
 	// Budgets are drawn as dashed lines on the charts of their step and
 	// metric.
-	Budgets []report.Budget
+	Budgets []metrics.Limit
 }
 
 func (o PageOptions) title() string {
@@ -169,10 +169,10 @@ func WritePage(w io.Writer, metric string, trends []Trend, o PageOptions) error 
 
 // budgetsFor returns the budgets on metric of step (its base name), or of
 // every step.
-func budgetsFor(bs []report.Budget, step, metric string) []report.Budget {
-	var out []report.Budget
+func budgetsFor(bs []metrics.Limit, step, metric string) []metrics.Limit {
+	var out []metrics.Limit
 	for _, b := range bs {
-		if b.Metric == metric && (b.Step == "" || b.Step == step || b.Step == metrics.BaseStep(step)) {
+		if string(b.Metric) == metric && b.AppliesTo(step) {
 			out = append(out, b)
 		}
 	}
@@ -192,7 +192,7 @@ const (
 // zero, every point a link to its run's report, the level between change
 // points, the change points and the budgets. No script: the page works
 // wherever HTML does.
-func trendSVG(t Trend, budgets []report.Budget) string {
+func trendSVG(t Trend, budgets []metrics.Limit) string {
 	var b strings.Builder
 	esc := template.HTMLEscapeString
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="trend" data-metric="%s" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
@@ -207,8 +207,8 @@ func trendSVG(t Trend, budgets []report.Budget) string {
 		yMax = max(yMax, p.Value)
 	}
 	for _, bu := range budgets {
-		if !math.IsInf(bu.Limit, 0) && !math.IsNaN(bu.Limit) {
-			yMax = max(yMax, bu.Limit)
+		if !math.IsInf(bu.Value, 0) && !math.IsNaN(bu.Value) {
+			yMax = max(yMax, bu.Value)
 		}
 	}
 	if yMax <= 0 {
@@ -256,12 +256,12 @@ func trendSVG(t Trend, budgets []report.Budget) string {
 			X(float64(edges[i])-0.4*boolf(i > 0)), X(float64(edges[i+1]-1)+0.4*boolf(i+2 < len(edges))), Y(lvl), Y(lvl), colLevel, esc(withUnit(lvl, t.Unit)), len(seg))
 	}
 	for _, bu := range budgets {
-		if math.IsInf(bu.Limit, 0) || math.IsNaN(bu.Limit) {
+		if math.IsInf(bu.Value, 0) || math.IsNaN(bu.Value) {
 			continue
 		}
 		fmt.Fprintf(&b, `<line class="budget" x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s" stroke-dasharray="6 4" stroke-width="1.5"><title>budget %s</title></line>`,
-			padL, padL+plotW, Y(bu.Limit), Y(bu.Limit), colBudget, esc(bu.String()))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="10" fill="%s">budget %s</text>`, padL+4, Y(bu.Limit)-3, colBudget, esc(bu.String()))
+			padL, padL+plotW, Y(bu.Value), Y(bu.Value), colBudget, esc(bu.String()))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="10" fill="%s">budget %s</text>`, padL+4, Y(bu.Value)-3, colBudget, esc(bu.String()))
 	}
 	// The series.
 	var d strings.Builder

@@ -112,7 +112,7 @@ func RunOf(r *perftest.Result, m Meta) Run {
 				run.Notes = append(run.Notes, fmt.Sprintf("step %q: %s = %v left out: not a measurement", st.Name, mt.Name, mt.Value))
 				continue
 			}
-			k := key{base, mt.Name}
+			k := key{base, string(mt.Name)}
 			if _, ok := first[k]; !ok {
 				first[k] = mt
 				order = append(order, k)

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/perftest"
-	"github.com/perfgate/perfgate/report"
 )
 
 // stepAt is the run at which the generated history's frame time rises.
@@ -131,8 +131,8 @@ func TestPages(t *testing.T) {
 		trends = append(trends, tr)
 	}
 	dir := t.TempDir()
-	budget, _ := report.ParseBudget("scroll:frame_time_p95<=25")
-	if err := WritePages(dir, trends, PageOptions{Budgets: []report.Budget{budget}}); err != nil {
+	budget, _ := assert.ParseLimit("scroll:frame_time_p95<=25")
+	if err := WritePages(dir, trends, PageOptions{Budgets: []assert.Limit{budget}}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "trend-frame_time_p95.html"))

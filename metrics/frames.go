@@ -30,6 +30,28 @@ const (
 	FrameSourceGfxInfo        = "gfxinfo"
 )
 
+// Frame is one frame as a session keeps it: the row its source printed
+// (gfxinfo framestats or SurfaceFlinger --latency; the other source's
+// columns are zero) and the window or layer it came from. Times are device
+// CLOCK_MONOTONIC nanoseconds.
+type Frame struct {
+	// Source is FrameSourceGfxInfo or FrameSourceSurfaceFlinger.
+	Source string `json:"source"`
+	// Window is the gfxinfo window or the SurfaceFlinger layer.
+	Window string `json:"window"`
+	GfxInfoFrame
+	SurfaceFlingerFrame
+}
+
+// Time is the frame's time t in the metric definitions: IntendedVsync for
+// gfxinfo, the present time B for SurfaceFlinger.
+func (f Frame) Time() int64 {
+	if f.Source == FrameSourceSurfaceFlinger {
+		return f.ActualPresent
+	}
+	return f.IntendedVsync
+}
+
 // FrameFPS is the design's `fps` = (n − 1) / (t[n−1] − t[0]) with t in
 // nanoseconds. Fewer than two frames, or a window with no elapsed time,
 // give 0 rather than a division by zero.
@@ -57,9 +79,15 @@ type FrameChromium struct {
 // jank_count = number of D with 0 < round(D) < 20, round half away from zero.
 // A period ≤ 0 gives the zero value.
 func FrameChromiumJank(t []int64, period int64) FrameChromium {
-	var out FrameChromium
+	c, _ := frameChromium(t, period)
+	return c
+}
+
+// frameChromium is FrameChromiumJank and the times t[i] of the frames that
+// ended a counted change D.
+func frameChromium(t []int64, period int64) (out FrameChromium, janked []int64) {
 	if period <= 0 || len(t) < 2 {
-		return out
+		return out, nil
 	}
 	r := float64(period)
 	maxN := 0.0
@@ -76,12 +104,13 @@ func FrameChromiumJank(t []int64, period int64) FrameChromium {
 			d := math.Round(n - prevN)
 			if d > 0 && d < 20 {
 				out.JankCount++
+				janked = append(janked, t[i])
 			}
 		}
 		prevN, havePrev = n, true
 	}
 	out.MaxFrameDelay = int64(math.Round(maxN))
-	return out
+	return out, janked
 }
 
 // FramePerfDog holds the PerfDog numbers and which frames janked, so a failed
@@ -94,9 +123,6 @@ type FramePerfDog struct {
 	// janked (frame time F[i] = t[i] − t[i−1]).
 	JankFrames    []int `json:"-"`
 	BigJankFrames []int `json:"-"`
-	// JankTimes are t[i] (ns) of the Jank frames, to name them in a
-	// failure message independently of how the window was cut.
-	JankTimes []int64 `json:"-"`
 }
 
 // PerfDog thresholds: two and three film frames (24 fps) in nanoseconds.
@@ -122,7 +148,6 @@ func FramePerfDogJank(t []int64) FramePerfDog {
 		}
 		out.Jank++
 		out.JankFrames = append(out.JankFrames, i)
-		out.JankTimes = append(out.JankTimes, t[i])
 		jankSum += f
 		if f > framePerfDogBigJankNS {
 			out.BigJank++
@@ -342,6 +367,31 @@ func FrameDedupGfxInfo(lastKept int64, frames []GfxInfoFrame) ([]GfxInfoFrame, i
 	return kept, lastKept
 }
 
+// FrameJanks names the frames that janked under each definition, by their
+// time t (ns), so that a failure, a chart or a cause can point at them
+// without judging the frames again.
+type FrameJanks struct {
+	// DeadlineMissed is empty for the SurfaceFlinger source, which has no
+	// durations.
+	DeadlineMissed []int64
+	PerfDog        []int64
+	PerfDogBig     []int64
+	// Chromium are the frames that ended a change counted by jank_count.
+	Chromium []int64
+}
+
+// Of returns the frames that janked under the named jank definition
+// (JankDefinitionDeadlineMissed or JankDefinitionPerfDog).
+func (j FrameJanks) Of(definition string) []int64 {
+	switch definition {
+	case JankDefinitionDeadlineMissed:
+		return j.DeadlineMissed
+	case JankDefinitionPerfDog:
+		return j.PerfDog
+	}
+	return nil
+}
+
 // FrameSummary holds every frame definition of one window side by side, with
 // the JSON names `perfgate analyze frames` prints. Jank is the default jank a
 // gate checks and JankDefinition names the definition it follows ("Pauses are
@@ -363,6 +413,8 @@ type FrameSummary struct {
 	Vitals         *FrameVitals `json:"vitals,omitempty"`
 	Jank           int          `json:"jank"`
 	JankDefinition string       `json:"jank_definition"`
+	// Janked names the frames each definition counted.
+	Janked FrameJanks `json:"-"`
 }
 
 func frameSummaryTimes(t []int64, period int64) FrameSummary {
@@ -370,8 +422,14 @@ func frameSummaryTimes(t []int64, period int64) FrameSummary {
 		Frames:          len(t),
 		FPS:             FrameFPS(t),
 		RefreshPeriodMS: float64(period) / 1e6,
-		Chromium:        FrameChromiumJank(t, period),
 		PerfDog:         FramePerfDogJank(t),
+	}
+	s.Chromium, s.Janked.Chromium = frameChromium(t, period)
+	for _, i := range s.PerfDog.JankFrames {
+		s.Janked.PerfDog = append(s.Janked.PerfDog, t[i])
+	}
+	for _, i := range s.PerfDog.BigJankFrames {
+		s.Janked.PerfDogBig = append(s.Janked.PerfDogBig, t[i])
 	}
 	if period < 0 {
 		s.RefreshPeriodMS = 0
@@ -433,6 +491,26 @@ func gfxCompareVsync(a, b GfxInfoFrame) int {
 // IntendedVsync and percentiles are over durations (FrameCompleted −
 // IntendedVsync), per the design. The default jank is the deadline-missed count.
 func FrameSummarizeGfxInfo(frames []GfxInfoFrame, period int64) FrameSummary {
+	return frameSummarizeGfx(frames, func(f *GfxInfoFrame) *GfxInfoFrame { return f }, period)
+}
+
+// FrameSummarize summarizes one window of a session's frames, all of one
+// source: FrameSummarizeSurfaceFlinger over their present times, or
+// FrameSummarizeGfxInfo over their rows.
+func FrameSummarize(source string, frames []Frame, period int64) FrameSummary {
+	if source == FrameSourceSurfaceFlinger {
+		t := make([]int64, len(frames))
+		for i, f := range frames {
+			t[i] = f.ActualPresent
+		}
+		return FrameSummarizeSurfaceFlinger(t, period)
+	}
+	return frameSummarizeGfx(frames, func(f *Frame) *GfxInfoFrame { return &f.GfxInfoFrame }, period)
+}
+
+// frameSummarizeGfx is FrameSummarizeGfxInfo over the rows row finds in
+// frames, parsed or kept by a session alike.
+func frameSummarizeGfx[F any](frames []F, row func(*F) *GfxInfoFrame, period int64) FrameSummary {
 	// Work on (t, duration, missed) triples rather than copies of whole
 	// frames: an hour at 120 Hz is 432,000 of them.
 	type kept struct {
@@ -441,11 +519,12 @@ func FrameSummarizeGfxInfo(frames []GfxInfoFrame, period int64) FrameSummary {
 	}
 	k := make([]kept, 0, len(frames))
 	missed := 0
-	for _, f := range frames {
-		if !gfxUsable(f) {
+	for i := range frames {
+		f := row(&frames[i])
+		if !gfxUsable(*f) {
 			continue
 		}
-		m := GfxInfoFrameDeadlineMissed(f, period)
+		m := GfxInfoFrameDeadlineMissed(*f, period)
 		if m {
 			missed++
 		}
@@ -465,10 +544,15 @@ func FrameSummarizeGfxInfo(frames []GfxInfoFrame, period int64) FrameSummary {
 	}
 	t := make([]int64, len(k))
 	d := make([]int64, len(k))
+	var late []int64
 	for i, x := range k {
 		t[i], d[i] = x.t, x.d
+		if x.missed {
+			late = append(late, x.t)
+		}
 	}
 	s := frameSummaryTimes(t, period)
+	s.Janked.DeadlineMissed = late
 	s.Source = FrameSourceGfxInfo
 	s.FrameTimeMS = FramePercentilesOf(d)
 	s.DeadlineMissed = &missed

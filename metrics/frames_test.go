@@ -3,9 +3,12 @@ package metrics
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/fixtures"
 )
 
 const ms = int64(time.Millisecond)
@@ -94,12 +97,17 @@ func TestFramePerfDogJank(t *testing.T) {
 	}
 	for _, tc := range tests {
 		got := FramePerfDogJank(tc.t)
-		var times []int64
+		// The summary names the same frames by their time.
+		var times, bigTimes []int64
 		for _, i := range tc.jank {
 			times = append(times, tc.t[i])
 		}
-		if !slices.Equal(got.JankTimes, times) {
-			t.Errorf("%s: jank times %v, want %v", tc.name, got.JankTimes, times)
+		for _, i := range tc.big {
+			bigTimes = append(bigTimes, tc.t[i])
+		}
+		if s := FrameSummarizeSurfaceFlinger(tc.t, 16_666_667); !slices.Equal(s.Janked.PerfDog, times) || !slices.Equal(s.Janked.PerfDogBig, bigTimes) ||
+			!slices.Equal(s.Janked.Of(s.JankDefinition), times) {
+			t.Errorf("%s: janked %+v, want jank at %v, big at %v", tc.name, s.Janked, times, bigTimes)
 		}
 		if got.Jank != len(tc.jank) || got.BigJank != len(tc.big) || !slices.Equal(got.JankFrames, tc.jank) ||
 			!slices.Equal(got.BigJankFrames, tc.big) || math.Abs(got.Stutter-tc.stutterWant) > 1e-12 {
@@ -390,6 +398,71 @@ func TestFrameSummarizeGfxInfo(t *testing.T) {
 	// Intervals 16,16,32,16: N = 1,1,2,1; D = 0,1,−1 → one Chromium jank.
 	if s.Chromium != (FrameChromium{1, 2}) || s.RefreshPeriodMS != 16 {
 		t.Errorf("chromium %+v period %v", s.Chromium, s.RefreshPeriodMS)
+	}
+	// The summary names the frames each definition counted, by vsync: the
+	// 50 ms frame missed its deadline; the change D = 1 ended at vsync 64.
+	want := FrameJanks{DeadlineMissed: []int64{1e9 + 80*ms}, Chromium: []int64{1e9 + 64*ms}}
+	if !reflect.DeepEqual(s.Janked, want) || !slices.Equal(s.Janked.Of(s.JankDefinition), want.DeadlineMissed) {
+		t.Errorf("janked %+v, want %+v", s.Janked, want)
+	}
+	// A session's frames of the same rows summarise the same.
+	kept := make([]Frame, len(frames))
+	for i, f := range frames {
+		kept[i] = Frame{Source: FrameSourceGfxInfo, Window: "w", GfxInfoFrame: f}
+	}
+	if got := FrameSummarize(FrameSourceGfxInfo, kept, r); !reflect.DeepEqual(got, s) {
+		t.Errorf("FrameSummarize of the session's frames:\n%+v\nFrameSummarizeGfxInfo of the rows:\n%+v", got, s)
+	}
+}
+
+// Every frame the summary names as missing its deadline is one
+// GfxInfoFrameDeadlineMissed judges so, over a real 120 Hz capture.
+func TestFrameSummaryJankedRealCapture(t *testing.T) {
+	g, err := ParseGfxInfo(fixtures.Read(t, "gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := g.Windows()[0]
+	rows, period := w.Frames.Frames(), w.Frames.RefreshPeriod()
+	s := FrameSummarizeGfxInfo(rows, period)
+	var missed []int64
+	for _, f := range GfxInfoUsableFrames(rows) {
+		if GfxInfoFrameDeadlineMissed(f, period) {
+			missed = append(missed, f.IntendedVsync)
+		}
+	}
+	if len(missed) != 10 || !slices.Equal(s.Janked.DeadlineMissed, missed) || *s.DeadlineMissed != len(missed) {
+		t.Errorf("janked %v (%d counted), want the %d frames judged late: %v", s.Janked.DeadlineMissed, *s.DeadlineMissed, len(missed), missed)
+	}
+	if len(s.Janked.PerfDog) != s.PerfDog.Jank || len(s.Janked.PerfDogBig) != s.PerfDog.BigJank || len(s.Janked.Chromium) != s.Chromium.JankCount {
+		t.Errorf("janked %+v against counts PerfDog %+v, Chromium %+v", s.Janked, s.PerfDog, s.Chromium)
+	}
+}
+
+// A session's frame keeps, in its JSON, the names and columns a Result
+// has always had, and nothing more.
+func TestFrameJSON(t *testing.T) {
+	gfx := Frame{Source: FrameSourceGfxInfo, Window: "w", GfxInfoFrame: GfxInfoFrame{Flags: 0, IntendedVsync: 1, Vsync: 2, FrameDeadline: 3,
+		FrameInterval: 4, FrameStartTime: 5, FrameCompleted: 6, GpuCompleted: 7, DisplayPresentTime: 8}}
+	sf := Frame{Source: FrameSourceSurfaceFlinger, Window: "l", SurfaceFlingerFrame: SurfaceFlingerFrame{DesiredPresent: 1, ActualPresent: 2, FrameReady: 3}}
+	for _, tc := range []struct {
+		f    Frame
+		want string
+	}{
+		{gfx, `{"source":"gfxinfo","window":"w","intended_vsync_ns":1,"vsync_ns":2,"frame_deadline_ns":3,"frame_completed_ns":6}`},
+		{sf, `{"source":"surfaceflinger","window":"l","desired_present_ns":1,"actual_present_ns":2,"frame_ready_ns":3}`},
+	} {
+		b, err := json.Marshal(tc.f)
+		if err != nil || string(b) != tc.want {
+			t.Errorf("%s: %s, %v; want %s", tc.f.Source, b, err, tc.want)
+		}
+		var back Frame
+		if err := json.Unmarshal(b, &back); err != nil || back.Time() != tc.f.Time() {
+			t.Errorf("%s: read back %+v, %v", tc.f.Source, back, err)
+		}
+	}
+	if gfx.Time() != 1 || sf.Time() != 2 {
+		t.Errorf("times %d %d, want IntendedVsync 1 and B 2", gfx.Time(), sf.Time())
 	}
 }
 

@@ -136,18 +136,20 @@ type gfxColumns struct {
 }
 
 // GfxInfoFrame is one PROFILEDATA row with the columns the frame math uses;
-// a column the header lacks reads 0. Times are device monotonic ns.
+// a column the header lacks reads 0. Times are device monotonic ns. The JSON
+// names are those of a frame in a Result (see Frame); the columns no metric
+// reads are not kept there.
 type GfxInfoFrame struct {
-	Flags          int64
-	IntendedVsync  int64
-	Vsync          int64
-	FrameDeadline  int64 // API 31+; INT64_MAX when the frame had no vsync id
-	FrameInterval  int64 // the vsync period (ns), after undoing the label swap
-	FrameStartTime int64 // a timestamp, after undoing the label swap
-	FrameCompleted int64
-	GpuCompleted   int64
+	Flags          int64 `json:"-"`
+	IntendedVsync  int64 `json:"intended_vsync_ns,omitempty"`
+	Vsync          int64 `json:"vsync_ns,omitempty"`
+	FrameDeadline  int64 `json:"frame_deadline_ns,omitempty"` // API 31+; INT64_MAX when the frame had no vsync id
+	FrameInterval  int64 `json:"-"`                           // the vsync period (ns), after undoing the label swap
+	FrameStartTime int64 `json:"-"`                           // a timestamp, after undoing the label swap
+	FrameCompleted int64 `json:"frame_completed_ns,omitempty"`
+	GpuCompleted   int64 `json:"-"`
 	// DisplayPresentTime is -2 or 0 when not available.
-	DisplayPresentTime int64
+	DisplayPresentTime int64 `json:"-"`
 }
 
 // Duration is the design's gfxinfo frame duration: FrameCompleted −

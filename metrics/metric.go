@@ -1,6 +1,11 @@
 package metrics
 
-import "strings"
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // Better says which way a metric improves.
 type Better int
@@ -14,33 +19,249 @@ const (
 	Higher
 )
 
-// Metric is one number of a step with its unit and where it came from:
-// the unit of budgets, reports and regression gates.
+// Name is a metric's name in budgets, comparisons, reports and the Result's
+// not_measured; the constants below are the catalogue's.
+type Name string
+
+// The catalogue's metrics (README "Metric definitions").
+const (
+	Frames             Name = "frames"
+	FPS                Name = "fps"
+	Jank               Name = "jank"
+	JankDeadlineMissed Name = "jank_deadline_missed"
+	JankPerfDog        Name = "jank_perfdog"
+	BigJankPerfDog     Name = "big_jank_perfdog"
+	StutterPerfDog     Name = "stutter_perfdog"
+	JankChromium       Name = "jank_chromium"
+	MaxFrameDelay      Name = "max_frame_delay"
+	FrameTimeP50       Name = "frame_time_p50"
+	FrameTimeP90       Name = "frame_time_p90"
+	FrameTimeP95       Name = "frame_time_p95"
+	FrameTimeP99       Name = "frame_time_p99"
+	SlowFrames         Name = "slow_frames"
+	FrozenFrames       Name = "frozen_frames"
+	SMGT               Name = "sm_gt"
+	CPUIntervals       Name = "cpu_intervals"
+	CPU                Name = "cpu"
+	CPUP90             Name = "cpu_p90"
+	CPUMax             Name = "cpu_max"
+	CPUCore            Name = "cpu_core"
+	CPUDevice          Name = "cpu_device"
+	PSSMax             Name = "pss_max"
+	PSSGrowth          Name = "pss_growth"
+	RSSMax             Name = "rss_max"
+	Rx                 Name = "rx"
+	Tx                 Name = "tx"
+	BatteryTempMax     Name = "battery_temp_max"
+	StartupInitial     Name = "startup_initial"
+	StartupFull        Name = "startup_full"
+	Crashes            Name = "crashes"
+)
+
+// Family groups the metrics one source gives, so that a source nobody could
+// read takes all of them out at once, and budgets know which figures hang
+// on frames or on CPU ticks.
+type Family int
+
+// The families of the catalogue.
+const (
+	FamilyFrames Family = iota + 1
+	// FamilyChoreographer is the app's log of the frames its main thread
+	// skipped (logcat "Choreographer: Skipped N frames!").
+	FamilyChoreographer
+	FamilyAppCPU
+	FamilyDeviceCPU
+	// FamilyCPUTicks is the tick count the CPU figures span: absent only
+	// when both app and device CPU are.
+	FamilyCPUTicks
+	FamilyPSS
+	FamilyRSS
+	FamilyTraffic
+	FamilyBattery
+	FamilyStartup
+	FamilyCrashes
+)
+
+// Def is one metric of the catalogue: everything budgets, gates, reports
+// and benchmark output know of it besides its value.
+type Def struct {
+	Name Name
+	// Unit is how values are shown: "ms", "fps", "frames", "%", "KiB", "B".
+	Unit   string
+	Better Better
+	// Count marks metrics that count things (frames, crashes): a recorded
+	// budget's headroom is +1 rather than a percentage.
+	Count  bool
+	Family Family
+	// Doc says what the metric is, in a few words; a step's Metric names
+	// the definition and source it followed in Metric.Definition.
+	Doc string
+	// BenchUnit is the benchstat unit token (no spaces; "ns" and "B" for
+	// times and sizes), empty for context that is no benchmark figure, and
+	// BenchScale the factor from a value to it.
+	BenchUnit  string
+	BenchScale float64
+	// Summary marks what a pull-request summary shows for every step.
+	Summary bool
+	// Budget marks what a step new to a budget file gets a budget for, and
+	// Gate what a regression gate records a baseline of by default.
+	Budget, Gate bool
+}
+
+// Floor reports whether a budget on the metric is a floor (fps ≥ 50, and
+// the context counts: frames, CPU intervals) rather than a ceiling.
+func (d Def) Floor() bool { return d.Better != Lower }
+
+// FromFrames reports whether the metric is figured from frames, so that a
+// step of a handful of frames gives it no budget.
+func (d Def) FromFrames() bool { return d.Family == FamilyFrames }
+
+// FromCPUTicks reports whether the metric is figured from CPU ticks, so
+// that a step of a few ticks gives it no budget.
+func (d Def) FromCPUTicks() bool {
+	return d.Family == FamilyAppCPU || d.Family == FamilyDeviceCPU || d.Family == FamilyCPUTicks
+}
+
+// Measure is the metric's value v, measured as definition says (the
+// definition it followed and its source).
+func (d Def) Measure(v float64, definition string) Metric {
+	return Metric{Def: d, Value: v, Definition: definition}
+}
+
+// catalogue is every metric, in the order steps list them: frames, CPU,
+// memory, traffic, health.
+var catalogue = []Def{
+	{Name: Frames, Unit: "frames", Better: Neither, Count: true, Family: FamilyFrames, Doc: "frames rendered",
+		BenchUnit: "frames", BenchScale: 1, Summary: true},
+	{Name: FPS, Unit: "fps", Better: Higher, Family: FamilyFrames, Doc: "(n−1)/(t[n−1]−t[0])",
+		BenchUnit: "fps", BenchScale: 1, Summary: true, Budget: true, Gate: true},
+	{Name: Jank, Unit: "frames", Better: Lower, Count: true, Family: FamilyFrames, Doc: "default jank: deadline missed (gfxinfo), PerfDog Jank (SurfaceFlinger)",
+		BenchUnit: "jank", BenchScale: 1, Summary: true, Budget: true, Gate: true},
+	{Name: JankDeadlineMissed, Unit: "frames", Better: Lower, Count: true, Family: FamilyFrames, Doc: "deadline missed",
+		BenchUnit: "deadline-missed", BenchScale: 1},
+	{Name: JankPerfDog, Unit: "frames", Better: Lower, Count: true, Family: FamilyFrames, Doc: "PerfDog Jank",
+		BenchUnit: "perfdog-jank", BenchScale: 1, Summary: true},
+	{Name: BigJankPerfDog, Unit: "frames", Better: Lower, Count: true, Family: FamilyFrames, Doc: "PerfDog BigJank",
+		BenchUnit: "perfdog-bigjank", BenchScale: 1, Summary: true, Budget: true},
+	{Name: StutterPerfDog, Unit: "%", Better: Lower, Family: FamilyFrames, Doc: "PerfDog stutter",
+		BenchUnit: "perfdog-stutter-%", BenchScale: 1},
+	{Name: JankChromium, Unit: "frames", Better: Lower, Count: true, Family: FamilyFrames, Doc: "Chromium jank_count",
+		BenchUnit: "chromium-jank", BenchScale: 1},
+	{Name: MaxFrameDelay, Unit: "periods", Better: Lower, Count: true, Family: FamilyFrames, Doc: "Chromium max_frame_delay",
+		BenchUnit: "max-frame-delay-periods", BenchScale: 1},
+	{Name: FrameTimeP50, Unit: "ms", Better: Lower, Family: FamilyFrames, Doc: "frame time, nearest rank",
+		BenchUnit: "p50-frame-ns", BenchScale: 1e6, Summary: true, Gate: true},
+	{Name: FrameTimeP90, Unit: "ms", Better: Lower, Family: FamilyFrames, Doc: "frame time, nearest rank",
+		BenchUnit: "p90-frame-ns", BenchScale: 1e6},
+	{Name: FrameTimeP95, Unit: "ms", Better: Lower, Family: FamilyFrames, Doc: "frame time, nearest rank",
+		BenchUnit: "p95-frame-ns", BenchScale: 1e6, Summary: true, Budget: true, Gate: true},
+	{Name: FrameTimeP99, Unit: "ms", Better: Lower, Family: FamilyFrames, Doc: "frame time, nearest rank",
+		BenchUnit: "p99-frame-ns", BenchScale: 1e6, Summary: true},
+	{Name: SlowFrames, Unit: "frames", Better: Lower, Count: true, Family: FamilyFrames, Doc: "Android vitals slow (>16 ms)",
+		BenchUnit: "slow-frames", BenchScale: 1},
+	{Name: FrozenFrames, Unit: "frames", Better: Lower, Count: true, Family: FamilyFrames, Doc: "Android vitals frozen (>700 ms)",
+		BenchUnit: "frozen-frames", BenchScale: 1},
+	{Name: SMGT, Unit: "fps", Better: Higher, Family: FamilyChoreographer, Doc: "GT SM, the step's lowest second",
+		BenchUnit: "gt-sm-fps", BenchScale: 1},
+	{Name: CPUIntervals, Unit: "intervals", Better: Neither, Count: true, Family: FamilyCPUTicks, Doc: "tick intervals the CPU figures span"},
+	{Name: CPU, Unit: "%", Better: Lower, Family: FamilyAppCPU, Doc: "app share of device",
+		BenchUnit: "app-cpu-%", BenchScale: 1, Summary: true, Budget: true, Gate: true},
+	{Name: CPUP90, Unit: "%", Better: Lower, Family: FamilyAppCPU, Doc: "app share of device, nearest-rank p90 of ticks",
+		BenchUnit: "app-cpu-p90-%", BenchScale: 1},
+	{Name: CPUMax, Unit: "%", Better: Lower, Family: FamilyAppCPU, Doc: "app share of device, highest tick",
+		BenchUnit: "app-cpu-max-%", BenchScale: 1},
+	{Name: CPUCore, Unit: "%", Better: Lower, Family: FamilyAppCPU, Doc: "app, top-style per core",
+		BenchUnit: "app-core-cpu-%", BenchScale: 1},
+	{Name: CPUDevice, Unit: "%", Better: Lower, Family: FamilyDeviceCPU, Doc: "device busy",
+		BenchUnit: "device-cpu-%", BenchScale: 1, Summary: true},
+	{Name: PSSMax, Unit: "KiB", Better: Lower, Family: FamilyPSS, Doc: "dumpsys meminfo TOTAL PSS",
+		BenchUnit: "pss-max-B", BenchScale: 1024, Summary: true, Budget: true, Gate: true},
+	{Name: PSSGrowth, Unit: "KiB/min", Better: Lower, Family: FamilyPSS, Doc: "least-squares slope of PSS",
+		BenchUnit: "pss-growth-B/min", BenchScale: 1024},
+	{Name: RSSMax, Unit: "KiB", Better: Lower, Family: FamilyRSS, Doc: "/proc/<pid>/status VmRSS",
+		BenchUnit: "rss-max-B", BenchScale: 1024, Summary: true},
+	{Name: Rx, Unit: "B", Better: Lower, Family: FamilyTraffic, Doc: "bytes received",
+		BenchUnit: "rx-B", BenchScale: 1, Summary: true, Budget: true},
+	{Name: Tx, Unit: "B", Better: Lower, Family: FamilyTraffic, Doc: "bytes sent",
+		BenchUnit: "tx-B", BenchScale: 1, Summary: true, Budget: true},
+	{Name: BatteryTempMax, Unit: "°C", Better: Lower, Family: FamilyBattery, Doc: "highest battery temperature",
+		BenchUnit: "battery-max-C", BenchScale: 1},
+	{Name: StartupInitial, Unit: "ms", Better: Lower, Family: FamilyStartup, Doc: "time to initial display",
+		BenchUnit: "startup-initial-ns", BenchScale: 1e6, Budget: true, Gate: true},
+	{Name: StartupFull, Unit: "ms", Better: Lower, Family: FamilyStartup, Doc: "time to full display (Fully drawn)",
+		BenchUnit: "startup-full-ns", BenchScale: 1e6, Budget: true},
+	{Name: Crashes, Unit: "crashes", Better: Lower, Count: true, Family: FamilyCrashes, Doc: "app process crashed (Java, native or ANR, by its logcat)",
+		BenchUnit: "crashes", BenchScale: 1, Summary: true, Budget: true},
+}
+
+var byName = func() map[Name]int {
+	m := make(map[Name]int, len(catalogue))
+	for i, d := range catalogue {
+		m[d.Name] = i
+	}
+	return m
+}()
+
+// Catalogue returns every metric, in the order steps list them.
+func Catalogue() []Def { return append([]Def(nil), catalogue...) }
+
+// Lookup returns the catalogue's entry for name.
+func Lookup(name Name) (Def, bool) {
+	i, ok := byName[name]
+	if !ok {
+		return Def{}, false
+	}
+	return catalogue[i], true
+}
+
+// Def returns the catalogue's entry for n; the zero Def, named n, for a
+// name the catalogue lacks.
+func (n Name) Def() Def {
+	if d, ok := Lookup(n); ok {
+		return d
+	}
+	return Def{Name: n}
+}
+
+// Known reports whether the catalogue has n.
+func (n Name) Known() bool { _, ok := byName[n]; return ok }
+
+// Names lists the catalogue's names, sorted, for error messages.
+func Names() string {
+	s := make([]string, len(catalogue))
+	for i, d := range catalogue {
+		s[i] = string(d.Name)
+	}
+	slices.Sort(s)
+	return strings.Join(s, ", ")
+}
+
+// Metric is one number of a step: a catalogue entry, its value, and the
+// definition and source the value follows; the unit of budgets, reports and
+// regression gates.
 type Metric struct {
-	// Name is the metric's name in budgets, comparisons and benchmark
-	// output, e.g. "frame_time_p95".
-	Name  string
+	Def
 	Value float64
-	// Unit is how Value is shown: "ms", "fps", "frames", "%", "KiB", "B".
-	Unit string
 	// Definition names the metric definition (DESIGN.md) or the device
 	// command the value follows, e.g. "deadline missed".
 	Definition string
-	Better     Better
-	// BenchUnit is the benchstat unit token (no spaces; "ns" and "B" for
-	// times and sizes) and BenchScale the factor from Value to it.
-	BenchUnit  string
-	BenchScale float64
 }
 
-// IsCount reports whether the metric counts things (frames, crashes), so a
-// budget's headroom is +1 rather than a percentage.
-func (m Metric) IsCount() bool {
-	switch m.Unit {
-	case "frames", "crashes", "periods":
-		return true
+// FormatValue writes v the way failure and regression lines do: at most
+// two decimals, the unit glued on for times, sizes, percentages and
+// temperatures ("18.2ms", "35%") and left off for counts and rates ("5",
+// "48.2").
+func FormatValue(v float64, unit string) string {
+	r := math.Round(v*100) / 100
+	if r == 0 {
+		r = 0 // not "-0"
 	}
-	return false
+	s := strconv.FormatFloat(r, 'f', -1, 64)
+	switch unit {
+	case "ms", "%", "KiB", "B", "KiB/min", "°C":
+		return s + unit
+	}
+	return s
 }
 
 // BaseStep is a step's name without the iteration suffix perftest gives a

@@ -1,6 +1,9 @@
 package metrics
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestBaseStep(t *testing.T) {
 	for in, want := range map[string]string{
@@ -22,5 +25,62 @@ func TestBaseStep(t *testing.T) {
 func TestBenchToken(t *testing.T) {
 	if got, want := BenchToken("open feed/x=1\tnow\n"), "open_feed_x_1_now_"; got != want {
 		t.Errorf("BenchToken = %q, want %q", got, want)
+	}
+}
+
+// The catalogue is one list every layer reads: each name once, each entry
+// complete, benchmark units that benchstat reads as one token, and every
+// metric a budget file can name.
+func TestCatalogue(t *testing.T) {
+	seen := map[Name]bool{}
+	for _, d := range Catalogue() {
+		if seen[d.Name] {
+			t.Errorf("%s listed twice", d.Name)
+		}
+		seen[d.Name] = true
+		if d.Unit == "" || d.Doc == "" || d.Family == 0 {
+			t.Errorf("%s: incomplete entry %+v", d.Name, d)
+		}
+		if d.BenchUnit != "" && (BenchToken(d.BenchUnit) != d.BenchUnit && !strings.HasSuffix(d.BenchUnit, "/min") || d.BenchScale == 0) {
+			t.Errorf("%s: benchmark unit %q × %v", d.Name, d.BenchUnit, d.BenchScale)
+		}
+		if got, ok := Lookup(d.Name); !ok || got.Name != d.Name || !d.Name.Known() {
+			t.Errorf("%s: Lookup %+v %v", d.Name, got, ok)
+		}
+		// Context metrics never regress, and the default gates and
+		// summaries are about figures that can.
+		if d.Better == Neither && (d.Gate || d.Budget) {
+			t.Errorf("%s: a context metric in the default budgets or gates", d.Name)
+		}
+	}
+	if Name("jnak").Known() || Name("jnak").Def().Unit != "" {
+		t.Error("an unknown name is known")
+	}
+	if !strings.Contains(Names(), "frame_time_p95") || strings.Count(Names(), ", ")+1 != len(Catalogue()) {
+		t.Errorf("Names() = %q", Names())
+	}
+	// Floors are what improves upwards, and the context counts.
+	for n, floor := range map[Name]bool{FPS: true, Frames: true, CPUIntervals: true, Jank: false, PSSMax: false} {
+		if n.Def().Floor() != floor {
+			t.Errorf("%s: floor %v, want %v", n, !floor, floor)
+		}
+	}
+	// Catalogue hands out a copy.
+	c := Catalogue()
+	c[0].Unit = "x"
+	if Catalogue()[0].Unit == "x" {
+		t.Error("Catalogue returned the catalogue itself")
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		unit string
+		want string
+	}{{18.245, "ms", "18.25ms"}, {35, "%", "35%"}, {5, "frames", "5"}, {48.213, "fps", "48.21"}, {2003, "B", "2003B"}, {-0.004, "KiB/min", "0KiB/min"}} {
+		if got := FormatValue(tc.v, tc.unit); got != tc.want {
+			t.Errorf("FormatValue(%v, %q) = %q, want %q", tc.v, tc.unit, got, tc.want)
+		}
 	}
 }

@@ -9,8 +9,19 @@ import (
 
 // CPUTimes is one `cpu` or `cpuN` line of /proc/stat, in clock ticks
 // (USER_HZ, 100 per second on Android). Columns a kernel does not print are 0.
+// The JSON names are a Result sample's; guest time, already counted in user
+// and nice, is not kept there.
 type CPUTimes struct {
-	User, Nice, System, Idle, IOWait, IRQ, SoftIRQ, Steal, Guest, GuestNice uint64
+	User      uint64 `json:"user"`
+	Nice      uint64 `json:"nice"`
+	System    uint64 `json:"system"`
+	Idle      uint64 `json:"idle"`
+	IOWait    uint64 `json:"iowait"`
+	IRQ       uint64 `json:"irq"`
+	SoftIRQ   uint64 `json:"softirq"`
+	Steal     uint64 `json:"steal"`
+	Guest     uint64 `json:"-"`
+	GuestNice uint64 `json:"-"`
 }
 
 // Total follows the CPU metric definition: user + nice + system + idle +
@@ -131,20 +142,23 @@ func procCPUTimes(f []string) (CPUTimes, error) {
 
 // ProcPidStat is the part of /proc/<pid>/stat (or /proc/<pid>/task/<tid>/stat)
 // that perfgate uses. Times are clock ticks.
+//
+// The JSON names are those of a Result sample, which keeps the CPU times and
+// what tells a reused pid apart.
 type ProcPidStat struct {
-	PID       int
-	Comm      string // up to 15 bytes; app processes keep the name's tail ("d.godeye.sample")
-	State     string // "R", "S", "D", ...
-	PPID      int
-	UTime     uint64 // field 14
-	STime     uint64 // field 15
-	CUTime    uint64 // field 16
-	CSTime    uint64 // field 17
-	Threads   int    // field 20
-	StartTime uint64 // field 22, ticks after boot; tells a reused pid apart
-	VSize     uint64 // field 23, bytes
-	RSSPages  int64  // field 24
-	Processor int    // field 39, the CPU it last ran on; -1 when absent
+	PID       int    `json:"pid"`
+	Comm      string `json:"name"` // up to 15 bytes; app processes keep the name's tail ("d.godeye.sample")
+	State     string `json:"-"`    // "R", "S", "D", ...
+	PPID      int    `json:"-"`
+	UTime     uint64 `json:"utime"`      // field 14
+	STime     uint64 `json:"stime"`      // field 15
+	CUTime    uint64 `json:"-"`          // field 16
+	CSTime    uint64 `json:"-"`          // field 17
+	Threads   int    `json:"-"`          // field 20
+	StartTime uint64 `json:"start_time"` // field 22, ticks after boot; tells a reused pid apart
+	VSize     uint64 `json:"-"`          // field 23, bytes
+	RSSPages  int64  `json:"-"`          // field 24
+	Processor int    `json:"-"`          // field 39, the CPU it last ran on; -1 when absent
 }
 
 // ProcPidStatSource names /proc/<pid>/stat in errors.

@@ -37,9 +37,9 @@ type SurfaceFlingerLatency struct {
 
 // SurfaceFlingerFrame is one --latency row "A B C" in ns.
 type SurfaceFlingerFrame struct {
-	DesiredPresent int64 // A: when the app wanted it shown
-	ActualPresent  int64 // B: when it was shown (the design's present time)
-	FrameReady     int64 // C: when its fence signalled
+	DesiredPresent int64 `json:"desired_present_ns,omitempty"` // A: when the app wanted it shown
+	ActualPresent  int64 `json:"actual_present_ns,omitempty"`  // B: when it was shown (the design's present time)
+	FrameReady     int64 `json:"frame_ready_ns,omitempty"`     // C: when its fence signalled
 }
 
 // PresentTimes returns each frame's B, the design's t for this source.

@@ -39,8 +39,8 @@ type absenceLog struct {
 	statWhy, batteryWhy string
 	// why holds reasons found while a step is summarised, by family or by
 	// metric name.
-	why       map[family]string
-	whyMetric map[string]string
+	why       map[metrics.Family]string
+	whyMetric map[metrics.Name]string
 }
 
 func (l *absenceLog) log(src string, hostNs int64, err string) {
@@ -232,10 +232,10 @@ func (c *collector) ranAround(start, end int64) bool {
 func (c *collector) markAbsent(st *Step) {
 	why, whyMetric := c.ab.why, c.ab.whyMetric
 	if why == nil {
-		why = map[family]string{}
+		why = map[metrics.Family]string{}
 	}
 	if whyMetric == nil {
-		whyMetric = map[string]string{}
+		whyMetric = map[metrics.Name]string{}
 	}
 	c.ab.why, c.ab.whyMetric = nil, nil
 	start, end := st.HostStartNs, st.HostEndNs
@@ -249,49 +249,56 @@ func (c *collector) markAbsent(st *Step) {
 
 	switch {
 	case !c.cfg.has(CollectFrames):
-		why[famFrames] = notCollected(CollectFrames)
+		why[metrics.FamilyFrames] = notCollected(CollectFrames)
 	case st.FrameStats.Frames > 0:
 	case !c.ranDuring(start, end):
-		why[famFrames] = "frames: " + notRunning
+		why[metrics.FamilyFrames] = "frames: " + notRunning
 	default:
 		rs := c.reads(srcFrames, "cheap", start, end)
 		if s := unreadable(c.framesCmd(), rs); s != "" {
-			why[famFrames] = "frames: " + s
+			why[metrics.FamilyFrames] = "frames: " + s
 		} else if len(rs) == 0 {
-			why[famFrames] = "frames: no frame poll after the step began"
+			why[metrics.FamilyFrames] = "frames: no frame poll after the step began"
 		}
 	}
 
+	switch {
+	case !c.cfg.has(CollectFrames):
+		why[metrics.FamilyChoreographer] = notCollected(CollectFrames)
+	case st.Smoothness == nil:
+		why[metrics.FamilyChoreographer] = c.smoothWhy(st)
+	}
+
 	if !c.cfg.has(CollectCPU) {
-		why[famAppCPU], why[famDeviceCPU] = notCollected(CollectCPU), notCollected(CollectCPU)
+		why[metrics.FamilyAppCPU], why[metrics.FamilyDeviceCPU] = notCollected(CollectCPU), notCollected(CollectCPU)
 	} else {
 		stat := c.reads(srcStat, "cheap", start, end)
 		procs := unreadable(srcProcs, c.reads(srcProcs, "cheap", start, end))
 		switch {
 		case !c.ranAround(start, end):
-			why[famAppCPU] = "cpu: " + notRunning
+			why[metrics.FamilyAppCPU] = "cpu: " + notRunning
 		case procs != "":
-			why[famAppCPU] = "cpu: " + procs
+			why[metrics.FamilyAppCPU] = "cpu: " + procs
 		case st.CPUStats.Intervals > 0:
 		case c.cpuOK && unreadable(srcStat, stat) != "":
-			why[famAppCPU] = "cpu: " + unreadable(srcStat, stat)
+			why[metrics.FamilyAppCPU] = "cpu: " + unreadable(srcStat, stat)
 		default:
-			why[famAppCPU] = "cpu: fewer than two ticks around the step (" + span(c.cfg.Interval) + ")"
+			why[metrics.FamilyAppCPU] = "cpu: fewer than two ticks around the step (" + span(c.cfg.Interval) + ")"
 		}
 		switch {
 		case !c.cpuOK:
-			why[famDeviceCPU] = fmt.Sprintf("cpu: device CPU needs /proc/stat, unreadable on this device (%s); app CPU is set against wall time × cores", c.ab.statWhy)
-			whyMetric["cpu_p90"] = "cpu: no per-tick percentile against wall time (/proc/stat unreadable)"
+			why[metrics.FamilyDeviceCPU] = fmt.Sprintf("cpu: device CPU needs /proc/stat, unreadable on this device (%s); app CPU is set against wall time × cores", c.ab.statWhy)
+			whyMetric[metrics.CPUP90] = "cpu: no per-tick percentile against wall time (/proc/stat unreadable)"
 		case st.CPUStats.Intervals > 0:
 		case unreadable(srcStat, stat) != "":
-			why[famDeviceCPU] = "cpu: " + unreadable(srcStat, stat)
+			why[metrics.FamilyDeviceCPU] = "cpu: " + unreadable(srcStat, stat)
 		default:
-			why[famDeviceCPU] = "cpu: fewer than two ticks around the step (" + span(c.cfg.Interval) + ")"
+			why[metrics.FamilyDeviceCPU] = "cpu: fewer than two ticks around the step (" + span(c.cfg.Interval) + ")"
 		}
 	}
 
 	if !c.cfg.has(CollectMemory) {
-		why[famPSS], why[famRSS] = notCollected(CollectMemory), notCollected(CollectMemory)
+		why[metrics.FamilyPSS], why[metrics.FamilyRSS] = notCollected(CollectMemory), notCollected(CollectMemory)
 	} else {
 		running := c.ranDuring(start, end)
 		// memory is the reason for a figure with no sample from src.
@@ -306,28 +313,28 @@ func (c *collector) markAbsent(st *Step) {
 			return "memory: no " + what + " read in the step (" + span(every) + ")"
 		}
 		if st.MemoryStats.PSSSamples == 0 {
-			why[famPSS] = memory(srcMeminfo, "dumpsys meminfo "+c.cfg.Package, "slow", c.cfg.SlowInterval)
+			why[metrics.FamilyPSS] = memory(srcMeminfo, "dumpsys meminfo "+c.cfg.Package, "slow", c.cfg.SlowInterval)
 		}
 		if st.MemoryStats.RSSSamples == 0 {
-			why[famRSS] = memory(srcStatus, srcStatus, "cheap", c.cfg.Interval)
+			why[metrics.FamilyRSS] = memory(srcStatus, srcStatus, "cheap", c.cfg.Interval)
 		}
 	}
 
 	if !c.cfg.has(CollectTraffic) {
-		why[famTraffic] = notCollected(CollectTraffic)
+		why[metrics.FamilyTraffic] = notCollected(CollectTraffic)
 	}
 
 	switch {
 	case !c.cfg.has(CollectBattery):
-		why[famBattery] = notCollected(CollectBattery)
+		why[metrics.FamilyBattery] = notCollected(CollectBattery)
 	case !c.batteryOK:
-		why[famBattery] = "battery: " + c.ab.batteryWhy
+		why[metrics.FamilyBattery] = "battery: " + c.ab.batteryWhy
 	case st.BatteryStats == nil:
 		rs := c.reads(srcBattery, "cheap", start, end)
 		if s := unreadable("/sys/class/power_supply/battery/uevent", rs); s != "" {
-			why[famBattery] = "battery: " + s
+			why[metrics.FamilyBattery] = "battery: " + s
 		} else {
-			why[famBattery] = "battery: fewer than two battery reads around the step (" + span(10*c.cfg.Interval) + ")"
+			why[metrics.FamilyBattery] = "battery: fewer than two battery reads around the step (" + span(10*c.cfg.Interval) + ")"
 		}
 	}
 
@@ -342,20 +349,20 @@ func (c *collector) markAbsent(st *Step) {
 		failed := within(c.reads("", "cheap", start, end), end) // no source: the failed ticks alone
 		switch {
 		case len(failed) > 0:
-			why[famCrashes] = fmt.Sprintf("crashes: every tick in the step failed (%d; last: %s): nothing watched the app's processes", len(failed), failed[len(failed)-1].err)
+			why[metrics.FamilyCrashes] = fmt.Sprintf("crashes: every tick in the step failed (%d; last: %s): nothing watched the app's processes", len(failed), failed[len(failed)-1].err)
 		case !after:
-			why[famCrashes] = "crashes: no tick after the step began: nothing watched the app's processes"
+			why[metrics.FamilyCrashes] = "crashes: no tick after the step began: nothing watched the app's processes"
 		}
 	}
-	if why[famAppCPU] != "" && why[famDeviceCPU] != "" {
-		why[famCPUTicks] = why[famAppCPU]
+	if why[metrics.FamilyAppCPU] != "" && why[metrics.FamilyDeviceCPU] != "" {
+		why[metrics.FamilyCPUTicks] = why[metrics.FamilyAppCPU]
 	}
 
 	st.NotMeasured = nil
 	for _, e := range st.catalogue() {
 		r := whyMetric[e.Name]
 		if r == "" {
-			r = why[e.fam]
+			r = why[e.Family]
 		}
 		if r == "" {
 			r = e.why
@@ -364,24 +371,24 @@ func (c *collector) markAbsent(st *Step) {
 			continue
 		}
 		if st.NotMeasured == nil {
-			st.NotMeasured = map[string]string{}
+			st.NotMeasured = map[metrics.Name]string{}
 		}
 		st.NotMeasured[e.Name] = r
 	}
 }
 
 // setWhy records a reason found while summarising st's family f.
-func (c *collector) setWhy(f family, reason string) {
+func (c *collector) setWhy(f metrics.Family, reason string) {
 	if c.ab.why == nil {
-		c.ab.why = map[family]string{}
+		c.ab.why = map[metrics.Family]string{}
 	}
 	c.ab.why[f] = reason
 }
 
 // setWhyMetric records a reason for one metric found while summarising.
-func (c *collector) setWhyMetric(name, reason string) {
+func (c *collector) setWhyMetric(name metrics.Name, reason string) {
 	if c.ab.whyMetric == nil {
-		c.ab.whyMetric = map[string]string{}
+		c.ab.whyMetric = map[metrics.Name]string{}
 	}
 	c.ab.whyMetric[name] = reason
 }

@@ -92,7 +92,7 @@ func scrollWith(t *testing.T, preset string, api int, q simdevice.Quirks, n int,
 
 // absent checks that each named metric is missing from the step's
 // Metrics and that its reason holds every one of want.
-func absent(t *testing.T, st *perftest.Step, names []string, want ...string) {
+func absent(t *testing.T, st *perftest.Step, names []metrics.Name, want ...string) {
 	t.Helper()
 	for _, n := range names {
 		if slices.ContainsFunc(st.Metrics(), func(m metrics.Metric) bool { return m.Name == n }) {
@@ -107,7 +107,7 @@ func absent(t *testing.T, st *perftest.Step, names []string, want ...string) {
 	}
 }
 
-func metric(t *testing.T, st *perftest.Step, name string) float64 {
+func metric(t *testing.T, st *perftest.Step, name metrics.Name) float64 {
 	t.Helper()
 	for _, m := range st.Metrics() {
 		if m.Name == name {
@@ -137,8 +137,8 @@ func TestTrafficNotMeasuredOnDevice(t *testing.T) {
 			if st.TrafficStats != nil {
 				t.Errorf("traffic %+v, want none", *st.TrafficStats)
 			}
-			absent(t, st, []string{"rx", "tx"}, "traffic: /proc/<pid>/net/dev unreadable on every read in the step", "net/dev: No such file or directory")
-			absent(t, r.Whole, []string{"rx", "tx"}, "/proc/<pid>/net/dev unreadable")
+			absent(t, st, []metrics.Name{"rx", "tx"}, "traffic: /proc/<pid>/net/dev unreadable on every read in the step", "net/dev: No such file or directory")
+			absent(t, r.Whole, []metrics.Name{"rx", "tx"}, "/proc/<pid>/net/dev unreadable")
 			// The other sources are unaffected.
 			if metric(t, st, "cpu") <= 0 || metric(t, st, "pss_max") <= 0 || metric(t, st, "frames") <= 0 {
 				t.Errorf("cpu, pss or frames lost: %v", st.NotMeasured)
@@ -173,7 +173,7 @@ func TestTrafficNotMeasuredOnDevice(t *testing.T) {
 
 func TestMemoryNotMeasuredOnDevice(t *testing.T) {
 	_, st, _, after := scrollWith(t, "chatty-network", 33, simdevice.Quirks{DeniedServices: []string{"meminfo"}}, 15, nil)
-	absent(t, st, []string{"pss_max", "pss_growth"}, "memory: dumpsys meminfo "+pkg+" unreadable on every read in the step",
+	absent(t, st, []metrics.Name{"pss_max", "pss_growth"}, "memory: dumpsys meminfo "+pkg+" unreadable on every read in the step",
 		"Permission Denial: can't dump meminfo from from pid=")
 	// RSS comes from /proc/<pid>/status and matches the phone (no growth in
 	// this preset).
@@ -184,8 +184,8 @@ func TestMemoryNotMeasuredOnDevice(t *testing.T) {
 
 func TestDeviceCPUNotMeasuredOnDevice(t *testing.T) {
 	r, st, before, after := scrollWith(t, "smooth-scroll", 33, simdevice.Quirks{MissingFiles: []string{"/proc/stat"}}, 15, nil)
-	absent(t, st, []string{"cpu_device"}, "device CPU needs /proc/stat", "cat: /proc/stat: No such file or directory")
-	absent(t, st, []string{"cpu_p90"}, "against wall time")
+	absent(t, st, []metrics.Name{"cpu_device"}, "device CPU needs /proc/stat", "cat: /proc/stat: No such file or directory")
+	absent(t, st, []metrics.Name{"cpu_p90"}, "against wall time")
 	// App CPU against wall time × cores, as TestProcStatDenied checks it.
 	secs := (after.Uptime - before.Uptime).Seconds()
 	truth := float64(after.AppTicks-before.AppTicks) / (100 * secs * float64(r.Device.Cores)) * 100
@@ -197,7 +197,7 @@ func TestDeviceCPUNotMeasuredOnDevice(t *testing.T) {
 func TestFramesNotMeasuredOnDevice(t *testing.T) {
 	_, st, _, _ := scrollWith(t, "smooth-scroll", 33, simdevice.Quirks{DeniedServices: []string{"gfxinfo"}}, 10,
 		func(c *perftest.Config) { c.FrameSource = perftest.SourceGfxInfo })
-	absent(t, st, []string{"frames", "fps", "jank", "jank_deadline_missed", "jank_perfdog", "jank_chromium", "frame_time_p95", "slow_frames"},
+	absent(t, st, []metrics.Name{"frames", "fps", "jank", "jank_deadline_missed", "jank_perfdog", "jank_chromium", "frame_time_p95", "slow_frames"},
 		"frames: dumpsys gfxinfo "+pkg+" framestats unreadable on every read in the step", "Permission Denial: can't dump gfxinfo")
 	if metric(t, st, "cpu") <= 0 {
 		t.Errorf("cpu lost")
@@ -233,13 +233,13 @@ func TestAppNotRunningInStep(t *testing.T) {
 		t.Errorf("crashes %+v", r.Crashes)
 	}
 	scroll, stopped := r.Step("scroll"), r.Step("stopped")
-	for _, n := range []string{"frames", "cpu", "cpu_device", "pss_max", "rss_max", "rx"} {
+	for _, n := range []metrics.Name{"frames", "cpu", "cpu_device", "pss_max", "rss_max", "rx"} {
 		metric(t, scroll, n)
 	}
 	notRunning := "the app was not running during the step (pidof " + pkg + " found no process)"
-	absent(t, stopped, []string{"cpu", "cpu_p90", "cpu_max", "cpu_core"}, "cpu: "+notRunning)
-	absent(t, stopped, []string{"pss_max", "rss_max"}, "memory: "+notRunning)
-	absent(t, stopped, []string{"frames", "fps", "jank"}, "frames: "+notRunning)
+	absent(t, stopped, []metrics.Name{"cpu", "cpu_p90", "cpu_max", "cpu_core"}, "cpu: "+notRunning)
+	absent(t, stopped, []metrics.Name{"pss_max", "rss_max"}, "memory: "+notRunning)
+	absent(t, stopped, []metrics.Name{"frames", "fps", "jank"}, "frames: "+notRunning)
 	truthDev := float64(after.DeviceBusy-before.DeviceBusy) / float64(after.DeviceTotal-before.DeviceTotal) * 100
 	if got := metric(t, stopped, "cpu_device"); !within(got, truthDev, 1) {
 		t.Errorf("device cpu %.2f%%, truth %.2f%%", got, truthDev)

@@ -2,6 +2,7 @@ package perftest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -13,7 +14,7 @@ import (
 )
 
 // hasMetric reports whether the step's catalogue has a value for name.
-func hasMetric(st *Step, name string) (float64, bool) {
+func hasMetric(st *Step, name metrics.Name) (float64, bool) {
 	for _, m := range st.Metrics() {
 		if m.Name == name {
 			return m.Value, true
@@ -24,7 +25,7 @@ func hasMetric(st *Step, name string) (float64, bool) {
 
 // wantAbsent checks each name is missing from Metrics and listed by
 // Absent with a reason holding want.
-func wantAbsent(t *testing.T, st *Step, want string, names ...string) {
+func wantAbsent(t *testing.T, st *Step, want string, names ...metrics.Name) {
 	t.Helper()
 	ab := st.Absent()
 	for _, n := range names {
@@ -46,7 +47,7 @@ func TestAbsentFromFigures(t *testing.T) {
 	one := &Step{Name: "tap", FrameStats: FrameStats{Source: "gfxinfo", Frames: 1, DeadlineMissed: &dm, Vitals: &metrics.FrameVitals{},
 		FrameTimeMS: metrics.FramePercentiles{P50: 7, P90: 7, P95: 7, P99: 7}}}
 	wantAbsent(t, one, "needs two frames (intervals between frames); the step had 1", "fps", "stutter_perfdog", "jank_chromium", "max_frame_delay")
-	for _, n := range []string{"frames", "jank", "jank_deadline_missed", "frame_time_p95", "slow_frames"} {
+	for _, n := range []metrics.Name{"frames", "jank", "jank_deadline_missed", "frame_time_p95", "slow_frames"} {
 		if _, ok := hasMetric(one, n); !ok {
 			t.Errorf("one gfxinfo frame: %s absent (%v)", n, one.Absent())
 		}
@@ -80,7 +81,7 @@ func TestAbsentFromFigures(t *testing.T) {
 	// What the collector recorded wins over the figures, and survives the
 	// JSON.
 	tr := &Step{Name: "scroll", TrafficStats: &TrafficStats{Source: "x", Scope: "uid"},
-		NotMeasured: map[string]string{"rx": "traffic: gone", "tx": "traffic: gone"}}
+		NotMeasured: map[metrics.Name]string{"rx": "traffic: gone", "tx": "traffic: gone"}}
 	wantAbsent(t, tr, "traffic: gone", "rx", "tx")
 	r := &Result{Schema: Schema, Steps: []*Step{tr}}
 	path := filepath.Join(t.TempDir(), "r.json")
@@ -240,4 +241,44 @@ func TestBatteryTemperatureAbsent(t *testing.T) {
 	wantAbsent(t, st, `cpu: not collected (Config.Collectors has no "cpu")`, "cpu", "cpu_device", "cpu_intervals")
 	wantAbsent(t, st, `frames: not collected`, "frames", "fps")
 	wantAbsent(t, st, `traffic: not collected`, "rx")
+}
+
+// A step lists exactly the catalogue's metrics, in its order, each with
+// the catalogue's unit and direction: adding a metric is one catalogue
+// entry and the value a step gives it.
+func TestStepListsTheCatalogue(t *testing.T) {
+	st := &Step{Name: "scroll", FrameStats: FrameStats{Source: "gfxinfo", Frames: 3}}
+	var got []metrics.Name
+	for _, e := range st.catalogue() {
+		got = append(got, e.Name)
+		if d := e.Name.Def(); e.Unit != d.Unit || e.Better != d.Better || e.BenchUnit != d.BenchUnit {
+			t.Errorf("%s: %+v differs from its catalogue entry %+v", e.Name, e.Def, d)
+		}
+	}
+	var want []metrics.Name
+	for _, d := range metrics.Catalogue() {
+		want = append(want, d.Name)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("step lists\n%v\nthe catalogue is\n%v", got, want)
+	}
+}
+
+// The samples keep the JSON names a Result has always had for the CPU
+// line and the processes' times, now that they are metrics' own types.
+func TestSampleJSON(t *testing.T) {
+	smp := Sample{CPU: &metrics.CPUTimes{User: 1, Nice: 2, System: 3, Idle: 4, IOWait: 5, IRQ: 6, SoftIRQ: 7, Steal: 8, Guest: 9, GuestNice: 10},
+		Procs: []metrics.ProcPidStat{{PID: 42, Comm: "com.x", State: "S", UTime: 11, STime: 12, StartTime: 13, Processor: -1}}}
+	b, err := json.Marshal(smp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"cpu":{"user":1,"nice":2,"system":3,"idle":4,"iowait":5,"irq":6,"softirq":7,"steal":8}`,
+		`"procs":[{"pid":42,"name":"com.x","utime":11,"stime":12,"start_time":13}]`,
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("sample JSON %s lacks %s", b, want)
+		}
+	}
 }

@@ -13,22 +13,22 @@ import (
 // Measurements returns the step as package assert's checks read it: its
 // metric catalogue and the evidence a failure quotes (the times of janky
 // frames since the step began, the crashes).
-func (s *Step) Measurements() []assert.Measurement {
+func (s *Step) Measurements() []metrics.Measurement {
 	if s == nil {
-		return []assert.Measurement{{Step: "", Missing: true}}
+		return []metrics.Measurement{{Step: "", Missing: true}}
 	}
-	m := assert.Measurement{Step: s.Name, Missing: s.Missing}
+	m := metrics.Measurement{Step: s.Name, Missing: s.Missing}
 	if s.Missing {
-		return []assert.Measurement{m}
+		return []metrics.Measurement{m}
 	}
 	m.Metrics = s.Metrics()
 	for _, a := range s.Absent() {
 		if m.NotMeasured == nil {
-			m.NotMeasured = map[string]string{}
+			m.NotMeasured = map[metrics.Name]string{}
 		}
 		m.NotMeasured[a.Name] = a.Reason
 	}
-	m.Evidence = map[string][]string{}
+	m.Evidence = map[metrics.Name][]string{}
 	secs := func(v []float64) []string {
 		out := make([]string, len(v))
 		for i, x := range v {
@@ -37,15 +37,15 @@ func (s *Step) Measurements() []assert.Measurement {
 		return out
 	}
 	if len(s.JankAtS) > 0 {
-		m.Evidence["jank"] = secs(s.JankAtS)
-		if s.FrameStats.JankDefinition == "deadline_missed" {
-			m.Evidence["jank_deadline_missed"] = m.Evidence["jank"]
+		m.Evidence[metrics.Jank] = secs(s.JankAtS)
+		if s.FrameStats.JankDefinition == metrics.JankDefinitionDeadlineMissed {
+			m.Evidence[metrics.JankDeadlineMissed] = m.Evidence[metrics.Jank]
 		} else {
-			m.Evidence["jank_perfdog"] = m.Evidence["jank"]
+			m.Evidence[metrics.JankPerfDog] = m.Evidence[metrics.Jank]
 		}
 	}
 	if len(s.BigJankAtS) > 0 {
-		m.Evidence["big_jank_perfdog"] = secs(s.BigJankAtS)
+		m.Evidence[metrics.BigJankPerfDog] = secs(s.BigJankAtS)
 	}
 	for _, c := range s.Crashes {
 		at := time.Duration(c.HostNs - s.HostStartNs).Round(10 * time.Millisecond)
@@ -53,15 +53,15 @@ func (s *Step) Measurements() []assert.Measurement {
 		if c.Cause != "" {
 			e += " (" + c.Cause + ")"
 		}
-		m.Evidence["crashes"] = append(m.Evidence["crashes"], e)
+		m.Evidence[metrics.Crashes] = append(m.Evidence[metrics.Crashes], e)
 	}
-	return []assert.Measurement{m}
+	return []metrics.Measurement{m}
 }
 
 // Measurements returns every step of the run in order, or the whole
 // session (Result.Whole, named "session") when it had no named steps.
-func (r *Result) Measurements() []assert.Measurement {
-	var out []assert.Measurement
+func (r *Result) Measurements() []metrics.Measurement {
+	var out []metrics.Measurement
 	for _, st := range r.Steps {
 		out = append(out, st.Measurements()...)
 	}
@@ -96,19 +96,46 @@ func sessionOf(t TestingT) *Session {
 	return nil
 }
 
+// BoundCheck is the verdict of a check bound to a test's session
+// (MaxJank(t, 3), …). A session measures its last frames only when it
+// stops, so a check called while it runs has no verdict until then: it
+// reports through the test at Stop, and Passed tells the outcome from then
+// on. A check called after Stop is checked at once.
+type BoundCheck struct {
+	mu      sync.Mutex
+	checked bool
+	passed  bool
+}
+
+// Passed reports whether the check passed and whether it was checked at
+// all: (false, false) while the session it is bound to still runs.
+func (c *BoundCheck) Passed() (passed, checked bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.passed, c.checked
+}
+
+func (c *BoundCheck) set(passed bool) {
+	c.mu.Lock()
+	c.passed, c.checked = passed, true
+	c.mu.Unlock()
+}
+
 // bound runs check on the session of t: on its most recent step, or the
 // whole session when it had no named steps. A session still running
 // measures its last frames only when it stops, so there the check waits
 // until Stop (or the test's cleanup) and reports then, on the step that was
-// the most recent when the check was called; it returns true meanwhile.
-func bound(t TestingT, name string, check func(assert.TestingT, assert.Subject) bool) bool {
+// the most recent when the check was called.
+func bound(t TestingT, name string, check func(assert.TestingT, assert.Subject) bool) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
+	c := &BoundCheck{}
 	s := sessionOf(t)
 	if s == nil {
 		t.Errorf("perftest.%s: this test has no session: call perftest.Start(t, …) first", name)
-		return false
+		c.set(false)
+		return c
 	}
 	s.mu.Lock()
 	step := ""
@@ -116,13 +143,14 @@ func bound(t TestingT, name string, check func(assert.TestingT, assert.Subject) 
 		step = s.res.Steps[n-1].Name
 	}
 	if !s.stopped || s.final == nil {
-		s.pending = append(s.pending, func(r *Result) { check(t, subjectOf(r, step)) })
+		s.pending = append(s.pending, func(r *Result) { c.set(check(t, subjectOf(r, step))) })
 		s.mu.Unlock()
-		return true
+		return c
 	}
 	r := s.final
 	s.mu.Unlock()
-	return check(t, subjectOf(r, step))
+	c.set(check(t, subjectOf(r, step)))
+	return c
 }
 
 // subjectOf is the named step of r, or its whole session for "".
@@ -139,8 +167,8 @@ func subjectOf(r *Result, step string) assert.Subject {
 // MaxJank is assert.MaxJank on the test's session (see Start): its most
 // recent step, or the whole session when it had no named steps. Like every
 // session-bound check it reports when the session stops if it is still
-// running.
-func MaxJank(t TestingT, max int) bool {
+// running, and has no verdict until then (see BoundCheck).
+func MaxJank(t TestingT, max int) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
@@ -148,7 +176,7 @@ func MaxJank(t TestingT, max int) bool {
 }
 
 // MinFPS is assert.MinFPS on the test's session; see MaxJank.
-func MinFPS(t TestingT, min float64) bool {
+func MinFPS(t TestingT, min float64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
@@ -157,7 +185,7 @@ func MinFPS(t TestingT, min float64) bool {
 
 // MaxFrameTimeP95 is assert.MaxFrameTimeP95 on the test's session; see
 // MaxJank.
-func MaxFrameTimeP95(t TestingT, max time.Duration) bool {
+func MaxFrameTimeP95(t TestingT, max time.Duration) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
@@ -165,7 +193,7 @@ func MaxFrameTimeP95(t TestingT, max time.Duration) bool {
 }
 
 // MaxBigJank is assert.MaxBigJank on the test's session; see MaxJank.
-func MaxBigJank(t TestingT, max int) bool {
+func MaxBigJank(t TestingT, max int) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
@@ -173,7 +201,7 @@ func MaxBigJank(t TestingT, max int) bool {
 }
 
 // MaxStutter is assert.MaxStutter on the test's session; see MaxJank.
-func MaxStutter(t TestingT, maxPct float64) bool {
+func MaxStutter(t TestingT, maxPct float64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
@@ -181,7 +209,7 @@ func MaxStutter(t TestingT, maxPct float64) bool {
 }
 
 // MaxCPU is assert.MaxCPU on the test's session; see MaxJank.
-func MaxCPU(t TestingT, maxPct float64) bool {
+func MaxCPU(t TestingT, maxPct float64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
@@ -189,7 +217,7 @@ func MaxCPU(t TestingT, maxPct float64) bool {
 }
 
 // MaxCPUP90 is assert.MaxCPUP90 on the test's session; see MaxJank.
-func MaxCPUP90(t TestingT, maxPct float64) bool {
+func MaxCPUP90(t TestingT, maxPct float64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
@@ -197,7 +225,7 @@ func MaxCPUP90(t TestingT, maxPct float64) bool {
 }
 
 // MaxPSS is assert.MaxPSS on the test's session; see MaxJank.
-func MaxPSS(t TestingT, maxKiB int64) bool {
+func MaxPSS(t TestingT, maxKiB int64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
@@ -206,7 +234,7 @@ func MaxPSS(t TestingT, maxKiB int64) bool {
 
 // MaxMemoryGrowth is assert.MaxMemoryGrowth on the test's session; see
 // MaxJank.
-func MaxMemoryGrowth(t TestingT, kibPerMin float64) bool {
+func MaxMemoryGrowth(t TestingT, kibPerMin float64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
@@ -214,7 +242,7 @@ func MaxMemoryGrowth(t TestingT, kibPerMin float64) bool {
 }
 
 // MaxTraffic is assert.MaxTraffic on the test's session; see MaxJank.
-func MaxTraffic(t TestingT, rxBytes, txBytes uint64) bool {
+func MaxTraffic(t TestingT, rxBytes, txBytes uint64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
@@ -222,7 +250,7 @@ func MaxTraffic(t TestingT, rxBytes, txBytes uint64) bool {
 }
 
 // MaxStartup is assert.MaxStartup on the test's session; see MaxJank.
-func MaxStartup(t TestingT, max time.Duration) bool {
+func MaxStartup(t TestingT, max time.Duration) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
@@ -230,7 +258,7 @@ func MaxStartup(t TestingT, max time.Duration) bool {
 }
 
 // NoCrash is assert.NoCrash on the test's session; see MaxJank.
-func NoCrash(t TestingT) bool {
+func NoCrash(t TestingT) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}

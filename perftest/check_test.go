@@ -5,8 +5,11 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/perfgate/perfgate/assert"
 )
 
 const cpuDef = "app share of device, /proc/stat, /proc/<pid>/stat, /proc/<pid>/task/*/stat"
@@ -25,16 +28,19 @@ func boundSession(t *testing.T, rt *loggingT) (*Session, *fakeDevice) {
 
 // A check called while the session runs waits for Stop and then checks
 // the step that was the most recent when it was called; one called after
-// Stop checks at once. Both report the line assert reports.
+// Stop checks at once. Both report the line assert reports. Until the
+// session stops a check has no verdict, and says so.
 func TestBoundChecks(t *testing.T) {
 	rt := &loggingT{}
 	s, f := boundSession(t, rt)
 	s.Step("scroll", func() { waitTicks(t, f, 5) })
-	if !MaxCPU(rt, 4) || len(rt.errs) != 0 {
-		t.Fatalf("a check on a running session reported before Stop: %q", rt.errs)
+	early := MaxCPU(rt, 4)
+	if passed, checked := early.Passed(); passed || checked || len(rt.errs) != 0 {
+		t.Fatalf("a check on a running session gave a verdict before Stop: passed %v, checked %v, reported %q", passed, checked, rt.errs)
 	}
 	s.Step("idle", func() { waitTicks(t, f, 3) })
-	MaxCPUP90(rt, 4)
+	within := MaxCPUP90(rt, 6)
+	late := MaxCPUP90(rt, 4)
 	r := s.Stop()
 	want := []string{
 		"perf budget exceeded: scroll: cpu 5% > 4% (" + cpuDef + ")",
@@ -43,16 +49,66 @@ func TestBoundChecks(t *testing.T) {
 	if strings.Join(rt.errs, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(rt.errs, "\n"), strings.Join(want, "\n"))
 	}
+	for _, c := range []struct {
+		name  string
+		check *BoundCheck
+		want  bool
+	}{{"MaxCPU 4 on scroll", early, false}, {"MaxCPUP90 6 on idle", within, true}, {"MaxCPUP90 4 on idle", late, false}} {
+		if passed, checked := c.check.Passed(); passed != c.want || !checked {
+			t.Errorf("%s after Stop: passed %v, checked %v; want passed %v", c.name, passed, checked, c.want)
+		}
+	}
 	if p90 := r.Step("scroll").CPU().P90; math.Abs(p90-5) > 1e-9 {
 		t.Errorf("cpu p90 %v, want 5 (every tick 5 %%)", p90)
 	}
 	rt.errs = nil
-	if MaxCPU(rt, 4) || len(rt.errs) != 1 || !strings.HasPrefix(rt.errs[0], "perf budget exceeded: idle: cpu 5% > 4%") {
-		t.Errorf("after Stop: %q", rt.errs)
+	if passed, checked := MaxCPU(rt, 4).Passed(); passed || !checked || len(rt.errs) != 1 || !strings.HasPrefix(rt.errs[0], "perf budget exceeded: idle: cpu 5% > 4%") {
+		t.Errorf("after Stop: passed %v, checked %v, reported %q", passed, checked, rt.errs)
 	}
 	rt.errs = nil
-	if !MaxCPU(rt, 6) || !NoCrash(rt) || len(rt.errs) != 0 {
-		t.Errorf("within budget after Stop: %q", rt.errs)
+	cpu, _ := MaxCPU(rt, 6).Passed()
+	noCrash, _ := NoCrash(rt).Passed()
+	if !cpu || !noCrash || len(rt.errs) != 0 {
+		t.Errorf("within budget after Stop: %v %v, reported %q", cpu, noCrash, rt.errs)
+	}
+}
+
+// Every session-bound check reports, after Stop, the very lines assert's
+// check of the same name reports on the session's last step, and has a
+// verdict.
+func TestEveryBoundCheckIsAssert(t *testing.T) {
+	rt := &loggingT{}
+	s, f := boundSession(t, rt)
+	s.Step("scroll", func() { waitTicks(t, f, 4) })
+	r := s.Stop()
+	st := r.Step("scroll")
+	for _, c := range []struct {
+		name  string
+		bound func(TestingT) *BoundCheck
+		check func(assert.TestingT) bool
+	}{
+		{"MaxJank", func(t TestingT) *BoundCheck { return MaxJank(t, 0) }, func(t assert.TestingT) bool { return assert.MaxJank(t, st, 0) }},
+		{"MinFPS", func(t TestingT) *BoundCheck { return MinFPS(t, 50) }, func(t assert.TestingT) bool { return assert.MinFPS(t, st, 50) }},
+		{"MaxFrameTimeP95", func(t TestingT) *BoundCheck { return MaxFrameTimeP95(t, time.Millisecond) },
+			func(t assert.TestingT) bool { return assert.MaxFrameTimeP95(t, st, time.Millisecond) }},
+		{"MaxBigJank", func(t TestingT) *BoundCheck { return MaxBigJank(t, 0) }, func(t assert.TestingT) bool { return assert.MaxBigJank(t, st, 0) }},
+		{"MaxStutter", func(t TestingT) *BoundCheck { return MaxStutter(t, 1) }, func(t assert.TestingT) bool { return assert.MaxStutter(t, st, 1) }},
+		{"MaxCPU", func(t TestingT) *BoundCheck { return MaxCPU(t, 4) }, func(t assert.TestingT) bool { return assert.MaxCPU(t, st, 4) }},
+		{"MaxCPUP90", func(t TestingT) *BoundCheck { return MaxCPUP90(t, 6) }, func(t assert.TestingT) bool { return assert.MaxCPUP90(t, st, 6) }},
+		{"MaxPSS", func(t TestingT) *BoundCheck { return MaxPSS(t, 1000) }, func(t assert.TestingT) bool { return assert.MaxPSS(t, st, 1000) }},
+		{"MaxMemoryGrowth", func(t TestingT) *BoundCheck { return MaxMemoryGrowth(t, 1) }, func(t assert.TestingT) bool { return assert.MaxMemoryGrowth(t, st, 1) }},
+		{"MaxTraffic", func(t TestingT) *BoundCheck { return MaxTraffic(t, 10, 10) }, func(t assert.TestingT) bool { return assert.MaxTraffic(t, st, 10, 10) }},
+		{"MaxStartup", func(t TestingT) *BoundCheck { return MaxStartup(t, time.Second) }, func(t assert.TestingT) bool { return assert.MaxStartup(t, st, time.Second) }},
+		{"NoCrash", func(t TestingT) *BoundCheck { return NoCrash(t) }, func(t assert.TestingT) bool { return assert.NoCrash(t, st) }},
+	} {
+		rt.errs = nil
+		passed, checked := c.bound(rt).Passed()
+		got := rt.errs
+		want := &loggingT{}
+		ok := c.check(want)
+		if !checked || passed != ok || strings.Join(got, "\n") != strings.Join(want.errs, "\n") {
+			t.Errorf("%s: bound check passed %v (checked %v) reporting %q; assert passed %v reporting %q", c.name, passed, checked, got, ok, want.errs)
+		}
 	}
 }
 
@@ -73,8 +129,8 @@ func TestBoundChecksWholeSession(t *testing.T) {
 
 func TestBoundCheckWithoutSession(t *testing.T) {
 	rt := &loggingT{}
-	if MaxJank(rt, 3) {
-		t.Error("a check with no session passed")
+	if passed, checked := MaxJank(rt, 3).Passed(); passed || !checked {
+		t.Errorf("a check with no session: passed %v, checked %v; want a failure", passed, checked)
 	}
 	if want := "perftest.MaxJank: this test has no session: call perftest.Start(t, …) first"; len(rt.errs) != 1 || rt.errs[0] != want {
 		t.Errorf("got %q", rt.errs)

@@ -67,6 +67,8 @@ type collector struct {
 	seenUp     map[int]int64
 	startTicks map[int]uint64
 	pidofOK    bool // the last pidof answered (a failed one says nothing)
+	// smooth holds the app's Choreographer lines, read at Stop.
+	smooth smoothLog
 }
 
 func newCollector(s *Session) *collector {
@@ -500,7 +502,8 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 		} else if ps, err := metrics.ParseProcStat(out[p.stat].Stdout); err != nil {
 			c.note("cpu: %v", err)
 		} else {
-			smp.CPU = cpuTicksOf(ps.CPU)
+			cpu := ps.CPU
+			smp.CPU = &cpu
 			smp.OnlineCores = len(ps.Cores)
 		}
 	}
@@ -509,7 +512,7 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 			if sts, err := metrics.ParseProcPidStats(res.Stdout); err != nil {
 				c.note("cpu: %v", err)
 			} else {
-				smp.Procs = procTicksOf(sts)
+				smp.Procs = sts
 				for _, st := range sts {
 					c.startTicks[st.PID] = st.StartTime
 				}
@@ -522,7 +525,7 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 		if sts, err := metrics.ParseProcPidStats(out[p.tasks].Stdout); err != nil {
 			c.note("cpu threads: %v", err)
 		} else {
-			smp.Threads = procTicksOf(sts)
+			smp.Threads = sts
 		}
 	}
 	if p.status >= 0 {
@@ -550,8 +553,8 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 	}
 	if smp.CPU != nil && len(r.Samples) > 0 {
 		if prev := r.Samples[len(r.Samples)-1]; prev.CPU != nil && procsRead(prev) && procsRead(smp) {
-			if total, _, err := metrics.CPUDelta(prev.CPU.times(), smp.CPU.times()); err == nil {
-				app := metrics.CPUAppTicksBetween(pidStats(prev.Procs), pidStats(smp.Procs), c.uptimeTicks(prev))
+			if total, _, err := metrics.CPUDelta(*prev.CPU, *smp.CPU); err == nil {
+				app := metrics.CPUAppTicksBetween(prev.Procs, smp.Procs, c.uptimeTicks(prev))
 				c.lastCPUPct = float64(app) / float64(total) * 100
 			}
 		}

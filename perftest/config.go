@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"time"
+
+	"github.com/perfgate/perfgate/metrics"
 )
 
 // Collector names one kind of measurement a session takes.
@@ -33,11 +35,9 @@ type FrameSource string
 // deadlines make the better jank definition.
 const (
 	SourceAuto           FrameSource = ""
-	SourceGfxInfo        FrameSource = "gfxinfo"
-	SourceSurfaceFlinger FrameSource = "surfaceflinger"
+	SourceGfxInfo        FrameSource = metrics.FrameSourceGfxInfo
+	SourceSurfaceFlinger FrameSource = metrics.FrameSourceSurfaceFlinger
 )
-
-// SourceSurfaceFlinger and SourceGfxInfo are also the Frame.Source values.
 
 // Config is a session's settings. The zero value (with Package set) polls
 // every collector every 100 ms.

@@ -28,4 +28,9 @@
 // Start is for tests: it takes any TestingT (*testing.T, *testing.B, testify
 // mocks) and fails the test when a session cannot start. NewSession is the
 // same without a test, for programs such as `perfgate record`.
+//
+// The checks bound to a test's session (MaxJank(t, 3), MinFPS, …) check its
+// most recent step. A session measures a step's last frames only when it
+// stops, so a check called while it runs reports at Stop; the BoundCheck it
+// returns has no verdict until then.
 package perftest

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -48,17 +49,17 @@ func ExampleStep_Absent() {
 	dm := 0
 	st := &perftest.Step{Name: "tap",
 		FrameStats: perftest.FrameStats{Source: "gfxinfo", Frames: 1, DeadlineMissed: &dm},
-		NotMeasured: map[string]string{
-			"rx": `traffic: /proc/<pid>/net/dev unreadable on every read in the step (3 failed; last: exit 1: "cat: /proc/4242/net/dev: No such file or directory")`,
+		NotMeasured: map[metrics.Name]string{
+			metrics.Rx: `traffic: /proc/<pid>/net/dev unreadable on every read in the step (3 failed; last: exit 1: "cat: /proc/4242/net/dev: No such file or directory")`,
 		},
 	}
 	for _, a := range st.Absent() {
-		if a.Name == "fps" || a.Name == "rx" {
+		if a.Name == metrics.FPS || a.Name == metrics.Rx {
 			fmt.Printf("%s: %s\n", a.Name, a.Reason)
 		}
 	}
 	for _, m := range st.Metrics() {
-		if m.Name == "frames" || m.Name == "jank" {
+		if m.Name == metrics.Frames || m.Name == metrics.Jank {
 			fmt.Printf("%s = %g\n", m.Name, m.Value)
 		}
 	}

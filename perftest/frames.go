@@ -164,15 +164,10 @@ func (c *collector) absorbGfxWindow(name string, rows []metrics.GfxInfoFrame, cl
 			r = metrics.FrameRejectDuplicateVsync
 		}
 		if r != "" {
-			c.rejectRow(Frame{Source: string(SourceGfxInfo), Window: name, IntendedVsyncNs: f.IntendedVsync, VsyncNs: f.Vsync,
-				FrameCompletedNs: f.FrameCompleted, FrameDeadlineNs: f.FrameDeadline}, r, 0, send)
+			c.rejectRow(gfxFrame(name, f), r, 0, send)
 			continue
 		}
-		c.addFrame(Frame{
-			Source: string(SourceGfxInfo), Window: name,
-			IntendedVsyncNs: f.IntendedVsync, VsyncNs: f.Vsync,
-			FrameCompletedNs: f.FrameCompleted, FrameDeadlineNs: f.FrameDeadline,
-		})
+		c.addFrame(gfxFrame(name, f))
 		st.lastKept = max(st.lastKept, f.IntendedVsync)
 		n++
 	}
@@ -199,9 +194,14 @@ func (c *collector) dropPending(name string, st *gfxWindowState, pk gfxRowKey, c
 	if clock > 0 && p.firstDev > 0 {
 		waited = clock - p.firstDev
 	}
-	f := p.frame
-	c.rejectRow(Frame{Source: string(SourceGfxInfo), Window: name, IntendedVsyncNs: f.IntendedVsync, VsyncNs: f.Vsync,
-		FrameCompletedNs: f.FrameCompleted, FrameDeadlineNs: f.FrameDeadline}, p.reason, waited, host)
+	c.rejectRow(gfxFrame(name, p.frame), p.reason, waited, host)
+}
+
+// gfxFrame is a gfxinfo row of window name as the Result keeps it: the
+// columns the frame math reads.
+func gfxFrame(name string, f metrics.GfxInfoFrame) metrics.Frame {
+	return metrics.Frame{Source: metrics.FrameSourceGfxInfo, Window: name, GfxInfoFrame: metrics.GfxInfoFrame{
+		IntendedVsync: f.IntendedVsync, Vsync: f.Vsync, FrameCompleted: f.FrameCompleted, FrameDeadline: f.FrameDeadline}}
 }
 
 // finishPending runs at Stop: a row still drawing after a later row of its
@@ -232,7 +232,7 @@ func (c *collector) finishPending() {
 
 // addFrame adds a frame to the Result, in time order: a row that finished
 // drawing late goes before the frames taken past it.
-func (c *collector) addFrame(f Frame) {
+func (c *collector) addFrame(f metrics.Frame) {
 	fr := c.s.res.Frames
 	i := len(fr)
 	for i > 0 && fr[i-1].Time() > f.Time() {
@@ -243,7 +243,7 @@ func (c *collector) addFrame(f Frame) {
 
 // rejectRow counts a row that is not a frame; every reason but Flags ≠ 0
 // (the many animation rows) also names the row in the Result.
-func (c *collector) rejectRow(f Frame, reason metrics.FrameReject, waited, host int64) {
+func (c *collector) rejectRow(f metrics.Frame, reason metrics.FrameReject, waited, host int64) {
 	r := c.s.res
 	if r.FramesRejected == nil {
 		r.FramesRejected = metrics.FrameRejects{}
@@ -298,9 +298,9 @@ func (c *collector) periodNs() int64 {
 
 // frameStats summarises a step's frames: the window (or layer) with the
 // most frames is the step's; the others are listed.
-func (c *collector) frameStats(frames []Frame) (FrameStats, []WindowFrames) {
+func (c *collector) frameStats(frames []metrics.Frame) (FrameStats, []WindowFrames) {
 	var order []string
-	by := map[string][]Frame{}
+	by := map[string][]metrics.Frame{}
 	for _, f := range frames {
 		if _, ok := by[f.Window]; !ok {
 			order = append(order, f.Window)
@@ -315,28 +315,9 @@ func (c *collector) frameStats(frames []Frame) (FrameStats, []WindowFrames) {
 			best = w
 		}
 	}
-	st := summarizeFrames(c.source, by[best], c.periodNs())
+	st := metrics.FrameSummarize(string(c.source), by[best], c.periodNs())
 	st.Window = best
 	return st, windows
-}
-
-// summarizeFrames applies the metric definitions to one window's frames.
-func summarizeFrames(source FrameSource, frames []Frame, period int64) FrameStats {
-	if source == SourceSurfaceFlinger {
-		t := make([]int64, len(frames))
-		for i, f := range frames {
-			t[i] = f.ActualPresentNs
-		}
-		return metrics.FrameSummarizeSurfaceFlinger(t, period)
-	}
-	g := make([]metrics.GfxInfoFrame, len(frames))
-	for i, f := range frames {
-		g[i] = metrics.GfxInfoFrame{
-			IntendedVsync: f.IntendedVsyncNs, Vsync: f.VsyncNs,
-			FrameCompleted: f.FrameCompletedNs, FrameDeadline: f.FrameDeadlineNs,
-		}
-	}
-	return metrics.FrameSummarizeGfxInfo(g, period)
 }
 
 // liveFrames summarises the open step's frames so far.

@@ -71,8 +71,7 @@ func (c *collector) absorbSF(text []byte, cmd string, send, uptimeNs int64) int 
 			break // its fence may still signal
 		}
 		c.sfKey, c.sfHaveKey = f, true
-		fr := Frame{Source: string(SourceSurfaceFlinger), Window: c.layer,
-			DesiredPresentNs: f.DesiredPresent, ActualPresentNs: f.ActualPresent, FrameReadyNs: f.FrameReady}
+		fr := metrics.Frame{Source: metrics.FrameSourceSurfaceFlinger, Window: c.layer, SurfaceFlingerFrame: f}
 		if r != "" {
 			c.rejectRow(fr, r, 0, send)
 			continue

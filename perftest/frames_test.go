@@ -31,8 +31,8 @@ func TestAbsorbGfxinfoCapture(t *testing.T) {
 	}
 	f := c.s.res.Frames
 	// First and last rows, read from the capture.
-	if f[0].IntendedVsyncNs != 314856675367713 || f[0].FrameCompletedNs != 314856686928950 ||
-		f[119].IntendedVsyncNs != 314859177293817 || f[119].FrameCompletedNs != 314859231611606 {
+	if f[0].IntendedVsync != 314856675367713 || f[0].FrameCompleted != 314856686928950 ||
+		f[119].IntendedVsync != 314859177293817 || f[119].FrameCompleted != 314859231611606 {
 		t.Errorf("rows: first %+v last %+v", f[0], f[119])
 	}
 	if !strings.HasSuffix(f[0].Window, "MainActivity/android.view.ViewRootImpl@73f2e63") {
@@ -85,7 +85,7 @@ func TestAbsorbSurfaceFlingerCapture(t *testing.T) {
 	}
 	var bs []int64
 	for _, f := range c.s.res.Frames {
-		bs = append(bs, f.ActualPresentNs)
+		bs = append(bs, f.ActualPresent)
 	}
 	if len(bs) != 3 || bs[0] != 200 || bs[1] != 500 || bs[2] != 700 || c.periodNs() != 8333333 {
 		t.Errorf("kept B %v period %d", bs, c.periodNs())
@@ -96,15 +96,15 @@ func TestFrameStatsPicksBusiestWindow(t *testing.T) {
 	c := bareCollector(SourceGfxInfo)
 	c.refreshHz = 60
 	ms := int64(1_000_000)
-	var frames []Frame
+	var frames []metrics.Frame
 	// Window "main" draws 5 frames 16 ms apart, each 8 ms long; "popup"
 	// draws 2.
 	for i := int64(0); i < 5; i++ {
-		frames = append(frames, Frame{Source: "gfxinfo", Window: "main", IntendedVsyncNs: 1000*ms + i*16*ms, FrameCompletedNs: 1008*ms + i*16*ms})
+		frames = append(frames, gfxFrame("main", metrics.GfxInfoFrame{IntendedVsync: 1000*ms + i*16*ms, FrameCompleted: 1008*ms + i*16*ms}))
 	}
 	frames = append(frames,
-		Frame{Source: "gfxinfo", Window: "popup", IntendedVsyncNs: 1000 * ms, FrameCompletedNs: 1004 * ms},
-		Frame{Source: "gfxinfo", Window: "popup", IntendedVsyncNs: 1016 * ms, FrameCompletedNs: 1020 * ms})
+		gfxFrame("popup", metrics.GfxInfoFrame{IntendedVsync: 1000 * ms, FrameCompleted: 1004 * ms}),
+		gfxFrame("popup", metrics.GfxInfoFrame{IntendedVsync: 1016 * ms, FrameCompleted: 1020 * ms}))
 	st, windows := c.frameStats(frames)
 	if st.Window != "main" || st.Frames != 5 || len(windows) != 2 || windows[1].Window != "popup" || windows[1].Frames != 2 {
 		t.Fatalf("stats %+v windows %+v", st, windows)
@@ -136,7 +136,7 @@ func frame(flags, vsyncMs, completedMs int64) [3]int64 {
 func keptVsyncsMs(r *Result) []int64 {
 	var out []int64
 	for _, f := range r.Frames {
-		out = append(out, f.IntendedVsyncNs/1e6)
+		out = append(out, f.IntendedVsync/1e6)
 	}
 	return out
 }
@@ -172,7 +172,7 @@ func TestAbsorbGfxinfoStuckRowOfRealCapture(t *testing.T) {
 			named = append(named, rf)
 		}
 	}
-	if len(named) != 1 || named[0].Reason != string(metrics.FrameRejectNotCompleted) || named[0].IntendedVsyncNs != 25828699661927 || named[0].WaitedNs != 3e9 {
+	if len(named) != 1 || named[0].Reason != string(metrics.FrameRejectNotCompleted) || named[0].IntendedVsync != 25828699661927 || named[0].WaitedNs != 3e9 {
 		t.Errorf("SpaActivity rejected rows %+v, want the stuck row at 25828699661927, waited 3 s", named)
 	}
 	if len(c.s.res.Gaps) != 0 {
@@ -188,13 +188,13 @@ func TestAbsorbGfxinfoGarbageOfRealCapture(t *testing.T) {
 	c.refreshHz = 60
 	c.absorbFrames(cmdResult{Stdout: fixtures.Read(t, "gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt")}, "dumpsys gfxinfo", 0, 1, 0)
 	home := "com.android.settings/com.android.settings.homepage.SettingsHomepageActivity/android.view.ViewRootImpl@1634b91"
-	var frames []Frame
+	var frames []metrics.Frame
 	for _, f := range c.s.res.Frames {
 		if f.Window == home {
 			frames = append(frames, f)
 		}
 	}
-	st := summarizeFrames(SourceGfxInfo, frames, c.periodNs())
+	st := metrics.FrameSummarize(metrics.FrameSourceGfxInfo, frames, c.periodNs())
 	if len(frames) != 32 || st.FrameTimeMS.P95 > 1000 || st.Vitals.Frozen != 0 {
 		t.Errorf("home window: %d frames, p95 %v ms, frozen %d; want 32 frames of real lengths", len(frames), st.FrameTimeMS.P95, st.Vitals.Frozen)
 	}
@@ -269,7 +269,7 @@ func TestAbsorbGfxinfoStuckRowIsNotAWrap(t *testing.T) {
 	if len(c.s.res.Gaps) != 0 || len(c.s.res.Frames) != 179 {
 		t.Errorf("%d frames, gaps %+v; want 179 frames and no gap", len(c.s.res.Frames), c.s.res.Gaps)
 	}
-	if rf := c.s.res.RejectedFrames; len(rf) != 1 || rf[0].IntendedVsyncNs != 1160e6 || rf[0].Reason != "not_completed" {
+	if rf := c.s.res.RejectedFrames; len(rf) != 1 || rf[0].IntendedVsync != 1160e6 || rf[0].Reason != "not_completed" {
 		t.Errorf("rejected %+v, want the row at 1160 ms, which left the ring", rf)
 	}
 	// A real wrap is still one: the next dump shares no row with this one.
@@ -295,7 +295,7 @@ func TestAbsorbSurfaceFlingerRejects(t *testing.T) {
 	}
 	var bs []int64
 	for _, f := range c.s.res.Frames {
-		bs = append(bs, f.ActualPresentNs)
+		bs = append(bs, f.ActualPresent)
 	}
 	if fmt.Sprint(bs) != "[200 400 600 950]" {
 		t.Errorf("kept %v", bs)

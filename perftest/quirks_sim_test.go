@@ -144,7 +144,7 @@ func quirkRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, api int) (pr
 			continue
 		}
 		window, _, _ := strings.Cut(f.Window, "/android.view.ViewRootImpl@")
-		k := key{window, f.IntendedVsyncNs}
+		k := key{window, f.IntendedVsync}
 		got[k]++
 		tf, ok := wantFrames[k]
 		switch {
@@ -152,7 +152,7 @@ func quirkRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, api int) (pr
 			fail("invented frame %+v", f)
 		case got[k] > 1:
 			fail("frame %+v taken twice", f)
-		case f.FrameCompletedNs != tf.Completed:
+		case f.FrameCompleted != tf.Completed:
 			fail("frame %+v, truth completed %d", f, tf.Completed)
 		}
 	}
@@ -204,7 +204,7 @@ func TestSurfaceFlingerQuirksMatchTruth(t *testing.T) {
 			for _, f := range r.Frames {
 				if f.Time() >= st.DeviceStartNs && f.Time() < st.DeviceEndNs {
 					got++
-					if !want[f.ActualPresentNs] || f.DesiredPresentNs != 1<<63-1 {
+					if !want[f.ActualPresent] || f.DesiredPresent != 1<<63-1 {
 						t.Errorf("frame %+v is not a true one as the layer prints it", f)
 					}
 				}

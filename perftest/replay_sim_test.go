@@ -107,14 +107,14 @@ func replayRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, file, pkg s
 	}
 	got := map[key]int{}
 	for _, f := range r.Frames {
-		k := key{f.Window, f.IntendedVsyncNs}
+		k := key{f.Window, f.IntendedVsync}
 		got[k]++
 		switch want, ok := wantFrames[k]; {
 		case !ok:
 			fail("invented frame %+v", f)
 		case got[k] == 2:
 			fail("frame %+v taken twice", f)
-		case f.FrameCompletedNs != want.FrameCompleted:
+		case f.FrameCompleted != want.FrameCompleted:
 			fail("frame %+v, the capture's row completes at %d", f, want.FrameCompleted)
 		}
 	}

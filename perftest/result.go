@@ -36,8 +36,10 @@ type Result struct {
 	// Whole summarises the whole session as one step named "session"
 	// (from its first to its last tick); checks bound to a session that had
 	// no named steps read it.
-	Whole  *Step   `json:"whole,omitempty"`
-	Frames []Frame `json:"frames"`
+	Whole *Step `json:"whole,omitempty"`
+	// Frames are the frames of every window, in time order, as their
+	// source printed them.
+	Frames []metrics.Frame `json:"frames"`
 	// FramesRejected counts the frame rows the device printed that were not
 	// frames, by reason (metrics.FrameReject; README "Metric definitions"),
 	// and RejectedFrames names each of them but the Flags ≠ 0 rows.
@@ -104,28 +106,10 @@ type ClockSync struct {
 	Samples       int     `json:"samples"`
 }
 
-// Frame is one rendered frame as the device reported it. Times are device
-// CLOCK_MONOTONIC nanoseconds.
-type Frame struct {
-	// Source is "gfxinfo" or "surfaceflinger".
-	Source string `json:"source"`
-	// Window is the gfxinfo window or the SurfaceFlinger layer.
-	Window string `json:"window"`
-	// gfxinfo framestats columns.
-	IntendedVsyncNs  int64 `json:"intended_vsync_ns,omitempty"`
-	VsyncNs          int64 `json:"vsync_ns,omitempty"`
-	FrameCompletedNs int64 `json:"frame_completed_ns,omitempty"`
-	FrameDeadlineNs  int64 `json:"frame_deadline_ns,omitempty"`
-	// SurfaceFlinger --latency columns A, B, C.
-	DesiredPresentNs int64 `json:"desired_present_ns,omitempty"`
-	ActualPresentNs  int64 `json:"actual_present_ns,omitempty"`
-	FrameReadyNs     int64 `json:"frame_ready_ns,omitempty"`
-}
-
 // RejectedFrame is a frame row that was not a frame: the row as read and
 // why.
 type RejectedFrame struct {
-	Frame
+	metrics.Frame
 	// Reason is a metrics.FrameReject, e.g. "not_completed" for a row still
 	// drawing when the collector stopped waiting for it.
 	Reason string `json:"reason"`
@@ -134,15 +118,6 @@ type RejectedFrame struct {
 	WaitedNs int64 `json:"waited_ns,omitempty"`
 	// HostNs is when the collector decided, from session start.
 	HostNs int64 `json:"host_ns"`
-}
-
-// Time is the frame's time in the metric definitions: IntendedVsync for
-// gfxinfo, the actual present time B for SurfaceFlinger.
-func (f Frame) Time() int64 {
-	if f.Source == string(SourceSurfaceFlinger) {
-		return f.ActualPresentNs
-	}
-	return f.IntendedVsyncNs
 }
 
 // Sample is what one cheap-lane tick read. Counters are cumulative as the
@@ -162,46 +137,24 @@ type Sample struct {
 	// tick, 10 ms resolution; 0 when unreadable.
 	UptimeNs int64 `json:"uptime_ns,omitempty"`
 	// CPU is the /proc/stat `cpu` line, in clock ticks; nil when unreadable.
-	CPU *CPUTicks `json:"cpu,omitempty"`
+	CPU *metrics.CPUTimes `json:"cpu,omitempty"`
 	// OnlineCores counts the cpuN lines of that /proc/stat: the cores online
 	// (the kernel leaves out hot-unplugged ones, whose time does not grow
 	// the cpu line either).
 	OnlineCores int `json:"online_cores,omitempty"`
 	// Procs are the app's processes' /proc/<pid>/stat times.
-	Procs []ProcTicks `json:"procs,omitempty"`
+	Procs []metrics.ProcPidStat `json:"procs,omitempty"`
 	// PIDs are the app's processes (pidof), empty when it is not running.
 	PIDs []int `json:"pids"`
 	// RSSKB is VmRSS summed over the app's processes (/proc/<pid>/status), KiB.
 	RSSKB int64 `json:"rss_kb,omitempty"`
 	// Threads of the app's main process (/proc/<pid>/task/*/stat).
-	Threads []ProcTicks `json:"threads,omitempty"`
+	Threads []metrics.ProcPidStat `json:"threads,omitempty"`
 	// Battery and thermal zones (type → °C), read every tenth tick.
 	Battery  *BatteryReading    `json:"battery,omitempty"`
 	ThermalC map[string]float64 `json:"thermal_c,omitempty"`
 	// NewFrames is how many new frames this tick brought.
 	NewFrames int `json:"new_frames"`
-}
-
-// CPUTicks is the aggregate `cpu` line of /proc/stat, in clock ticks.
-type CPUTicks struct {
-	User    uint64 `json:"user"`
-	Nice    uint64 `json:"nice"`
-	System  uint64 `json:"system"`
-	Idle    uint64 `json:"idle"`
-	IOWait  uint64 `json:"iowait"`
-	IRQ     uint64 `json:"irq"`
-	SoftIRQ uint64 `json:"softirq"`
-	Steal   uint64 `json:"steal"`
-}
-
-// ProcTicks is one process's or thread's /proc/<pid>/stat times, in clock
-// ticks; StartTime tells a reused pid apart.
-type ProcTicks struct {
-	PID       int    `json:"pid"`
-	Name      string `json:"name"`
-	StartTime uint64 `json:"start_time"`
-	UTime     uint64 `json:"utime"`
-	STime     uint64 `json:"stime"`
 }
 
 // TrafficSample is one read of cumulative traffic counters, in bytes.

@@ -436,6 +436,9 @@ func (s *Session) stop() {
 		if pending {
 			s.slowTick(context.Background())
 		}
+		if s.cfg.has(CollectFrames) {
+			s.col.readSkips(context.Background())
+		}
 	}
 
 	// Crash logcat reads take the lock when they finish.

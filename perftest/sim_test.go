@@ -450,7 +450,7 @@ func groundTruthRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, preset
 	if late > 2 {
 		fail("%d true frames of the step were presented after the last poll", late)
 	}
-	var got []perftest.Frame
+	var got []metrics.Frame
 	for _, f := range r.Frames {
 		if ft := f.Time(); ft >= st.DeviceStartNs && ft < st.DeviceEndNs {
 			got = append(got, f)
@@ -483,12 +483,12 @@ func groundTruthRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, preset
 			break
 		}
 		g := got[i]
-		if !sf && (g.IntendedVsyncNs != f.IntendedVsync || g.FrameCompletedNs != f.Completed) {
-			fail("frame %d: got vsync %d completed %d, truth %d %d", i, g.IntendedVsyncNs, g.FrameCompletedNs, f.IntendedVsync, f.Completed)
+		if !sf && (g.IntendedVsync != f.IntendedVsync || g.FrameCompleted != f.Completed) {
+			fail("frame %d: got vsync %d completed %d, truth %d %d", i, g.IntendedVsync, g.FrameCompleted, f.IntendedVsync, f.Completed)
 			break
 		}
-		if sf && (g.DesiredPresentNs != f.SFDesired || g.ActualPresentNs != f.SFActual || g.FrameReadyNs != f.SFReady) {
-			fail("frame %d: got %d %d %d, truth %d %d %d", i, g.DesiredPresentNs, g.ActualPresentNs, g.FrameReadyNs, f.SFDesired, f.SFActual, f.SFReady)
+		if sf && (g.DesiredPresent != f.SFDesired || g.ActualPresent != f.SFActual || g.FrameReady != f.SFReady) {
+			fail("frame %d: got %d %d %d, truth %d %d %d", i, g.DesiredPresent, g.ActualPresent, g.FrameReady, f.SFDesired, f.SFActual, f.SFReady)
 			break
 		}
 	}
@@ -675,9 +675,7 @@ func TestCPUAppDiesMidStep(t *testing.T) {
 	if a < 0 || b < 0 || died < 0 {
 		t.Fatalf("no bracketing samples or death in %d samples", len(r.Samples))
 	}
-	total := func(c *perftest.CPUTicks) float64 {
-		return float64(c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal)
-	}
+	total := func(c *metrics.CPUTimes) float64 { return float64(c.Total()) }
 	measured := cpu.Mean / 100 * (total(r.Samples[b].CPU) - total(r.Samples[a].CPU))
 	truth := float64(after.AppTicksAllProcs - before.AppTicksAllProcs)
 	// What the samples cannot see: the app's time between the last tick

@@ -30,6 +30,9 @@ type Step struct {
 	// of PerfDog BigJank frames: the evidence a failed budget quotes.
 	JankAtS    []float64 `json:"jank_at_s,omitempty"`
 	BigJankAtS []float64 `json:"big_jank_at_s,omitempty"`
+	// Smoothness is GT's SM over the step, from the app's Choreographer
+	// log; nil when the log could not tell (see NotMeasured).
+	Smoothness *SmoothnessStats `json:"smoothness,omitempty"`
 	// Windows lists every window (gfxinfo) or layer that rendered frames in
 	// the step; FrameStats describes the one with the most frames.
 	Windows []WindowFrames `json:"windows,omitempty"`
@@ -55,7 +58,7 @@ type Step struct {
 	// Unmeasured is never zero: such a metric is left out of Metrics,
 	// gates say "not measured", and the figure its summary above still
 	// holds (a zero, with a sample count of 0) means nothing.
-	NotMeasured map[string]string `json:"not_measured,omitempty"`
+	NotMeasured map[metrics.Name]string `json:"not_measured,omitempty"`
 }
 
 // TickStats describes the cheap lane's ticks over a window: how many, how

@@ -71,7 +71,7 @@ func (c *collector) finish() {
 		r.Samples = []Sample{}
 	}
 	if r.Frames == nil {
-		r.Frames = []Frame{}
+		r.Frames = []metrics.Frame{}
 	}
 	if r.Memory == nil {
 		r.Memory = []MemorySample{}
@@ -95,7 +95,8 @@ func (c *collector) summarise(st *Step) {
 	frames := stepFrames(r.Frames, st.DeviceStartNs, st.DeviceEndNs)
 	st.FrameStats, st.Windows = c.frameStats(frames)
 	st.FramesRejected = c.stepRejects(st.DeviceStartNs, st.DeviceEndNs)
-	st.JankAtS, st.BigJankAtS = c.jankTimes(st, frames)
+	st.JankAtS, st.BigJankAtS = jankTimes(st)
+	st.Smoothness = c.smoothness(st)
 	if c.cfg.has(CollectCPU) {
 		st.CPUStats = c.cpuStats(st)
 	}
@@ -155,8 +156,8 @@ func (c *collector) tickStats(start, end int64) TickStats {
 }
 
 // stepFrames returns the frames whose time falls in [start, end).
-func stepFrames(all []Frame, start, end int64) []Frame {
-	var out []Frame
+func stepFrames(all []metrics.Frame, start, end int64) []metrics.Frame {
+	var out []metrics.Frame
 	for _, f := range all {
 		if t := f.Time(); t >= start && t < end {
 			out = append(out, f)
@@ -236,7 +237,7 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 		// The interval's elapsed ticks on the whole device and on one core.
 		var dt, dCore, dBusy float64
 		if c.cpuOK {
-			t, bz, err := metrics.CPUDelta(p.CPU.times(), q.CPU.times())
+			t, bz, err := metrics.CPUDelta(*p.CPU, *q.CPU)
 			if err != nil {
 				continue
 			}
@@ -252,7 +253,7 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 			dCore = float64(r.Device.ClockTicks) * float64(q.HostNs-p.HostNs) / 1e9
 			dt = dCore * float64(cores)
 		}
-		d := float64(metrics.CPUAppTicksBetween(pidStats(p.Procs), pidStats(q.Procs), c.uptimeTicks(p)))
+		d := float64(metrics.CPUAppTicksBetween(p.Procs, q.Procs, c.uptimeTicks(p)))
 		app, total, coreTotal, busy = app+d, total+dt, coreTotal+dCore, busy+dBusy
 		out.Intervals++
 		if dt > 0 {
@@ -276,7 +277,7 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 		online = cores
 	}
 	if c.cpuOK && len(sb.Threads) > 0 && online > 0 {
-		if th, err := metrics.CPUTopThreads(sa.CPU.times(), sb.CPU.times(), pidStats(sa.Threads), pidStats(sb.Threads), online, 5); err == nil {
+		if th, err := metrics.CPUTopThreads(*sa.CPU, *sb.CPU, sa.Threads, sb.Threads, online, 5); err == nil {
 			for _, t := range th {
 				out.Threads = append(out.Threads, ThreadCPU{TID: t.TID, Name: t.Name, Pct: t.Percent, CorePct: t.CorePct})
 			}
@@ -350,16 +351,16 @@ func (c *collector) trafficStats(st *Step) *TrafficStats {
 	if !ok {
 		switch {
 		case c.traffic == trafficNetDev && !c.ranDuring(st.HostStartNs, st.HostEndNs):
-			c.setWhy(famTraffic, "traffic: "+c.traffic+" needs the app's process; the app was not running during the step")
+			c.setWhy(metrics.FamilyTraffic, "traffic: "+c.traffic+" needs the app's process; the app was not running during the step")
 		case unreadable(c.traffic, reads) != "":
-			c.setWhy(famTraffic, "traffic: "+unreadable(c.traffic, reads))
+			c.setWhy(metrics.FamilyTraffic, "traffic: "+unreadable(c.traffic, reads))
 		default:
-			c.setWhy(famTraffic, fmt.Sprintf("traffic: fewer than two reads of %s around the step", c.traffic))
+			c.setWhy(metrics.FamilyTraffic, fmt.Sprintf("traffic: fewer than two reads of %s around the step", c.traffic))
 		}
 		return nil
 	}
 	if why := unreadable(c.traffic, within(reads, st.HostEndNs)); why != "" {
-		c.setWhy(famTraffic, "traffic: "+why)
+		c.setWhy(metrics.FamilyTraffic, "traffic: "+why)
 		return nil
 	}
 	ta, tb := r.Traffic[a], r.Traffic[b]
@@ -376,7 +377,7 @@ func (c *collector) trafficStats(st *Step) *TrafficStats {
 		}
 	}
 	if failed > 0 {
-		c.setWhy(famTraffic, fmt.Sprintf("traffic: %s unreadable at the step's edge (%d failed reads; last: %s): the nearest good reads would count bytes from outside the step or miss some of it", c.traffic, failed, last))
+		c.setWhy(metrics.FamilyTraffic, fmt.Sprintf("traffic: %s unreadable at the step's edge (%d failed reads; last: %s): the nearest good reads would count bytes from outside the step or miss some of it", c.traffic, failed, last))
 		return nil
 	}
 	counters := func(x TrafficSample) metrics.TrafficCounters {
@@ -387,7 +388,7 @@ func (c *collector) trafficStats(st *Step) *TrafficStats {
 	// edges happen to agree.
 	backwards := func(p, q TrafficSample, err error) *TrafficStats {
 		c.note("traffic: step %s: %v", st.Name, err)
-		c.setWhy(famTraffic, fmt.Sprintf("traffic: %s: %v (rx %d → %d, tx %d → %d bytes)", c.traffic, err, p.RxBytes, q.RxBytes, p.TxBytes, q.TxBytes))
+		c.setWhy(metrics.FamilyTraffic, fmt.Sprintf("traffic: %s: %v (rx %d → %d, tx %d → %d bytes)", c.traffic, err, p.RxBytes, q.RxBytes, p.TxBytes, q.TxBytes))
 		return nil
 	}
 	for i := a + 1; i <= b; i++ {
@@ -433,7 +434,7 @@ func (c *collector) batteryStats(st *Step) *BatteryStats {
 		}
 	}
 	if temps == 0 {
-		c.setWhyMetric("battery_temp_max", "battery: "+metrics.BatteryUeventSource+" has no POWER_SUPPLY_TEMP")
+		c.setWhyMetric(metrics.BatteryTempMax, "battery: "+metrics.BatteryUeventSource+" has no POWER_SUPPLY_TEMP")
 	}
 	out.MeanCurrentMA = cur / float64(n)
 	return out
@@ -461,37 +462,16 @@ func (c *collector) thermalStats(st *Step) *ThermalStats {
 }
 
 // jankTimes returns the seconds since the step began of the frames the
-// step's default jank counted, and of its PerfDog BigJank frames, in the
-// window FrameStats describes.
-func (c *collector) jankTimes(st *Step, frames []Frame) (jank, big []float64) {
-	var win []Frame
-	for _, f := range frames {
-		if f.Window == st.FrameStats.Window {
-			win = append(win, f)
-		}
-	}
+// step's default jank counted, and of its PerfDog BigJank frames, as the
+// frame summary names them.
+func jankTimes(st *Step) (jank, big []float64) {
 	at := func(ns int64) float64 { return math.Round(float64(ns-st.DeviceStartNs)/1e6) / 1e3 }
-	period := c.periodNs()
-	if st.FrameStats.JankDefinition == metrics.JankDefinitionDeadlineMissed {
-		for _, f := range win {
-			g := metrics.GfxInfoFrame{IntendedVsync: f.IntendedVsyncNs, Vsync: f.VsyncNs, FrameCompleted: f.FrameCompletedNs, FrameDeadline: f.FrameDeadlineNs}
-			if metrics.GfxInfoFrameDeadlineMissed(g, period) {
-				jank = append(jank, at(f.Time()))
-			}
-		}
-	} else {
-		for _, t := range st.FrameStats.PerfDog.JankTimes {
-			jank = append(jank, at(t))
-		}
+	j := st.FrameStats.Janked
+	for _, t := range j.Of(st.FrameStats.JankDefinition) {
+		jank = append(jank, at(t))
 	}
-	times := make([]int64, len(win))
-	for i, f := range win {
-		times[i] = f.Time()
-	}
-	for _, i := range st.FrameStats.PerfDog.BigJankFrames {
-		if i >= 0 && i < len(times) {
-			big = append(big, at(times[i]))
-		}
+	for _, t := range j.PerfDogBig {
+		big = append(big, at(t))
 	}
 	return jank, big
 }

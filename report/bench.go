@@ -86,7 +86,7 @@ func writeAbsent(w io.Writer, st *perftest.Step) {
 		if names[a.Reason] == nil {
 			reasons = append(reasons, a.Reason)
 		}
-		names[a.Reason] = append(names[a.Reason], a.Name)
+		names[a.Reason] = append(names[a.Reason], string(a.Name))
 	}
 	for _, r := range reasons {
 		fmt.Fprintf(w, "# %s: not measured: %s (%s)\n", oneLine(st.Name), strings.Join(names[r], ", "), oneLine(r))

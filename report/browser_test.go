@@ -16,6 +16,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 )
@@ -78,7 +79,7 @@ func TestBrowserRendersReport(t *testing.T) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	var b bytes.Buffer
-	budgets := []report.Budget{{Metric: "frame_time_p95", Limit: 12}, {Step: "scroll", Metric: "fps", Limit: 50, Min: true}, {Metric: "jank", Limit: 2}}
+	budgets := []metrics.Limit{{Metric: "frame_time_p95", Value: 12}, {Step: "scroll", Metric: "fps", Value: 50, Min: true}, {Metric: "jank", Value: 2}}
 	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{Budgets: budgets}))
 	assert.NilError(t, os.WriteFile(page, b.Bytes(), 0o644))
 	if d := os.Getenv("PERFGATE_REPORT_KEEP"); d != "" {

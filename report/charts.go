@@ -2,26 +2,26 @@ package report
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
 // stepCharts builds a step's charts: frame time per frame, FPS over time,
 // CPU, memory and traffic, with the step's budgets drawn where a chart
 // shows the budgeted value in the same unit.
-func stepCharts(r *perftest.Result, st *perftest.Step, budgets []Budget) []*chart {
+func stepCharts(r *perftest.Result, st *perftest.Step, budgets []assert.Limit) []*chart {
 	stepS := sec(st.HostEndNs - st.HostStartNs)
 	if d := sec(st.DeviceEndNs - st.DeviceStartNs); d > stepS {
 		stepS = d
 	}
-	bs := budgetsFor(budgets, st.Name)
-	budgetLines := func(scale float64, names ...string) []hline {
+	budgetLines := func(scale float64, names ...metrics.Name) []hline {
 		var out []hline
-		for _, b := range bs {
-			for _, n := range names {
-				if b.Metric == n {
-					out = append(out, hline{class: "budget", label: "budget " + b.String(), color: colBudget, y: b.Limit * scale})
-				}
+		for _, b := range budgets {
+			if b.AppliesTo(st.Name) && slices.Contains(names, b.Metric) {
+				out = append(out, hline{class: "budget", label: "budget " + b.String(), color: colBudget, y: b.Value * scale})
 			}
 		}
 		return out
@@ -30,7 +30,7 @@ func stepCharts(r *perftest.Result, st *perftest.Step, budgets []Budget) []*char
 
 	fs := framesOf(r, st)
 	what, name := "frame time (t[i] − t[i−1], present times)", "frame time"
-	if fs.source == "gfxinfo" {
+	if fs.source == metrics.FrameSourceGfxInfo {
 		what, name = "frame duration (FrameCompleted − IntendedVsync)", "duration"
 	}
 	ft := &chart{id: "frametime", title: "Frame time per frame: " + what, unit: "ms", xMax: stepS, gaps: gaps,
@@ -38,11 +38,11 @@ func stepCharts(r *perftest.Result, st *perftest.Step, budgets []Budget) []*char
 	if fs.periodMS > 0 {
 		ft.hlines = append(ft.hlines, hline{class: "deadline", label: fmt.Sprintf("refresh period %.2f ms", fs.periodMS), color: colRefresh, y: fs.periodMS})
 	}
-	ft.hlines = append(ft.hlines, budgetLines(1, "frame_time_p50", "frame_time_p90", "frame_time_p95", "frame_time_p99")...)
+	ft.hlines = append(ft.hlines, budgetLines(1, metrics.FrameTimeP50, metrics.FrameTimeP90, metrics.FrameTimeP95, metrics.FrameTimeP99)...)
 	// PerfDog judges the interval between frame times, which for gfxinfo
 	// is not the duration the line shows: its marks sit at that interval.
 	perfDogName, perfDogNote := "PerfDog ", ""
-	if fs.source == "gfxinfo" {
+	if fs.source == metrics.FrameSourceGfxInfo {
 		perfDogNote = " (by interval)"
 	}
 	ft.marks = []marks{
@@ -53,12 +53,12 @@ func stepCharts(r *perftest.Result, st *perftest.Step, budgets []Budget) []*char
 
 	fps := &chart{id: "fps", title: "FPS per second (frames with t in that second)", unit: "fps", xMax: stepS, gaps: gaps,
 		lines:  []line{{name: "fps", color: colApp, pts: fpsSeries(fs.times, stepS)}},
-		hlines: budgetLines(1, "fps")}
+		hlines: budgetLines(1, metrics.FPS)}
 
 	c := cpuOf(r, st)
 	cpu := &chart{id: "cpu", title: "CPU, % of the whole device per tick (/proc/stat)", unit: "%", xMax: stepS, gaps: gaps,
 		lines:  []line{{name: "app", color: colApp, pts: c.app}, {name: "device", color: colDevice, pts: c.device}},
-		hlines: budgetLines(1, "cpu", "cpu_max", "cpu_device")}
+		hlines: budgetLines(1, metrics.CPU, metrics.CPUMax, metrics.CPUDevice)}
 	for i, th := range c.threads {
 		cpu.lines = append(cpu.lines, line{name: "thread " + th.name, color: threadColors[i%len(threadColors)], pts: th.pts})
 	}
@@ -66,7 +66,7 @@ func stepCharts(r *perftest.Result, st *perftest.Step, budgets []Budget) []*char
 	rss, pss := memOf(r, st)
 	mem := &chart{id: "memory", title: "Memory: RSS per tick (VmRSS), PSS (dumpsys meminfo)", unit: "MiB", xMax: stepS, gaps: gaps,
 		lines:  []line{{name: "RSS", color: colRSS, pts: rss}, {name: "PSS", color: colPSS, pts: pss}},
-		hlines: budgetLines(1.0/1024, "pss_max", "rss_max")}
+		hlines: budgetLines(1.0/1024, metrics.PSSMax, metrics.RSSMax)}
 
 	rx, tx := trafficOf(r, st)
 	title := "Traffic since step start"
@@ -75,6 +75,6 @@ func stepCharts(r *perftest.Result, st *perftest.Step, budgets []Budget) []*char
 	}
 	tr := &chart{id: "traffic", title: title, unit: "KiB", xMax: stepS, gaps: gaps,
 		lines:  []line{{name: "received", color: colRx, pts: rx}, {name: "sent", color: colTx, pts: tx}},
-		hlines: budgetLines(1.0/1024, "rx", "tx")}
+		hlines: budgetLines(1.0/1024, metrics.Rx, metrics.Tx)}
 	return []*chart{ft, fps, cpu, mem, tr}
 }

@@ -36,7 +36,7 @@ func (o CompareOptions) withDefaults() CompareOptions {
 // runs.
 type Row struct {
 	Step   string
-	Metric string
+	Metric metrics.Name
 	Unit   string
 	Better Better
 	// Change holds the medians, p-value and verdict, as the regression
@@ -62,7 +62,10 @@ type Comparison struct {
 func Compare(base, next []*perftest.Result, opts CompareOptions) *Comparison {
 	opts = opts.withDefaults()
 	c := &Comparison{Options: opts}
-	type key struct{ step, metric string }
+	type key struct {
+		step   string
+		metric metrics.Name
+	}
 	type vals struct {
 		m        Metric
 		old, new []float64
@@ -265,7 +268,7 @@ func (c *Comparison) writeWarnings(w io.Writer, prefix string) {
 	}
 	for _, r := range c.Rows {
 		for _, s := range r.Warnings {
-			emit(r.Step + ": " + r.Metric + ": " + s)
+			emit(r.Step + ": " + string(r.Metric) + ": " + s)
 		}
 	}
 }

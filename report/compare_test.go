@@ -173,10 +173,10 @@ func TestCompareNotMeasured(t *testing.T) {
 	for _, r := range next {
 		st := r.Steps[0]
 		st.MemoryStats = perftest.MemoryStats{}
-		st.NotMeasured = map[string]string{"pss_max": why, "pss_growth": why}
+		st.NotMeasured = map[metrics.Name]string{"pss_max": why, "pss_growth": why}
 	}
 	base[0].Steps[0].MemoryStats = perftest.MemoryStats{}
-	base[0].Steps[0].NotMeasured = map[string]string{"pss_max": why, "pss_growth": why}
+	base[0].Steps[0].NotMeasured = map[metrics.Name]string{"pss_max": why, "pss_growth": why}
 	c := report.Compare(base, next, report.CompareOptions{})
 	for _, r := range c.Rows {
 		assert.Assert(t, r.Metric != "pss_max", "pss_max compared: %+v", r)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/internal/atomicfile"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -130,7 +131,7 @@ type indexRow struct {
 
 // writeIndex rebuilds dir/index.html from the Results in dir, again
 // whenever the directory changed while it wrote.
-func writeIndex(dir string, budgets []Budget) error {
+func writeIndex(dir string, budgets []assert.Limit) error {
 	for range 20 {
 		before, err := listResults(dir)
 		if err != nil {
@@ -144,13 +145,10 @@ func writeIndex(dir string, budgets []Budget) error {
 				rows = append(rows, indexRow{Name: base + " (unreadable: " + err.Error() + ")", HTML: base + ".html", MD: base + ".md", JSON: base + ".json", Failed: true})
 				continue
 			}
-			failed := r.Error != "" || len(r.Crashes) > 0
+			failed := Failed(r, budgets)
 			var steps []string
 			for _, st := range r.Steps {
 				steps = append(steps, st.Name)
-				for _, v := range Check(st, budgets) {
-					failed = failed || !v.Pass
-				}
 			}
 			rows = append(rows, indexRow{Name: resultName(r), HTML: base + ".html", MD: base + ".md", JSON: base + ".json",
 				Steps: strings.Join(steps, ", "), Device: strings.TrimSpace(r.Device.Manufacturer + " " + r.Device.Model), Failed: failed})

@@ -8,6 +8,11 @@
 //	report.WriteMarkdown(os.Stdout, []*perftest.Result{r}, report.Options{HTMLLink: "report.html"})
 //	report.WriteHTML(f, []*perftest.Result{r}, report.Options{})
 //
+// Budgets are package assert's limits (assert.ParseLimit, a budget file's
+// Limits), judged by metrics.Judge: a report fails a session exactly where
+// the tests' checks would, with the same line. Which metrics a summary
+// shows, and their units, come from metrics.Catalogue.
+//
 // Charts are inline SVG drawn here in Go: the page needs no script and no
 // network when it is opened, stays small (a few tens of KiB per step), and
 // renders the same in a browser, a CI artifact viewer or a mail client that

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -15,8 +16,10 @@ import (
 type Options struct {
 	// Title heads the page or summary; default "perfgate report".
 	Title string
-	// Budgets are checked in the metrics tables and drawn on the charts.
-	Budgets []Budget
+	// Budgets are checked in the metrics tables and drawn on the charts: a
+	// limit with a step applies to that step and its iterations, one
+	// without to every step (see assert.ParseLimit, (*assert.File).Limits).
+	Budgets []assert.Limit
 	// HTMLLink, when set, is where the Markdown summary links to the full
 	// HTML report (a CI artifact's URL or a relative path).
 	HTMLLink string
@@ -203,14 +206,14 @@ func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
 		for _, c := range stepCharts(r, st, opts.Budgets) {
 			hs.Charts = append(hs.Charts, template.HTML(c.svg()))
 		}
-		verdicts := Check(st, opts.Budgets)
+		vs := verdicts(st, opts.Budgets)
 		for _, m := range StepMetrics(st) {
 			hm := htmlMetric{Metric: m, Shown: formatValue(m.Value)}
-			for _, v := range verdicts {
-				if v.Budget.Metric != m.Name {
+			for _, v := range vs {
+				if v.Limit.Metric != m.Name {
 					continue
 				}
-				hm.Budget = strings.TrimPrefix(v.Budget.String(), m.Name+" ")
+				hm.Budget = budgetText(v.Limit)
 				if v.Pass {
 					hm.Verdict = "pass"
 				} else {
@@ -222,17 +225,17 @@ func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
 		// Unmeasured is never zero: each metric the step has no value for
 		// gets its row, saying why.
 		for _, a := range st.Absent() {
-			hm := htmlMetric{Metric: Metric{Name: a.Name, Unit: a.Unit, Definition: a.Reason}, Shown: "not measured"}
-			for _, v := range verdicts {
-				if v.Budget.Metric == a.Name {
-					hm.Budget, hm.Verdict = strings.TrimPrefix(v.Budget.String(), a.Name+" "), "fail"
+			hm := htmlMetric{Metric: a.Name.Def().Measure(0, a.Reason), Shown: "not measured"}
+			for _, v := range vs {
+				if v.Limit.Metric == a.Name {
+					hm.Budget, hm.Verdict = budgetText(v.Limit), "fail"
 				}
 			}
 			hs.Metrics = append(hs.Metrics, hm)
 		}
-		for _, v := range verdicts {
+		for _, v := range vs {
 			if !v.Pass {
-				hs.Failures = append(hs.Failures, v.message())
+				hs.Failures = append(hs.Failures, v.Line())
 				hr.Failed = true
 			}
 		}

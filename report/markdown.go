@@ -7,13 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
-
-// summaryMetrics are the metrics a pull-request summary shows for every
-// step; the HTML report has all of them. A budgeted metric is shown too.
-var summaryMetrics = []string{"frames", "fps", "jank", "jank_perfdog", "big_jank_perfdog", "frame_time_p50", "frame_time_p95", "frame_time_p99",
-	"cpu", "cpu_device", "pss_max", "rss_max", "rx", "tx", "crashes"}
 
 // WriteMarkdown writes a summary for $GITHUB_STEP_SUMMARY or a pull-request
 // comment: per result a line of device facts, per step a table of its main
@@ -58,7 +54,7 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 	var steps strings.Builder
 	var failures []string
 	for _, st := range r.Steps {
-		verdicts := Check(st, opts.Budgets)
+		vs := verdicts(st, opts.Budgets)
 		ms := StepMetrics(st)
 		flags := ""
 		if st.Unfinished {
@@ -70,15 +66,15 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 		fmt.Fprintf(&steps, "#### `%s` (%s%s)\n\n", codeSpan(st.Name), st.Duration().Round(time.Millisecond), flags)
 		steps.WriteString("| metric | value | definition | budget | |\n|---|---:|---|---|---|\n")
 		absent := st.Absent()
-		shown := map[string]bool{}
+		shown := map[metrics.Name]bool{}
 		// row writes a metric's line; an unmeasured one says so and why,
 		// never 0 and never a blank.
-		row := func(name string) {
+		row := func(name metrics.Name) {
 			shown[name] = true
 			budget, mark := "", ""
-			for _, v := range verdicts {
-				if v.Budget.Metric == name {
-					budget = strings.TrimPrefix(v.Budget.String(), name+" ")
+			for _, v := range vs {
+				if v.Limit.Metric == name {
+					budget = budgetText(v.Limit)
 					mark = "✅"
 					if !v.Pass {
 						mark = "❌"
@@ -93,17 +89,18 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 			}
 			fmt.Fprintf(&steps, "| %s | %s | %s | %s | %s |\n", name, value, mdEscape(def), budget, mark)
 		}
-		for _, name := range summaryMetrics {
-			if _, ok := find(ms, name); ok || reasonOf(absent, name) != "" {
-				row(name)
+		// The catalogue's summary metrics, and every budgeted one.
+		for _, d := range metrics.Catalogue() {
+			if _, ok := find(ms, d.Name); d.Summary && (ok || reasonOf(absent, d.Name) != "") {
+				row(d.Name)
 			}
 		}
-		for _, v := range verdicts {
-			if !shown[v.Budget.Metric] {
-				row(v.Budget.Metric)
+		for _, v := range vs {
+			if !shown[v.Limit.Metric] {
+				row(v.Limit.Metric)
 			}
 			if !v.Pass {
-				failures = append(failures, v.message())
+				failures = append(failures, v.Line())
 			}
 		}
 		steps.WriteString("\n")

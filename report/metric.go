@@ -23,7 +23,7 @@ type Metric = metrics.Metric
 func StepMetrics(st *perftest.Step) []Metric { return st.Metrics() }
 
 // find returns the named metric of ms.
-func find(ms []Metric, name string) (Metric, bool) {
+func find(ms []Metric, name metrics.Name) (Metric, bool) {
 	for _, m := range ms {
 		if m.Name == name {
 			return m, true
@@ -43,7 +43,7 @@ func benchName(s string) string {
 
 // reasonOf is why the step has no value for the named metric, "" when
 // Absent does not list it.
-func reasonOf(absent []perftest.AbsentMetric, name string) string {
+func reasonOf(absent []perftest.AbsentMetric, name metrics.Name) string {
 	for _, a := range absent {
 		if a.Name == name {
 			return a.Reason

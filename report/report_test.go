@@ -18,6 +18,7 @@ import (
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/golden"
 
+	pgassert "github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -35,11 +36,11 @@ func TestMarkdownGolden(t *testing.T) {
 		{"janky-scroll.md", report.Options{}},
 		{"janky-scroll-budgets.md", report.Options{
 			HTMLLink: "https://example.com/artifacts/report.html",
-			Budgets: []report.Budget{
-				{Step: "scroll", Metric: "jank", Limit: 2},
-				{Step: "scroll", Metric: "fps", Limit: 50, Min: true},
-				{Metric: "frame_time_p95", Limit: 12},
-				{Step: "settle", Metric: "rx", Limit: 1000},
+			Budgets: []metrics.Limit{
+				{Step: "scroll", Metric: "jank", Value: 2},
+				{Step: "scroll", Metric: "fps", Value: 50, Min: true},
+				{Metric: "frame_time_p95", Value: 12},
+				{Step: "settle", Metric: "rx", Value: 1000},
 			}}},
 	}
 	for _, tc := range cases {
@@ -53,54 +54,63 @@ func TestMarkdownGolden(t *testing.T) {
 
 // The budgets' verdicts against the values the recorded Result holds, read
 // by hand from testdata/janky-scroll.json: scroll has jank 3 (deadline
-// missed), fps 55.3, p95 8.25 ms; settle received 2003 B.
-func TestCheckVerdicts(t *testing.T) {
+// missed), fps 55.3, p95 8.25 ms; settle received 2003 B. The summary
+// carries the very line assert's checks report, and fails the session
+// exactly when they do.
+func TestBudgetVerdicts(t *testing.T) {
 	r := loadRecorded(t)
 	cases := []struct {
 		step   string
-		budget report.Budget
+		budget metrics.Limit
 		pass   bool
 		line   string
 	}{
-		{"scroll", report.Budget{Metric: "jank", Limit: 2}, false, "perf budget exceeded: scroll: jank 3 > 2 (deadline missed)"},
-		{"scroll", report.Budget{Metric: "jank", Limit: 3}, true, ""},
-		{"scroll", report.Budget{Metric: "fps", Limit: 50, Min: true}, true, ""},
-		{"scroll", report.Budget{Metric: "fps", Limit: 56, Min: true}, false, "perf budget exceeded: scroll: fps 55.3 < 56 (" + "(n−1)/(t[n−1]−t[0]), gfxinfo)"},
-		{"scroll", report.Budget{Metric: "frame_time_p95", Limit: 8.2}, false, "perf budget exceeded: scroll: frame_time_p95 8.25 > 8.20 (frame duration, nearest rank)"},
-		{"settle", report.Budget{Metric: "rx", Limit: 1000}, false, "perf budget exceeded: settle: rx 2003 > 1000 (dumpsys netstats, scope uid)"},
-		{"settle", report.Budget{Metric: "startup", Limit: 1000}, false, "perf budget not checked: settle: startup not measured (budget startup ≤ 1000)"},
-		{"settle", report.Budget{Metric: "startup_initial", Limit: 1000}, false,
-			"perf budget not checked: settle: startup_initial not measured (startup: the step launched nothing; budget startup_initial ≤ 1000)"},
-		{"settle", report.Budget{Step: "scroll", Metric: "jank", Limit: 0}, true, ""}, // another step's budget does not apply
+		{"scroll", metrics.Limit{Metric: "jank", Value: 2}, false, "perf budget exceeded: scroll: jank 3 > 2 (deadline missed; frames at 0.39s 1.48s 2.59s)"},
+		{"scroll", metrics.Limit{Metric: "jank", Value: 3}, true, ""},
+		{"scroll", metrics.Limit{Metric: "fps", Value: 50, Min: true}, true, ""},
+		{"scroll", metrics.Limit{Metric: "fps", Value: 56, Min: true}, false, "perf budget exceeded: scroll: fps 55.31 < 56 (" + "(n−1)/(t[n−1]−t[0]), gfxinfo)"},
+		{"scroll", metrics.Limit{Metric: "frame_time_p95", Value: 8.2}, false, "perf budget exceeded: scroll: frame_time_p95 8.25ms > 8.2ms (frame duration, nearest rank)"},
+		{"settle", metrics.Limit{Metric: "rx", Value: 1000}, false, "perf budget exceeded: settle: rx 2003B > 1000B (dumpsys netstats, scope uid)"},
+		{"settle", metrics.Limit{Metric: "startup", Value: 1000}, false, "perf budget not checked: settle: startup not measured (budget startup ≤ 1000)"},
+		{"settle", metrics.Limit{Metric: "startup_initial", Value: 1000}, false,
+			"perf budget not checked: settle: startup_initial not measured (startup: the step launched nothing; budget startup_initial ≤ 1000ms)"},
+		{"settle", metrics.Limit{Step: "scroll", Metric: "jank", Value: 0}, true, ""}, // another step's budget does not apply
 	}
 	for _, tc := range cases {
 		t.Run(tc.step+"/"+tc.budget.String(), func(t *testing.T) {
-			vs := report.Check(r.Step(tc.step), []report.Budget{tc.budget})
-			if tc.budget.Step != "" && tc.budget.Step != tc.step {
-				assert.Equal(t, len(vs), 0)
-				return
-			}
-			assert.Equal(t, len(vs), 1)
-			assert.Equal(t, vs[0].Pass, tc.pass)
+			one := &perftest.Result{Schema: r.Schema, Device: r.Device, App: r.App, Steps: []*perftest.Step{r.Step(tc.step)}}
+			assert.Equal(t, report.Failed(one, []metrics.Limit{tc.budget}), !tc.pass)
 			var md bytes.Buffer
-			assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{{Schema: r.Schema, Device: r.Device, App: r.App, Steps: []*perftest.Step{r.Step(tc.step)}}},
-				report.Options{Budgets: []report.Budget{tc.budget}}))
+			assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{one}, report.Options{Budgets: []metrics.Limit{tc.budget}}))
+			rt := &lineT{}
+			pgassert.Check(rt, one, tc.budget)
 			if tc.line != "" {
 				assert.Assert(t, strings.Contains(md.String(), tc.line+"\n"), "want line %q in\n%s", tc.line, md.String())
+				assert.DeepEqual(t, rt.lines, []string{tc.line})
 			} else {
 				assert.Assert(t, !strings.Contains(md.String(), "perf budget"), md.String())
+				assert.Equal(t, len(rt.lines), 0)
 			}
 		})
 	}
 }
 
+// lineT collects what a check reports.
+type lineT struct{ lines []string }
+
+func (l *lineT) Errorf(format string, args ...any) {
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+func (l *lineT) FailNow() {}
+
 // A crash fails the step even without a budget for it.
-func TestCheckCrash(t *testing.T) {
+func TestCrashFailsWithoutBudget(t *testing.T) {
 	st := &perftest.Step{Name: "tap", Crashes: []perftest.Crash{{Step: "tap", OldPIDs: []int{100}}}}
-	vs := report.Check(st, nil)
-	assert.Equal(t, len(vs), 1)
-	assert.Equal(t, vs[0].Pass, false)
-	assert.Equal(t, vs[0].Budget.Metric, "crashes")
+	r := &perftest.Result{Schema: perftest.Schema, Steps: []*perftest.Step{st}}
+	assert.Equal(t, report.Failed(r, nil), true)
+	var md bytes.Buffer
+	assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{r}, report.Options{}))
+	assert.Assert(t, strings.Contains(md.String(), "perf budget exceeded: tap: crashes 1 > 0 ("), md.String())
 }
 
 // svgDoc is the part of an SVG chart the structure tests read.
@@ -144,13 +154,13 @@ func charts(t *testing.T, page string) []svgDoc {
 // metrics table and verdicts present.
 func TestHTMLStructure(t *testing.T) {
 	r := loadRecorded(t)
-	budgets := []report.Budget{
-		{Step: "scroll", Metric: "fps", Limit: 50, Min: true},
-		{Metric: "frame_time_p95", Limit: 12},
-		{Metric: "pss_max", Limit: 200000},
-		{Metric: "cpu", Limit: 30},
-		{Metric: "rx", Limit: 8192},
-		{Step: "scroll", Metric: "jank", Limit: 2},
+	budgets := []metrics.Limit{
+		{Step: "scroll", Metric: "fps", Value: 50, Min: true},
+		{Metric: "frame_time_p95", Value: 12},
+		{Metric: "pss_max", Value: 200000},
+		{Metric: "cpu", Value: 30},
+		{Metric: "rx", Value: 8192},
+		{Step: "scroll", Metric: "jank", Value: 2},
 	}
 	var b bytes.Buffer
 	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{Budgets: budgets}))
@@ -216,7 +226,7 @@ func TestHTMLStructure(t *testing.T) {
 	for _, want := range []string{
 		"<th>device</th><td>Google Pixel 6</td>", "<th>android</th><td>13</td>", "<th>refresh</th><td>60 Hz</td>",
 		"<th>package</th><td>com.perfgate.demo</td>",
-		`<li class="fail">perf budget exceeded: scroll: jank 3 &gt; 2 (deadline missed)</li>`,
+		`<li class="fail">perf budget exceeded: scroll: jank 3 &gt; 2 (deadline missed; frames at 0.39s 1.48s 2.59s)</li>`,
 		"<td>jank_perfdog</td><td class=\"num\">2</td>",
 	} {
 		assert.Assert(t, strings.Contains(page, want), "page lacks %q", want)
@@ -284,7 +294,7 @@ func TestHTMLEmptyStep(t *testing.T) {
 // vsync + 16.6 ms).
 func TestChartSeriesHandComputed(t *testing.T) {
 	const period = 16_666_667
-	var frames []perftest.Frame
+	var frames []metrics.Frame
 	var gf []metrics.GfxInfoFrame
 	for i := range 90 { // 90 frames over 1.5 s
 		iv := int64(1e9) + int64(i)*period
@@ -292,8 +302,9 @@ func TestChartSeriesHandComputed(t *testing.T) {
 		if i == 45 {
 			dur = 40e6
 		}
-		frames = append(frames, perftest.Frame{Source: "gfxinfo", Window: "w", IntendedVsyncNs: iv, VsyncNs: iv, FrameCompletedNs: iv + dur, FrameDeadlineNs: iv + period})
-		gf = append(gf, metrics.GfxInfoFrame{IntendedVsync: iv, Vsync: iv, FrameCompleted: iv + dur, FrameDeadline: iv + period})
+		g := metrics.GfxInfoFrame{IntendedVsync: iv, Vsync: iv, FrameCompleted: iv + dur, FrameDeadline: iv + period}
+		frames = append(frames, metrics.Frame{Source: "gfxinfo", Window: "w", GfxInfoFrame: g})
+		gf = append(gf, g)
 	}
 	st := &perftest.Step{Name: "s", HostStartNs: 0, HostEndNs: 1.5e9, DeviceStartNs: 1e9, DeviceEndNs: 2.5e9,
 		HostEnd: time.Unix(0, 1.5e9), HostStart: time.Unix(0, 0)}
@@ -379,7 +390,7 @@ func TestWriteDir(t *testing.T) {
 		go func() {
 			c := *r
 			c.Name = fmt.Sprintf("TestFeed/case_%d", i)
-			errs <- report.WriteDir(dir, &c, report.Options{Budgets: []report.Budget{{Metric: "jank", Limit: 2}}})
+			errs <- report.WriteDir(dir, &c, report.Options{Budgets: []metrics.Limit{{Metric: "jank", Value: 2}}})
 		}()
 	}
 	for range n {
@@ -477,11 +488,12 @@ func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("disk full")
 func TestHTMLHugeStep(t *testing.T) {
 	st := &perftest.Step{Name: "s", HostEndNs: math.MaxInt64, DeviceEndNs: math.MaxInt64}
 	st.FrameStats = metrics.FrameSummary{Source: "surfaceflinger", Window: "w", Frames: 3, RefreshPeriodMS: 16.7}
-	r := &perftest.Result{Schema: perftest.Schema, Steps: []*perftest.Step{st}, Frames: []perftest.Frame{
-		{Source: "surfaceflinger", Window: "w", ActualPresentNs: 1}, {Source: "surfaceflinger", Window: "w", ActualPresentNs: 2e7},
-		{Source: "surfaceflinger", Window: "w", ActualPresentNs: math.MaxInt64 - 1}}}
+	r := &perftest.Result{Schema: perftest.Schema, Steps: []*perftest.Step{st}, Frames: []metrics.Frame{
+		{Source: "surfaceflinger", Window: "w", SurfaceFlingerFrame: metrics.SurfaceFlingerFrame{ActualPresent: 1}},
+		{Source: "surfaceflinger", Window: "w", SurfaceFlingerFrame: metrics.SurfaceFlingerFrame{ActualPresent: 2e7}},
+		{Source: "surfaceflinger", Window: "w", SurfaceFlingerFrame: metrics.SurfaceFlingerFrame{ActualPresent: math.MaxInt64 - 1}}}}
 	var b bytes.Buffer
-	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{Budgets: []report.Budget{{Metric: "fps", Limit: math.MaxFloat64}}}))
+	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{Budgets: []metrics.Limit{{Metric: "fps", Value: math.MaxFloat64}}}))
 	assert.Equal(t, len(charts(t, b.String())), 5)
 	assert.Assert(t, b.Len() < 200_000, "page of %d bytes", b.Len())
 }
@@ -506,15 +518,15 @@ func TestReportsSayNotMeasured(t *testing.T) {
 	why := `traffic: /proc/<pid>/net/dev unreadable on every read in the step (7 failed; last: exit 1: "cat: /proc/4242/net/dev: No such file or directory")`
 	settle := r.Step("settle")
 	settle.TrafficStats = nil
-	settle.NotMeasured = map[string]string{"rx": why, "tx": why}
-	budgets := report.Options{Budgets: []report.Budget{{Step: "settle", Metric: "rx", Limit: 1000}}}
+	settle.NotMeasured = map[metrics.Name]string{"rx": why, "tx": why}
+	budgets := report.Options{Budgets: []metrics.Limit{{Step: "settle", Metric: "rx", Value: 1000}}}
 
 	var md bytes.Buffer
 	assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{r}, budgets))
 	esc := strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(why)
-	assert.Assert(t, strings.Contains(md.String(), "| rx | not measured | "+esc+" | ≤ 1000 | ❌ |\n"), md.String())
+	assert.Assert(t, strings.Contains(md.String(), "| rx | not measured | "+esc+" | ≤ 1000B | ❌ |\n"), md.String())
 	assert.Assert(t, strings.Contains(md.String(), "| tx | not measured | "+esc+" |  |  |\n"), md.String())
-	assert.Assert(t, strings.Contains(md.String(), "perf budget not checked: settle: rx not measured ("+why+"; budget rx ≤ 1000)\n"), md.String())
+	assert.Assert(t, strings.Contains(md.String(), "perf budget not checked: settle: rx not measured ("+why+"; budget rx ≤ 1000B)\n"), md.String())
 
 	var html bytes.Buffer
 	assert.NilError(t, report.WriteHTML(&html, []*perftest.Result{r}, budgets))
@@ -538,4 +550,28 @@ func TestReportsSayNotMeasured(t *testing.T) {
 			assert.Assert(t, !has, "settle reports rx-B")
 		}
 	}
+}
+
+// A metric the catalogue gained reaches every report with no code of the
+// report's own: GT SM in the HTML table, the benchmark line, and a budget
+// on it in the summary, failing with the gates' line.
+func TestCatalogueMetricInEveryReport(t *testing.T) {
+	r := loadRecorded(t)
+	st := r.Step("scroll")
+	st.Smoothness = &perftest.SmoothnessStats{Source: "logcat Choreographer: Skipped N frames!", RefreshHz: 60, MinSM: 16, Skipped: 88}
+	one := &perftest.Result{Schema: r.Schema, Name: r.Name, Device: r.Device, App: r.App, Steps: []*perftest.Step{st}}
+	budgets := report.Options{Budgets: []metrics.Limit{{Step: "scroll", Metric: metrics.SMGT, Value: 30, Min: true}}}
+
+	var html, md, bench bytes.Buffer
+	assert.NilError(t, report.WriteHTML(&html, []*perftest.Result{one}, budgets))
+	assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{one}, budgets))
+	assert.NilError(t, report.WriteBenchstat(&bench, []*perftest.Result{one}))
+	assert.Assert(t, strings.Contains(html.String(), `<tr><td>sm_gt</td><td class="num">16</td><td>fps</td>`), "HTML lacks the sm_gt row")
+	assert.Assert(t, strings.Contains(bench.String(), " 16 gt-sm-fps "), bench.String())
+	line := "perf budget exceeded: scroll: sm_gt 16 < 30 (GT SM, the step's lowest second (refresh 60 Hz), logcat Choreographer: Skipped N frames!)"
+	assert.Assert(t, strings.Contains(md.String(), "| sm_gt | 16 fps | "), md.String())
+	assert.Assert(t, strings.Contains(md.String(), line+"\n"), md.String())
+	rt := &lineT{}
+	pgassert.Check(rt, one, budgets.Budgets...)
+	assert.DeepEqual(t, rt.lines, []string{line})
 }

@@ -31,9 +31,9 @@ type frameSeries struct {
 
 // stepFrames returns the frames of the window the step's frame summary
 // describes (the one that rendered the most), in time order.
-func stepFrames(r *perftest.Result, st *perftest.Step) []perftest.Frame {
+func stepFrames(r *perftest.Result, st *perftest.Step) []metrics.Frame {
 	fs := st.FrameStats
-	var out []perftest.Frame
+	var out []metrics.Frame
 	for _, f := range r.Frames {
 		if f.Source != fs.Source || f.Window != fs.Window {
 			continue
@@ -42,61 +42,60 @@ func stepFrames(r *perftest.Result, st *perftest.Step) []perftest.Frame {
 			out = append(out, f)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b perftest.Frame) int { return cmp.Compare(a.Time(), b.Time()) })
+	slices.SortStableFunc(out, func(a, b metrics.Frame) int { return cmp.Compare(a.Time(), b.Time()) })
 	return out
 }
 
-// framesOf builds the frame-time chart's data. Jank marks follow the
-// definitions in DESIGN.md through the metrics package, so the marks on
-// the chart are the frames the step's counts counted.
+// framesOf builds the frame-time chart's data. The jank marks are the
+// frames the step's frame summary (metrics.FrameSummarize) names under
+// each definition, so the marks on the chart are the frames its counts
+// counted.
 func framesOf(r *perftest.Result, st *perftest.Step) frameSeries {
 	fs := frameSeries{source: st.FrameStats.Source, periodMS: st.FrameStats.RefreshPeriodMS}
 	frames := stepFrames(r, st)
-	if fs.source == "gfxinfo" {
-		// Only frames with a real completion time have a duration, as in
-		// metrics.GfxInfoUsableFrames.
-		frames = slices.DeleteFunc(frames, func(f perftest.Frame) bool {
-			return f.FrameCompletedNs <= f.IntendedVsyncNs
+	gfx := fs.source == metrics.FrameSourceGfxInfo
+	if gfx {
+		// Only frames the summary takes have a duration.
+		frames = slices.DeleteFunc(frames, func(f metrics.Frame) bool {
+			return metrics.GfxInfoRowReject(f.GfxInfoFrame, 0) != ""
 		})
 	}
-	period := int64(fs.periodMS * 1e6)
+	janked := metrics.FrameSummarize(fs.source, frames, int64(math.Round(fs.periodMS*1e6))).Janked
 	t := make([]int64, len(frames))
+	at := make(map[int64]int, len(frames))
 	for i, f := range frames {
 		t[i] = f.Time()
+		at[t[i]] = i
 		fs.times = append(fs.times, sec(t[i]-st.DeviceStartNs))
 	}
-	y := func(i int) (float64, bool) {
-		if fs.source == "gfxinfo" {
-			return ms(frames[i].FrameCompletedNs - frames[i].IntendedVsyncNs), true
-		}
-		if i == 0 {
-			return 0, false
-		}
-		return ms(t[i] - t[i-1]), true
-	}
 	for i, f := range frames {
-		v, ok := y(i)
-		if !ok {
-			continue
-		}
-		p := pt{fs.times[i], v}
-		fs.ft = append(fs.ft, p)
-		if fs.source == "gfxinfo" && metrics.GfxInfoFrameDeadlineMissed(metrics.GfxInfoFrame{
-			IntendedVsync:  f.IntendedVsyncNs,
-			Vsync:          f.VsyncNs,
-			FrameDeadline:  f.FrameDeadlineNs,
-			FrameCompleted: f.FrameCompletedNs,
-		}, period) {
-			fs.deadlineMissed = append(fs.deadlineMissed, p)
+		switch {
+		case gfx:
+			fs.ft = append(fs.ft, pt{fs.times[i], ms(f.Duration())})
+		case i > 0:
+			fs.ft = append(fs.ft, pt{fs.times[i], ms(t[i] - t[i-1])})
 		}
 	}
-	pd := metrics.FramePerfDogJank(t)
-	for _, i := range pd.JankFrames {
-		fs.perfDog = append(fs.perfDog, pt{fs.times[i], ms(t[i] - t[i-1])})
+	// marks places the frames at times ts: at their duration for deadline
+	// misses, at the interval before them for PerfDog, which judges
+	// intervals.
+	marks := func(ts []int64, duration bool) []pt {
+		var out []pt
+		for _, x := range ts {
+			i, ok := at[x]
+			switch {
+			case !ok:
+			case duration:
+				out = append(out, pt{fs.times[i], ms(frames[i].Duration())})
+			case i > 0:
+				out = append(out, pt{fs.times[i], ms(t[i] - t[i-1])})
+			}
+		}
+		return out
 	}
-	for _, i := range pd.BigJankFrames {
-		fs.bigJank = append(fs.bigJank, pt{fs.times[i], ms(t[i] - t[i-1])})
-	}
+	fs.deadlineMissed = marks(janked.DeadlineMissed, true)
+	fs.perfDog = marks(janked.PerfDog, false)
+	fs.bigJank = marks(janked.PerfDogBig, false)
 	return fs
 }
 
@@ -146,19 +145,12 @@ type procKey struct {
 	start uint64
 }
 
-func procTicks(ps []perftest.ProcTicks) map[procKey]perftest.ProcTicks {
-	m := make(map[procKey]perftest.ProcTicks, len(ps))
+func procTicks(ps []metrics.ProcPidStat) map[procKey]metrics.ProcPidStat {
+	m := make(map[procKey]metrics.ProcPidStat, len(ps))
 	for _, p := range ps {
 		m[procKey{p.PID, p.StartTime}] = p
 	}
 	return m
-}
-
-// busyTotal follows DESIGN.md "CPU": total = user+nice+system+idle+iowait+
-// irq+softirq+steal, busy = total − idle − iowait.
-func busyTotal(c *perftest.CPUTicks) (busy, total uint64) {
-	total = c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
-	return total - c.Idle - c.IOWait, total
 }
 
 // stepSamples returns the tick samples from the last one at or before the
@@ -208,15 +200,16 @@ func cpuOf(r *perftest.Result, st *perftest.Step) cpuSeries {
 	threadSum := map[tkey]float64{}
 	for i := 1; i < len(ss); i++ {
 		a, b := ss[i-1], ss[i]
-		busyA, totA := busyTotal(a.CPU)
-		busyB, totB := busyTotal(b.CPU)
-		if totB <= totA || busyB < busyA {
+		total, busy, err := metrics.CPUDelta(*a.CPU, *b.CPU)
+		if err != nil {
 			continue // a counter reset (reboot) or no time passed
 		}
-		dt := float64(totB - totA)
+		dt := float64(total)
 		x := sec((a.HostNs+b.HostNs)/2 - st.HostStartNs)
-		out.device = append(out.device, pt{x, float64(busyB-busyA) / dt * 100})
-		out.app = append(out.app, pt{x, ticksDelta(a.Procs, b.Procs) / dt * 100})
+		out.device = append(out.device, pt{x, float64(busy) / dt * 100})
+		// Processes present at both ends: none started inside counts.
+		app := metrics.CPUAppTicksBetween(a.Procs, b.Procs, math.MaxUint64)
+		out.app = append(out.app, pt{x, float64(app) / dt * 100})
 		before := procTicks(a.Threads)
 		for _, th := range b.Threads {
 			p, ok := before[procKey{th.PID, th.StartTime}]
@@ -224,7 +217,7 @@ func cpuOf(r *perftest.Result, st *perftest.Step) cpuSeries {
 				continue
 			}
 			v := float64(th.UTime+th.STime-p.UTime-p.STime) / dt * 100
-			k := tkey{th.PID, th.Name}
+			k := tkey{th.PID, th.Comm}
 			threadPts[k] = append(threadPts[k], pt{x, v})
 			threadSum[k] += v
 		}
@@ -246,19 +239,6 @@ func cpuOf(r *perftest.Result, st *perftest.Step) cpuSeries {
 		out.threads = append(out.threads, threadSeries{name: k.name, pts: threadPts[k]})
 	}
 	return out
-}
-
-// ticksDelta sums Δ(utime+stime) over the processes present at both ends.
-func ticksDelta(a, b []perftest.ProcTicks) float64 {
-	before := procTicks(a)
-	var d float64
-	for _, p := range b {
-		q, ok := before[procKey{p.PID, p.StartTime}]
-		if ok && p.UTime+p.STime >= q.UTime+q.STime {
-			d += float64(p.UTime + p.STime - q.UTime - q.STime)
-		}
-	}
-	return d
 }
 
 // memOf returns RSS per tick (VmRSS) and PSS per `dumpsys meminfo` read,

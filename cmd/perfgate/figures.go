@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -13,11 +14,11 @@ import (
 type figures struct {
 	st     *perftest.Step
 	parts  []string
-	absent []string // metric names, in the order added
+	absent []metrics.Name // in the order added
 }
 
 // add appends the named metric, formatted, or says it was not measured.
-func (f *figures) add(name, label string, format func(float64) string) {
+func (f *figures) add(name metrics.Name, label string, format func(float64) string) {
 	for _, m := range f.st.Metrics() {
 		if m.Name == name {
 			f.parts = append(f.parts, format(m.Value))
@@ -35,7 +36,7 @@ func (f *figures) why() string {
 	if len(f.absent) == 0 {
 		return ""
 	}
-	reason := map[string]string{}
+	reason := map[metrics.Name]string{}
 	for _, a := range f.st.Absent() {
 		reason[a.Name] = a.Reason
 	}
@@ -46,7 +47,7 @@ func (f *figures) why() string {
 		if names[r] == nil {
 			order = append(order, r)
 		}
-		names[r] = append(names[r], n)
+		names[r] = append(names[r], string(n))
 	}
 	var groups []string
 	for _, r := range order {
@@ -63,10 +64,10 @@ func (f *figures) why() string {
 // FPS, jank, app CPU and PSS, in that order.
 func stepFigures(st *perftest.Step) *figures {
 	f := &figures{st: st}
-	f.add("frames", "frames", func(v float64) string { return fmt.Sprintf("%.0f frames", v) })
-	f.add("fps", "fps", func(v float64) string { return fmt.Sprintf("%.1f fps", v) })
-	f.add("jank", "jank", func(v float64) string { return fmt.Sprintf("jank %.0f (%s)", v, st.Frames().JankDefinition) })
-	f.add("cpu", "cpu", func(v float64) string { return fmt.Sprintf("cpu %.1f%%", v) })
-	f.add("pss_max", "pss max", func(v float64) string { return fmt.Sprintf("pss max %.0f KiB", v) })
+	f.add(metrics.Frames, "frames", func(v float64) string { return fmt.Sprintf("%.0f frames", v) })
+	f.add(metrics.FPS, "fps", func(v float64) string { return fmt.Sprintf("%.1f fps", v) })
+	f.add(metrics.Jank, "jank", func(v float64) string { return fmt.Sprintf("jank %.0f (%s)", v, st.Frames().JankDefinition) })
+	f.add(metrics.CPU, "cpu", func(v float64) string { return fmt.Sprintf("cpu %.1f%%", v) })
+	f.add(metrics.PSSMax, "pss max", func(v float64) string { return fmt.Sprintf("pss max %.0f KiB", v) })
 	return f
 }

@@ -434,7 +434,7 @@ func historyHTML(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err != nil {
 			return fmt.Errorf("history html: %w", err)
 		}
-		budgets = append(budgets, report.BudgetsOf(f)...)
+		budgets = append(budgets, f.Limits()...)
 	}
 	s, err := h.open(ctx)
 	if err != nil {

@@ -27,12 +27,12 @@ e.g. -budget jank<=3 -budget scroll:fps>=55.
 `
 
 // budgetFlags collects repeated -budget flags.
-type budgetFlags []report.Budget
+type budgetFlags []assert.Limit
 
 func (b *budgetFlags) String() string { return fmt.Sprint(*b) }
 
 func (b *budgetFlags) Set(s string) error {
-	v, err := report.ParseBudget(s)
+	v, err := assert.ParseLimit(s)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		budgets = append(budgets, report.BudgetsOf(f)...)
+		budgets = append(budgets, f.Limits()...)
 	}
 	opts := report.Options{Title: *title, Budgets: budgets, HTMLLink: *link}
 	if *base != "" {
@@ -120,16 +120,10 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 
 // failedSessions counts the results with a broken budget, a crash or an
 // early end.
-func failedSessions(results []*perftest.Result, budgets []report.Budget) int {
+func failedSessions(results []*perftest.Result, budgets []assert.Limit) int {
 	n := 0
 	for _, r := range results {
-		failed := r.Error != "" || len(r.Crashes) > 0
-		for _, st := range r.Steps {
-			for _, v := range report.Check(st, budgets) {
-				failed = failed || !v.Pass
-			}
-		}
-		if failed {
+		if report.Failed(r, budgets) {
 			n++
 		}
 	}

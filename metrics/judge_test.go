@@ -1,0 +1,77 @@
+package metrics
+
+import "testing"
+
+// One step as a session measures it: jank 5 with the times of its janky
+// frames, fps 48.21, a crash, and no traffic.
+func judgeStep() Measurement {
+	return Measurement{
+		Step: "scroll",
+		Metrics: []Metric{
+			Jank.Def().Measure(5, "deadline missed"),
+			FPS.Def().Measure(48.213, "(n−1)/(t[n−1]−t[0]), gfxinfo"),
+			FrameTimeP95.Def().Measure(18.245, "frame duration, nearest rank"),
+			Crashes.Def().Measure(1, "app process crashed"),
+		},
+		Evidence: map[Name][]string{
+			Jank:    {"1.84s", "2.10s", "2.31s", "3.02s", "3.40s"},
+			Crashes: {"pids [4242] → [4300] at 400ms"},
+		},
+		NotMeasured: map[Name]string{Rx: "traffic: /proc/<pid>/net/dev unreadable"},
+	}
+}
+
+func TestJudge(t *testing.T) {
+	m := judgeStep()
+	for _, tc := range []struct {
+		l        Limit
+		pass     bool
+		measured bool
+		line     string
+	}{
+		{Limit{Metric: Jank, Value: 5}, true, true, ""}, // a value on the limit meets it
+		{Limit{Metric: Jank, Value: 3}, false, true, "perf budget exceeded: scroll: jank 5 > 3 (deadline missed; frames at 1.84s 2.10s 2.31s 3.02s 3.40s)"},
+		{Limit{Metric: FPS, Value: 48.213, Min: true}, true, true, ""},
+		{Limit{Metric: FPS, Value: 50, Min: true}, false, true, "perf budget exceeded: scroll: fps 48.21 < 50 ((n−1)/(t[n−1]−t[0]), gfxinfo)"},
+		{Limit{Metric: FrameTimeP95, Value: 16}, false, true, "perf budget exceeded: scroll: frame_time_p95 18.25ms > 16ms (frame duration, nearest rank)"},
+		{Limit{Metric: Crashes, Value: 0}, false, true, "perf budget exceeded: scroll: crashes 1 > 0 (app process crashed; pids [4242] → [4300] at 400ms)"},
+		{Limit{Metric: Rx, Value: 100}, false, false, "perf budget not checked: scroll: rx not measured (traffic: /proc/<pid>/net/dev unreadable; budget rx ≤ 100B)"},
+		{Limit{Metric: "startup", Value: 1}, false, false, "perf budget not checked: scroll: startup not measured (budget startup ≤ 1)"},
+	} {
+		v := Judge(m, tc.l)
+		if v.Pass != tc.pass || v.Measured != tc.measured || v.Line() != tc.line || v.Step != "scroll" || v.Limit != tc.l {
+			t.Errorf("%s: pass %v measured %v line %q; want %v %v %q", tc.l, v.Pass, v.Measured, v.Line(), tc.pass, tc.measured, tc.line)
+		}
+	}
+	missing := Judge(Measurement{Step: "scrol", Missing: true}, Limit{Metric: Jank, Value: 3})
+	if missing.Pass || !missing.Missing || missing.Line() != `perf budget exceeded: scrol: step not measured (the run has no step "scrol")` {
+		t.Errorf("missing step: %+v %q", missing, missing.Line())
+	}
+}
+
+// A failure quotes at most ten items of evidence.
+func TestJudgeEvidenceBounded(t *testing.T) {
+	m := judgeStep()
+	m.Evidence[Jank] = []string{"1s", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s", "10s", "11s", "12s"}
+	want := "perf budget exceeded: scroll: jank 5 > 3 (deadline missed; frames at 1s 2s 3s 4s 5s 6s 7s 8s 9s 10s …)"
+	if got := Judge(m, Limit{Metric: Jank, Value: 3}).Line(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if len(m.Evidence[Jank]) != 12 {
+		t.Error("the line cut the step's evidence")
+	}
+}
+
+func TestLimitAppliesTo(t *testing.T) {
+	for _, tc := range []struct {
+		step, to string
+		want     bool
+	}{{"", "scroll", true}, {"scroll", "scroll", true}, {"scroll", "scroll#3", true}, {"scroll", "tap", false}, {"scroll#2", "scroll", false}} {
+		if got := (Limit{Step: tc.step, Metric: Jank}).AppliesTo(tc.to); got != tc.want {
+			t.Errorf("limit of %q applies to %q: %v, want %v", tc.step, tc.to, got, tc.want)
+		}
+	}
+	if s := (Limit{Metric: FrameTimeP95, Value: 20.5}).String(); s != "frame_time_p95 ≤ 20.5ms" {
+		t.Errorf("String() = %q", s)
+	}
+}

@@ -1,0 +1,154 @@
+package perftest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/metrics"
+)
+
+// SmoothnessStats is GT's smoothness over a step (DESIGN.md "GT smoothness"):
+// per whole second, SM = max(0, refresh rate − the frames the app's
+// Choreographer logged as skipped in that second).
+type SmoothnessStats struct {
+	Source    string  `json:"source"`
+	RefreshHz float64 `json:"refresh_hz"`
+	// MinSM is the step's lowest second; the refresh rate when the app
+	// skipped nothing.
+	MinSM float64 `json:"min_sm"`
+	// Skipped is every frame the step's lines report skipped.
+	Skipped int `json:"skipped"`
+}
+
+// skipLine is one Choreographer "Skipped N frames!" line of the app.
+type skipLine struct {
+	hostNs int64
+	skip   metrics.LogcatSkippedFrames
+}
+
+// smoothLog is what the session's one read of the Choreographer lines
+// gave: the lines on the host clock, the host time of the oldest line the
+// buffer still held, or why there is nothing to go by.
+type smoothLog struct {
+	read   bool
+	lines  []skipLine
+	fromNs int64
+	why    string
+}
+
+// choreographerCmds read, in one round trip, the device clock twice over
+// (see endCmds), the app's Choreographer lines (the logcat -s filter keeps
+// only them), and the buffer's first lines, which tell how far back it
+// still reaches.
+func choreographerCmds(api int) []string {
+	format := "-v threadtime"
+	if api >= 24 {
+		format += " -v epoch"
+	}
+	return []string{"cat /proc/uptime", "date '+%s.%N %Y-%m-%d %H:%M:%S'",
+		"logcat -d -b main " + format + " -s Choreographer:I",
+		"logcat -d -b main " + format + " | head -n 3"}
+}
+
+// readSkips reads the Choreographer lines once the lanes stopped: their
+// times place them in the steps, whose SM summarise figures.
+func (c *collector) readSkips(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, max(c.cfg.TickTimeout, 5*time.Second))
+	defer cancel()
+	cmds := choreographerCmds(c.s.res.Device.API)
+	send := c.s.now()
+	out, err := c.s.dev.batch(ctx, cmds)
+	recv := c.s.now()
+	if err == nil && len(out) != len(cmds) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
+	}
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	if err != nil {
+		c.smooth = smoothLog{read: true, why: fmt.Sprintf("%s: %v", cmds[2], err)}
+		return
+	}
+	c.smooth = c.placeSkips(cmds, out, send+(recv-send)/2)
+	c.smooth.read = true
+}
+
+// placeSkips puts the app's Choreographer lines on the host clock: the
+// batch read /proc/uptime at about host time mid.
+func (c *collector) placeSkips(cmds []string, out []cmdResult, mid int64) smoothLog {
+	clk, err := parseLogClock(out[0], out[1])
+	if err != nil {
+		return smoothLog{why: "the log's times cannot be placed: " + err.Error()}
+	}
+	for _, i := range []int{2, 3} {
+		if out[i].Exit != 0 {
+			return smoothLog{why: out[i].failure(cmds[i])}
+		}
+	}
+	host := func(e metrics.LogcatEntry) int64 { return mid - (clk.up - clk.boot(e)) }
+	entries := func(o cmdResult) []metrics.LogcatEntry {
+		var es []metrics.LogcatEntry
+		for _, raw := range strings.Split(string(metrics.Normalize(o.Stdout)), "\n") {
+			if e, ok := metrics.ParseLogcatLine(raw); ok && !e.Time.IsZero() {
+				es = append(es, e)
+			}
+		}
+		return es
+	}
+	first := entries(out[3])
+	if len(first) == 0 {
+		return smoothLog{why: cmds[3] + " printed no line with a time"}
+	}
+	// Only the app's own lines: the pids it ran under in the session.
+	pids := slices.Clone(c.s.res.App.PIDs)
+	for _, smp := range c.s.res.Samples {
+		pids = append(pids, smp.PIDs...)
+	}
+	l := smoothLog{fromNs: host(first[0])}
+	for _, e := range entries(out[2]) {
+		for _, s := range metrics.LogcatSkipped([]metrics.LogcatEntry{e}) {
+			if slices.Contains(pids, s.PID) {
+				l.lines = append(l.lines, skipLine{host(e), s})
+			}
+		}
+	}
+	return l
+}
+
+// smoothness is the step's SM, or nil with the reason in the step's
+// catalogue (see markAbsent).
+func (c *collector) smoothness(st *Step) *SmoothnessStats {
+	l := c.smooth
+	if !l.read || l.why != "" || l.fromNs > st.HostStartNs || !c.ranDuring(st.HostStartNs, st.HostEndNs) {
+		return nil
+	}
+	var skips []metrics.LogcatSkippedFrames
+	out := &SmoothnessStats{Source: "logcat Choreographer: Skipped N frames!", RefreshHz: c.refreshHz, MinSM: c.refreshHz}
+	for _, s := range l.lines {
+		if s.hostNs >= st.HostStartNs && s.hostNs < st.HostEndNs {
+			skips = append(skips, s.skip)
+			out.Skipped += s.skip.Frames
+		}
+	}
+	for _, sec := range metrics.FrameGTSmoothness(skips, c.refreshHz) {
+		out.MinSM = math.Min(out.MinSM, sec.SM)
+	}
+	return out
+}
+
+// smoothWhy says why a step has no SM.
+func (c *collector) smoothWhy(st *Step) string {
+	l := c.smooth
+	switch {
+	case !l.read:
+		return "gt sm: the log was not read (the session ended before Stop)"
+	case l.why != "":
+		return "gt sm: " + l.why
+	case l.fromNs > st.HostStartNs:
+		return fmt.Sprintf("gt sm: the log no longer reaches back to the step (its oldest line is %v after the step began)", time.Duration(l.fromNs-st.HostStartNs).Round(time.Millisecond))
+	}
+	return "gt sm: the app was not running during the step (pidof " + c.cfg.Package + " found no process)"
+}

@@ -1,0 +1,64 @@
+package perftest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/metrics"
+)
+
+// The Choreographer lines are the app's alone, placed on the host clock
+// through the device clock read with them; a step older than the log's
+// oldest line has no SM, since the log no longer shows its stalls.
+func TestPlaceSkips(t *testing.T) {
+	c := bareCollector(SourceGfxInfo)
+	c.refreshHz = 60
+	const s = int64(1e9)
+	c.s.res.Samples = []Sample{{HostNs: 80 * s, PIDs: []int{4242}}, {HostNs: 99 * s, PIDs: []int{4242}}, {HostNs: 101 * s, PIDs: []int{4242}}}
+	cmds := choreographerCmds(33)
+	skip := " I Choreographer: Skipped %s frames!  The application may be doing too much work on its main thread."
+	line := func(epoch, pid, n string) string {
+		return "  " + epoch + "  " + pid + "  " + pid + strings.Replace(skip, "%s", n, 1)
+	}
+	out := []cmdResult{
+		{Stdout: []byte("1000.00 500.00\n")},
+		{Stdout: []byte("1700000000.000000000 2023-11-14 22:13:20\n")},
+		{Stdout: []byte(strings.Join([]string{
+			"--------- beginning of main",
+			line("1699999998.200", "4242", "40"),
+			line("1699999998.900", "4242", "35"), // the same second: 75 skipped
+			line("1699999998.950", "999", "50"),  // another app's
+			line("1699999999.500", "4242", "31"),
+		}, "\n") + "\n")},
+		{Stdout: []byte("--------- beginning of main\n  1699999990.000  1  1 I init: start\n")},
+	}
+	c.smooth = c.placeSkips(cmds, out, 100*s)
+	c.smooth.read = true
+	if c.smooth.why != "" || len(c.smooth.lines) != 3 || c.smooth.fromNs != 90*s {
+		t.Fatalf("placed %+v", c.smooth)
+	}
+	if at := c.smooth.lines[0].hostNs; at != 98*s+200_000_000 {
+		t.Errorf("first line at host %d ns, want 98.2 s", at)
+	}
+	st := &Step{Name: "scroll", HostStartNs: 95 * s, HostEndNs: 100 * s}
+	sm := c.smoothness(st)
+	if sm == nil || sm.Skipped != 106 || sm.MinSM != 0 || sm.RefreshHz != 60 {
+		t.Errorf("smoothness %+v, want 106 skipped and a second of max(0, 60 − 75) = 0", sm)
+	}
+	calm := &Step{Name: "calm", HostStartNs: 99_600_000_000, HostEndNs: 101 * s}
+	if sm := c.smoothness(calm); sm == nil || sm.Skipped != 0 || sm.MinSM != 60 {
+		t.Errorf("a step without skips: %+v, want SM 60", sm)
+	}
+	old := &Step{Name: "launch", HostStartNs: 85 * s, HostEndNs: 96 * s}
+	if sm := c.smoothness(old); sm != nil || !strings.Contains(c.smoothWhy(old), "the log no longer reaches back to the step (its oldest line is 5s after the step began)") {
+		t.Errorf("a step older than the log: %+v, %q", sm, c.smoothWhy(old))
+	}
+	// A device that cannot give the log's times has no SM.
+	out[0] = cmdResult{Exit: 1, Stderr: []byte("cat: /proc/uptime: Permission denied")}
+	if l := c.placeSkips(cmds, out, 100*s); !strings.Contains(l.why, "/proc/uptime") {
+		t.Errorf("no device clock: %+v", l)
+	}
+	if got := metrics.SMGT.Def(); got.Family != metrics.FamilyChoreographer || !got.Floor() {
+		t.Errorf("catalogue entry %+v", got)
+	}
+}
