@@ -1,9 +1,23 @@
-package simdevice
+// Package vfs is the simulated phone's file tree as a shell user (or root)
+// sees it. It has four kinds of places:
+//   - a writable in-memory tree: /data/local/tmp and the shared storage
+//     (/storage/emulated/0, also reached as /sdcard and /storage/self/primary);
+//     as root, all of /data;
+//   - /proc and /sys, whose files a Rendered source (the simulated world)
+//     renders on every read;
+//   - /dev/null;
+//   - a read-only skeleton (/, /system, /vendor, ...) that refuses writes
+//     the way a real phone's dm-verity partitions do.
+//
+// Paths given to an FS are canonical: absolute and cleaned by Clean, which
+// also maps the shared-storage aliases. Errors are *fs.PathError values
+// whose Err is the errno a phone's kernel returns (syscall.EROFS,
+// syscall.EACCES, fs.ErrNotExist …), so callers print toybox's messages.
+package vfs
 
 import (
 	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -14,19 +28,10 @@ import (
 	"time"
 )
 
-// The device's file tree has four kinds of places:
-//   - a writable in-memory tree: /data/local/tmp and the shared storage
-//     (/storage/emulated/0, also reached as /sdcard and /storage/self/primary);
-//     as root, all of /data;
-//   - /proc and /sys, whose files the World renders on every read;
-//   - /dev/null;
-//   - a read-only skeleton (/, /system, /vendor, ...) that refuses writes
-//     the way a real phone's dm-verity partitions do.
-
 // Canonical roots of the writable tree.
 const (
-	tmpDir     = "/data/local/tmp"
-	storageDir = "/storage/emulated/0"
+	TmpDir     = "/data/local/tmp"
+	StorageDir = "/storage/emulated/0"
 )
 
 // storageAliases are the names a phone gives its primary shared storage.
@@ -71,9 +76,9 @@ func hasPrefixDir(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, dir+"/") || dir == "/"
 }
 
-// cleanPath makes p absolute against cwd, removes dot segments and maps the
+// Clean makes p absolute against cwd, removes dot segments and maps the
 // shared-storage aliases onto their canonical directory.
-func cleanPath(p, cwd string) string {
+func Clean(p, cwd string) string {
 	if !strings.HasPrefix(p, "/") {
 		if cwd == "" {
 			cwd = "/"
@@ -83,7 +88,7 @@ func cleanPath(p, cwd string) string {
 	p = path.Clean(p)
 	for _, a := range storageAliases {
 		if hasPrefixDir(p, a) {
-			return storageDir + p[len(a):]
+			return StorageDir + p[len(a):]
 		}
 	}
 	return p
@@ -98,32 +103,35 @@ type memNode struct {
 	data  []byte
 }
 
-// memFS is the writable tree, keyed by canonical path. Keeping it flat makes
+// Tree is the writable tree, keyed by canonical path. Keeping it flat makes
 // every operation a map look-up under one lock; listings scan, which is cheap
 // at the sizes a test pushes.
-type memFS struct {
+type Tree struct {
 	mu    sync.RWMutex
 	nodes map[string]*memNode
 }
 
-func newMemFS(now time.Time) *memFS {
-	m := &memFS{nodes: make(map[string]*memNode)}
+// NewTree returns the writable tree of a freshly booted phone: /data,
+// /data/local, /data/local/tmp and the shared storage's usual folders, made
+// at now.
+func NewTree(now time.Time) *Tree {
+	m := &Tree{nodes: make(map[string]*memNode)}
 	for _, d := range []string{"/data", "/data/local"} {
 		m.nodes[d] = &memNode{dir: true, mode: 0o771, mtime: now, owner: "system"}
 	}
-	m.nodes[tmpDir] = &memNode{dir: true, mode: 0o771, mtime: now, owner: "shell"}
-	m.nodes[storageDir] = &memNode{dir: true, mode: 0o770, mtime: now, owner: "root"}
+	m.nodes[TmpDir] = &memNode{dir: true, mode: 0o771, mtime: now, owner: "shell"}
+	m.nodes[StorageDir] = &memNode{dir: true, mode: 0o770, mtime: now, owner: "root"}
 	for _, d := range []string{"Alarms", "Android", "DCIM", "Documents", "Download", "Movies", "Music", "Notifications", "Pictures", "Podcasts", "Ringtones"} {
-		m.nodes[storageDir+"/"+d] = &memNode{dir: true, mode: 0o770, mtime: now, owner: "root"}
+		m.nodes[StorageDir+"/"+d] = &memNode{dir: true, mode: 0o770, mtime: now, owner: "root"}
 	}
 	return m
 }
 
 // inMem reports whether canonical path p belongs to the writable tree.
-func inMem(p string) bool { return hasPrefixDir(p, "/data") || hasPrefixDir(p, storageDir) }
+func inMem(p string) bool { return hasPrefixDir(p, "/data") || hasPrefixDir(p, StorageDir) }
 
-// inWorld reports whether canonical path p is rendered by the World.
-func inWorld(p string) bool { return hasPrefixDir(p, "/proc") || hasPrefixDir(p, "/sys") }
+// inRendered reports whether canonical path p is rendered on every read.
+func inRendered(p string) bool { return hasPrefixDir(p, "/proc") || hasPrefixDir(p, "/sys") }
 
 // fileInfo is the fs.FileInfo of every place in the tree.
 type fileInfo struct {
@@ -144,18 +152,31 @@ func (fi *fileInfo) Sys() any           { return nil }
 
 func pathErr(op, p string, err error) error { return &fs.PathError{Op: op, Path: p, Err: err} }
 
+// Rewrap replaces the operation and path of a *fs.PathError, so that an
+// error about a canonical path names the path the caller was given.
+func Rewrap(op, p string, err error) error { return pathErr(op, p, underlying(err)) }
+
+// Owner returns the user and group that own the file fi describes, as ls -l
+// shows them; root for anything this package did not stat.
+func Owner(fi fs.FileInfo) (owner, group string) {
+	if x, ok := fi.(*fileInfo); ok {
+		return x.owner, x.group
+	}
+	return "root", "root"
+}
+
 // groupOf names the group ls shows for a writable-tree path.
 func groupOf(p string) string {
-	if hasPrefixDir(p, storageDir) {
+	if hasPrefixDir(p, StorageDir) {
 		return "everybody"
 	}
-	if hasPrefixDir(p, tmpDir) {
+	if hasPrefixDir(p, TmpDir) {
 		return "shell"
 	}
 	return "system"
 }
 
-func (m *memFS) info(p string, n *memNode) *fileInfo {
+func (m *Tree) info(p string, n *memNode) *fileInfo {
 	fi := &fileInfo{name: path.Base(p), size: int64(len(n.data)), mode: n.mode, mtime: n.mtime, owner: n.owner, group: groupOf(p)}
 	if n.dir {
 		fi.mode |= fs.ModeDir
@@ -179,7 +200,7 @@ func (u fsUser) mayWrite(p string) error {
 	if u.root && hasPrefixDir(p, "/data") {
 		return nil
 	}
-	if hasPrefixDir(p, tmpDir) || hasPrefixDir(p, storageDir) {
+	if hasPrefixDir(p, TmpDir) || hasPrefixDir(p, StorageDir) {
 		return nil
 	}
 	for _, r := range readOnlyRoots {
@@ -188,7 +209,7 @@ func (u fsUser) mayWrite(p string) error {
 		}
 	}
 	switch {
-	case inWorld(p), inMem(p):
+	case inRendered(p), inMem(p):
 		return syscall.EACCES
 	case p == "/", path.Dir(p) == "/":
 		return syscall.EROFS
@@ -224,71 +245,95 @@ func (u fsUser) mayList(p string) error {
 	return nil
 }
 
-// vfs is the whole file tree of one device as one user sees it.
-type vfs struct {
-	mem   *memFS
-	world *World
-	user  fsUser
-	// buildProp renders /system/build.prop from the World's properties.
-	buildProp func() []byte
-	commands  []string // names under /system/bin
-	boot      time.Time
+// FS is the whole file tree of one device as one user sees it. Its fields
+// are set once; an FS is safe for concurrent use.
+type FS struct {
+	// Tree is the writable part, shared by every user of the device.
+	Tree *Tree
+	// Rendered serves /proc and /sys.
+	Rendered Rendered
+	// Root makes the operations run as root instead of the shell user.
+	Root bool
+	// BuildProp renders /system/build.prop.
+	BuildProp func() []byte
+	// Commands are the names under /system/bin.
+	Commands []string
+	// Boot is the time the device booted: the mtime of every file of the
+	// read-only skeleton.
+	Boot time.Time
 }
 
-// stat follows the tree's few symlinks, as stat(2) does.
-func (v *vfs) stat(p string) (fs.FileInfo, error) {
+// Rendered is the source of the files under /proc and /sys, which are
+// rendered anew on every read. Both methods fail with an error satisfying
+// errors.Is(err, fs.ErrNotExist) for a path that does not exist.
+type Rendered interface {
+	// ReadFile returns the content of a file.
+	ReadFile(p string) ([]byte, error)
+	// ReadDir returns the names in a directory.
+	ReadDir(p string) ([]string, error)
+}
+
+func (v *FS) user() fsUser { return fsUser{root: v.Root} }
+
+// MayWrite reports why the user may not create or change canonical path p:
+// an error satisfying errors.Is(err, syscall.EROFS) on a read-only
+// partition, fs.ErrPermission elsewhere outside the writable tree, or nil.
+func (v *FS) MayWrite(p string) error { return v.user().mayWrite(p) }
+
+// Stat follows the tree's few symlinks, as stat(2) does.
+func (v *FS) Stat(p string) (fs.FileInfo, error) {
 	switch {
 	case inMem(p):
-		v.mem.mu.RLock()
-		n, ok := v.mem.nodes[p]
+		v.Tree.mu.RLock()
+		n, ok := v.Tree.nodes[p]
 		var fi *fileInfo
 		if ok {
-			fi = v.mem.info(p, n)
+			fi = v.Tree.info(p, n)
 		}
-		v.mem.mu.RUnlock()
+		v.Tree.mu.RUnlock()
 		if !ok {
-			if p == "/data" || !v.user.root && !hasPrefixDir(p, tmpDir) && !hasPrefixDir(p, storageDir) && hasPrefixDir(p, "/data") {
+			if p == "/data" || !v.user().root && !hasPrefixDir(p, TmpDir) && !hasPrefixDir(p, StorageDir) && hasPrefixDir(p, "/data") {
 				return nil, pathErr("stat", p, syscall.EACCES)
 			}
 			return nil, pathErr("stat", p, fs.ErrNotExist)
 		}
 		return fi, nil
-	case inWorld(p):
-		return v.worldStat(p)
+	case inRendered(p):
+		return v.renderedStat(p)
 	case p == "/dev/null":
-		return &fileInfo{name: "null", mode: fs.ModeDevice | fs.ModeCharDevice | 0o666, mtime: v.boot, owner: "root", group: "root"}, nil
+		return &fileInfo{name: "null", mode: fs.ModeDevice | fs.ModeCharDevice | 0o666, mtime: v.Boot, owner: "root", group: "root"}, nil
 	case p == "/system/build.prop":
-		return &fileInfo{name: "build.prop", size: int64(len(v.buildProp())), mode: 0o600 | 0o044, mtime: v.boot, owner: "root", group: "root"}, nil
+		return &fileInfo{name: "build.prop", size: int64(len(v.BuildProp())), mode: 0o600 | 0o044, mtime: v.Boot, owner: "root", group: "root"}, nil
 	case path.Dir(p) == "/system/bin":
-		if slices.Contains(v.commands, path.Base(p)) {
-			return &fileInfo{name: path.Base(p), size: 0, mode: 0o755, mtime: v.boot, owner: "root", group: "shell"}, nil
+		if slices.Contains(v.Commands, path.Base(p)) {
+			return &fileInfo{name: path.Base(p), size: 0, mode: 0o755, mtime: v.Boot, owner: "root", group: "shell"}, nil
 		}
 	}
 	if _, ok := skeleton[p]; ok || p == "/system/bin" {
-		return &fileInfo{name: path.Base(p), size: 4096, mode: fs.ModeDir | 0o755, mtime: v.boot, owner: "root", group: "root"}, nil
+		return &fileInfo{name: path.Base(p), size: 4096, mode: fs.ModeDir | 0o755, mtime: v.Boot, owner: "root", group: "root"}, nil
 	}
 	return nil, pathErr("stat", p, fs.ErrNotExist)
 }
 
-// worldStat asks the World whether p is a directory or a file. Kernel files
+// renderedStat asks Rendered whether p is a directory or a file. Kernel files
 // under /proc report size 0 and sysfs files 4096, as stat(2) does on a phone.
-func (v *vfs) worldStat(p string) (fs.FileInfo, error) {
+func (v *FS) renderedStat(p string) (fs.FileInfo, error) {
 	if p == "/proc" || p == "/sys" {
-		return &fileInfo{name: path.Base(p), mode: fs.ModeDir | 0o555, mtime: v.boot, owner: "root", group: "root"}, nil
+		return &fileInfo{name: path.Base(p), mode: fs.ModeDir | 0o555, mtime: v.Boot, owner: "root", group: "root"}, nil
 	}
-	if _, err := v.world.ReadDir(p); err == nil {
-		return &fileInfo{name: path.Base(p), mode: fs.ModeDir | 0o555, mtime: v.boot, owner: "root", group: "root"}, nil
+	if _, err := v.Rendered.ReadDir(p); err == nil {
+		return &fileInfo{name: path.Base(p), mode: fs.ModeDir | 0o555, mtime: v.Boot, owner: "root", group: "root"}, nil
 	}
 	size := int64(0)
 	if hasPrefixDir(p, "/sys") {
 		size = 4096
 	}
-	_, err := v.world.ReadFile(p)
+	_, err := v.Rendered.ReadFile(p)
 	switch {
 	case err == nil:
-		return &fileInfo{name: path.Base(p), size: size, mode: 0o444, mtime: v.boot, owner: "root", group: "root"}, nil
+		return &fileInfo{name: path.Base(p), size: size, mode: 0o444, mtime: v.Boot, owner: "root", group: "root"}, nil
 	case errors.Is(err, fs.ErrPermission):
-		return &fileInfo{name: path.Base(p), size: size, mode: 0o400, mtime: v.boot, owner: "root", group: "root"}, nil
+		return &fileInfo{name: path.Base(p), size: size, mode: 0o400, mtime: v.Boot, owner: "root", group: "root"}, nil
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, pathErr("stat", p, fs.ErrNotExist)
 	default:
@@ -296,9 +341,9 @@ func (v *vfs) worldStat(p string) (fs.FileInfo, error) {
 	}
 }
 
-// readDir lists directory p sorted by name.
-func (v *vfs) readDir(p string) ([]fs.FileInfo, error) {
-	fi, err := v.stat(p)
+// ReadDir lists directory p sorted by name.
+func (v *FS) ReadDir(p string) ([]fs.FileInfo, error) {
+	fi, err := v.Stat(p)
 	if err != nil {
 		return nil, pathErr("readdir", p, underlying(err))
 	}
@@ -308,18 +353,18 @@ func (v *vfs) readDir(p string) ([]fs.FileInfo, error) {
 	var out []fs.FileInfo
 	switch {
 	case inMem(p):
-		if err := v.user.mayList(p); err != nil {
+		if err := v.user().mayList(p); err != nil {
 			return nil, pathErr("readdir", p, err)
 		}
-		v.mem.mu.RLock()
-		for q, n := range v.mem.nodes {
+		v.Tree.mu.RLock()
+		for q, n := range v.Tree.nodes {
 			if path.Dir(q) == p && q != p {
-				out = append(out, v.mem.info(q, n))
+				out = append(out, v.Tree.info(q, n))
 			}
 		}
-		v.mem.mu.RUnlock()
-	case inWorld(p):
-		names, err := v.world.ReadDir(p)
+		v.Tree.mu.RUnlock()
+	case inRendered(p):
+		names, err := v.Rendered.ReadDir(p)
 		if err != nil {
 			return nil, pathErr("readdir", p, underlying(err))
 		}
@@ -327,17 +372,17 @@ func (v *vfs) readDir(p string) ([]fs.FileInfo, error) {
 			out = append(out, &lazyInfo{v: v, p: path.Join(p, name)})
 		}
 	case p == "/system/bin":
-		for _, c := range v.commands {
-			if fi, err := v.stat("/system/bin/" + c); err == nil {
+		for _, c := range v.Commands {
+			if fi, err := v.Stat("/system/bin/" + c); err == nil {
 				out = append(out, fi)
 			}
 		}
 	default:
 		for _, name := range skeleton[p] {
 			q := path.Join(p, name)
-			if fi, err := v.stat(cleanPath(q, "/")); err == nil {
-				if q != cleanPath(q, "/") {
-					fi = &fileInfo{name: name, mode: fs.ModeSymlink | 0o777, mtime: v.boot, owner: "root", group: "root"}
+			if fi, err := v.Stat(Clean(q, "/")); err == nil {
+				if q != Clean(q, "/") {
+					fi = &fileInfo{name: name, mode: fs.ModeSymlink | 0o777, mtime: v.Boot, owner: "root", group: "root"}
 				}
 				out = append(out, fi)
 			}
@@ -347,10 +392,10 @@ func (v *vfs) readDir(p string) ([]fs.FileInfo, error) {
 	return out, nil
 }
 
-// lazyInfo stats a World entry only when asked, so that a glob over /proc
+// lazyInfo stats a rendered entry only when asked, so that a glob over /proc
 // does not render every process's files.
 type lazyInfo struct {
-	v    *vfs
+	v    *FS
 	p    string
 	once sync.Once
 	fi   fs.FileInfo
@@ -358,7 +403,7 @@ type lazyInfo struct {
 
 func (l *lazyInfo) get() fs.FileInfo {
 	l.once.Do(func() {
-		fi, err := l.v.stat(l.p)
+		fi, err := l.v.Stat(l.p)
 		if err != nil {
 			fi = &fileInfo{name: path.Base(l.p), mode: 0o444}
 		}
@@ -384,32 +429,32 @@ func underlying(err error) error {
 	return err
 }
 
-// readFile returns the content of file p.
-func (v *vfs) readFile(p string) ([]byte, error) {
+// ReadFile returns the content of file p.
+func (v *FS) ReadFile(p string) ([]byte, error) {
 	switch {
 	case inMem(p):
-		v.mem.mu.RLock()
-		n, ok := v.mem.nodes[p]
+		v.Tree.mu.RLock()
+		n, ok := v.Tree.nodes[p]
 		var data []byte
 		if ok && !n.dir {
 			data = bytes.Clone(n.data)
 		}
-		v.mem.mu.RUnlock()
+		v.Tree.mu.RUnlock()
 		if !ok {
-			_, err := v.stat(p)
+			_, err := v.Stat(p)
 			return nil, pathErr("open", p, underlying(err))
 		}
 		if n.dir {
 			return nil, pathErr("read", p, syscall.EISDIR)
 		}
-		if !v.user.mayRead(n, groupOf(p)) {
+		if !v.user().mayRead(n, groupOf(p)) {
 			return nil, pathErr("open", p, syscall.EACCES)
 		}
 		return data, nil
-	case inWorld(p):
-		data, err := v.world.ReadFile(p)
+	case inRendered(p):
+		data, err := v.Rendered.ReadFile(p)
 		if err != nil {
-			if _, derr := v.world.ReadDir(p); derr == nil || p == "/proc" || p == "/sys" {
+			if _, derr := v.Rendered.ReadDir(p); derr == nil || p == "/proc" || p == "/sys" {
 				return nil, pathErr("read", p, syscall.EISDIR)
 			}
 			return nil, pathErr("open", p, underlying(err))
@@ -418,9 +463,9 @@ func (v *vfs) readFile(p string) ([]byte, error) {
 	case p == "/dev/null":
 		return nil, nil
 	case p == "/system/build.prop":
-		return v.buildProp(), nil
+		return v.BuildProp(), nil
 	}
-	fi, err := v.stat(p)
+	fi, err := v.Stat(p)
 	if err != nil {
 		return nil, pathErr("open", p, underlying(err))
 	}
@@ -432,30 +477,30 @@ func (v *vfs) readFile(p string) ([]byte, error) {
 	return nil, nil
 }
 
-// mkdir makes directory p; with parents it makes missing parents and
+// Mkdir makes directory p; with parents it makes missing parents and
 // accepts an existing directory, as mkdir -p does.
-func (v *vfs) mkdir(p string, parents bool, now time.Time) error {
-	if fi, err := v.stat(p); err == nil {
+func (v *FS) Mkdir(p string, parents bool, now time.Time) error {
+	if fi, err := v.Stat(p); err == nil {
 		if parents && fi.IsDir() {
 			return nil
 		}
 		return pathErr("mkdir", p, fs.ErrExist)
 	}
-	if err := v.user.mayWrite(p); err != nil {
+	if err := v.user().mayWrite(p); err != nil {
 		return pathErr("mkdir", p, err)
 	}
-	v.mem.mu.Lock()
-	defer v.mem.mu.Unlock()
+	v.Tree.mu.Lock()
+	defer v.Tree.mu.Unlock()
 	var missing []string
 	for q := p; ; q = path.Dir(q) {
-		n, ok := v.mem.nodes[q]
+		n, ok := v.Tree.nodes[q]
 		if ok {
 			if !n.dir {
 				return pathErr("mkdir", p, syscall.ENOTDIR)
 			}
 			break
 		}
-		if v.user.mayWrite(q) != nil {
+		if v.user().mayWrite(q) != nil {
 			return pathErr("mkdir", p, fs.ErrNotExist)
 		}
 		missing = append(missing, q)
@@ -464,92 +509,92 @@ func (v *vfs) mkdir(p string, parents bool, now time.Time) error {
 		return pathErr("mkdir", p, fs.ErrNotExist)
 	}
 	for _, q := range missing {
-		v.mem.nodes[q] = &memNode{dir: true, mode: 0o771, mtime: now, owner: v.user.name()}
+		v.Tree.nodes[q] = &memNode{dir: true, mode: 0o771, mtime: now, owner: v.user().name()}
 	}
 	return nil
 }
 
-// remove deletes p; recursive removes a directory with its content.
-func (v *vfs) remove(p string, recursive bool) error {
-	if _, err := v.stat(p); err != nil {
+// Remove deletes p; recursive removes a directory with its content.
+func (v *FS) Remove(p string, recursive bool) error {
+	if _, err := v.Stat(p); err != nil {
 		return pathErr("remove", p, underlying(err))
 	}
-	if err := v.user.mayWrite(p); err != nil {
+	if err := v.user().mayWrite(p); err != nil {
 		return pathErr("remove", p, err)
 	}
-	if p == tmpDir || p == storageDir {
+	if p == TmpDir || p == StorageDir {
 		// The mount points themselves stay; rm -rf clears their content.
 		if !recursive {
 			return pathErr("remove", p, syscall.EISDIR)
 		}
 	}
-	v.mem.mu.Lock()
-	defer v.mem.mu.Unlock()
-	n := v.mem.nodes[p]
+	v.Tree.mu.Lock()
+	defer v.Tree.mu.Unlock()
+	n := v.Tree.nodes[p]
 	if n == nil {
 		return pathErr("remove", p, fs.ErrNotExist)
 	}
 	if n.dir && !recursive {
 		return pathErr("remove", p, syscall.EISDIR)
 	}
-	for q := range v.mem.nodes {
+	for q := range v.Tree.nodes {
 		if strings.HasPrefix(q, p+"/") {
-			delete(v.mem.nodes, q)
+			delete(v.Tree.nodes, q)
 		}
 	}
-	if p != tmpDir && p != storageDir && p != "/data" && p != "/data/local" {
-		delete(v.mem.nodes, p)
+	if p != TmpDir && p != StorageDir && p != "/data" && p != "/data/local" {
+		delete(v.Tree.nodes, p)
 	}
 	return nil
 }
 
-// touch creates p empty when missing and sets its mtime.
-func (v *vfs) touch(p string, mtime time.Time) error {
-	v.mem.mu.Lock()
-	n, ok := v.mem.nodes[p]
+// Touch creates p empty when missing and sets its mtime.
+func (v *FS) Touch(p string, mtime time.Time) error {
+	v.Tree.mu.Lock()
+	n, ok := v.Tree.nodes[p]
 	if ok {
 		n.mtime = mtime
 	}
-	v.mem.mu.Unlock()
+	v.Tree.mu.Unlock()
 	if ok {
 		return nil
 	}
-	if _, err := v.stat(p); err == nil {
+	if _, err := v.Stat(p); err == nil {
 		if p == "/dev/null" {
 			return nil
 		}
-		if err := v.user.mayWrite(p); err != nil {
+		if err := v.user().mayWrite(p); err != nil {
 			return pathErr("touch", p, err)
 		}
 		return nil
 	}
-	return v.writeFile(p, nil, 0o666, mtime, false)
+	return v.WriteFile(p, nil, 0o666, mtime, false)
 }
 
-// writeFile creates or replaces (or with appendData, extends) file p.
-func (v *vfs) writeFile(p string, data []byte, mode fs.FileMode, mtime time.Time, appendData bool) error {
+// WriteFile creates or replaces (or with appendData, extends) file p.
+func (v *FS) WriteFile(p string, data []byte, mode fs.FileMode, mtime time.Time, appendData bool) error {
 	if p == "/dev/null" {
 		return nil
 	}
-	if err := v.user.mayWrite(p); err != nil {
+	if err := v.user().mayWrite(p); err != nil {
 		return pathErr("open", p, err)
 	}
-	v.mem.mu.Lock()
-	defer v.mem.mu.Unlock()
-	parent, ok := v.mem.nodes[path.Dir(p)]
+	v.Tree.mu.Lock()
+	defer v.Tree.mu.Unlock()
+	parent, ok := v.Tree.nodes[path.Dir(p)]
 	if !ok {
 		return pathErr("open", p, fs.ErrNotExist)
 	}
 	if !parent.dir {
 		return pathErr("open", p, syscall.ENOTDIR)
 	}
-	n, ok := v.mem.nodes[p]
+	n, ok := v.Tree.nodes[p]
 	if ok && n.dir {
 		return pathErr("open", p, syscall.EISDIR)
 	}
 	if !ok {
-		n = &memNode{mode: mode.Perm(), owner: v.user.name()}
-		v.mem.nodes[p] = n
+		n = &memNode{mode: mode.Perm(), owner: v.user().name()}
+		v.Tree.nodes[p] = n
 	}
 	if appendData {
 		n.data = append(n.data, data...)
@@ -560,60 +605,56 @@ func (v *vfs) writeFile(p string, data []byte, mode fs.FileMode, mtime time.Time
 	return nil
 }
 
-// memFile is an open writable-tree file: reads see the content at open time;
+// File is an open writable-tree file: reads see the content at open time;
 // writes go straight into the tree so a later command in the same script
 // sees them.
-type memFile struct {
-	v      *vfs
-	p      string
-	r      *bytes.Reader
-	write  bool
-	append bool
-	now    func() time.Time
+type File struct {
+	v *FS
+	p string
+	r *bytes.Reader // nil: not open for reading
 }
 
-func (f *memFile) Read(b []byte) (int, error) {
+// OpenAppend opens the existing file p for appending, and with read for
+// reading its present content too. The caller has created or truncated p
+// (WriteFile) and checked that it may write it.
+func (v *FS) OpenAppend(p string, read bool) *File {
+	f := &File{v: v, p: p}
+	if read {
+		data, _ := v.ReadFile(p)
+		f.r = bytes.NewReader(data)
+	}
+	return f
+}
+
+func (f *File) Read(b []byte) (int, error) {
 	if f.r == nil {
 		return 0, pathErr("read", f.p, syscall.EBADF)
 	}
 	return f.r.Read(b)
 }
 
-func (f *memFile) Write(b []byte) (int, error) {
-	if !f.write {
-		return 0, pathErr("write", f.p, syscall.EBADF)
-	}
-	// After the first write (which may have truncated), later writes add.
-	if err := f.v.writeFile(f.p, b, 0o666, f.now(), f.append); err != nil {
+func (f *File) Write(b []byte) (int, error) {
+	if err := f.v.WriteFile(f.p, b, 0o666, time.Now(), true); err != nil {
 		return 0, err
 	}
-	f.append = true
 	return len(b), nil
 }
 
-func (f *memFile) Close() error { return nil }
+// Close does nothing: every write is in the tree already.
+func (f *File) Close() error { return nil }
 
-// nopRW is /dev/null and read-only virtual files opened by the shell.
-type nopRW struct {
-	r io.Reader
-}
-
-func (n nopRW) Read(b []byte) (int, error)  { return n.r.Read(b) }
-func (n nopRW) Write(b []byte) (int, error) { return len(b), nil }
-func (n nopRW) Close() error                { return nil }
-
-// chmod changes the permission bits of a writable-tree path. mode is octal
+// Chmod changes the permission bits of a writable-tree path. mode is octal
 // (644) or symbolic with one clause ([ugoa]*[+-=][rwx]*).
-func (v *vfs) chmod(p, mode string) error {
-	if _, err := v.stat(p); err != nil {
+func (v *FS) Chmod(p, mode string) error {
+	if _, err := v.Stat(p); err != nil {
 		return err
 	}
-	if err := v.user.mayWrite(p); err != nil {
+	if err := v.user().mayWrite(p); err != nil {
 		return pathErr("chmod", p, err)
 	}
-	v.mem.mu.Lock()
-	defer v.mem.mu.Unlock()
-	n := v.mem.nodes[p]
+	v.Tree.mu.Lock()
+	defer v.Tree.mu.Unlock()
+	n := v.Tree.nodes[p]
 	if n == nil {
 		return pathErr("chmod", p, fs.ErrNotExist)
 	}
