@@ -71,7 +71,7 @@ func parseGrep(args []string, mode byte) (grepOpts, error) {
 				v := a[j+1:]
 				if v == "" {
 					if i+1 >= len(args) {
-						return o, fmt.Errorf("Missing argument to -%c", c)
+						return o, usageError("Missing argument to -" + string(c))
 					}
 					i++
 					v = args[i]
@@ -83,7 +83,7 @@ func parseGrep(args []string, mode byte) (grepOpts, error) {
 				}
 				n, err := strconv.Atoi(v)
 				if err != nil || n < 0 {
-					return o, fmt.Errorf("Not integer '%s'", v)
+					return o, usageError("Not integer '" + v + "'")
 				}
 				switch c {
 				case 'm':
@@ -97,7 +97,7 @@ func parseGrep(args []string, mode byte) (grepOpts, error) {
 				}
 				j = len(a)
 			default:
-				return o, fmt.Errorf("Unknown option '%c'", c)
+				return o, usageError("Unknown option '" + string(c) + "'")
 			}
 		}
 	}
@@ -111,7 +111,7 @@ func parseGrep(args []string, mode byte) (grepOpts, error) {
 	}
 	if len(o.patterns) == 0 {
 		if len(ops) == 0 {
-			return o, fmt.Errorf("Needs 1 argument")
+			return o, usageError("Needs 1 argument")
 		}
 		o.patterns, ops = []string{ops[0]}, ops[1:]
 	}

@@ -319,6 +319,13 @@ func inputs(ops []string) []string {
 	return ops
 }
 
+// usageError is toybox's message for a command line it rejects ("Unknown
+// option 'z'"), printed after the command's name. It is output in toybox's
+// wording, capital first, not a Go error message to be wrapped.
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
 func (p *proc) usage(cmd string, err error) int {
 	p.errf("%s: %v\n", cmd, err)
 	return 1
@@ -349,7 +356,7 @@ func parseFlags(args []string, boolFlags, valFlags string) (map[string]string, [
 				v := a[j+1:]
 				if v == "" {
 					if i+1 >= len(args) {
-						return nil, nil, fmt.Errorf("Missing argument to -%s", c)
+						return nil, nil, usageError("Missing argument to -" + c)
 					}
 					i++
 					v = args[i]
@@ -359,7 +366,7 @@ func parseFlags(args []string, boolFlags, valFlags string) (map[string]string, [
 			case strings.Contains(boolFlags, c):
 				fl[c] = "1"
 			default:
-				return nil, nil, fmt.Errorf("Unknown option '%s'", c)
+				return nil, nil, usageError("Unknown option '" + c + "'")
 			}
 		}
 	}

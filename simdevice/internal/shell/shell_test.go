@@ -88,6 +88,13 @@ func TestShellOnDataAlone(t *testing.T) {
 		{cmd: "echo x > /data/local/tmp/f && cat /sdcard/../../data/local/tmp/f", out: "x\n"},
 		{cmd: "echo x > /proc/stat", err: "/system/bin/sh: can't create /proc/stat: Permission denied\n", code: 1},
 		{cmd: "ls /system/bin | grep -c .", out: fmt.Sprintf("%d\n", len(Implemented())+1)},
+		// toybox's words for a command line it rejects.
+		{cmd: "cat -z /proc/stat", err: "cat: Unknown option 'z'\n", code: 1},
+		{cmd: "cut -d", err: "cut: Missing argument to -d\n", code: 1},
+		{cmd: "grep -m x y /proc/stat", err: "grep: Not integer 'x'\n", code: 2},
+		{cmd: "grep -A", err: "grep: Missing argument to -A\n", code: 2},
+		{cmd: "grep -y x", err: "grep: Unknown option 'y'\n", code: 2},
+		{cmd: "grep", err: "grep: Needs 1 argument\n", code: 2},
 	} {
 		var out, errb bytes.Buffer
 		code := sh.Run(t.Context(), tc.cmd, nil, &out, &errb)
