@@ -3,7 +3,6 @@ package simdevice
 import (
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/perfgate/perfgate/simdevice/internal/format"
 )
@@ -112,7 +111,7 @@ func (w *World) dumpsysGfxinfo(args []string, stdout io.Writer) int {
 		}
 		if framestats {
 			flying := w.inFlightLocked()
-			main.Rows = w.profileRows(slices.Concat(ringTail(w.gfx.ring, gfxRingFrames-len(flying)), flying))
+			main.Rows = append(w.profileRows(ringTail(w.gfx.ring, gfxRingFrames-len(flying))), w.profileRows(flying)...)
 		}
 		g.Windows = append(g.Windows, main)
 		if w.wl.FrameQuirks.PopupEvery > 0 {
