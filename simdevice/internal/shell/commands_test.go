@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"maps"
+	"slices"
 	"testing"
 	"time"
 )
@@ -62,6 +64,32 @@ func TestParseSleep(t *testing.T) {
 		got, err := parseSleep(tc.in)
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("parseSleep(%q) = %v, %v; want %v ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// toybox's getopt: flags bundle, a value is the rest of its word or the
+// next word, flags may follow operands, "--" ends them and "-" is stdin.
+func TestParseFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		fl      map[string]string
+		ops     []string
+		wantErr string
+	}{
+		{[]string{"-qn5", "a", "-c", "7", "-", "--", "-q"}, map[string]string{"q": "1", "n": "5", "c": "7"}, []string{"a", "-", "-q"}, ""},
+		{[]string{"-n"}, nil, nil, "Missing argument to -n"},
+		{[]string{"a", "-z"}, nil, nil, "Unknown option 'z'"},
+	} {
+		fl, ops, err := parseFlags(tc.args, "q", "nc")
+		if tc.wantErr != "" {
+			if err == nil || err.Error() != tc.wantErr {
+				t.Errorf("parseFlags(%q) error %v, want %q", tc.args, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || !maps.Equal(fl, tc.fl) || !slices.Equal(ops, tc.ops) {
+			t.Errorf("parseFlags(%q) = %v %q %v, want %v %q", tc.args, fl, ops, err, tc.fl, tc.ops)
 		}
 	}
 }

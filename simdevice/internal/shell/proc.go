@@ -333,11 +333,12 @@ func (p *proc) usage(cmd string, err error) int {
 
 func has(fl map[string]string, k string) bool { _, ok := fl[k]; return ok }
 
-// parseFlags is a small getopt: boolFlags take no value, valFlags take one
-// (attached, -n5, or as the next word). A word "--" ends the flags; "-" is
-// an operand. Flags may follow operands, as toybox allows.
-func parseFlags(args []string, boolFlags, valFlags string) (map[string]string, []string, error) {
-	fl := map[string]string{}
+// scanFlags walks a toybox command line: flag gets each flag character of
+// each word that starts with '-' and, if the flag takes a value, calls
+// value for the rest of the word or else the next word. A word "--" ends
+// the flags; "-" is an operand. Flags may follow operands, as toybox
+// allows. It returns the operands.
+func scanFlags(args []string, flag func(c byte, value func() (string, error)) error) ([]string, error) {
 	var ops []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -350,25 +351,51 @@ func parseFlags(args []string, boolFlags, valFlags string) (map[string]string, [
 			continue
 		}
 		for j := 1; j < len(a); j++ {
-			c := string(a[j])
-			switch {
-			case strings.Contains(valFlags, c):
-				v := a[j+1:]
-				if v == "" {
-					if i+1 >= len(args) {
-						return nil, nil, usageError("Missing argument to -" + c)
-					}
-					i++
-					v = args[i]
+			took := false
+			value := func() (string, error) {
+				took = true
+				if v := a[j+1:]; v != "" {
+					return v, nil
 				}
-				fl[c] = v
-				j = len(a)
-			case strings.Contains(boolFlags, c):
-				fl[c] = "1"
-			default:
-				return nil, nil, usageError("Unknown option '" + c + "'")
+				if i+1 >= len(args) {
+					return "", usageError("Missing argument to -" + string(a[j]))
+				}
+				i++
+				return args[i], nil
+			}
+			if err := flag(a[j], value); err != nil {
+				return nil, err
+			}
+			if took {
+				break
 			}
 		}
+	}
+	return ops, nil
+}
+
+// parseFlags is a small getopt over scanFlags: boolFlags take no value,
+// valFlags take one (attached, -n5, or as the next word).
+func parseFlags(args []string, boolFlags, valFlags string) (map[string]string, []string, error) {
+	fl := map[string]string{}
+	ops, err := scanFlags(args, func(b byte, value func() (string, error)) error {
+		c := string(b)
+		switch {
+		case strings.Contains(valFlags, c):
+			v, err := value()
+			if err != nil {
+				return err
+			}
+			fl[c] = v
+		case strings.Contains(boolFlags, c):
+			fl[c] = "1"
+		default:
+			return usageError("Unknown option '" + c + "'")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return fl, ops, nil
 }
