@@ -9,12 +9,13 @@ import (
 	"net"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/perfgate/perfgate/simdevice/internal/shell"
+	"github.com/perfgate/perfgate/simdevice/internal/vfs"
 	"github.com/perfgate/perfgate/simdevice/uia2"
 )
 
@@ -34,8 +35,8 @@ var ErrClosed = errors.New("simdevice: device closed")
 type Device struct {
 	cfg   Config
 	world *World
-	mem   *memFS
-	boot  time.Time
+	fs    *vfs.FS // the file tree as the shell user (or root) sees it
+	sh    *shell.Shell
 
 	ctx    context.Context // ends at Close, ending every running shell
 	cancel context.CancelFunc
@@ -68,14 +69,38 @@ func New(cfg Config) (*Device, error) {
 	}
 	now := time.Now()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Device{
+	d := &Device{
 		cfg:    cfg,
 		world:  w,
-		mem:    newMemFS(now),
-		boot:   now,
 		ctx:    ctx,
 		cancel: cancel,
-	}, nil
+	}
+	progs := programs(w)
+	commands := cfg.Quirks.commands(progs)
+	d.fs = &vfs.FS{
+		Tree:      vfs.NewTree(now),
+		Rendered:  w,
+		Root:      cfg.Root,
+		BuildProp: d.buildProp,
+		Commands:  commands,
+		Boot:      now,
+	}
+	p := products[cfg.API]
+	_, _, host := d.Product()
+	d.sh = shell.New(shell.Config{
+		FS:          d.fs,
+		Root:        cfg.Root,
+		Hostname:    host,
+		Kernel:      p.kernel,
+		KernelBuild: p.kernelBuild,
+		Cores:       cfg.Cores,
+		Online:      cfg.online(),
+		Commands:    commands,
+		Programs:    progs,
+		Wall:        w.Wall,
+		Props:       w.Props,
+	})
+	return d, nil
 }
 
 // Close ends every running shell command, waits for them to return and stops
@@ -168,18 +193,6 @@ func (d *Device) Features() []string {
 	return f
 }
 
-// fsFor is the file tree as the shell user (or root) sees it.
-func (d *Device) fsFor() *vfs {
-	return &vfs{
-		mem:       d.mem,
-		world:     d.world,
-		user:      fsUser{root: d.cfg.Root},
-		buildProp: d.buildProp,
-		commands:  d.cfg.Quirks.commands(),
-		boot:      d.boot,
-	}
-}
-
 // buildProp renders /system/build.prop from the World's properties.
 func (d *Device) buildProp() []byte {
 	props := d.world.Props()
@@ -203,9 +216,9 @@ func (d *Device) buildProp() []byte {
 // absolute paths.
 func syncPath(op, p string) (string, error) {
 	if !strings.HasPrefix(p, "/") {
-		return "", pathErr(op, p, fs.ErrInvalid)
+		return "", &fs.PathError{Op: op, Path: p, Err: fs.ErrInvalid}
 	}
-	return cleanPath(p, "/"), nil
+	return vfs.Clean(p, "/"), nil
 }
 
 // Stat returns what stat(2) would for p, for the sync service's STAT/STA2.
@@ -215,9 +228,9 @@ func (d *Device) Stat(p string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := d.fsFor().stat(cp)
+	fi, err := d.fs.Stat(cp)
 	if err != nil {
-		return nil, pathErr("stat", p, underlying(err))
+		return nil, vfs.Rewrap("stat", p, err)
 	}
 	return fi, nil
 }
@@ -228,9 +241,9 @@ func (d *Device) ReadDir(p string) ([]fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	fis, err := d.fsFor().readDir(cp)
+	fis, err := d.fs.ReadDir(cp)
 	if err != nil {
-		return nil, pathErr("readdir", p, underlying(err))
+		return nil, vfs.Rewrap("readdir", p, err)
 	}
 	return fis, nil
 }
@@ -242,9 +255,9 @@ func (d *Device) Open(p string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := d.fsFor().readFile(cp)
+	data, err := d.fs.ReadFile(cp)
 	if err != nil {
-		return nil, pathErr("open", p, underlying(err))
+		return nil, vfs.Rewrap("open", p, err)
 	}
 	return io.NopCloser(strings.NewReader(string(data))), nil
 }
@@ -260,16 +273,16 @@ func (d *Device) Create(p string, mode fs.FileMode, mtime time.Time) (io.WriteCl
 	if err != nil {
 		return nil, err
 	}
-	v := d.fsFor()
-	if err := v.user.mayWrite(cp); err != nil {
-		return nil, pathErr("create", p, err)
+	v := d.fs
+	if err := v.MayWrite(cp); err != nil {
+		return nil, &fs.PathError{Op: "create", Path: p, Err: err}
 	}
-	if fi, err := v.stat(cp); err == nil && fi.IsDir() {
-		return nil, pathErr("create", p, syscall.EISDIR)
+	if fi, err := v.Stat(cp); err == nil && fi.IsDir() {
+		return nil, &fs.PathError{Op: "create", Path: p, Err: syscall.EISDIR}
 	}
 	if dir := cp[:strings.LastIndex(cp, "/")]; dir != "" {
-		if err := v.mkdir(dir, true, time.Now()); err != nil {
-			return nil, pathErr("create", p, underlying(err))
+		if err := v.Mkdir(dir, true, time.Now()); err != nil {
+			return nil, vfs.Rewrap("create", p, err)
 		}
 	}
 	if mode.Perm() == 0 {
@@ -280,7 +293,7 @@ func (d *Device) Create(p string, mode fs.FileMode, mtime time.Time) (io.WriteCl
 
 // pushFile collects a pushed file and commits it on Close.
 type pushFile struct {
-	v     *vfs
+	v     *vfs.FS
 	p     string
 	orig  string
 	mode  fs.FileMode
@@ -291,7 +304,7 @@ type pushFile struct {
 
 func (f *pushFile) Write(b []byte) (int, error) {
 	if f.done {
-		return 0, pathErr("write", f.orig, fs.ErrClosed)
+		return 0, &fs.PathError{Op: "write", Path: f.orig, Err: fs.ErrClosed}
 	}
 	f.buf = append(f.buf, b...)
 	return len(b), nil
@@ -306,10 +319,35 @@ func (f *pushFile) Close() error {
 	if mtime.IsZero() {
 		mtime = time.Now()
 	}
-	if err := f.v.writeFile(f.p, f.buf, f.mode, mtime, false); err != nil {
-		return pathErr("create", f.orig, underlying(err))
+	if err := f.v.WriteFile(f.p, f.buf, f.mode, mtime, false); err != nil {
+		return vfs.Rewrap("create", f.orig, err)
 	}
 	return nil
+}
+
+// Shell runs a command line as `/system/bin/sh -c cmd` would on the device
+// and returns its exit status. It returns soon after ctx ends or the device
+// closes, with status 130 if the command had not finished. stdout and stderr
+// may be the same writer; writes to each are serialised.
+//
+// stdin may be nil: reads then see end of file. An *os.File is read
+// directly. Any other reader is copied into a pipe by a goroutine that ends
+// when the reader does, so it should end with the stream, as an adb
+// stream's stdin does. An empty cmd with a stdin runs the script read from
+// stdin, as `adb shell` without a command does.
+func (d *Device) Shell(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if err := d.enter(); err != nil {
+		if stderr != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", shell.Name, err)
+		}
+		return 255
+	}
+	defer d.running.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(d.ctx, cancel)
+	defer stop()
+	return d.sh.Run(ctx, cmd, stdin, stdout, stderr)
 }
 
 // DialTCP connects to a TCP port on the device. Port 6790 is the
@@ -343,9 +381,6 @@ func (d *Device) DialTCP(ctx context.Context, port int) (net.Conn, error) {
 	}
 	return c, nil
 }
-
-// itoa keeps the many small number formats short.
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // newUIAServer starts the device's uiautomator2 server lazily, on the
 // first connection to its port.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/fixtures"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/simdevice/internal/format"
 )
 
 // capture returns a real capture as UTF-8 text with "\n" lines.
@@ -119,11 +120,11 @@ func TestProfileHeaderMatchesDaveyFields(t *testing.T) {
 		}
 	}
 	want := daveyFields(davey)
-	got := strings.Split(strings.TrimSuffix(profileHeader(28), ","), ",")
+	got := strings.Split(strings.TrimSuffix(format.ProfileHeader(28), ","), ",")
 	if !slices.Equal(got, want) {
 		t.Errorf("API 28 header\n got %q\nwant %q", got, want)
 	}
-	got30 := strings.Split(strings.TrimSuffix(profileHeader(30), ","), ",")
+	got30 := strings.Split(strings.TrimSuffix(format.ProfileHeader(30), ","), ",")
 	if !slices.Equal(got30, append(want, "GpuCompleted")) {
 		t.Errorf("API 30 header %q", got30)
 	}

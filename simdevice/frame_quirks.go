@@ -3,9 +3,9 @@ package simdevice
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/simdevice/internal/format"
 )
 
 // FrameQuirks make the app's frame rows as hostile as real phones print
@@ -202,21 +202,14 @@ func (w *World) sfRow(f TruthFrame) (a, b, c int64) {
 	return a, b, c
 }
 
-// writePopupLocked prints the popup window's section of a gfxinfo dump.
-func (w *World) writePopupLocked(b *strings.Builder, framestats bool) {
-	fmt.Fprintf(b, "\t%s/android.view.ViewRootImpl@%07x (visibility=0)\n", popupToken, 0x5e6f7a8^w.app.pid)
-	if w.cfg.API >= 31 {
-		fmt.Fprintf(b, "Window: %s\n", popupToken)
-		w.gfxStatsLocked(b, &w.popup)
-		b.WriteString("\n")
+// popupWindowLocked is the popup window's section of a gfxinfo dump.
+func (w *World) popupWindowLocked(framestats bool) format.GfxWindow {
+	win := format.GfxWindow{
+		ViewRoot: fmt.Sprintf("%s/android.view.ViewRootImpl@%07x", popupToken, 0x5e6f7a8^w.app.pid),
+		Visible:  true, Name: popupToken, Stats: w.popup.stats(),
 	}
 	if framestats {
-		b.WriteString("\n---PROFILEDATA---\n")
-		b.WriteString(profileHeader(w.cfg.API))
-		b.WriteByte('\n')
-		for _, f := range ringTail(w.popup.ring, gfxRingFrames) {
-			w.profileRow(b, f)
-		}
-		b.WriteString("---PROFILEDATA---\n\n")
+		win.Rows = w.profileRows(ringTail(w.popup.ring, gfxRingFrames))
 	}
+	return win
 }

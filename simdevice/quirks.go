@@ -2,9 +2,12 @@ package simdevice
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/perfgate/perfgate/simdevice/internal/shell"
 )
 
 // Quirks switch on the ways real phones differ from a tidy one: each was
@@ -86,12 +89,11 @@ func (q Quirks) hidesFile(p string) bool {
 	return false
 }
 
-// commands is the shell's command list without the missing ones.
-func (q Quirks) commands() []string {
-	all := commandNames()
-	if len(q.MissingCommands) == 0 {
-		return all
-	}
+// commands is the sorted list of executables on /system/bin: the shell's
+// own and the device's programs, without the missing ones.
+func (q Quirks) commands(programs map[string]shell.Command) []string {
+	all := append(shell.Implemented(), slices.Collect(maps.Keys(programs))...)
+	slices.Sort(all)
 	return slices.DeleteFunc(all, func(c string) bool { return slices.Contains(q.MissingCommands, c) })
 }
 

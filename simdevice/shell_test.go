@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -370,92 +369,6 @@ func TestGrepStreamsStdin(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("grep did not pass a matching line on before its input ended")
-	}
-}
-
-func TestBreToGo(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`a\(b\)*`, `a(b)*`},
-		{`*a`, `\*a`},
-		{`^*a`, `^\*a`},
-		{`a|b+c?`, `a\|b\+c\?`},
-		{`x\{1,2\}`, `x{1,2}`},
-		{`[(]`, `[(]`},
-		{`\.`, `\.`},
-		{`\<w\>`, `\bw\b`},
-		{`a\|b`, `a|b`},
-	} {
-		if got := breToGo(tc.in); got != tc.want {
-			t.Errorf("breToGo(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestStrftime(t *testing.T) {
-	tm := time.Date(2024, 3, 5, 7, 8, 9, 12345, time.UTC)
-	for _, tc := range []struct{ f, want string }{
-		{"%Y-%m-%d %H:%M:%S", "2024-03-05 07:08:09"},
-		{"%s", "1709622489"},
-		{"%N", "000012345"},
-		{"%e|%k|%I%p", " 5| 7|07AM"},
-		{"%a %b %j %u %w %y %%", "Tue Mar 065 2 2 24 %"},
-		{"%F %T %Z", "2024-03-05 07:08:09 UTC"},
-		{"%q trailing%", "%q trailing%"},
-	} {
-		if got := strftime(tc.f, tm); got != tc.want {
-			t.Errorf("strftime(%q) = %q, want %q", tc.f, got, tc.want)
-		}
-	}
-}
-
-func TestParseSleep(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want time.Duration
-		ok   bool
-	}{
-		{"1", time.Second, true},
-		{"0.5", 500 * time.Millisecond, true},
-		{"2m", 2 * time.Minute, true},
-		{"1h", time.Hour, true},
-		{"1d", 24 * time.Hour, true},
-		{"3s", 3 * time.Second, true},
-		{"", 0, false},
-		{"s", 0, false},
-		{"-1", 0, false},
-		{"0x10", 0, false},
-		{"inf", 0, false},
-		{"1e3", 0, false},
-	} {
-		got, err := parseSleep(tc.in)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("parseSleep(%q) = %v, %v; want %v ok=%v", tc.in, got, err, tc.want, tc.ok)
-		}
-	}
-}
-
-func TestApplyMode(t *testing.T) {
-	for _, tc := range []struct {
-		old  uint32
-		mode string
-		want uint32
-		ok   bool
-	}{
-		{0o644, "755", 0o755, true},
-		{0o644, "u+x", 0o744, true},
-		{0o777, "go-w", 0o755, true},
-		{0o600, "a+r", 0o644, true},
-		{0o777, "o=", 0o770, true},
-		{0o000, "+x", 0o111, true},
-		{0o644, "8", 0, false},
-		{0o644, "u*x", 0, false},
-		{0o644, "", 0, false},
-		{0o644, "77777", 0, false},
-	} {
-		got, err := applyMode(fs.FileMode(tc.old), tc.mode)
-		if (err == nil) != tc.ok || tc.ok && uint32(got) != tc.want {
-			t.Errorf("applyMode(%o, %q) = %o, %v; want %o ok=%v", tc.old, tc.mode, got, err, tc.want, tc.ok)
-		}
 	}
 }
 

@@ -8,13 +8,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/simdevice/internal/format"
 	"github.com/perfgate/perfgate/simdevice/uia2"
 )
 
 // World is the simulated phone's state: its monotonic clock, processes, the
 // running app and its workload, CPU, memory, network and battery counters,
-// and the frames the app renders. The shell (device.go and friends) reads
-// everything it prints from a World.
+// and the frames the app renders. The device's programs, its /proc and /sys
+// files and so its shell read everything they print from a World.
 //
 // Time is one monotonic device clock (uptime, CLOCK_MONOTONIC) that starts at
 // a plausible uptime and advances with the host clock. The simulation is
@@ -222,7 +223,7 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 		w.nextPid = rp.pid - 7 - int(w.now/int64(time.Millisecond))%13
 	}
 	w.window = wl.component()
-	w.layer = w.appLayerName()
+	w.layer = format.AppLayer(cfg.API, wl.component())
 	w.gfx.reset(w.now)
 	w.popup.reset(w.now)
 	w.cpu.init(cfg.Cores, cfg.online(), w.now)

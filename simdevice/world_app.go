@@ -3,6 +3,8 @@ package simdevice
 import (
 	"fmt"
 	"time"
+
+	"github.com/perfgate/perfgate/simdevice/internal/format"
 )
 
 // deviceCPU is the /proc/stat "cpu" counters in ticks, summed over cores.
@@ -23,6 +25,11 @@ type cpuTicks struct {
 // cpuLine is one /proc/stat line in whole ticks.
 type cpuLine struct {
 	user, nice, system, idle, iowait, irq, softirq int64
+}
+
+// ticks is the line as /proc/stat prints it.
+func (c cpuLine) ticks() format.CPULine {
+	return format.CPULine{User: c.user, Nice: c.nice, System: c.system, Idle: c.idle, IOWait: c.iowait, IRQ: c.irq, SoftIRQ: c.softirq}
 }
 
 func (c cpuLine) total() int64 {

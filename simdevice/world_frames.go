@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/perfgate/perfgate/simdevice/internal/format"
 )
 
 // Ring sizes as a phone keeps them.
@@ -231,26 +233,7 @@ func (w *World) windowName() string { return w.window }
 // as real Android 12+ phones list it.
 func (w *World) appLayer() string { return w.layer }
 
-func (w *World) appLayerName() string {
-	if w.cfg.API >= 31 {
-		return "SurfaceView[" + w.wl.component() + "](BLAST)#0"
-	}
-	return w.wl.component() + "#0"
-}
-
+// daveyLine is hwui's Davey! message for f, with its true times.
 func (w *World) daveyLine(f TruthFrame) string {
-	ms := f.Duration / int64(time.Millisecond)
-	if w.cfg.API >= 31 {
-		return fmt.Sprintf("Davey! duration=%dms; Flags=0, FrameTimelineVsyncId=%d, IntendedVsync=%d, Vsync=%d, InputEventId=0, HandleInputStart=%d, AnimationStart=%d, PerformTraversalsStart=%d, DrawStart=%d, FrameDeadline=%d, FrameInterval=%d, FrameStartTime=%d, SyncQueued=%d, SyncStart=%d, IssueDrawCommandsStart=%d, SwapBuffers=%d, FrameCompleted=%d, DequeueBufferDuration=%d, QueueBufferDuration=%d, GpuCompleted=%d, SwapBuffersCompleted=%d, DisplayPresentTime=%d, ",
-			ms, f.VsyncID, f.IntendedVsync, f.Vsync, f.HandleInputStart, f.AnimationStart, f.PerformTraversalsStart, f.DrawStart,
-			f.Deadline, f.HandleInputStart-3000, w.period, f.SyncQueued, f.SyncStart, f.IssueDrawCommandsStart, f.SwapBuffers,
-			f.Completed, f.DequeueBufferNs, f.QueueBufferNs, f.GpuCompleted, f.SwapBuffersCompleted, f.Present)
-	}
-	s := fmt.Sprintf("Davey! duration=%dms; Flags=0, IntendedVsync=%d, Vsync=%d, OldestInputEvent=9223372036854775807, NewestInputEvent=0, HandleInputStart=%d, AnimationStart=%d, PerformTraversalsStart=%d, DrawStart=%d, SyncQueued=%d, SyncStart=%d, IssueDrawCommandsStart=%d, SwapBuffers=%d, FrameCompleted=%d, DequeueBufferDuration=%d, QueueBufferDuration=%d, ",
-		ms, f.IntendedVsync, f.Vsync, f.HandleInputStart, f.AnimationStart, f.PerformTraversalsStart, f.DrawStart,
-		f.SyncQueued, f.SyncStart, f.IssueDrawCommandsStart, f.SwapBuffers, f.Completed, f.DequeueBufferNs, f.QueueBufferNs)
-	if w.cfg.API >= 29 {
-		s += fmt.Sprintf("GpuCompleted=%d, ", f.GpuCompleted)
-	}
-	return s
+	return format.Davey(w.cfg.API, w.period, f.Duration/int64(time.Millisecond), f.row(0))
 }

@@ -51,13 +51,6 @@ func newTestWorld(t testing.TB, cfg Config) (*World, *fakeClock) {
 	return w, clk
 }
 
-// run calls one of the World's commands and returns stdout, stderr, status.
-func wrun(f func(args []string, stdout, stderr *bytes.Buffer) int, args ...string) (string, string, int) {
-	var o, e bytes.Buffer
-	st := f(args, &o, &e)
-	return o.String(), e.String(), st
-}
-
 func wdumpsys(w *World, args ...string) string {
 	var o, e bytes.Buffer
 	w.Dumpsys(args, &o, &e)

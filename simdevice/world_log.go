@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/simdevice/internal/format"
 )
 
 // logEntry is one logcat line.
@@ -93,18 +95,15 @@ func (w *World) backdateLocked(t int64, buf string, pid, tid int, level byte, ta
 // logcatArgs is a parsed logcat command line.
 type logcatArgs struct {
 	dump, clear bool
-	format      string
-	// Format modifiers (liblog's): epoch prints seconds since 1970, year
-	// the year, usec microseconds.
-	epoch, year, usec bool
-	since             int64 // show entries at or after this uptime; -1 none
-	tail              int   // last N lines; 0 all
-	bufs              []string
-	filters           []string
+	format.LogFormat
+	since   int64 // show entries at or after this uptime; -1 none
+	tail    int   // last N lines; 0 all
+	bufs    []string
+	filters []string
 }
 
 func (w *World) parseLogcat(args []string) (logcatArgs, error) {
-	la := logcatArgs{format: "threadtime", since: -1}
+	la := logcatArgs{LogFormat: format.LogFormat{Format: "threadtime"}, since: -1}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		next := func() (string, error) {
@@ -174,13 +173,13 @@ func (la *logcatArgs) setFormat(v string) error {
 	for _, f := range strings.Split(v, ",") {
 		switch f {
 		case "threadtime", "time", "brief":
-			la.format = f
+			la.Format = f
 		case "epoch":
-			la.epoch = true
+			la.Epoch = true
 		case "year":
-			la.year = true
+			la.Year = true
 		case "usec":
-			la.usec = true
+			la.Usec = true
 		default:
 			return fmt.Errorf("unsupported output format %q", f)
 		}
@@ -233,31 +232,9 @@ func levelRank(b byte) int {
 	return strings.IndexByte("VDIWEFS", b)
 }
 
-// formatLog prints one entry the way logcat -v <format> does, with
-// liblog's layouts: a 19-wide seconds count under -v epoch.
+// formatLog prints one entry the way logcat -v <format> does.
 func (w *World) formatLog(la logcatArgs, e logEntry) string {
-	t := w.bootWall.Add(time.Duration(e.at)).UTC()
-	var ts string
-	switch {
-	case la.epoch:
-		ts = fmt.Sprintf("%19d", t.Unix())
-	case la.year:
-		ts = t.Format("2006-01-02 15:04:05")
-	default:
-		ts = t.Format("01-02 15:04:05")
-	}
-	if la.usec {
-		ts += fmt.Sprintf(".%06d", t.Nanosecond()/1e3)
-	} else {
-		ts += fmt.Sprintf(".%03d", t.Nanosecond()/1e6)
-	}
-	switch la.format {
-	case "time":
-		return fmt.Sprintf("%s %c/%-8s(%5d): %s\n", ts, e.level, e.tag, e.pid, e.msg)
-	case "brief":
-		return fmt.Sprintf("%c/%-8s(%5d): %s\n", e.level, e.tag, e.pid, e.msg)
-	}
-	return fmt.Sprintf("%s %5d %5d %c %-8s: %s\n", ts, e.pid, e.tid, e.level, e.tag, e.msg)
+	return format.LogLine(la.LogFormat, w.bootWall.Add(time.Duration(e.at)), e.pid, e.tid, e.level, e.tag, e.msg)
 }
 
 // Logcat runs `logcat [-d] [-c] [-v threadtime|time|brief|epoch|year|usec]… [-T time|N]

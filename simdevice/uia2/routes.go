@@ -31,12 +31,6 @@ type call struct {
 
 type handlerFunc func(s *Server, c *call) (any, error)
 
-type route struct {
-	pattern string
-	inSess  bool
-	h       handlerFunc
-}
-
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	add := func(pattern string, h handlerFunc) {

@@ -1,4 +1,4 @@
-package simdevice
+package shell
 
 import (
 	"bufio"
@@ -28,78 +28,64 @@ func parseGrep(args []string, mode byte) (grepOpts, error) {
 	if o.mode == 0 {
 		o.mode = 'G'
 	}
-	var ops []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			ops = append(ops, args[i+1:]...)
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			ops = append(ops, a)
-			continue
-		}
-		for j := 1; j < len(a); j++ {
-			switch c := a[j]; c {
-			case 'E', 'F', 'G':
-				o.mode = c
-			case 'i':
-				o.ignoreCase = true
-			case 'v':
-				o.invert = true
-			case 'w':
-				o.word = true
-			case 'x':
-				o.line = true
-			case 'c':
-				o.count = true
-			case 'q':
-				o.quiet = true
-			case 'o':
-				o.only = true
-			case 'n':
-				o.number = true
-			case 'l':
-				o.list = true
-			case 'h':
-				o.noName = true
-			case 'H':
-				o.withName = true
-			case 's':
-				o.silent = true
-			case 'e', 'm', 'A', 'B', 'C':
-				v := a[j+1:]
-				if v == "" {
-					if i+1 >= len(args) {
-						return o, fmt.Errorf("Missing argument to -%c", c)
-					}
-					i++
-					v = args[i]
-				}
-				if c == 'e' {
-					o.patterns = append(o.patterns, v)
-					j = len(a)
-					continue
-				}
-				n, err := strconv.Atoi(v)
-				if err != nil || n < 0 {
-					return o, fmt.Errorf("Not integer '%s'", v)
-				}
-				switch c {
-				case 'm':
-					o.max = n
-				case 'A':
-					after = n
-				case 'B':
-					before = n
-				case 'C':
-					both = n
-				}
-				j = len(a)
-			default:
-				return o, fmt.Errorf("Unknown option '%c'", c)
+	ops, err := scanFlags(args, func(c byte, value func() (string, error)) error {
+		switch c {
+		case 'E', 'F', 'G':
+			o.mode = c
+		case 'i':
+			o.ignoreCase = true
+		case 'v':
+			o.invert = true
+		case 'w':
+			o.word = true
+		case 'x':
+			o.line = true
+		case 'c':
+			o.count = true
+		case 'q':
+			o.quiet = true
+		case 'o':
+			o.only = true
+		case 'n':
+			o.number = true
+		case 'l':
+			o.list = true
+		case 'h':
+			o.noName = true
+		case 'H':
+			o.withName = true
+		case 's':
+			o.silent = true
+		case 'e', 'm', 'A', 'B', 'C':
+			v, err := value()
+			if err != nil {
+				return err
 			}
+			if c == 'e' {
+				o.patterns = append(o.patterns, v)
+				return nil
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return usageError("Not integer '" + v + "'")
+			}
+			switch c {
+			case 'm':
+				o.max = n
+			case 'A':
+				after = n
+			case 'B':
+				before = n
+			case 'C':
+				both = n
+			}
+		default:
+			return usageError("Unknown option '" + string(c) + "'")
 		}
+		return nil
+	})
+	if err != nil {
+		return o, err
 	}
 	// -A and -B win over -C whatever their order.
 	o.after, o.before = both, both
@@ -111,7 +97,7 @@ func parseGrep(args []string, mode byte) (grepOpts, error) {
 	}
 	if len(o.patterns) == 0 {
 		if len(ops) == 0 {
-			return o, fmt.Errorf("Needs 1 argument")
+			return o, usageError("Needs 1 argument")
 		}
 		o.patterns, ops = []string{ops[0]}, ops[1:]
 	}

@@ -1,10 +1,12 @@
-package simdevice
+package shell
 
 import (
 	"bufio"
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/perfgate/perfgate/simdevice/internal/vfs"
 )
 
 // ls implements toybox ls for a pipe: one name a line, -a/-A, -l/-n, -d,
@@ -25,7 +27,7 @@ func (p *proc) ls() int {
 	var fileNames []string
 	var dirs []string
 	for _, op := range ops {
-		fi, err := p.v.stat(cleanPath(op, p.dir))
+		fi, err := p.v.Stat(vfs.Clean(op, p.dir))
 		if err != nil {
 			p.errf("ls: %s: %s\n", op, errText(err))
 			st = 1
@@ -46,7 +48,7 @@ func (p *proc) ls() int {
 			}
 			fmt.Fprintf(w, "%s:\n", d)
 		}
-		fis, err := p.v.readDir(cleanPath(d, p.dir))
+		fis, err := p.v.ReadDir(vfs.Clean(d, p.dir))
 		if err != nil {
 			w.Flush()
 			p.errf("ls: %s: %s\n", d, errText(err))
@@ -57,7 +59,7 @@ func (p *proc) ls() int {
 		var names []string
 		if has(fl, "a") {
 			for _, n := range []string{".", ".."} {
-				if fi, err := p.v.stat(cleanPath(d+"/"+n, p.dir)); err == nil {
+				if fi, err := p.v.Stat(vfs.Clean(d+"/"+n, p.dir)); err == nil {
 					keep = append(keep, fi)
 					names = append(names, n)
 				}
@@ -91,10 +93,7 @@ func (p *proc) lsList(w *bufio.Writer, fis []fs.FileInfo, names []string, long, 
 	rows := make([]row, len(fis))
 	var wl, wo, wg, ws int
 	for i, fi := range fis {
-		owner, group := "root", "root"
-		if x, ok := fi.(*fileInfo); ok {
-			owner, group = x.owner, x.group
-		}
+		owner, group := vfs.Owner(fi)
 		if numeric {
 			owner, group = userID(owner), userID(group)
 		}
@@ -104,7 +103,7 @@ func (p *proc) lsList(w *bufio.Writer, fis []fs.FileInfo, names []string, long, 
 		}
 		name := names[i]
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			name += " -> " + cleanPath(name, "/")
+			name += " -> " + vfs.Clean(name, "/")
 		}
 		rows[i] = row{modeString(fi.Mode()), links, owner, group, fmt.Sprint(fi.Size()), fi.ModTime().UTC().Format("2006-01-02 15:04"), name}
 		wl, wo, wg, ws = max(wl, len(links)), max(wo, len(owner)), max(wg, len(group)), max(ws, len(rows[i].size))

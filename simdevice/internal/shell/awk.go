@@ -1,4 +1,4 @@
-package simdevice
+package shell
 
 import (
 	"bufio"

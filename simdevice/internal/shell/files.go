@@ -1,0 +1,190 @@
+package shell
+
+import (
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/simdevice/internal/vfs"
+)
+
+func (p *proc) mkdir() int {
+	fl, ops, err := parseFlags(p.args[1:], "pv", "m")
+	if err != nil || len(ops) == 0 {
+		p.errf("mkdir: Needs 1 argument\n")
+		return 1
+	}
+	st := 0
+	for _, op := range ops {
+		if err := p.v.Mkdir(vfs.Clean(op, p.dir), has(fl, "p"), time.Now()); err != nil {
+			p.errf("mkdir: %s: %s\n", op, errText(err))
+			st = 1
+		}
+	}
+	return st
+}
+
+func (p *proc) rm() int {
+	fl, ops, err := parseFlags(p.args[1:], "rRfiv", "")
+	if err != nil {
+		return p.usage("rm", err)
+	}
+	if len(ops) == 0 && !has(fl, "f") {
+		p.errf("rm: Needs 1 argument\n")
+		return 1
+	}
+	st := 0
+	for _, op := range ops {
+		err := p.v.Remove(vfs.Clean(op, p.dir), has(fl, "r") || has(fl, "R"))
+		if err == nil {
+			continue
+		}
+		if has(fl, "f") && errText(err) == "No such file or directory" {
+			continue
+		}
+		if errText(err) == "Is a directory" {
+			p.errf("rm: %s: Is a directory\n", op)
+		} else {
+			p.errf("rm: %s: %s\n", op, errText(err))
+		}
+		st = 1
+	}
+	return st
+}
+
+func (p *proc) touch() int {
+	fl, ops, err := parseFlags(p.args[1:], "acm", "dtr")
+	if err != nil || len(ops) == 0 {
+		p.errf("touch: Needs 1 argument\n")
+		return 1
+	}
+	st := 0
+	for _, op := range ops {
+		cp := vfs.Clean(op, p.dir)
+		if has(fl, "c") {
+			if _, err := p.v.Stat(cp); err != nil {
+				continue
+			}
+		}
+		if err := p.v.Touch(cp, time.Now()); err != nil {
+			p.errf("touch: %s: %s\n", op, errText(err))
+			st = 1
+		}
+	}
+	return st
+}
+
+func (p *proc) chmod() int {
+	args := p.args[1:]
+	if len(args) > 0 && (args[0] == "-R" || args[0] == "-f") {
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		p.errf("chmod: Needs 2 arguments\n")
+		return 1
+	}
+	st := 0
+	for _, op := range args[1:] {
+		cp := vfs.Clean(op, p.dir)
+		if err := p.v.Chmod(cp, args[0]); err != nil {
+			p.errf("chmod: %s: %s\n", op, errText(err))
+			st = 1
+		}
+	}
+	return st
+}
+
+// stat implements `stat [-c FORMAT] FILE...` with the common conversions.
+func (p *proc) stat() int {
+	fl, ops, err := parseFlags(p.args[1:], "Lft", "c")
+	if err != nil || len(ops) == 0 {
+		p.errf("stat: Needs 1 argument\n")
+		return 1
+	}
+	st := 0
+	for _, op := range ops {
+		fi, err := p.v.Stat(vfs.Clean(op, p.dir))
+		if err != nil {
+			p.errf("stat: %s: %s\n", op, errText(err))
+			st = 1
+			continue
+		}
+		format, ok := fl["c"]
+		if !ok {
+			format = "  File: %n\n  Size: %s\t Blocks: %b\t IO Blocks: 4096\t%F\nAccess: (%a/%A)\tUid: (%u/%U)\tGid: (%g/%G)\nModify: %y"
+		}
+		fmt.Fprintln(p.stdout, statFormat(format, op, fi))
+	}
+	return st
+}
+
+func statFormat(f, name string, fi fs.FileInfo) string {
+	owner, group := vfs.Owner(fi)
+	var b strings.Builder
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' || i+1 >= len(f) {
+			b.WriteByte(f[i])
+			continue
+		}
+		i++
+		switch f[i] {
+		case 'n':
+			b.WriteString(name)
+		case 's':
+			b.WriteString(strconv.FormatInt(fi.Size(), 10))
+		case 'b':
+			b.WriteString(strconv.FormatInt((fi.Size()+511)/512, 10))
+		case 'a':
+			fmt.Fprintf(&b, "%o", fi.Mode().Perm())
+		case 'A':
+			b.WriteString(modeString(fi.Mode()))
+		case 'F':
+			b.WriteString(fileType(fi.Mode()))
+		case 'U':
+			b.WriteString(owner)
+		case 'G':
+			b.WriteString(group)
+		case 'u':
+			b.WriteString(userID(owner))
+		case 'g':
+			b.WriteString(userID(group))
+		case 'Y', 'X', 'Z':
+			b.WriteString(strconv.FormatInt(fi.ModTime().Unix(), 10))
+		case 'y', 'x', 'z':
+			b.WriteString(fi.ModTime().UTC().Format("2006-01-02 15:04:05.000000000 -0700"))
+		case '%':
+			b.WriteByte('%')
+		default:
+			b.WriteByte('?')
+		}
+	}
+	return b.String()
+}
+
+func userID(name string) string {
+	switch name {
+	case "root":
+		return "0"
+	case "system":
+		return "1000"
+	case "shell":
+		return "2000"
+	case "everybody":
+		return "9997"
+	}
+	return "0"
+}
+
+func fileType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case m&fs.ModeCharDevice != 0:
+		return "character special file"
+	}
+	return "regular file"
+}
