@@ -13,9 +13,10 @@ import (
 // Headroom is how much room a recorded budget leaves above (or, for
 // floors such as FPS, below) the value measured: Pct percent for
 // measurements, Count for counts (jank, crashes). The zero value means the
-// default, +10 % and +1. CPU budgets of a step n CPU ticks long get at least
-// 200/n percent (two ticks' worth, the sway of a step's edges), and steps
-// under 10 ticks or 10 frames get no CPU or frame budgets at all.
+// default, +10 % and +1. CPU and traffic budgets of a step whose figures
+// span n read intervals get at least 200/n percent (two intervals' worth,
+// the sway of a step's edges); figures spanning under 10 intervals, and
+// steps under 10 frames, get no such budgets at all.
 type Headroom struct {
 	Pct   float64
 	Count int
@@ -35,9 +36,10 @@ func (h Headroom) withDefaults() Headroom {
 // it frame budgets.
 const minBudgetFrames = 10
 
-// minBudgetCPUIntervals is how many CPU tick intervals a step needs before
-// recording gives it CPU budgets.
-const minBudgetCPUIntervals = 10
+// minBudgetSpan is how many read intervals a figure taken between reads
+// (Def.Span: CPU shares, byte counts) needs before recording gives it a
+// budget.
+const minBudgetSpan = 10
 
 // defaults are the catalogue's metrics that pick marks: those a step new to
 // a budget file gets budgets for (metrics.Def.Budget), or those a gate
@@ -140,7 +142,7 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 	type worst struct {
 		m     metrics.Metric
 		value float64
-		ticks float64 // fewest CPU intervals of the repeats it was taken from
+		ticks float64 // fewest read intervals (Def.Span) of the repeats it was taken from
 	}
 	byStep := map[string]map[metrics.Name]*worst{}
 	var order []string
@@ -155,32 +157,35 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 		if f, ok := m.Metric(metrics.Frames); ok && f.Value >= minBudgetFrames {
 			fewFrames = false
 		}
-		// Likewise a step shorter than ten CPU ticks (a second at the
-		// default 100 ms; the tail of a session, a key press, a fling)
-		// gets no CPU budgets: its share hangs on where the ticks fall,
-		// 0 % in one run and 1.3 % in the next.
-		ticks, _ := m.Metric(metrics.CPUIntervals)
-		fewTicks := ticks.Value < minBudgetCPUIntervals
+		// Likewise a figure taken between the reads around the step (a
+		// CPU share, a byte count) over fewer than ten read intervals (a
+		// second of CPU ticks at the default 100 ms; the tail of a
+		// session, a key press, a fling) gets no budget: it hangs on where
+		// the reads fall, 0 % in one run and 1.3 % in the next.
+		span := func(d metrics.Def) float64 {
+			n, _ := m.Metric(d.Span)
+			return n.Value
+		}
 		step := metrics.BaseStep(m.Step)
 		if byStep[step] == nil {
 			byStep[step] = map[metrics.Name]*worst{}
 			order = append(order, step)
 		}
 		for _, x := range m.Metrics {
-			if !x.Name.Known() || fewFrames && x.FromFrames() || fewTicks && x.FromCPUTicks() {
+			if !x.Name.Known() || fewFrames && x.FromFrames() || x.Span != "" && span(x.Def) < minBudgetSpan {
 				continue
 			}
 			w := byStep[step][x.Name]
 			switch {
 			case w == nil:
-				byStep[step][x.Name] = &worst{x, x.Value, ticks.Value}
+				byStep[step][x.Name] = &worst{x, x.Value, span(x.Def)}
 				continue
 			case x.Floor():
 				w.value = math.Min(w.value, x.Value)
 			default:
 				w.value = math.Max(w.value, x.Value)
 			}
-			w.ticks = math.Min(w.ticks, ticks.Value)
+			w.ticks = math.Min(w.ticks, span(x.Def))
 		}
 	}
 	var refused, notes []string
@@ -214,11 +219,12 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 				}
 				e.Unit, e.Definition = w.m.Unit, w.m.Definition
 				hn := h
-				if w.m.FromCPUTicks() {
-					// A step's CPU share is taken over whole ticks: the
-					// ticks at its two edges hold time outside it, so the
-					// share can move by two ticks' worth, 2/n of itself,
-					// between runs that did the same work.
+				if w.m.Span != "" {
+					// A CPU share or byte count is taken between whole
+					// reads: the reads at the step's two edges hold time
+					// outside it, so the figure can move by two intervals'
+					// worth, 2/n of itself, between runs that did the same
+					// work.
 					hn.Pct = math.Max(h.Pct, 200/w.ticks)
 				}
 				nl := newLimit(w.m.Def, w.value, hn)

@@ -454,3 +454,37 @@ func TestRecordSkipsCPUBudgetsOfShortSteps(t *testing.T) {
 		t.Errorf("the next run fails: %v", f.errs)
 	}
 }
+
+// A byte count taken between reads sways with where the reads fall, as a
+// CPU share does: over fewer than ten read intervals (a short step read
+// by the 1 s netstats lane) it gets no budget, and over n intervals at
+// least 200/n % of headroom.
+func TestRecordTrafficSpan(t *testing.T) {
+	t.Setenv(assert.EnvUpdate, "1")
+	for _, c := range []struct {
+		intervals int
+		rx, tx    string
+	}{{4, "", ""}, {9, "", ""}, {10, "rx ≤ 6000B", "tx ≤ 960B"}, {40, "rx ≤ 5500B", "tx ≤ 880B"}} {
+		p := filepath.Join(t.TempDir(), "feed.budget.json")
+		st := scrollStep()
+		st.TrafficStats.Intervals = c.intervals
+		if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", st), p) {
+			t.Fatalf("record: %q", f.errs)
+		}
+		file, err := assert.ReadBudgetFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := func(m string) string {
+			e := file.Steps["scroll"][m]
+			if e == nil {
+				return ""
+			}
+			l, _ := e.Limit(m)
+			return l.String()
+		}
+		if got("rx") != c.rx || got("tx") != c.tx {
+			t.Errorf("%d intervals: recorded %q, %q; want %q, %q", c.intervals, got("rx"), got("tx"), c.rx, c.tx)
+		}
+	}
+}

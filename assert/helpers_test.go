@@ -59,7 +59,7 @@ func scrollStep() *perftest.Step {
 		BigJankAtS:   []float64{2.1, 3.4},
 		CPUStats:     perftest.CPUStats{Source: "/proc/stat", Intervals: 40, Mean: 12.5, P90: 20.25, Max: 31},
 		MemoryStats:  perftest.MemoryStats{PSSSamples: 4, PSSMaxKB: 152_000, PSSGrowthKBPerMin: 900, RSSSamples: 40, RSSMaxKB: 210_000},
-		TrafficStats: &perftest.TrafficStats{Source: "dumpsys netstats", Scope: "uid", RxBytes: 5000, TxBytes: 800},
+		TrafficStats: &perftest.TrafficStats{Source: "/proc/net/xt_qtaguid/stats", Scope: "uid", RxBytes: 5000, TxBytes: 800, Intervals: 40},
 		Startup: &perftest.StartupStats{Kind: "cold", Source: "am start -W TotalTime", InitialDisplayMs: 650, FullDisplayMs: 900,
 			Iterations: []perftest.StartupSample{{TotalTimeMs: 650, FullyDrawnMs: 900}}},
 	}

@@ -50,6 +50,7 @@ const (
 	PSSMax             Name = "pss_max"
 	PSSGrowth          Name = "pss_growth"
 	RSSMax             Name = "rss_max"
+	TrafficIntervals   Name = "traffic_intervals"
 	Rx                 Name = "rx"
 	Tx                 Name = "tx"
 	BatteryTempMax     Name = "battery_temp_max"
@@ -106,6 +107,11 @@ type Def struct {
 	// Budget marks what a step new to a budget file gets a budget for, and
 	// Gate what a regression gate records a baseline of by default.
 	Budget, Gate bool
+	// Span names the context metric counting the read intervals a figure
+	// spans, for a figure taken between the reads that bracket a step
+	// (CPU shares, byte counts): the reads at its two edges hold time
+	// outside it, so the figure sways with where they fall.
+	Span Name
 }
 
 // Floor reports whether a budget on the metric is a floor (fps ≥ 50, and
@@ -115,12 +121,6 @@ func (d Def) Floor() bool { return d.Better != Lower }
 // FromFrames reports whether the metric is figured from frames, so that a
 // step of a handful of frames gives it no budget.
 func (d Def) FromFrames() bool { return d.Family == FamilyFrames }
-
-// FromCPUTicks reports whether the metric is figured from CPU ticks, so
-// that a step of a few ticks gives it no budget.
-func (d Def) FromCPUTicks() bool {
-	return d.Family == FamilyAppCPU || d.Family == FamilyDeviceCPU || d.Family == FamilyCPUTicks
-}
 
 // Measure is the metric's value v, measured as definition says (the
 // definition it followed and its source).
@@ -163,27 +163,28 @@ var catalogue = []Def{
 		BenchUnit: "frozen-frames", BenchScale: 1},
 	{Name: SMGT, Unit: "fps", Better: Higher, Family: FamilyChoreographer, Doc: "GT SM, the step's lowest second",
 		BenchUnit: "gt-sm-fps", BenchScale: 1},
-	{Name: CPUIntervals, Unit: "intervals", Better: Neither, Count: true, Family: FamilyCPUTicks, Doc: "tick intervals the CPU figures span"},
+	{Name: CPUIntervals, Unit: "intervals", Better: Neither, Count: true, Family: FamilyCPUTicks, Doc: "tick intervals the CPU figures span", Span: CPUIntervals},
 	{Name: CPU, Unit: "%", Better: Lower, Family: FamilyAppCPU, Doc: "app share of device",
-		BenchUnit: "app-cpu-%", BenchScale: 1, Summary: true, Budget: true, Gate: true},
+		BenchUnit: "app-cpu-%", BenchScale: 1, Summary: true, Budget: true, Gate: true, Span: CPUIntervals},
 	{Name: CPUP90, Unit: "%", Better: Lower, Family: FamilyAppCPU, Doc: "app share of device, nearest-rank p90 of ticks",
-		BenchUnit: "app-cpu-p90-%", BenchScale: 1},
+		BenchUnit: "app-cpu-p90-%", BenchScale: 1, Span: CPUIntervals},
 	{Name: CPUMax, Unit: "%", Better: Lower, Family: FamilyAppCPU, Doc: "app share of device, highest tick",
-		BenchUnit: "app-cpu-max-%", BenchScale: 1},
+		BenchUnit: "app-cpu-max-%", BenchScale: 1, Span: CPUIntervals},
 	{Name: CPUCore, Unit: "%", Better: Lower, Family: FamilyAppCPU, Doc: "app, top-style per core",
-		BenchUnit: "app-core-cpu-%", BenchScale: 1},
+		BenchUnit: "app-core-cpu-%", BenchScale: 1, Span: CPUIntervals},
 	{Name: CPUDevice, Unit: "%", Better: Lower, Family: FamilyDeviceCPU, Doc: "device busy",
-		BenchUnit: "device-cpu-%", BenchScale: 1, Summary: true},
+		BenchUnit: "device-cpu-%", BenchScale: 1, Summary: true, Span: CPUIntervals},
 	{Name: PSSMax, Unit: "KiB", Better: Lower, Family: FamilyPSS, Doc: "dumpsys meminfo TOTAL PSS",
 		BenchUnit: "pss-max-B", BenchScale: 1024, Summary: true, Budget: true, Gate: true},
 	{Name: PSSGrowth, Unit: "KiB/min", Better: Lower, Family: FamilyPSS, Doc: "least-squares slope of PSS",
 		BenchUnit: "pss-growth-B/min", BenchScale: 1024},
 	{Name: RSSMax, Unit: "KiB", Better: Lower, Family: FamilyRSS, Doc: "/proc/<pid>/status VmRSS",
 		BenchUnit: "rss-max-B", BenchScale: 1024, Summary: true},
+	{Name: TrafficIntervals, Unit: "intervals", Better: Neither, Count: true, Family: FamilyTraffic, Doc: "read intervals the byte counts span", Span: TrafficIntervals},
 	{Name: Rx, Unit: "B", Better: Lower, Family: FamilyTraffic, Doc: "bytes received",
-		BenchUnit: "rx-B", BenchScale: 1, Summary: true, Budget: true},
+		BenchUnit: "rx-B", BenchScale: 1, Summary: true, Budget: true, Span: TrafficIntervals},
 	{Name: Tx, Unit: "B", Better: Lower, Family: FamilyTraffic, Doc: "bytes sent",
-		BenchUnit: "tx-B", BenchScale: 1, Summary: true, Budget: true},
+		BenchUnit: "tx-B", BenchScale: 1, Summary: true, Budget: true, Span: TrafficIntervals},
 	{Name: BatteryTempMax, Unit: "°C", Better: Lower, Family: FamilyBattery, Doc: "highest battery temperature",
 		BenchUnit: "battery-max-C", BenchScale: 1},
 	{Name: StartupInitial, Unit: "ms", Better: Lower, Family: FamilyStartup, Doc: "time to initial display",

@@ -158,6 +158,7 @@ func (st *Step) catalogue() []entry {
 		tr, whyTr = *st.TrafficStats, ""
 	}
 	def := tr.Source + ", scope " + tr.Scope
+	add(metrics.TrafficIntervals, whyTr, float64(tr.Intervals), metrics.TrafficIntervals.Def().Doc+", "+tr.Source)
 	add(metrics.Rx, whyTr, float64(tr.RxBytes), def)
 	add(metrics.Tx, whyTr, float64(tr.TxBytes), def)
 

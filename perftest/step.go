@@ -187,6 +187,9 @@ type TrafficStats struct {
 	RxBytesPerS  float64 `json:"rx_bytes_per_s"`
 	TxBytesPerS  float64 `json:"tx_bytes_per_s"`
 	DurationSecs float64 `json:"duration_s"`
+	// Intervals is how many read intervals the counts span: the reads that
+	// bracket the step and those between.
+	Intervals int `json:"intervals"`
 }
 
 // BatteryStats is the battery at the step's edges.

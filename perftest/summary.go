@@ -401,6 +401,7 @@ func (c *collector) trafficStats(st *Step) *TrafficStats {
 		return backwards(ta, tb, err)
 	}
 	out.RxBytes, out.TxBytes = d.RxBytes, d.TxBytes
+	out.Intervals = b - a
 	elapsed := time.Duration(tb.HostNs - ta.HostNs)
 	out.DurationSecs = elapsed.Seconds()
 	if rate, err := metrics.TrafficRateOf(d, elapsed); err == nil {
