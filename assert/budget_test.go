@@ -42,7 +42,7 @@ func TestChecks(t *testing.T) {
 		{"MaxMemoryGrowth", func(t assert.TestingT) bool { return assert.MaxMemoryGrowth(t, st, 1000) }, func(t assert.TestingT) bool { return assert.MaxMemoryGrowth(t, st, 500) },
 			"perf budget exceeded: scroll: pss_growth 900KiB/min > 500KiB/min (least-squares slope of PSS)"},
 		{"MaxTraffic", func(t assert.TestingT) bool { return assert.MaxTraffic(t, st, 5000, 800) }, func(t assert.TestingT) bool { return assert.MaxTraffic(t, st, 4096, 1024) },
-			"perf budget exceeded: scroll: rx 5000B > 4096B (dumpsys netstats, scope uid)"},
+			"perf budget exceeded: scroll: rx 5000B > 4096B (/proc/net/xt_qtaguid/stats, scope uid)"},
 		{"MaxStartup", func(t assert.TestingT) bool { return assert.MaxStartup(t, st, 650*time.Millisecond) },
 			func(t assert.TestingT) bool { return assert.MaxStartup(t, st, 500*time.Millisecond) },
 			"perf budget exceeded: scroll: startup_initial 650ms > 500ms (time to initial display, cold start, am start -W TotalTime, median of 1)"},
@@ -115,7 +115,7 @@ func TestCheckReportsEveryBrokenBudget(t *testing.T) {
 	if ok || len(f.errs) != 2 {
 		t.Fatalf("got %v %q, want 2 lines (jank, tx)", ok, f.errs)
 	}
-	if f.errs[1] != "perf budget exceeded: scroll: tx 800B > 100B (dumpsys netstats, scope uid)" {
+	if f.errs[1] != "perf budget exceeded: scroll: tx 800B > 100B (/proc/net/xt_qtaguid/stats, scope uid)" {
 		t.Errorf("tx line %q", f.errs[1])
 	}
 }
