@@ -133,6 +133,8 @@ type GfxInfoFrameTable struct {
 // gfxColumns holds the index of each named column, -1 when absent.
 type gfxColumns struct {
 	flags, intended, vsync, deadline, interval, start, completed, gpu, present int
+	// The stage columns frame phases are made of (see FramePhasesOf).
+	input, animation, traversals, draw, syncQueued, syncStart, issue, swap int
 }
 
 // GfxInfoFrame is one PROFILEDATA row with the columns the frame math uses;
@@ -150,6 +152,17 @@ type GfxInfoFrame struct {
 	GpuCompleted   int64 `json:"-"`
 	// DisplayPresentTime is -2 or 0 when not available.
 	DisplayPresentTime int64 `json:"-"`
+	// The stage timestamps between IntendedVsync and FrameCompleted that
+	// frame phases are made of (FramePhasesOf); every framestats header
+	// since API 23 has them.
+	HandleInputStart       int64 `json:"-"`
+	AnimationStart         int64 `json:"-"`
+	PerformTraversalsStart int64 `json:"-"`
+	DrawStart              int64 `json:"-"`
+	SyncQueued             int64 `json:"-"`
+	SyncStart              int64 `json:"-"`
+	IssueDrawCommandsStart int64 `json:"-"`
+	SwapBuffers            int64 `json:"-"`
 }
 
 // Duration is the design's gfxinfo frame duration: FrameCompleted −
@@ -194,6 +207,15 @@ func (t *GfxInfoFrameTable) Frame(i int) GfxInfoFrame {
 		FrameCompleted:     get(t.idx.completed),
 		GpuCompleted:       get(t.idx.gpu),
 		DisplayPresentTime: get(t.idx.present),
+
+		HandleInputStart:       get(t.idx.input),
+		AnimationStart:         get(t.idx.animation),
+		PerformTraversalsStart: get(t.idx.traversals),
+		DrawStart:              get(t.idx.draw),
+		SyncQueued:             get(t.idx.syncQueued),
+		SyncStart:              get(t.idx.syncStart),
+		IssueDrawCommandsStart: get(t.idx.issue),
+		SwapBuffers:            get(t.idx.swap),
 	}
 }
 
@@ -465,7 +487,7 @@ func (p *gfxParser) line(raw []byte, lineNo int) error {
 		if w.Frames != nil {
 			w = p.newWindow()
 		}
-		p.table = &GfxInfoFrameTable{Line: lineNo, idx: gfxColumns{-1, -1, -1, -1, -1, -1, -1, -1, -1}}
+		p.table = &GfxInfoFrameTable{Line: lineNo, idx: gfxColumns{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}}
 		w.Frames = p.table
 		p.wantHeader = true
 		return nil
@@ -849,6 +871,11 @@ func (p *gfxParser) header(t *GfxInfoFrameTable, s string, lineNo int) error {
 		interval: slices.Index(cols, "FrameInterval"), start: slices.Index(cols, "FrameStartTime"),
 		completed: slices.Index(cols, "FrameCompleted"), gpu: slices.Index(cols, "GpuCompleted"),
 		present: slices.Index(cols, "DisplayPresentTime"),
+
+		input: slices.Index(cols, "HandleInputStart"), animation: slices.Index(cols, "AnimationStart"),
+		traversals: slices.Index(cols, "PerformTraversalsStart"), draw: slices.Index(cols, "DrawStart"),
+		syncQueued: slices.Index(cols, "SyncQueued"), syncStart: slices.Index(cols, "SyncStart"),
+		issue: slices.Index(cols, "IssueDrawCommandsStart"), swap: slices.Index(cols, "SwapBuffers"),
 	}
 	if t.idx.flags < 0 || t.idx.intended < 0 || t.idx.completed < 0 {
 		return &ParseError{Source: GfxInfoSource, Line: lineNo, Text: s,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,7 +91,10 @@ func TestParseGfxInfoFramestatsSoundvisScroll(t *testing.T) {
 	f0 := ft.Frame(0)
 	wantF0 := GfxInfoFrame{Flags: 0, IntendedVsync: 314856675367713, Vsync: 314856675367713,
 		FrameDeadline: 314856692012826, FrameInterval: 8311780, FrameStartTime: 314856675794159,
-		FrameCompleted: 314856686928950, GpuCompleted: 314856686928950, DisplayPresentTime: 314856700213169}
+		FrameCompleted: 314856686928950, GpuCompleted: 314856686928950, DisplayPresentTime: 314856700213169,
+		HandleInputStart: 314856675797127, AnimationStart: 314856675798586, PerformTraversalsStart: 314856679645617,
+		DrawStart: 314856679688794, SyncQueued: 314856680654054, SyncStart: 314856680755044,
+		IssueDrawCommandsStart: 314856680915357, SwapBuffers: 314856684158221}
 	if f0 != wantF0 {
 		t.Errorf("frame 0 =\n%+v, want\n%+v", f0, wantF0)
 	}
@@ -502,6 +506,11 @@ func FuzzParseGfxInfo(f *testing.F) {
 			}
 			if n := len(w.Frames.Columns); n > 0 && len(w.Frames.Values)%n != 0 {
 				t.Fatalf("ragged table: %d values, %d columns", len(w.Frames.Values), n)
+			}
+			for _, fr := range w.Frames.Frames() {
+				if p, ok := FramePhasesOf(fr); ok && (p.Total() != fr.Duration() || slices.ContainsFunc(p[:], func(v int64) bool { return v < 0 })) {
+					t.Fatalf("phases %v of %+v do not divide its duration", p, fr)
+				}
 			}
 			s := FrameSummarizeGfxInfo(w.Frames.Frames(), w.Frames.RefreshPeriod())
 			if math.IsNaN(s.FPS) || math.IsNaN(s.PerfDog.Stutter) {

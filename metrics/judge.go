@@ -45,6 +45,10 @@ type Measurement struct {
 	// Evidence holds, per metric, short items a failure quotes: the times
 	// of janky frames ("1.84s"), crash descriptions.
 	Evidence map[Name][]string
+	// Causes holds, per metric, why the step measured what it did, in a
+	// few words a failure adds after its evidence: "4 late in layout; top
+	// block 180 ms in com.x.FeedAdapter.onBindViewHolder".
+	Causes map[Name]string
 	// NotMeasured holds, per metric of the catalogue the step has no value
 	// for, why: "traffic: /proc/<pid>/net/dev unreadable on every read in
 	// the step (…)". A budget on such a metric fails as not checked, with
@@ -75,8 +79,10 @@ type Verdict struct {
 	Reason   string
 	// Metric is the step's value when Measured.
 	Metric Metric
-	// Evidence is what a failure quotes (Measurement.Evidence).
+	// Evidence is what a failure quotes (Measurement.Evidence), and Cause
+	// why it happened (Measurement.Causes).
 	Evidence []string
+	Cause    string
 	Pass     bool
 }
 
@@ -94,7 +100,7 @@ func Judge(m Measurement, l Limit) Verdict {
 		v.Reason = m.NotMeasured[l.Metric]
 		return v
 	}
-	v.Measured, v.Metric, v.Evidence = true, x, m.Evidence[l.Metric]
+	v.Measured, v.Metric, v.Evidence, v.Cause = true, x, m.Evidence[l.Metric], m.Causes[l.Metric]
 	v.Pass = l.Min && x.Value >= l.Value || !l.Min && x.Value <= l.Value
 	return v
 }
@@ -102,6 +108,7 @@ func Judge(m Measurement, l Limit) Verdict {
 // Line is the verdict's one-line failure, "" for a pass:
 //
 //	perf budget exceeded: scroll: jank 5 > 3 (deadline missed; frames at 1.84s 2.10s)
+//	perf budget exceeded: scroll: jank 5 > 3 (deadline missed; frames at 1.84s …; 4 late in layout; top block 180 ms in com.x.Feed.bind)
 //	perf budget not checked: scroll: rx not measured (traffic: …; budget rx ≤ 100000B)
 //	perf budget exceeded: scroll: step not measured (the run has no step "scroll")
 func (v Verdict) Line() string {
@@ -129,6 +136,9 @@ func (v Verdict) Line() string {
 			prefix = ""
 		}
 		why += "; " + prefix + strings.Join(ev, " ")
+	}
+	if v.Cause != "" {
+		why += "; " + v.Cause
 	}
 	unit := v.Metric.Unit
 	return fmt.Sprintf("perf budget exceeded: %s: %s %s %s %s (%s)", v.Step, v.Limit.Metric,

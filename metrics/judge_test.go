@@ -75,3 +75,20 @@ func TestLimitAppliesTo(t *testing.T) {
 		t.Errorf("String() = %q", s)
 	}
 }
+
+// A failure says why after its evidence, when the step knows.
+func TestJudgeCause(t *testing.T) {
+	m := judgeStep()
+	m.Causes = map[Name]string{Jank: "4 late in layout; top block 180 ms in com.example.FeedAdapter.onBindViewHolder"}
+	want := "perf budget exceeded: scroll: jank 5 > 3 (deadline missed; frames at 1.84s 2.10s 2.31s 3.02s 3.40s; 4 late in layout; top block 180 ms in com.example.FeedAdapter.onBindViewHolder)"
+	v := Judge(m, Limit{Metric: Jank, Value: 3})
+	if v.Line() != want || v.Cause != m.Causes[Jank] {
+		t.Errorf("got %q, want %q", v.Line(), want)
+	}
+	if v := Judge(m, Limit{Metric: Jank, Value: 5}); v.Line() != "" {
+		t.Errorf("a pass printed %q", v.Line())
+	}
+	if got := Judge(m, Limit{Metric: FPS, Value: 50, Min: true}).Line(); got != "perf budget exceeded: scroll: fps 48.21 < 50 ((n−1)/(t[n−1]−t[0]), gfxinfo)" {
+		t.Errorf("another metric took the cause: %q", got)
+	}
+}

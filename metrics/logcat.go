@@ -407,6 +407,10 @@ func (d LogcatDavey) Frame() GfxInfoFrame {
 		FrameDeadline: d.Fields["FrameDeadline"], FrameInterval: d.Fields["FrameInterval"],
 		FrameStartTime: d.Fields["FrameStartTime"], FrameCompleted: d.Fields["FrameCompleted"],
 		GpuCompleted: d.Fields["GpuCompleted"], DisplayPresentTime: d.Fields["DisplayPresentTime"],
+		HandleInputStart: d.Fields["HandleInputStart"], AnimationStart: d.Fields["AnimationStart"],
+		PerformTraversalsStart: d.Fields["PerformTraversalsStart"], DrawStart: d.Fields["DrawStart"],
+		SyncQueued: d.Fields["SyncQueued"], SyncStart: d.Fields["SyncStart"],
+		IssueDrawCommandsStart: d.Fields["IssueDrawCommandsStart"], SwapBuffers: d.Fields["SwapBuffers"],
 	}
 }
 

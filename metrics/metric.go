@@ -57,6 +57,8 @@ const (
 	StartupInitial     Name = "startup_initial"
 	StartupFull        Name = "startup_full"
 	Crashes            Name = "crashes"
+	MaxBlock           Name = "max_block"
+	ANRs               Name = "anrs"
 )
 
 // Family groups the metrics one source gives, so that a source nobody could
@@ -81,6 +83,12 @@ const (
 	FamilyBattery
 	FamilyStartup
 	FamilyCrashes
+	// FamilyBlocks is the app's main-thread Looper log of slow messages
+	// (logcat "Looper: Slow dispatch took …").
+	FamilyBlocks
+	// FamilyANR is the system's log of the app not responding (logcat
+	// "ActivityManager: ANR in …").
+	FamilyANR
 )
 
 // Def is one metric of the catalogue: everything budgets, gates, reports
@@ -193,6 +201,10 @@ var catalogue = []Def{
 		BenchUnit: "startup-full-ns", BenchScale: 1e6, Budget: true},
 	{Name: Crashes, Unit: "crashes", Better: Lower, Count: true, Family: FamilyCrashes, Doc: "app process crashed (Java, native or ANR, by its logcat)",
 		BenchUnit: "crashes", BenchScale: 1, Summary: true, Budget: true},
+	{Name: MaxBlock, Unit: "ms", Better: Lower, Family: FamilyBlocks, Doc: "longest main-thread message (Looper slow dispatch)",
+		BenchUnit: "max-block-ns", BenchScale: 1e6},
+	{Name: ANRs, Unit: "anrs", Better: Lower, Count: true, Family: FamilyANR, Doc: "app not responding (logcat ActivityManager: ANR in)",
+		BenchUnit: "anrs", BenchScale: 1},
 }
 
 var byName = func() map[Name]int {

@@ -198,10 +198,14 @@ func (c *collector) dropPending(name string, st *gfxWindowState, pk gfxRowKey, c
 }
 
 // gfxFrame is a gfxinfo row of window name as the Result keeps it: the
-// columns the frame math reads.
+// columns the frame math reads, and the stage columns a janky frame's
+// phases are made of.
 func gfxFrame(name string, f metrics.GfxInfoFrame) metrics.Frame {
 	return metrics.Frame{Source: metrics.FrameSourceGfxInfo, Window: name, GfxInfoFrame: metrics.GfxInfoFrame{
-		IntendedVsync: f.IntendedVsync, Vsync: f.Vsync, FrameCompleted: f.FrameCompleted, FrameDeadline: f.FrameDeadline}}
+		IntendedVsync: f.IntendedVsync, Vsync: f.Vsync, FrameCompleted: f.FrameCompleted, FrameDeadline: f.FrameDeadline,
+		HandleInputStart: f.HandleInputStart, AnimationStart: f.AnimationStart, PerformTraversalsStart: f.PerformTraversalsStart,
+		DrawStart: f.DrawStart, SyncQueued: f.SyncQueued, SyncStart: f.SyncStart,
+		IssueDrawCommandsStart: f.IssueDrawCommandsStart, SwapBuffers: f.SwapBuffers}}
 }
 
 // finishPending runs at Stop: a row still drawing after a later row of its
