@@ -85,6 +85,7 @@ func New(cfg Config) (*Device, error) {
 		Commands:  commands,
 		Boot:      now,
 	}
+	w.files = d.fs
 	p := products[cfg.API]
 	_, _, host := d.Product()
 	d.sh = shell.New(shell.Config{

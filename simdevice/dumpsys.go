@@ -13,7 +13,7 @@ import (
 // its exit status.
 func (w *World) Dumpsys(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stdout, "Currently running services:\n  SurfaceFlinger\n  activity\n  battery\n  display\n  gfxinfo\n  meminfo\n  netstats\n  package")
+		fmt.Fprintln(stdout, "Currently running services:\n  SurfaceFlinger\n  activity\n  battery\n  display\n  dropbox\n  gfxinfo\n  meminfo\n  netstats\n  package")
 		return 0
 	}
 	svc, rest := args[0], args[1:]
@@ -42,6 +42,8 @@ func (w *World) Dumpsys(args []string, stdout, stderr io.Writer) int {
 		return w.dumpsysPackage(rest, stdout)
 	case "activity":
 		return w.dumpsysActivity(rest, stdout)
+	case "dropbox":
+		return w.dumpsysDropbox(rest, stdout)
 	}
 	fmt.Fprintf(stderr, "Can't find service: %s\n", svc)
 	return 0

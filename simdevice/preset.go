@@ -67,6 +67,42 @@ var presets = map[string]func() *Workload{
 			Bounds: [4]int{720, 2200, 1040, 2340}, Clickable: true})
 		return w
 	},
+	// janky-feed scrolls a feed whose frames are slow for two reasons. Four
+	// frames in a row bind rows in RecyclerView's layout, laying out their
+	// text (cause "bind", in FeedAdapter.onBindViewHolder, 3 vsyncs each);
+	// one frame waits behind an image decoded on the main thread in a
+	// Handler message of its own (cause "decode", ImageCache.decodeSync,
+	// 6 vsyncs). Tapping "Save" freezes the main thread for 6 s in a
+	// synchronous preferences write, and the system reports an ANR.
+	"janky-feed": func() *Workload {
+		w := presetBase("janky-feed")
+		w.Causes = []Cause{
+			{Name: "bind", Phase: "layout", Stack: stackOf(looperBase, doFrameBase, phaseStacks["layout"][:3], []string{
+				"androidx.recyclerview.widget.RecyclerView.onLayout", "androidx.recyclerview.widget.RecyclerView.dispatchLayoutStep2",
+				"androidx.recyclerview.widget.LinearLayoutManager.onLayoutChildren", "androidx.recyclerview.widget.LinearLayoutManager.fill",
+				"androidx.recyclerview.widget.RecyclerView$Adapter.bindViewHolder", PresetPackage + ".FeedAdapter.onBindViewHolder",
+				"android.text.StaticLayout.<init>", "android.text.StaticLayout.generate", "android.graphics.text.LineBreaker.computeLineBreaks"})},
+			{Name: "decode", Phase: "wait", Handler: "android.os.Handler", Callback: PresetPackage + ".ImageCache$1",
+				Stack: stackOf(looperBase, []string{"android.os.Handler.handleCallback", PresetPackage + ".ImageCache$1.run",
+					PresetPackage + ".ImageCache.decodeSync", "android.graphics.BitmapFactory.decodeStream", "android.graphics.BitmapFactory.nativeDecodeStream"})},
+			{Name: "commit", Phase: "wait", Handler: "android.os.Handler", Callback: PresetPackage + ".SettingsStore$2",
+				Stack: stackOf(looperBase, []string{"android.os.Handler.handleCallback", PresetPackage + ".SettingsStore$2.run",
+					PresetPackage + ".SettingsStore.save", "android.app.SharedPreferencesImpl$EditorImpl.commit",
+					"android.app.SharedPreferencesImpl.writeToFile", "java.io.FileDescriptor.sync"})},
+		}
+		w.Phases = []Phase{scrollPhase("scroll", 3000, []Jank{
+			{At: []int{20, 21, 22, 23}, Vsyncs: 3, Cause: "bind"},
+			{At: []int{70}, Vsyncs: 6, Cause: "decode"},
+		}), idlePhase(), {
+			Name: "save", EveryVsyncs: 1, DurationMs: 8000, Next: "idle",
+			CPU:   []ThreadLoad{{Thread: "main", Percent: 30}},
+			Janks: []Jank{{At: []int{2}, Ms: 6000, Cause: "commit", ANR: true}},
+		}}
+		w.Actions = append(w.Actions, Action{On: "tap:Save", Phase: "save"})
+		w.Screen = append(w.Screen, Elem{Class: "android.widget.Button", Text: "Save", ResourceID: PresetPackage + ":id/save",
+			Bounds: [4]int{720, 2200, 1040, 2340}, Clickable: true})
+		return w
+	},
 	// slow-start takes about 2.5 s from am start to Displayed when cold.
 	"slow-start": func() *Workload {
 		w := presetBase("slow-start")
@@ -87,8 +123,8 @@ func PresetNames() []string {
 }
 
 // Preset returns a fresh copy of a built-in workload: "smooth-scroll",
-// "janky-scroll", "memory-leak", "chatty-network", "crash-on-tap" or
-// "slow-start".
+// "janky-scroll", "janky-feed", "memory-leak", "chatty-network",
+// "crash-on-tap" or "slow-start".
 func Preset(name string) (*Workload, error) {
 	f, ok := presets[name]
 	if !ok {

@@ -10,7 +10,7 @@ import (
 )
 
 // services are the binder services `cmd -l` lists and `cmd` can reach.
-var services = []string{"activity", "display", "gfxinfo", "meminfo", "package", "settings", "SurfaceFlinger", "window"}
+var services = []string{"activity", "display", "dropbox", "gfxinfo", "meminfo", "package", "settings", "SurfaceFlinger", "window"}
 
 // programs are the device's own programs the shell runs: the services'
 // command-line tools and the tools that list the World's processes.
@@ -30,6 +30,11 @@ func programs(w *World) map[string]shell.Command {
 		"service":  plain(w.service),
 		"settings": plain(settings),
 		"cmd":      w.cmd,
+		"setprop":  plain(w.Setprop),
+		// simpleperf is on /system/bin from Android 9 (API 28), as is
+		// every API the device simulates.
+		"simpleperf": w.Simpleperf,
+		"pkill":      plain(w.Pkill),
 	}
 }
 

@@ -47,6 +47,11 @@ type Quirks struct {
 	// due to missing android.permission.DUMP permission", exit status 0.
 	// E.g. "netstats", "meminfo", "gfxinfo".
 	DeniedServices []string
+	// DeniedProperties are system properties the shell may not set, as
+	// path.Match patterns ("log.looper.*"), as on builds whose SELinux
+	// policy keeps the shell from them: setprop fails with "Failed to set
+	// property '…' to '…'. See dmesg for error reason."
+	DeniedProperties []string
 }
 
 // validate checks the patterns, so a typo fails New instead of hiding
@@ -63,6 +68,11 @@ func (q Quirks) validate() error {
 	for _, sv := range q.DeniedServices {
 		if sv == "" || strings.ContainsAny(sv, "/ \t\n") {
 			return fmt.Errorf("simdevice: config: Quirks.DeniedServices: %q is not a service name", sv)
+		}
+	}
+	for _, p := range q.DeniedProperties {
+		if _, err := path.Match(p, "x"); err != nil || p == "" {
+			return fmt.Errorf("simdevice: config: Quirks.DeniedProperties: %q is not a pattern", p)
 		}
 	}
 	for _, p := range q.MissingFiles {

@@ -48,6 +48,10 @@ type TruthFrame struct {
 	Duration int64 `json:"duration_ns"` // Completed − IntendedVsync
 	Missed   bool  `json:"missed"`      // Completed > Deadline
 	Slow     bool  `json:"slow"`        // the workload made this frame slow
+	// Cause names the workload cause that made the frame slow (Jank.Cause);
+	// the main-thread messages that ran its work are TruthBlocks with this
+	// frame's IntendedVsync, written to the truth stream before the frame.
+	Cause string `json:"cause,omitempty"`
 
 	// Reject is why the frame's gfxinfo row is not a frame (a
 	// metrics.FrameReject, set by FrameQuirks); "" when the row is one.
@@ -152,10 +156,30 @@ func (w *World) Truth() TruthTotals {
 	return t
 }
 
-// writeTruthLocked appends one frame to the truth writer as a JSON line.
+// writeTruthLocked appends one frame to the truth writer as a JSON line,
+// after a {"block": …} line for each message of cause work it waited for or
+// ran.
 func (w *World) writeTruthLocked(f TruthFrame) {
+	var blocks []TruthBlock
+	if f.Cause != "" {
+		blocks = w.frameBlocks[f.IntendedVsync]
+		delete(w.frameBlocks, f.IntendedVsync)
+	}
 	if w.truthW == nil || w.truthEr != nil {
 		return
+	}
+	for _, bl := range blocks {
+		b, err := json.Marshal(struct {
+			Block TruthBlock `json:"block"`
+		}{bl})
+		if err == nil {
+			b = append(b, '\n')
+			_, err = w.truthW.Write(b)
+		}
+		if err != nil {
+			w.truthEr = err
+			return
+		}
 	}
 	b, err := json.Marshal(f)
 	if err == nil {

@@ -17,12 +17,16 @@ import (
 // then runs the phase named Launch; a phase that ends runs its Next phase, or
 // leaves the app idle (no frames) when Next is empty. Actions start phases.
 type Workload struct {
-	Name       string  `json:"name"`
-	Package    string  `json:"package"`
-	UID        int     `json:"uid"`
-	Activity   string  `json:"activity"` // main activity, ".MainActivity" or a full class name
-	Debuggable bool    `json:"debuggable"`
-	RefreshHz  float64 `json:"refresh_hz,omitempty"`
+	Name       string `json:"name"`
+	Package    string `json:"package"`
+	UID        int    `json:"uid"`
+	Activity   string `json:"activity"` // main activity, ".MainActivity" or a full class name
+	Debuggable bool   `json:"debuggable"`
+	// Profileable is the manifest's <profileable android:shell="true">: a
+	// release build simpleperf may profile from the shell (API 29+).
+	// Debuggable apps are profileable anyway.
+	Profileable bool    `json:"profileable,omitempty"`
+	RefreshHz   float64 `json:"refresh_hz,omitempty"`
 
 	Startup Startup `json:"startup"`
 	Memory  Memory  `json:"memory"`
@@ -34,6 +38,9 @@ type Workload struct {
 
 	// FrameQuirks make the frame rows as hostile as real phones print them.
 	FrameQuirks FrameQuirks `json:"frame_quirks,omitempty"`
+
+	// Causes name why slow frames are slow (see Jank.Cause).
+	Causes []Cause `json:"causes,omitempty"`
 }
 
 // Startup is how long each kind of launch takes, as `am start -W` reports it.
@@ -90,6 +97,38 @@ type Jank struct {
 	Every  int     `json:"every,omitempty"`
 	Vsyncs int     `json:"vsyncs,omitempty"`
 	Ms     float64 `json:"ms,omitempty"`
+	// Cause names the Workload.Causes entry that makes these frames slow:
+	// the time a frame takes beyond a normal one is that cause's work. Without
+	// one, every stage of the frame stretches alike.
+	Cause string `json:"cause,omitempty"`
+	// ANR makes the system report the app not responding five seconds
+	// into the cause's work (the frame must last longer than that).
+	ANR bool `json:"anr,omitempty"`
+}
+
+// Cause is a reason frames are slow: work the app does, where in a frame
+// it runs, the Looper message it runs in and the main thread's stack while
+// it runs. The device logs the message the way Android's Looper does when
+// log.looper.<uid>.main.slow is set, samples the stack for simpleperf, and
+// records the cause of every frame and message in the truth.
+type Cause struct {
+	Name string `json:"name"`
+	// Phase is the frame phase the work falls in (metrics.FramePhase):
+	// "wait" is a Looper message of its own that runs just before the
+	// frame, which then starts late; "input", "animation", "layout" and
+	// "draw" run inside the frame's Choreographer message; "sync",
+	// "commands" and "swap" are RenderThread work, off the main thread.
+	Phase string `json:"phase"`
+	// Handler, Callback and What are the message of a "wait" cause as
+	// Looper prints it (h=, c= without the identity hash, m=). Work inside
+	// the frame runs in the Choreographer's frame message.
+	Handler  string `json:"handler,omitempty"`
+	Callback string `json:"callback,omitempty"`
+	What     int    `json:"what,omitempty"`
+	// Stack is the main thread's stack while the work runs, outermost
+	// frame first, as Java method names ("android.os.Looper.loop", …,
+	// "com.example.Feed.bind"); empty for RenderThread work.
+	Stack []string `json:"stack,omitempty"`
 }
 
 // ThreadLoad is the CPU one thread uses, in percent of one core.
@@ -198,6 +237,9 @@ func (w *Workload) Validate() error {
 	if m.JavaKiB < 0 || m.NativeKiB < 0 || m.CodeKiB < 0 || m.GraphicsKiB < 0 || m.OtherKiB < 0 || m.RSSExtraKiB < 0 {
 		return bad("memory", "sizes must be >= 0")
 	}
+	if err := w.validateCauses(); err != nil {
+		return err
+	}
 	if len(w.Phases) == 0 {
 		return bad("phases", "at least one phase is needed")
 	}
@@ -222,6 +264,12 @@ func (w *Workload) Validate() error {
 		}
 		for j, jk := range p.Janks {
 			jf := fmt.Sprintf("%s.janks[%d]", f, j)
+			if jk.Cause != "" && w.cause(jk.Cause) == nil {
+				return bad(jf+".cause", "no cause named %q", jk.Cause)
+			}
+			if jk.ANR && (jk.Cause == "" || jk.Ms <= 5000) {
+				return bad(jf+".anr", "an ANR needs a cause and a frame longer than 5 s (ms > 5000)")
+			}
 			if (jk.Vsyncs > 0) == (jk.Ms > 0) {
 				return bad(jf, "set exactly one of vsyncs and ms")
 			}
@@ -320,6 +368,11 @@ func (w *Workload) clone() *Workload {
 			p.Crash = &cr
 		}
 		c.Phases[i] = p
+	}
+	c.Causes = make([]Cause, len(w.Causes))
+	for i, cs := range w.Causes {
+		cs.Stack = append([]string(nil), cs.Stack...)
+		c.Causes[i] = cs
 	}
 	c.Actions = append([]Action(nil), w.Actions...)
 	c.Screen = append([]Elem(nil), w.Screen...)

@@ -11,7 +11,7 @@ import (
 
 func TestPresetsLoad(t *testing.T) {
 	names := PresetNames()
-	want := []string{"chatty-network", "crash-on-tap", "janky-scroll", "memory-leak", "slow-start", "smooth-scroll"}
+	want := []string{"chatty-network", "crash-on-tap", "janky-feed", "janky-scroll", "memory-leak", "slow-start", "smooth-scroll"}
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("PresetNames = %v", names)
 	}

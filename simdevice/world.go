@@ -70,6 +70,25 @@ type World struct {
 	traffic map[int]*uidTraffic
 	battery batteryState
 
+	// setProps are the properties setprop set; blocks and runs are the app's
+	// main-thread messages and CPU stretches (see TruthBlock, mainRun);
+	// postSeq counts the messages a cause posted; recorders are the
+	// simpleperf recordings running; anrs are the ANR reports for
+	// dumpsys dropbox.
+	setProps  map[string]string
+	blocks    []TruthBlock
+	runs      []mainRun
+	postSeq   int
+	recorders map[int]*recorder
+	// frameBlocks are the cause blocks of frames rendered but not yet
+	// presented, by IntendedVsync, for the truth stream.
+	frameBlocks map[int64][]TruthBlock
+	recPid      int
+	anrs        []anrReport
+	// files is the device's file tree, where programs write what they
+	// write with -o (simpleperf record).
+	files fileStore
+
 	logs    []logEntry
 	logSeq  int64
 	logWake chan struct{} // closed and replaced when a log entry arrives
@@ -110,6 +129,11 @@ type appProc struct {
 	threads []*thread
 	javaKiB float64 // heap growth since start
 	natKiB  float64
+	// looperMs is the main Looper's slow-message threshold, read from
+	// log.looper.<uid>.main.slow when the process started; -1 when unset.
+	// slowDelivery is Looper's mSlowDeliveryDetected.
+	looperMs     int64
+	slowDelivery bool
 }
 
 // thread accumulates CPU time in clock ticks (USER_HZ = 100).
@@ -198,23 +222,26 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 	cfg.RefreshHz = hz
 	host := opt.now()
 	w := &World{
-		cfg:       cfg,
-		wl:        wl,
-		opt:       opt,
-		period:    int64(math.Round(1e9 / hz)),
-		hostBase:  host,
-		base:      int64(opt.bootUptime),
-		now:       int64(opt.bootUptime),
-		bootWall:  host.Add(-opt.bootUptime),
-		nextPid:   4000 + int(opt.bootUptime/time.Second)%9000,
-		launchAt:  -1,
-		displayAt: -1,
-		fullyAt:   -1,
-		crashAt:   -1,
-		traffic:   map[int]*uidTraffic{},
-		logWake:   make(chan struct{}),
-		stop:      make(chan struct{}),
-		stopped:   make(chan struct{}),
+		cfg:         cfg,
+		wl:          wl,
+		opt:         opt,
+		period:      int64(math.Round(1e9 / hz)),
+		hostBase:    host,
+		base:        int64(opt.bootUptime),
+		now:         int64(opt.bootUptime),
+		bootWall:    host.Add(-opt.bootUptime),
+		nextPid:     4000 + int(opt.bootUptime/time.Second)%9000,
+		launchAt:    -1,
+		displayAt:   -1,
+		fullyAt:     -1,
+		crashAt:     -1,
+		traffic:     map[int]*uidTraffic{},
+		setProps:    map[string]string{},
+		recorders:   map[int]*recorder{},
+		frameBlocks: map[int64][]TruthBlock{},
+		logWake:     make(chan struct{}),
+		stop:        make(chan struct{}),
+		stopped:     make(chan struct{}),
 	}
 	w.speed = 1
 	if rp != nil {

@@ -230,7 +230,7 @@ func (w *World) memLocked() memSnapshot {
 func (w *World) newProcLocked(t int64) {
 	w.nextPid += 7 + int(t/int64(time.Millisecond))%13
 	pid := w.nextPid
-	a := &appProc{pid: pid, startAt: t}
+	a := &appProc{pid: pid, startAt: t, looperMs: w.looperThreshold(w.wl.UID)}
 	names := []string{"main", "Signal Catcher", "perfetto_hprof_", "ADB-JDWP Connec", "Jit thread pool", "HeapTaskDaemon",
 		"ReferenceQueueD", "FinalizerDaemon", "FinalizerWatchd", "Binder:%d_1", "Binder:%d_2", "Binder:%d_3",
 		"Profile Saver", "RenderThread", "hwuiTask0"}
@@ -276,6 +276,7 @@ func (w *World) killProcLocked(t int64) {
 	w.crashAt, w.displayAt, w.fullyAt, w.launchAt = -1, -1, -1, -1
 	// Frames still waiting for their present die with the process's buffers.
 	w.pending = w.pending[:0]
+	clear(w.frameBlocks)
 	w.popupQueue = w.popupQueue[:0]
 }
 
@@ -300,6 +301,7 @@ func (w *World) launchLocked(t int64) (kind string, wait time.Duration, alreadyT
 	w.launchAt = t
 	w.launchKind = kind
 	w.displayAt = t + int64(wait)
+	w.launchMessagesLocked(kind, t, wait)
 	w.fullyAt = -1
 	if st.FullyDrawnMs > 0 && kind == "COLD" {
 		w.fullyAt = t + int64(max(st.FullyDrawnMs, st.ColdMs))*int64(time.Millisecond)

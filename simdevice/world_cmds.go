@@ -665,7 +665,7 @@ func (w *World) Props() map[string]string {
 	if w.cfg.Root {
 		debuggable = "1"
 	}
-	return map[string]string{
+	props := map[string]string{
 		"ro.build.version.sdk":     strconv.Itoa(w.cfg.API),
 		"ro.build.version.release": releases[w.cfg.API],
 		"ro.build.type":            map[bool]string{true: "userdebug", false: "user"}[w.cfg.Root],
@@ -689,4 +689,14 @@ func (w *World) Props() map[string]string {
 		"persist.sys.locale":       "en-US",
 		"ro.surface_flinger.max_frame_buffer_acquired_buffers": "3",
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, v := range w.setProps {
+		if v == "" {
+			delete(props, k) // an empty value is an unset property to getprop
+			continue
+		}
+		props[k] = v
+	}
+	return props
 }

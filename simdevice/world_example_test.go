@@ -35,7 +35,7 @@ func ExampleParseWorkload() {
 func ExamplePresetNames() {
 	fmt.Println(simdevice.PresetNames())
 	// Output:
-	// [chatty-network crash-on-tap janky-scroll memory-leak slow-start smooth-scroll]
+	// [chatty-network crash-on-tap janky-feed janky-scroll memory-leak slow-start smooth-scroll]
 }
 
 // The World behind a device answers dumpsys and /proc as the phone would;

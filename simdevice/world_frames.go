@@ -67,8 +67,17 @@ func (w *World) renderLocked(end int64) {
 		if v >= end {
 			return
 		}
-		d, slow := w.frameDuration(p, w.phaseFrames)
-		f := w.makeFrame(v, d, slow)
+		d, jk := w.frameDuration(p, w.phaseFrames)
+		var cause *Cause
+		if jk != nil && jk.Cause != "" {
+			cause = w.wl.cause(jk.Cause)
+		}
+		d0 := w.normalDuration(p, w.phaseFrames)
+		f := w.makeFrame(v, d, jk != nil, cause, d0)
+		work := d - min(d0, d)
+		if bl := w.mainThreadLocked(&f, cause, work, jk != nil && jk.ANR); len(bl) > 0 && cause != nil {
+			w.frameBlocks[f.IntendedVsync] = bl
+		}
 		w.pending = append(w.pending, f)
 		if picks(w.wl.FrameQuirks.PopupEvery, w.phaseFrames) {
 			w.popupQueue = append(w.popupQueue, w.makePopupFrame(v))
@@ -88,49 +97,61 @@ func (w *World) renderLocked(end int64) {
 }
 
 // frameDuration is FrameCompleted − IntendedVsync of frame i of phase p and
-// whether the workload made it slow.
-func (w *World) frameDuration(p *Phase, i int) (int64, bool) {
-	for _, j := range p.Janks {
+// the jank that made it slow, nil for a normal frame.
+func (w *World) frameDuration(p *Phase, i int) (int64, *Jank) {
+	for k := range p.Janks {
+		j := &p.Janks[k]
 		hit := slices.Contains(j.At, i) || (j.Every > 0 && (i+1)%j.Every == 0)
 		if !hit {
 			continue
 		}
 		if j.Ms > 0 {
-			return int64(j.Ms * 1e6), true
+			return int64(j.Ms * 1e6), j
 		}
-		return int64(j.Vsyncs)*w.period - w.period/4, true
+		return int64(j.Vsyncs)*w.period - w.period/4, j
 	}
+	return w.normalDuration(p, i), nil
+}
+
+// normalDuration is how long frame i of phase p takes when nothing makes
+// it slow.
+func (w *World) normalDuration(p *Phase, i int) int64 {
 	if p.FrameMs > 0 {
-		return int64(p.FrameMs * 1e6), false
+		return int64(p.FrameMs * 1e6)
 	}
 	// 45% of a period with a ±10% wobble keeps normal frames visibly
 	// different yet well inside one period.
-	return int64(float64(w.period) * 0.45 * (1 + 0.1*math.Sin(float64(i)))), false
+	return int64(float64(w.period) * 0.45 * (1 + 0.1*math.Sin(float64(i))))
 }
 
 // makeFrame lays out one frame's timestamps from its intended vsync v and
 // duration d. The UI thread takes the first 40% of d and the RenderThread
-// the rest, the GPU finishing with it.
-func (w *World) makeFrame(v, d int64, slow bool) TruthFrame {
+// the rest, the GPU finishing with it; a frame a cause made slow has the
+// stages of a normal one (d0) and the cause's work in its phase (see
+// frameStages).
+func (w *World) makeFrame(v, d int64, slow bool, cause *Cause, d0 int64) TruthFrame {
 	w.vsyncID++
-	at := func(frac float64) int64 { return v + int64(float64(d)*frac) }
+	st := frameStages(d, d0, cause)
 	f := TruthFrame{
 		Package: w.wl.Package, Window: w.windowName(), Layer: w.appLayer(), Phase: w.phase.Name,
 		Pid: w.app.pid, VsyncID: w.vsyncID + 27_400_000, Slow: slow,
 		IntendedVsync: v, Vsync: v,
-		HandleInputStart:       at(0.01),
-		AnimationStart:         at(0.012),
-		PerformTraversalsStart: at(0.05),
-		DrawStart:              at(0.2),
-		SyncQueued:             at(0.4),
-		SyncStart:              at(0.41),
-		IssueDrawCommandsStart: at(0.43),
-		SwapBuffers:            at(0.8),
-		SwapBuffersCompleted:   at(0.82),
+		HandleInputStart:       v + st[0],
+		AnimationStart:         v + st[1],
+		PerformTraversalsStart: v + st[2],
+		DrawStart:              v + st[3],
+		SyncQueued:             v + st[4],
+		SyncStart:              v + st[5],
+		IssueDrawCommandsStart: v + st[6],
+		SwapBuffers:            v + st[7],
+		SwapBuffersCompleted:   v + st[8],
 		Completed:              v + d,
 		GpuCompleted:           v + d,
 		DequeueBufferNs:        21_000,
 		QueueBufferNs:          280_000,
+	}
+	if cause != nil {
+		f.Cause = cause.Name
 	}
 	f.Duration = d
 	// FrameDeadline: API ≥ 31 hwui takes the deadline from the frame

@@ -176,6 +176,8 @@ func (la *logcatArgs) setFormat(v string) error {
 			la.Format = f
 		case "epoch":
 			la.Epoch = true
+		case "monotonic":
+			la.Monotonic = true
 		case "year":
 			la.Year = true
 		case "usec":
@@ -234,10 +236,14 @@ func levelRank(b byte) int {
 
 // formatLog prints one entry the way logcat -v <format> does.
 func (w *World) formatLog(la logcatArgs, e logEntry) string {
-	return format.LogLine(la.LogFormat, w.bootWall.Add(time.Duration(e.at)), e.pid, e.tid, e.level, e.tag, e.msg)
+	t := w.bootWall.Add(time.Duration(e.at))
+	if la.Monotonic {
+		t = time.Unix(0, e.at)
+	}
+	return format.LogLine(la.LogFormat, t, e.pid, e.tid, e.level, e.tag, e.msg)
 }
 
-// Logcat runs `logcat [-d] [-c] [-v threadtime|time|brief|epoch|year|usec]… [-T time|N]
+// Logcat runs `logcat [-d] [-c] [-v threadtime|time|brief|epoch|monotonic|year|usec]… [-T time|N]
 // [-t N] [-b buffers] [tag:level...]`. Without -d it follows the log until
 // ctx ends or stdout fails, as the real command does.
 func (w *World) Logcat(ctx context.Context, args []string, stdout, stderr io.Writer) int {

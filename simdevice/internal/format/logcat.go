@@ -6,19 +6,24 @@ import (
 )
 
 // LogFormat is logcat's output format: Format is "threadtime" (the
-// default), "time" or "brief"; Epoch prints seconds since 1970, Year the
-// year, Usec microseconds (liblog's modifiers).
+// default), "time" or "brief"; Epoch prints seconds since 1970, Monotonic
+// seconds since boot on CLOCK_MONOTONIC, Year the year, Usec microseconds
+// (liblog's modifiers).
 type LogFormat struct {
-	Format            string
-	Epoch, Year, Usec bool
+	Format                       string
+	Epoch, Monotonic, Year, Usec bool
 }
 
 // LogLine prints one log entry logged at t the way `logcat -v <format>`
-// does, with liblog's layouts: a 19-wide seconds count under -v epoch.
+// does, with liblog's layouts: a 19-wide seconds count under -v epoch, a
+// 6-wide one under -v monotonic (t is then the time since boot, as
+// time.Unix(0, ns)).
 func LogLine(f LogFormat, t time.Time, pid, tid int, level byte, tag, msg string) string {
 	t = t.UTC()
 	var ts string
 	switch {
+	case f.Monotonic:
+		ts = fmt.Sprintf("%6d", t.Unix())
 	case f.Epoch:
 		ts = fmt.Sprintf("%19d", t.Unix())
 	case f.Year:
