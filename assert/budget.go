@@ -213,3 +213,22 @@ func NoCrash(t TestingT, s Subject) bool {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// MaxBlock checks the longest message the app's main thread ran in the
+// step, as Looper's slow-message log tells (max_block; needs Android 9 and
+// an app started after the session set the log's property).
+func MaxBlock(t TestingT, s Subject, max time.Duration) bool {
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
+	return Check(t, s, Limit{Metric: metrics.MaxBlock, Value: ms(max)})
+}
+
+// NoANR checks that the app did not stop responding in the step (anrs:
+// logcat "ActivityManager: ANR in …").
+func NoANR(t TestingT, s Subject) bool {
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
+	return Check(t, s, Limit{Metric: metrics.ANRs, Value: 0})
+}

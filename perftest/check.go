@@ -47,6 +47,22 @@ func (s *Step) Measurements() []metrics.Measurement {
 	if len(s.BigJankAtS) > 0 {
 		m.Evidence[metrics.BigJankPerfDog] = secs(s.BigJankAtS)
 	}
+	if why := s.Causes.Line(); why != "" && len(s.JankAtS) > 0 {
+		m.Causes = map[metrics.Name]string{metrics.Jank: why}
+		if s.FrameStats.JankDefinition == metrics.JankDefinitionDeadlineMissed {
+			m.Causes[metrics.JankDeadlineMissed] = why
+		} else {
+			m.Causes[metrics.JankPerfDog] = why
+		}
+	}
+	if c := s.Causes; c != nil {
+		if b, ok := c.MaxBlock(); ok {
+			m.Evidence[metrics.MaxBlock] = []string{fmt.Sprintf("at %.2fs in %s", b.AtS, b.Where())}
+		}
+	}
+	for _, a := range s.ANRs() {
+		m.Evidence[metrics.ANRs] = append(m.Evidence[metrics.ANRs], fmt.Sprintf("pid %d at %.2fs: %s", a.PID, a.AtS, a.Reason))
+	}
 	for _, c := range s.Crashes {
 		at := time.Duration(c.HostNs - s.HostStartNs).Round(10 * time.Millisecond)
 		e := fmt.Sprintf("pids %v → %v at %v", c.OldPIDs, c.NewPIDs, at)
@@ -263,4 +279,20 @@ func NoCrash(t TestingT) *BoundCheck {
 		h.Helper()
 	}
 	return bound(t, "NoCrash", func(t assert.TestingT, s assert.Subject) bool { return assert.NoCrash(t, s) })
+}
+
+// MaxBlock is assert.MaxBlock on the test's session; see MaxJank.
+func MaxBlock(t TestingT, max time.Duration) *BoundCheck {
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
+	return bound(t, "MaxBlock", func(t assert.TestingT, s assert.Subject) bool { return assert.MaxBlock(t, s, max) })
+}
+
+// NoANR is assert.NoANR on the test's session; see MaxJank.
+func NoANR(t TestingT) *BoundCheck {
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
+	return bound(t, "NoANR", func(t assert.TestingT, s assert.Subject) bool { return assert.NoANR(t, s) })
 }

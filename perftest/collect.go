@@ -69,6 +69,10 @@ type collector struct {
 	pidofOK    bool // the last pidof answered (a failed one says nothing)
 	// smooth holds the app's Choreographer lines, read at Stop.
 	smooth smoothLog
+	// looper, prof and causes find why frames janked (causes_device.go).
+	looper looperState
+	prof   profiler
+	causes causeLog
 }
 
 func newCollector(s *Session) *collector {
@@ -150,7 +154,11 @@ func (c *collector) setup(ctx context.Context) error {
 		}
 	}
 
-	return c.probe(ctx)
+	if err := c.probe(ctx); err != nil {
+		return err
+	}
+	c.setupCauses(ctx)
+	return nil
 }
 
 // probe reads, in one round trip, what decides the sources: the layer list,
@@ -617,6 +625,11 @@ func (c *collector) absorbPIDs(now []int, hostNs, uptimeNs int64) {
 	if uptimeNs > 0 {
 		for _, pid := range now {
 			c.seenUp[pid] = uptimeNs
+		}
+	}
+	for _, pid := range now {
+		if !containsInt(old, pid) {
+			c.startRecorder(pid)
 		}
 	}
 }

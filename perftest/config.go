@@ -88,6 +88,9 @@ type Config struct {
 	// vsync fell inside the last step but which finished drawing after it are
 	// still collected. Default 250 ms.
 	Settle time.Duration
+	// Causes says how the session finds out why frames janked; the zero
+	// value finds what the device allows (see CauseOptions).
+	Causes CauseOptions
 	// OnTick, when set, is called after every cheap-lane tick with the
 	// live state; `perfgate record` prints its live line from it. It runs on
 	// the collector goroutine and must return quickly.
@@ -166,10 +169,14 @@ func (c Config) withDefaults() (Config, error) {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"Interval", c.Interval}, {"SlowInterval", c.SlowInterval}, {"TickTimeout", c.TickTimeout}, {"GiveUpAfter", c.GiveUpAfter}, {"Settle", c.Settle}} {
+	}{{"Interval", c.Interval}, {"SlowInterval", c.SlowInterval}, {"TickTimeout", c.TickTimeout}, {"GiveUpAfter", c.GiveUpAfter}, {"Settle", c.Settle},
+		{"Causes.LooperSlow", c.Causes.LooperSlow}} {
 		if d.v < 0 {
 			return c, fmt.Errorf("perftest: %s %v is negative", d.name, d.v)
 		}
+	}
+	if c.Causes.SampleHz < 0 || c.Causes.SampleHz > 10000 {
+		return c, fmt.Errorf("perftest: Causes.SampleHz %d out of range 0..10000", c.Causes.SampleHz)
 	}
 	if c.Interval == 0 {
 		c.Interval = 100 * time.Millisecond

@@ -3,6 +3,7 @@ package perftest
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -189,6 +190,20 @@ func (st *Step) catalogue() []entry {
 	add(metrics.StartupFull, whyFull, su.FullDisplayMs, metrics.StartupFull.Def().Doc+", "+sdef)
 
 	add(metrics.Crashes, "", float64(len(st.Crashes)), metrics.Crashes.Def().Doc)
+
+	// The causes' figures: the longest main-thread message, the ANRs.
+	whyBlocks, whyANRs := "blocks: the session looked for no causes (Config.Causes.Off, or frames not collected)", ""
+	whyANRs = strings.Replace(whyBlocks, "blocks:", "anrs:", 1)
+	var longest, anrs float64
+	if c := st.Causes; c != nil {
+		whyBlocks, whyANRs = c.NotMeasured[CauseBlocks], c.NotMeasured[CauseANRs]
+		if b, ok := c.MaxBlock(); ok {
+			longest = float64(b.Ms)
+		}
+		anrs = float64(len(c.ANRs))
+	}
+	add(metrics.MaxBlock, whyBlocks, longest, metrics.MaxBlock.Def().Doc)
+	add(metrics.ANRs, whyANRs, anrs, metrics.ANRs.Def().Doc)
 	return out
 }
 

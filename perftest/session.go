@@ -51,6 +51,9 @@ type Session struct {
 	// meminfo read of its own however short it is; kickFor names the step.
 	slowKick chan struct{}
 	kickFor  []string
+	// unguard stops restoring the Looper property on a signal (see
+	// guardSignals).
+	unguard func()
 }
 
 // Start begins measuring under a test. dev is the device (see adbx.Open);
@@ -77,6 +80,7 @@ func Start(t TestingT, dev *adbx.Device, opts ...Option) *Session {
 		return nil
 	}
 	s.t = t
+	s.guardSignals()
 	register(t, s)
 	if c, ok := t.(cleanupT); ok {
 		c.Cleanup(func() {
@@ -438,8 +442,10 @@ func (s *Session) stop() {
 		}
 		if s.cfg.has(CollectFrames) {
 			s.col.readSkips(context.Background())
+			s.col.readCauses(context.Background())
 		}
 	}
+	s.restoreLooper()
 
 	// Crash logcat reads take the lock when they finish.
 	s.col.aux.Wait()
@@ -455,9 +461,10 @@ func (s *Session) stop() {
 		r.Error = s.endErr.Error()
 	}
 	s.col.finish()
+	stacks := s.col.foldedStacks()
 	s.mu.Unlock()
 
-	werr := s.cfg.writeResult(r)
+	werr := errors.Join(s.cfg.writeStacks(r, stacks), s.cfg.writeResult(r))
 	s.mu.Lock()
 	s.final = r
 	s.mu.Unlock()

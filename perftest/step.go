@@ -30,6 +30,9 @@ type Step struct {
 	// of PerfDog BigJank frames: the evidence a failed budget quotes.
 	JankAtS    []float64 `json:"jank_at_s,omitempty"`
 	BigJankAtS []float64 `json:"big_jank_at_s,omitempty"`
+	// Causes is why the step's frames janked; nil when the session looked
+	// for no causes (Config.Causes).
+	Causes *StepCauses `json:"causes,omitempty"`
 	// Smoothness is GT's SM over the step, from the app's Choreographer
 	// log; nil when the log could not tell (see NotMeasured).
 	Smoothness *SmoothnessStats `json:"smoothness,omitempty"`

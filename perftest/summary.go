@@ -96,6 +96,7 @@ func (c *collector) summarise(st *Step) {
 	st.FrameStats, st.Windows = c.frameStats(frames)
 	st.FramesRejected = c.stepRejects(st.DeviceStartNs, st.DeviceEndNs)
 	st.JankAtS, st.BigJankAtS = jankTimes(st)
+	st.Causes = c.summariseCauses(st, frames)
 	st.Smoothness = c.smoothness(st)
 	if c.cfg.has(CollectCPU) {
 		st.CPUStats = c.cpuStats(st)

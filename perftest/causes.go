@@ -1,0 +1,103 @@
+package perftest
+
+import (
+	"time"
+
+	"github.com/perfgate/perfgate/causes"
+	"github.com/perfgate/perfgate/metrics"
+)
+
+// CauseOptions control how a session finds out why frames janked (README
+// "Why it janked"). The zero value finds what the device allows: frame
+// phases from framestats, main-thread blocks from Looper's slow-message
+// log, sampled main-thread stacks from simpleperf, ANRs from the log.
+type CauseOptions struct {
+	// Off finds no cause: the session sets no property and runs no
+	// profiler.
+	Off bool
+	// LooperSlow is the threshold of Looper's slow-message log, which the
+	// session turns on for the app's main thread by setting the system
+	// property log.looper.<uid>.main.slow (and restores at Stop). Default:
+	// one refresh period rounded down to whole milliseconds, under one
+	// frame (16 ms at 60 Hz, 8 ms at 120 Hz).
+	LooperSlow time.Duration
+	// NoLooper leaves the property alone: no blocks are measured.
+	NoLooper bool
+	// NoStacks runs no profiler: no stacks are sampled.
+	NoStacks bool
+	// SampleHz is how often the profiler samples the main thread. Default
+	// 1000 (every millisecond).
+	SampleHz int
+}
+
+// WithCauses sets how the session finds out why frames janked.
+func WithCauses(o CauseOptions) Option { return func(c *Config) { c.Causes = o } }
+
+// Cause sources, the keys of StepCauses.NotMeasured.
+const (
+	CausePhases = causes.SourcePhases
+	CauseBlocks = causes.SourceBlocks
+	CauseStacks = causes.SourceStacks
+	CauseANRs   = causes.SourceANRs
+)
+
+// CauseRun is how the session looked for causes.
+type CauseRun struct {
+	// LooperProperty is the property set for the app's main Looper and
+	// LooperSlowMs the threshold; empty and 0 when none was set.
+	LooperProperty string `json:"looper_property,omitempty"`
+	LooperSlowMs   int64  `json:"looper_slow_ms,omitempty"`
+	// StackSource names the profiler command, empty when none ran.
+	StackSource string `json:"stack_source,omitempty"`
+	// StacksFile is the file, beside the Result, that holds every sampled
+	// main-thread stack of the session folded for flame-graph tools (one
+	// "step;outermost;…;innermost count" line per stack).
+	StacksFile string `json:"stacks_file,omitempty"`
+	// Samples is how many main-thread samples the profiler gave.
+	Samples int `json:"samples,omitempty"`
+}
+
+// The causes of a step, as package causes finds them (see causes.Step).
+type (
+	StepCauses = causes.Step
+	FrameCause = causes.Frame
+	Block      = causes.Block
+	Blocker    = causes.Blocker
+	StackCount = causes.Stack
+	ANR        = causes.ANR
+)
+
+// causeLog is what the session's Stop-time reads gave for causes.
+type causeLog struct {
+	read bool
+	// blocks are the app's main-thread Looper lines (dispatch), ends on the
+	// device clock; logFrom is the device time of the oldest line the
+	// system buffer still held, logWhy why there is no log.
+	blocks  []Block
+	logFrom int64
+	logWhy  string
+	anrs    []ANR
+	samples []causes.Sample
+}
+
+// summariseCauses finds why the step's janky frames janked (see
+// StepCauses). frames are the step's frames.
+func (c *collector) summariseCauses(st *Step, frames []metrics.Frame) *StepCauses {
+	if !c.causesOn() {
+		return nil
+	}
+	return causes.Attribute(causes.Input{
+		Start: st.DeviceStartNs, End: st.DeviceEndNs,
+		Frames: frames, Summary: st.FrameStats,
+		Blocks: c.causes.blocks, Samples: c.causes.samples, ANRs: c.causes.anrs,
+		NotMeasured: map[string]string{CauseBlocks: c.blocksWhy(st), CauseStacks: c.stacksWhy(st), CauseANRs: c.anrsWhy(st)},
+	})
+}
+
+// ANRs returns the app's ANRs in the step (see StepCauses).
+func (st *Step) ANRs() []ANR {
+	if st.Causes == nil {
+		return nil
+	}
+	return st.Causes.ANRs
+}

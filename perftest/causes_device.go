@@ -1,0 +1,545 @@
+package perftest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/perfgate/perfgate/causes"
+	"github.com/perfgate/perfgate/metrics"
+)
+
+// looperAPI is the first API level whose Looper reads the slow-message
+// property (and logs "Slow delivery"); simpleperf's Java stacks start
+// there too.
+const looperAPI = 28
+
+// looperState is the session's hold on the app's Looper property.
+type looperState struct {
+	prop      string
+	ms        int64
+	old       string // the value before the session set it
+	set       bool   // the session set it and has not restored it yet
+	restored  bool
+	why       string // why blocks cannot be measured at all
+	pidsAtSet []int  // processes that were running when it was set
+}
+
+// profiler is the session's simpleperf recordings, one per app process.
+type profiler struct {
+	mu     sync.Mutex
+	runs   []*profRun
+	why    string // why no stacks can be sampled at all
+	failed string // why a recording failed
+	seen   map[int]bool
+}
+
+// profRun is one simpleperf recording of one process's main thread.
+type profRun struct {
+	pid     int
+	file    string
+	pattern string // pkill -f pattern matching the recorder alone
+	startNs int64  // host ns the recording was asked for
+	cancel  context.CancelFunc
+	done    chan struct{}
+	res     cmdResult
+	err     error
+}
+
+// looperSlowMs is the threshold the session sets: Config.Causes.LooperSlow,
+// else one refresh period rounded down to whole ms, at least 1.
+func (c *collector) looperSlowMs() int64 {
+	if d := c.cfg.Causes.LooperSlow; d > 0 {
+		return max(1, d.Milliseconds())
+	}
+	return max(1, int64(1000/c.refreshHz))
+}
+
+// causesOn reports whether the session looks for causes at all.
+func (c *collector) causesOn() bool { return !c.cfg.Causes.Off && c.cfg.has(CollectFrames) }
+
+// setupCauses sets the app's Looper property and starts the profiler on
+// the app's running processes; it runs at the end of setup.
+func (c *collector) setupCauses(ctx context.Context) {
+	if !c.causesOn() {
+		return
+	}
+	api := c.s.res.Device.API
+	run := &CauseRun{}
+	c.s.res.Causes = run
+	switch {
+	case c.cfg.Causes.NoLooper:
+		c.looper.why = "blocks: not collected (Config.Causes.NoLooper)"
+	case api > 0 && api < looperAPI:
+		c.looper.why = fmt.Sprintf("blocks: Looper's slow-message log needs Android 9 (API %d); the device runs API %d", looperAPI, api)
+	default:
+		c.setLooperProp(ctx)
+		if c.looper.set {
+			run.LooperProperty, run.LooperSlowMs = c.looper.prop, c.looper.ms
+		}
+	}
+	switch {
+	case c.cfg.Causes.NoStacks:
+		c.prof.why = "stacks: not collected (Config.Causes.NoStacks)"
+	case api > 0 && api < looperAPI:
+		c.prof.why = fmt.Sprintf("stacks: simpleperf samples Java code from Android 9 (API %d); the device runs API %d", looperAPI, api)
+	default:
+		run.StackSource = "simpleperf record --app <pkg> -t <main thread> -e cpu-clock -g --clockid monotonic; simpleperf report-sample --show-callchain"
+		for _, pid := range c.pids {
+			c.startRecorder(pid)
+		}
+	}
+}
+
+// setLooperProp reads, sets and reads back log.looper.<uid>.main.slow in
+// one round trip, and says why when it did not take.
+func (c *collector) setLooperProp(ctx context.Context) {
+	l := &c.looper
+	l.prop = metrics.LooperSlowProperty(c.uid, "main")
+	l.ms = c.looperSlowMs()
+	val := strconv.FormatInt(l.ms, 10)
+	set := "setprop " + shellQuote(l.prop) + " " + shellQuote(val)
+	cmds := []string{"getprop " + shellQuote(l.prop), set, "getprop " + shellQuote(l.prop)}
+	out, err := c.s.dev.batch(ctx, cmds)
+	if err == nil && len(out) != len(cmds) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
+	}
+	switch {
+	case err != nil:
+		l.why = fmt.Sprintf("blocks: %s could not be set: %v", l.prop, err)
+	case out[1].Exit != 0:
+		l.why = fmt.Sprintf("blocks: %s could not be set: %s", l.prop, out[1].failure(set))
+	case strings.TrimSpace(string(out[2].Stdout)) != val:
+		l.why = fmt.Sprintf("blocks: %s did not take: getprop printed %q after %s", l.prop, clipText(strings.TrimSpace(string(out[2].Stdout))), set)
+	}
+	if err == nil && out[0].Exit == 0 {
+		l.old = strings.TrimSpace(string(out[0].Stdout))
+	}
+	if l.why != "" {
+		c.note("%s; blocks are not measured", l.why)
+		return
+	}
+	l.set = true
+	l.pidsAtSet = slices.Clone(c.pids)
+	if len(c.pids) > 0 {
+		c.note("blocks: the app was running (pids %v) when %s was set to %s; its main Looper reads the property when the process starts, so blocks are measured from the app's next start (a cold launch)", c.pids, l.prop, val)
+	}
+}
+
+// restoreLooperProp puts the property back as it was. It runs at Stop and
+// on a stop signal, whichever comes first; once is enough.
+func (c *collector) restoreLooperProp(ctx context.Context) {
+	c.s.mu.Lock()
+	l := &c.looper
+	if !l.set || l.restored {
+		c.s.mu.Unlock()
+		return
+	}
+	l.restored = true
+	prop, old := l.prop, l.old
+	c.s.mu.Unlock()
+	cmd := "setprop " + shellQuote(prop) + " " + shellQuote(old)
+	out, err := c.s.dev.batch(ctx, []string{cmd})
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	switch {
+	case err != nil:
+		c.note("blocks: %s could not be restored to %q: %v", prop, old, err)
+	case len(out) == 1 && out[0].Exit != 0:
+		c.note("blocks: %s could not be restored: %s", prop, out[0].failure(cmd))
+	}
+}
+
+// guardSignals restores the Looper property when the test binary is
+// interrupted (Ctrl-C, SIGTERM, SIGHUP) before Stop, and then lets the
+// signal take its course. It runs only for sessions under a test: a
+// program that opens a session with NewSession handles its signals and
+// calls Stop, which restores the property.
+func (s *Session) guardSignals() {
+	s.mu.Lock()
+	set := s.col.looper.set
+	s.mu.Unlock()
+	if !set {
+		return
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	s.unguard = func() {
+		signal.Stop(sigs)
+		close(done)
+	}
+	go func() {
+		select {
+		case sig := <-sigs:
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			s.col.restoreLooperProp(ctx)
+			cancel()
+			signal.Stop(sigs)
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				p.Signal(sig)
+			}
+		case <-done:
+		}
+	}()
+}
+
+// startRecorder starts simpleperf on the main thread of app process pid,
+// once per process. It runs with the session's lock held.
+func (c *collector) startRecorder(pid int) {
+	p := &c.prof
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.why != "" || p.seen[pid] || c.s.res.Causes == nil || c.s.res.Causes.StackSource == "" {
+		return
+	}
+	if p.seen == nil {
+		p.seen = map[int]bool{}
+	}
+	p.seen[pid] = true
+	var b [8]byte
+	rand.Read(b[:])
+	token := hex.EncodeToString(b[:])
+	hz := c.cfg.Causes.SampleHz
+	if hz <= 0 {
+		hz = 1000
+	}
+	r := &profRun{pid: pid, file: "/data/local/tmp/perfgate-" + token + ".data", startNs: c.s.now(), done: make(chan struct{})}
+	// Anchored at the recorder's own command line: the shells that run it
+	// and the pkill carry the pattern too, but start otherwise.
+	r.pattern = "^simpleperf record .*perfgate-" + token + "[.]data"
+	cmd := fmt.Sprintf("simpleperf record --app %s -t %d -e cpu-clock -f %d -g --clockid monotonic -o %s",
+		shellQuote(c.cfg.Package), pid, hz, r.file)
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	p.runs = append(p.runs, r)
+	go func() {
+		defer close(r.done)
+		out, err := c.s.dev.batch(ctx, []string{cmd})
+		if err == nil && len(out) != 1 {
+			err = fmt.Errorf("batch of 1 command returned %d results", len(out))
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		r.err = err
+		if err == nil {
+			r.res = out[0]
+			if out[0].Exit != 0 && p.failed == "" {
+				p.failed = out[0].failure(cmd)
+			}
+		}
+	}()
+}
+
+// readCauses stops the profiler and reads what the causes need, once the
+// lanes stopped: the samples, the app's Looper lines and ANRs.
+func (c *collector) readCauses(ctx context.Context) {
+	if !c.causesOn() {
+		return
+	}
+	c.stopRecorders(ctx)
+	samples, notes := c.readSamples(ctx)
+	log := c.readCauseLog(ctx)
+	notes = append(notes, c.readANRStacks(ctx, log.anrs)...)
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.prof.mu.Lock()
+	if f := c.prof.failed; f != "" {
+		notes = append(notes, "stacks: "+f+"; stacks are not measured (simpleperf profiles apps that are debuggable, or profileable from the shell on Android 10+), everything else is")
+	}
+	c.prof.mu.Unlock()
+	for _, n := range notes {
+		c.note("%s", n)
+	}
+	log.samples = samples
+	log.read = true
+	c.causes = log
+	if r := c.s.res.Causes; r != nil {
+		r.Samples = len(samples)
+	}
+}
+
+// stopRecorders asks every recording still running to stop (SIGINT, after
+// which simpleperf writes its file) and waits for it, at most 30 s.
+func (c *collector) stopRecorders(ctx context.Context) {
+	c.prof.mu.Lock()
+	runs := slices.Clone(c.prof.runs)
+	c.prof.mu.Unlock()
+	for _, r := range runs {
+		select {
+		case <-r.done:
+			continue
+		default:
+		}
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		c.s.dev.batch(sctx, []string{"pkill -INT -f " + shellQuote(r.pattern)})
+		cancel()
+		select {
+		case <-r.done:
+		case <-time.After(30 * time.Second):
+			r.cancel()
+			<-r.done
+		}
+	}
+}
+
+// readSamples reads each finished recording's samples and removes its file.
+func (c *collector) readSamples(ctx context.Context) ([]causes.Sample, []string) {
+	c.prof.mu.Lock()
+	runs := slices.Clone(c.prof.runs)
+	c.prof.mu.Unlock()
+	var out []causes.Sample
+	var notes []string
+	for _, r := range runs {
+		c.prof.mu.Lock()
+		ok := r.err == nil && r.res.Exit == 0
+		c.prof.mu.Unlock()
+		if !ok {
+			continue
+		}
+		report := "simpleperf report-sample --show-callchain -i " + r.file
+		rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		res, err := c.s.dev.batch(rctx, []string{report, "rm -f " + r.file})
+		cancel()
+		if err == nil && len(res) != 2 {
+			err = fmt.Errorf("batch of 2 commands returned %d results", len(res))
+		}
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("stacks: %s: %v", report, err))
+			continue
+		}
+		if res[0].Exit != 0 {
+			notes = append(notes, "stacks: "+res[0].failure(report))
+			continue
+		}
+		rep, err := metrics.ParseSimpleperfSamples(res[0].Stdout)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("stacks: %s: %v", report, err))
+			continue
+		}
+		for _, s := range rep.Samples {
+			if s.TID == r.pid {
+				out = append(out, causes.SampleOf(s, c.cfg.Package))
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].TimeNs < out[j].TimeNs })
+	return out, notes
+}
+
+// causeLogCmds read, in one round trip, the system buffer's Looper and
+// ActivityManager lines with times on the device's monotonic clock (the
+// frames' clock), and the buffer's first lines, which tell how far back it
+// still reaches.
+func causeLogCmds() []string {
+	const format = "-v threadtime -v usec -v monotonic"
+	return []string{"logcat -d -b system " + format + " -s Looper:W ActivityManager:E",
+		"logcat -d -b system " + format + " | head -n 3"}
+}
+
+// readCauseLog reads the app's slow-message lines and ANRs.
+func (c *collector) readCauseLog(ctx context.Context) causeLog {
+	ctx, cancel := context.WithTimeout(ctx, max(c.cfg.TickTimeout, 10*time.Second))
+	defer cancel()
+	cmds := causeLogCmds()
+	out, err := c.s.dev.batch(ctx, cmds)
+	if err == nil && len(out) != len(cmds) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
+	}
+	if err != nil {
+		return causeLog{logWhy: fmt.Sprintf("%s: %v", cmds[0], err)}
+	}
+	for i := range out {
+		if out[i].Exit != 0 {
+			return causeLog{logWhy: out[i].failure(cmds[i])}
+		}
+	}
+	c.s.mu.Lock()
+	pids := slices.Clone(c.s.res.App.PIDs)
+	for _, smp := range c.s.res.Samples {
+		pids = append(pids, smp.PIDs...)
+	}
+	c.s.mu.Unlock()
+	// The buffer's oldest line; an empty buffer lost nothing.
+	var l causeLog
+	first := strings.TrimSpace(string(metrics.Normalize(out[1].Stdout)))
+	l.logFrom = -1
+	for _, raw := range strings.Split(first, "\n") {
+		if e, ok := metrics.ParseLogcatLine(raw); ok && e.Epoch {
+			l.logFrom = e.Time.UnixNano()
+			break
+		}
+	}
+	switch {
+	case l.logFrom >= 0:
+	case first == "" || !strings.Contains(first, "\n") && strings.HasPrefix(first, "--------- beginning of"):
+		l.logFrom = 0
+	default:
+		return causeLog{logWhy: fmt.Sprintf("%s printed no line with a monotonic time: %q", cmds[1], clipText(first))}
+	}
+	text := metrics.Normalize(out[0].Stdout)
+	var entries []metrics.LogcatEntry
+	for _, raw := range strings.Split(string(text), "\n") {
+		if e, ok := metrics.ParseLogcatLine(raw); ok && e.Epoch {
+			entries = append(entries, e)
+		}
+	}
+	for _, ln := range metrics.LooperLines(entries) {
+		e := entries[ln.Entry]
+		if ln.Drained || ln.Kind != metrics.LooperDispatch || ln.Thread != "main" || e.PID != e.TID || !slices.Contains(pids, e.PID) {
+			continue
+		}
+		l.blocks = append(l.blocks, causes.BlockOf(ln.LooperSlow, e.Time.UnixNano()))
+	}
+	for _, a := range metrics.ParseANRs(text) {
+		if a.Process != c.cfg.Package && !slices.Contains(pids, a.PID) {
+			continue
+		}
+		l.anrs = append(l.anrs, ANR{TimeNs: a.Entry.Time.UnixNano(), PID: a.PID, Reason: a.Reason})
+	}
+	return l
+}
+
+// readANRStacks reads the ANRs' stack dumps for the main thread's stack:
+// the dropbox's data_app_anr entries, else /data/anr/traces.txt (readable
+// to the shell on old Android). It returns notes on what it could not read.
+func (c *collector) readANRStacks(ctx context.Context, anrs []ANR) []string {
+	if len(anrs) == 0 {
+		return nil
+	}
+	cmds := []string{"dumpsys dropbox --print data_app_anr", "cat /data/anr/traces.txt"}
+	actx, cancel := context.WithTimeout(ctx, max(c.cfg.TickTimeout, 10*time.Second))
+	out, err := c.s.dev.batch(actx, cmds)
+	cancel()
+	if err == nil && len(out) != len(cmds) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
+	}
+	if err != nil {
+		return []string{fmt.Sprintf("anrs: the ANR stack dumps could not be read (%s; %s): %v", cmds[0], cmds[1], err)}
+	}
+	var secs []metrics.ANRTrace
+	for _, o := range out {
+		if o.Exit == 0 {
+			secs = append(secs, metrics.ParseANRTraces(o.Stdout)...)
+		}
+	}
+	var notes []string
+	for i := range anrs {
+		a := &anrs[i]
+		// The newest dump of the process holds the ANR's stack.
+		for k := len(secs) - 1; k >= 0; k-- {
+			if secs[k].PID == a.PID {
+				if m := secs[k].Main(); m != nil {
+					a.MainStack = m.Frames
+				}
+				break
+			}
+		}
+		if a.MainStack == nil {
+			notes = append(notes, fmt.Sprintf("anrs: no stack dump of pid %d in %s or %s (Android 8+ keeps /data/anr from the shell; the dropbox entry may be gone)", a.PID, cmds[0], cmds[1]))
+		}
+	}
+	return notes
+}
+
+// blocksWhy says why a step has no blocks, "" when it has them.
+func (c *collector) blocksWhy(st *Step) string {
+	l := c.looper
+	if l.why != "" {
+		return l.why
+	}
+	for _, pid := range c.stepPIDs(st) {
+		if slices.Contains(l.pidsAtSet, pid) {
+			return fmt.Sprintf("blocks: the app's process (pid %d) was already running when %s was set; its main Looper reads the property when it starts: launch the app cold in the session to measure blocks", pid, l.prop)
+		}
+	}
+	if why := c.causeLogWhy(st, CauseBlocks); why != "" {
+		return why
+	}
+	if !c.ranDuring(st.HostStartNs, st.HostEndNs) {
+		return "blocks: the app was not running during the step (pidof " + c.cfg.Package + " found no process)"
+	}
+	return ""
+}
+
+// causeLogWhy says why the log read at Stop tells source src nothing of
+// the step, "" when it tells all.
+func (c *collector) causeLogWhy(st *Step, src string) string {
+	switch {
+	case !c.causes.read:
+		return src + ": the log was not read (the session ended before Stop)"
+	case c.causes.logWhy != "":
+		return src + ": " + c.causes.logWhy
+	case c.causes.logFrom > st.DeviceStartNs:
+		return fmt.Sprintf("%s: the system log no longer reaches back to the step (its oldest line is %v after the step began)", src, time.Duration(c.causes.logFrom-st.DeviceStartNs).Round(time.Millisecond))
+	}
+	return ""
+}
+
+// stacksWhy says why a step has no sampled stacks, "" when it may have.
+func (c *collector) stacksWhy(st *Step) string {
+	p := &c.prof
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.why != "":
+		return p.why
+	case p.failed != "":
+		return "stacks: " + p.failed + " (simpleperf profiles apps that are debuggable, or profileable from the shell on Android 10+; everything else is still measured)"
+	case !c.causes.read:
+		return "stacks: the profiler was not read (the session ended before Stop)"
+	}
+	for _, pid := range c.stepPIDs(st) {
+		covered := false
+		for _, r := range p.runs {
+			if r.pid == pid && r.err == nil && r.res.Exit == 0 {
+				covered = true
+			}
+		}
+		if !covered {
+			return fmt.Sprintf("stacks: the app's process (pid %d) was not recorded", pid)
+		}
+	}
+	return ""
+}
+
+// anrsWhy says why a step's ANRs are not known, "" when they are.
+func (c *collector) anrsWhy(st *Step) string { return c.causeLogWhy(st, CauseANRs) }
+
+// stepPIDs are the app's processes the ticks of the step saw.
+func (c *collector) stepPIDs(st *Step) []int {
+	var out []int
+	ss := c.s.res.Samples
+	for i := c.firstSample(st.HostStartNs); i < len(ss); i++ {
+		for _, p := range ss[i].PIDs {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+		if ss[i].HostNs > st.HostEndNs {
+			break
+		}
+	}
+	return out
+}
+
+// restoreLooper stops the signal guard and puts the Looper property back
+// as it was before the session.
+func (s *Session) restoreLooper() {
+	if s.unguard != nil {
+		s.unguard()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.TickTimeout, 5*time.Second))
+	defer cancel()
+	s.col.restoreLooperProp(ctx)
+}
