@@ -3,7 +3,6 @@ package perftest
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -192,8 +191,7 @@ func (st *Step) catalogue() []entry {
 	add(metrics.Crashes, "", float64(len(st.Crashes)), metrics.Crashes.Def().Doc)
 
 	// The causes' figures: the longest main-thread message, the ANRs.
-	whyBlocks, whyANRs := "blocks: the session looked for no causes (Config.Causes.Off, or frames not collected)", ""
-	whyANRs = strings.Replace(whyBlocks, "blocks:", "anrs:", 1)
+	whyBlocks, whyANRs := "blocks: the session did not look for causes", "anrs: the session did not look for causes"
 	var longest, anrs float64
 	if c := st.Causes; c != nil {
 		whyBlocks, whyANRs = c.NotMeasured[CauseBlocks], c.NotMeasured[CauseANRs]

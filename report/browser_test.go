@@ -114,7 +114,7 @@ func TestBrowserRendersReport(t *testing.T) {
 		assert.Assert(t, n > 0, "chart %s has no drawn path in the DOM", c.Chart)
 	}
 	var got []string
-	for _, c := range cs[0].Circles {
+	for _, c := range cs[0].marks() {
 		if c.Class == "jank jank-deadline" {
 			got = append(got, strings.TrimPrefix(c.Title, "deadline missed at "))
 		}

@@ -50,6 +50,7 @@ type htmlStep struct {
 	Flags      []string
 	Failures   []string
 	Charts     []template.HTML
+	Causes     template.HTML
 	Metrics    []htmlMetric
 	Windows    []perftest.WindowFrames
 	Thermal    *perftest.ThermalStats
@@ -89,7 +90,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 <style>
 body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#222;max-width:1100px}
 h1{font-size:22px}h2{font-size:19px;border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:32px}h3{font-size:16px;margin-top:24px}
-table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;margin:8px 0}details.causes{margin:8px 0}tr:target{background:#fff8c5}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f5f5f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}
 .error{background:#ffebe9;border:1px solid #cf222e;padding:8px;border-radius:4px}
@@ -115,7 +116,7 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
 <h3>Step {{.Name}} <span class="muted">({{.Duration}})</span> {{range .Flags}}<span class="flag">{{.}}</span>{{end}}</h3>
 {{if .Failures}}<ul class="failures">{{range .Failures}}<li class="fail">{{.}}</li>{{end}}</ul>{{end}}
 {{range .Charts}}{{.}}
-{{end}}
+{{end}}{{.Causes}}
 <table class="metrics"><tr><th>metric</th><th>value</th><th>unit</th><th>definition / source</th><th>budget</th><th></th></tr>
 {{range .Metrics}}<tr><td>{{.Name}}</td><td class="num">{{.Shown}}</td><td>{{.Unit}}</td><td>{{.Definition}}</td><td>{{.Budget}}</td><td>{{if eq .Verdict "pass"}}<span class="pass">pass</span>{{else if eq .Verdict "fail"}}<span class="fail">FAIL</span>{{end}}</td></tr>
 {{end}}</table>
@@ -203,7 +204,13 @@ func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
 		if len(st.Crashes) > 0 {
 			hs.Flags = append(hs.Flags, fmt.Sprintf("%d crashes", len(st.Crashes)))
 		}
-		for _, c := range stepCharts(r, st, opts.Budgets) {
+		charts := stepCharts(r, st, opts.Budgets)
+		var links map[int64]string
+		hs.Causes, links = causesOf(r, st, hs.Anchor)
+		for i := range charts[0].marks { // the frame chart's janky frames
+			charts[0].marks[i].links = links
+		}
+		for _, c := range charts {
 			hs.Charts = append(hs.Charts, template.HTML(c.svg()))
 		}
 		vs := verdicts(st, opts.Budgets)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,9 +120,14 @@ type svgDoc struct {
 	Paths   []svgEl `xml:"path"`
 	Lines   []svgEl `xml:"line"`
 	Circles []svgEl `xml:"circle"`
-	Texts   []svgEl `xml:"text"`
-	Rects   []svgEl `xml:"rect"`
+	// Linked are the marks that link to a janky frame's causes.
+	Linked []svgEl `xml:"a>circle"`
+	Texts  []svgEl `xml:"text"`
+	Rects  []svgEl `xml:"rect"`
 }
+
+// marks are the chart's circles, linked to causes or not.
+func (d svgDoc) marks() []svgEl { return append(slices.Clone(d.Circles), d.Linked...) }
 
 type svgEl struct {
 	Class  string `xml:"class,attr"`
@@ -186,7 +192,7 @@ func TestHTMLStructure(t *testing.T) {
 		ft := step[0]
 		count := func(class string) int {
 			n := 0
-			for _, c := range ft.Circles {
+			for _, c := range ft.marks() {
 				if c.Class == "jank "+class {
 					n++
 				}
@@ -317,7 +323,7 @@ func TestChartSeriesHandComputed(t *testing.T) {
 	ft, fps := cs[0], cs[1]
 	// Exactly one deadline mark, on the 40 ms frame at 45 × 16.67 ms = 0.75 s.
 	var marks []string
-	for _, c := range ft.Circles {
+	for _, c := range ft.marks() {
 		if c.Class == "jank jank-deadline" {
 			marks = append(marks, c.Title)
 		}

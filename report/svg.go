@@ -37,6 +37,9 @@ type marks struct {
 	// first, so smaller symbols stay visible on top of them.
 	r   float64
 	pts []pt
+	// links are where a mark leads, by its x in whole ms: a janky frame's
+	// row in the step's causes.
+	links map[int64]string
 }
 
 const (
@@ -182,8 +185,15 @@ func (c *chart) svg() string {
 	}
 	for _, m := range c.marks {
 		for _, p := range m.pts {
+			href := m.links[int64(math.Round(p.x*1000))]
+			if href != "" {
+				fmt.Fprintf(&b, `<a href="%s">`, esc(href))
+			}
 			fmt.Fprintf(&b, `<circle class="jank %s" cx="%.1f" cy="%.1f" r="%.1f" fill="none" stroke="%s" stroke-width="1.5"><title>%s at %.3f s: %.1f ms</title></circle>`,
 				esc(m.class), X(p.x), Y(p.y), m.r, m.color, esc(m.name), p.x, p.y)
+			if href != "" {
+				b.WriteString("</a>")
+			}
 		}
 	}
 	// Legend along the top.

@@ -58,6 +58,7 @@ func (w *World) bootLogs() {
 		w.oldCrashLogs(t - int64(5*time.Minute))
 	}
 	w.logLocked(t, 1000, 1234, 'I', "ActivityManager", "Killing 2871:com.android.vending/u0a92 (adj 925): empty for 1800s")
+	w.logBufLocked(t+int64(200*time.Millisecond), "system", 1000, 1187, 'I', "WindowManager", "Changing focus from null to Window{a1b2c3 u0 NotificationShade} displayId=0")
 	w.logLocked(t+int64(400*time.Millisecond), 612, 612, 'D', "SurfaceFlinger", "Display 0 HWC layers:")
 	w.logLocked(t+int64(900*time.Millisecond), 1000, 1310, 'I', "BatteryService", "Battery level changed: 78")
 }
