@@ -162,14 +162,15 @@ func (c *collector) restoreLooperProp(ctx context.Context) {
 
 // guardSignals restores the Looper property when the test binary is
 // interrupted (Ctrl-C, SIGTERM, SIGHUP) before Stop, and then lets the
-// signal take its course. It runs only for sessions under a test: a
-// program that opens a session with NewSession handles its signals and
-// calls Stop, which restores the property.
+// signal take its course. It runs only in a test binary (go test), where
+// nothing else handles the signals: a program that opens sessions (with
+// NewSession, or Start with a TestingT of its own, as `perfgate run`
+// does) handles its signals and calls Stop, which restores the property.
 func (s *Session) guardSignals() {
 	s.mu.Lock()
 	set := s.col.looper.set
 	s.mu.Unlock()
-	if !set {
+	if !set || TestPackage() == "" {
 		return
 	}
 	sigs := make(chan os.Signal, 1)

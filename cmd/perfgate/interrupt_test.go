@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -159,7 +160,8 @@ func TestRunProcessTerminated(t *testing.T) {
 }
 
 // A real `perfgate record -duration 1h` interrupted with Ctrl-C writes the
-// Result, the step unfinished, and exits with 130.
+// Result, the step unfinished, and exits with 130; the app's Looper
+// property it set is as it was before.
 func TestRecordProcessInterrupted(t *testing.T) {
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
@@ -176,5 +178,9 @@ func TestRecordProcessInterrupted(t *testing.T) {
 	}
 	if st := r.Step("record"); !st.Unfinished || st.Frames().Frames == 0 {
 		t.Errorf("step unfinished %v, %d frames", st.Unfinished, st.Frames().Frames)
+	}
+	prop := metrics.LooperSlowProperty(simdevice.PresetUID, "main")
+	if v, set := dev.World().Prop(prop); set || r.Causes == nil || r.Causes.LooperProperty != prop {
+		t.Errorf("%s after the interrupt: %q (set %v); the run set %+v", prop, v, set, r.Causes)
 	}
 }

@@ -52,7 +52,7 @@ func TestReportCommand(t *testing.T) {
 		{name: "a broken budget file", args: []string{"-budgets", writeFile(t, "bad.budget.json", `{"schema": "perfgate.budget/v1", "steps": {"scroll": {"jnk": {"max": 2}}}}`), recordedResult},
 			code: -1, errText: `bad.budget.json:1: step "scroll", metric "jnk": unknown metric`},
 		{name: "bad budget", args: []string{"-budget", "jank=3", recordedResult}, code: -1, errText: `perf budget "jank=3": want [step:]metric<=limit`},
-		{name: "a budget on no metric", args: []string{"-budget", "scroll:jnak<=3", recordedResult}, code: -1, errText: `perf budget "scroll:jnak<=3": unknown metric "jnak" (known: battery_temp_max, big_jank_perfdog, `},
+		{name: "a budget on no metric", args: []string{"-budget", "scroll:jnak<=3", recordedResult}, code: -1, errText: `perf budget "scroll:jnak<=3": unknown metric "jnak" (known: anrs, battery_temp_max, big_jank_perfdog, `},
 		{name: "no file", args: []string{"-md", "-"}, code: -1, errText: "report: no result file given"},
 		{name: "missing file", args: []string{filepath.Join(dir, "nope.json")}, code: -1, errText: "nope.json: no such file"},
 		{name: "not a result", args: []string{writeFile(t, "bad.json", `{"schema":"other/v9"}`)}, code: -1, errText: `unsupported result schema: "other/v9"`},
