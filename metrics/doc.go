@@ -1,7 +1,10 @@
 // Package metrics holds perfgate's pure functions: parsers that turn device
 // text (dumpsys, /proc, logcat, am) into typed values, and the math that turns
 // those values into the numbers a gate checks (FPS, the jank definitions,
-// percentiles, CPU %, traffic and memory summaries).
+// percentiles, CPU %, traffic and memory summaries), and what says why
+// frames janked: frame phases from the framestats stage columns, Looper's
+// slow-message lines, simpleperf's samples, ActivityManager's ANR reports
+// and the stack dumps of ANRs.
 //
 // It also holds what every layer above knows of a metric, so that each fact
 // has one home: the catalogue (Catalogue, Lookup; typed names such as Jank,

@@ -132,7 +132,7 @@ func (v Verdict) Line() string {
 			ev = append(ev[:10:10], "…")
 		}
 		prefix := "frames at "
-		if v.Metric.Family == FamilyCrashes {
+		if v.Metric.Family != FamilyFrames {
 			prefix = ""
 		}
 		why += "; " + prefix + strings.Join(ev, " ")

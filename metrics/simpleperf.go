@@ -400,16 +400,21 @@ func FrameName(f StackFrame) string {
 }
 
 // AppFrame returns the index in frames (innermost first) of the innermost
-// frame of the app's own code, -1 when the stack has none: code from the
-// app's install folder (/data/app/…/<pkg>-…/, its base.odex, .vdex, .apk)
-// or a method of a class in the app's package.
+// frame of the app's own code, -1 when the stack has none: a method of a
+// class in the app's package, else (for an app whose class names are
+// obfuscated) code from the app's install folder (/data/app/…/<pkg>-…/: its
+// base.odex, .vdex, .apk), which also holds the libraries it bundles.
 func AppFrame(frames []StackFrame, pkg string) int {
 	if pkg == "" {
 		return -1
 	}
 	for i, f := range frames {
-		if strings.Contains(f.File, "/"+pkg+"-") || strings.Contains(f.File, "/"+pkg+"/") ||
-			strings.HasPrefix(StackSymbol(f.Symbol), pkg+".") {
+		if strings.HasPrefix(StackSymbol(f.Symbol), pkg+".") {
+			return i
+		}
+	}
+	for i, f := range frames {
+		if strings.Contains(f.File, "/"+pkg+"-") || strings.Contains(f.File, "/"+pkg+"/") {
 			return i
 		}
 	}

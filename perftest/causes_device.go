@@ -534,8 +534,9 @@ func (c *collector) stepPIDs(st *Step) []int {
 	return out
 }
 
-// restoreLooper stops the signal guard and puts the Looper property back
-// as it was before the session.
+// restoreLooper stops the signal guard, puts the Looper property back as
+// it was before the session, and stops any recording Stop did not read (a
+// session that ended early), removing its file.
 func (s *Session) restoreLooper() {
 	if s.unguard != nil {
 		s.unguard()
@@ -543,4 +544,22 @@ func (s *Session) restoreLooper() {
 	ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.TickTimeout, 5*time.Second))
 	defer cancel()
 	s.col.restoreLooperProp(ctx)
+	s.col.prof.mu.Lock()
+	runs := slices.Clone(s.col.prof.runs)
+	s.col.prof.mu.Unlock()
+	for _, r := range runs {
+		select {
+		case <-r.done:
+			continue // stopped and read, or it ended by itself
+		default:
+		}
+		s.dev.batch(ctx, []string{"pkill -INT -f " + shellQuote(r.pattern)})
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			r.cancel()
+			<-r.done
+		}
+		s.dev.batch(ctx, []string{"rm -f " + r.file})
+	}
 }

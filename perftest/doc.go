@@ -29,6 +29,14 @@
 // mocks) and fails the test when a session cannot start. NewSession is the
 // same without a test, for programs such as `perfgate record`.
 //
+// A session also finds out why frames janked (package causes, Config.Causes):
+// it sets the app's Looper slow-message property when it starts (restoring
+// it at Stop), samples the app's main thread with simpleperf where the app
+// allows it, and at Stop reads the Looper's lines and the app's ANRs; each
+// step's Causes then holds every janky frame's phases, the message that
+// delayed it and the stack sampled while it drew, and a jank failure says
+// why in its line.
+//
 // The checks bound to a test's session (MaxJank(t, 3), MinFPS, …) check its
 // most recent step. A session measures a step's last frames only when it
 // stops, so a check called while it runs reports at Stop; the BoundCheck it

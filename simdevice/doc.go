@@ -17,6 +17,10 @@
 //     (workload.go, preset.go) or replays a capture (replay.go), rendering
 //     frames whose truth (truth.go) it keeps. Quirks (quirks.go) and
 //     FrameQuirks (frame_quirks.go) switch on the ways real phones misbehave.
+//     A workload's causes (causes.go) make its slow frames slow for named
+//     reasons: the app's main Looper logs them once the property is set
+//     (world_anr.go has setprop and the ANRs), and simpleperf samples them
+//     (profiler.go).
 //     The World answers the device's own programs (dumpsys, am, pm, ps,
 //     logcat …, in world_cmds.go, world_log.go, dumpsys*.go and
 //     programs.go) and renders /proc and /sys (world_files.go, battery.go).
