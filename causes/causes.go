@@ -169,7 +169,7 @@ type Sample struct {
 }
 
 // SampleOf makes a profiler's sample of package pkg's main thread a Sample.
-func SampleOf(s metrics.SimpleperfSample, pkg string) Sample {
+func SampleOf(s metrics.StackSample, pkg string) Sample {
 	app := ""
 	if i := metrics.AppFrame(s.Frames, pkg); i >= 0 {
 		app = metrics.FrameName(s.Frames[i])

@@ -20,8 +20,8 @@ type StackFrame struct {
 	File string `json:"file,omitempty"`
 }
 
-// SimpleperfSample is one sample of a thread with its stack.
-type SimpleperfSample struct {
+// StackSample is one sample of a thread with its stack.
+type StackSample struct {
 	// TimeNs is the sample's time on the clock the recording used
 	// (record --clockid; CLOCK_MONOTONIC by default where the kernel can).
 	TimeNs int64
@@ -40,7 +40,7 @@ type SimpleperfSample struct {
 
 // SimpleperfSamples is a parsed sample report.
 type SimpleperfSamples struct {
-	Samples []SimpleperfSample
+	Samples []StackSample
 	// App is the recorded app (meta_info app_package_name), when given.
 	App string
 	// Events are the recorded event types (meta_info event_type).
@@ -94,7 +94,7 @@ func ParseSimpleperfSamples(b []byte) (*SimpleperfSamples, error) {
 // parseReportSample reads report-sample's records from line start on.
 func parseReportSample(lines []string, start int, out *SimpleperfSamples) (*SimpleperfSamples, error) {
 	var rec string // the record being read: "sample", "meta_info", …
-	var cur *SimpleperfSample
+	var cur *StackSample
 	var pending StackFrame // the frame being read (file, then symbol)
 	haveTime, haveTID := false, false
 	recLine := 0
@@ -129,7 +129,7 @@ func parseReportSample(lines []string, start int, out *SimpleperfSamples) (*Simp
 			}
 			rec, recLine = strings.TrimSuffix(t, ":"), i+1
 			if rec == "sample" {
-				cur = &SimpleperfSample{PID: -1, TID: -1}
+				cur = &StackSample{PID: -1, TID: -1}
 				haveTime, haveTID = false, false
 			}
 			continue
@@ -220,8 +220,8 @@ func parseReportSample(lines []string, start int, out *SimpleperfSamples) (*Simp
 
 // perfScriptHeader reads "comm pid/tid [cpu] secs.usecs: period event:",
 // the line report_sample.py starts a sample with; comm may hold spaces.
-func perfScriptHeader(ln string) (SimpleperfSample, bool) {
-	s := SimpleperfSample{}
+func perfScriptHeader(ln string) (StackSample, bool) {
+	s := StackSample{}
 	if ln == "" || ln[0] == ' ' || ln[0] == '\t' || !strings.HasSuffix(ln, ":") {
 		return s, false
 	}
@@ -244,7 +244,7 @@ func perfScriptHeader(ln string) (SimpleperfSample, bool) {
 	}
 	// comm is what precedes the ids, spaces kept.
 	comm := strings.TrimSpace(ln[:strings.LastIndex(ln[:strings.LastIndex(ln, cpu)], ids)])
-	return SimpleperfSample{TimeNs: ns, PID: pid, TID: tid, Thread: comm, Event: event, Period: per}, true
+	return StackSample{TimeNs: ns, PID: pid, TID: tid, Thread: comm, Event: event, Period: per}, true
 }
 
 // secondsToNs reads "520295.965190" (any number of fraction digits up to
@@ -269,7 +269,7 @@ func secondsToNs(s string) (int64, bool) {
 
 // parsePerfScript reads report_sample.py's samples from line start on.
 func parsePerfScript(lines []string, start int, out *SimpleperfSamples) (*SimpleperfSamples, error) {
-	var cur *SimpleperfSample
+	var cur *StackSample
 	for i := start; i < len(lines); i++ {
 		ln := strings.TrimRight(lines[i], " \t")
 		if strings.TrimSpace(ln) == "" {
@@ -422,7 +422,7 @@ func AppFrame(frames []StackFrame, pkg string) int {
 }
 
 // String is the sample in one line, for messages.
-func (s SimpleperfSample) String() string {
+func (s StackSample) String() string {
 	top := ""
 	if len(s.Frames) > 0 {
 		top = StackSymbol(s.Frames[0].Symbol)

@@ -35,25 +35,31 @@ type looperState struct {
 	pidsAtSet []int  // processes that were running when it was set
 }
 
-// profiler is the session's simpleperf recordings, one per app process.
+// profiler is the session's recordings of the app's main thread, one per
+// app process, by simpleperf or ART's sampling profiler (source).
 type profiler struct {
 	mu     sync.Mutex
+	source string
 	runs   []*profRun
 	why    string // why no stacks can be sampled at all
 	failed string // why a recording failed
 	seen   map[int]bool
 }
 
-// profRun is one simpleperf recording of one process's main thread.
+// profRun is one recording of one process's main thread. For simpleperf,
+// done closes when the recorder exits; for ART's profiler, when `am
+// profile start` returned.
 type profRun struct {
 	pid     int
 	file    string
-	pattern string // pkill -f pattern matching the recorder alone
-	startNs int64  // host ns the recording was asked for
-	cancel  context.CancelFunc
-	done    chan struct{}
-	res     cmdResult
-	err     error
+	pattern string // pkill -f pattern matching the simpleperf recorder alone
+	// intervalUs is how often ART's profiler samples.
+	intervalUs int64
+	startNs    int64 // host ns the recording was asked for
+	cancel     context.CancelFunc
+	done       chan struct{}
+	res        cmdResult
+	err        error
 }
 
 // looperSlowMs is the threshold the session sets: Config.Causes.LooperSlow,
@@ -94,11 +100,29 @@ func (c *collector) setupCauses(ctx context.Context) {
 	case api > 0 && api < looperAPI:
 		c.prof.why = fmt.Sprintf("stacks: simpleperf samples Java code from Android 9 (API %d); the device runs API %d", looperAPI, api)
 	default:
-		run.StackSource = "simpleperf record --app <pkg> -t <main thread> -e cpu-clock -g --clockid monotonic; simpleperf report-sample --show-callchain"
+		c.prof.source = c.stackSource(ctx)
+		run.StackSource = c.prof.source
 		for _, pid := range c.pids {
 			c.startRecorder(pid)
 		}
 	}
+}
+
+// The profilers a session samples the main thread with.
+const (
+	sourceSimpleperf = "simpleperf record --app <pkg> -t <main thread> -e cpu-clock -g --clockid monotonic; simpleperf report-sample --show-callchain"
+	sourceARTProfile = "am profile start --sampling <µs> <main process> <file>; am profile stop (ART's sampling profiler, debuggable apps)"
+)
+
+// stackSource picks simpleperf where the device has it, else ART's
+// sampling profiler (debuggable apps only).
+func (c *collector) stackSource(ctx context.Context) string {
+	out, err := c.s.dev.batch(ctx, []string{"command -v simpleperf"})
+	if err == nil && len(out) == 1 && out[0].Exit != 0 {
+		c.note("stacks: the device has no simpleperf (command -v simpleperf: exit %d); sampling with `am profile start --sampling`, which needs a debuggable app", out[0].Exit)
+		return sourceARTProfile
+	}
+	return sourceSimpleperf
 }
 
 // setLooperProp reads, sets and reads back log.looper.<uid>.main.slow in
@@ -195,13 +219,13 @@ func (s *Session) guardSignals() {
 	}()
 }
 
-// startRecorder starts simpleperf on the main thread of app process pid,
-// once per process. It runs with the session's lock held.
+// startRecorder starts the profiler on the main thread of app process
+// pid, once per process. It runs with the session's lock held.
 func (c *collector) startRecorder(pid int) {
 	p := &c.prof
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.why != "" || p.seen[pid] || c.s.res.Causes == nil || c.s.res.Causes.StackSource == "" {
+	if p.why != "" || p.seen[pid] || p.source == "" {
 		return
 	}
 	if p.seen == nil {
@@ -221,6 +245,11 @@ func (c *collector) startRecorder(pid int) {
 	r.pattern = "^simpleperf record .*perfgate-" + token + "[.]data"
 	cmd := fmt.Sprintf("simpleperf record --app %s -t %d -e cpu-clock -f %d -g --clockid monotonic -o %s",
 		shellQuote(c.cfg.Package), pid, hz, r.file)
+	if p.source == sourceARTProfile {
+		r.file = "/data/local/tmp/perfgate-" + token + ".trace"
+		r.intervalUs = int64(max(1, 1_000_000/hz))
+		cmd = fmt.Sprintf("am profile start --sampling %d %d %s", r.intervalUs, pid, r.file)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	p.runs = append(p.runs, r)
@@ -256,7 +285,7 @@ func (c *collector) readCauses(ctx context.Context) {
 	defer c.s.mu.Unlock()
 	c.prof.mu.Lock()
 	if f := c.prof.failed; f != "" {
-		notes = append(notes, "stacks: "+f+"; stacks are not measured (simpleperf profiles apps that are debuggable, or profileable from the shell on Android 10+), everything else is")
+		notes = append(notes, "stacks: "+f+"; stacks are not measured ("+needs(c.prof.source)+"), everything else is")
 	}
 	c.prof.mu.Unlock()
 	for _, n := range notes {
@@ -271,12 +300,23 @@ func (c *collector) readCauses(ctx context.Context) {
 }
 
 // stopRecorders asks every recording still running to stop (SIGINT, after
-// which simpleperf writes its file) and waits for it, at most 30 s.
+// which simpleperf writes its file) and waits for it, at most 30 s. ART's
+// profiler writes its file when `am profile stop` asks it to.
 func (c *collector) stopRecorders(ctx context.Context) {
 	c.prof.mu.Lock()
 	runs := slices.Clone(c.prof.runs)
+	art := c.prof.source == sourceARTProfile
 	c.prof.mu.Unlock()
 	for _, r := range runs {
+		if art {
+			<-r.done
+			if r.err == nil && r.res.Exit == 0 {
+				sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+				c.s.dev.batch(sctx, []string{fmt.Sprintf("am profile stop %d", r.pid)})
+				cancel()
+			}
+			continue
+		}
 		select {
 		case <-r.done:
 			continue
@@ -308,6 +348,14 @@ func (c *collector) readSamples(ctx context.Context) ([]causes.Sample, []string)
 		if !ok {
 			continue
 		}
+		if c.prof.source == sourceARTProfile {
+			ss, note := c.readARTTrace(ctx, r)
+			out = append(out, ss...)
+			if note != "" {
+				notes = append(notes, note)
+			}
+			continue
+		}
 		report := "simpleperf report-sample --show-callchain -i " + r.file
 		rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		res, err := c.s.dev.batch(rctx, []string{report, "rm -f " + r.file})
@@ -336,6 +384,49 @@ func (c *collector) readSamples(ctx context.Context) ([]causes.Sample, []string)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].TimeNs < out[j].TimeNs })
 	return out, notes
+}
+
+// readARTTrace reads the trace ART's profiler wrote for recording r and
+// removes it. The app writes the file after `am profile stop` returned, so
+// a file not yet whole is read again, every 100 ms for at most 5 s.
+func (c *collector) readARTTrace(ctx context.Context, r *profRun) ([]causes.Sample, string) {
+	cmd := "cat " + r.file
+	defer func() {
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		c.s.dev.batch(rctx, []string{"rm -f " + r.file})
+		cancel()
+	}()
+	var why string
+	for try := 0; try < 50; try++ {
+		if try > 0 {
+			time.Sleep(100 * time.Millisecond)
+		}
+		rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		res, err := c.s.dev.batch(rctx, []string{cmd})
+		cancel()
+		switch {
+		case err != nil:
+			return nil, fmt.Sprintf("stacks: %s: %v", cmd, err)
+		case len(res) != 1 || res[0].Exit != 0:
+			return nil, "stacks: " + res[0].failure(cmd)
+		}
+		tr, err := metrics.ParseARTTrace(res[0].Stdout)
+		if err != nil {
+			why = fmt.Sprintf("stacks: %s: %v", cmd, err)
+			continue
+		}
+		var out []causes.Sample
+		for _, s := range tr.Resample(r.intervalUs) {
+			if s.TID == r.pid {
+				out = append(out, causes.SampleOf(s, c.cfg.Package))
+			}
+		}
+		if tr.Overflow {
+			return out, fmt.Sprintf("stacks: the ART trace of pid %d filled its buffer (data-file-overflow=true): samples after that are lost", r.pid)
+		}
+		return out, ""
+	}
+	return nil, why + " (still after 5 s)"
 }
 
 // causeLogCmds read, in one round trip, the system buffer's Looper and
@@ -496,7 +587,7 @@ func (c *collector) stacksWhy(st *Step) string {
 	case p.why != "":
 		return p.why
 	case p.failed != "":
-		return "stacks: " + p.failed + " (simpleperf profiles apps that are debuggable, or profileable from the shell on Android 10+; everything else is still measured)"
+		return "stacks: " + p.failed + " (" + needs(p.source) + "; everything else is still measured)"
 	case !c.causes.read:
 		return "stacks: the profiler was not read (the session ended before Stop)"
 	}
@@ -546,8 +637,21 @@ func (s *Session) restoreLooper() {
 	s.col.restoreLooperProp(ctx)
 	s.col.prof.mu.Lock()
 	runs := slices.Clone(s.col.prof.runs)
+	art := s.col.prof.source == sourceARTProfile
 	s.col.prof.mu.Unlock()
+	s.mu.Lock()
+	read := s.col.causes.read
+	s.mu.Unlock()
 	for _, r := range runs {
+		if art {
+			// ART's profiler runs until asked to stop; Stop read it unless
+			// the session ended early.
+			<-r.done
+			if !read && r.err == nil && r.res.Exit == 0 {
+				s.dev.batch(ctx, []string{fmt.Sprintf("am profile stop %d", r.pid), "rm -f " + r.file})
+			}
+			continue
+		}
 		select {
 		case <-r.done:
 			continue // stopped and read, or it ended by itself
@@ -562,4 +666,12 @@ func (s *Session) restoreLooper() {
 		}
 		s.dev.batch(ctx, []string{"rm -f " + r.file})
 	}
+}
+
+// needs says what the profiler needs of the app.
+func needs(source string) string {
+	if source == sourceARTProfile {
+		return "ART's sampling profiler profiles debuggable apps"
+	}
+	return "simpleperf profiles apps that are debuggable, or profileable from the shell on Android 10+"
 }

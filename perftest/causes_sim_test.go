@@ -335,3 +335,46 @@ func TestCausesANR(t *testing.T) {
 		t.Errorf("max_block %v, want the 6 s commit", metric(t, st, metrics.MaxBlock))
 	}
 }
+
+// A phone without simpleperf: the session samples the debuggable app's
+// main thread with ART's sampling profiler (am profile), and the stacks
+// still name the truth's causes.
+func TestCausesWithARTProfiler(t *testing.T) {
+	dev, d := causeDevice(t, 30, 60, simdevice.Quirks{MissingCommands: []string{"simpleperf"}}, nil)
+	wl := dev.World().Workload()
+	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir(), WaitForApp: true}))
+	launchCold(t, s, d, dev)
+	s.Step("scroll", func() { waitCauseFrames(t, dev, map[string]int{"bind": 4, "decode": 1}) })
+	r := s.Stop()
+	st := r.Step("scroll")
+	c := st.Causes
+	if r.Causes == nil || !strings.HasPrefix(r.Causes.StackSource, "am profile start --sampling") || c.NotMeasured[perftest.CauseStacks] != "" {
+		t.Fatalf("run %+v, stacks not measured: %q", r.Causes, c.NotMeasured[perftest.CauseStacks])
+	}
+	if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "no simpleperf") }) {
+		t.Errorf("no note on the missing simpleperf: %q", r.Notes)
+	}
+	truth := map[int64]string{}
+	for _, f := range dev.World().TruthFrames() {
+		truth[f.IntendedVsync] = f.Cause
+	}
+	for _, fc := range c.Frames {
+		if !slices.Contains(fc.Janks, st.FrameStats.JankDefinition) {
+			continue
+		}
+		// ART samples the thread's stack whether it runs or waits: the
+		// cause's stack is the most sampled one inside its frames.
+		want := ""
+		for _, cs := range wl.Causes {
+			if cs.Name == truth[fc.TimeNs] {
+				want = appFrame(cs.Stack)
+			}
+		}
+		if fc.AppFrame != want || fc.StackHits*2 < fc.StackSamples {
+			t.Errorf("frame at %.3fs (%s): app frame %q from %d of %d samples, want %q", fc.AtS, fc.Phase, fc.AppFrame, fc.StackHits, fc.StackSamples, want)
+		}
+	}
+	if len(c.TopStacks) == 0 || c.TopStacks[0].AppFrame != pkg+".FeedAdapter.onBindViewHolder" {
+		t.Errorf("top stacks %+v", c.TopStacks)
+	}
+}

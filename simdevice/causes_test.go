@@ -155,6 +155,32 @@ func TestLooperAnyProperty(t *testing.T) {
 	}
 }
 
+// runningFeed is a phone on the real clock whose janky-feed app runs.
+func runningFeed(t *testing.T) (*Device, *World, int) {
+	t.Helper()
+	d, err := New(Config{Workload: mustPreset(t, "janky-feed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	w := d.World()
+	wlaunch(t, w)
+	return d, w, w.Truth().Pids[0]
+}
+
+// waitDecode waits for the decode frame (about 1.3 s into the scroll), by
+// the truth, at most 20 s.
+func waitDecode(t *testing.T, w *World) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !slices.ContainsFunc(w.TruthFrames(), func(f TruthFrame) bool { return f.Cause == "decode" }) {
+		if time.Now().After(deadline) {
+			t.Fatal("no decode frame in 20 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // record runs simpleperf record until it returns.
 func record(w *World, args ...string) (done chan struct{}, st *int, stderr *bytes.Buffer) {
 	done, st, stderr = make(chan struct{}), new(int), new(bytes.Buffer)
@@ -187,25 +213,11 @@ func waitRecorders(t *testing.T, w *World, n int) {
 // stops it; report-sample prints the samples as simpleperf does, and the
 // stacks of the samples inside a cause's work are the cause's.
 func TestSimpleperfRecordsTheMainThread(t *testing.T) {
-	d, err := New(Config{Workload: mustPreset(t, "janky-feed")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	w := d.World()
-	wlaunch(t, w)
-	pid := w.Truth().Pids[0]
+	_, w, pid := runningFeed(t)
 	const file = "/data/local/tmp/perfgate-test.data"
 	done, st, stderr := record(w, "--app", PresetPackage, "-t", strconv.Itoa(pid), "-e", "cpu-clock", "-f", "1000", "-g", "--clockid", "monotonic", "-o", file)
 	waitRecorders(t, w, 1)
-	// Wait for the decode frame (about 1.3 s into the scroll), by the truth.
-	deadline := time.Now().Add(20 * time.Second)
-	for !slices.ContainsFunc(w.TruthFrames(), func(f TruthFrame) bool { return f.Cause == "decode" }) {
-		if time.Now().After(deadline) {
-			t.Fatal("no decode frame in 20 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitDecode(t, w)
 	if code, _, e := runProg(w.Pkill, "-INT", "-f", "^simpleperf record .*perfgate-nomatch[.]data"); code != 1 || e != "" {
 		t.Errorf("pkill of nothing: %d %q", code, e)
 	}
@@ -412,5 +424,80 @@ func TestTruthStreamBlocks(t *testing.T) {
 	}
 	if frames != 5 {
 		t.Errorf("%d cause frames in the truth, want 4 bind and 1 decode", frames)
+	}
+}
+
+// am profile start --sampling samples the main thread as ART's sampling
+// profiler does, and writes the trace when profiling stops.
+func TestAmProfile(t *testing.T) {
+	d, w, pid := runningFeed(t)
+	const file = "/data/local/tmp/p.trace"
+	am := func(args ...string) (int, string) {
+		var o, e bytes.Buffer
+		code := w.Am(context.Background(), args, &o, &e)
+		return code, o.String() + e.String()
+	}
+	if code, out := am("profile", "start", "--sampling", "500", strconv.Itoa(pid), file); code != 0 {
+		t.Fatalf("start: %d %q", code, out)
+	}
+	waitDecode(t, w)
+	if code, out := am("profile", "stop", PresetPackage); code != 0 {
+		t.Fatalf("stop: %d %q", code, out)
+	}
+	b, err := d.fs.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := metrics.ParseARTTrace(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.PID != pid || tr.Clock != "dual" || tr.Threads[pid] != "main" {
+		t.Errorf("trace %+v", tr)
+	}
+	var decode TruthBlock
+	for _, b := range w.TruthBlocks() {
+		if b.Cause == "decode" {
+			decode = b
+		}
+	}
+	stack := strings.Join(w.Workload().cause("decode").Stack, ";")
+	in, idle := 0, 0
+	for _, s := range tr.Resample(500) {
+		fold := metrics.FoldStack(s.Frames)
+		switch {
+		case s.TimeNs > decode.StartNs+1e6 && s.TimeNs < decode.EndNs-1e6:
+			in++
+			if fold != stack {
+				t.Fatalf("sample at %d in the decode: %s", s.TimeNs, fold)
+			}
+		case fold == strings.Join(idleStack, ";"):
+			idle++
+		}
+	}
+	if want := int((decode.EndNs-decode.StartNs)/500_000) - 4; in < want || idle == 0 {
+		t.Errorf("%d samples inside the decode (want %d), %d idle", in, want, idle)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		out  string
+	}{
+		{[]string{"profile", "start", "com.other", file}, "java.lang.IllegalArgumentException: Unknown process: com.other"},
+		{[]string{"profile", "start", PresetPackage, "/system/p.trace"}, "Error: Unable to open file: /system/p.trace"},
+		{[]string{"profile", "pause"}, "Error: Profile command start or stop not specified"},
+	} {
+		if code, out := am(tc.args...); code == 0 || !strings.Contains(out, tc.out) {
+			t.Errorf("am %q: %d %q, want %q", tc.args, code, out, tc.out)
+		}
+	}
+	wl := mustPreset(t, "janky-feed")
+	wl.Debuggable = false
+	rel, _ := newTestWorld(t, Config{Workload: wl})
+	wlaunch(t, rel)
+	var o, e bytes.Buffer
+	if code := rel.Am(context.Background(), []string{"profile", "start", PresetPackage, file}, &o, &e); code != 255 ||
+		!strings.Contains(e.String(), "java.lang.SecurityException: Process not debuggable: ProcessRecord{") {
+		t.Errorf("release app: %d %q", code, e.String())
 	}
 }

@@ -85,6 +85,7 @@ type World struct {
 	frameBlocks map[int64][]TruthBlock
 	recPid      int
 	anrs        []anrReport
+	artProf     *artProfile // the `am profile` running, nil for none
 	// files is the device's file tree, where programs write what they
 	// write with -o (simpleperf record).
 	files fileStore

@@ -11,8 +11,9 @@ import (
 )
 
 // Am runs `am start [-W] [-S] [-n component | -a action -c category …]`,
-// `am force-stop <pkg>`, `am kill <pkg>` and `am start-activity`. With -W it
-// really waits until the activity is Displayed.
+// `am force-stop <pkg>`, `am kill <pkg>`, `am start-activity` and `am
+// profile start|stop` (amProfile). With -W it really waits until the
+// activity is Displayed.
 func (w *World) Am(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "usage: am [subcommand] [options]")
@@ -21,6 +22,8 @@ func (w *World) Am(ctx context.Context, args []string, stdout, stderr io.Writer)
 	switch args[0] {
 	case "start", "start-activity":
 		return w.amStart(ctx, args[1:], stdout, stderr)
+	case "profile":
+		return w.amProfile(args[1:], stdout, stderr)
 	case "force-stop", "kill":
 		if len(args) < 2 {
 			fmt.Fprintf(stderr, "Error: no package specified for %s\n", args[0])
