@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/internal/testenv"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
@@ -84,18 +85,7 @@ func openStock(t testing.TB, dev *simdevice.Device, stock func() *adbtest.ADB) (
 // is drawing.
 func launch(t testing.TB, d *adbx.Device, dev *simdevice.Device) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	r, err := d.Shell(ctx, "monkey -p "+pkg+" -c android.intent.category.LAUNCHER 1")
-	if err != nil || r.ExitCode != 0 {
-		t.Fatalf("monkey: %v %q %q", err, r.Stdout, r.Stderr)
-	}
-	for len(dev.World().TruthFrames()) < 5 {
-		if ctx.Err() != nil {
-			t.Fatal("the app rendered no frame after launch")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	simtest.Launch(t, d, dev)
 }
 
 // truthInStep returns the true frames of the step's window that were

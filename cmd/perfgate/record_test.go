@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -31,25 +31,8 @@ func recordDeviceWith(t *testing.T, q simdevice.Quirks) (*simdevice.Device, *adb
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := simdevice.New(simdevice.Config{Workload: wl, RefreshHz: 60, Quirks: q})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dev.Close() })
-	srv := adbtest.NewServer(dev)
-	t.Cleanup(srv.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	d := srv.Open(dev.Serial())
-	if _, err := d.Shell(ctx, "monkey -p "+simdevice.PresetPackage+" -c android.intent.category.LAUNCHER 1"); err != nil {
-		t.Fatal(err)
-	}
-	for len(dev.World().TruthFrames()) < 5 {
-		if ctx.Err() != nil {
-			t.Fatal("the app rendered no frame after launch")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	dev, srv := simtest.Serve(t, simdevice.Config{Workload: wl, RefreshHz: 60, Quirks: q})
+	simtest.Launch(t, srv.Open(dev.Serial()), dev)
 	return dev, srv
 }
 
