@@ -202,7 +202,7 @@ func (c *collector) probe(ctx context.Context) error {
 		}
 	}
 
-	if up, ok := parseProcUptime(out[iUp].Stdout); ok && out[iUp].Exit == 0 {
+	if up, err := metrics.ParseProcUptime(out[iUp].Stdout); err == nil && out[iUp].Exit == 0 {
 		for _, p := range c.pids {
 			c.seenUp[p] = up
 		}
@@ -464,7 +464,7 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 	if p.uptime >= 0 {
 		if out[p.uptime].Exit != 0 {
 			c.note("clock: %s", out[p.uptime].failure(p.cmds[p.uptime]))
-		} else if ns, ok := parseProcUptime(out[p.uptime].Stdout); ok {
+		} else if ns, err := metrics.ParseProcUptime(out[p.uptime].Stdout); err == nil {
 			c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
 			smp.UptimeNs = ns
 			uptimeNs = ns

@@ -220,8 +220,8 @@ func parseLogClock(uptime, date cmdResult) (logClock, error) {
 	if uptime.Exit != 0 {
 		return c, fmt.Errorf("no device clock: %s", uptime.failure("cat /proc/uptime"))
 	}
-	up, ok := parseProcUptime(uptime.Stdout)
-	if !ok {
+	up, err := metrics.ParseProcUptime(uptime.Stdout)
+	if err != nil {
 		return c, fmt.Errorf("no device clock: /proc/uptime printed %q", clipText(string(uptime.Stdout)))
 	}
 	c.up = up
@@ -284,8 +284,8 @@ func (c *collector) placeEnd(cr *Crash, uptime cmdResult, send, recv int64) {
 	if cr.evidenceUp <= 0 || uptime.Exit != 0 {
 		return
 	}
-	up, ok := parseProcUptime(uptime.Stdout)
-	if !ok || up < cr.evidenceUp {
+	up, err := metrics.ParseProcUptime(uptime.Stdout)
+	if err != nil || up < cr.evidenceUp {
 		return
 	}
 	at := send + (recv-send)/2 - (up - cr.evidenceUp)
