@@ -97,8 +97,8 @@ func (c *collector) note(format string, args ...any) {
 func (c *collector) setup(ctx context.Context) error {
 	r := c.s.res
 	pkg := c.cfg.Package
-	if err := validatePackage(pkg); err != nil {
-		return err
+	if err := metrics.ValidatePackage(pkg); err != nil {
+		return fmt.Errorf("perftest: %w", err)
 	}
 	facts, notes, err := c.s.dev.facts(ctx)
 	if err != nil {

@@ -74,14 +74,5 @@ var (
 // processName is an app process name: the package, or "pkg:suffix".
 var processName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+(:[A-Za-z0-9_.]+)?$`)
 
-// validatePackage checks a package name with adbx.ValidatePackage, since it
-// goes into device shell commands.
-func validatePackage(pkg string) error {
-	if err := adbx.ValidatePackage(pkg); err != nil {
-		return fmt.Errorf("perftest: %w", err)
-	}
-	return nil
-}
-
 // shellQuote quotes s for the device's POSIX shell.
 func shellQuote(s string) string { return adbx.Quote(s) }

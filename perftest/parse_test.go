@@ -2,6 +2,7 @@ package perftest
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 )
@@ -27,15 +28,13 @@ func TestShellQuoteRefusesInjection(t *testing.T) {
 	}
 }
 
-func TestValidatePackage(t *testing.T) {
-	for _, good := range []string{"com.example.feed", "a.b", "com.perfgate.demo_2"} {
-		if err := validatePackage(good); err != nil {
-			t.Errorf("%q refused: %v", good, err)
-		}
-	}
-	for _, bad := range []string{"", "com", "com.x;reboot", "com.x y", "com.x'", "$(reboot).x", "1com.x", "com..x"} {
-		if err := validatePackage(bad); err == nil {
-			t.Errorf("%q accepted", bad)
+// A session refuses a package name that is not one before it sends a
+// command: the name goes into device shell commands.
+func TestSessionValidatesPackage(t *testing.T) {
+	for _, bad := range []string{"com", "com.x;reboot", "com.x y", "com.x'", "$(reboot).x", "1com.x", "com..x"} {
+		_, err := NewSession(context.Background(), nil, Config{Package: bad, ResultFile: "-"})
+		if err == nil || !strings.HasPrefix(err.Error(), "perftest: invalid package name ") {
+			t.Errorf("%q: %v", bad, err)
 		}
 	}
 }

@@ -120,7 +120,7 @@ func TestAnalyzeTraceErrors(t *testing.T) {
 		want   string
 		output string // printed before the error
 	}{
-		{[]string{"-package", "com.x;reboot", path}, `-package: adbx: invalid package name "com.x;reboot"`, ""},
+		{[]string{"-package", "com.x;reboot", path}, `-package: invalid package name "com.x;reboot"`, ""},
 		{[]string{"-clock", "realtime", path}, `-clock "realtime": want boottime or monotonic`, ""},
 		{[]string{"-from", "2s", "-to", "1s", path}, `-to "1s" is not after -from "2s"`, ""},
 		{[]string{"-from", "soon", path}, `-from: "soon" is neither a duration`, ""},
