@@ -163,7 +163,12 @@ func parseScenario(path string, b []byte) (*parsedScenario, error) {
 				return nil, fmt.Errorf("%s: budgets: empty path", path)
 			}
 			if !filepath.IsAbs(s) {
+				// Relative to the scenario file, and never a bare name,
+				// which assert would read from testdata/.
 				s = filepath.Join(filepath.Dir(path), s)
+				if !filepath.IsAbs(s) {
+					s = "." + string(filepath.Separator) + s
+				}
 			}
 			p.budgetPath = s
 		} else {
