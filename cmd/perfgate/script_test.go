@@ -3,12 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -38,8 +36,6 @@ const recordedResult = "../../report/testdata/janky-scroll.json"
 //	                          N Results of a step "scroll" with frame time p95 START,
 //	                          START+STEP, … ms
 //	runs DIR FACTOR           six copies of $RECORDED, frame time p99 × FACTOR
-//	history-runs DIR N AT     N Results of TestFeed on a Pixel 7, an hour apart, scroll's
-//	                          frame time p95 near 18 ms, 25 % higher from run AT on
 //
 // and the condition [fixtures]: the real-device captures are at $FIXTURES
 // (without them a script that needs them skips, or fails when
@@ -72,10 +68,9 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"sim":          cmdSim,
-			"iterations":   cmdIterations,
-			"runs":         cmdRuns,
-			"history-runs": cmdHistoryRuns,
+			"sim":        cmdSim,
+			"iterations": cmdIterations,
+			"runs":       cmdRuns,
 		},
 	})
 }
@@ -146,28 +141,5 @@ func cmdRuns(ts *testscript.TestScript, neg bool, args []string) {
 			st.FrameStats.FrameTimeMS.P99 *= f
 		}
 		ts.Check(r.WriteFile(filepath.Join(dir, fmt.Sprintf("run%d.json", i))))
-	}
-}
-
-func cmdHistoryRuns(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 3 {
-		ts.Fatalf("usage: history-runs DIR N AT")
-	}
-	dir := ts.MkAbs(args[0])
-	v := floats(ts, args[1:])
-	n, at := int(v[0]), int(v[1])
-	rng := rand.New(rand.NewPCG(1, 2))
-	start := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	for i := range n {
-		level := 18.0
-		if i >= at {
-			level *= 1.25
-		}
-		st := &perftest.Step{Name: "scroll"}
-		st.FrameStats.Source, st.FrameStats.Frames, st.FrameStats.FPS = "gfxinfo", 100, 60
-		st.FrameStats.FrameTimeMS.P95 = level * (1 + 0.03*rng.NormFloat64())
-		r := &perftest.Result{Name: "TestFeed", Start: start.Add(time.Duration(i) * time.Hour), Steps: []*perftest.Step{st},
-			Device: metrics.DeviceFacts{Serial: "s1", Model: "Pixel 7", Release: "14", API: 34}, App: perftest.AppInfo{Package: "com.example.feed"}}
-		ts.Check(r.WriteFile(filepath.Join(dir, fmt.Sprintf("run%02d.json", i))))
 	}
 }
