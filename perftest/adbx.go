@@ -21,16 +21,8 @@ func wrapAdbx(d *adbx.Device) device {
 
 func (a adbxAdaptor) serial() string { return a.d.Serial() }
 
-func (a adbxAdaptor) batch(ctx context.Context, cmds []string) ([]cmdResult, error) {
-	rs, err := a.d.Batch(ctx, cmds)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]cmdResult, len(rs))
-	for i, r := range rs {
-		out[i] = cmdResult{Stdout: r.Stdout, Stderr: r.Stderr, Exit: r.ExitCode}
-	}
-	return out, nil
+func (a adbxAdaptor) batch(ctx context.Context, cmds []string) ([]adbx.Result, error) {
+	return a.d.Batch(ctx, cmds)
 }
 
 func (a adbxAdaptor) facts(ctx context.Context) (metrics.DeviceFacts, []string, error) {
@@ -64,7 +56,7 @@ func (a adbxAdaptor) appProcesses(ctx context.Context, pkg string) ([]string, []
 		}
 		// pidof exits 1 when no process has the name; a shell without
 		// pidof finds none either.
-		if out[0].Exit == 0 {
+		if out[0].ExitCode == 0 {
 			if pids, err = metrics.ParsePidof(out[0].Stdout); err != nil {
 				return nil, nil, fmt.Errorf("perftest: %w", err)
 			}
@@ -94,8 +86,8 @@ func (nilDevice) serial() string { return "" }
 func (nilDevice) facts(context.Context) (metrics.DeviceFacts, []string, error) {
 	return metrics.DeviceFacts{}, nil, errNilDevice
 }
-func (nilDevice) appUID(context.Context, string) (int, error)          { return 0, errNilDevice }
-func (nilDevice) batch(context.Context, []string) ([]cmdResult, error) { return nil, errNilDevice }
+func (nilDevice) appUID(context.Context, string) (int, error)            { return 0, errNilDevice }
+func (nilDevice) batch(context.Context, []string) ([]adbx.Result, error) { return nil, errNilDevice }
 func (nilDevice) appProcesses(context.Context, string) ([]string, []int, error) {
 	return nil, nil, errNilDevice
 }

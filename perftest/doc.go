@@ -29,6 +29,10 @@
 // mocks) and fails the test when a session cannot start. NewSession is the
 // same without a test, for programs such as `perfgate record`.
 //
+// The package builds on adbx (the device), metrics (the parsers, the math,
+// the catalogue and the one type of a frame) and assert, whose checks the
+// session-bound ones are; assert, report and history read its Result.
+//
 // The checks bound to a test's session (MaxJank(t, 3), MinFPS, …) check its
 // most recent step. A session measures a step's last frames only when it
 // stops, so a check called while it runs reports at Stop; the BoundCheck it

@@ -29,7 +29,6 @@ type Session struct {
 	mu       sync.Mutex
 	res      *Result
 	col      *collector
-	clock    clockMap
 	cur      *Step // open step, nil between steps
 	names    map[string]int
 	lastOK   int64 // host ns of the last successful tick

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/simdevice"
@@ -29,26 +29,11 @@ func simSession(t testing.TB, preset string, stepLen time.Duration) (*perftest.R
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := simdevice.New(simdevice.Config{API: 33, RefreshHz: 60, Workload: wl, Serial: "sim-report", Model: "Pixel 6"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dev.Close() })
-	srv := adbtest.NewServer(dev)
-	t.Cleanup(srv.Close)
+	dev, srv := simtest.Serve(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: wl, Serial: "sim-report", Model: "Pixel 6"})
+	d := srv.Open(dev.Serial())
+	simtest.Launch(t, d, dev)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	d := srv.Open(dev.Serial())
-	r, err := d.Shell(ctx, "monkey -p "+simdevice.PresetPackage+" -c android.intent.category.LAUNCHER 1")
-	if err != nil || r.ExitCode != 0 {
-		t.Fatalf("monkey: %v %q", err, r.Stderr)
-	}
-	for len(dev.World().TruthFrames()) < 5 {
-		if ctx.Err() != nil {
-			t.Fatal("the app rendered no frame after launch")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestJankyScroll",
 		ResultFile: filepath.Join(t.TempDir(), "result.json")})
 	if err != nil {

@@ -40,6 +40,11 @@ func TestAnalyzeMatchesTruth(t *testing.T) {
 	if len(a.NotMeasured) != 0 || len(a.Rejected) != 0 {
 		t.Errorf("not measured %v, rejected %v; want neither", a.NotMeasured, a.Rejected)
 	}
+	// One display frame was had for each app frame; the expected ones
+	// beside them are not display frames.
+	if a.DisplayFrames != len(g.truth) {
+		t.Errorf("display frames = %d, want %d", a.DisplayFrames, len(g.truth))
+	}
 	janky := 0
 	kinds := map[string]bool{}
 	byToken := map[int64]trace.JankyFrame{}

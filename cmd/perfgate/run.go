@@ -20,6 +20,7 @@ import (
 	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/internal/jsondup"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
@@ -120,7 +121,7 @@ func parseScenario(path string, b []byte) (*parsedScenario, error) {
 		}
 		return nil, fmt.Errorf("%s: %s", path, excerpt.Text(err.Error()))
 	}
-	if err := adbx.ValidatePackage(f.Package); err != nil {
+	if err := metrics.ValidatePackage(f.Package); err != nil {
 		return nil, fmt.Errorf("%s: package %s: %s", path, excerpt.Quote(f.Package), excerpt.Text(err.Error()))
 	}
 	if f.Simulated != nil {
@@ -162,7 +163,12 @@ func parseScenario(path string, b []byte) (*parsedScenario, error) {
 				return nil, fmt.Errorf("%s: budgets: empty path", path)
 			}
 			if !filepath.IsAbs(s) {
+				// Relative to the scenario file, and never a bare name,
+				// which assert would read from testdata/.
 				s = filepath.Join(filepath.Dir(path), s)
+				if !filepath.IsAbs(s) {
+					s = "." + string(filepath.Separator) + s
+				}
 			}
 			p.budgetPath = s
 		} else {
