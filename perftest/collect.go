@@ -69,6 +69,8 @@ type collector struct {
 	pidofOK    bool // the last pidof answered (a failed one says nothing)
 	// smooth holds the app's Choreographer lines, read at Stop.
 	smooth smoothLog
+	// tr is the session's Perfetto trace (Config.Trace).
+	tr *traceRun
 }
 
 func newCollector(s *Session) *collector {
@@ -150,6 +152,9 @@ func (c *collector) setup(ctx context.Context) error {
 		}
 	}
 
+	// The trace starts before the probe clears the frame histories, so it
+	// holds every frame the session counts.
+	c.startTrace(ctx)
 	return c.probe(ctx)
 }
 

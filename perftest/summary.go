@@ -31,6 +31,7 @@ func (c *collector) finish() {
 		c.note("clock: mapped through /proc/uptime (10 ms resolution; counts suspend time, so valid only while the device stays awake)")
 	}
 	r.Clock = clk.sync()
+	c.traceSpan(clk)
 	for i := range r.Samples {
 		r.Samples[i].DeviceNs = clk.toDevice(r.Samples[i].HostNs)
 	}
@@ -97,6 +98,7 @@ func (c *collector) summarise(st *Step) {
 	st.FramesRejected = c.stepRejects(st.DeviceStartNs, st.DeviceEndNs)
 	st.JankAtS, st.BigJankAtS = jankTimes(st)
 	st.Smoothness = c.smoothness(st)
+	st.Trace = c.traceStep(st)
 	if c.cfg.has(CollectCPU) {
 		st.CPUStats = c.cpuStats(st)
 	}
