@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -25,11 +26,32 @@ const recorded = "testdata/janky-scroll.json"
 // stepLen (plus a short idle step) and returns the Result and the phone.
 func simSession(t testing.TB, preset string, stepLen time.Duration) (*perftest.Result, *simdevice.Device) {
 	t.Helper()
+	dev, d := simDevice(t, preset, simdevice.Quirks{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestJankyScroll",
+		ResultFile: filepath.Join(t.TempDir(), "result.json")})
+	if err != nil {
+		t.Fatalf("perftest.NewSession: %v", err)
+	}
+	s.Step("scroll", func() { time.Sleep(stepLen) })
+	s.Step("settle", func() { time.Sleep(stepLen / 4) })
+	res := s.Stop()
+	if res.Error != "" {
+		t.Fatalf("session ended early: %s", res.Error)
+	}
+	return res, dev
+}
+
+// simDevice serves the simulated phone running preset, with quirks on,
+// and launches its app.
+func simDevice(t testing.TB, preset string, q simdevice.Quirks) (*simdevice.Device, *adbx.Device) {
+	t.Helper()
 	wl, err := simdevice.Preset(preset)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := simdevice.New(simdevice.Config{API: 33, RefreshHz: 60, Workload: wl, Serial: "sim-report", Model: "Pixel 6"})
+	dev, err := simdevice.New(simdevice.Config{API: 33, RefreshHz: 60, Workload: wl, Serial: "sim-report", Model: "Pixel 6", Quirks: q})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,18 +71,7 @@ func simSession(t testing.TB, preset string, stepLen time.Duration) (*perftest.R
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestJankyScroll",
-		ResultFile: filepath.Join(t.TempDir(), "result.json")})
-	if err != nil {
-		t.Fatalf("perftest.NewSession: %v", err)
-	}
-	s.Step("scroll", func() { time.Sleep(stepLen) })
-	s.Step("settle", func() { time.Sleep(stepLen / 4) })
-	res := s.Stop()
-	if res.Error != "" {
-		t.Fatalf("session ended early: %s", res.Error)
-	}
-	return res, dev
+	return dev, d
 }
 
 func TestRecordJankyScroll(t *testing.T) {
