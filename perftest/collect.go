@@ -71,6 +71,8 @@ type collector struct {
 	smooth smoothLog
 	// tr is the session's Perfetto trace (Config.Trace).
 	tr *traceRun
+	// whole is the Result's Whole step while it is summarised.
+	whole *Step
 }
 
 func newCollector(s *Session) *collector {

@@ -56,6 +56,7 @@ func (c *collector) finish() {
 	if n := len(r.Samples); n > 0 {
 		w := &Step{Name: "session", HostStart: r.Start, HostEnd: time.Now(), HostEndNs: r.Samples[n-1].HostNs + 1}
 		w.DeviceStartNs, w.DeviceEndNs = clk.toDevice(w.HostStartNs), clk.toDevice(w.HostEndNs)
+		c.whole = w
 		if len(r.Frames) > 0 {
 			w.DeviceEndNs = max(w.DeviceEndNs, r.Frames[len(r.Frames)-1].Time()+1)
 		}

@@ -162,8 +162,11 @@ type TraceStep struct {
 	// NotMeasured names the parts of the analysis the trace cannot give,
 	// and why (see TraceInfo.NotMeasured).
 	NotMeasured map[string]string `json:"not_measured,omitempty"`
-	// Partial says when the trace covers only part of the step; its
-	// figures then count only that part and are not the step's.
+	// Partial says when the trace covers only part of the step (it ended
+	// before the step, at TraceConfig.MaxDuration); its figures then count
+	// only that part and are not the step's. The session as a whole
+	// (Result.Whole) counts from the trace's start, which comes before the
+	// session clears the frame histories and starts counting frames.
 	Partial string `json:"partial,omitempty"`
 }
 
@@ -379,11 +382,48 @@ func perfettoConfig(tc TraceConfig, pkg string, sources []string) string {
 }
 
 // stopTrace ends the trace, waits (at most 10 s) for perfetto to write it,
-// pulls it into the results folder and reads it.
+// pulls it into the results folder and reads it. It runs once the lanes
+// have stopped; the session's lock is taken only to record the outcome, as
+// a process end's log read may still be recording its own.
 func (c *collector) stopTrace(ctx context.Context) {
 	if c.tr == nil || c.tr.pid == 0 {
 		return
 	}
+	o := c.fetchTrace(ctx)
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	for _, n := range o.notes {
+		c.traceNote("%s", n)
+	}
+	if o.notRecorded != "" {
+		c.traceNotRecorded("%s", o.notRecorded)
+		return
+	}
+	info := c.s.res.Trace
+	info.File, info.SizeBytes = o.path, o.size
+	c.tr.why, c.tr.a = o.why, o.a
+	if a := o.a; a != nil {
+		info.Sources, info.NotMeasured, info.Rejected = a.Sources, a.NotMeasured, a.Rejected
+		info.Notes = append(info.Notes, a.Notes...)
+		for _, k := range slices.Sorted(maps.Keys(a.NotMeasured)) {
+			c.note("trace: %s not measured: %s", k, a.NotMeasured[k])
+		}
+	}
+}
+
+// traceOutcome is what stopping the trace gave.
+type traceOutcome struct {
+	notes       []string
+	notRecorded string // why there is no trace file
+	path        string
+	size        int64
+	a           *trace.Analysis
+	why         string // why there is no analysis of the file
+}
+
+// fetchTrace stops perfetto, pulls its file, removes it from the device and
+// reads it.
+func (c *collector) fetchTrace(ctx context.Context) (o traceOutcome) {
 	tr := c.tr
 	// perfetto writes the file after the signal and exits when it is done:
 	// the file is whole only once the process is gone.
@@ -396,42 +436,37 @@ func (c *collector) stopTrace(ctx context.Context) {
 		err = errors.New(out[0].failure("kill -TERM " + strconv.Itoa(tr.pid)))
 	}
 	if err != nil {
-		c.traceNotRecorded("stopping perfetto: %v", err)
-		return
+		o.notRecorded = fmt.Sprintf("stopping perfetto: %v", err)
+		return o
 	}
 	path, size, err := c.pullTrace(ctx)
 	// The device keeps no copy; a failed removal is only a note.
 	rm := "rm -f " + shellQuote(tr.remote)
 	if out, rerr := c.s.dev.batch(ctx, []string{rm}); rerr == nil && len(out) == 1 && out[0].Exit != 0 {
-		c.traceNote("%s", out[0].failure(rm))
+		o.notes = append(o.notes, out[0].failure(rm))
 	}
 	if err != nil {
-		c.traceNotRecorded("%v", err)
-		return
+		o.notRecorded = err.Error()
+		return o
 	}
-	info := c.s.res.Trace
-	info.File, info.SizeBytes = path, size
+	o.path, o.size = path, size
 	f, err := os.Open(path)
 	if err != nil {
-		tr.why = "the trace could not be read: " + err.Error()
-		c.traceNote("%s", tr.why)
-		return
+		o.why = "the trace could not be read: " + err.Error()
+		o.notes = append(o.notes, o.why)
+		return o
 	}
 	defer f.Close()
 	a, err := trace.Analyze(f, trace.Options{Package: c.cfg.Package})
 	if err != nil {
-		c.traceNote("%s: %v", path, err)
-		if a == nil || len(a.Frames) == 0 && a.Packets == 0 {
-			tr.why = fmt.Sprintf("the trace %s could not be read: %v", path, err)
-			return
+		o.notes = append(o.notes, fmt.Sprintf("%s: %v", path, err))
+		if a == nil || a.Packets == 0 {
+			o.why = fmt.Sprintf("the trace %s could not be read: %v", path, err)
+			return o
 		}
 	}
-	tr.a = a
-	info.Sources, info.NotMeasured, info.Rejected = a.Sources, a.NotMeasured, a.Rejected
-	info.Notes = append(info.Notes, a.Notes...)
-	for _, k := range slices.Sorted(maps.Keys(a.NotMeasured)) {
-		c.note("trace: %s not measured: %s", k, a.NotMeasured[k])
-	}
+	o.a = a
+	return o
 }
 
 // pullTrace copies the trace into the results folder as
@@ -511,10 +546,11 @@ func (c *collector) traceStep(st *Step) *TraceStep {
 		return nil
 	}
 	ts := &TraceStep{Frames: w.Frames, Janky: w.Janky, AppJank: w.AppJank, ByType: w.ByType, NotMeasured: w.NotMeasured}
-	switch info := r.Trace; {
-	case st.HostStartNs < tr.startNs:
+	// The session as a whole counts frames from the probe on, after the
+	// trace began: it is not partial for starting before the trace.
+	switch {
+	case st.HostStartNs < tr.startNs && st != c.whole:
 		ts.Partial = fmt.Sprintf("the trace began %v after the step", time.Duration(tr.startNs-st.HostStartNs).Round(time.Millisecond))
-		info.Notes = appendOnce(info.Notes, "the trace begins when the session has started; the session as a whole began before it")
 	case st.HostEndNs > tr.maxEndNs:
 		ts.Partial = fmt.Sprintf("the trace ended %v before the step (TraceConfig.MaxDuration %v)", time.Duration(st.HostEndNs-tr.maxEndNs).Round(time.Millisecond), tr.cfg.MaxDuration)
 	}
@@ -540,13 +576,6 @@ func (c *collector) traceStep(st *Step) *TraceStep {
 		ts.JankyFrames = append(ts.JankyFrames, tf)
 	}
 	return ts
-}
-
-func appendOnce(list []string, s string) []string {
-	if slices.Contains(list, s) {
-		return list
-	}
-	return append(list, s)
 }
 
 // gfxFrames are the gfxinfo frames the session polled, by IntendedVsync.

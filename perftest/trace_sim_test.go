@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
@@ -199,4 +200,31 @@ func TestTraceNotMeasured(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The session as a whole has the trace's FrameTimeline too: every frame
+// the trace holds of the app, the step's among them.
+func TestTraceWholeSession(t *testing.T) {
+	_, r, st := traceSession(t, 33, simdevice.Quirks{}, 10, perftest.TraceConfig{})
+	w := r.Whole
+	if w == nil || w.Trace == nil || w.Trace.Partial != "" {
+		t.Fatalf("whole session trace %+v (%s)", w.Trace, w.NotMeasured[metrics.JankFrameTimeline])
+	}
+	if w.Trace.Frames < st.Trace.Frames || w.Trace.AppJank < st.Trace.AppJank {
+		t.Errorf("the session has %d frames, %d app jank; its step %d, %d", w.Trace.Frames, w.Trace.AppJank, st.Trace.Frames, st.Trace.AppJank)
+	}
+	metric(t, w, metrics.JankFrameTimeline)
+}
+
+// A trace that ends at MaxDuration, before the step does, covers only part
+// of the step: its figures are no step's, and say so.
+func TestTraceShorterThanStep(t *testing.T) {
+	_, r, st := traceSession(t, 33, simdevice.Quirks{}, 25, perftest.TraceConfig{MaxDuration: time.Second})
+	if r.Trace == nil || r.Trace.File == "" || st.Trace == nil {
+		t.Fatalf("trace %+v, step %+v", r.Trace, st.Trace)
+	}
+	if !strings.Contains(st.Trace.Partial, "the trace ended") || !strings.Contains(st.Trace.Partial, "TraceConfig.MaxDuration 1s") {
+		t.Errorf("partial %q", st.Trace.Partial)
+	}
+	absent(t, st, []metrics.Name{metrics.JankFrameTimeline}, "trace: covers only part of the step: the trace ended")
 }
