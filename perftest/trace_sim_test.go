@@ -228,3 +228,29 @@ func TestTraceShorterThanStep(t *testing.T) {
 	}
 	absent(t, st, []metrics.Name{metrics.JankFrameTimeline}, "trace: covers only part of the step: the trace ended")
 }
+
+// Through the stock adb server too: perfetto started and stopped by the
+// shell, the file pulled with adb's sync service.
+func TestTraceThroughStockADB(t *testing.T) {
+	wl, err := simdevice.Preset("janky-scroll")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := simdevice.New(simdevice.Config{API: 34, RefreshHz: 60, Workload: wl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	d, _ := openStock(t, dev, stockServer(t))
+	launch(t, d, dev)
+	tk := newTicker()
+	cfg := quirkConfig(t, tk)
+	cfg.Trace = &perftest.TraceConfig{}
+	s := perftest.Start(t, d, perftest.WithConfig(cfg))
+	s.Step("scroll", func() { tk.wait(t, 15) })
+	r := s.Stop()
+	st := r.Step("scroll")
+	if r.Trace == nil || r.Trace.File == "" || st.Trace == nil || st.Trace.Frames == 0 || st.Trace.Joined != st.Trace.Frames {
+		t.Fatalf("trace %+v, step %+v (%s)", r.Trace, st.Trace, st.NotMeasured[metrics.JankFrameTimeline])
+	}
+}
