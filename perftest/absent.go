@@ -270,6 +270,10 @@ func (c *collector) markAbsent(st *Step) {
 		why[metrics.FamilyChoreographer] = c.smoothWhy(st)
 	}
 
+	if r := c.traceWhy(st); r != "" && why[metrics.FamilyTrace] == "" {
+		why[metrics.FamilyTrace] = r
+	}
+
 	if !c.cfg.has(CollectCPU) {
 		why[metrics.FamilyAppCPU], why[metrics.FamilyDeviceCPU] = notCollected(CollectCPU), notCollected(CollectCPU)
 	} else {

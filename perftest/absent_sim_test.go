@@ -25,6 +25,12 @@ func simQuirks(t *testing.T, preset string, api int, q simdevice.Quirks) (*simde
 	if err != nil {
 		t.Fatal(err)
 	}
+	return simWorkload(t, wl, api, q)
+}
+
+// simWorkload is simQuirks for a workload of the test's own.
+func simWorkload(t *testing.T, wl *simdevice.Workload, api int, q simdevice.Quirks) (*simdevice.Device, *adbx.Device) {
+	t.Helper()
 	dev, err := simdevice.New(simdevice.Config{API: api, RefreshHz: 60, Workload: wl, Quirks: q})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/metrics"
@@ -23,6 +24,11 @@ func (a adbxAdaptor) serial() string { return a.d.Serial() }
 
 func (a adbxAdaptor) batch(ctx context.Context, cmds []string) ([]adbx.Result, error) {
 	return a.d.Batch(ctx, cmds)
+}
+
+// pull copies a device file through adb's sync service (see puller).
+func (a adbxAdaptor) pull(ctx context.Context, remote string, w io.Writer) error {
+	return a.d.Pull(ctx, remote, w)
 }
 
 func (a adbxAdaptor) facts(ctx context.Context) (metrics.DeviceFacts, []string, error) {

@@ -70,6 +70,10 @@ type collector struct {
 	pidofOK    bool // the last pidof answered (a failed one says nothing)
 	// smooth holds the app's Choreographer lines, read at Stop.
 	smooth smoothLog
+	// tr is the session's Perfetto trace (Config.Trace).
+	tr *traceRun
+	// whole is the Result's Whole step while it is summarised.
+	whole *Step
 }
 
 func newCollector(s *Session) *collector {
@@ -151,6 +155,9 @@ func (c *collector) setup(ctx context.Context) error {
 		}
 	}
 
+	// The trace starts before the probe clears the frame histories, so it
+	// holds every frame the session counts.
+	c.startTrace(ctx)
 	return c.probe(ctx)
 }
 

@@ -88,6 +88,9 @@ type Config struct {
 	// vsync fell inside the last step but which finished drawing after it are
 	// still collected. Default 250 ms.
 	Settle time.Duration
+	// Trace, when set, records a Perfetto trace around the session and
+	// reads it into the steps (see TraceConfig).
+	Trace *TraceConfig
 	// OnTick, when set, is called after every cheap-lane tick with the
 	// live state; `perfgate record` prints its live line from it. It runs on
 	// the collector goroutine and must return quickly.
@@ -188,6 +191,13 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Name == "" {
 		c.Name = "perftest"
+	}
+	if c.Trace != nil {
+		tc, err := c.Trace.withDefaults()
+		if err != nil {
+			return c, err
+		}
+		c.Trace = &tc
 	}
 	return c, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 
@@ -58,6 +59,12 @@ type device interface {
 	appProcesses(ctx context.Context, pkg string) ([]string, []int, error)
 	// batch runs cmds in ONE round trip and returns each one's result.
 	batch(ctx context.Context, cmds []string) ([]adbx.Result, error)
+}
+
+// puller is a device whose files can be copied off it (adb pull), which
+// recording a trace needs.
+type puller interface {
+	pull(ctx context.Context, remote string, w io.Writer) error
 }
 
 // Errors callers branch on.

@@ -25,6 +25,12 @@
 // another run going on at once, TestScroll@feed.2.json (see
 // Result.WriteInDir).
 //
+// With WithTrace (Config.Trace) the session also records a Perfetto trace
+// around its steps on Android 10 and later, pulls it beside the Result and
+// reads Android's own FrameTimeline jank classification from it into each
+// step (Step.Trace, the catalogue's jank_frametimeline), with what the
+// main thread did in every janky frame.
+//
 // Start is for tests: it takes any TestingT (*testing.T, *testing.B, testify
 // mocks) and fails the test when a session cannot start. NewSession is the
 // same without a test, for programs such as `perfgate record`.

@@ -60,6 +60,9 @@ type Result struct {
 	// without crashing, by the log's account: force-stopped, killed by the
 	// system, or for a reason the log does not give (Crash.Reason).
 	ProcessEnds []Crash `json:"process_ends,omitempty"`
+	// Trace is the session's Perfetto trace (Config.Trace): its file in the
+	// results folder, or why there is none.
+	Trace *TraceInfo `json:"trace,omitempty"`
 	// Notes are collector conditions that are not failures: a source that is
 	// unreadable on this device and what replaced it.
 	Notes []string `json:"notes,omitempty"`

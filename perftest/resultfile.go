@@ -118,7 +118,7 @@ func (r *Result) WriteInDir(dir, base string) error {
 		os.Remove(tmp.Name())
 		return fail(err)
 	}
-	p, err := claim(dir, base, tmp.Name())
+	p, err := claim(dir, base, ".json", tmp.Name())
 	if err != nil {
 		os.Remove(tmp.Name())
 		return fail(err)
@@ -128,8 +128,9 @@ func (r *Result) WriteInDir(dir, base string) error {
 }
 
 // claim renames the written file tmp to the first free name of base in
-// dir, under the folder's lock, and returns it.
-func claim(dir, base, tmp string) (string, error) {
+// dir with extension ext (base.ext, base.2.ext, …), under the folder's
+// lock, and returns it.
+func claim(dir, base, ext, tmp string) (string, error) {
 	timeout, err := filelock.Timeout()
 	if err != nil {
 		return "", err
@@ -140,9 +141,9 @@ func claim(dir, base, tmp string) (string, error) {
 	}
 	defer unlock()
 	for n := 1; n <= 10000; n++ {
-		name := base + ".json"
+		name := base + ext
 		if n > 1 {
-			name = base + "." + strconv.Itoa(n) + ".json"
+			name = base + "." + strconv.Itoa(n) + ext
 		}
 		p := filepath.Join(dir, name)
 		fi, err := os.Lstat(p)

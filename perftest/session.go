@@ -116,6 +116,7 @@ func newSession(ctx context.Context, dev device, cfg Config) (*Session, error) {
 	s.res.Start = s.start
 	s.col = newCollector(s)
 	if err := s.col.setup(ctx); err != nil {
+		s.col.abandonTrace()
 		s.endErr = err
 		s.res.Error = err.Error()
 		s.res.End = time.Now()
@@ -440,6 +441,8 @@ func (s *Session) stop() {
 		}
 	}
 
+	// The trace ends after the last poll, so it holds every frame counted.
+	s.col.stopTrace(context.Background())
 	// Crash logcat reads take the lock when they finish.
 	s.col.aux.Wait()
 	s.mu.Lock()

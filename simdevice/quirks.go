@@ -47,6 +47,12 @@ type Quirks struct {
 	// due to missing android.permission.DUMP permission", exit status 0.
 	// E.g. "netstats", "meminfo", "gfxinfo".
 	DeniedServices []string
+	// MissingDataSources are Perfetto data sources the device's tracing
+	// service lacks, as on builds that leave one out: `perfetto --query`
+	// does not list them, and a trace that asks for them holds none of
+	// their data. E.g. "android.surfaceflinger.frametimeline",
+	// "linux.process_stats".
+	MissingDataSources []string
 }
 
 // validate checks the patterns, so a typo fails New instead of hiding
@@ -63,6 +69,11 @@ func (q Quirks) validate() error {
 	for _, sv := range q.DeniedServices {
 		if sv == "" || strings.ContainsAny(sv, "/ \t\n") {
 			return fmt.Errorf("simdevice: config: Quirks.DeniedServices: %q is not a service name", sv)
+		}
+	}
+	for _, ds := range q.MissingDataSources {
+		if ds == "" || strings.ContainsAny(ds, " \t\n") {
+			return fmt.Errorf("simdevice: config: Quirks.MissingDataSources: %q is not a data source name", ds)
 		}
 	}
 	for _, p := range q.MissingFiles {

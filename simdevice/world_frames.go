@@ -69,6 +69,7 @@ func (w *World) renderLocked(end int64) {
 		}
 		d, slow := w.frameDuration(p, w.phaseFrames)
 		f := w.makeFrame(v, d, slow)
+		w.traceCausesLocked(&f, p, w.phaseFrames)
 		w.pending = append(w.pending, f)
 		if picks(w.wl.FrameQuirks.PopupEvery, w.phaseFrames) {
 			w.popupQueue = append(w.popupQueue, w.makePopupFrame(v))
@@ -92,7 +93,7 @@ func (w *World) renderLocked(end int64) {
 func (w *World) frameDuration(p *Phase, i int) (int64, bool) {
 	for _, j := range p.Janks {
 		hit := slices.Contains(j.At, i) || (j.Every > 0 && (i+1)%j.Every == 0)
-		if !hit {
+		if !hit || j.SurfaceFlinger {
 			continue
 		}
 		if j.Ms > 0 {

@@ -189,3 +189,33 @@ func TestAnalyzeEveryApp(t *testing.T) {
 		}
 	}
 }
+
+// ConvertTo takes a trace-clock time back onto another clock through the
+// same snapshot Convert used: the two are inverses, and a clock no snapshot
+// holds is an error.
+func TestConvertTo(t *testing.T) {
+	var buf bytes.Buffer
+	w := tracewriter.New(&buf)
+	w.ClockSnapshot(map[trace.Clock]int64{trace.Boottime: 10_000, trace.Monotonic: 4_000})
+	w.ClockSnapshot(map[trace.Clock]int64{trace.Boottime: 50_000, trace.Monotonic: 43_000}) // the phone slept 1 µs
+	a, err := trace.Analyze(bytes.NewReader(buf.Bytes()), trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mono := range []int64{5_000, 42_999, 43_000, 90_000} {
+		boot, err := a.Convert(mono, trace.Monotonic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := a.ConvertTo(boot, trace.Monotonic)
+		if err != nil || back != mono {
+			t.Errorf("monotonic %d → boottime %d → %d, %v", mono, boot, back, err)
+		}
+	}
+	if got, _ := a.ConvertTo(60_000, trace.Monotonic); got != 53_000 {
+		t.Errorf("boottime 60000 on monotonic: %d, want 53000 (the later snapshot's offset)", got)
+	}
+	if _, err := a.ConvertTo(1, trace.Realtime); err == nil {
+		t.Error("no error for a clock no snapshot holds")
+	}
+}
