@@ -6,8 +6,10 @@ require (
 	github.com/electricbubble/gadb v0.1.0
 	github.com/electricbubble/guia2 v0.1.0
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/rogpeppe/go-internal v1.15.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
+	google.golang.org/protobuf v1.36.12
 	gotest.tools/v3 v3.5.2
 	modernc.org/sqlite v1.62.0
 	mvdan.cc/sh/v3 v3.14.1
@@ -29,7 +31,7 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/term v0.45.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
+	golang.org/x/tools v0.52.0 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

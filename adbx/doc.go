@@ -16,6 +16,11 @@
 // is read with package metrics' parsers, the one parser of each format, and
 // Facts returns a metrics.DeviceFacts, the type a Result records.
 //
+// A package name goes into a command only after metrics.ValidatePackage has
+// accepted it, and any other text a caller passes is quoted (Quote). The
+// package imports metrics and internal/adbwire of perfgate, nothing above
+// them.
+//
 // Errors name the device and the command and wrap sentinels callers branch
 // on: ErrNoDevice, ErrManyDevices, ErrDeviceGone, ErrAppNotInstalled,
 // ErrTimeout.

@@ -118,11 +118,3 @@ func ExampleQuote() {
 	fmt.Println("echo " + adbx.Quote(name))
 	// Output: echo 'it'\''s $(not) a command'
 }
-
-func ExampleValidatePackage() {
-	fmt.Println(adbx.ValidatePackage("com.example.app"))
-	fmt.Println(adbx.ValidatePackage("com.example.app;reboot"))
-	// Output:
-	// <nil>
-	// adbx: invalid package name "com.example.app;reboot": character ';' not allowed
-}

@@ -296,7 +296,7 @@ func describe(cmd string, r Result) string {
 // AppProcesses lists the running processes of pkg: its main process and
 // those named "pkg:suffix". None running is an empty list, not an error.
 func (d *Device) AppProcesses(ctx context.Context, pkg string) ([]metrics.PSProcess, error) {
-	if err := ValidatePackage(pkg); err != nil {
+	if err := validatePackage(pkg); err != nil {
 		return nil, err
 	}
 	// Toybox ps (Android 8+) lists other users' processes only with -A;
@@ -333,7 +333,7 @@ func (d *Device) AppProcesses(ctx context.Context, pkg string) ([]metrics.PSProc
 // AppUID returns the Linux uid pkg runs as (what per-UID traffic counters
 // are keyed by). A package that is not installed gives ErrAppNotInstalled.
 func (d *Device) AppUID(ctx context.Context, pkg string) (int, error) {
-	if err := ValidatePackage(pkg); err != nil {
+	if err := validatePackage(pkg); err != nil {
 		return 0, err
 	}
 	cmd := "pm list packages -U " + pkg
@@ -406,7 +406,7 @@ func (d *Device) dumpsysPackage(ctx context.Context, pkg string) (metrics.Packag
 // Debuggable says whether pkg is built debuggable (android:debuggable,
 // which run-as and some profilers need).
 func (d *Device) Debuggable(ctx context.Context, pkg string) (bool, error) {
-	if err := ValidatePackage(pkg); err != nil {
+	if err := validatePackage(pkg); err != nil {
 		return false, err
 	}
 	info, err := d.dumpsysPackage(ctx, pkg)

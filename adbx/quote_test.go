@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/perfgate/perfgate/metrics"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -98,50 +99,15 @@ func FuzzQuote(f *testing.F) {
 	})
 }
 
-func TestValidatePackage(t *testing.T) {
-	tests := []struct {
-		name string
-		ok   bool
-	}{
-		{"com.example.app", true},
-		{"com.android.chrome", true},
-		{"tv.danmaku.bili", true},
-		{"com.Example_1.a2", true},
-		{"", false},
-		{"com", false},                           // one segment
-		{"com.x;reboot", false},                  // command separator
-		{"com.x reboot", false},                  // space
-		{"com.x'", false},                        // quote
-		{`com.x"`, false},                        // quote
-		{"com.$(id)", false},                     // command substitution
-		{"com.`id`", false},                      // command substitution
-		{"com..x", false},                        // empty segment
-		{".com.x", false},                        // empty segment
-		{"com.x.", false},                        // empty segment
-		{"com.1x", false},                        // segment starts with a digit
-		{"com._x", false},                        // segment starts with '_'
-		{"com.x:remote", false},                  // a process name, not a package
-		{"com.x\n", false},                       // newline
-		{"com.x&", false},                        // background
-		{"com.é", false},                         // non-ASCII
-		{strings.Repeat("a.", 128) + "b", false}, // too long
-	}
-	for _, tc := range tests {
-		err := ValidatePackage(tc.name)
-		if (err == nil) != tc.ok {
-			t.Errorf("ValidatePackage(%q) = %v, want ok %v", tc.name, err, tc.ok)
-		}
-	}
-}
-
-// FuzzValidatePackage checks that whatever ValidatePackage accepts is one
-// plain shell word, so it can go into a command line unquoted.
+// FuzzValidatePackage checks that whatever metrics.ValidatePackage accepts
+// is one plain shell word, so it can go into a command line unquoted, and
+// that adbx refuses it with a command appended.
 func FuzzValidatePackage(f *testing.F) {
 	for _, s := range []string{"com.example.app", "com.x;reboot", "a.b", "a.$(x)"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if ValidatePackage(s) != nil {
+		if metrics.ValidatePackage(s) != nil {
 			return
 		}
 		if Quote(s) != s {

@@ -25,8 +25,10 @@
 // naming both lines, and every parse error quotes at most a bounded
 // excerpt of the offending text.
 //
-// The package reads steps through the Subject interface, which
-// *perftest.Step and *perftest.Result implement, so that perftest's
+// The package imports metrics and perfgate's internal file helpers
+// (atomicfile, filelock, jsondup, excerpt), not perftest: it reads steps
+// through the Subject interface, which *perftest.Step and *perftest.Result
+// implement, so that perftest's
 // session-bound checks (perftest.MaxJank(t, 3)) are a thin layer over this
 // one. Every check, budget file and report judges a limit with
 // metrics.Judge and names metrics from metrics.Catalogue: one

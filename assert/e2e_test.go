@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -21,25 +21,11 @@ import (
 // and the phone, whose ground truth the tests compare with.
 func measure(t *testing.T, wl *simdevice.Workload, body func(s *perftest.Session)) (*perftest.Result, *simdevice.Device) {
 	t.Helper()
-	sim, err := simdevice.New(simdevice.Config{Workload: wl, RefreshHz: 60, Model: "Pixel 7"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sim.Close() })
-	srv := adbtest.NewServer(sim)
-	t.Cleanup(srv.Close)
+	sim, srv := simtest.Serve(t, simdevice.Config{Workload: wl, RefreshHz: 60, Model: "Pixel 7"})
+	dev := srv.Open("")
+	simtest.Launch(t, dev, sim)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	dev := srv.Open("")
-	if r, err := dev.Shell(ctx, "monkey -p "+wl.Package+" -c android.intent.category.LAUNCHER 1"); err != nil || r.ExitCode != 0 {
-		t.Fatalf("launch: %v %s", err, r.Stderr)
-	}
-	for len(sim.World().TruthFrames()) < 5 {
-		if ctx.Err() != nil {
-			t.Fatal("the app drew nothing after launch")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	s, err := perftest.NewSession(ctx, dev, perftest.Config{Package: wl.Package, Name: t.Name(), ResultFile: "-", Settle: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

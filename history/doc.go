@@ -18,7 +18,10 @@
 // (github.com/jackc/pgx/v5) chosen by its DSN; both hold the same schema,
 // versioned and migrated on open. A test binary that imports this package
 // adds every session's Result to $PERFGATE_HISTORY. Metric names, units and
-// directions are those of (*perftest.Step).Metrics; a run's value for a
+// directions are metrics.Catalogue's, as (*perftest.Step).Metrics reports
+// them; a run's value for a
 // step is the median of the step's iterations. Change points come from
-// package changepoint (E-divisive means with a permutation test).
+// package changepoint (E-divisive means with a permutation test). The
+// package sits above perftest, assert and report, and imports nothing that
+// imports it.
 package history

@@ -20,7 +20,15 @@
 //		fmt.Println(v.Line()) // perf budget exceeded: scroll: jank 5 > 3 (deadline missed; frames at 1.84s …)
 //	}
 //
-// Nothing here does I/O. Every formula follows "Metric definitions" in the
+// ValidatePackage is the one check of a package name that goes into a
+// device command, and ParseProcUptime and the other parsers the one parser
+// of each device format.
+//
+// The package imports only the standard library, and every other package
+// of perfgate builds on it: adbx reads the device's text with its parsers,
+// the simulated phone (simdevice) prints what they read and names their
+// reject reasons, and perftest, assert, report and history read its
+// catalogue. Nothing here does I/O. Every formula follows "Metric definitions" in the
 // project's design notes; each function's doc names the definition it
 // implements. Parsers accept captures exactly as users store them (UTF-16LE
 // with a BOM, UTF-8 BOM, CRLF) and return an error quoting the offending line

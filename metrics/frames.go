@@ -113,16 +113,12 @@ func frameChromium(t []int64, period int64) (out FrameChromium, janked []int64) 
 	return out, janked
 }
 
-// FramePerfDog holds the PerfDog numbers and which frames janked, so a failed
-// budget can name them.
+// FramePerfDog holds the PerfDog numbers. Which frames janked is in the
+// summary's FrameJanks.
 type FramePerfDog struct {
 	Jank    int     `json:"jank"`
 	BigJank int     `json:"big_jank"`
 	Stutter float64 `json:"stutter"`
-	// JankFrames and BigJankFrames are indices i into t of the frames that
-	// janked (frame time F[i] = t[i] − t[i−1]).
-	JankFrames    []int `json:"-"`
-	BigJankFrames []int `json:"-"`
 }
 
 // PerfDog thresholds: two and three film frames (24 fps) in nanoseconds.
@@ -136,7 +132,13 @@ const (
 // F[i−2], F[i−1]) and F[i] > 2 × 1000/24 ms, a BigJank when additionally
 // F[i] > 3 × 1000/24 ms; stutter = Σ F of Jank frames / (t[n−1] − t[0]).
 func FramePerfDogJank(t []int64) FramePerfDog {
-	var out FramePerfDog
+	p, _, _ := framePerfDog(t)
+	return p
+}
+
+// framePerfDog is FramePerfDogJank and the times t[i] of the Jank and the
+// BigJank frames.
+func framePerfDog(t []int64) (out FramePerfDog, jank, big []int64) {
 	n := len(t)
 	var jankSum float64
 	for i := 4; i < n; i++ {
@@ -147,17 +149,17 @@ func FramePerfDogJank(t []int64) FramePerfDog {
 			continue
 		}
 		out.Jank++
-		out.JankFrames = append(out.JankFrames, i)
+		jank = append(jank, t[i])
 		jankSum += f
 		if f > framePerfDogBigJankNS {
 			out.BigJank++
-			out.BigJankFrames = append(out.BigJankFrames, i)
+			big = append(big, t[i])
 		}
 	}
 	if n >= 2 && t[n-1] > t[0] {
 		out.Stutter = jankSum / float64(t[n-1]-t[0])
 	}
-	return out
+	return out, jank, big
 }
 
 // FramePercentiles are frame times in milliseconds.
@@ -422,15 +424,9 @@ func frameSummaryTimes(t []int64, period int64) FrameSummary {
 		Frames:          len(t),
 		FPS:             FrameFPS(t),
 		RefreshPeriodMS: float64(period) / 1e6,
-		PerfDog:         FramePerfDogJank(t),
 	}
+	s.PerfDog, s.Janked.PerfDog, s.Janked.PerfDogBig = framePerfDog(t)
 	s.Chromium, s.Janked.Chromium = frameChromium(t, period)
-	for _, i := range s.PerfDog.JankFrames {
-		s.Janked.PerfDog = append(s.Janked.PerfDog, t[i])
-	}
-	for _, i := range s.PerfDog.BigJankFrames {
-		s.Janked.PerfDogBig = append(s.Janked.PerfDogBig, t[i])
-	}
 	if period < 0 {
 		s.RefreshPeriodMS = 0
 	}

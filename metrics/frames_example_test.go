@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -30,9 +31,9 @@ func ExampleFrameSummarizeSurfaceFlinger() {
 	}
 	t = append(t, t[7]+150_000_000, t[7]+150_000_000+p, t[7]+150_000_000+2*p)
 	s := metrics.FrameSummarizeSurfaceFlinger(t, p)
-	fmt.Printf("frames %d, jank %d (%s) at frame %v, big jank %d, max frame delay %d\n",
-		s.Frames, s.Jank, s.JankDefinition, s.PerfDog.JankFrames, s.PerfDog.BigJank, s.Chromium.MaxFrameDelay)
-	// Output: frames 11, jank 1 (perfdog) at frame [8], big jank 1, max frame delay 9
+	fmt.Printf("frames %d, jank %d (%s) at %v, big jank %d, max frame delay %d\n",
+		s.Frames, s.Jank, s.JankDefinition, time.Duration(s.Janked.PerfDog[0]), s.PerfDog.BigJank, s.Chromium.MaxFrameDelay)
+	// Output: frames 11, jank 1 (perfdog) at 266.666669ms, big jank 1, max frame delay 9
 }
 
 func ExampleParseGfxInfo() {

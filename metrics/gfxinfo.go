@@ -428,10 +428,7 @@ func (p *gfxParser) summary() *GfxInfoSummary {
 	return &p.process().Summary
 }
 
-var (
-	gfxMarker    = []byte("---PROFILEDATA---")
-	gfxHistogram = []byte("HISTOGRAM:")
-)
+var gfxMarker = []byte("---PROFILEDATA---")
 
 func (p *gfxParser) run(text []byte) error {
 	lineNo := 0

@@ -33,6 +33,7 @@ const (
 	BigJankPerfDog     Name = "big_jank_perfdog"
 	StutterPerfDog     Name = "stutter_perfdog"
 	JankChromium       Name = "jank_chromium"
+	JankFrameTimeline  Name = "jank_frametimeline"
 	MaxFrameDelay      Name = "max_frame_delay"
 	FrameTimeP50       Name = "frame_time_p50"
 	FrameTimeP90       Name = "frame_time_p90"
@@ -89,6 +90,9 @@ const (
 	// FamilyANR is the system's log of the app not responding (logcat
 	// "ActivityManager: ANR in …").
 	FamilyANR
+	// FamilyTrace is a Perfetto trace recorded around the steps (Android's
+	// own FrameTimeline classification of the app's frames).
+	FamilyTrace
 )
 
 // Def is one metric of the catalogue: everything budgets, gates, reports
@@ -155,6 +159,8 @@ var catalogue = []Def{
 		BenchUnit: "perfdog-stutter-%", BenchScale: 1},
 	{Name: JankChromium, Unit: "frames", Better: Lower, Count: true, Family: FamilyFrames, Doc: "Chromium jank_count",
 		BenchUnit: "chromium-jank", BenchScale: 1},
+	{Name: JankFrameTimeline, Unit: "frames", Better: Lower, Count: true, Family: FamilyTrace, Doc: "FrameTimeline app jank (App Deadline Missed, App Resynced Jitter)",
+		BenchUnit: "frametimeline-jank", BenchScale: 1},
 	{Name: MaxFrameDelay, Unit: "periods", Better: Lower, Count: true, Family: FamilyFrames, Doc: "Chromium max_frame_delay",
 		BenchUnit: "max-frame-delay-periods", BenchScale: 1},
 	{Name: FrameTimeP50, Unit: "ms", Better: Lower, Family: FamilyFrames, Doc: "frame time, nearest rank",

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -81,6 +82,49 @@ func TestFormatValue(t *testing.T) {
 	}{{18.245, "ms", "18.25ms"}, {35, "%", "35%"}, {5, "frames", "5"}, {48.213, "fps", "48.21"}, {2003, "B", "2003B"}, {-0.004, "KiB/min", "0KiB/min"}} {
 		if got := FormatValue(tc.v, tc.unit); got != tc.want {
 			t.Errorf("FormatValue(%v, %q) = %q, want %q", tc.v, tc.unit, got, tc.want)
+		}
+	}
+}
+
+// The README's catalogue table lists every metric once, with the unit and
+// direction the catalogue gives it, and no other: the reader's definitions
+// cannot drift from the code's.
+func TestREADMECatalogue(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const header = "| metric | unit | better | what |\n|---|---|---|---|\n"
+	_, table, ok := strings.Cut(string(b), header)
+	if !ok {
+		t.Fatalf("README.md has no catalogue table (%q)", header)
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	better := map[string]Better{"—": Neither, "lower": Lower, "higher": Higher}
+	seen := map[Name]bool{}
+	for _, row := range strings.Split(table, "\n") {
+		cells := strings.Split(row, "|")
+		if len(cells) != 6 {
+			t.Fatalf("row %q: want 4 cells", row)
+		}
+		unit, dir := strings.TrimSpace(cells[2]), strings.TrimSpace(cells[3])
+		for _, f := range strings.Split(cells[1], ",") {
+			n := Name(strings.Trim(strings.TrimSpace(f), "`"))
+			d, known := Lookup(n)
+			switch {
+			case !known:
+				t.Errorf("README lists %q, which the catalogue lacks", n)
+			case seen[n]:
+				t.Errorf("README lists %q twice", n)
+			case d.Unit != unit || better[dir] != d.Better || better[dir] == Neither && dir != "—":
+				t.Errorf("README: %s in %q, better %q; the catalogue says %q, %v", n, unit, dir, d.Unit, d.Better)
+			}
+			seen[n] = true
+		}
+	}
+	for _, d := range Catalogue() {
+		if !seen[d.Name] {
+			t.Errorf("README's catalogue table lacks %s (%s)", d.Name, d.Doc)
 		}
 	}
 }

@@ -56,7 +56,7 @@ func ParsePackageList(b []byte) ([]PackageEntry, error) {
 		if j := strings.LastIndexByte(f[0], '='); j >= 0 {
 			e.Path, e.Name = f[0][:j], f[0][j+1:]
 		}
-		if !PackageNameValid(e.Name) {
+		if e.Name != PlatformPackage && ValidatePackage(e.Name) != nil {
 			return bad("bad package name")
 		}
 		out = append(out, e)
@@ -64,13 +64,53 @@ func ParsePackageList(b []byte) ([]PackageEntry, error) {
 	return out, nil
 }
 
-var packageNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$`)
+// PlatformPackage is the one package whose name has a single segment: the
+// platform itself (framework-res.apk), which `pm list packages` lists
+// among the apps.
+const PlatformPackage = "android"
 
-// PackageNameValid reports whether s is a well-formed Android package name
-// (letters, digits, '_' and dots, starting with a letter). Callers check a
-// user's package name with it before putting it into a shell command.
-func PackageNameValid(s string) bool {
-	return len(s) <= 255 && packageNameRE.MatchString(s)
+// ValidatePackage checks that name is an Android application id, as the
+// Java package grammar and Android's manifest rules allow: two or more
+// dot-separated segments, each starting with a letter and holding only
+// letters, digits and '_', at most 255 bytes. A process name suffix such as
+// ":remote" is not part of a package name. It refuses everything else, so
+// that a package name can never smuggle shell syntax ("com.x;reboot",
+// "$(id)", quotes, spaces) into a device command: every layer that puts a
+// user's package name into one checks it here.
+func ValidatePackage(name string) error {
+	bad := func(reason string) error {
+		quoted := name
+		if len(quoted) > 120 {
+			quoted = strings.ToValidUTF8(quoted[:120], "") + "…"
+		}
+		return fmt.Errorf("invalid package name %q: %s", quoted, reason)
+	}
+	if name == "" {
+		return bad("empty")
+	}
+	if len(name) > 255 {
+		return bad("longer than 255 bytes")
+	}
+	segs := strings.Split(name, ".")
+	if len(segs) < 2 {
+		return bad("want at least two dot-separated segments")
+	}
+	for _, seg := range segs {
+		if seg == "" {
+			return bad("empty segment")
+		}
+		for i := 0; i < len(seg); i++ {
+			c := seg[i]
+			letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+			if i == 0 && !letter {
+				return bad(fmt.Sprintf("segment %q must start with a letter", seg))
+			}
+			if !letter && !(c >= '0' && c <= '9') && c != '_' {
+				return bad(fmt.Sprintf("character %q not allowed", c))
+			}
+		}
+	}
+	return nil
 }
 
 // ParsePidof parses `pidof NAME`: pids separated by spaces. Empty output

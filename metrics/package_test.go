@@ -2,7 +2,9 @@ package metrics
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/fixtures"
@@ -58,14 +60,50 @@ func TestParsePackageListU(t *testing.T) {
 	}
 }
 
-func TestPackageNameValid(t *testing.T) {
-	for s, want := range map[string]bool{
-		"com.example.app": true, "android": true, "com.a_b.c1": true, "tv.danmaku.bili": true,
-		"": false, "com.a;rm -rf": false, "1com.a": false, "com..a": false, "com.a.": false, "com/a": false, "$(id)": false,
-	} {
-		if PackageNameValid(s) != want {
-			t.Errorf("PackageNameValid(%q) = %v", s, !want)
+func TestValidatePackage(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"com.example.app", true},
+		{"com.android.chrome", true},
+		{"tv.danmaku.bili", true},
+		{"com.Example_1.a2", true},
+		{"com.a_b.c1", true},
+		{"", false},
+		{"com", false},                           // one segment
+		{"android", false},                       // the platform, not an app
+		{"com.x;reboot", false},                  // command separator
+		{"com.a;rm -rf", false},                  // command separator
+		{"com.x reboot", false},                  // space
+		{"com.x'", false},                        // quote
+		{`com.x"`, false},                        // quote
+		{"com.$(id)", false},                     // command substitution
+		{"$(id)", false},                         // command substitution
+		{"com.`id`", false},                      // command substitution
+		{"com..x", false},                        // empty segment
+		{".com.x", false},                        // empty segment
+		{"com.x.", false},                        // empty segment
+		{"1com.a", false},                        // segment starts with a digit
+		{"com.1x", false},                        // segment starts with a digit
+		{"com._x", false},                        // segment starts with '_'
+		{"com.x:remote", false},                  // a process name, not a package
+		{"com/a", false},                         // a path
+		{"com.x\n", false},                       // newline
+		{"com.x&", false},                        // background
+		{"com.é", false},                         // non-ASCII
+		{strings.Repeat("a.", 128) + "b", false}, // too long
+	}
+	for _, tc := range tests {
+		err := ValidatePackage(tc.name)
+		if (err == nil) != tc.ok {
+			t.Errorf("ValidatePackage(%q) = %v, want ok %v", tc.name, err, tc.ok)
 		}
+	}
+	// The error quotes a bounded part of what it refused.
+	long := "com.x;" + strings.Repeat("y", 1<<20)
+	if err := ValidatePackage(long); err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), `"com.x;yyy`) {
+		t.Errorf("a %d-byte error for a %d-byte name: %.200v", len(fmt.Sprint(err)), len(long), err)
 	}
 }
 
@@ -265,7 +303,7 @@ func FuzzParsePackageAndPS(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if pkgs, err := ParsePackageList(b); err == nil {
 			for _, p := range pkgs {
-				if !PackageNameValid(p.Name) {
+				if p.Name != PlatformPackage && ValidatePackage(p.Name) != nil {
 					t.Fatalf("invalid name %q accepted", p.Name)
 				}
 			}

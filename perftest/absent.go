@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -63,30 +64,30 @@ func (l *absenceLog) noted(prefix string) string {
 
 // short describes a failed command's result for a reason: its exit status
 // and what it printed, bounded.
-func (r cmdResult) short() string {
+func short(r adbx.Result) string {
 	msg := strings.TrimSpace(string(r.Stderr))
 	if msg == "" {
 		msg = strings.TrimSpace(string(r.Stdout))
 	}
 	if msg == "" {
-		return fmt.Sprintf("exit %d, no output", r.Exit)
+		return fmt.Sprintf("exit %d, no output", r.ExitCode)
 	}
 	if len(msg) > 160 {
 		msg = msg[:160] + "…"
 	}
-	return fmt.Sprintf("exit %d: %q", r.Exit, msg)
+	return fmt.Sprintf("exit %d: %q", r.ExitCode, msg)
 }
 
 // readErr is "" when a read gave its value (ok), else why not: the note
 // its parser left this tick, else the command's failure.
-func readErr(ok bool, res cmdResult, note string) string {
+func readErr(ok bool, res adbx.Result, note string) string {
 	switch {
 	case ok:
 		return ""
 	case note != "":
 		return note
 	}
-	return res.short()
+	return short(res)
 }
 
 // quoteOutput is err for a reason, with the first line of the output it
@@ -108,12 +109,12 @@ func quoteOutput(err error, out []byte) string {
 
 // logTick records how each source of one cheap-lane tick fared. Per-process
 // sources are not read while the app is not running; that is no failure.
-func (c *collector) logTick(p tickPlan, out []cmdResult, smp *Sample) {
+func (c *collector) logTick(p tickPlan, out []adbx.Result, smp *Sample) {
 	h, l := smp.HostNs, &c.ab
 	if p.frames >= 0 {
 		err := ""
-		if res := out[p.frames]; res.Exit != 0 {
-			err = res.short()
+		if res := out[p.frames]; res.ExitCode != 0 {
+			err = short(res)
 		} else if smp.NewFrames == 0 {
 			err = l.noted("frames: ")
 		}
@@ -267,6 +268,10 @@ func (c *collector) markAbsent(st *Step) {
 		why[metrics.FamilyChoreographer] = notCollected(CollectFrames)
 	case st.Smoothness == nil:
 		why[metrics.FamilyChoreographer] = c.smoothWhy(st)
+	}
+
+	if r := c.traceWhy(st); r != "" && why[metrics.FamilyTrace] == "" {
+		why[metrics.FamilyTrace] = r
 	}
 
 	if !c.cfg.has(CollectCPU) {

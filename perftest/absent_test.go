@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -113,13 +114,13 @@ type trafficFake struct {
 
 func newTrafficFake() *trafficFake {
 	tf := &trafficFake{fakeDevice: newFake()}
-	tf.extra = func(cmd string) (cmdResult, bool) {
+	tf.extra = func(cmd string) (adbx.Result, bool) {
 		tf.mu.Lock()
 		defer tf.mu.Unlock()
 		if cmd != "cat "+trafficQtaguid || !tf.noRow {
-			return cmdResult{}, false
+			return adbx.Result{}, false
 		}
-		return cmdResult{Stdout: []byte("idx iface acct_tag_hex uid_tag_int cnt_set rx_bytes rx_packets tx_bytes tx_packets\n3 wlan0 0x0 10999 0 555 1 66 1\n")}, true
+		return adbx.Result{Stdout: []byte("idx iface acct_tag_hex uid_tag_int cnt_set rx_bytes rx_packets tx_bytes tx_packets\n3 wlan0 0x0 10999 0 555 1 66 1\n")}, true
 	}
 	return tf
 }
@@ -218,14 +219,14 @@ func TestCrashesAbsentWhenEveryTickFails(t *testing.T) {
 // A battery that reports no temperature has no battery_temp_max, not 0 °C.
 func TestBatteryTemperatureAbsent(t *testing.T) {
 	f := newFake()
-	f.extra = func(cmd string) (cmdResult, bool) {
+	f.extra = func(cmd string) (adbx.Result, bool) {
 		switch cmd {
 		case "cat /sys/class/power_supply/battery/uevent":
-			return cmdResult{Stdout: []byte("POWER_SUPPLY_NAME=battery\nPOWER_SUPPLY_STATUS=Discharging\nPOWER_SUPPLY_CAPACITY=81\n")}, true
+			return adbx.Result{Stdout: []byte("POWER_SUPPLY_NAME=battery\nPOWER_SUPPLY_STATUS=Discharging\nPOWER_SUPPLY_CAPACITY=81\n")}, true
 		case metrics.ThermalZonesCommand:
-			return cmdResult{Exit: 1, Stderr: []byte("cat: /sys/class/thermal/thermal_zone*/temp: No such file or directory")}, true
+			return adbx.Result{ExitCode: 1, Stderr: []byte("cat: /sys/class/thermal/thermal_zone*/temp: No such file or directory")}, true
 		}
-		return cmdResult{}, false
+		return adbx.Result{}, false
 	}
 	cfg := fastConfig(t)
 	cfg.Collectors = []Collector{CollectBattery}

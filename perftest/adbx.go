@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/metrics"
@@ -21,16 +22,13 @@ func wrapAdbx(d *adbx.Device) device {
 
 func (a adbxAdaptor) serial() string { return a.d.Serial() }
 
-func (a adbxAdaptor) batch(ctx context.Context, cmds []string) ([]cmdResult, error) {
-	rs, err := a.d.Batch(ctx, cmds)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]cmdResult, len(rs))
-	for i, r := range rs {
-		out[i] = cmdResult{Stdout: r.Stdout, Stderr: r.Stderr, Exit: r.ExitCode}
-	}
-	return out, nil
+func (a adbxAdaptor) batch(ctx context.Context, cmds []string) ([]adbx.Result, error) {
+	return a.d.Batch(ctx, cmds)
+}
+
+// pull copies a device file through adb's sync service (see puller).
+func (a adbxAdaptor) pull(ctx context.Context, remote string, w io.Writer) error {
+	return a.d.Pull(ctx, remote, w)
 }
 
 func (a adbxAdaptor) facts(ctx context.Context) (metrics.DeviceFacts, []string, error) {
@@ -64,7 +62,7 @@ func (a adbxAdaptor) appProcesses(ctx context.Context, pkg string) ([]string, []
 		}
 		// pidof exits 1 when no process has the name; a shell without
 		// pidof finds none either.
-		if out[0].Exit == 0 {
+		if out[0].ExitCode == 0 {
 			if pids, err = metrics.ParsePidof(out[0].Stdout); err != nil {
 				return nil, nil, fmt.Errorf("perftest: %w", err)
 			}
@@ -94,8 +92,8 @@ func (nilDevice) serial() string { return "" }
 func (nilDevice) facts(context.Context) (metrics.DeviceFacts, []string, error) {
 	return metrics.DeviceFacts{}, nil, errNilDevice
 }
-func (nilDevice) appUID(context.Context, string) (int, error)          { return 0, errNilDevice }
-func (nilDevice) batch(context.Context, []string) ([]cmdResult, error) { return nil, errNilDevice }
+func (nilDevice) appUID(context.Context, string) (int, error)            { return 0, errNilDevice }
+func (nilDevice) batch(context.Context, []string) ([]adbx.Result, error) { return nil, errNilDevice }
 func (nilDevice) appProcesses(context.Context, string) ([]string, []int, error) {
 	return nil, nil, errNilDevice
 }

@@ -157,11 +157,11 @@ func BenchmarkAbsorbCapture(b *testing.B) {
 	c.cfg.Collectors = cheapCollectors
 	c.cpuOK, c.traffic, c.uid, c.batteryOK = true, trafficQtaguid, f.uid, false
 	plan := c.plan()
-	out := make([]cmdResult, len(plan.cmds))
+	out := make([]adbx.Result, len(plan.cmds))
 	for i, cmd := range plan.cmds {
 		out[i] = f.run(cmd)
 	}
-	out[plan.frames] = cmdResult{Stdout: gfx}
+	out[plan.frames] = adbx.Result{Stdout: gfx}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/causes"
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -58,7 +59,7 @@ type profRun struct {
 	startNs    int64 // host ns the recording was asked for
 	cancel     context.CancelFunc
 	done       chan struct{}
-	res        cmdResult
+	res        adbx.Result
 	err        error
 }
 
@@ -118,8 +119,8 @@ const (
 // sampling profiler (debuggable apps only).
 func (c *collector) stackSource(ctx context.Context) string {
 	out, err := c.s.dev.batch(ctx, []string{"command -v simpleperf"})
-	if err == nil && len(out) == 1 && out[0].Exit != 0 {
-		c.note("stacks: the device has no simpleperf (command -v simpleperf: exit %d); sampling with `am profile start --sampling`, which needs a debuggable app", out[0].Exit)
+	if err == nil && len(out) == 1 && out[0].ExitCode != 0 {
+		c.note("stacks: the device has no simpleperf (command -v simpleperf: exit %d); sampling with `am profile start --sampling`, which needs a debuggable app", out[0].ExitCode)
 		return sourceARTProfile
 	}
 	return sourceSimpleperf
@@ -141,12 +142,12 @@ func (c *collector) setLooperProp(ctx context.Context) {
 	switch {
 	case err != nil:
 		l.why = fmt.Sprintf("blocks: %s could not be set: %v", l.prop, err)
-	case out[1].Exit != 0:
-		l.why = fmt.Sprintf("blocks: %s could not be set: %s", l.prop, out[1].failure(set))
+	case out[1].ExitCode != 0:
+		l.why = fmt.Sprintf("blocks: %s could not be set: %s", l.prop, failure(out[1], set))
 	case strings.TrimSpace(string(out[2].Stdout)) != val:
 		l.why = fmt.Sprintf("blocks: %s did not take: getprop printed %q after %s", l.prop, clipText(strings.TrimSpace(string(out[2].Stdout))), set)
 	}
-	if err == nil && out[0].Exit == 0 {
+	if err == nil && out[0].ExitCode == 0 {
 		l.old = strings.TrimSpace(string(out[0].Stdout))
 	}
 	if l.why != "" {
@@ -179,8 +180,8 @@ func (c *collector) restoreLooperProp(ctx context.Context) {
 	switch {
 	case err != nil:
 		c.note("blocks: %s could not be restored to %q: %v", prop, old, err)
-	case len(out) == 1 && out[0].Exit != 0:
-		c.note("blocks: %s could not be restored: %s", prop, out[0].failure(cmd))
+	case len(out) == 1 && out[0].ExitCode != 0:
+		c.note("blocks: %s could not be restored: %s", prop, failure(out[0], cmd))
 	}
 }
 
@@ -264,8 +265,8 @@ func (c *collector) startRecorder(pid int) {
 		r.err = err
 		if err == nil {
 			r.res = out[0]
-			if out[0].Exit != 0 && p.failed == "" {
-				p.failed = out[0].failure(cmd)
+			if out[0].ExitCode != 0 && p.failed == "" {
+				p.failed = failure(out[0], cmd)
 			}
 		}
 	}()
@@ -310,7 +311,7 @@ func (c *collector) stopRecorders(ctx context.Context) {
 	for _, r := range runs {
 		if art {
 			<-r.done
-			if r.err == nil && r.res.Exit == 0 {
+			if r.err == nil && r.res.ExitCode == 0 {
 				sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 				c.s.dev.batch(sctx, []string{fmt.Sprintf("am profile stop %d", r.pid)})
 				cancel()
@@ -343,7 +344,7 @@ func (c *collector) readSamples(ctx context.Context) ([]causes.Sample, []string)
 	var notes []string
 	for _, r := range runs {
 		c.prof.mu.Lock()
-		ok := r.err == nil && r.res.Exit == 0
+		ok := r.err == nil && r.res.ExitCode == 0
 		c.prof.mu.Unlock()
 		if !ok {
 			continue
@@ -367,8 +368,8 @@ func (c *collector) readSamples(ctx context.Context) ([]causes.Sample, []string)
 			notes = append(notes, fmt.Sprintf("stacks: %s: %v", report, err))
 			continue
 		}
-		if res[0].Exit != 0 {
-			notes = append(notes, "stacks: "+res[0].failure(report))
+		if res[0].ExitCode != 0 {
+			notes = append(notes, "stacks: "+failure(res[0], report))
 			continue
 		}
 		rep, err := metrics.ParseSimpleperfSamples(res[0].Stdout)
@@ -407,8 +408,8 @@ func (c *collector) readARTTrace(ctx context.Context, r *profRun) ([]causes.Samp
 		switch {
 		case err != nil:
 			return nil, fmt.Sprintf("stacks: %s: %v", cmd, err)
-		case len(res) != 1 || res[0].Exit != 0:
-			return nil, "stacks: " + res[0].failure(cmd)
+		case len(res) != 1 || res[0].ExitCode != 0:
+			return nil, "stacks: " + failure(res[0], cmd)
 		}
 		tr, err := metrics.ParseARTTrace(res[0].Stdout)
 		if err != nil {
@@ -452,8 +453,8 @@ func (c *collector) readCauseLog(ctx context.Context) causeLog {
 		return causeLog{logWhy: fmt.Sprintf("%s: %v", cmds[0], err)}
 	}
 	for i := range out {
-		if out[i].Exit != 0 {
-			return causeLog{logWhy: out[i].failure(cmds[i])}
+		if out[i].ExitCode != 0 {
+			return causeLog{logWhy: failure(out[i], cmds[i])}
 		}
 	}
 	c.s.mu.Lock()
@@ -521,7 +522,7 @@ func (c *collector) readANRStacks(ctx context.Context, anrs []ANR) []string {
 	}
 	var secs []metrics.ANRTrace
 	for _, o := range out {
-		if o.Exit == 0 {
+		if o.ExitCode == 0 {
 			secs = append(secs, metrics.ParseANRTraces(o.Stdout)...)
 		}
 	}
@@ -594,7 +595,7 @@ func (c *collector) stacksWhy(st *Step) string {
 	for _, pid := range c.stepPIDs(st) {
 		covered := false
 		for _, r := range p.runs {
-			if r.pid == pid && r.err == nil && r.res.Exit == 0 {
+			if r.pid == pid && r.err == nil && r.res.ExitCode == 0 {
 				covered = true
 			}
 		}
@@ -647,7 +648,7 @@ func (s *Session) restoreLooper() {
 			// ART's profiler runs until asked to stop; Stop read it unless
 			// the session ended early.
 			<-r.done
-			if !read && r.err == nil && r.res.Exit == 0 {
+			if !read && r.err == nil && r.res.ExitCode == 0 {
 				s.dev.batch(ctx, []string{fmt.Sprintf("am profile stop %d", r.pid), "rm -f " + r.file})
 			}
 			continue

@@ -378,3 +378,48 @@ func TestCausesWithARTProfiler(t *testing.T) {
 		t.Errorf("top stacks %+v", c.TopStacks)
 	}
 }
+
+// CauseOptions reach the device: the Looper threshold set is the one asked
+// for, so only messages at least that long are blocks (janky-feed binds rows
+// in 41 ms messages, decodes in 88 ms ones), and with NoStacks no
+// profiler runs and the step says why it has no stacks.
+func TestCauseOptions(t *testing.T) {
+	dev, d := causeDevice(t, 33, 60, simdevice.Quirks{}, nil)
+	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir(), WaitForApp: true}),
+		perftest.WithCauses(perftest.CauseOptions{LooperSlow: 50 * time.Millisecond, NoStacks: true}))
+	launchCold(t, s, d, dev)
+	prop := metrics.LooperSlowProperty(10234, "main")
+	var set string
+	s.Step("scroll", func() {
+		set, _ = dev.World().Prop(prop)
+		waitCauseFrames(t, dev, map[string]int{"bind": 4, "decode": 1})
+	})
+	r := s.Stop()
+	if r.Error != "" {
+		t.Fatalf("session failed: %s", r.Error)
+	}
+	if set != "50" || r.Causes == nil || r.Causes.LooperProperty != prop || r.Causes.LooperSlowMs != 50 || r.Causes.StackSource != "" {
+		t.Fatalf("property %s = %q during the step; run %+v", prop, set, r.Causes)
+	}
+	c := r.Step("scroll").Causes
+	if c == nil || len(c.Blocks) == 0 {
+		t.Fatalf("no blocks: %+v", c)
+	}
+	var short int
+	for _, b := range dev.World().TruthBlocks() {
+		if ms := (b.EndNs - b.StartNs) / 1e6; ms > 16 && ms < 50 {
+			short++
+		}
+	}
+	for _, b := range c.Blocks {
+		if b.Ms < 50 {
+			t.Errorf("a block of %d ms under the 50 ms threshold: %+v", b.Ms, b)
+		}
+	}
+	if short == 0 {
+		t.Errorf("the phone ran no message of 17–49 ms: the threshold went untested")
+	}
+	if why := c.NotMeasured[perftest.CauseStacks]; !strings.Contains(why, "NoStacks") || len(c.TopStacks) != 0 {
+		t.Errorf("stacks not measured because %q; top stacks %v", why, c.TopStacks)
+	}
+}

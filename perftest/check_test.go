@@ -100,6 +100,8 @@ func TestEveryBoundCheckIsAssert(t *testing.T) {
 		{"MaxTraffic", func(t TestingT) *BoundCheck { return MaxTraffic(t, 10, 10) }, func(t assert.TestingT) bool { return assert.MaxTraffic(t, st, 10, 10) }},
 		{"MaxStartup", func(t TestingT) *BoundCheck { return MaxStartup(t, time.Second) }, func(t assert.TestingT) bool { return assert.MaxStartup(t, st, time.Second) }},
 		{"NoCrash", func(t TestingT) *BoundCheck { return NoCrash(t) }, func(t assert.TestingT) bool { return assert.NoCrash(t, st) }},
+		{"MaxBlock", func(t TestingT) *BoundCheck { return MaxBlock(t, time.Millisecond) }, func(t assert.TestingT) bool { return assert.MaxBlock(t, st, time.Millisecond) }},
+		{"NoANR", func(t TestingT) *BoundCheck { return NoANR(t) }, func(t assert.TestingT) bool { return assert.NoANR(t, st) }},
 	} {
 		rt.errs = nil
 		passed, checked := c.bound(rt).Passed()

@@ -89,9 +89,6 @@ func (c *clockMap) offset() int64 {
 // toDevice maps a host time (ns since session start) to device ns.
 func (c *clockMap) toDevice(hostNs int64) int64 { return hostNs + c.offset() }
 
-// toHost maps a device time to host ns since session start.
-func (c *clockMap) toHost(devNs int64) int64 { return devNs - c.offset() }
-
 // sync describes the mapping for the Result.
 func (c *clockMap) sync() ClockSync {
 	if c.samples == 0 {

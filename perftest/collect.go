@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -73,6 +74,10 @@ type collector struct {
 	looper looperState
 	prof   profiler
 	causes causeLog
+	// tr is the session's Perfetto trace (Config.Trace).
+	tr *traceRun
+	// whole is the Result's Whole step while it is summarised.
+	whole *Step
 }
 
 func newCollector(s *Session) *collector {
@@ -100,8 +105,8 @@ func (c *collector) note(format string, args ...any) {
 func (c *collector) setup(ctx context.Context) error {
 	r := c.s.res
 	pkg := c.cfg.Package
-	if err := validatePackage(pkg); err != nil {
-		return err
+	if err := metrics.ValidatePackage(pkg); err != nil {
+		return fmt.Errorf("perftest: %w", err)
 	}
 	facts, notes, err := c.s.dev.facts(ctx)
 	if err != nil {
@@ -154,6 +159,9 @@ func (c *collector) setup(ctx context.Context) error {
 		}
 	}
 
+	// The trace starts before the probe clears the frame histories, so it
+	// holds every frame the session counts.
+	c.startTrace(ctx)
 	if err := c.probe(ctx); err != nil {
 		return err
 	}
@@ -198,7 +206,7 @@ func (c *collector) probe(ctx context.Context) error {
 		}
 		iPids = add("cat " + strings.Join(files, " "))
 	}
-	var out []cmdResult
+	var out []adbx.Result
 	if len(cmds) > 0 {
 		var err error
 		out, err = c.s.dev.batch(ctx, cmds)
@@ -210,7 +218,7 @@ func (c *collector) probe(ctx context.Context) error {
 		}
 	}
 
-	if up, ok := parseProcUptime(out[iUp].Stdout); ok && out[iUp].Exit == 0 {
+	if up, err := metrics.ParseProcUptime(out[iUp].Stdout); err == nil && out[iUp].ExitCode == 0 {
 		for _, p := range c.pids {
 			c.seenUp[p] = up
 		}
@@ -230,8 +238,8 @@ func (c *collector) probe(ctx context.Context) error {
 	if iList >= 0 {
 		c.layer = pickLayer(out[iList].Stdout, c.cfg.Package)
 		if c.source == SourceSurfaceFlinger && c.layer == "" {
-			if out[iList].Exit != 0 {
-				return fmt.Errorf("perftest: frames: %s (name the layer with WithLayer)", out[iList].failure(cmds[iList]))
+			if out[iList].ExitCode != 0 {
+				return fmt.Errorf("perftest: frames: %s (name the layer with WithLayer)", failure(out[iList], cmds[iList]))
 			}
 			return fmt.Errorf("perftest: frames: no SurfaceFlinger layer of %s in `dumpsys SurfaceFlinger --list` (name one with WithLayer)", c.cfg.Package)
 		}
@@ -243,35 +251,35 @@ func (c *collector) probe(ctx context.Context) error {
 	}
 	if iQt >= 0 {
 		switch {
-		case out[iQt].Exit == 0 && qtaguidOK(out[iQt].Stdout, c.uid):
+		case out[iQt].ExitCode == 0 && qtaguidOK(out[iQt].Stdout, c.uid):
 			c.traffic = trafficQtaguid
-		case out[iUID].Exit == 0:
+		case out[iUID].ExitCode == 0:
 			c.traffic = trafficUIDStat
-		case out[iNS].Exit == 0 && netstatsHasUID(out[iNS].Stdout, c.uid):
+		case out[iNS].ExitCode == 0 && netstatsHasUID(out[iNS].Stdout, c.uid):
 			c.traffic = trafficNetstats
 		default:
 			c.traffic = trafficNetDev
 			c.note("traffic: no per-UID counters readable (%s; %s; %s has no mAppUidStatsMap row for uid %d); reporting device-wide %s with scope \"device\"",
-				out[iQt].failure("cat "+trafficQtaguid), out[iUID].failure("cat /proc/uid_stat/<uid>"), trafficNetstats, c.uid, trafficNetDev)
+				failure(out[iQt], "cat "+trafficQtaguid), failure(out[iUID], "cat /proc/uid_stat/<uid>"), trafficNetstats, c.uid, trafficNetDev)
 		}
 	}
 	if iBat >= 0 {
-		c.batteryOK = out[iBat].Exit == 0
+		c.batteryOK = out[iBat].ExitCode == 0
 		if !c.batteryOK {
-			c.ab.batteryWhy = out[iBat].failure(cmds[iBat])
+			c.ab.batteryWhy = failure(out[iBat], cmds[iBat])
 			c.note("battery: %s; battery not collected", c.ab.batteryWhy)
 		}
 		zones, err := metrics.ParseThermalZones(out[iTh].Stdout)
 		c.thermalOK = err == nil && len(thermalTemps(zones)) > 0
 		if !c.thermalOK {
-			c.note("thermal: %s; no readable zone; thermal not collected", out[iTh].failure(metrics.ThermalZonesCommand))
+			c.note("thermal: %s; no readable zone; thermal not collected", failure(out[iTh], metrics.ThermalZonesCommand))
 		}
 	}
 	if iStat >= 0 {
-		c.cpuOK = out[iStat].Exit == 0
+		c.cpuOK = out[iStat].ExitCode == 0
 		if !c.cpuOK {
-			c.ab.statWhy = out[iStat].short()
-			c.note("cpu: %s; device CPU unavailable, app CPU %% is reported against wall time × cores", out[iStat].failure("cat /proc/stat"))
+			c.ab.statWhy = short(out[iStat])
+			c.note("cpu: %s; device CPU unavailable, app CPU %% is reported against wall time × cores", failure(out[iStat], "cat /proc/stat"))
 			if c.s.res.Device.Cores <= 0 {
 				c.note("cpu: the core count is unknown too; only the app's top-style per-core figure is computed")
 			}
@@ -291,8 +299,8 @@ func (c *collector) probe(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("perftest: frames: %s: %w", clear, err)
 		}
-		if len(out) == 1 && out[0].Exit != 0 {
-			c.note("frames: %s", out[0].failure(clear))
+		if len(out) == 1 && out[0].ExitCode != 0 {
+			c.note("frames: %s", failure(out[0], clear))
 		}
 	}
 	return nil
@@ -305,13 +313,13 @@ func (c *collector) probe(ctx context.Context) error {
 // durations and deadlines make the better jank definition (DESIGN.md
 // "Pauses are not janks"). Counting a recent span, not whole buffers, keeps
 // the two ring sizes (120 and 127) from deciding.
-func (c *collector) chooseSource(ctx context.Context, gfx cmdResult) error {
+func (c *collector) chooseSource(ctx context.Context, gfx adbx.Result) error {
 	c.source = SourceGfxInfo
 	if c.layer == "" {
 		return nil
 	}
 	var gfxT, sfT []int64
-	if g, err := metrics.ParseGfxInfo(gfx.text()); err == nil {
+	if g, err := metrics.ParseGfxInfo(output(gfx)); err == nil {
 		for _, w := range g.Windows() {
 			if w.Frames != nil {
 				for _, f := range metrics.GfxInfoUsableFrames(w.Frames.Frames()) {
@@ -325,7 +333,7 @@ func (c *collector) chooseSource(ctx context.Context, gfx cmdResult) error {
 	if err != nil {
 		return fmt.Errorf("perftest: probe: %s: %w", cmd, err)
 	}
-	if len(out) == 1 && out[0].Exit == 0 {
+	if len(out) == 1 && out[0].ExitCode == 0 {
 		if l, err := metrics.ParseSurfaceFlingerLatency(out[0].Stdout); err == nil {
 			sfT = l.PresentTimes()
 		}
@@ -459,7 +467,7 @@ func (c *collector) plan() tickPlan {
 
 // absorb turns one tick's output into a Sample. due is when the tick was
 // scheduled to start (host ns), -1 for an unscheduled one.
-func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
+func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64) {
 	c.ticks++
 	c.ab.tickNotes = c.ab.tickNotes[:0]
 	r := c.s.res
@@ -470,9 +478,9 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 
 	var uptimeNs int64
 	if p.uptime >= 0 {
-		if out[p.uptime].Exit != 0 {
-			c.note("clock: %s", out[p.uptime].failure(p.cmds[p.uptime]))
-		} else if ns, ok := parseProcUptime(out[p.uptime].Stdout); ok {
+		if out[p.uptime].ExitCode != 0 {
+			c.note("clock: %s", failure(out[p.uptime], p.cmds[p.uptime]))
+		} else if ns, err := metrics.ParseProcUptime(out[p.uptime].Stdout); err == nil {
 			c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
 			smp.UptimeNs = ns
 			uptimeNs = ns
@@ -486,7 +494,7 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 		// anything else that is not a success (no pidof: 127) says nothing
 		// about the app, which must not read as its death.
 		res := out[p.pidof]
-		c.pidofOK = res.Exit == 0 || res.Exit == 1 && len(bytes.TrimSpace(res.Stderr)) == 0 && len(bytes.TrimSpace(res.Stdout)) == 0
+		c.pidofOK = res.ExitCode == 0 || res.ExitCode == 1 && len(bytes.TrimSpace(res.Stderr)) == 0 && len(bytes.TrimSpace(res.Stdout)) == 0
 		var pids []int
 		var err error
 		if c.pidofOK {
@@ -500,13 +508,13 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 		case err != nil:
 			c.note("pids: %v; the app's processes are not tracked while it fails", err)
 		default:
-			c.note("pids: %s; the app's processes are not tracked while it fails", res.failure(p.cmds[p.pidof]))
+			c.note("pids: %s; the app's processes are not tracked while it fails", failure(res, p.cmds[p.pidof]))
 		}
 	}
 	smp.PIDs = append([]int{}, c.pids...)
 	if p.stat >= 0 {
-		if out[p.stat].Exit != 0 {
-			c.note("cpu: %s", out[p.stat].failure(p.cmds[p.stat]))
+		if out[p.stat].ExitCode != 0 {
+			c.note("cpu: %s", failure(out[p.stat], p.cmds[p.stat]))
 		} else if ps, err := metrics.ParseProcStat(out[p.stat].Stdout); err != nil {
 			c.note("cpu: %v", err)
 		} else {
@@ -525,8 +533,8 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 					c.startTicks[st.PID] = st.StartTime
 				}
 			}
-		} else if len(smp.PIDs) > 0 && res.Exit != 0 {
-			c.note("cpu: %s", res.failure(p.cmds[p.pidStat]))
+		} else if len(smp.PIDs) > 0 && res.ExitCode != 0 {
+			c.note("cpu: %s", failure(res, p.cmds[p.pidStat]))
 		}
 	}
 	if p.tasks >= 0 && len(bytes.TrimSpace(out[p.tasks].Stdout)) > 0 {
@@ -537,8 +545,8 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 		}
 	}
 	if p.status >= 0 {
-		if res := out[p.status]; len(bytes.TrimSpace(res.Stdout)) == 0 && len(smp.PIDs) > 0 && res.Exit != 0 {
-			c.note("memory: %s", res.failure(p.cmds[p.status]))
+		if res := out[p.status]; len(bytes.TrimSpace(res.Stdout)) == 0 && len(smp.PIDs) > 0 && res.ExitCode != 0 {
+			c.note("memory: %s", failure(res, p.cmds[p.status]))
 		}
 		smp.RSSKB = c.sumRSS(out[p.status].Stdout)
 	}
@@ -546,15 +554,15 @@ func (c *collector) absorb(p tickPlan, out []cmdResult, due, send, recv int64) {
 		c.absorbTraffic(out[p.net], p.cmds[p.net], smp.HostNs)
 	}
 	if p.thermal >= 0 {
-		if out[p.thermal].Exit != 0 {
-			c.note("thermal: %s", out[p.thermal].failure(p.cmds[p.thermal]))
+		if out[p.thermal].ExitCode != 0 {
+			c.note("thermal: %s", failure(out[p.thermal], p.cmds[p.thermal]))
 		} else if zones, err := metrics.ParseThermalZones(out[p.thermal].Stdout); err == nil {
 			smp.ThermalC = thermalTemps(zones)
 		}
 	}
 	if p.batt >= 0 {
-		if out[p.batt].Exit != 0 {
-			c.note("battery: %s", out[p.batt].failure(p.cmds[p.batt]))
+		if out[p.batt].ExitCode != 0 {
+			c.note("battery: %s", failure(out[p.batt], p.cmds[p.batt]))
 		} else if b, ok := parseBatteryUevent(out[p.batt].Stdout); ok {
 			smp.Battery = &b
 		}
@@ -671,11 +679,11 @@ func splitBefore(b []byte, prefix string) [][]byte {
 	return parts
 }
 
-func (c *collector) absorbTraffic(res cmdResult, cmd string, hostNs int64) {
-	if res.Exit != 0 {
+func (c *collector) absorbTraffic(res adbx.Result, cmd string, hostNs int64) {
+	if res.ExitCode != 0 {
 		// The app's pid is gone, or the file unreadable for a moment.
-		c.note("traffic: %s", res.failure(cmd))
-		c.ab.log(srcTraffic, hostNs, res.short())
+		c.note("traffic: %s", failure(res, cmd))
+		c.ab.log(srcTraffic, hostNs, short(res))
 		return
 	}
 	var tc metrics.TrafficCounters
@@ -769,7 +777,7 @@ func (c *collector) slowLaneNeeded() bool {
 
 // forSteps name the steps whose start called for the read (none for a
 // read on the lane's own schedule).
-func (c *collector) absorbSlow(p tickPlan, out []cmdResult, send, recv int64, forSteps []string) {
+func (c *collector) absorbSlow(p tickPlan, out []adbx.Result, send, recv int64, forSteps []string) {
 	mid := send + (recv-send)/2
 	if p.net >= 0 {
 		c.absorbTraffic(out[p.net], p.cmds[p.net], mid)
@@ -777,16 +785,16 @@ func (c *collector) absorbSlow(p tickPlan, out []cmdResult, send, recv int64, fo
 	if p.stat < 0 {
 		return
 	}
-	if res := out[p.stat]; res.Exit != 0 {
-		c.note("memory: %s", res.failure(p.cmds[p.stat]))
+	if res := out[p.stat]; res.ExitCode != 0 {
+		c.note("memory: %s", failure(res, p.cmds[p.stat]))
 		return
 	}
-	m, err := metrics.ParseMeminfo(out[p.stat].text())
+	m, err := metrics.ParseMeminfo(output(out[p.stat]))
 	if err != nil {
 		if !errors.Is(err, metrics.ErrMeminfoNoProcess) {
 			c.note("memory: %v", err)
 		}
-		c.ab.log(srcMeminfo, mid, quoteOutput(err, out[p.stat].text()))
+		c.ab.log(srcMeminfo, mid, quoteOutput(err, output(out[p.stat])))
 		return
 	}
 	c.ab.log(srcMeminfo, mid, "")

@@ -91,6 +91,9 @@ type Config struct {
 	// Causes says how the session finds out why frames janked; the zero
 	// value finds what the device allows (see CauseOptions).
 	Causes CauseOptions
+	// Trace, when set, records a Perfetto trace around the session and
+	// reads it into the steps (see TraceConfig).
+	Trace *TraceConfig
 	// OnTick, when set, is called after every cheap-lane tick with the
 	// live state; `perfgate record` prints its live line from it. It runs on
 	// the collector goroutine and must return quickly.
@@ -195,6 +198,13 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Name == "" {
 		c.Name = "perftest"
+	}
+	if c.Trace != nil {
+		tc, err := c.Trace.withDefaults()
+		if err != nil {
+			return c, err
+		}
+		c.Trace = &tc
 	}
 	return c, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 
@@ -11,16 +12,10 @@ import (
 	"github.com/perfgate/perfgate/metrics"
 )
 
-// cmdResult is one command's output within a batch.
-type cmdResult struct {
-	Stdout []byte
-	Stderr []byte
-	Exit   int
-}
-
-// text is what the command printed; stderr follows stdout so error messages
-// reach the parsers' quotes on devices that split the streams.
-func (r cmdResult) text() []byte {
+// output is what a command of a batch printed; stderr follows stdout so
+// error messages reach the parsers' quotes on devices that split the
+// streams.
+func output(r adbx.Result) []byte {
 	if len(r.Stderr) == 0 {
 		return r.Stdout
 	}
@@ -29,8 +24,8 @@ func (r cmdResult) text() []byte {
 
 // failure describes a failed command for notes and gaps: the command, its
 // exit status and the start of its stderr (else stdout), in adbx's words.
-func (r cmdResult) failure(cmd string) string {
-	if err := (adbx.Result{Stdout: r.Stdout, Stderr: r.Stderr, ExitCode: r.Exit}).Err(cmd); err != nil {
+func failure(r adbx.Result, cmd string) string {
+	if err := r.Err(cmd); err != nil {
 		return err.Error()
 	}
 	out := strings.TrimSpace(string(r.Stdout))
@@ -63,7 +58,13 @@ type device interface {
 	// (the package itself and "pkg:remote"-style ones).
 	appProcesses(ctx context.Context, pkg string) ([]string, []int, error)
 	// batch runs cmds in ONE round trip and returns each one's result.
-	batch(ctx context.Context, cmds []string) ([]cmdResult, error)
+	batch(ctx context.Context, cmds []string) ([]adbx.Result, error)
+}
+
+// puller is a device whose files can be copied off it (adb pull), which
+// recording a trace needs.
+type puller interface {
+	pull(ctx context.Context, remote string, w io.Writer) error
 }
 
 // Errors callers branch on.
@@ -79,15 +80,6 @@ var (
 
 // processName is an app process name: the package, or "pkg:suffix".
 var processName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+(:[A-Za-z0-9_.]+)?$`)
-
-// validatePackage checks a package name with adbx.ValidatePackage, since it
-// goes into device shell commands.
-func validatePackage(pkg string) error {
-	if err := adbx.ValidatePackage(pkg); err != nil {
-		return fmt.Errorf("perftest: %w", err)
-	}
-	return nil
-}
 
 // shellQuote quotes s for the device's POSIX shell.
 func shellQuote(s string) string { return adbx.Quote(s) }

@@ -25,6 +25,12 @@
 // another run going on at once, TestScroll@feed.2.json (see
 // Result.WriteInDir).
 //
+// With WithTrace (Config.Trace) the session also records a Perfetto trace
+// around its steps on Android 10 and later, pulls it beside the Result and
+// reads Android's own FrameTimeline jank classification from it into each
+// step (Step.Trace, the catalogue's jank_frametimeline), with what the
+// main thread did in every janky frame.
+//
 // Start is for tests: it takes any TestingT (*testing.T, *testing.B, testify
 // mocks) and fails the test when a session cannot start. NewSession is the
 // same without a test, for programs such as `perfgate record`.
@@ -36,6 +42,10 @@
 // step's Causes then holds every janky frame's phases, the message that
 // delayed it and the stack sampled while it drew, and a jank failure says
 // why in its line.
+//
+// The package builds on adbx (the device), metrics (the parsers, the math,
+// the catalogue and the one type of a frame) and assert, whose checks the
+// session-bound ones are; assert, report and history read its Result.
 //
 // The checks bound to a test's session (MaxJank(t, 3), MinFPS, …) check its
 // most recent step. A session measures a step's last frames only when it

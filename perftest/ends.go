@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -95,7 +96,7 @@ func (c *collector) readEnd(cr Crash, end processEnd) {
 // that did not. It returns cr with Reason, Cause, Evidence and Logcat set,
 // notes on what could not be read, and whether the end counts as a crash:
 // when the log says so, or when no log could be read at all.
-func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, cmds []string, out []cmdResult) (Crash, []string, bool) {
+func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, cmds []string, out []adbx.Result) (Crash, []string, bool) {
 	var notes []string
 	clk, err := parseLogClock(out[0], out[1])
 	if err != nil {
@@ -109,8 +110,8 @@ func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, 
 	var lines []line
 	var failed []string
 	for i, o := range out[2:] {
-		if o.Exit != 0 {
-			failed = append(failed, o.failure(cmds[2+i]))
+		if o.ExitCode != 0 {
+			failed = append(failed, failure(o, cmds[2+i]))
 		}
 		for _, raw := range strings.Split(string(metrics.Normalize(o.Stdout)), "\n") {
 			e, ok := metrics.ParseLogcatLine(raw)
@@ -215,19 +216,19 @@ type logClock struct {
 // parseLogClock reads the outputs of `cat /proc/uptime` and
 // `date '+%s.%N %Y-%m-%d %H:%M:%S'` (an old toolbox date prints "%N" as
 // "N": then the clock is good to the second).
-func parseLogClock(uptime, date cmdResult) (logClock, error) {
+func parseLogClock(uptime, date adbx.Result) (logClock, error) {
 	var c logClock
-	if uptime.Exit != 0 {
-		return c, fmt.Errorf("no device clock: %s", uptime.failure("cat /proc/uptime"))
+	if uptime.ExitCode != 0 {
+		return c, fmt.Errorf("no device clock: %s", failure(uptime, "cat /proc/uptime"))
 	}
-	up, ok := parseProcUptime(uptime.Stdout)
-	if !ok {
+	up, err := metrics.ParseProcUptime(uptime.Stdout)
+	if err != nil {
 		return c, fmt.Errorf("no device clock: /proc/uptime printed %q", clipText(string(uptime.Stdout)))
 	}
 	c.up = up
 	const cmd = "date '+%s.%N %Y-%m-%d %H:%M:%S'"
-	if date.Exit != 0 {
-		return c, fmt.Errorf("no wall clock: %s", date.failure(cmd))
+	if date.ExitCode != 0 {
+		return c, fmt.Errorf("no wall clock: %s", failure(date, cmd))
 	}
 	f := strings.Fields(string(date.Stdout))
 	bad := fmt.Errorf("no wall clock: %s printed %q", cmd, clipText(strings.TrimSpace(string(date.Stdout))))
@@ -280,12 +281,12 @@ func (c logClock) boot(e metrics.LogcatEntry) int64 {
 // gone can come well after the step it died in has ended. The batch read
 // /proc/uptime first, at about the batch's midpoint on the host clock; the
 // time is never later than the tick that found the process gone.
-func (c *collector) placeEnd(cr *Crash, uptime cmdResult, send, recv int64) {
-	if cr.evidenceUp <= 0 || uptime.Exit != 0 {
+func (c *collector) placeEnd(cr *Crash, uptime adbx.Result, send, recv int64) {
+	if cr.evidenceUp <= 0 || uptime.ExitCode != 0 {
 		return
 	}
-	up, ok := parseProcUptime(uptime.Stdout)
-	if !ok || up < cr.evidenceUp {
+	up, err := metrics.ParseProcUptime(uptime.Stdout)
+	if err != nil || up < cr.evidenceUp {
 		return
 	}
 	at := send + (recv-send)/2 - (up - cr.evidenceUp)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/internal/fixtures"
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -13,9 +14,9 @@ import (
 // endOut builds the output of endCmds for API 24+: the device clock read at
 // boottime 12000 s, wall time 1732438812 (local = UTC + tz), and the crash
 // and main/system buffers.
-func endOut(tz time.Duration, crash, main string) []cmdResult {
+func endOut(tz time.Duration, crash, main string) []adbx.Result {
 	local := time.Unix(1732438812, 0).UTC().Add(tz).Format("2006-01-02 15:04:05")
-	return []cmdResult{
+	return []adbx.Result{
 		{Stdout: []byte("12000.00 80000.00\n")},
 		{Stdout: []byte("1732438812.000000000 " + local + "\n")},
 		{Stdout: []byte(crash)},
@@ -50,7 +51,7 @@ func TestAttributeEnd(t *testing.T) {
 		at(-250*ms, 4242, 4242, "E", "AndroidRuntime", "java.lang.IllegalStateException: perfgate demo crash")
 	tests := []struct {
 		name           string
-		out            []cmdResult
+		out            []adbx.Result
 		reason, cause  string
 		evidence, kept string
 		lines          int
@@ -72,18 +73,18 @@ func TestAttributeEnd(t *testing.T) {
 			endOut(0, "", at(-40*s, 1000, 1100, "I", "ActivityManager", "Force stopping com.perfgate.demo appid=10234 user=0: from pid 5555")),
 			metrics.EndUnknown, "", "", "", 0, false},
 		{"year-less local times, two hours east of UTC",
-			[]cmdResult{{Stdout: []byte("12000.00 1.00\n")}, {Stdout: []byte("1732438812.000000000 2024-11-24 11:00:12\n")},
+			[]adbx.Result{{Stdout: []byte("12000.00 1.00\n")}, {Stdout: []byte("1732438812.000000000 2024-11-24 11:00:12\n")},
 				{Stdout: []byte("11-24 10:50:12.000  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main\n" + // 600 s earlier: the pid's last owner
 					"11-24 11:00:11.800  4242  4242 F libc    : Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0 in tid 4242 (main), pid 4242 (com.perfgate.demo)\n")},
 				{Stdout: []byte("11-24 11:00:11.900  1000  1100 I ActivityManager: Process com.perfgate.demo (pid 4242) has died: fg  TOP\n")}},
 			metrics.EndCrash, "native", "Fatal signal 11", "has died", 2, true},
 		{"no wall clock: lines by pid alone",
-			[]cmdResult{{Stdout: []byte("12000.00 1.00\n")}, {Stderr: []byte("/system/bin/sh: date: inaccessible or not found"), Exit: 127},
+			[]adbx.Result{{Stdout: []byte("12000.00 1.00\n")}, {Stderr: []byte("/system/bin/sh: date: inaccessible or not found"), ExitCode: 127},
 				{Stdout: []byte(crash)}, {Stdout: []byte(oldCrashOther)}},
 			metrics.EndCrash, "java", "FATAL EXCEPTION", "IllegalStateException", 3, true},
 		{"the log cannot be read",
-			[]cmdResult{{Stdout: []byte("12000.00 1.00\n")}, {Stdout: []byte("1732438812.000000000 2024-11-24 09:00:12\n")},
-				{Stderr: []byte("logcat: permission denied"), Exit: 1}, {Stderr: []byte("logcat: permission denied"), Exit: 1}},
+			[]adbx.Result{{Stdout: []byte("12000.00 1.00\n")}, {Stdout: []byte("1732438812.000000000 2024-11-24 09:00:12\n")},
+				{Stderr: []byte("logcat: permission denied"), ExitCode: 1}, {Stderr: []byte("logcat: permission denied"), ExitCode: 1}},
 			metrics.EndUnknown, "", "", "", 0, true},
 	}
 	for _, tc := range tests {
@@ -113,7 +114,7 @@ func TestAttributeEnd(t *testing.T) {
 // launcher's end is not that crash.
 func TestAttributeEndCapture(t *testing.T) {
 	log := fixtures.Read(t, "logcat_choreographer/celadon188_threadtime_davey_skipped79.txt")
-	out := []cmdResult{{Stdout: []byte("5000.00 1.00\n")}, {Stdout: []byte("1554083702.000000000 2019-04-01 01:55:02\n")},
+	out := []adbx.Result{{Stdout: []byte("5000.00 1.00\n")}, {Stdout: []byte("1554083702.000000000 2019-04-01 01:55:02\n")},
 		{Stdout: log}, {}}
 	end := processEnd{pid: 1012, aliveUp: 4999_900_000_000, deadUp: 5000_000_000_000}
 	cr, _, crash := attributeEnd(Crash{}, end, "com.android.launcher3", 100*time.Millisecond, endCmds(23), out)
@@ -128,7 +129,7 @@ func TestAttributeEndCapture(t *testing.T) {
 }
 
 func TestParseLogClock(t *testing.T) {
-	ok := func(s string) cmdResult { return cmdResult{Stdout: []byte(s)} }
+	ok := func(s string) adbx.Result { return adbx.Result{Stdout: []byte(s)} }
 	c, err := parseLogClock(ok("12000.50 1.00\n"), ok("1732438812.123456789 2024-11-24 10:00:12\n"))
 	if err != nil || c.up != 12000500e6 || c.res != time.Millisecond || !c.epoch.Equal(time.Unix(1732438812, 123456789)) ||
 		c.local != time.Date(2024, 11, 24, 10, 0, 12, 123456789, time.UTC) {
@@ -138,14 +139,14 @@ func TestParseLogClock(t *testing.T) {
 	if c, err := parseLogClock(ok("12000.50 1.00\n"), ok("1732438812.N 2024-11-24 10:00:12\n")); err != nil || c.res != time.Second {
 		t.Errorf("clock %+v, %v", c, err)
 	}
-	for _, bad := range [][2]cmdResult{
-		{{Stderr: []byte("cat: /proc/uptime: Permission denied"), Exit: 1}, ok("1 2024-11-24 10:00:12")},
-		{ok("12000.50"), {Stderr: []byte("/system/bin/sh: date: inaccessible or not found"), Exit: 127}},
+	for _, bad := range [][2]adbx.Result{
+		{{Stderr: []byte("cat: /proc/uptime: Permission denied"), ExitCode: 1}, ok("1 2024-11-24 10:00:12")},
+		{ok("12000.50"), {Stderr: []byte("/system/bin/sh: date: inaccessible or not found"), ExitCode: 127}},
 		{ok("12000.50"), ok("Sun Nov 24 10:00:12 UTC 2024")},
 	} {
 		if _, err := parseLogClock(bad[0], bad[1]); err == nil {
 			t.Errorf("%q %q: no error", bad[0].Stdout, bad[1].Stdout)
-		} else if bad[0].Exit+bad[1].Exit > 0 && !strings.Contains(err.Error(), "exit status") {
+		} else if bad[0].ExitCode+bad[1].ExitCode > 0 && !strings.Contains(err.Error(), "exit status") {
 			t.Errorf("error %v does not give the exit status", err)
 		}
 	}
@@ -156,7 +157,7 @@ func FuzzAttributeEnd(f *testing.F) {
 	f.Add(fixtures.Read(f, "logcat_choreographer/celadon188_threadtime_davey_skipped79.txt"), 139, []byte("1554083702.N 2019-04-01 01:55:02"))
 	f.Add(fixtures.Read(f, "anr/flutter70028_threadtime_tvbox_anr_in_cpu_usage_later_excerpt.txt"), 4960, []byte("x"))
 	f.Fuzz(func(t *testing.T, log []byte, pid int, date []byte) {
-		out := []cmdResult{{Stdout: []byte("12000.00 1.00\n")}, {Stdout: date}, {Stdout: log}, {Stdout: log}}
+		out := []adbx.Result{{Stdout: []byte("12000.00 1.00\n")}, {Stdout: date}, {Stdout: log}, {Stdout: log}}
 		end := processEnd{pid: pid, aliveUp: 11999_900_000_000, deadUp: 12000_000_000_000}
 		cr, _, crash := attributeEnd(Crash{}, end, "com.perfgate.demo", 100*time.Millisecond, endCmds(33), out)
 		if len(cr.Logcat) > endLines {

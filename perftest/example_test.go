@@ -42,6 +42,46 @@ func ExampleNewSession() {
 	// Output: source gfxinfo, fps 60, jank 0 (deadline_missed), crashed false
 }
 
+// A session with a Perfetto trace on the simulated phone, whose app makes
+// every 20th frame wait on a binder call: Android's own verdict on each
+// janky frame, and what the main thread did meanwhile.
+func ExampleWithTrace() {
+	wl, _ := simdevice.Preset("smooth-scroll")
+	wl.Phases[0].Janks = []simdevice.Jank{{Every: 20, Vsyncs: 4, Wait: simdevice.WaitBinder}}
+	dev, _ := simdevice.New(simdevice.Config{Workload: wl, RefreshHz: 60})
+	defer dev.Close()
+	srv := adbtest.NewServer(dev)
+	defer srv.Close()
+	dir, _ := os.MkdirTemp("", "perfgate-example")
+	defer os.RemoveAll(dir)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := srv.Open("")
+	d.Shell(ctx, "monkey -p com.perfgate.demo -c android.intent.category.LAUNCHER 1")
+	time.Sleep(time.Second) // cold start
+
+	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: "com.perfgate.demo", Name: "scroll", ResultsDir: dir,
+		Trace: &perftest.TraceConfig{}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s.Step("scroll", func() { time.Sleep(time.Second) })
+	r := s.Stop()
+
+	fmt.Println("trace:", filepath.Base(r.Trace.File))
+	jf := r.Step("scroll").Trace.JankyFrames[0]
+	st := jf.MainThread
+	fmt.Printf("%v (%v), %.1f ms: running %.1f ms, binder %.1f ms, sleeping %.1f ms\n", jf.Jank, jf.Present,
+		float64(jf.Dur())/1e6, float64(st.RunningNs)/1e6, float64(st.BinderNs)/1e6, float64(st.SleepingNs)/1e6)
+	fmt.Println("longest slice:", jf.Slices[0].Name)
+	// Output:
+	// trace: scroll@perftest.perfetto-trace
+	// App Deadline Missed (Late Present), 62.5 ms: running 19.8 ms, binder 4.5 ms, sleeping 37.5 ms
+	// longest slice: traversal
+}
+
 // A tap that drew one frame, on a phone whose traffic counters could not
 // be read: a frame count but no FPS (it needs two frames), and no traffic,
 // each with the reason rather than a 0.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -42,7 +43,7 @@ type fakeDevice struct {
 	// fail, when set, decides per batch whether it fails (and how).
 	fail func(ctx context.Context, cmds []string) error
 	// extra answers commands the fake does not know.
-	extra func(cmd string) (cmdResult, bool)
+	extra func(cmd string) (adbx.Result, bool)
 
 	batches int // every batch
 	ticks   int // cheap-lane batches
@@ -115,7 +116,7 @@ func (f *fakeDevice) batchCount() int {
 	return f.ticks
 }
 
-func (f *fakeDevice) batch(ctx context.Context, cmds []string) ([]cmdResult, error) {
+func (f *fakeDevice) batch(ctx context.Context, cmds []string) ([]adbx.Result, error) {
 	if f.fail != nil {
 		if err := f.fail(ctx, cmds); err != nil {
 			return nil, err
@@ -135,7 +136,7 @@ func (f *fakeDevice) batch(ctx context.Context, cmds []string) ([]cmdResult, err
 		f.rx += f.rxStep
 		f.tx += f.txStep
 	}
-	out := make([]cmdResult, len(cmds))
+	out := make([]adbx.Result, len(cmds))
 	for i, c := range cmds {
 		out[i] = f.run(c)
 	}
@@ -150,20 +151,20 @@ func (f *fakeDevice) pidLoop(format string) string {
 	return b.String()
 }
 
-func (f *fakeDevice) run(cmd string) cmdResult {
+func (f *fakeDevice) run(cmd string) adbx.Result {
 	if f.extra != nil {
 		if r, ok := f.extra(cmd); ok {
 			return r
 		}
 	}
-	ok := func(s string) cmdResult { return cmdResult{Stdout: []byte(s)} }
+	ok := func(s string) adbx.Result { return adbx.Result{Stdout: []byte(s)} }
 	switch {
 	case cmd == "cat /proc/uptime":
 		up := f.deviceNow()
 		return ok(fmt.Sprintf("%d.%02d 0.00\n", up/1e9, up%1e9/1e7))
 	case cmd == "cat /proc/stat":
 		if f.statDenied {
-			return cmdResult{Stderr: []byte("cat: /proc/stat: Permission denied"), Exit: 1}
+			return adbx.Result{Stderr: []byte("cat: /proc/stat: Permission denied"), ExitCode: 1}
 		}
 		// busy is user+system; idle is idle. One cpuN line per core, as
 		// the kernel prints for the online ones.
@@ -177,7 +178,7 @@ func (f *fakeDevice) run(cmd string) cmdResult {
 			return ok(f.pidofOut)
 		}
 		if len(f.pids) == 0 {
-			return cmdResult{Exit: 1}
+			return adbx.Result{ExitCode: 1}
 		}
 		return ok(strings.Trim(fmt.Sprint(f.pids), "[]") + "\n")
 	case strings.HasPrefix(cmd, "for p in $(pidof") && strings.Contains(cmd, "/task/*/stat"):
@@ -212,7 +213,7 @@ func (f *fakeDevice) run(cmd string) cmdResult {
 	case strings.HasPrefix(cmd, "dumpsys SurfaceFlinger --list"):
 		return ok("com.perfgate.demo/com.perfgate.demo.MainActivity#0\n")
 	}
-	return cmdResult{Stderr: []byte("/system/bin/sh: " + strings.Fields(cmd)[0] + ": inaccessible or not found"), Exit: 127}
+	return adbx.Result{Stderr: []byte("/system/bin/sh: " + strings.Fields(cmd)[0] + ": inaccessible or not found"), ExitCode: 127}
 }
 
 var errFakeGone = errors.New("device gone")

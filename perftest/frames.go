@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -20,11 +21,11 @@ type FrameStats = metrics.FrameSummary
 // counts the rows that are not frames by reason (metrics.FrameReject), feeds
 // the gfxinfo Uptime line to the clock map and returns how many frames were
 // new. uptimeNs is the device clock read in the same tick, 0 if unknown.
-func (c *collector) absorbFrames(res cmdResult, cmd string, send, recv, uptimeNs int64) int {
-	text := res.text()
+func (c *collector) absorbFrames(res adbx.Result, cmd string, send, recv, uptimeNs int64) int {
+	text := output(res)
 	if c.source == SourceSurfaceFlinger {
-		if res.Exit != 0 {
-			c.note("frames: %s", res.failure(cmd))
+		if res.ExitCode != 0 {
+			c.note("frames: %s", failure(res, cmd))
 			return 0
 		}
 		return c.absorbSF(text, cmd, send, uptimeNs)

@@ -97,6 +97,12 @@ func (st *Step) catalogue() []entry {
 	add(metrics.BigJankPerfDog, none, float64(fs.PerfDog.BigJank), metrics.BigJankPerfDog.Def().Doc)
 	add(metrics.StutterPerfDog, fewer, fs.PerfDog.Stutter*100, metrics.StutterPerfDog.Def().Doc)
 	add(metrics.JankChromium, fewer, float64(fs.Chromium.JankCount), metrics.JankChromium.Def().Doc)
+	var tst TraceStep
+	whyFT := "trace: no Perfetto trace read for the step"
+	if st.Trace != nil {
+		tst, whyFT = *st.Trace, ""
+	}
+	add(metrics.JankFrameTimeline, whyFT, float64(tst.AppJank), metrics.JankFrameTimeline.Def().Doc+", Perfetto trace")
 	add(metrics.MaxFrameDelay, fewer, float64(fs.Chromium.MaxFrameDelay), metrics.MaxFrameDelay.Def().Doc)
 	// Frame durations exist for one frame; SurfaceFlinger frame times are
 	// differences of present times, so they need two.

@@ -2,32 +2,10 @@ package perftest
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 )
-
-func TestParseProcUptime(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"11834.42 90023.13\n", 11834_420_000_000, true},
-		{"5.1 1.0", 5_100_000_000, true},
-		{"7 1", 7_000_000_000, true},
-		{"0.00 0.00", 0, true},
-		{"", 0, false},
-		{"abc 1", 0, false},
-		{"-3.2 1", 0, false},
-		{"3.-2 1", 0, false},
-		{"1.1234567891234 1", 1_123_456_789, true},
-	} {
-		got, ok := parseProcUptime([]byte(tc.in))
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("parseProcUptime(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
 
 func TestSplitBefore(t *testing.T) {
 	in := "Name:\ta\nPid:\t1\nName:\tb\nPid:\t2\n"
@@ -50,29 +28,15 @@ func TestShellQuoteRefusesInjection(t *testing.T) {
 	}
 }
 
-func TestValidatePackage(t *testing.T) {
-	for _, good := range []string{"com.example.feed", "a.b", "com.perfgate.demo_2"} {
-		if err := validatePackage(good); err != nil {
-			t.Errorf("%q refused: %v", good, err)
+// A session refuses a package name that is not one before it sends a
+// command: the name goes into device shell commands.
+func TestSessionValidatesPackage(t *testing.T) {
+	for _, bad := range []string{"com", "com.x;reboot", "com.x y", "com.x'", "$(reboot).x", "1com.x", "com..x"} {
+		_, err := NewSession(context.Background(), nil, Config{Package: bad, ResultFile: "-"})
+		if err == nil || !strings.HasPrefix(err.Error(), "perftest: invalid package name ") {
+			t.Errorf("%q: %v", bad, err)
 		}
 	}
-	for _, bad := range []string{"", "com", "com.x;reboot", "com.x y", "com.x'", "$(reboot).x", "1com.x", "com..x"} {
-		if err := validatePackage(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-}
-
-func FuzzParseProcUptime(f *testing.F) {
-	for _, s := range []string{"11834.42 90023.13\n", "0.00 0.00", "", "1.", ".5", "99999999999999999999.1"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		ns, ok := parseProcUptime(b)
-		if ok && ns < 0 {
-			t.Errorf("negative uptime %d from %q", ns, b)
-		}
-	})
 }
 
 func FuzzSplitBefore(f *testing.F) {

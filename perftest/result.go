@@ -63,6 +63,9 @@ type Result struct {
 	// Causes says how the session looked for why frames janked; nil when
 	// it did not (Config.Causes).
 	Causes *CauseRun `json:"causes,omitempty"`
+	// Trace is the session's Perfetto trace (Config.Trace): its file in the
+	// results folder, or why there is none.
+	Trace *TraceInfo `json:"trace,omitempty"`
 	// Notes are collector conditions that are not failures: a source that is
 	// unreadable on this device and what replaced it.
 	Notes []string `json:"notes,omitempty"`

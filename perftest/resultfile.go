@@ -127,8 +127,9 @@ func (r *Result) WriteInDir(dir, base string) error {
 	return nil
 }
 
-// claim renames the written file tmp to the first free name of base with
-// extension ext (".json") in dir, under the folder's lock, and returns it.
+// claim renames the written file tmp to the first free name of base in
+// dir with extension ext (base.ext, base.2.ext, …), under the folder's
+// lock, and returns it.
 func claim(dir, base, ext, tmp string) (string, error) {
 	timeout, err := filelock.Timeout()
 	if err != nil {

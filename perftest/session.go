@@ -29,7 +29,6 @@ type Session struct {
 	mu       sync.Mutex
 	res      *Result
 	col      *collector
-	clock    clockMap
 	cur      *Step // open step, nil between steps
 	names    map[string]int
 	lastOK   int64 // host ns of the last successful tick
@@ -121,6 +120,7 @@ func newSession(ctx context.Context, dev device, cfg Config) (*Session, error) {
 	s.res.Start = s.start
 	s.col = newCollector(s)
 	if err := s.col.setup(ctx); err != nil {
+		s.col.abandonTrace()
 		s.endErr = err
 		s.res.Error = err.Error()
 		s.res.End = time.Now()
@@ -447,6 +447,8 @@ func (s *Session) stop() {
 	}
 	s.restoreLooper()
 
+	// The trace ends after the last poll, so it holds every frame counted.
+	s.col.stopTrace(context.Background())
 	// Crash logcat reads take the lock when they finish.
 	s.col.aux.Wait()
 	s.mu.Lock()

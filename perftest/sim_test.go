@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/internal/testenv"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
@@ -84,18 +85,73 @@ func openStock(t testing.TB, dev *simdevice.Device, stock func() *adbtest.ADB) (
 // is drawing.
 func launch(t testing.TB, d *adbx.Device, dev *simdevice.Device) {
 	t.Helper()
+	simtest.Launch(t, d, dev)
+}
+
+// TestWithLayer: the layer a test names is the one polled, whatever the
+// session would have picked. On API 33 the app's SurfaceView has two
+// layers: the BLAST one gets its frames, the other one none, so a session
+// that named it reads 0 frames (a real 0: the layer was read) instead of
+// picking the BLAST layer itself.
+func TestWithLayer(t *testing.T) {
+	dev := sim(t, "smooth-scroll", 60, 33)
+	d, _ := openHost(t, dev, nil)
+	launch(t, d, dev)
+	blast, bare := surfaceViewLayers(t, d)
+	for _, tc := range []struct {
+		layer  string
+		frames bool
+	}{{blast, true}, {bare, false}} {
+		s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()),
+			perftest.WithCollectors(perftest.CollectFrames), perftest.WithLayer(tc.layer))
+		s.Step("scroll", func() { time.Sleep(time.Second) })
+		r := s.Stop()
+		st := r.Step("scroll")
+		if r.Config.Layer != tc.layer || r.Config.FrameSource != "surfaceflinger" || st.Frames().Source != "surfaceflinger" {
+			t.Errorf("%s: polled layer %q, source %q (step %q)", tc.layer, r.Config.Layer, r.Config.FrameSource, st.Frames().Source)
+		}
+		if n := st.Frames().Frames; tc.frames != (n > 10) || !tc.frames && (n != 0 || hasAbsent(st, metrics.Frames)) {
+			t.Errorf("%s: %d frames in a 1 s scroll (want frames: %v); not measured %v", tc.layer, n, tc.frames, st.NotMeasured)
+		}
+	}
+}
+
+func hasAbsent(st *perftest.Step, name metrics.Name) bool {
+	for _, a := range st.Absent() {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// surfaceViewLayers returns the two layers SurfaceFlinger lists for the
+// app's SurfaceView: the BLAST one the session would pick, and the other.
+func surfaceViewLayers(t *testing.T, d *adbx.Device) (blast, bare string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	r, err := d.Shell(ctx, "monkey -p "+pkg+" -c android.intent.category.LAUNCHER 1")
-	if err != nil || r.ExitCode != 0 {
-		t.Fatalf("monkey: %v %q %q", err, r.Stdout, r.Stderr)
+	out, err := d.Shell(ctx, "dumpsys SurfaceFlinger --list")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for len(dev.World().TruthFrames()) < 5 {
-		if ctx.Err() != nil {
-			t.Fatal("the app rendered no frame after launch")
+	layers, err := metrics.ParseSurfaceFlingerList(out.Stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	picked, err := metrics.PickLayer(layers, pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range layers {
+		if strings.HasPrefix(l.Name, "SurfaceView[") && l.Name != picked.Name {
+			bare = l.Name
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
+	if bare == "" {
+		t.Fatalf("no second SurfaceView layer beside %q in %v", picked.Name, layers)
+	}
+	return picked.Name, bare
 }
 
 // truthInStep returns the true frames of the step's window that were

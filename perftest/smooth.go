@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -78,18 +79,18 @@ func (c *collector) readSkips(ctx context.Context) {
 
 // placeSkips puts the app's Choreographer lines on the host clock: the
 // batch read /proc/uptime at about host time mid.
-func (c *collector) placeSkips(cmds []string, out []cmdResult, mid int64) smoothLog {
+func (c *collector) placeSkips(cmds []string, out []adbx.Result, mid int64) smoothLog {
 	clk, err := parseLogClock(out[0], out[1])
 	if err != nil {
 		return smoothLog{why: "the log's times cannot be placed: " + err.Error()}
 	}
 	for _, i := range []int{2, 3} {
-		if out[i].Exit != 0 {
-			return smoothLog{why: out[i].failure(cmds[i])}
+		if out[i].ExitCode != 0 {
+			return smoothLog{why: failure(out[i], cmds[i])}
 		}
 	}
 	host := func(e metrics.LogcatEntry) int64 { return mid - (clk.up - clk.boot(e)) }
-	entries := func(o cmdResult) []metrics.LogcatEntry {
+	entries := func(o adbx.Result) []metrics.LogcatEntry {
 		var es []metrics.LogcatEntry
 		for _, raw := range strings.Split(string(metrics.Normalize(o.Stdout)), "\n") {
 			if e, ok := metrics.ParseLogcatLine(raw); ok && !e.Time.IsZero() {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -20,7 +21,7 @@ func TestPlaceSkips(t *testing.T) {
 	line := func(epoch, pid, n string) string {
 		return "  " + epoch + "  " + pid + "  " + pid + strings.Replace(skip, "%s", n, 1)
 	}
-	out := []cmdResult{
+	out := []adbx.Result{
 		{Stdout: []byte("1000.00 500.00\n")},
 		{Stdout: []byte("1700000000.000000000 2023-11-14 22:13:20\n")},
 		{Stdout: []byte(strings.Join([]string{
@@ -54,7 +55,7 @@ func TestPlaceSkips(t *testing.T) {
 		t.Errorf("a step older than the log: %+v, %q", sm, c.smoothWhy(old))
 	}
 	// A device that cannot give the log's times has no SM.
-	out[0] = cmdResult{Exit: 1, Stderr: []byte("cat: /proc/uptime: Permission denied")}
+	out[0] = adbx.Result{ExitCode: 1, Stderr: []byte("cat: /proc/uptime: Permission denied")}
 	if l := c.placeSkips(cmds, out, 100*s); !strings.Contains(l.why, "/proc/uptime") {
 		t.Errorf("no device clock: %+v", l)
 	}

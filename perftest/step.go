@@ -36,6 +36,10 @@ type Step struct {
 	// Smoothness is GT's SM over the step, from the app's Choreographer
 	// log; nil when the log could not tell (see NotMeasured).
 	Smoothness *SmoothnessStats `json:"smoothness,omitempty"`
+	// Trace is the step's part of the session's Perfetto trace (Config.Trace):
+	// FrameTimeline jank by type, and each janky frame's main-thread states
+	// and longest slices; nil without a trace (see NotMeasured).
+	Trace *TraceStep `json:"trace,omitempty"`
 	// Windows lists every window (gfxinfo) or layer that rendered frames in
 	// the step; FrameStats describes the one with the most frames.
 	Windows []WindowFrames `json:"windows,omitempty"`

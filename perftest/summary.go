@@ -31,6 +31,7 @@ func (c *collector) finish() {
 		c.note("clock: mapped through /proc/uptime (10 ms resolution; counts suspend time, so valid only while the device stays awake)")
 	}
 	r.Clock = clk.sync()
+	c.traceSpan(clk)
 	for i := range r.Samples {
 		r.Samples[i].DeviceNs = clk.toDevice(r.Samples[i].HostNs)
 	}
@@ -55,6 +56,7 @@ func (c *collector) finish() {
 	if n := len(r.Samples); n > 0 {
 		w := &Step{Name: "session", HostStart: r.Start, HostEnd: time.Now(), HostEndNs: r.Samples[n-1].HostNs + 1}
 		w.DeviceStartNs, w.DeviceEndNs = clk.toDevice(w.HostStartNs), clk.toDevice(w.HostEndNs)
+		c.whole = w
 		if len(r.Frames) > 0 {
 			w.DeviceEndNs = max(w.DeviceEndNs, r.Frames[len(r.Frames)-1].Time()+1)
 		}
@@ -98,6 +100,7 @@ func (c *collector) summarise(st *Step) {
 	st.JankAtS, st.BigJankAtS = jankTimes(st)
 	st.Causes = c.summariseCauses(st, frames)
 	st.Smoothness = c.smoothness(st)
+	st.Trace = c.traceStep(st)
 	if c.cfg.has(CollectCPU) {
 		st.CPUStats = c.cpuStats(st)
 	}

@@ -8,7 +8,9 @@
 //	report.WriteMarkdown(os.Stdout, []*perftest.Result{r}, report.Options{HTMLLink: "report.html"})
 //	report.WriteHTML(f, []*perftest.Result{r}, report.Options{})
 //
-// Budgets are package assert's limits (assert.ParseLimit, a budget file's
+// The package reads perftest's Results and judges them with assert and
+// metrics; nothing below it imports it (a test binary links it to write its
+// sessions' reports). Budgets are package assert's limits (assert.ParseLimit, a budget file's
 // Limits), judged by metrics.Judge: a report fails a session exactly where
 // the tests' checks would, with the same line. Which metrics a summary
 // shows, and their units, come from metrics.Catalogue.

@@ -56,6 +56,7 @@ type htmlStep struct {
 	Thermal    *perftest.ThermalStats
 	Battery    *perftest.BatteryStats
 	MemSummary []htmlFact
+	Trace      *htmlTraceStep
 }
 
 type htmlResult struct {
@@ -71,6 +72,7 @@ type htmlResult struct {
 	Crashes []perftest.Crash
 	// Restarts are process changes the test caused (a cold launch).
 	Restarts []perftest.Crash
+	Trace    *htmlTrace
 }
 
 type htmlPage struct {
@@ -111,6 +113,7 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
 <table class="facts">{{range .Facts}}<tr><th>{{.Key}}</th><td>{{.Value}}</td></tr>{{end}}</table>
 {{if .Sources}}<details><summary>Sources</summary><table class="sources">{{range .Sources}}<tr><th>{{.Key}}</th><td><code>{{.Value}}</code></td></tr>{{end}}</table></details>{{end}}
 {{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{with .Trace}}<p class="trace">{{if .File}}Perfetto trace: <a href="{{.Href}}"><code>{{.File}}</code></a> ({{.Size}}{{if .Sources}}; {{.Sources}}{{end}}). To look at it, open <a href="{{.UI}}">{{.UI}}</a> and choose <em>Open trace file</em>: the browser reads the file, which stays on your machine.{{else}}Perfetto trace not recorded: {{.NotRecorded}}{{end}}</p>{{if .Notes}}<ul class="notes">{{range .Notes}}<li>trace: {{.}}</li>{{end}}</ul>{{end}}{{end}}
 {{range .Steps}}
 <section class="step" id="{{.Anchor}}">
 <h3>Step {{.Name}} <span class="muted">({{.Duration}})</span> {{range .Flags}}<span class="flag">{{.}}</span>{{end}}</h3>
@@ -124,6 +127,11 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
 {{if .MemSummary}}<p>App Summary (KiB): {{range $i, $f := .MemSummary}}{{if $i}}, {{end}}{{$f.Key}} {{$f.Value}}{{end}}</p>{{end}}
 {{with .Battery}}<p>Battery ({{.Source}}): {{.StartLevelPct}}% → {{.EndLevelPct}}%, max {{.MaxTemperatureC}} °C</p>{{end}}
 {{with .Thermal}}<p>Hottest thermal zone: {{.MaxZone}} {{.MaxC}} °C</p>{{end}}
+{{with .Trace}}<h4>FrameTimeline (Perfetto trace)</h4><p>{{.Summary}}; an app jank is App Deadline Missed or App Resynced Jitter.{{if .Partial}} <span class="flag">partial: {{.Partial}}</span>{{end}}</p>
+{{if .Missing}}<ul class="notes">{{range .Missing}}<li>not measured: {{.}}</li>{{end}}</ul>{{end}}
+{{if .Frames}}<table class="janky"><tr><th>at</th><th>frame</th><th>length</th><th>jank</th><th>present</th><th>main thread (ms)</th><th>longest slices</th><th>polled</th></tr>
+{{range .Frames}}<tr><td class="num">{{.At}}</td><td>{{.Token}}</td><td class="num">{{.Length}}</td><td>{{if .App}}<span class="fail">{{.Jank}}</span>{{else}}{{.Jank}}{{end}}</td><td>{{.Present}}</td><td>{{.States}}</td><td>{{range $i, $s := .Slices}}{{if $i}}<br>{{end}}{{$s}}{{end}}</td><td>{{.Polled}}</td></tr>
+{{end}}</table>{{end}}{{end}}
 </section>
 {{end}}
 {{if .Gaps}}<h3>Gaps ({{len .Gaps}} failed reads; samples around them are kept)</h3>
@@ -181,7 +189,8 @@ func resultName(r *perftest.Result) string {
 }
 
 func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
-	hr := htmlResult{Name: resultName(r), Anchor: fmt.Sprintf("r%d", i+1), Error: r.Error, Notes: r.Notes, Gaps: r.Gaps, Crashes: r.Crashes, Restarts: r.Restarts}
+	hr := htmlResult{Name: resultName(r), Anchor: fmt.Sprintf("r%d", i+1), Error: r.Error, Notes: r.Notes, Gaps: r.Gaps, Crashes: r.Crashes, Restarts: r.Restarts,
+		Trace: traceOf(r)}
 	hr.Facts = facts(r)
 	keys := make([]string, 0, len(r.Config.Sources))
 	for k := range r.Config.Sources {
@@ -194,7 +203,7 @@ func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
 	hr.Failed = r.Error != "" || len(r.Crashes) > 0
 	for j, st := range r.Steps {
 		hs := htmlStep{Name: st.Name, Anchor: fmt.Sprintf("r%d-s%d", i+1, j+1), Duration: st.Duration().Round(time.Millisecond).String(),
-			Windows: st.Windows, Thermal: st.ThermalStats, Battery: st.BatteryStats}
+			Windows: st.Windows, Thermal: st.ThermalStats, Battery: st.BatteryStats, Trace: traceStepOf(st)}
 		if st.Unfinished {
 			hs.Flags = append(hs.Flags, "unfinished: the session stopped inside this step")
 		}

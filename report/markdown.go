@@ -90,8 +90,11 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 			fmt.Fprintf(&steps, "| %s | %s | %s | %s | %s |\n", name, value, mdEscape(def), budget, mark)
 		}
 		// The catalogue's summary metrics, and every budgeted one.
+		// FrameTimeline's jank too, beside the other definitions, when the
+		// session recorded a trace.
 		for _, d := range metrics.Catalogue() {
-			if _, ok := find(ms, d.Name); d.Summary && (ok || reasonOf(absent, d.Name) != "") {
+			summary := d.Summary || d.Name == metrics.JankFrameTimeline && r.Trace != nil
+			if _, ok := find(ms, d.Name); summary && (ok || reasonOf(absent, d.Name) != "") {
 				row(d.Name)
 			}
 		}
@@ -104,6 +107,7 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 			}
 		}
 		steps.WriteString("\n")
+		markdownTraceStep(&steps, st)
 	}
 	if len(failures) > 0 {
 		failed = true
@@ -129,6 +133,7 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 	if r.Error != "" {
 		fmt.Fprintf(b, "> ❌ session ended early: %s\n\n", mdEscape(r.Error))
 	}
+	markdownTrace(b, r)
 	if len(failures) > 0 {
 		b.WriteString("```\n" + strings.Join(failures, "\n") + "\n```\n\n")
 	}

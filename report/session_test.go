@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/simdevice"
@@ -25,30 +26,9 @@ const recorded = "testdata/janky-scroll.json"
 // stepLen (plus a short idle step) and returns the Result and the phone.
 func simSession(t testing.TB, preset string, stepLen time.Duration) (*perftest.Result, *simdevice.Device) {
 	t.Helper()
-	wl, err := simdevice.Preset(preset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := simdevice.New(simdevice.Config{API: 33, RefreshHz: 60, Workload: wl, Serial: "sim-report", Model: "Pixel 6"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dev.Close() })
-	srv := adbtest.NewServer(dev)
-	t.Cleanup(srv.Close)
+	dev, d := simDevice(t, preset, simdevice.Quirks{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	d := srv.Open(dev.Serial())
-	r, err := d.Shell(ctx, "monkey -p "+simdevice.PresetPackage+" -c android.intent.category.LAUNCHER 1")
-	if err != nil || r.ExitCode != 0 {
-		t.Fatalf("monkey: %v %q", err, r.Stderr)
-	}
-	for len(dev.World().TruthFrames()) < 5 {
-		if ctx.Err() != nil {
-			t.Fatal("the app rendered no frame after launch")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestJankyScroll",
 		ResultFile: filepath.Join(t.TempDir(), "result.json")})
 	if err != nil {
@@ -61,6 +41,20 @@ func simSession(t testing.TB, preset string, stepLen time.Duration) (*perftest.R
 		t.Fatalf("session ended early: %s", res.Error)
 	}
 	return res, dev
+}
+
+// simDevice serves the simulated phone running preset, with quirks on,
+// and launches its app.
+func simDevice(t testing.TB, preset string, q simdevice.Quirks) (*simdevice.Device, *adbx.Device) {
+	t.Helper()
+	wl, err := simdevice.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, srv := simtest.Serve(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: wl, Serial: "sim-report", Model: "Pixel 6", Quirks: q})
+	d := srv.Open(dev.Serial())
+	simtest.Launch(t, d, dev)
+	return dev, d
 }
 
 func TestRecordJankyScroll(t *testing.T) {

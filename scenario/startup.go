@@ -42,7 +42,7 @@ type StartupOptions struct {
 // "Displayed") and, when asked, to full display (logcat's "Fully drawn").
 func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind StartKind, o StartupOptions) (perftest.StartupSample, error) {
 	var s perftest.StartupSample
-	if err := adbx.ValidatePackage(pkg); err != nil {
+	if err := metrics.ValidatePackage(pkg); err != nil {
 		return s, fmt.Errorf("scenario startup: %w", err)
 	}
 	component, err := resolveActivity(ctx, dev, pkg, o.Activity)

@@ -48,6 +48,8 @@ type Device struct {
 	uiaOnce sync.Once
 	uia     tcpDialer
 	uiaErr  error
+
+	perfettoRuns perfettoRuns
 }
 
 // tcpDialer is a server inside the device that DialTCP connects to.
@@ -76,6 +78,7 @@ func New(cfg Config) (*Device, error) {
 		cancel: cancel,
 	}
 	progs := programs(w)
+	progs["perfetto"] = d.perfetto
 	commands := cfg.Quirks.commands(progs)
 	d.fs = &vfs.FS{
 		Tree:      vfs.NewTree(now),
@@ -98,6 +101,7 @@ func New(cfg Config) (*Device, error) {
 		Online:      cfg.online(),
 		Commands:    commands,
 		Programs:    progs,
+		Kill:        d.killPerfetto,
 		Wall:        w.Wall,
 		Props:       w.Props,
 	})

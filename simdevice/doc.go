@@ -37,4 +37,9 @@
 // tree and the shell from a Config, and serves shell commands, the sync
 // service's files and TCP connections to the uiautomator2 server (package
 // uia2) as adbd would.
+//
+// Of perfgate, the package imports metrics only (the frame reject reasons a
+// truth frame names, and the gfxinfo parser a replayed capture is read
+// with) and its own internal packages; the shell and the file tree are
+// internal so that nothing outside the phone depends on how it is built.
 package simdevice

@@ -52,6 +52,12 @@ type Quirks struct {
 	// policy keeps the shell from them: setprop fails with "Failed to set
 	// property '…' to '…'. See dmesg for error reason."
 	DeniedProperties []string
+	// MissingDataSources are Perfetto data sources the device's tracing
+	// service lacks, as on builds that leave one out: `perfetto --query`
+	// does not list them, and a trace that asks for them holds none of
+	// their data. E.g. "android.surfaceflinger.frametimeline",
+	// "linux.process_stats".
+	MissingDataSources []string
 }
 
 // validate checks the patterns, so a typo fails New instead of hiding
@@ -73,6 +79,11 @@ func (q Quirks) validate() error {
 	for _, p := range q.DeniedProperties {
 		if _, err := path.Match(p, "x"); err != nil || p == "" {
 			return fmt.Errorf("simdevice: config: Quirks.DeniedProperties: %q is not a pattern", p)
+		}
+	}
+	for _, ds := range q.MissingDataSources {
+		if ds == "" || strings.ContainsAny(ds, " \t\n") {
+			return fmt.Errorf("simdevice: config: Quirks.MissingDataSources: %q is not a data source name", ds)
 		}
 	}
 	for _, p := range q.MissingFiles {

@@ -181,6 +181,10 @@ func TestShellCommands(t *testing.T) {
 		{name: "settings get unset", cmd: "settings get global nosuch_key", wantOut: "null\n"},
 		{name: "getprop default", cmd: "getprop perfgate.unset fallback", wantOut: "fallback\n"},
 		{name: "kill missing pid", cmd: "kill 999999", wantErr: "kill: 999999: No such process\n", code: 1},
+		{name: "kill unknown signal", cmd: "kill -FROB 1", wantErr: "kill: Unknown signal 'FROB'\n", code: 1},
+		{name: "kill -s another's process", cmd: "kill -s TERM 1", wantErr: "kill: 1: Operation not permitted\n", code: 1},
+		{name: "perfetto traces writable", cmd: "echo t > /data/misc/perfetto-traces/t; cat /data/misc/perfetto-traces/t; ls /data/misc", wantOut: "t\n",
+			wantErr: "ls: /data/misc: Permission denied\n", code: 1},
 	})
 }
 

@@ -53,6 +53,16 @@ type TruthFrame struct {
 	// frame's IntendedVsync, written to the truth stream before the frame.
 	Cause string `json:"cause,omitempty"`
 
+	// Wait is what the main thread waited on in a slow frame (Jank.Wait):
+	// "binder", "io", "lock", or "" when it computed.
+	Wait string `json:"wait,omitempty"`
+	// SFLate: SurfaceFlinger missed the vsync the frame was due in
+	// (Jank.SurfaceFlinger), so it was presented a period late.
+	SFLate bool `json:"sf_late,omitempty"`
+	// Stuffed: the frame's buffer waited behind an earlier frame's, so it
+	// was presented after the first vsync following its completion.
+	Stuffed bool `json:"stuffed,omitempty"`
+
 	// Reject is why the frame's gfxinfo row is not a frame (a
 	// metrics.FrameReject, set by FrameQuirks); "" when the row is one.
 	Reject string `json:"reject,omitempty"`

@@ -92,11 +92,23 @@ type Phase struct {
 // (frames Every-1, 2·Every-1, …). A slow frame lasts Vsyncs refresh periods
 // minus a quarter period, or Ms milliseconds when Ms is set, and keeps the
 // main thread busy, so the vsyncs it spans render nothing.
+//
+// Wait says what the main thread waits on for most of a slow frame's
+// layout, as a Perfetto trace of the frame shows it: "binder" (a binder
+// call to the system, asleep until the reply), "io" (uninterruptible sleep,
+// reading storage), "lock" (asleep on a monitor held by another thread);
+// empty, it computes, preempted for a while. With SurfaceFlinger the frame
+// is not slow at all: the app finishes it in time and SurfaceFlinger misses
+// the vsync it was due in (FrameTimeline: SurfaceFlinger CPU Deadline
+// Missed), so it is presented a period late, and the frames queued behind
+// it too (Buffer Stuffing) until the app's next pause.
 type Jank struct {
-	At     []int   `json:"at,omitempty"`
-	Every  int     `json:"every,omitempty"`
-	Vsyncs int     `json:"vsyncs,omitempty"`
-	Ms     float64 `json:"ms,omitempty"`
+	At             []int   `json:"at,omitempty"`
+	Every          int     `json:"every,omitempty"`
+	Vsyncs         int     `json:"vsyncs,omitempty"`
+	Ms             float64 `json:"ms,omitempty"`
+	Wait           string  `json:"wait,omitempty"`
+	SurfaceFlinger bool    `json:"surfaceflinger,omitempty"`
 	// Cause names the Workload.Causes entry that makes these frames slow:
 	// the time a frame takes beyond a normal one is that cause's work. Without
 	// one, every stage of the frame stretches alike.
@@ -130,6 +142,13 @@ type Cause struct {
 	// "com.example.Feed.bind"); empty for RenderThread work.
 	Stack []string `json:"stack,omitempty"`
 }
+
+// The main thread's waits a slow frame can have (Jank.Wait).
+const (
+	WaitBinder = "binder"
+	WaitIO     = "io"
+	WaitLock   = "lock"
+)
 
 // ThreadLoad is the CPU one thread uses, in percent of one core.
 type ThreadLoad struct {
@@ -270,8 +289,16 @@ func (w *Workload) Validate() error {
 			if jk.ANR && (jk.Cause == "" || jk.Ms <= 5000) {
 				return bad(jf+".anr", "an ANR needs a cause and a frame longer than 5 s (ms > 5000)")
 			}
-			if (jk.Vsyncs > 0) == (jk.Ms > 0) {
+			switch {
+			case jk.SurfaceFlinger && (jk.Vsyncs > 0 || jk.Ms > 0 || jk.Wait != "" || jk.Cause != ""):
+				return bad(jf, "a SurfaceFlinger jank has no vsyncs, ms, wait or cause: the app's frame is on time")
+			case !jk.SurfaceFlinger && (jk.Vsyncs > 0) == (jk.Ms > 0):
 				return bad(jf, "set exactly one of vsyncs and ms")
+			}
+			switch jk.Wait {
+			case "", WaitBinder, WaitIO, WaitLock:
+			default:
+				return bad(jf+".wait", "%q: want binder, io, lock or nothing", jk.Wait)
 			}
 			if jk.Vsyncs > 1000 || jk.Ms > 60000 {
 				return bad(jf, "slow frame longer than a minute")

@@ -78,6 +78,7 @@ func (w *World) renderLocked(end int64) {
 		if bl := w.mainThreadLocked(&f, cause, work, jk != nil && jk.ANR); len(bl) > 0 && cause != nil {
 			w.frameBlocks[f.IntendedVsync] = bl
 		}
+		w.traceCausesLocked(&f, p, w.phaseFrames)
 		w.pending = append(w.pending, f)
 		if picks(w.wl.FrameQuirks.PopupEvery, w.phaseFrames) {
 			w.popupQueue = append(w.popupQueue, w.makePopupFrame(v))
@@ -102,7 +103,7 @@ func (w *World) frameDuration(p *Phase, i int) (int64, *Jank) {
 	for k := range p.Janks {
 		j := &p.Janks[k]
 		hit := slices.Contains(j.At, i) || (j.Every > 0 && (i+1)%j.Every == 0)
-		if !hit {
+		if !hit || j.SurfaceFlinger {
 			continue
 		}
 		if j.Ms > 0 {

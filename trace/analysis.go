@@ -390,6 +390,19 @@ func (a *Analysis) Convert(ns int64, from Clock) (int64, error) {
 	return v, nil
 }
 
+// ConvertTo moves a time from the trace clock onto another clock, with the
+// trace's clock snapshots (the inverse of Convert).
+func (a *Analysis) ConvertTo(ns int64, to Clock) (int64, error) {
+	if to == 0 {
+		to = a.TraceClock
+	}
+	v, ok := a.clocks.convert(ns, a.TraceClock, to)
+	if !ok {
+		return 0, fmt.Errorf("trace: no clock snapshot relates the trace clock %v to %v", a.TraceClock, to)
+	}
+	return v, nil
+}
+
 // All is the analysis of the whole trace as one step named "trace".
 func (a *Analysis) All() *Step {
 	s, _ := a.Window(Window{Name: "trace", Start: a.Start, End: a.End + 1})

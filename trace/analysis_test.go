@@ -40,6 +40,11 @@ func TestAnalyzeMatchesTruth(t *testing.T) {
 	if len(a.NotMeasured) != 0 || len(a.Rejected) != 0 {
 		t.Errorf("not measured %v, rejected %v; want neither", a.NotMeasured, a.Rejected)
 	}
+	// One display frame was had for each app frame; the expected ones
+	// beside them are not display frames.
+	if a.DisplayFrames != len(g.truth) {
+		t.Errorf("display frames = %d, want %d", a.DisplayFrames, len(g.truth))
+	}
 	janky := 0
 	kinds := map[string]bool{}
 	byToken := map[int64]trace.JankyFrame{}
@@ -182,5 +187,35 @@ func TestAnalyzeEveryApp(t *testing.T) {
 		if jf.PID == genOtherPID && jf.MainThread == nil {
 			t.Errorf("other app's janky frame %d has no main-thread states", jf.Token)
 		}
+	}
+}
+
+// ConvertTo takes a trace-clock time back onto another clock through the
+// same snapshot Convert used: the two are inverses, and a clock no snapshot
+// holds is an error.
+func TestConvertTo(t *testing.T) {
+	var buf bytes.Buffer
+	w := tracewriter.New(&buf)
+	w.ClockSnapshot(map[trace.Clock]int64{trace.Boottime: 10_000, trace.Monotonic: 4_000})
+	w.ClockSnapshot(map[trace.Clock]int64{trace.Boottime: 50_000, trace.Monotonic: 43_000}) // the phone slept 1 µs
+	a, err := trace.Analyze(bytes.NewReader(buf.Bytes()), trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mono := range []int64{5_000, 42_999, 43_000, 90_000} {
+		boot, err := a.Convert(mono, trace.Monotonic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := a.ConvertTo(boot, trace.Monotonic)
+		if err != nil || back != mono {
+			t.Errorf("monotonic %d → boottime %d → %d, %v", mono, boot, back, err)
+		}
+	}
+	if got, _ := a.ConvertTo(60_000, trace.Monotonic); got != 53_000 {
+		t.Errorf("boottime 60000 on monotonic: %d, want 53000 (the later snapshot's offset)", got)
+	}
+	if _, err := a.ConvertTo(1, trace.Realtime); err == nil {
+		t.Error("no error for a clock no snapshot holds")
 	}
 }

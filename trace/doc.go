@@ -21,7 +21,9 @@
 // snapshots, system info, TrackEvent slices with their interned names and
 // sequence defaults. What it keeps is what an analysis needs: the frames, the
 // process names and the events of threads that can be an app's main thread.
-// Package tracewriter writes the same format.
+// Package tracewriter writes the same format, and package internal/pb is the
+// protobuf wire layer under both; none of them imports another package of
+// perfgate.
 //
 // A number that cannot be real is not data: a frame without an end, an end
 // without a start, a slice still open when the trace ends, an event whose

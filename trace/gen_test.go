@@ -100,7 +100,6 @@ type generator struct {
 	intervals []genInterval
 	stack     []genSlice
 	done      []genSlice
-	trackOpen []genSlice
 	cookie    int64
 	ft        []func()
 	truth     []truthFrame
@@ -363,14 +362,19 @@ func (g *generator) frame(k int) int {
 	exp := sf
 	exp.Cookie = cookie
 	disp := tracewriter.DisplayFrame{Cookie: cookie + 2, Token: dtoken, PID: 600, Present: pres, Jank: trace.JankNone, Prediction: 1}
+	// SurfaceFlinger writes the display frame it expected beside the one
+	// it had, with the same token, as real traces show.
+	expDisp := tracewriter.DisplayFrame{Cookie: cookie + 3, Token: dtoken, PID: 600}
 	if k%9 == 2 {
 		disp.Jank = trace.JankSFCPUDeadlineMissed
 	}
 	g.ft = append(g.ft, func() {
 		g.w.ExpectedSurfaceFrame(v, exp)
 		g.w.ActualSurfaceFrame(wake, act)
+		g.w.ExpectedDisplayFrame(v, expDisp)
 		g.w.ActualDisplayFrame(deadline, disp)
 		g.w.FrameEnd(deadline, exp.Cookie)
+		g.w.FrameEnd(deadline, expDisp.Cookie)
 		g.w.FrameEnd(actualEnd, act.Cookie)
 		g.w.FrameEnd(deadline+4_000_000, disp.Cookie)
 	})

@@ -158,10 +158,10 @@ func (tl *timeline) states(start, end int64) States {
 		cur = tl.segs[i].st
 	}
 	for k := i + 1; k < len(tl.segs) && tl.segs[k].start < end; k++ {
-		s.add(cur, tl.segs[k].start-t)
+		s.Add(cur, tl.segs[k].start-t)
 		t, cur = tl.segs[k].start, tl.segs[k].st
 	}
-	s.add(cur, end-t)
+	s.Add(cur, end-t)
 	return s
 }
 

@@ -294,7 +294,8 @@ func (s *States) Get(st ThreadState) int64 {
 	return s.UnknownNs
 }
 
-func (s *States) add(st ThreadState, d int64) {
+// Add counts d ns more in state st.
+func (s *States) Add(st ThreadState, d int64) {
 	switch st {
 	case StateRunning:
 		s.RunningNs += d

@@ -26,5 +26,8 @@
 //	d := srv.Open("sim-1") // an *adbx.Device; other clients dial srv.Addr
 //
 // The wire format both endpoints speak is internal/adbwire's, the one adbx
-// speaks too.
+// speaks too. The package imports adbx and internal/adbwire (and
+// internal/testenv, to find the adb binary), not simdevice: a simulated
+// phone comes in through the Device interface, so the phone never depends
+// on the server that serves it.
 package adbtest

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"flag"
 	"maps"
 	"math"
 	"os"
@@ -332,35 +330,6 @@ func TestAnalyzeFramesRejectsRows(t *testing.T) {
 	zeros, _, err := runFrames(t, fixtures.Path(t, "sf_latency/solox249_nonblast_surfaceview_zeros_excerpt.txt"))
 	if err != nil || zeros.Frames != 0 || !maps.Equal(zeros.Rejected, map[string]int{"empty": 12}) {
 		t.Errorf("zero rows: %+v %v", zeros, err)
-	}
-}
-
-func TestAnalyzeFramesErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		args []string
-		want string // in the error
-	}{
-		{"no file", nil, "exactly one"},
-		{"two files", []string{"a", "b"}, "exactly one"},
-		{"missing file", []string{filepath.Join(t.TempDir(), "nope.txt")}, "nope.txt"},
-		{"bad source", []string{"-source", "perfetto", fixtures.Path(t, "sf_latency/mobileperf_honor9_android8_int64max_excerpt.txt")}, "perfetto"},
-		{"SurfaceFlinger text read as gfxinfo", []string{"-source", "gfxinfo", fixtures.Path(t, "sf_latency/mobileperf_honor9_android8_int64max_excerpt.txt")}, "PROFILEDATA"},
-		{"dump failure", []string{fixtures.Path(t, "gfxinfo_framestats/yuvaupdate_failure_while_dumping_utf16le.txt")}, "Failure while dumping"},
-		{"elided rows", []string{fixtures.Path(t, "gfxinfo_framestats/redfin_pixel5_android12_22col_elided_excerpt.txt")}, "line 3"},
-		{"unknown content", []string{fixtures.Path(t, "sf_list/solox249_android12plus_blast_findstr.txt")}, "-source"},
-		{"negative rate", []string{"-refresh-hz", "-5", "x"}, "-refresh-hz"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := runFrames(t, tc.args...)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("err = %v, want one mentioning %q", err, tc.want)
-			}
-		})
-	}
-	if _, _, err := runFrames(t, "-h"); !errors.Is(err, flag.ErrHelp) {
-		t.Errorf("-h: %v", err)
 	}
 }
 

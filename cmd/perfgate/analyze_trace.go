@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/internal/excerpt"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/trace"
 )
 
@@ -60,7 +60,7 @@ func analyzeTrace(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("analyze trace: -top %d, want > 0", *top)
 	}
 	if *pkg != "" {
-		if err := adbx.ValidatePackage(*pkg); err != nil {
+		if err := metrics.ValidatePackage(*pkg); err != nil {
 			return fmt.Errorf("analyze trace: -package: %w", err)
 		}
 	}

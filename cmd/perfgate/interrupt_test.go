@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -19,31 +18,15 @@ import (
 	"github.com/perfgate/perfgate/simdevice"
 )
 
-// TestMain runs the command itself when PERFGATE_TEST_MAIN holds its
-// arguments (JSON), so tests can signal a real perfgate process.
-func TestMain(m *testing.M) {
-	if a := os.Getenv("PERFGATE_TEST_MAIN"); a != "" {
-		var args []string
-		if err := json.Unmarshal([]byte(a), &args); err != nil {
-			panic(err)
-		}
-		os.Args = append([]string{"perfgate"}, args...)
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
-// perfgateProcess starts this test binary as `perfgate args...`, and
-// returns its stderr lines as they come.
+// perfgateProcess starts `perfgate args...` (the test binary, which
+// TestMain installs as the command), and returns its stderr lines as they
+// come.
 func perfgateProcess(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, <-chan string) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("no signals to send a process here")
 	}
-	a, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "PERFGATE_TEST_MAIN="+string(a))
+	cmd := exec.Command("perfgate", args...)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	errPipe, err := cmd.StderrPipe()

@@ -16,7 +16,7 @@ import (
 	"github.com/perfgate/perfgate/perftest"
 )
 
-const recordUsage = `usage: perfgate record -package PKG [-serial S] [-duration 10s] [-out result.json] [-adb host:port]
+const recordUsage = `usage: perfgate record -package PKG [-serial S] [-duration 10s] [-out result.json] [-adb host:port] [-trace]
 
 Records one step named "record" on a device: frames, CPU, memory, traffic and
 battery, until -duration passes or Ctrl-C. Prints a live line a second to
@@ -25,7 +25,9 @@ it to stdout, and the summary to stderr). A Result that cannot be written is
 an error. Without -duration, Ctrl-C (or SIGTERM, SIGHUP) is the end of the
 recording. With it, a signal before the time is up cuts the step short: it
 is marked unfinished, the Result is written all the same, and the exit
-status is 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
+status is 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP. With -trace it
+also records a Perfetto trace (Android 10+; FrameTimeline jank types on 12+)
+into result.perfetto-trace beside -out, and reads it into the Result.
 `
 
 // runRecord is `perfgate record`.
@@ -49,6 +51,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 	source := fs.String("source", "auto", "frame source: auto, gfxinfo or surfaceflinger")
 	layer := fs.String("layer", "", "SurfaceFlinger layer to poll (default: picked from --list)")
 	wait := fs.Bool("wait", false, "start even when the app is not running yet")
+	tf := traceFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -67,6 +70,10 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 	}
 	if *out == "" {
 		return errors.New(`record: -out is empty (give a file, or "-" for stdout)`)
+	}
+	tc, err := tf.config(*duration)
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
 	}
 	var src perftest.FrameSource
 	switch *source {
@@ -104,6 +111,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 		Layer:       *layer,
 		WaitForApp:  *wait,
 		OnTick:      live.tick,
+		Trace:       tc,
 	})
 	if err != nil {
 		return setupFailed(err)
@@ -220,4 +228,5 @@ func printHealth(w io.Writer, r *perftest.Result) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	printTrace(w, r)
 }

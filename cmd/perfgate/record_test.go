@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -21,35 +20,12 @@ import (
 // recordDevice serves a simulated phone with the preset app drawing.
 func recordDevice(t *testing.T) (*simdevice.Device, *adbtest.Server) {
 	t.Helper()
-	return recordDeviceWith(t, simdevice.Quirks{})
-}
-
-// recordDeviceWith is recordDevice on a phone with quirks on.
-func recordDeviceWith(t *testing.T, q simdevice.Quirks) (*simdevice.Device, *adbtest.Server) {
-	t.Helper()
 	wl, err := simdevice.Preset("janky-scroll")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := simdevice.New(simdevice.Config{Workload: wl, RefreshHz: 60, Quirks: q})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dev.Close() })
-	srv := adbtest.NewServer(dev)
-	t.Cleanup(srv.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	d := srv.Open(dev.Serial())
-	if _, err := d.Shell(ctx, "monkey -p "+simdevice.PresetPackage+" -c android.intent.category.LAUNCHER 1"); err != nil {
-		t.Fatal(err)
-	}
-	for len(dev.World().TruthFrames()) < 5 {
-		if ctx.Err() != nil {
-			t.Fatal("the app rendered no frame after launch")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	dev, srv := simtest.Serve(t, simdevice.Config{Workload: wl, RefreshHz: 60})
+	simtest.Launch(t, srv.Open(dev.Serial()), dev)
 	return dev, srv
 }
 
@@ -140,43 +116,6 @@ func TestRecordSignalled(t *testing.T) {
 	checkTruthFrames(t, dev, r)
 }
 
-// A Result that cannot be written is an error naming the path and the
-// cause, and nothing claims it was written.
-func TestRecordCannotWrite(t *testing.T) {
-	dev, srv := recordDevice(t)
-	blocker := filepath.Join(t.TempDir(), "a-file")
-	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(blocker, "result.json")
-	var stdout, stderr bytes.Buffer
-	err := record(nil, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-duration", "300ms", "-out", out, "-adb", srv.Addr}, &stdout, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "record: the Result was not written: ") || !strings.Contains(err.Error(), out) || !strings.Contains(err.Error(), "not a directory") {
-		t.Fatalf("err = %v, want the path and the cause", err)
-	}
-	if strings.Contains(stdout.String(), "wrote") || !strings.HasPrefix(stdout.String(), "recorded: ") {
-		t.Errorf("stdout %q", stdout.String())
-	}
-}
-
-// -out - writes the Result to stdout, the summary to stderr, and never
-// speaks of a file.
-func TestRecordToStdout(t *testing.T) {
-	dev, srv := recordDevice(t)
-	var stdout, stderr bytes.Buffer
-	err := record(nil, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-duration", "300ms", "-out", "-", "-adb", srv.Addr}, &stdout, &stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r perftest.Result
-	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil || r.Schema != perftest.Schema || r.Step("record").Missing {
-		t.Errorf("stdout is not the Result: %v\n%.300s", err, stdout.String())
-	}
-	if !strings.Contains(stderr.String(), "recorded: ") || strings.Contains(stderr.String(), "wrote") {
-		t.Errorf("stderr %q", stderr.String())
-	}
-}
-
 // checkTruthFrames compares the recorded step's frames with every frame
 // the phone presented inside the step's device window, but for up to two
 // still in flight at the last poll. A tick past its deadline on a loaded
@@ -230,30 +169,6 @@ func (w *lineWatch) String() string {
 	return w.buf.String()
 }
 
-// TestRecordSaysWhatItChanged asks for a 3 s interval at 60 Hz: the
-// session polls every second instead, and record says so, with how
-// regularly it sampled.
-func TestRecordSaysWhatItChanged(t *testing.T) {
-	dev, srv := recordDevice(t)
-	out := filepath.Join(t.TempDir(), "result.json")
-	var stdout, stderr bytes.Buffer
-	if err := record(nil, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-interval", "3s", "-duration", "2500ms", "-out", out, "-adb", srv.Addr}, &stdout, &stderr); err != nil {
-		t.Fatalf("record: %v", err)
-	}
-	for _, want := range []string{"\nticks: ", " every 1000ms, ", "\nnote: config: interval 3s lowered to 1s: "} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
-		}
-	}
-	r, err := perftest.ReadResult(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Config.IntervalMs != 1000 {
-		t.Errorf("interval %gms in the result", r.Config.IntervalMs)
-	}
-}
-
 func TestRecordDeviceGone(t *testing.T) {
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
@@ -270,47 +185,5 @@ func TestRecordDeviceGone(t *testing.T) {
 	}
 	if r.Error == "" || r.Step("record").Frames().Frames == 0 {
 		t.Errorf("partial result: error %q frames %d", r.Error, r.Step("record").Frames().Frames)
-	}
-}
-
-func TestRecordBadFlags(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{}, "-package is required"},
-		{[]string{"-package", "com.x.y", "-source", "vsync"}, `-source "vsync"`},
-		{[]string{"-package", "com.x.y", "-duration", "-1s"}, "negative"},
-		{[]string{"-package", "com.x.y", "-interval", "-100ms"}, "-interval -100ms is negative"},
-		{[]string{"-package", "com.x.y", "extra"}, `unexpected argument "extra"`},
-		{[]string{"-package", "com.x.y", "-adb", "127.0.0.1:1", "-duration", "1s"}, "record: adbx"},
-		{[]string{"-package", "com.x.y", "-out", ""}, "-out is empty"},
-	} {
-		var stdout, stderr bytes.Buffer
-		err := record(nil, tc.args, &stdout, &stderr)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("record %q: err = %v, want %q", tc.args, err, tc.want)
-		}
-	}
-}
-
-// A source the phone refuses leaves its figure "not measured" in the
-// summary, with the reason, never 0.
-func TestRecordSaysNotMeasured(t *testing.T) {
-	dev, srv := recordDeviceWith(t, simdevice.Quirks{DeniedServices: []string{"meminfo"}})
-	out := filepath.Join(t.TempDir(), "result.json")
-	var stdout, stderr bytes.Buffer
-	if err := runRecord([]string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage,
-		"-duration", "1500ms", "-out", out, "-adb", srv.Addr}, &stdout, &stderr); err != nil {
-		t.Fatalf("record: %v\n%s", err, stderr.String())
-	}
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if len(lines) < 2 || !strings.Contains(lines[0], ", pss max not measured, ") || strings.Contains(lines[0], "pss max 0") ||
-		!strings.HasPrefix(lines[1], "not measured: pss_max (memory: dumpsys meminfo "+simdevice.PresetPackage+" unreadable on every read in the step (") ||
-		!strings.Contains(lines[1], "Permission Denial: can't dump meminfo") {
-		t.Errorf("summary:\n%s", stdout.String())
-	}
-	if strings.Contains(stderr.String(), "pss 0 KiB") {
-		t.Errorf("live lines show pss 0:\n%s", stderr.String())
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/internal/jsondup"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
@@ -42,7 +43,8 @@ file (JSON):
       { "name": "scroll", "actions": [ { "action": "swipe", "direction": "up", "count": 5 } ] }
     ],
     "budgets": { "launch": { "startup_initial": { "max": 1000 } }, "scroll": { "jank": { "max": 3 } } },
-    "results": "perf-out"
+    "results": "perf-out",
+    "trace": true
   }
 
 "simulated" runs on a simulated phone started in-process; without it the
@@ -54,6 +56,10 @@ tap_at (x, y), swipe and fling (direction up|down|left|right, count,
 distance, duration_ms), back, home, key (code), type (text|id|desc, input),
 wait (text|id|desc, timeout_ms), sleep (ms). Every *_ms and ms value is at
 most 600000 (10 minutes). A key given twice in one object is an error.
+"trace" records a Perfetto trace around the steps (Android 10+; FrameTimeline
+jank types on 12+) into the results folder: true, or an object with
+buffer_kb (1024 to 1048576), categories (atrace categories) and
+max_duration_ms.
 `
 
 // scenarioFile is a `perfgate run` file.
@@ -63,6 +69,49 @@ type scenarioFile struct {
 	Steps     []stepSpec      `json:"steps"`
 	Budgets   json.RawMessage `json:"budgets,omitempty"`
 	Results   string          `json:"results,omitempty"`
+	Trace     *traceSpec      `json:"trace,omitempty"`
+}
+
+// traceSpec is a scenario file's "trace": true, or an object with the
+// trace's settings (perftest.TraceConfig).
+type traceSpec struct {
+	On            bool     `json:"-"`
+	BufferKB      int      `json:"buffer_kb,omitempty"`
+	Categories    []string `json:"categories,omitempty"`
+	MaxDurationMs int      `json:"max_duration_ms,omitempty"`
+}
+
+func (t *traceSpec) UnmarshalJSON(b []byte) error {
+	var on bool
+	if err := json.Unmarshal(b, &on); err == nil {
+		*t = traceSpec{On: on}
+		return nil
+	}
+	type plain traceSpec
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var p plain
+	if err := dec.Decode(&p); err != nil {
+		return fmt.Errorf("trace: want true, false or {\"buffer_kb\", \"categories\", \"max_duration_ms\"}: %v", err)
+	}
+	*t = traceSpec(p)
+	t.On = true
+	return nil
+}
+
+// config is the session's TraceConfig; nil when the file asks for none.
+func (t *traceSpec) config() (*perftest.TraceConfig, error) {
+	if t == nil || !t.On {
+		return nil, nil
+	}
+	if t.MaxDurationMs < 0 {
+		return nil, fmt.Errorf("max_duration_ms %d is negative", t.MaxDurationMs)
+	}
+	tc := &perftest.TraceConfig{BufferKB: t.BufferKB, Categories: t.Categories, MaxDuration: time.Duration(t.MaxDurationMs) * time.Millisecond}
+	if err := tc.Validate(); err != nil {
+		return nil, err
+	}
+	return tc, nil
 }
 
 type simulatedSpec struct {
@@ -120,7 +169,7 @@ func parseScenario(path string, b []byte) (*parsedScenario, error) {
 		}
 		return nil, fmt.Errorf("%s: %s", path, excerpt.Text(err.Error()))
 	}
-	if err := adbx.ValidatePackage(f.Package); err != nil {
+	if err := metrics.ValidatePackage(f.Package); err != nil {
 		return nil, fmt.Errorf("%s: package %s: %s", path, excerpt.Quote(f.Package), excerpt.Text(err.Error()))
 	}
 	if f.Simulated != nil {
@@ -130,6 +179,9 @@ func parseScenario(path string, b []byte) (*parsedScenario, error) {
 	}
 	if len(f.Steps) == 0 {
 		return nil, fmt.Errorf("%s: no steps", path)
+	}
+	if _, err := f.Trace.config(); err != nil {
+		return nil, fmt.Errorf("%s: trace: %s", path, excerpt.Text(err.Error()))
 	}
 	p := &parsedScenario{file: f}
 	seen := map[string]bool{}
@@ -162,7 +214,12 @@ func parseScenario(path string, b []byte) (*parsedScenario, error) {
 				return nil, fmt.Errorf("%s: budgets: empty path", path)
 			}
 			if !filepath.IsAbs(s) {
+				// Relative to the scenario file, and never a bare name,
+				// which assert would read from testdata/.
 				s = filepath.Join(filepath.Dir(path), s)
+				if !filepath.IsAbs(s) {
+					s = "." + string(filepath.Separator) + s
+				}
 			}
 			p.budgetPath = s
 		} else {
@@ -424,7 +481,11 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 		results = filepath.Join(filepath.Dir(path), "perf-results")
 	}
 	t := &runT{name: name}
-	s := scenario.Start(t, dev, sc.file.Package, perftest.WithResultsDir(results))
+	opts := []perftest.Option{perftest.WithResultsDir(results)}
+	if tc, _ := sc.file.Trace.config(); tc != nil {
+		opts = append(opts, perftest.WithTrace(*tc))
+	}
+	s := scenario.Start(t, dev, sc.file.Package, opts...)
 	if s == nil {
 		return fmt.Errorf("run: %s", strings.Join(t.errs, "; "))
 	}

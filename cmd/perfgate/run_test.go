@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,123 +36,6 @@ const okScenario = `{
   }
 }
 `
-
-// A scenario on the simulated phone whose budgets hold: every step's
-// figures are printed, and the exit status is 0.
-func TestRunScenario(t *testing.T) {
-	p := writeScenario(t, okScenario)
-	var out, errb bytes.Buffer
-	if err := run([]string{"run", p}, &out, &errb); err != nil {
-		t.Fatalf("run: %v\n%s%s", err, out.String(), errb.String())
-	}
-	for _, want := range []string{
-		"device: simulated perfgate-sim, API 33, workload smooth-scroll\n",
-		"ok   launch (",
-		"): cold start 650 ms (median of 2);",
-		"ok   scroll (",
-		"ok   stop (",
-		"result: " + filepath.Join(filepath.Dir(p), "perf-results", "feed.json"),
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
-		}
-	}
-}
-
-// A slow-start app breaks its startup budget: the line, and exit status 1.
-func TestRunScenarioBrokenBudget(t *testing.T) {
-	p := writeScenario(t, strings.Replace(okScenario, `"smooth-scroll"`, `"slow-start"`, 1))
-	var out, errb bytes.Buffer
-	err := run([]string{"run", p}, &out, &errb)
-	var ec exitCoder
-	if !errors.As(err, &ec) || ec.ExitCode() != 1 {
-		t.Fatalf("error %v, want exit status 1\n%s", err, out.String())
-	}
-	want := "perf budget exceeded: launch: startup_initial 2500ms > 1000ms (time to initial display, cold start, am start -W TotalTime; logcat Fully drawn, median of 2)\n"
-	if !strings.Contains(out.String(), want) || err.Error() != "run: 0 failed steps, 1 broken budgets" {
-		t.Errorf("error %v, output:\n%s\nwant line %q", err, out.String(), want)
-	}
-}
-
-// A step whose element never appears fails the run and says why.
-func TestRunScenarioFailedStep(t *testing.T) {
-	p := writeScenario(t, strings.Replace(okScenario, `{ "action": "tap", "text": "Stop" }`, `{ "action": "wait", "text": "Settings", "timeout_ms": 300 }`, 1))
-	var out bytes.Buffer
-	err := run([]string{"run", p}, &out, &bytes.Buffer{})
-	if err == nil || err.Error() != "run: 1 failed steps, 0 broken budgets" {
-		t.Fatalf("error %v\n%s", err, out.String())
-	}
-	if !strings.Contains(out.String(), "FAIL stop (") || !strings.Contains(out.String(), `scenario step "stop": wait for text "Settings": scenario wait: element not found: text "Settings" within 300ms`) {
-		t.Errorf("output:\n%s", out.String())
-	}
-}
-
-// -update records a budget file the scenario names; the next run checks it.
-func TestRunScenarioUpdate(t *testing.T) {
-	text := strings.Replace(okScenario, okScenario[strings.Index(okScenario, `"budgets"`):strings.LastIndex(okScenario, "}")], `"budgets": "feed.budget.json"`+"\n", 1)
-	p := writeScenario(t, text)
-	var out bytes.Buffer
-	if err := run([]string{"run", p}, &out, &bytes.Buffer{}); err == nil || !strings.Contains(out.String(), "does not exist (run 'go test . -update' to record it)") {
-		t.Fatalf("no budget file yet: %v\n%s", err, out.String())
-	}
-	out.Reset()
-	if err := run([]string{"run", "-update", p}, &out, &bytes.Buffer{}); err != nil {
-		t.Fatalf("-update: %v\n%s", err, out.String())
-	}
-	if !strings.Contains(out.String(), "perf budget recorded: launch: startup_initial ≤ 715ms") {
-		t.Errorf("-update output:\n%s", out.String())
-	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(p), "feed.budget.json")); err != nil {
-		t.Fatal(err)
-	}
-	out.Reset()
-	if err := run([]string{"run", p}, &out, &bytes.Buffer{}); err != nil {
-		t.Errorf("the run after -update: %v\n%s", err, out.String())
-	}
-}
-
-// Broken scenario files name the file, the step and the action, and quote
-// the bad value.
-func TestRunScenarioBadFiles(t *testing.T) {
-	cases := []struct{ name, text, want string }{
-		{"bad JSON", "{\n  \"package\": \"com.x\",\n  \"steps\": [,]\n}", "feed.json:3: bad JSON: invalid character ',' looking for beginning of value"},
-		{"unknown field", `{"package": "com.x", "stepz": []}`, `feed.json: json: unknown field "stepz"`},
-		{"bad package", `{"package": "com.x;reboot", "steps": []}`, `feed.json: package "com.x;reboot": `},
-		{"no steps", `{"package": "com.x", "steps": []}`, "feed.json: no steps"},
-		{"unknown action", `{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "jump"}]}]}`,
-			`feed.json: step 1 "a": action 1 "jump": unknown action (want launch, tap, tap_at, swipe, fling, back, home, key, type, wait, sleep)`},
-		{"bad direction", `{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "swipe", "direction": "upp"}]}]}`,
-			`feed.json: step 1 "a": action 1 "swipe": direction "upp": want up, down, left or right`},
-		{"two selectors", `{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "tap", "text": "A", "id": "x:id/a"}]}]}`,
-			`feed.json: step 1 "a": action 1 "tap": give exactly one of text, id, desc`},
-		{"bad kind", `{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "launch", "kind": "tepid"}]}]}`,
-			`feed.json: step 1 "a": action 1 "launch": kind "tepid": want cold, warm or hot`},
-		{"twice", `{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "back"}]}, {"name": "a", "actions": [{"action": "back"}]}]}`,
-			`feed.json: step 2 "a": the name is used twice`},
-		{"unknown workload", `{"package": "com.x", "simulated": {"workload": "nope"}, "steps": [{"name": "a", "actions": [{"action": "back"}]}]}`,
-			`feed.json: simulated: workload "nope": no such preset`},
-		{"bad inline budget", "{\"package\": \"com.x\",\n\"steps\": [{\"name\": \"a\", \"actions\": [{\"action\": \"back\"}]}],\n\"budgets\": {\n  \"a\": {\n    \"jnk\": {\"max\": 3}\n  }\n}}",
-			`feed.json:5: budgets: step "a", metric "jnk": unknown metric`},
-		{"negative", `{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "sleep", "ms": -5}]}]}`,
-			`feed.json: step 1 "a": action 1 "sleep": ms -5 is negative`},
-		{"sleep too long", `{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "sleep", "ms": 3600000}]}]}`,
-			`feed.json: step 1 "a": action 1 "sleep": ms 3600000 is over the maximum 600000 (10m0s)`},
-		{"huge wait", `{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "wait", "text": "A", "timeout_ms": 9223372036854}]}]}`,
-			`feed.json: step 1 "a": action 1 "wait": timeout_ms 9223372036854 is over the maximum 600000 (10m0s)`},
-		{"duplicate key", "{\"package\": \"com.x\",\n\"steps\": [{\"name\": \"a\", \"actions\": [{\"action\": \"sleep\", \"ms\": 5,\n\"ms\": 50000}]}]}",
-			`feed.json:3: duplicate key "ms" in object "steps".[0]."actions".[0] (lines 2 and 3); keep one`},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			p := writeScenario(t, tc.text)
-			err := run([]string{"run", p}, &bytes.Buffer{}, &bytes.Buffer{})
-			want := "run: " + filepath.Join(filepath.Dir(p), tc.want)
-			if err == nil || !strings.HasPrefix(err.Error(), want) {
-				t.Errorf("got  %v\nwant %s…", err, want)
-			}
-		})
-	}
-}
 
 // A bad value is quoted in a bounded excerpt, however long its line.
 func TestRunScenarioLongValues(t *testing.T) {

@@ -207,6 +207,10 @@ func ownedByShell(fi fs.FileInfo) bool {
 	return owner == "shell"
 }
 
+// ErrText is the strerror text the device's own programs print for err,
+// as toybox and mksh do.
+func ErrText(err error) string { return errText(err) }
+
 // errText is the strerror text toybox and mksh print for err.
 func errText(err error) string {
 	var pe *fs.PathError

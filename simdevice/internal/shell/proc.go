@@ -154,7 +154,7 @@ func (p *proc) command(name string) int {
 		return p.getprop()
 	}
 	if prog, ok := p.s.cfg.Programs[name]; ok {
-		return prog(p.ctx, p.args[1:], p.stdout, p.stderr)
+		return prog(context.WithValue(p.ctx, stdinKey{}, p.stdin), p.args[1:], p.stdout, p.stderr)
 	}
 	p.errf("%s: %s: inaccessible or not found\n", Name, name)
 	return 127

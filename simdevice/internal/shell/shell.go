@@ -38,6 +38,24 @@ const Name = "/system/bin/sh"
 // returns its exit status. It must return soon after ctx ends.
 type Command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
+// stdinKey carries a Command's standard input in its context.
+type stdinKey struct{}
+
+// Stdin is the standard input of the Command running under ctx (what a
+// pipe or a redirection feeds it), or an empty reader.
+func Stdin(ctx context.Context) io.Reader {
+	if r, ok := ctx.Value(stdinKey{}).(io.Reader); ok {
+		return r
+	}
+	return strings.NewReader("")
+}
+
+// Signal is how kill reaches the device's own processes: it delivers sig
+// (a number, 0 to probe) to pid and returns nil, or an error wrapping
+// syscall.ESRCH for no such process or syscall.EPERM for one the shell
+// user may not signal. handled is false for a pid it knows nothing of.
+type Signal func(pid, sig int) (handled bool, err error)
+
 // Config is the device a Shell runs on.
 type Config struct {
 	// FS is the file tree as the shell's user sees it.
@@ -56,6 +74,10 @@ type Config struct {
 	Commands []string
 	// Programs are the device's own programs.
 	Programs map[string]Command
+	// Kill, when set, signals the processes the device itself runs for the
+	// shell user (a background perfetto); other pids exist only as /proc
+	// entries that refuse signals.
+	Kill Signal
 	// Wall is the device's wall clock (date).
 	Wall func() time.Time
 	// Props returns the system properties (getprop).

@@ -2,10 +2,12 @@ package shell
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"mvdan.cc/sh/v3/expand"
 )
@@ -149,14 +151,26 @@ func (p *proc) getprop() int {
 	return 0
 }
 
-// kill signals a simulated process. The simulated processes take no
-// signals, so signalling one that exists fails as it does for the shell
-// user on a phone (they belong to app UIDs), even as root; a missing pid
-// says so.
+// kill signals a simulated process. The device's own processes of the
+// shell user (Config.Kill) take signals; the others take none, so
+// signalling one that exists fails as it does for the shell user on a
+// phone (they belong to app UIDs), even as root; a missing pid says so.
 func (p *proc) kill(args []string) int {
 	st := 0
-	for _, a := range args {
+	sig := 15
+	if len(args) > 1 && args[0] == "-s" {
+		args = append([]string{"-" + args[1]}, args[2:]...)
+	}
+	for i, a := range args {
 		if strings.HasPrefix(a, "-") {
+			if i == 0 {
+				if n, ok := signalNumber(a[1:]); ok {
+					sig = n
+				} else if a != "--" {
+					p.errf("kill: Unknown signal '%s'\n", a[1:])
+					return 1
+				}
+			}
 			continue
 		}
 		pid, err := strconv.Atoi(a)
@@ -164,6 +178,19 @@ func (p *proc) kill(args []string) int {
 			p.errf("kill: %s: Invalid argument\n", a)
 			st = 1
 			continue
+		}
+		if k := p.s.cfg.Kill; k != nil {
+			if handled, err := k(pid, sig); handled {
+				switch {
+				case errors.Is(err, syscall.ESRCH):
+					p.errf("kill: %s: No such process\n", a)
+					st = 1
+				case err != nil:
+					p.errf("kill: %s: Operation not permitted\n", a)
+					st = 1
+				}
+				continue
+			}
 		}
 		if _, err := p.v.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
 			p.errf("kill: %s: No such process\n", a)
@@ -174,4 +201,22 @@ func (p *proc) kill(args []string) int {
 		st = 1
 	}
 	return st
+}
+
+// signalNumber reads kill's signal option: "TERM", "SIGTERM", "15", "0".
+func signalNumber(s string) (int, bool) {
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 && n < 65 {
+		return n, true
+	}
+	switch strings.TrimPrefix(strings.ToUpper(s), "SIG") {
+	case "HUP":
+		return 1, true
+	case "INT":
+		return 2, true
+	case "KILL":
+		return 9, true
+	case "TERM":
+		return 15, true
+	}
+	return 0, false
 }

@@ -9,7 +9,16 @@ import (
 const (
 	TmpDir     = "/data/local/tmp"
 	StorageDir = "/storage/emulated/0"
+	// PerfettoDir is where perfetto writes traces; the shell user may
+	// create files in it (drwxrwx-wx root shell on a phone).
+	PerfettoDir = "/data/misc/perfetto-traces"
 )
+
+// shellWritable reports whether canonical path p lies in a part of the
+// writable tree the shell user may write.
+func shellWritable(p string) bool {
+	return hasPrefixDir(p, TmpDir) || hasPrefixDir(p, StorageDir) || hasPrefixDir(p, PerfettoDir)
+}
 
 // storageAliases are the names a phone gives its primary shared storage.
 var storageAliases = []string{"/sdcard", "/storage/self/primary", "/mnt/sdcard"}
@@ -79,7 +88,7 @@ func groupOf(p string) string {
 	if hasPrefixDir(p, StorageDir) {
 		return "everybody"
 	}
-	if hasPrefixDir(p, TmpDir) {
+	if hasPrefixDir(p, TmpDir) || hasPrefixDir(p, PerfettoDir) {
 		return "shell"
 	}
 	return "system"

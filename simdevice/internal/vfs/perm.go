@@ -23,7 +23,7 @@ func (u fsUser) mayWrite(p string) error {
 	if u.root && hasPrefixDir(p, "/data") {
 		return nil
 	}
-	if hasPrefixDir(p, TmpDir) || hasPrefixDir(p, StorageDir) {
+	if shellWritable(p) {
 		return nil
 	}
 	for _, r := range readOnlyRoots {
@@ -60,9 +60,9 @@ func (u fsUser) mayRead(n *memNode, group string) bool {
 }
 
 // mayList reports whether u may list the writable-tree directory p: the
-// shell user cannot list /data or /data/local, as on a phone.
+// shell user cannot list /data, /data/local or /data/misc, as on a phone.
 func (u fsUser) mayList(p string) error {
-	if !u.root && (p == "/data" || p == "/data/local") {
+	if !u.root && (p == "/data" || p == "/data/local" || p == "/data/misc") {
 		return syscall.EACCES
 	}
 	return nil

@@ -28,14 +28,16 @@ type Tree struct {
 }
 
 // NewTree returns the writable tree of a freshly booted phone: /data,
-// /data/local, /data/local/tmp and the shared storage's usual folders, made
-// at now.
+// /data/local, /data/local/tmp, /data/misc/perfetto-traces and the shared
+// storage's usual folders, made at now.
 func NewTree(now time.Time) *Tree {
 	m := &Tree{nodes: make(map[string]*memNode)}
 	for _, d := range []string{"/data", "/data/local"} {
 		m.nodes[d] = &memNode{dir: true, mode: 0o771, mtime: now, owner: "system"}
 	}
 	m.nodes[TmpDir] = &memNode{dir: true, mode: 0o771, mtime: now, owner: "shell"}
+	m.nodes["/data/misc"] = &memNode{dir: true, mode: 0o771, mtime: now, owner: "system"}
+	m.nodes[PerfettoDir] = &memNode{dir: true, mode: 0o773, mtime: now, owner: "root"}
 	m.nodes[StorageDir] = &memNode{dir: true, mode: 0o770, mtime: now, owner: "root"}
 	for _, d := range []string{"Alarms", "Android", "DCIM", "Documents", "Download", "Movies", "Music", "Notifications", "Pictures", "Podcasts", "Ringtones"} {
 		m.nodes[StorageDir+"/"+d] = &memNode{dir: true, mode: 0o770, mtime: now, owner: "root"}
@@ -97,7 +99,7 @@ func (v *FS) Remove(p string, recursive bool) error {
 	if err := v.user().mayWrite(p); err != nil {
 		return pathErr("remove", p, err)
 	}
-	if p == TmpDir || p == StorageDir {
+	if p == TmpDir || p == StorageDir || p == PerfettoDir {
 		// The mount points themselves stay; rm -rf clears their content.
 		if !recursive {
 			return pathErr("remove", p, syscall.EISDIR)
@@ -117,7 +119,7 @@ func (v *FS) Remove(p string, recursive bool) error {
 			delete(v.Tree.nodes, q)
 		}
 	}
-	if p != TmpDir && p != StorageDir && p != "/data" && p != "/data/local" {
+	if p != TmpDir && p != StorageDir && p != PerfettoDir && p != "/data" && p != "/data/local" && p != "/data/misc" {
 		delete(v.Tree.nodes, p)
 	}
 	return nil

@@ -67,7 +67,7 @@ func (v *FS) Stat(p string) (fs.FileInfo, error) {
 		}
 		v.Tree.mu.RUnlock()
 		if !ok {
-			if p == "/data" || !v.user().root && !hasPrefixDir(p, TmpDir) && !hasPrefixDir(p, StorageDir) && hasPrefixDir(p, "/data") {
+			if p == "/data" || !v.user().root && !shellWritable(p) && hasPrefixDir(p, "/data") {
 				return nil, pathErr("stat", p, syscall.EACCES)
 			}
 			return nil, pathErr("stat", p, fs.ErrNotExist)

@@ -1,0 +1,66 @@
+// Package simtest starts the simulated phone for the tests of the packages
+// that measure it (perftest, assert, report, cmd/perfgate): a
+// simdevice.Device served by adbtest's pure-Go adb server, and its app
+// launched and drawing, as a test on a phone would find it.
+//
+//	dev, srv := simtest.Serve(t, simdevice.Config{Workload: wl})
+//	d := srv.Open(dev.Serial())
+//	simtest.Launch(t, d, dev)
+package simtest
+
+import (
+	"context"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// TB is the part of testing.TB these helpers use.
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
+// Serve builds a simulated phone from cfg and serves it from a pure-Go adb
+// server; both close when the test ends.
+func Serve(t TB, cfg simdevice.Config) (*simdevice.Device, *adbtest.Server) {
+	t.Helper()
+	dev, err := simdevice.New(cfg)
+	if err != nil {
+		t.Fatalf("simdevice.New: %v", err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	srv := adbtest.NewServer(dev)
+	t.Cleanup(srv.Close)
+	return dev, srv
+}
+
+// drawing is how many frames the app has rendered when Launch returns.
+const drawing = 5
+
+// Launch starts the phone's app the way a test would, with monkey through
+// d, and waits until it has rendered a few frames. Only a launch that
+// fails, or an app that draws nothing for 30 s, fails the test: a busy
+// machine only makes the wait longer.
+func Launch(t TB, d *adbx.Device, dev *simdevice.Device) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pkg := dev.World().Package()
+	r, err := d.Shell(ctx, "monkey -p "+adbx.Quote(pkg)+" -c android.intent.category.LAUNCHER 1")
+	if err == nil {
+		err = r.Err("monkey")
+	}
+	if err != nil {
+		t.Fatalf("launching %s: %v", pkg, err)
+	}
+	for len(dev.World().TruthFrames()) < drawing {
+		if ctx.Err() != nil {
+			t.Fatalf("%s rendered %d frames in the 30 s after its launch", pkg, len(dev.World().TruthFrames()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,647 @@
+package perftest
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/trace"
+)
+
+// TraceConfig says how a session records a Perfetto trace around its steps
+// (Config.Trace, WithTrace). The zero value records with the defaults.
+//
+// On Android 10 (API 29) and later the session starts the device's
+// `perfetto` in the background when it starts, with a text config fed on
+// standard input (perfetto --txt -c -, which the shell user may use on every
+// version): the scheduler's switches and wake-ups, binder transactions, the
+// atrace Categories and the app's own sections (atrace_apps), the process
+// list, and on Android 12 (API 31) and later SurfaceFlinger's FrameTimeline.
+// Stop ends it, waits for perfetto to write the file, pulls it into the
+// results folder next to the Result (<name>@<package>.perfetto-trace),
+// removes it from the device and reads it: every step gets its FrameTimeline
+// jank by type and, for each janky frame, the main thread's states and
+// longest slices (Step.Trace), and the catalogue's jank_frametimeline.
+type TraceConfig struct {
+	// BufferKB is the trace buffer's size in KiB, 1024 to 1048576 (1 GiB);
+	// default DefaultTraceBufferKB. The buffer is a ring: a session longer
+	// than it holds keeps its last part.
+	BufferKB int
+	// Categories are the atrace categories; default
+	// DefaultTraceCategories. Each is a category name: a lower-case letter,
+	// then lower-case letters, digits and '_', at most 32 of them.
+	Categories []string
+	// MaxDuration bounds the trace on the device (duration_ms), so that a
+	// trace whose session died still ends: 1 s to 24 h, default
+	// DefaultTraceMaxDuration. Steps after it are not in the trace.
+	MaxDuration time.Duration
+}
+
+// Defaults of TraceConfig.
+const (
+	DefaultTraceBufferKB    = 65536
+	DefaultTraceMaxDuration = 30 * time.Minute
+)
+
+// DefaultTraceCategories are the atrace categories a trace records unless
+// TraceConfig.Categories says otherwise: graphics, views (Choreographer's
+// doFrame and its traversals), input, the activity and window managers,
+// binder transactions and the runtime (GC, lock contention).
+var DefaultTraceCategories = []string{"gfx", "view", "input", "am", "wm", "binder_driver", "dalvik"}
+
+// WithTrace records a Perfetto trace around the session (see TraceConfig).
+func WithTrace(tc TraceConfig) Option {
+	return func(c *Config) { c.Trace = &tc }
+}
+
+// Validate reports the first setting that cannot go into the device's
+// trace config, quoting it.
+func (tc TraceConfig) Validate() error {
+	_, err := tc.withDefaults()
+	return err
+}
+
+var traceCategory = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+
+// withDefaults fills the zero fields and checks what goes into the
+// device's config.
+func (tc TraceConfig) withDefaults() (TraceConfig, error) {
+	if tc.BufferKB == 0 {
+		tc.BufferKB = DefaultTraceBufferKB
+	}
+	if tc.BufferKB < 1024 || tc.BufferKB > 1<<20 {
+		return tc, fmt.Errorf("perftest: trace: BufferKB %d out of range 1024..1048576", tc.BufferKB)
+	}
+	if tc.MaxDuration == 0 {
+		tc.MaxDuration = DefaultTraceMaxDuration
+	}
+	if tc.MaxDuration < time.Second || tc.MaxDuration > 24*time.Hour {
+		return tc, fmt.Errorf("perftest: trace: MaxDuration %v out of range 1s..24h", tc.MaxDuration)
+	}
+	if tc.Categories == nil {
+		tc.Categories = DefaultTraceCategories
+	}
+	seen := map[string]bool{}
+	for _, c := range tc.Categories {
+		if !traceCategory.MatchString(c) {
+			return tc, fmt.Errorf("perftest: trace: category %q is not an atrace category name (a lower-case letter, then lower-case letters, digits and '_', at most 32)", clipText(c))
+		}
+		if seen[c] {
+			return tc, fmt.Errorf("perftest: trace: category %q given twice", c)
+		}
+		seen[c] = true
+	}
+	tc.Categories = slices.Clone(tc.Categories)
+	return tc, nil
+}
+
+// TraceInfo is the session's Perfetto trace (Result.Trace): where it is,
+// what it holds, and why there is none when it could not be recorded.
+type TraceInfo struct {
+	// File is the trace in the results folder, as the session wrote it;
+	// empty when there is none (see NotRecorded).
+	File      string `json:"file,omitempty"`
+	SizeBytes int64  `json:"size_bytes,omitempty"`
+	// DeviceFile is where perfetto wrote it on the device; the session
+	// removes it once pulled.
+	DeviceFile string `json:"device_file,omitempty"`
+	// Config is the text config perfetto ran with.
+	Config string `json:"config,omitempty"`
+	// Sources are what the trace holds ("frametimeline", "sched",
+	// "atrace", …; trace.Analysis.Sources).
+	Sources []string `json:"sources,omitempty"`
+	// StartNs and EndNs are the span the trace covers on the steps' device
+	// clock (Result.Clock).
+	StartNs int64 `json:"start_ns,omitempty"`
+	EndNs   int64 `json:"end_ns,omitempty"`
+	// NotRecorded says why there is no trace: no perfetto on the device,
+	// Android older than 10, perfetto refused the config, the pull failed.
+	NotRecorded string `json:"not_recorded,omitempty"`
+	// NotMeasured names each part of the analysis the trace cannot give
+	// ("frametimeline", "thread_states", "slices") and why.
+	NotMeasured map[string]string `json:"not_measured,omitempty"`
+	// Rejected counts what the trace held that cannot be data, by reason.
+	Rejected map[string]int `json:"rejected,omitempty"`
+	// Notes are what else a reader should know: a data source the device
+	// lacks, data lost while tracing.
+	Notes []string `json:"notes,omitempty"`
+	// Open says how to look at the trace.
+	Open string `json:"open,omitempty"`
+}
+
+// TraceStep is a step's part of the session's Perfetto trace: Android's
+// own FrameTimeline classification of the app's frames whose expected start
+// (the vsync they were due for) lies in the step (README "FrameTimeline
+// jank").
+type TraceStep struct {
+	// Frames counts the app's FrameTimeline frames; Janky those with any
+	// jank; AppJank those counted as the app's (App Deadline Missed, App
+	// Resynced Jitter): the catalogue's jank_frametimeline.
+	Frames  int `json:"frames"`
+	Janky   int `json:"janky"`
+	AppJank int `json:"app_jank"`
+	// ByType counts frames per jank type; a frame with two counts twice.
+	ByType map[string]int `json:"by_type,omitempty"`
+	// JankyFrames are the janky frames, each with its main thread's states
+	// and longest slices.
+	JankyFrames []TraceFrame `json:"janky_frames,omitempty"`
+	// Joined counts the frames matched with a frame perfgate polled from
+	// gfxinfo for the same vsync.
+	Joined int `json:"joined"`
+	// NotMeasured names the parts of the analysis the trace cannot give,
+	// and why (see TraceInfo.NotMeasured).
+	NotMeasured map[string]string `json:"not_measured,omitempty"`
+	// Partial says when the trace covers only part of the step (it ended
+	// before the step, at TraceConfig.MaxDuration); its figures then count
+	// only that part and are not the step's. The session as a whole
+	// (Result.Whole) counts from the trace's start, which comes before the
+	// session clears the frame histories and starts counting frames.
+	Partial string `json:"partial,omitempty"`
+}
+
+// TraceFrame is a janky FrameTimeline frame of a step (times of the
+// embedded frame are on the trace's clock).
+type TraceFrame struct {
+	trace.JankyFrame
+	// AtS is when the frame was due (its expected start), in seconds
+	// since the step began.
+	AtS float64 `json:"at_s"`
+	// DeviceStartNs and DeviceEndNs are the frame's actual span on the
+	// steps' device clock (Result.Clock). What else the session saw on
+	// that clock joins a frame by overlapping this span, as the main-thread
+	// blocks and sampled stacks of the causes work will.
+	DeviceStartNs int64 `json:"device_start_ns"`
+	DeviceEndNs   int64 `json:"device_end_ns"`
+	// Polled is the frame perfgate polled from gfxinfo for the same vsync
+	// (IntendedVsync within half a refresh period of the expected start),
+	// when there is one.
+	Polled *metrics.Frame `json:"polled,omitempty"`
+}
+
+// traceRun is the collector's state of the session's trace.
+type traceRun struct {
+	cfg      TraceConfig
+	pid      int
+	remote   string
+	startNs  int64 // host ns the start command went out
+	maxEndNs int64 // host ns MaxDuration ends it
+	stopNs   int64 // host ns the stop command went out
+	a        *trace.Analysis
+	why      string // why there is no analysis
+}
+
+// traceDir is where perfetto may write on every Android version.
+const traceDir = "/data/misc/perfetto-traces"
+
+// traceNote records why the session has no (full) trace, as a Result note
+// and in Result.Trace.
+func (c *collector) traceNote(format string, args ...any) {
+	c.note("trace: "+format, args...)
+	if t := c.s.res.Trace; t != nil {
+		t.Notes = append(t.Notes, fmt.Sprintf(format, args...))
+	}
+}
+
+// traceNotRecorded says why the session records no trace.
+func (c *collector) traceNotRecorded(format string, args ...any) {
+	why := fmt.Sprintf(format, args...)
+	c.tr.why = why
+	c.s.res.Trace.NotRecorded = why
+	c.note("trace: not recorded: %s", why)
+}
+
+// startTrace starts perfetto in the background, when Config.Trace asks for
+// a trace. What goes wrong is a note: everything else is still measured.
+func (c *collector) startTrace(ctx context.Context) {
+	if c.cfg.Trace == nil {
+		return
+	}
+	c.tr = &traceRun{cfg: *c.cfg.Trace}
+	r := c.s.res
+	r.Trace = &TraceInfo{Open: "open " + trace.PerfettoUI + " in a browser and choose Open trace file (the file stays on your machine)"}
+	api := r.Device.API
+	if api > 0 && api < 29 {
+		c.traceNotRecorded("Android API %d: perfgate records Perfetto traces on Android 10 (API 29) and later, whose perfetto takes a text config", api)
+		return
+	}
+	cmds := []string{"command -v perfetto"}
+	if api >= 30 {
+		cmds = append(cmds, "perfetto --query")
+	}
+	out, err := c.s.dev.batch(ctx, cmds)
+	if err == nil && len(out) != len(cmds) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
+	}
+	if err != nil {
+		c.traceNotRecorded("%s: %v", cmds[0], err)
+		return
+	}
+	if out[0].ExitCode != 0 {
+		c.traceNotRecorded("the device has no perfetto (%s)", failure(out[0], cmds[0]))
+		return
+	}
+	if _, ok := c.s.dev.(puller); !ok {
+		c.traceNotRecorded("the device's files cannot be pulled, so its trace could not be read")
+		return
+	}
+	want := []string{"linux.ftrace", "linux.process_stats"}
+	if api == 0 || api >= 31 {
+		want = append(want, "android.surfaceflinger.frametimeline")
+	} else {
+		c.traceNote("FrameTimeline needs Android 12 (API 31); this device runs API %d, so the trace has no jank types and the steps no jank_frametimeline (scheduling and slices are still recorded)", api)
+	}
+	if len(out) > 1 {
+		if out[1].ExitCode != 0 {
+			c.traceNote("%s", failure(out[1], cmds[1]))
+		} else if have := parsePerfettoQuery(out[1].Stdout); len(have) > 0 {
+			var kept []string
+			for _, s := range want {
+				if slices.Contains(have, s) {
+					kept = append(kept, s)
+					continue
+				}
+				c.traceNote("the device's tracing service has no data source %s (perfetto --query does not list it): %s", s, lostWithout(s))
+			}
+			want = kept
+		}
+	}
+	if len(want) == 0 {
+		c.traceNotRecorded("the device's tracing service has none of the data sources the analysis reads")
+		return
+	}
+	c.tr.remote = fmt.Sprintf("%s/perfgate-%s-%d.perfetto-trace", traceDir, c.cfg.Package, time.Now().UnixNano())
+	cfgText := perfettoConfig(c.tr.cfg, c.cfg.Package, want)
+	r.Trace.Config = cfgText
+	r.Trace.DeviceFile = c.tr.remote
+	bg := "--background"
+	if api >= 33 {
+		bg = "--background-wait" // returns once the data sources started
+	}
+	start := "printf '%s\\n' " + shellQuote(cfgText) + " | perfetto --txt -c - -o " + shellQuote(c.tr.remote) + " " + bg
+	c.tr.startNs = c.s.now()
+	out, err = c.s.dev.batch(ctx, []string{start})
+	if err == nil && len(out) != 1 {
+		err = fmt.Errorf("batch of 1 command returned %d results", len(out))
+	}
+	if err != nil {
+		c.traceNotRecorded("perfetto --txt -c - -o %s %s: %v", c.tr.remote, bg, err)
+		return
+	}
+	pid, perr := strconv.Atoi(strings.TrimSpace(lastLine(string(out[0].Stdout))))
+	if out[0].ExitCode != 0 || perr != nil || pid <= 0 {
+		c.traceNotRecorded("perfetto refused to start: %s", failure(out[0], "perfetto --txt -c - -o "+c.tr.remote+" "+bg))
+		return
+	}
+	c.tr.pid = pid
+	c.tr.maxEndNs = c.tr.startNs + int64(c.tr.cfg.MaxDuration)
+}
+
+// lostWithout says what a trace lacks without a data source.
+func lostWithout(source string) string {
+	switch source {
+	case "android.surfaceflinger.frametimeline":
+		return "no jank types (jank_frametimeline not measured)"
+	case "linux.ftrace":
+		return "no thread states or slices"
+	}
+	return "the app's processes are found by their layers' names"
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\r\n\t ")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// parsePerfettoQuery lists the data sources under `perfetto --query`'s
+// "DATA SOURCES REGISTERED:" heading: the first word of each line but the
+// column heads.
+func parsePerfettoQuery(b []byte) []string {
+	var out []string
+	in := false
+	for _, line := range strings.Split(string(metrics.Normalize(b)), "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(t, "DATA SOURCES REGISTERED"):
+			in = true
+			continue
+		case !in || t == "":
+			continue
+		case strings.HasSuffix(t, ":") && strings.ToUpper(t) == t:
+			in = false // the next section
+			continue
+		}
+		f := strings.Fields(t)[0]
+		if f == "NAME" || strings.Trim(f, "=") == "" {
+			continue
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// perfettoConfig is the text trace config: one buffer, the data sources
+// wanted, and a duration that ends the trace should the session die.
+func perfettoConfig(tc TraceConfig, pkg string, sources []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "duration_ms: %d buffers { size_kb: %d fill_policy: RING_BUFFER }", tc.MaxDuration.Milliseconds(), tc.BufferKB)
+	for _, s := range sources {
+		switch s {
+		case "linux.ftrace":
+			b.WriteString(` data_sources { config { name: "linux.ftrace" ftrace_config {`)
+			for _, ev := range []string{"sched/sched_switch", "sched/sched_waking", "binder/binder_transaction", "binder/binder_transaction_received"} {
+				fmt.Fprintf(&b, " ftrace_events: %q", ev)
+			}
+			for _, c := range tc.Categories {
+				fmt.Fprintf(&b, " atrace_categories: %q", c)
+			}
+			fmt.Fprintf(&b, " atrace_apps: %q compact_sched { enabled: true } } } }", pkg)
+		case "linux.process_stats":
+			b.WriteString(` data_sources { config { name: "linux.process_stats" process_stats_config { scan_all_processes_on_start: true } } }`)
+		default:
+			fmt.Fprintf(&b, " data_sources { config { name: %q } }", s)
+		}
+	}
+	return b.String()
+}
+
+// stopTrace ends the trace, waits (at most 10 s) for perfetto to write it,
+// pulls it into the results folder and reads it. It runs once the lanes
+// have stopped; the session's lock is taken only to record the outcome, as
+// a process end's log read may still be recording its own.
+func (c *collector) stopTrace(ctx context.Context) {
+	if c.tr == nil || c.tr.pid == 0 {
+		return
+	}
+	o := c.fetchTrace(ctx)
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	for _, n := range o.notes {
+		c.traceNote("%s", n)
+	}
+	if o.notRecorded != "" {
+		c.traceNotRecorded("%s", o.notRecorded)
+		return
+	}
+	info := c.s.res.Trace
+	info.File, info.SizeBytes = o.path, o.size
+	c.tr.why, c.tr.a = o.why, o.a
+	if a := o.a; a != nil {
+		info.Sources, info.NotMeasured, info.Rejected = a.Sources, a.NotMeasured, a.Rejected
+		info.Notes = append(info.Notes, a.Notes...)
+		for _, k := range slices.Sorted(maps.Keys(a.NotMeasured)) {
+			c.note("trace: %s not measured: %s", k, a.NotMeasured[k])
+		}
+	}
+}
+
+// traceOutcome is what stopping the trace gave.
+type traceOutcome struct {
+	notes       []string
+	notRecorded string // why there is no trace file
+	path        string
+	size        int64
+	a           *trace.Analysis
+	why         string // why there is no analysis of the file
+}
+
+// fetchTrace stops perfetto, pulls its file, removes it from the device and
+// reads it.
+func (c *collector) fetchTrace(ctx context.Context) (o traceOutcome) {
+	tr := c.tr
+	// perfetto writes the file after the signal and exits when it is done:
+	// the file is whole only once the process is gone.
+	stop := fmt.Sprintf("kill -TERM %d 2>/dev/null; i=0; while kill -0 %d 2>/dev/null; do if [ $i -ge 100 ]; then echo 'perfetto (pid %d) still running 10 s after SIGTERM' >&2; exit 124; fi; i=$((i+1)); sleep 0.1; done", tr.pid, tr.pid, tr.pid)
+	tr.stopNs = c.s.now()
+	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	out, err := c.s.dev.batch(sctx, []string{stop})
+	cancel()
+	if err == nil && len(out) == 1 && out[0].ExitCode != 0 {
+		err = errors.New(failure(out[0], "kill -TERM "+strconv.Itoa(tr.pid)))
+	}
+	if err != nil {
+		o.notRecorded = fmt.Sprintf("stopping perfetto: %v", err)
+		return o
+	}
+	path, size, err := c.pullTrace(ctx)
+	// The device keeps no copy; a failed removal is only a note.
+	rm := "rm -f " + shellQuote(tr.remote)
+	if out, rerr := c.s.dev.batch(ctx, []string{rm}); rerr == nil && len(out) == 1 && out[0].ExitCode != 0 {
+		o.notes = append(o.notes, failure(out[0], rm))
+	}
+	if err != nil {
+		o.notRecorded = err.Error()
+		return o
+	}
+	o.path, o.size = path, size
+	f, err := os.Open(path)
+	if err != nil {
+		o.why = "the trace could not be read: " + err.Error()
+		o.notes = append(o.notes, o.why)
+		return o
+	}
+	defer f.Close()
+	a, err := trace.Analyze(f, trace.Options{Package: c.cfg.Package})
+	if err != nil {
+		o.notes = append(o.notes, fmt.Sprintf("%s: %v", path, err))
+		if a == nil || a.Packets == 0 {
+			o.why = fmt.Sprintf("the trace %s could not be read: %v", path, err)
+			return o
+		}
+	}
+	o.a = a
+	return o
+}
+
+// pullTrace copies the trace into the results folder as
+// <name>@<package>.perfetto-trace (or .2.perfetto-trace …, as Results are
+// named) and returns its path and size.
+func (c *collector) pullTrace(ctx context.Context) (string, int64, error) {
+	dir := c.cfg.resultsDir()
+	base := resultBase(c.cfg.Name)
+	if f := c.cfg.ResultFile; f != "" && f != "-" {
+		base = strings.TrimSuffix(filepath.Base(f), ".json")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", 0, fmt.Errorf("pull %s: %w", c.tr.remote, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".*.perfetto-trace")
+	if err != nil {
+		return "", 0, fmt.Errorf("pull %s: %w", c.tr.remote, err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	perr := c.s.dev.(puller).pull(pctx, c.tr.remote, tmp)
+	cancel()
+	fi, serr := tmp.Stat()
+	if err := errors.Join(perr, serr, tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return "", 0, fmt.Errorf("pull %s: %w", c.tr.remote, err)
+	}
+	if fi.Size() == 0 {
+		os.Remove(tmp.Name())
+		return "", 0, fmt.Errorf("perfetto wrote nothing into %s", c.tr.remote)
+	}
+	p, err := claim(dir, base, ".perfetto-trace", tmp.Name())
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", 0, fmt.Errorf("pull %s into %s: %w", c.tr.remote, dir, err)
+	}
+	return p, fi.Size(), nil
+}
+
+// stepClock is the trace's name for the clock of the steps' device times.
+func stepClock(source string) (trace.Clock, bool) {
+	switch source {
+	case "gfxinfo Uptime":
+		return trace.Monotonic, true
+	case "/proc/uptime":
+		return trace.Boottime, true
+	}
+	return 0, false
+}
+
+// traceSpan puts the trace's span on the steps' device clock.
+func (c *collector) traceSpan(clk *clockMap) {
+	tr := c.tr
+	if tr == nil || tr.a == nil || !clk.ok() {
+		return
+	}
+	c.s.res.Trace.StartNs = clk.toDevice(tr.startNs)
+	c.s.res.Trace.EndNs = clk.toDevice(min(tr.stopNs, tr.maxEndNs))
+}
+
+// traceStep is the step's part of the trace; nil without one (the reason
+// goes to the step's catalogue through traceWhy).
+func (c *collector) traceStep(st *Step) *TraceStep {
+	tr := c.tr
+	if tr == nil || tr.a == nil {
+		return nil
+	}
+	r := c.s.res
+	clock, ok := stepClock(r.Clock.Source)
+	if !ok {
+		c.setWhy(metrics.FamilyTrace, "trace: the steps' device times have no clock the trace knows (clock source "+r.Clock.Source+")")
+		return nil
+	}
+	a := tr.a
+	w, err := a.Window(trace.Window{Name: st.Name, Start: st.DeviceStartNs, End: st.DeviceEndNs, Clock: clock})
+	if err != nil {
+		c.setWhy(metrics.FamilyTrace, "trace: "+err.Error())
+		return nil
+	}
+	ts := &TraceStep{Frames: w.Frames, Janky: w.Janky, AppJank: w.AppJank, ByType: w.ByType, NotMeasured: w.NotMeasured}
+	// The session as a whole counts frames from the probe on, after the
+	// trace began: it is not partial for starting before the trace.
+	switch {
+	case st.HostStartNs < tr.startNs && st != c.whole:
+		ts.Partial = fmt.Sprintf("the trace began %v after the step", time.Duration(tr.startNs-st.HostStartNs).Round(time.Millisecond))
+	case st.HostEndNs > tr.maxEndNs:
+		ts.Partial = fmt.Sprintf("the trace ended %v before the step (TraceConfig.MaxDuration %v)", time.Duration(st.HostEndNs-tr.maxEndNs).Round(time.Millisecond), tr.cfg.MaxDuration)
+	}
+	toDev := func(ns int64) int64 {
+		v, err := a.ConvertTo(ns, clock)
+		if err != nil {
+			return 0
+		}
+		return v
+	}
+	period := int64(time.Second) / int64(max(1, c.refreshHz))
+	polled := c.gfxFrames()
+	for _, f := range a.Frames {
+		if t := f.Time(); t >= w.Start && t < w.End && joinPolled(polled, toDev(t), period) != nil {
+			ts.Joined++
+		}
+	}
+	for _, jf := range w.JankyFrames {
+		tf := TraceFrame{JankyFrame: jf, DeviceStartNs: toDev(jf.Start), DeviceEndNs: toDev(jf.End)}
+		due := toDev(jf.Time())
+		tf.AtS = float64(due-st.DeviceStartNs) / 1e9
+		tf.Polled = joinPolled(polled, due, period)
+		ts.JankyFrames = append(ts.JankyFrames, tf)
+	}
+	return ts
+}
+
+// gfxFrames are the gfxinfo frames the session polled, by IntendedVsync.
+func (c *collector) gfxFrames() []metrics.Frame {
+	var out []metrics.Frame
+	for _, f := range c.s.res.Frames {
+		if f.Source == metrics.FrameSourceGfxInfo {
+			out = append(out, f)
+		}
+	}
+	slices.SortStableFunc(out, func(x, y metrics.Frame) int { return cmp.Compare(x.IntendedVsync, y.IntendedVsync) })
+	return out
+}
+
+// joinPolled is the polled frame whose IntendedVsync is nearest to due,
+// within half a period; nil when none is.
+func joinPolled(fs []metrics.Frame, due, period int64) *metrics.Frame {
+	i := sort.Search(len(fs), func(k int) bool { return fs[k].IntendedVsync >= due })
+	var best *metrics.Frame
+	bestD := period/2 + 1
+	for _, k := range []int{i - 1, i} {
+		if k < 0 || k >= len(fs) {
+			continue
+		}
+		d := fs[k].IntendedVsync - due
+		if d < 0 {
+			d = -d
+		}
+		if d < bestD {
+			best, bestD = &fs[k], d
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	f := *best
+	return &f
+}
+
+// traceWhy says why a step has no jank_frametimeline; "" when it has one.
+func (c *collector) traceWhy(st *Step) string {
+	switch tr := c.tr; {
+	case c.cfg.Trace == nil:
+		return "trace: no Perfetto trace recorded (Config.Trace unset; perftest.WithTrace, perfgate record -trace)"
+	case tr.why != "":
+		return "trace: " + tr.why
+	case tr.a == nil:
+		return "trace: not read"
+	case st.Trace == nil:
+		return ""
+	case st.Trace.Partial != "":
+		return "trace: covers only part of the step: " + st.Trace.Partial
+	case st.Trace.NotMeasured["frametimeline"] != "":
+		return "trace: " + st.Trace.NotMeasured["frametimeline"]
+	}
+	return ""
+}
+
+// abandonTrace stops a trace whose session failed to start, without
+// reading it, and removes its file.
+func (c *collector) abandonTrace() {
+	if c.tr == nil || c.tr.pid == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c.s.dev.batch(ctx, []string{fmt.Sprintf("kill -TERM %d; rm -f %s", c.tr.pid, shellQuote(c.tr.remote))})
+	c.tr.pid = 0
+}
