@@ -62,7 +62,6 @@ func (c *collector) readEnd(cr Crash, end processEnd) {
 	ctx, cancel := context.WithTimeout(context.Background(), max(c.cfg.TickTimeout, 5*time.Second))
 	defer cancel()
 	cmds := endCmds(c.s.res.Device.API)
-	send := c.s.now()
 	out, err := c.s.dev.batch(ctx, cmds)
 	recv := c.s.now()
 	c.s.mu.Lock()
@@ -78,7 +77,7 @@ func (c *collector) readEnd(cr Crash, end processEnd) {
 		return
 	}
 	cr, notes, crash := attributeEnd(cr, end, c.cfg.Package, c.cfg.Interval, cmds, out)
-	c.placeEnd(&cr, out[0], send, recv)
+	c.placeEnd(&cr, out[0], recv)
 	for _, n := range notes {
 		c.note("%s", n)
 	}
@@ -179,6 +178,7 @@ func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, 
 	if cl.Event != nil {
 		cr.Evidence = lines[cl.Event.Entry].raw
 		cr.evidenceUp = lines[cl.Event.Entry].boot
+		cr.evidenceRes = int64(clk.res)
 	}
 	cr.Logcat = nil
 	for i, l := range lines {
@@ -279,9 +279,13 @@ func (c logClock) boot(e metrics.LogcatEntry) int64 {
 // placeEnd moves an end whose log line tells when it happened to that time,
 // and to the step open then: on a busy host the tick that finds a process
 // gone can come well after the step it died in has ended. The batch read
-// /proc/uptime first, at about the batch's midpoint on the host clock; the
-// time is never later than the tick that found the process gone.
-func (c *collector) placeEnd(cr *Crash, uptime adbx.Result, send, recv int64) {
+// the device's clocks somewhere between send and recv on the host clock,
+// and the line's time is cut to its resolution, so the end goes to the
+// latest moment those allow (recv, plus the resolution): never into a step
+// that ended before the process did, where the batch's midpoint could put
+// an end that came a millisecond after its step began. The time is never
+// later than the tick that found the process gone.
+func (c *collector) placeEnd(cr *Crash, uptime adbx.Result, recv int64) {
 	if cr.evidenceUp <= 0 || uptime.ExitCode != 0 {
 		return
 	}
@@ -289,7 +293,7 @@ func (c *collector) placeEnd(cr *Crash, uptime adbx.Result, send, recv int64) {
 	if err != nil || up < cr.evidenceUp {
 		return
 	}
-	at := send + (recv-send)/2 - (up - cr.evidenceUp)
+	at := recv + cr.evidenceRes - (up - cr.evidenceUp)
 	if at < 0 || at >= cr.HostNs {
 		return
 	}

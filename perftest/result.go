@@ -235,8 +235,9 @@ type Crash struct {
 	Logcat []string `json:"logcat,omitempty"`
 
 	// evidenceUp is the Evidence line's time on the device's boottime
-	// clock, 0 when unknown.
-	evidenceUp int64
+	// clock, 0 when unknown; evidenceRes how coarse it is.
+	evidenceUp  int64
+	evidenceRes int64
 }
 
 // Step returns the named step's summary. A step that was never recorded

@@ -466,7 +466,10 @@ func (s *Session) stop() {
 	stacks := s.col.foldedStacks()
 	s.mu.Unlock()
 
-	werr := errors.Join(s.cfg.writeStacks(r, stacks), s.cfg.writeResult(r))
+	// The stacks go first, so the Result names their file; the Result's
+	// own error comes first in what is reported.
+	serr := s.cfg.writeStacks(r, stacks)
+	werr := errors.Join(s.cfg.writeResult(r), serr)
 	s.mu.Lock()
 	s.final = r
 	s.mu.Unlock()
