@@ -35,6 +35,9 @@ func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error 
 	if opts.HTMLLink != "" {
 		fmt.Fprintf(bw, "Charts and every metric: [HTML report](%s)\n\n", opts.HTMLLink)
 	}
+	var devices strings.Builder
+	markdownDevices(&devices, deviceTables(results, opts))
+	bw.WriteString(devices.String())
 	bw.WriteString(body.String())
 	if c := opts.Comparison; c != nil {
 		bw.WriteString("### Comparison with the baseline\n\n")
@@ -54,7 +57,7 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 	var steps strings.Builder
 	var failures []string
 	for _, st := range r.Steps {
-		vs := verdicts(st, opts.Budgets)
+		vs := verdicts(st, opts.BudgetsFor(r))
 		ms := StepMetrics(st)
 		flags := ""
 		if st.Unfinished {
