@@ -62,22 +62,3 @@ func TestSimdeviceLab(t *testing.T) {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 }
-
-func TestSimdeviceLabFlags(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"-count", "2", "-api", "30"}, "--api describes one phone"},
-		{[]string{"-count", "2", "-lab", "x.json"}, "--count and --lab: give one"},
-		{[]string{"-count", "65"}, "--count 65: want 1 to 64"},
-		{[]string{"-lab", "nonexistent.json"}, "--lab: simlab: open nonexistent.json"},
-		{[]string{"-connect"}, "--connect goes with --count or --lab"},
-	} {
-		var out, errb syncBuffer
-		err := run(append([]string{"simdevice"}, tc.args...), &out, &errb)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: %v, want %s", tc.args, err, tc.want)
-		}
-	}
-}
