@@ -425,9 +425,7 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if pf.on() {
-		return runOnPool(sigs, fs, pf, *update, stdout)
-	}
+
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return fmt.Errorf("run: want one scenario file, got %d arguments", fs.NArg())
@@ -447,6 +445,9 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 		}
 		os.Setenv(assert.EnvUpdate, "1")
 		defer os.Unsetenv(assert.EnvUpdate)
+	}
+	if pf.on() {
+		return runOnPool(sigs, fs, pf, path, sc, stdout)
 	}
 
 	stopCtx, stopWatch := watchStop(sigs)

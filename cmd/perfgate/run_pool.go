@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/devicepool"
 )
 
@@ -34,15 +33,13 @@ func (p *poolFlags) on() bool { return p.pool }
 // runOnPool runs the scenario on the pool's devices, -parallel at a time,
 // each run's output printed whole under a line naming its device. It fails
 // when any run fails.
-func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, update bool, stdout io.Writer) error {
+// The scenario is read and -update handled (for every run at once: each
+// records its own model where the file holds budgets per model).
+func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, path string, sc *parsedScenario, stdout io.Writer) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["serial"] || set["adb"] {
 		return errors.New("run: -pool picks the devices; drop -serial and -adb")
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("run: want one scenario file, got %d arguments", fs.NArg())
 	}
 	if pf.parallel < 1 || pf.parallel > 256 {
 		return fmt.Errorf("run: -parallel %d: want 1 to 256", pf.parallel)
@@ -51,26 +48,8 @@ func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, update boo
 	if err != nil {
 		return fmt.Errorf("run: -shard: %w", err)
 	}
-	path := fs.Arg(0)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	sc, err := parseScenario(path, b)
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
 	if sc.file.Simulated != nil {
 		return fmt.Errorf("run: -pool: %s runs on a simulated phone of its own (\"simulated\"); drop it to run on the pool", path)
-	}
-	if update {
-		if sc.budgetPath == "" {
-			return fmt.Errorf("run: -update needs \"budgets\" to name a budget file in %s", path)
-		}
-		// Set once for every run; each records its own model where the
-		// file holds budgets per model.
-		os.Setenv(assert.EnvUpdate, "1")
-		defer os.Unsetenv(assert.EnvUpdate)
 	}
 	cfg, err := devicepool.FromEnv()
 	if err != nil {
