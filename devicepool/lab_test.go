@@ -140,6 +140,27 @@ func frameProblems(r *perftest.Result, dev *simdevice.Device) []string {
 	return problems
 }
 
+// measureTruly measures on m and compares its frames with the phone's
+// ground truth. A host stalled for longer than the phone's frame buffers
+// hold (a loaded CI machine under -race can) loses frames, and the session
+// records that as a gap: such a run is tried again, up to three times, as
+// the perftest package's ground-truth tests do.
+func measureTruly(t *testing.T, lab *simlab.Running, m *devicepool.Member) {
+	t.Helper()
+	for try := 1; ; try++ {
+		r, phone := measure(t, lab, m, nil)
+		problems := frameProblems(r, phone.Dev)
+		if len(problems) > 0 && len(r.Gaps) > 0 && try < 3 {
+			t.Logf("run %d on %s: host stalled (%d gaps): %s; trying again", try, m, len(r.Gaps), strings.Join(problems, "; "))
+			continue
+		}
+		for _, pr := range problems {
+			t.Errorf("%s: %s", m, pr)
+		}
+		return
+	}
+}
+
 // TestLabSuiteSpreadsOverEveryDevice is the pool's end-to-end test: eight
 // simulated phones of four models on two adb servers (four on the pure-Go
 // one, four on the stock adb server), a suite of eight parallel tests each
@@ -160,11 +181,8 @@ func TestLabSuiteSpreadsOverEveryDevice(t *testing.T) {
 	var solo time.Duration
 	t.Run("solo", func(t *testing.T) {
 		start := time.Now()
-		r, phone := measure(t, lab, p.Lease(t), nil)
+		measureTruly(t, lab, p.Lease(t))
 		solo = time.Since(start)
-		for _, pr := range frameProblems(r, phone.Dev) {
-			t.Error(pr)
-		}
 	})
 
 	var mu sync.Mutex
@@ -178,10 +196,7 @@ func TestLabSuiteSpreadsOverEveryDevice(t *testing.T) {
 				mu.Lock()
 				used[m.Server()+"/"+m.Serial()]++
 				mu.Unlock()
-				r, phone := measure(t, lab, m, nil)
-				for _, pr := range frameProblems(r, phone.Dev) {
-					t.Errorf("%s: %s", m, pr)
-				}
+				measureTruly(t, lab, m)
 			})
 		}
 	})
@@ -232,8 +247,18 @@ func (r *recorder) run(fn func()) {
 // TestUnplugFailsOnlyItsTest: a phone unplugged in the middle of a parallel
 // suite fails the test that held it, with errors naming the session's end
 // and the device, and its partial Result (the frames read before) is
-// written; it leaves the pool; the other tests pass.
+// written; it leaves the pool; the other tests pass. The phone is unplugged
+// from the pure-Go adb server (the server drops it), and from the stock adb
+// server (its adbd goes away and the server, not ours, must notice).
 func TestUnplugFailsOnlyItsTest(t *testing.T) {
+	for server, name := range []string{"go", "adb"} {
+		t.Run(name, func(t *testing.T) { unplugMidRun(t, server) })
+	}
+}
+
+// unplugMidRun runs the suite of TestUnplugFailsOnlyItsTest with the victim
+// on the lab's server number server (0: the pure-Go one, 1: the stock one).
+func unplugMidRun(t *testing.T, server int) {
 	lab, p := startLab(t, 4)
 	var victim *recorder
 	var partial *perftest.Result
@@ -245,19 +270,13 @@ func TestUnplugFailsOnlyItsTest(t *testing.T) {
 			t.Run(fmt.Sprint(i), func(t *testing.T) {
 				t.Parallel()
 				if i > 0 {
-					m := p.Lease(t)
-					r, phone := measure(t, lab, m, nil)
-					for _, pr := range frameProblems(r, phone.Dev) {
-						t.Errorf("%s: %s", m, pr)
-					}
+					measureTruly(t, lab, p.Lease(t))
 					return
 				}
-				// The victim runs under a recorder, on a phone of the
-				// stock adb server: its cut connections must be noticed
-				// through a server that is not ours.
+				// The victim runs under a recorder, which this test checks.
 				victim = &recorder{name: t.Name()}
 				victim.run(func() {
-					m := p.LeaseWhere(victim, func(m *devicepool.Member) bool { return m.Server() == lab.Servers()[1] })
+					m := p.LeaseWhere(victim, func(m *devicepool.Member) bool { return m.Server() == lab.Servers()[server] })
 					phone := lab.Phone(m.Server(), m.Serial())
 					simtest.Launch(t, m.Device, phone.Dev)
 					drawing := make(chan struct{})
