@@ -149,28 +149,32 @@ const (
 // $PERFGATE_DEVICE_API ("30-34") and $PERFGATE_DEVICE_SERIAL ("emulator-*")
 // over it. With none set it is the zero Config. An error names the variable
 // and quotes its value.
-func FromEnv() (Config, error) {
+func FromEnv() (Config, error) { return FromVars(os.Getenv) }
+
+// FromVars is FromEnv with the variables looked up by get, so a command
+// can put its flags over the environment.
+func FromVars(get func(name string) string) (Config, error) {
 	var c Config
-	if p := os.Getenv(EnvConfig); p != "" {
+	if p := get(EnvConfig); p != "" {
 		var err error
 		if c, err = ReadConfig(p); err != nil {
 			return c, err
 		}
 	}
-	if v := os.Getenv(EnvServers); v != "" {
+	if v := get(EnvServers); v != "" {
 		c.Servers = splitList(v)
 	}
-	if v := os.Getenv(EnvModels); v != "" {
+	if v := get(EnvModels); v != "" {
 		c.Filter.Models = splitList(v)
 	}
-	if v := os.Getenv(EnvAPI); v != "" {
+	if v := get(EnvAPI); v != "" {
 		lo, hi, err := ParseAPIRange(v)
 		if err != nil {
 			return c, fmt.Errorf("devicepool: $%s: %w", EnvAPI, err)
 		}
 		c.Filter.MinAPI, c.Filter.MaxAPI = lo, hi
 	}
-	if v := os.Getenv(EnvSerial); v != "" {
+	if v := get(EnvSerial); v != "" {
 		c.Filter.Serial = v
 	}
 	if _, err := c.withDefaults(); err != nil {

@@ -19,6 +19,11 @@ type poolFlags struct {
 	pool, perModel bool
 	parallel       int
 	shard          string
+	config         string
+	servers        string
+	models         string
+	api            string
+	serial         string
 }
 
 func (p *poolFlags) register(fs *flag.FlagSet) {
@@ -26,6 +31,26 @@ func (p *poolFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&p.perModel, "per-model", false, "with -pool: on one device of each model")
 	fs.IntVar(&p.parallel, "parallel", 4, "with -pool: at most `n` devices at once")
 	fs.StringVar(&p.shard, "shard", "", "with -pool: run on shard `k/n` of the devices (every n-th, from the k-th)")
+	fs.StringVar(&p.config, "pool-config", "", "with -pool: the pool's config `file` (default $PERFGATE_POOL)")
+	fs.StringVar(&p.servers, "servers", "", "with -pool: adb servers, `host:port,...` (default $PERFGATE_ADB_SERVERS)")
+	fs.StringVar(&p.models, "models", "", "with -pool: only these device `models`, comma-separated (default $PERFGATE_DEVICE_MODELS)")
+	fs.StringVar(&p.api, "api", "", "with -pool: only API levels in `range` such as 30-34 (default $PERFGATE_DEVICE_API)")
+	fs.StringVar(&p.serial, "serials", "", "with -pool: only serials matching `pattern` (default $PERFGATE_DEVICE_SERIAL)")
+}
+
+// config is the pool the flags and the environment describe: a flag wins
+// over its variable.
+func (p *poolFlags) poolConfig() (devicepool.Config, error) {
+	flags := map[string]string{
+		devicepool.EnvConfig: p.config, devicepool.EnvServers: p.servers, devicepool.EnvModels: p.models,
+		devicepool.EnvAPI: p.api, devicepool.EnvSerial: p.serial,
+	}
+	return devicepool.FromVars(func(name string) string {
+		if v := flags[name]; v != "" {
+			return v
+		}
+		return os.Getenv(name)
+	})
 }
 
 func (p *poolFlags) on() bool { return p.pool }
@@ -51,7 +76,7 @@ func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, path strin
 	if sc.file.Simulated != nil {
 		return fmt.Errorf("run: -pool: %s runs on a simulated phone of its own (\"simulated\"); drop it to run on the pool", path)
 	}
-	cfg, err := devicepool.FromEnv()
+	cfg, err := pf.poolConfig()
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}

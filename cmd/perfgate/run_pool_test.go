@@ -85,6 +85,15 @@ func TestRunOnPool(t *testing.T) {
 	if out, err := runCLI("run", "-pool", "-shard", "2/2", scen); err != nil || !strings.Contains(out, "on 1 devices") {
 		t.Errorf("run -pool -shard 2/2: %v\n%s", err, out)
 	}
+	// Flags over the environment.
+	t.Setenv(devicepool.EnvServers, "")
+	out, err = runCLI("run", "-pool", "-servers", strings.Join(lab.Servers(), ","), "-models", "Pixel 3", scen)
+	if err != nil || !strings.Contains(out, "on 1 devices") || !strings.Contains(out, "=== Google Pixel 3 (API 28") {
+		t.Errorf("run -pool -servers … -models 'Pixel 3': %v\n%s", err, out)
+	}
+	if _, err := runCLI("run", "-pool", "-servers", "nohost", scen); err == nil || !strings.Contains(err.Error(), `adb server "nohost"`) {
+		t.Errorf("-servers nohost: %v", err)
+	}
 	if _, err := runCLI("run", "-pool", "-serial", "x", scen); err == nil || !strings.Contains(err.Error(), "-pool picks the devices") {
 		t.Errorf("-pool -serial: %v", err)
 	}
