@@ -51,6 +51,13 @@ func startLab(t *testing.T, n int) (*simlab.Running, *devicepool.Pool) {
 	if got := len(p.Members()); got != n {
 		t.Fatalf("pool of %d devices from a lab of %d: %v", got, n, p.Members())
 	}
+	// Each device's facts, read through its own server, are its phone's.
+	for _, m := range p.Members() {
+		phone := lab.Phone(m.Server(), m.Serial())
+		if phone == nil || m.Facts.Model != phone.Device.Model || m.Facts.API != phone.Dev.Config().API {
+			t.Fatalf("pool member %s is not the lab's phone %+v", m, phone)
+		}
+	}
 	return lab, p
 }
 

@@ -12,7 +12,9 @@
 //
 //	{"phones": [
 //	  {"model": "Pixel 8", "api": 34, "refresh_hz": 120, "server": "go"},
-//	  {"model": "Pixel 4a", "api": 30, "speed": 0.5, "server": "adb", "count": 2}
+//	  {"model": "Pixel 4a", "api": 30, "speed": 0.5, "server": "adb", "count": 2,
+//	   "quirks": {"online_cores": 4, "log_history": true},
+//	   "frame_quirks": {"in_flight": true, "flagged_every": 7}}
 //	]}
 //
 // Speed is how fast the phone is against a flagship (1): a phone of speed
@@ -58,6 +60,29 @@ type Phone struct {
 	// Count makes this many phones of this kind (default 1); their
 	// serials get "-1", "-2", … when Serial is set.
 	Count int `json:"count,omitempty"`
+	// Quirks switch on behaviours of real phones (simdevice.Quirks), and
+	// FrameQuirks the hostile frame rows (simdevice.FrameQuirks).
+	Quirks      *Quirks                `json:"quirks,omitempty"`
+	FrameQuirks *simdevice.FrameQuirks `json:"frame_quirks,omitempty"`
+}
+
+// Quirks are simdevice.Quirks as a lab file writes them.
+type Quirks struct {
+	MissingCommands    []string `json:"missing_commands,omitempty"`
+	MissingFiles       []string `json:"missing_files,omitempty"`
+	LogHistory         bool     `json:"log_history,omitempty"`
+	OnlineCores        int      `json:"online_cores,omitempty"`
+	DeniedServices     []string `json:"denied_services,omitempty"`
+	MissingDataSources []string `json:"missing_data_sources,omitempty"`
+}
+
+// device is the simdevice.Quirks q describes.
+func (q *Quirks) device() simdevice.Quirks {
+	if q == nil {
+		return simdevice.Quirks{}
+	}
+	return simdevice.Quirks{MissingCommands: q.MissingCommands, MissingFiles: q.MissingFiles, LogHistory: q.LogHistory,
+		OnlineCores: q.OnlineCores, DeniedServices: q.DeniedServices, MissingDataSources: q.MissingDataSources}
 }
 
 // A Lab is a list of phones.
@@ -69,12 +94,14 @@ type Lab struct {
 const DefaultWorkload = "janky-scroll"
 
 // spread is the kinds of phone Spread cycles through: the four simulated
-// API levels' phones, two of them slow, at the refresh rates they ship with.
+// API levels' phones, two of them slow, at the refresh rates they ship
+// with, the older ones with the quirks of real phones of their age: a log
+// full of other apps' crashes, parked cores, no nproc.
 var spread = []Phone{
 	{Model: "Pixel 8", API: 34, RefreshHz: 120, Speed: 1},
-	{Model: "Pixel 4a", API: 30, RefreshHz: 60, Speed: 0.6},
+	{Model: "Pixel 4a", API: 30, RefreshHz: 60, Speed: 0.6, Quirks: &Quirks{OnlineCores: 4, LogHistory: true}},
 	{Model: "Pixel 7", API: 33, RefreshHz: 90, Speed: 1},
-	{Model: "Pixel 3", API: 28, RefreshHz: 60, Speed: 0.5},
+	{Model: "Pixel 3", API: 28, RefreshHz: 60, Speed: 0.5, Quirks: &Quirks{MissingCommands: []string{"nproc"}, LogHistory: true}},
 }
 
 // Spread is a lab of n phones of the four simulated models in turn, every
@@ -198,7 +225,16 @@ func (l Lab) Configs() ([]Config, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: workload %s: %w", where, excerpt.Quote(p.Workload), err)
 			}
-			cfg := simdevice.Config{Serial: serial, Model: p.Model, API: p.API, RefreshHz: p.RefreshHz, Workload: wl}
+			if p.FrameQuirks != nil {
+				wl.FrameQuirks = *p.FrameQuirks
+			}
+			if err := p.Quirks.device().Validate(); err != nil {
+				return nil, fmt.Errorf("%s: quirks: %w", where, err)
+			}
+			if n := p.Quirks.device().OnlineCores; n < 0 || n > simdevice.DefaultCores {
+				return nil, fmt.Errorf("%s: quirks: online_cores %d out of range 0..%d", where, n, simdevice.DefaultCores)
+			}
+			cfg := simdevice.Config{Serial: serial, Model: p.Model, API: p.API, RefreshHz: p.RefreshHz, Workload: wl, Quirks: p.Quirks.device()}
 			slow(wl, p.Speed, cfg.RefreshHz)
 			if err := wl.Validate(); err != nil {
 				return nil, fmt.Errorf("%s: speed %g: %w", where, p.Speed, err)

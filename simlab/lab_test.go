@@ -11,7 +11,8 @@ import (
 func TestParse(t *testing.T) {
 	l, err := simlab.Parse("lab.json", []byte(`{"phones": [
   {"model": "Pixel 8", "api": 34, "refresh_hz": 120},
-  {"serial": "low", "model": "Pixel 4a", "api": 30, "speed": 0.5, "server": "adb", "count": 2}
+  {"serial": "low", "model": "Pixel 4a", "api": 30, "speed": 0.5, "server": "adb", "count": 2,
+   "quirks": {"online_cores": 4, "log_history": true, "missing_commands": ["nproc"]}, "frame_quirks": {"in_flight": true}}
 ]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +28,9 @@ func TestParse(t *testing.T) {
 	if strings.Join(got, ",") != "sim-1/go,low-1/adb,low-2/adb" {
 		t.Errorf("phones %v", got)
 	}
+	if q := cfgs[2].Device.Quirks; q.OnlineCores != 4 || !q.LogHistory || len(q.MissingCommands) != 1 || !cfgs[2].Device.Workload.FrameQuirks.InFlight || cfgs[0].Device.Quirks.LogHistory {
+		t.Errorf("quirks %+v, frame quirks %+v", q, cfgs[2].Device.Workload.FrameQuirks)
+	}
 	for _, tc := range []struct{ in, want string }{
 		{`{"phones": []}`, "no phones"},
 		{`{"phones": [{"speed": 10}]}`, "phone 1: speed 10 out of range"},
@@ -36,6 +40,10 @@ func TestParse(t *testing.T) {
 		{`{"phones": [{"count": 65}]}`, "count 65"},
 		{`{"phones": [{"serial": "a"}, {"serial": "a"}]}`, `phone 2: serial "a" already taken by phone 1`},
 		{`{"phones": [{"modle": "x"}]}`, `unknown field "modle"`},
+		{`{"phones": [{"quirks": {"missing_commands": ["sh"]}}]}`, "phone 1: quirks: simdevice: config: Quirks.MissingCommands: the shell itself cannot be missing"},
+		{`{"phones": [{"quirks": {"online_cores": 9}}]}`, "phone 1: quirks: online_cores 9 out of range 0..8"},
+		{`{"phones": [{"frame_quirks": {"late_every": -1}}]}`, "phone 1"},
+		{`{"phones": [{"quirks": {"log_histroy": true}}]}`, `unknown field "log_histroy"`},
 		{`{"phones": [], "phones": []}`, `duplicate key "phones"`},
 		{"{\n\"phones\": [,]}", "lab.json:2: bad JSON"},
 	} {
