@@ -20,6 +20,13 @@ func (o Options) BudgetsFor(r *perftest.Result) []assert.Limit {
 	return append(slices.Clip(o.Budgets), own...)
 }
 
+// forResult is o for one Result: Budgets are the ones it is checked
+// against, BudgetFile done with.
+func (o Options) forResult(r *perftest.Result) Options {
+	o.Budgets, o.BudgetFile = o.BudgetsFor(r), nil
+	return o
+}
+
 // deviceTable is one step of one test on several devices, side by side.
 type deviceTable struct {
 	Test, Step string

@@ -164,7 +164,7 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
 func WriteHTML(w io.Writer, results []*perftest.Result, opts Options) error {
 	page := htmlPage{Title: opts.title(), Generated: generated(results), Devices: deviceTables(results, opts)}
 	for i, r := range results {
-		page.Results = append(page.Results, htmlResultOf(r, i, opts))
+		page.Results = append(page.Results, htmlResultOf(r, i, opts.forResult(r)))
 	}
 	if err := pageTmpl.Execute(w, page); err != nil {
 		return fmt.Errorf("report html: %w", err)
@@ -222,10 +222,10 @@ func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
 		if len(st.Crashes) > 0 {
 			hs.Flags = append(hs.Flags, fmt.Sprintf("%d crashes", len(st.Crashes)))
 		}
-		for _, c := range stepCharts(r, st, opts.BudgetsFor(r)) {
+		for _, c := range stepCharts(r, st, opts.Budgets) {
 			hs.Charts = append(hs.Charts, template.HTML(c.svg()))
 		}
-		vs := verdicts(st, opts.BudgetsFor(r))
+		vs := verdicts(st, opts.Budgets)
 		for _, m := range StepMetrics(st) {
 			hm := htmlMetric{Metric: m, Shown: formatValue(m.Value)}
 			for _, v := range vs {

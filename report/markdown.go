@@ -20,7 +20,7 @@ func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error 
 	failed := 0
 	var body strings.Builder
 	for _, r := range results {
-		if writeMarkdownResult(&body, r, opts) {
+		if writeMarkdownResult(&body, r, opts.forResult(r)) {
 			failed++
 		}
 	}
@@ -57,7 +57,7 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 	var steps strings.Builder
 	var failures []string
 	for _, st := range r.Steps {
-		vs := verdicts(st, opts.BudgetsFor(r))
+		vs := verdicts(st, opts.Budgets)
 		ms := StepMetrics(st)
 		flags := ""
 		if st.Unfinished {
