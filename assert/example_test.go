@@ -61,3 +61,24 @@ func ExampleParseLimit() {
 	// step "scroll", metric "fps", limit 55, floor true, err <nil>: fps ≥ 55
 	// true
 }
+
+// A budget file with budgets per device model: each device is judged by
+// its own model's, a model without its own by the shared ones.
+func ExampleFile_LimitsFor() {
+	f, err := assert.ParseBudgetFile("feed.budget.json", []byte(`{
+  "schema": "perfgate.budget/v1",
+  "steps": {"scroll": {"jank": {"max": 3, "unit": "frames"}}},
+  "models": {"Google Pixel 4a": {"steps": {"scroll": {"jank": {"max": 8, "unit": "frames"}}}}}
+}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, d := range []metrics.DeviceFacts{{Manufacturer: "Google", Model: "Pixel 4a"}, {Manufacturer: "Google", Model: "Pixel 8"}} {
+		limits, own := f.LimitsFor(d)
+		fmt.Printf("%s: %v (its own: %v)\n", d.Name(), limits, own)
+	}
+	// Output:
+	// Google Pixel 4a: [jank ≤ 8] (its own: true)
+	// Google Pixel 8: [jank ≤ 3] (its own: false)
+}

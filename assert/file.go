@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -78,6 +79,11 @@ func BudgetWith(t TestingT, r Run, path string, h Headroom) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
+	path, err := modelPath(path, r.RunDevice())
+	if err != nil {
+		t.Errorf("%v", err)
+		return false
+	}
 	path = budgetPath(path)
 	if Updating() {
 		return recordBudgets(t, r, path, h.withDefaults())
@@ -97,16 +103,25 @@ func BudgetFile(t TestingT, r Run, f *File) bool {
 		h.Helper()
 	}
 	path := f.Path
+	steps, own := f.For(r.RunDevice())
+	if !own {
+		name, models := deviceName(r.RunDevice()), strings.Join(slices.Sorted(maps.Keys(f.Models)), ", ")
+		if len(steps) == 0 {
+			t.Errorf("perf budget: %s has no budgets of its own in %s (it has %s); run 'go test . -update' on that device to record them", name, path, models)
+			return false
+		}
+		logf(t, "perf budget: %s has no budgets of its own in %s (it has %s); checking the budgets every other model shares", name, path, models)
+	}
 	ms := r.Measurements()
 	ok := true
-	for _, step := range slices.Sorted(maps.Keys(f.Steps)) {
+	for _, step := range slices.Sorted(maps.Keys(steps)) {
 		var mine []Measurement
 		for _, m := range ms {
 			if metrics.BaseStep(m.Step) == step && !m.Missing {
 				mine = append(mine, m)
 			}
 		}
-		entries := f.Steps[step]
+		entries := steps[step]
 		names := slices.Sorted(maps.Keys(entries))
 		if len(mine) == 0 {
 			if slices.ContainsFunc(names, func(n string) bool { _, has := entries[n].Limit(n); return has }) {
@@ -189,23 +204,47 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 		}
 	}
 	var refused, notes []string
+	where := path
 	err := UpdateBudgetFile(path, func(f *File) error {
-		for _, step := range order {
-			entries := f.Steps[step]
+		steps, shared := f.Steps, map[string]map[string]*Entry(nil)
+		if f.Models != nil {
+			// A file with budgets per model records the model it ran on.
+			name := r.RunDevice().Name()
+			if name == "" {
+				return fmt.Errorf("perf budget file %s holds budgets per model, and the run's device has no model name to record them under", path)
+			}
+			mb := f.Models[name]
+			if mb == nil {
+				mb = &ModelBudgets{Steps: map[string]map[string]*Entry{}}
+				f.Models[name] = mb
+			}
+			steps, shared = mb.Steps, f.Steps
+			where = fmt.Sprintf("%s, model %q", path, name)
+		}
+		// wanted lists the metrics of entries that have a limit.
+		wanted := func(entries map[string]*Entry) []metrics.Name {
 			var want []metrics.Name
-			if len(entries) > 0 {
-				for _, n := range slices.Sorted(maps.Keys(entries)) {
-					if _, has := entries[n].Limit(n); has {
-						want = append(want, metrics.Name(n))
-					}
+			for _, n := range slices.Sorted(maps.Keys(entries)) {
+				if _, has := entries[n].Limit(n); has {
+					want = append(want, metrics.Name(n))
 				}
+			}
+			return want
+		}
+		for _, step := range order {
+			entries := steps[step]
+			want := wanted(entries)
+			if len(want) == 0 {
+				// A model new to the file gets the metrics the shared
+				// budgets of the step have, else the usual ones.
+				want = wanted(shared[step])
 			}
 			if len(want) == 0 {
 				want = defaults(func(d metrics.Def) bool { return d.Budget })
 			}
 			if entries == nil {
 				entries = map[string]*Entry{}
-				f.Steps[step] = entries
+				steps[step] = entries
 			}
 			for _, n := range want {
 				w := byStep[step][n]
@@ -258,12 +297,48 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 		return false
 	}
 	for _, n := range notes {
-		logf(t, "%s (%s)", n, path)
+		logf(t, "%s (%s)", n, where)
 	}
 	for _, c := range refused {
-		t.Errorf("perf budget not loosened: %s; set %s=loosen to loosen it in %s", c, EnvUpdate, path)
+		t.Errorf("perf budget not loosened: %s; set %s=loosen to loosen it in %s", c, EnvUpdate, where)
 	}
 	return len(refused) == 0
+}
+
+// ModelPlaceholder in a budget file's path stands for the run's device
+// model, so each model has a file of its own: "feed.{model}.budget.json"
+// is testdata/feed.Google_Pixel_7.budget.json on a Pixel 7.
+const ModelPlaceholder = "{model}"
+
+// modelPath puts the device's model into a path holding ModelPlaceholder:
+// its full name with every byte but letters, digits, '.', '-' and '_'
+// turned to '_'.
+func modelPath(path string, d metrics.DeviceFacts) (string, error) {
+	if !strings.Contains(path, ModelPlaceholder) {
+		return path, nil
+	}
+	name := d.Name()
+	if name == "" {
+		return "", fmt.Errorf("perf budget file %s: the run's device (%s) has no model name to put in the path", path, deviceName(d))
+	}
+	safe := []byte(name)
+	for i, c := range safe {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_') {
+			safe[i] = '_'
+		}
+	}
+	return strings.ReplaceAll(path, ModelPlaceholder, string(safe)), nil
+}
+
+// deviceName names a device in a message: its model, else its serial.
+func deviceName(d metrics.DeviceFacts) string {
+	if n := d.Name(); n != "" {
+		return strconv.Quote(n)
+	}
+	if d.Serial != "" {
+		return "device " + strconv.Quote(d.Serial)
+	}
+	return "a device of unknown model"
 }
 
 // newLimit is the budget recorded for a measured value: headroom added to

@@ -20,6 +20,7 @@ func FuzzParseBudgetFile(f *testing.F) {
 	f.Add([]byte("{\n\"steps\": {\"a\": {\"jank\": {\"max\": -1}}}}"))
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`{"schema":"perfgate.budget/v1","steps":{"s":{"jank":{"max":3},"jank":{"max":300}}}}`))
+	f.Add([]byte(perModelFile))
 	f.Add([]byte(`{"schema":"perfgate.budget/v1","steps":{"s":{"jank":{"max":3,"unit":"` + strings.Repeat("u", 3000) + `","min":1}}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := assert.ParseBudgetFile("fuzz.json", b)

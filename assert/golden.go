@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,8 +45,19 @@ const BudgetSchema = "perfgate.budget/v1"
 type File struct {
 	Schema string                       `json:"schema"`
 	Steps  map[string]map[string]*Entry `json:"steps"`
+	// Models, when the file has them, hold budgets per device model, under
+	// the model's full name ("Google Pixel 7", metrics.DeviceFacts.Name):
+	// a run is checked against its model's budgets, and -update records
+	// the model it ran on. Steps are then the budgets of any model without
+	// its own. A file without "models" holds one set for every device.
+	Models map[string]*ModelBudgets `json:"models,omitempty"`
 	// Path is where the file was read; not serialised.
 	Path string `json:"-"`
+}
+
+// ModelBudgets are the budgets of one device model.
+type ModelBudgets struct {
+	Steps map[string]map[string]*Entry `json:"steps"`
 }
 
 // Entry is one metric of one step.
@@ -160,6 +172,51 @@ func ParseBudgetFile(path string, b []byte) (*File, error) {
 		}
 		return tok.(string), true, nil
 	}
+	// steps reads a "steps" object into into; where prefixes errors
+	// ("model \"Pixel 7\", ").
+	steps := func(into map[string]map[string]*Entry, where string) error {
+		if err := expectDelim('{', where+`"steps"`); err != nil {
+			return err
+		}
+		for {
+			step, ok, err := key()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return nil
+			}
+			if step == "" {
+				return fail(dec.InputOffset(), "%sempty step name", where)
+			}
+			if err := expectDelim('{', where+"step "+excerpt.Quote(step)); err != nil {
+				return err
+			}
+			entries := map[string]*Entry{}
+			into[step] = entries
+			for {
+				metric, ok, err := key()
+				if err != nil {
+					return err
+				}
+				if !ok {
+					break
+				}
+				at := dec.InputOffset()
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return syntax(err, dec)
+				}
+				at += int64(len(raw) - len(bytes.TrimLeft(raw, " \t\r\n:"))) // skip to the value
+				e, err := parseEntry(raw, metric)
+				if err != nil {
+					return fail(at+1, "%sstep %s, metric %s: %v", where, excerpt.Quote(step), excerpt.Quote(metric), err)
+				}
+				e.Line = lineAt(at + 1)
+				entries[metric] = e
+			}
+		}
+	}
 	if err := expectDelim('{', "top level"); err != nil {
 		return nil, err
 	}
@@ -181,49 +238,49 @@ func ParseBudgetFile(path string, b []byte) (*File, error) {
 				return nil, fail(off, "schema %s, want %q", excerpt.Quote(f.Schema), BudgetSchema)
 			}
 		case "steps":
-			if err := expectDelim('{', `"steps"`); err != nil {
+			if err := steps(f.Steps, ""); err != nil {
+				return nil, err
+			}
+		case "models":
+			f.Models = map[string]*ModelBudgets{}
+			if err := expectDelim('{', `"models"`); err != nil {
 				return nil, err
 			}
 			for {
-				step, ok, err := key()
+				model, ok, err := key()
 				if err != nil {
 					return nil, err
 				}
 				if !ok {
 					break
 				}
-				if step == "" {
-					return nil, fail(dec.InputOffset(), "empty step name")
+				if strings.TrimSpace(model) == "" {
+					return nil, fail(dec.InputOffset(), "empty model name")
 				}
-				if err := expectDelim('{', "step "+excerpt.Quote(step)); err != nil {
+				mb := &ModelBudgets{Steps: map[string]map[string]*Entry{}}
+				f.Models[model] = mb
+				what := "model " + excerpt.Quote(model)
+				if err := expectDelim('{', what); err != nil {
 					return nil, err
 				}
-				entries := map[string]*Entry{}
-				f.Steps[step] = entries
 				for {
-					metric, ok, err := key()
+					k, ok, err := key()
 					if err != nil {
 						return nil, err
 					}
 					if !ok {
 						break
 					}
-					at := dec.InputOffset()
-					var raw json.RawMessage
-					if err := dec.Decode(&raw); err != nil {
-						return nil, syntax(err, dec)
+					if k != "steps" {
+						return nil, fail(dec.InputOffset(), "%s: unknown field %s (want steps)", what, excerpt.Quote(k))
 					}
-					at += int64(len(raw) - len(bytes.TrimLeft(raw, " \t\r\n:"))) // skip to the value
-					e, err := parseEntry(raw, metric)
-					if err != nil {
-						return nil, fail(at+1, "step %s, metric %s: %v", excerpt.Quote(step), excerpt.Quote(metric), err)
+					if err := steps(mb.Steps, what+", "); err != nil {
+						return nil, err
 					}
-					e.Line = lineAt(at + 1)
-					entries[metric] = e
 				}
 			}
 		default:
-			return nil, fail(off, "unknown field %s (want schema, steps)", excerpt.Quote(k))
+			return nil, fail(off, "unknown field %s (want schema, steps, models)", excerpt.Quote(k))
 		}
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -327,10 +384,9 @@ func UpdateBudgetFile(path string, fn func(*File) error) error {
 	if err := fn(f); err != nil {
 		return err
 	}
-	for s, es := range f.Steps {
-		if len(es) == 0 {
-			delete(f.Steps, s)
-		}
+	dropEmpty(f.Steps)
+	for _, mb := range f.Models {
+		dropEmpty(mb.Steps)
 	}
 	b, err := f.marshal()
 	if err != nil {
@@ -340,6 +396,15 @@ func UpdateBudgetFile(path string, fn func(*File) error) error {
 		return fmt.Errorf("perf budget file %s: %w", path, err)
 	}
 	return nil
+}
+
+// dropEmpty deletes the steps left without budgets.
+func dropEmpty(steps map[string]map[string]*Entry) {
+	for s, es := range steps {
+		if len(es) == 0 {
+			delete(steps, s)
+		}
+	}
 }
 
 // lockPath is the lock file that serialises processes updating path:
@@ -354,12 +419,36 @@ func lockPath(path string) string {
 // one of the catalogue's (metrics.Catalogue).
 func KnownMetric(name string) bool { return metrics.Name(name).Known() }
 
-// Limits lists every budget of the file, each for its step, sorted by step
-// and metric: what a report checks and draws.
-func (f *File) Limits() []Limit {
+// For returns the budgets that apply to a run on device d: its model's
+// when the file has budgets per model and some for d's (own is then
+// true), else the steps every device shares (own is true when the file has
+// no budgets per model at all).
+func (f *File) For(d metrics.DeviceFacts) (steps map[string]map[string]*Entry, own bool) {
+	if f.Models == nil {
+		return f.Steps, true
+	}
+	if mb, ok := f.Models[d.Name()]; ok && d.Name() != "" {
+		return mb.Steps, true
+	}
+	return f.Steps, false
+}
+
+// Limits lists every budget of the file shared by every device, each for
+// its step, sorted by step and metric: what a report checks and draws.
+func (f *File) Limits() []Limit { return limitsOf(f.Steps) }
+
+// LimitsFor lists the budgets that apply to a run on device d (see For),
+// as Limits does, and whether they are d's model's own.
+func (f *File) LimitsFor(d metrics.DeviceFacts) (limits []Limit, own bool) {
+	steps, own := f.For(d)
+	return limitsOf(steps), own
+}
+
+// limitsOf lists the budgets of steps, sorted by step and metric.
+func limitsOf(steps map[string]map[string]*Entry) []Limit {
 	var out []Limit
-	for _, step := range slices.Sorted(maps.Keys(f.Steps)) {
-		entries := f.Steps[step]
+	for _, step := range slices.Sorted(maps.Keys(steps)) {
+		entries := steps[step]
 		for _, metric := range slices.Sorted(maps.Keys(entries)) {
 			if l, ok := entries[metric].Limit(metric); ok {
 				l.Step = step

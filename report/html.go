@@ -20,6 +20,10 @@ type Options struct {
 	// limit with a step applies to that step and its iterations, one
 	// without to every step (see assert.ParseLimit, (*assert.File).Limits).
 	Budgets []assert.Limit
+	// BudgetFile, when set, adds to Budgets the budgets of each Result's
+	// device model (see (*assert.File).LimitsFor): a file with budgets per
+	// model checks each device against its own.
+	BudgetFile *assert.File
 	// HTMLLink, when set, is where the Markdown summary links to the full
 	// HTML report (a CI artifact's URL or a relative path).
 	HTMLLink string
@@ -78,6 +82,7 @@ type htmlResult struct {
 type htmlPage struct {
 	Title     string
 	Generated string
+	Devices   []deviceTable
 	Results   []htmlResult
 }
 
@@ -105,6 +110,11 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
 <body>
 <h1>{{.Title}}</h1>
 <p class="muted">Generated {{.Generated}}. Every number follows perfgate's metric definitions and names its source.</p>
+{{if .Devices}}<h2>Devices side by side</h2><p class="muted">The worst device of each metric is marked <span class="fail">▼</span>.</p>
+{{range .Devices}}<h3>{{.Test}} · step {{.Step}}</h3>
+<table class="devices"><tr><th>metric</th>{{range .Devices}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}{{$w := .Worst}}<tr><td>{{.Metric}} ({{.Unit}})</td>{{range $i, $c := .Cells}}<td class="num">{{if eq $i $w}}<strong class="fail">{{$c.Text}} ▼</strong>{{else}}{{$c.Text}}{{end}}{{if eq $c.Verdict "pass"}} <span class="pass">pass</span>{{else if eq $c.Verdict "fail"}} <span class="fail">FAIL</span>{{end}}</td>{{end}}</tr>
+{{end}}</table>{{end}}{{end}}
 {{if gt (len .Results) 1}}<ul class="toc">{{range .Results}}<li><a href="#{{.Anchor}}">{{.Name}}</a>{{if .Failed}} <span class="fail">failed</span>{{end}}</li>{{end}}</ul>{{end}}
 {{range .Results}}
 <section class="result" id="{{.Anchor}}">
@@ -153,9 +163,9 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
 // step, charts (inline SVG), the metrics table with budget verdicts, and
 // the device and app facts, gaps, crashes and errors of each session.
 func WriteHTML(w io.Writer, results []*perftest.Result, opts Options) error {
-	page := htmlPage{Title: opts.title(), Generated: generated(results)}
+	page := htmlPage{Title: opts.title(), Generated: generated(results), Devices: deviceTables(results, opts)}
 	for i, r := range results {
-		page.Results = append(page.Results, htmlResultOf(r, i, opts))
+		page.Results = append(page.Results, htmlResultOf(r, i, opts.forResult(r)))
 	}
 	if err := pageTmpl.Execute(w, page); err != nil {
 		return fmt.Errorf("report html: %w", err)

@@ -20,7 +20,7 @@ func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error 
 	failed := 0
 	var body strings.Builder
 	for _, r := range results {
-		if writeMarkdownResult(&body, r, opts) {
+		if writeMarkdownResult(&body, r, opts.forResult(r)) {
 			failed++
 		}
 	}
@@ -35,6 +35,9 @@ func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error 
 	if opts.HTMLLink != "" {
 		fmt.Fprintf(bw, "Charts and every metric: [HTML report](%s)\n\n", opts.HTMLLink)
 	}
+	var devices strings.Builder
+	markdownDevices(&devices, deviceTables(results, opts))
+	bw.WriteString(devices.String())
 	bw.WriteString(body.String())
 	if c := opts.Comparison; c != nil {
 		bw.WriteString("### Comparison with the baseline\n\n")

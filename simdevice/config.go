@@ -3,6 +3,8 @@ package simdevice
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 )
 
 // Config describes one simulated phone. The zero value is a usable API 33
@@ -103,4 +105,9 @@ func (cfg Config) withDefaults() (Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// APILevels lists the API levels a simulated phone can speak, lowest first.
+func APILevels() []int {
+	return slices.Sorted(maps.Keys(products))
 }

@@ -62,6 +62,10 @@ type Quirks struct {
 
 // validate checks the patterns, so a typo fails New instead of hiding
 // nothing.
+// Validate checks the quirks a device would be built with, as New does
+// (OnlineCores aside, which New checks against Config.Cores).
+func (q Quirks) Validate() error { return q.validate() }
+
 func (q Quirks) validate() error {
 	for _, c := range q.MissingCommands {
 		if c == "" || strings.ContainsAny(c, "/ \t\n") {

@@ -6,11 +6,15 @@
 //	                                          measure an app the way a perftest session does
 //	perfgate simdevice --listen 127.0.0.1:15555 [--api 33] [--workload NAME|FILE] [--truth FILE]
 //	                                          serve a simulated phone that `adb connect` joins
+//	perfgate simdevice -count N | -lab lab.json [-connect]
+//	                                          serve a lab of simulated phones on two kinds of adb server
 //	perfgate report [-html out.html] [-md out.md] [-bench out.txt] result.json|dir...
 //	                                          write HTML, Markdown and benchstat reports of Results
 //	perfgate compare [-alpha 0.05] [-threshold 10] base.json|dir new.json|dir
 //	                                          compare runs with the regression gate's statistics
 //	perfgate run [-update] scenario.json      run a scenario file's UI steps and check its budgets
+//	perfgate run -pool [-per-model] [-parallel n] [-shard k/n] scenario.json
+//	                                          the same on every device of a device pool
 //	perfgate history add|trend|digest|html|budget ...
 //	                                          keep every run, find where metrics changed
 //

@@ -21,7 +21,10 @@ const reportUsage = `usage: perfgate report [-html out.html] [-md out.md] [-benc
 Writes reports of Results (schema perfgate.result/v1): a self-contained HTML
 page with charts, a Markdown summary (for $GITHUB_STEP_SUMMARY or a pull
 request), and Go benchmark text for benchstat. A directory stands for every
-*.json in it. Without -html, -md or -bench the Markdown goes to stdout; "-"
+*.json in it. Results of one test on several devices (a pool, or the shards
+of a CI matrix) are also shown side by side per step, the worst device
+marked; a -budgets file with budgets per model checks each device against
+its model's. Without -html, -md or -bench the Markdown goes to stdout; "-"
 names stdout. A budget is [step:]metric<=limit or [step:]metric>=limit,
 e.g. -budget jank<=3 -budget scroll:fps>=55.
 `
@@ -67,6 +70,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
+	var budgetsOf *assert.File
 	if *budgetFile != "" {
 		// A bare name is a file here: on the command line a path is taken
 		// as given, where a test's bare name would be under testdata/.
@@ -78,9 +82,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		budgets = append(budgets, f.Limits()...)
+		budgetsOf = f
 	}
-	opts := report.Options{Title: *title, Budgets: budgets, HTMLLink: *link}
+	opts := report.Options{Title: *title, Budgets: budgets, BudgetFile: budgetsOf, HTMLLink: *link}
 	if *base != "" {
 		old, err := readResults([]string{*base})
 		if err != nil {
@@ -111,7 +115,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *check {
-		if n := failedSessions(results, budgets); n > 0 {
+		if n := failedSessions(results, opts); n > 0 {
 			return exitError{code: 1, err: fmt.Errorf("report: %d of %d sessions failed their budgets", n, len(results))}
 		}
 	}
@@ -120,10 +124,10 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 
 // failedSessions counts the results with a broken budget, a crash or an
 // early end.
-func failedSessions(results []*perftest.Result, budgets []assert.Limit) int {
+func failedSessions(results []*perftest.Result, opts report.Options) int {
 	n := 0
 	for _, r := range results {
-		if report.Failed(r, budgets) {
+		if report.Failed(r, opts.BudgetsFor(r)) {
 			n++
 		}
 	}

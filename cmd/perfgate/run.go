@@ -27,6 +27,7 @@ import (
 )
 
 const runUsage = `usage: perfgate run [-update] [-serial S] [-adb host:port] scenario.json
+       perfgate run -pool [-per-model] [-parallel N] [-shard k/n] [-update] scenario.json
 
 Runs a scenario file: launches and drives the app through uiautomator2, each
 step measured, then checks the file's budgets. Exits 1 when a step fails or
@@ -56,7 +57,11 @@ tap_at (x, y), swipe and fling (direction up|down|left|right, count,
 distance, duration_ms), back, home, key (code), type (text|id|desc, input),
 wait (text|id|desc, timeout_ms), sleep (ms). Every *_ms and ms value is at
 most 600000 (10 minutes). A key given twice in one object is an error.
-"trace" records a Perfetto trace around the steps (Android 10+; FrameTimeline
+With -pool the scenario runs on every device of a device pool ($PERFGATE_POOL,
+$PERFGATE_ADB_SERVERS, $PERFGATE_DEVICE_MODELS, $PERFGATE_DEVICE_API,
+$PERFGATE_DEVICE_SERIAL; see package devicepool), or on one of each model,
+at most -parallel at once, each writing its own Result; -shard k/n takes
+every n-th device, for CI jobs that split a lab. "trace" records a Perfetto trace around the steps (Android 10+; FrameTimeline
 jank types on 12+) into the results folder: true, or an object with
 buffer_kb (1024 to 1048576), categories (atrace categories) and
 max_duration_ms.
@@ -415,9 +420,12 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	serial := fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device); ignored with \"simulated\"")
 	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
 	update := fs.Bool("update", false, "rewrite the budget file from this run")
+	var pf poolFlags
+	pf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return fmt.Errorf("run: want one scenario file, got %d arguments", fs.NArg())
@@ -437,6 +445,9 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 		}
 		os.Setenv(assert.EnvUpdate, "1")
 		defer os.Unsetenv(assert.EnvUpdate)
+	}
+	if pf.on() {
+		return runOnPool(sigs, fs, pf, path, sc, stdout)
 	}
 
 	stopCtx, stopWatch := watchStop(sigs)

@@ -16,9 +16,15 @@ import (
 )
 
 const simdeviceUsage = `usage: perfgate simdevice [flags]
+       perfgate simdevice -count N | -lab lab.json [-connect]
 
 Serves one simulated Android phone over the adb device protocol until
 interrupted. Join it with the printed "adb connect" line.
+
+With -count or -lab it serves a lab of phones of several models, API
+levels and speeds instead: some from a pure-Go adb server of its own,
+the others for the stock adb server to join with "adb connect" (-connect
+runs it). It prints the PERFGATE_ADB_SERVERS line a device pool reads.
 
 flags:
 `
@@ -41,6 +47,9 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 	replay := fs.String("replay", "", "play this `file`, a `dumpsys gfxinfo <pkg> framestats` capture, as the phone that printed it (instead of --workload)")
 	replayPkg := fs.String("package", "", "with --replay: the `package` whose frames play (needed when the capture has several)")
 	speed := fs.Float64("replay-speed", 1, "with --replay: device time per host time (0.1 to 100)")
+	count := fs.Int("count", 0, "serve a lab of `n` phones of four models, every other one for the stock adb server")
+	labFile := fs.String("lab", "", "serve the phones a lab `file` lists (see README, \"The simulated lab\")")
+	connect := fs.Bool("connect", false, "with -count or -lab: join the lab's \"adb\" phones to your adb server (runs adb connect)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), simdeviceUsage)
 		fs.PrintDefaults()
@@ -54,6 +63,14 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 	}
 	if *refreshHz < 0 {
 		return fmt.Errorf("simdevice: --refresh-hz %v: must be positive", *refreshHz)
+	}
+	if *count != 0 || *labFile != "" {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		return runLab(*count, *labFile, *connect, set, stdout)
+	}
+	if *connect {
+		return errors.New("simdevice: --connect goes with --count or --lab")
 	}
 
 	cfg := simdevice.Config{API: *api, RefreshHz: *refreshHz, Serial: *serial}

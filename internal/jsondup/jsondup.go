@@ -7,6 +7,7 @@ package jsondup
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -132,4 +133,27 @@ func Find(b []byte) *Dup {
 			valueDone()
 		}
 	}
+}
+
+// Decode is how perfgate reads a small JSON file strictly into v: a key
+// given twice, a field v lacks, and text after the top-level value are
+// errors, each naming the file path (and the line, for a syntax error)
+// and quoting at most a bounded excerpt.
+func Decode(path string, b []byte, v any) error {
+	if d := Find(b); d != nil {
+		return d.Error(path)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("%s:%d: bad JSON: %s", path, 1+bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n")), excerpt.Text(err.Error()))
+		}
+		return fmt.Errorf("%s: %s", path, excerpt.Text(err.Error()))
+	}
+	if dec.More() {
+		return fmt.Errorf("%s: text after the top-level value", path)
+	}
+	return nil
 }

@@ -62,3 +62,20 @@ func FuzzFind(f *testing.F) {
 		}
 	})
 }
+
+func TestDecode(t *testing.T) {
+	var v struct{ A int }
+	if err := Decode("x.json", []byte(`{"A": 1}`), &v); err != nil || v.A != 1 {
+		t.Errorf("%v %+v", err, v)
+	}
+	for in, want := range map[string]string{
+		`{"A": 1, "A": 2}`: `x.json:1: duplicate key "A"`,
+		`{"B": 1}`:         `x.json: json: unknown field "B"`,
+		"{\n\"A\": ,}":     "x.json:2: bad JSON",
+		`{"A": 1} {}`:      "x.json: text after the top-level value",
+	} {
+		if err := Decode("x.json", []byte(in), &v); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", in, err, want)
+		}
+	}
+}

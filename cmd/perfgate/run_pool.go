@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/perfgate/perfgate/devicepool"
+)
+
+// poolFlags are `perfgate run`'s fan-out flags.
+type poolFlags struct {
+	pool, perModel bool
+	parallel       int
+	shard          string
+	config         string
+	servers        string
+	models         string
+	api            string
+	serial         string
+}
+
+func (p *poolFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&p.pool, "pool", false, "run on every device of the device pool the environment describes (see package devicepool)")
+	fs.BoolVar(&p.perModel, "per-model", false, "with -pool: on one device of each model")
+	fs.IntVar(&p.parallel, "parallel", 4, "with -pool: at most `n` devices at once")
+	fs.StringVar(&p.shard, "shard", "", "with -pool: run on shard `k/n` of the devices (every n-th, from the k-th)")
+	fs.StringVar(&p.config, "pool-config", "", "with -pool: the pool's config `file` (default $PERFGATE_POOL)")
+	fs.StringVar(&p.servers, "servers", "", "with -pool: adb servers, `host:port,...` (default $PERFGATE_ADB_SERVERS)")
+	fs.StringVar(&p.models, "models", "", "with -pool: only these device `models`, comma-separated (default $PERFGATE_DEVICE_MODELS)")
+	fs.StringVar(&p.api, "api", "", "with -pool: only API levels in `range` such as 30-34 (default $PERFGATE_DEVICE_API)")
+	fs.StringVar(&p.serial, "serials", "", "with -pool: only serials matching `pattern` (default $PERFGATE_DEVICE_SERIAL)")
+}
+
+// config is the pool the flags and the environment describe: a flag wins
+// over its variable.
+func (p *poolFlags) poolConfig() (devicepool.Config, error) {
+	flags := map[string]string{
+		devicepool.EnvConfig: p.config, devicepool.EnvServers: p.servers, devicepool.EnvModels: p.models,
+		devicepool.EnvAPI: p.api, devicepool.EnvSerial: p.serial,
+	}
+	return devicepool.FromVars(func(name string) string {
+		if v := flags[name]; v != "" {
+			return v
+		}
+		return os.Getenv(name)
+	})
+}
+
+func (p *poolFlags) on() bool { return p.pool }
+
+// runOnPool runs the scenario on the pool's devices, -parallel at a time,
+// each run's output printed whole under a line naming its device. It fails
+// when any run fails.
+// The scenario is read and -update handled (for every run at once: each
+// records its own model where the file holds budgets per model).
+func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, path string, sc *parsedScenario, stdout io.Writer) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["serial"] || set["adb"] {
+		return errors.New("run: -pool picks the devices; drop -serial and -adb")
+	}
+	if pf.parallel < 1 || pf.parallel > 256 {
+		return fmt.Errorf("run: -parallel %d: want 1 to 256", pf.parallel)
+	}
+	k, n, err := devicepool.ParseShard(pf.shard)
+	if err != nil {
+		return fmt.Errorf("run: -shard: %w", err)
+	}
+	if sc.file.Simulated != nil {
+		return fmt.Errorf("run: -pool: %s runs on a simulated phone of its own (\"simulated\"); drop it to run on the pool", path)
+	}
+	cfg, err := pf.poolConfig()
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p, err := devicepool.New(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	members := p.Members()
+	if pf.perModel {
+		members = p.PerModel()
+	}
+	var mine []*devicepool.Member
+	for i, m := range members {
+		if i%n == k-1 {
+			mine = append(mine, m)
+		}
+	}
+	if len(mine) == 0 {
+		return fmt.Errorf("run: shard %d/%d of %d devices is empty", k, n, len(members))
+	}
+	fmt.Fprintf(stdout, "run: %s on %d devices, %d at a time\n", path, len(mine), min(pf.parallel, len(mine)))
+
+	// Every run gets the same signals: each child stops its own step.
+	fan := make([]chan os.Signal, len(mine))
+	for i := range fan {
+		fan[i] = make(chan os.Signal, 1)
+	}
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
+				for _, c := range fan {
+					select {
+					case c <- sig:
+					default:
+					}
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var failed []string
+	slots := make(chan struct{}, pf.parallel)
+	for i, m := range mine {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			var out bytes.Buffer
+			err := scenarioRun(fan[i], []string{"-adb", m.Server(), "-serial", m.Serial(), path}, &out, &out)
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(stdout, "=== %s\n%s", m, out.String())
+			if err != nil {
+				fmt.Fprintf(stdout, "perfgate: %v\n", err)
+				failed = append(failed, m.String())
+			}
+		}()
+	}
+	wg.Wait()
+	if len(failed) > 0 {
+		return exitError{code: 1, err: fmt.Errorf("run: failed on %d of %d devices: %s", len(failed), len(mine), strings.Join(failed, "; "))}
+	}
+	fmt.Fprintf(stdout, "run: passed on %d devices; merge their Results with perfgate report\n", len(mine))
+	return nil
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/devicepool"
+)
+
+// TestSimdeviceLab: `perfgate simdevice -count 4 -connect` serves four
+// phones of four models, two from its own pure-Go adb server and two joined
+// to the user's stock adb server, and prints the servers a pool reads.
+func TestSimdeviceLab(t *testing.T) {
+	a := adbtest.StartADB(t)
+	t.Setenv("ADB_SERVER_SOCKET", "tcp:"+a.Addr())
+	ctx, cancel := context.WithCancel(context.Background())
+	old := interruptContext
+	interruptContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	t.Cleanup(func() { interruptContext = old })
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- run([]string{"simdevice", "-count", "4", "-connect"}, stdout, stderr) }()
+	re := regexp.MustCompile(devicepool.EnvServers + `=(\S+)`)
+	var servers []string
+	deadline := time.After(2 * time.Minute)
+	for servers == nil {
+		if m := re.FindStringSubmatch(stdout.String()); m != nil {
+			servers = strings.Split(m[1], ",")
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("simdevice exited early: %v\nstdout: %s\nstderr: %s", err, stdout, stderr)
+		case <-deadline:
+			cancel()
+			t.Fatalf("no %s line in: %s", devicepool.EnvServers, stdout)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	p, err := devicepool.New(context.Background(), devicepool.Config{Servers: servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := map[string]bool{}
+	perServer := map[string]int{}
+	for _, m := range p.Members() {
+		models[m.Facts.Name()] = true
+		perServer[m.Server()]++
+	}
+	if len(servers) != 2 || servers[1] != a.Addr() || len(models) != 4 || perServer[servers[0]] != 2 || perServer[servers[1]] != 2 {
+		t.Errorf("servers %v, models %v, devices per server %v\n%s", servers, models, perServer, stdout)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("simdevice: %v", err)
+	}
+	if !strings.Contains(stdout.String(), "sim-2: Pixel 4a, API 30, 60 Hz, speed 0.6, janky-scroll on adbd 127.0.0.1:") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
