@@ -489,15 +489,21 @@ func TestStreamDeviceGone(t *testing.T) {
 		for _, dv := range testDevices {
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
 				d, drop := ep.open(t, unplugged{dv.new(t)})
-				s, err := d.Stream(ctxT(t, 20*time.Second), "echo up; sleep 3")
+				s, err := d.Stream(ctxT(t, 20*time.Second), "echo up; sleep 30")
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer s.Close()
-				time.AfterFunc(300*time.Millisecond, drop)
+				// The device goes once the stream has delivered its first
+				// line, however long that took on a busy host.
+				up := make([]byte, 3)
+				if _, err := io.ReadFull(s, up); err != nil || string(up) != "up\n" {
+					t.Fatalf("read %q before the drop (%v), want \"up\\n\"", up, err)
+				}
+				drop()
 				b, err := io.ReadAll(s)
-				if string(b) != "up\n" {
-					t.Errorf("read %q before the drop, want \"up\\n\"", b)
+				if len(b) != 0 {
+					t.Errorf("read %q after the drop, want nothing", b)
 				}
 				if dv.v2 && !errors.Is(err, adbx.ErrDeviceGone) {
 					t.Errorf("err %v, want ErrDeviceGone", err)
