@@ -413,7 +413,7 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
 	serial := fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device); ignored with \"simulated\"")
-	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
+	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)")
 	update := fs.Bool("update", false, "rewrite the budget file from this run")
 	if err := fs.Parse(args); err != nil {
 		return err
