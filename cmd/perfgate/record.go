@@ -193,6 +193,12 @@ type liveLine struct {
 func (l *liveLine) tick(s perftest.Live) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// After the step ends the session reports no step, and its figures
+	// are of no step at all: such a line would end the output with
+	// "frames 0" above a summary of hundreds.
+	if s.Step == "" {
+		return
+	}
 	if l.last != 0 && s.Elapsed-l.last < time.Second {
 		return
 	}
