@@ -135,3 +135,14 @@ func TestStepLineNotMeasured(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A step in which the app drew no frame says so where the frames are
+// counted, not only as the reason fps and jank are missing.
+func TestStepLineNoFrames(t *testing.T) {
+	st := &perftest.Step{Name: "scroll", FrameStats: metrics.FrameSummary{Source: metrics.FrameSourceGfxInfo}}
+	got := stepLine(st, false)
+	want := "ok   scroll (0s): 0 frames (the app drew none: is it on screen? a launch step brings it up), fps not measured, jank not measured;"
+	if !strings.HasPrefix(got, want) || !strings.Contains(got, "not measured: fps, jank (frames: no frame in the step)") {
+		t.Errorf("stepLine = %q\nwant it to start %q", got, want)
+	}
+}
