@@ -199,7 +199,7 @@ func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
 	for _, k := range keys {
 		hr.Sources = append(hr.Sources, htmlFact{k, r.Config.Sources[k]})
 	}
-	hr.Failed = r.Error != "" || len(r.Crashes) > 0
+	hr.Failed = r.Error != "" || unexpectedCrash(r)
 	for j, st := range r.Steps {
 		hs := htmlStep{Name: st.Name, Anchor: fmt.Sprintf("r%d-s%d", i+1, j+1), Duration: st.Duration().Round(time.Millisecond).String(),
 			Windows: st.Windows, Thermal: st.ThermalStats, Battery: st.BatteryStats, Trace: traceStepOf(st)}

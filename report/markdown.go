@@ -55,7 +55,7 @@ func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error 
 
 // writeMarkdownResult writes one session and reports whether it failed.
 func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) bool {
-	failed := r.Error != "" || len(r.Crashes) > 0
+	failed := r.Error != "" || unexpectedCrash(r)
 	var steps strings.Builder
 	var failures []string
 	for _, st := range r.Steps {
@@ -146,7 +146,11 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 	}
 	b.WriteString(steps.String())
 	if len(r.Crashes) > 0 {
-		fmt.Fprintf(b, "❌ %d crashes: ", len(r.Crashes))
+		mark, expected := "❌", ""
+		if !unexpectedCrash(r) {
+			mark, expected = "⚠️", " the test expected"
+		}
+		fmt.Fprintf(b, "%s %d crashes%s: ", mark, len(r.Crashes), expected)
 		for i, c := range r.Crashes {
 			if i > 0 {
 				b.WriteString(", ")

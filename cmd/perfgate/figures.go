@@ -67,7 +67,7 @@ func stepFigures(st *perftest.Step) *figures {
 	f.add(metrics.Frames, "frames", func(v float64) string {
 		if v == 0 {
 			// Said where it shows, not only as the reason of fps and jank.
-			return "0 frames (the app drew none: is it on screen? a launch step brings it up)"
+			return "0 frames (the app drew none in the step: is it on screen?)"
 		}
 		return fmt.Sprintf("%.0f frames", v)
 	})

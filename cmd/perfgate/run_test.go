@@ -141,7 +141,7 @@ func TestStepLineNotMeasured(t *testing.T) {
 func TestStepLineNoFrames(t *testing.T) {
 	st := &perftest.Step{Name: "scroll", FrameStats: metrics.FrameSummary{Source: metrics.FrameSourceGfxInfo}}
 	got := stepLine(st, false)
-	want := "ok   scroll (0s): 0 frames (the app drew none: is it on screen? a launch step brings it up), fps not measured, jank not measured;"
+	want := "ok   scroll (0s): 0 frames (the app drew none in the step: is it on screen?), fps not measured, jank not measured;"
 	if !strings.HasPrefix(got, want) || !strings.Contains(got, "not measured: fps, jank (frames: no frame in the step)") {
 		t.Errorf("stepLine = %q\nwant it to start %q", got, want)
 	}
