@@ -271,15 +271,22 @@ func TestHangingCommandIsAGap(t *testing.T) {
 	}
 }
 
-func TestAppCrashInStep(t *testing.T) {
-	f := newFake()
-	s := startFake(t, f, fastConfig(t))
+// crashInTap runs a step "open", then a step "tap" in which the app dies
+// and is restarted.
+func crashInTap(t *testing.T, f *fakeDevice, s *Session) {
+	t.Helper()
 	s.Step("open", func() { waitTicks(t, f, 3) })
 	s.Step("tap", func() {
 		waitTicks(t, f, 3)
 		f.setPIDs(5151) // the app died and was restarted
 		waitTicks(t, f, 3)
 	})
+}
+
+func TestAppCrashInStep(t *testing.T) {
+	f := newFake()
+	s := startFake(t, f, fastConfig(t))
+	crashInTap(t, f, s)
 	r := s.Stop()
 	if r.Step("open").Crashed() {
 		t.Error("open crashed")
@@ -687,12 +694,7 @@ func TestCrashFailsUnlessExpected(t *testing.T) {
 		s := startFake(t, f, cfg)
 		rt := &recordingT{}
 		s.t = rt
-		s.Step("open", func() { waitTicks(t, f, 3) })
-		s.Step("tap", func() {
-			waitTicks(t, f, 3)
-			f.setPIDs(5151) // the app died and was restarted
-			waitTicks(t, f, 3)
-		})
+		crashInTap(t, f, s)
 		r := s.Stop()
 		tap := r.Step("tap")
 		if !tap.Crashed() {
