@@ -259,7 +259,7 @@ func runShell(t *testing.T, dir string, env []string, c string) (string, int) {
 }
 
 // freshCheckout copies the files a clone of the repository has (those git
-// tracks, and new ones it does not ignore) into a temporary folder.
+// tracks, and new ones it does not ignore) into a temporary repository.
 func freshCheckout(t *testing.T) string {
 	t.Helper()
 	ls := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
@@ -289,6 +289,14 @@ func freshCheckout(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+	// A clone is a repository: `git rev-parse HEAD` names its commit.
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=readme", "-c", "user.email=readme@example.com", "commit", "-q", "-m", "fresh checkout"}} {
+		git := exec.Command("git", args...)
+		git.Dir = dir
+		if out, err := git.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
 	return dir
 }
 
@@ -311,7 +319,7 @@ func simulatedPhone(t *testing.T) []string {
 	adb := adbtest.StartADB(t)
 	dev, _ := adb.Serve(t, sim)
 	simtest.Launch(t, dev, sim)
-	return []string{fmt.Sprintf("ANDROID_ADB_SERVER_PORT=%d", adb.Port), "ANDROID_SERIAL=" + dev.Serial(), "HOME=" + t.TempDir()}
+	return []string{fmt.Sprintf("ANDROID_ADB_SERVER_PORT=%d", adb.Port), "ANDROID_SERIAL=" + dev.Serial()}
 }
 
 // checkExampleFiles holds the README's inline copies of shipped files to
