@@ -176,8 +176,10 @@ func metricStrips(step string, rows []Row, old, new map[metrics.Name][]float64) 
 		switch {
 		case r.Regression:
 			verdict, colour = "REGRESSION", "#cf222e"
+		case r.Significant && (r.Better == Lower) == (r.DeltaPct > 0):
+			verdict, colour = "worse, within the threshold", "#9a6700"
 		case r.Significant:
-			verdict, colour = "changed", "#1a7f37"
+			verdict, colour = "better", "#1a7f37"
 		}
 		if i%2 == 0 {
 			fmt.Fprintf(&b, `<rect x="0" y="%d" width="%d" height="%d" fill="#f6f8fa"/>`, y, stripW, stripRowH)
