@@ -13,7 +13,8 @@ import (
 )
 
 // DefaultServer is the adb server's address when neither Options.Server nor
-// $ADB_SERVER_SOCKET says otherwise.
+// the environment ($ADB_SERVER_SOCKET, $ANDROID_ADB_SERVER_PORT) says
+// otherwise.
 const DefaultServer = "127.0.0.1:5037"
 
 // DefaultTimeout bounds each device call whose context has no deadline.
@@ -25,8 +26,10 @@ type Options struct {
 	// Serial is the device's serial, as `adb devices` lists it. Default:
 	// $ANDROID_SERIAL, else the only attached device.
 	Serial string
-	// Server is the adb server's "host:port". Default: $ADB_SERVER_SOCKET
-	// ("tcp:host:port" or "tcp:port"), else DefaultServer.
+	// Server is the adb server's "host:port". Default, as the adb command
+	// picks it: $ADB_SERVER_SOCKET ("tcp:host:port" or "tcp:port"), else
+	// $ANDROID_ADB_SERVER_ADDRESS and $ANDROID_ADB_SERVER_PORT (host
+	// 127.0.0.1 and port 5037 where unset), else DefaultServer.
 	Server string
 	// Timeout is the deadline of each call whose context has none.
 	// Default DefaultTimeout.
@@ -66,7 +69,7 @@ func (i DeviceInfo) String() string {
 // several attached and none named it fails with ErrManyDevices, listing
 // them with state and model; with none usable, ErrNoDevice.
 func Open(ctx context.Context, opt Options) (*Device, error) {
-	server, err := serverAddr(opt.Server, os.Getenv("ADB_SERVER_SOCKET"))
+	server, err := serverAddr(opt.Server, os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("adbx open: %w", err)
 	}
@@ -102,18 +105,37 @@ func Open(ctx context.Context, opt Options) (*Device, error) {
 	return d, nil
 }
 
-// serverAddr resolves the adb server address from the option, else the
-// ADB_SERVER_SOCKET value, else the default.
-func serverAddr(opt, env string) (string, error) {
+// serverAddr resolves the adb server address as the adb command does: the
+// option, else $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_ADDRESS and
+// $ANDROID_ADB_SERVER_PORT, else the default.
+func serverAddr(opt string, getenv func(string) string) (string, error) {
 	if opt != "" {
 		if _, _, err := net.SplitHostPort(opt); err != nil {
 			return "", fmt.Errorf("server %q: want host:port: %w", opt, err)
 		}
 		return opt, nil
 	}
-	if env == "" {
+	if env := getenv("ADB_SERVER_SOCKET"); env != "" {
+		return socketAddr(env)
+	}
+	host, port := getenv("ANDROID_ADB_SERVER_ADDRESS"), getenv("ANDROID_ADB_SERVER_PORT")
+	if host == "" && port == "" {
 		return DefaultServer, nil
 	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if port == "" {
+		port = "5037"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+		return "", fmt.Errorf("ANDROID_ADB_SERVER_PORT=%q: want a port from 1 to 65535", port)
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// socketAddr reads an ADB_SERVER_SOCKET value.
+func socketAddr(env string) (string, error) {
 	rest, ok := strings.CutPrefix(env, "tcp:")
 	if !ok {
 		return "", fmt.Errorf("ADB_SERVER_SOCKET=%q: only tcp:host:port and tcp:port are supported", env)

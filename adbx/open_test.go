@@ -79,6 +79,28 @@ func TestOpenADBServerSocket(t *testing.T) {
 	}
 }
 
+// A server on another port, named the way the adb command reads it
+// (ANDROID_ADB_SERVER_PORT), is the one Open talks to.
+func TestOpenAndroidADBServerPort(t *testing.T) {
+	srv := adbtest.NewServer(&adbtest.FakeDevice{SerialNo: "phone-on-another-port"})
+	defer srv.Close()
+	t.Setenv("ANDROID_SERIAL", "")
+	t.Setenv("ADB_SERVER_SOCKET", "")
+	t.Setenv("ANDROID_ADB_SERVER_ADDRESS", "")
+	t.Setenv("ANDROID_ADB_SERVER_PORT", srv.Addr[strings.LastIndexByte(srv.Addr, ':')+1:])
+	d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Server() != srv.Addr || d.Serial() != "phone-on-another-port" {
+		t.Errorf("opened %s on %s, want phone-on-another-port on %s", d.Serial(), d.Server(), srv.Addr)
+	}
+	t.Setenv("ANDROID_ADB_SERVER_PORT", "50x7")
+	if _, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{}); err == nil || !strings.Contains(err.Error(), `ANDROID_ADB_SERVER_PORT="50x7"`) {
+		t.Errorf("bad port: err %v, want one quoting it", err)
+	}
+}
+
 func TestOpenNoServer(t *testing.T) {
 	srv := adbtest.NewServer()
 	addr := srv.Addr

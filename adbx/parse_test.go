@@ -158,27 +158,39 @@ func TestParseFactsFallbacks(t *testing.T) {
 	}
 }
 
+// The server is found as the adb command finds it: Options.Server, else
+// ADB_SERVER_SOCKET, else ANDROID_ADB_SERVER_ADDRESS and
+// ANDROID_ADB_SERVER_PORT.
 func TestServerAddr(t *testing.T) {
 	tests := []struct {
-		opt, env, want string
-		ok             bool
+		opt, socket, host, port, want string
+		ok                            bool
 	}{
-		{"", "", DefaultServer, true},
-		{"127.0.0.1:6000", "tcp:127.0.0.1:7000", "127.0.0.1:6000", true},
-		{"", "tcp:127.0.0.1:7000", "127.0.0.1:7000", true},
-		{"", "tcp:7001", "127.0.0.1:7001", true},
-		{"", "tcp:localhost:7002", "localhost:7002", true},
-		{"", "tcp:[::1]:7003", "[::1]:7003", true},
-		{"", "localfilesystem:/tmp/adb", "", false},
-		{"", "tcp:host:port", "", false},
-		{"", "tcp:127.0.0.1:70000", "", false},
-		{"", "tcp::7000", "", false},
-		{"nocolon", "", "", false},
+		{"", "", "", "", DefaultServer, true},
+		{"127.0.0.1:6000", "tcp:127.0.0.1:7000", "", "", "127.0.0.1:6000", true},
+		{"", "tcp:127.0.0.1:7000", "", "", "127.0.0.1:7000", true},
+		{"", "tcp:7001", "", "", "127.0.0.1:7001", true},
+		{"", "tcp:localhost:7002", "", "", "localhost:7002", true},
+		{"", "tcp:[::1]:7003", "", "", "[::1]:7003", true},
+		{"", "localfilesystem:/tmp/adb", "", "", "", false},
+		{"", "tcp:host:port", "", "", "", false},
+		{"", "tcp:127.0.0.1:70000", "", "", "", false},
+		{"", "tcp::7000", "", "", "", false},
+		{"nocolon", "", "", "", "", false},
+		{"", "", "", "5038", "127.0.0.1:5038", true},
+		{"", "", "10.0.2.2", "5039", "10.0.2.2:5039", true},
+		{"", "", "10.0.2.2", "", "10.0.2.2:5037", true},
+		{"", "tcp:7004", "", "5038", "127.0.0.1:7004", true}, // ADB_SERVER_SOCKET wins, as in adb
+		{"127.0.0.1:6000", "", "", "5038", "127.0.0.1:6000", true},
+		{"", "", "", "0", "", false},
+		{"", "", "", "65536", "", false},
+		{"", "", "", "five", "", false},
 	}
 	for _, tc := range tests {
-		got, err := serverAddr(tc.opt, tc.env)
+		env := map[string]string{"ADB_SERVER_SOCKET": tc.socket, "ANDROID_ADB_SERVER_ADDRESS": tc.host, "ANDROID_ADB_SERVER_PORT": tc.port}
+		got, err := serverAddr(tc.opt, func(k string) string { return env[k] })
 		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("serverAddr(%q, %q) = %q, %v; want %q, ok %v", tc.opt, tc.env, got, err, tc.want, tc.ok)
+			t.Errorf("serverAddr(%q, %v) = %q, %v; want %q, ok %v", tc.opt, env, got, err, tc.want, tc.ok)
 		}
 	}
 }

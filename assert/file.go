@@ -256,7 +256,6 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 					e = &Entry{}
 					entries[string(n)] = e
 				}
-				e.Unit, e.Definition = w.m.Unit, w.m.Definition
 				hn := h
 				if w.m.Span != "" {
 					// A CPU share or byte count is taken between whole
@@ -268,6 +267,10 @@ func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
 				}
 				nl := newLimit(w.m.Def, w.value, hn)
 				old, had := e.Limit(string(n))
+				if had && keepLimit(w.m.Def, old, w.value, hn) {
+					continue
+				}
+				e.Unit, e.Definition = w.m.Unit, w.m.Definition
 				looser := had && (nl.Min && nl.Value < old.Value || !nl.Min && nl.Value > old.Value)
 				change := fmt.Sprintf("%s: %s %s → %s (measured %s)", step, n, metrics.FormatValue(old.Value, e.Unit), metrics.FormatValue(nl.Value, e.Unit), metrics.FormatValue(w.value, e.Unit))
 				switch {
@@ -339,6 +342,26 @@ func deviceName(d metrics.DeviceFacts) string {
 		return "device " + strconv.Quote(d.Serial)
 	}
 	return "a device of unknown model"
+}
+
+// keepLimit reports whether a rewrite keeps the budget old for a measured
+// value v: when v meets it and it leaves no more than twice the headroom
+// (the noise a budget is recorded to absorb). A run that moved within its
+// noise then changes nothing, neither loosening the budget (refused) nor
+// tightening it (a diff of a file for no change), and a second update
+// never undoes a first; only a clear improvement tightens it.
+func keepLimit(d metrics.Def, old Limit, v float64, h Headroom) bool {
+	if old.Min != d.Floor() {
+		return false
+	}
+	if old.Min && v < old.Value || !old.Min && v > old.Value {
+		return false
+	}
+	wide := newLimit(d, v, Headroom{Pct: 2 * h.Pct, Count: 2 * h.Count})
+	if old.Min {
+		return old.Value >= wide.Value
+	}
+	return old.Value <= wide.Value
 }
 
 // newLimit is the budget recorded for a measured value: headroom added to

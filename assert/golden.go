@@ -381,6 +381,12 @@ func UpdateBudgetFile(path string, fn func(*File) error) error {
 	if err != nil {
 		return err
 	}
+	// The file as read, to leave it untouched (its bytes, its layout) when
+	// fn changes nothing in it.
+	before, err := f.marshal()
+	if err != nil {
+		return fmt.Errorf("perf budget file %s: %w", path, err)
+	}
 	if err := fn(f); err != nil {
 		return err
 	}
@@ -391,6 +397,9 @@ func UpdateBudgetFile(path string, fn func(*File) error) error {
 	b, err := f.marshal()
 	if err != nil {
 		return fmt.Errorf("perf budget file %s: %w", path, err)
+	}
+	if _, serr := os.Stat(path); serr == nil && bytes.Equal(b, before) {
+		return nil
 	}
 	if err := atomicfile.Write(path, b); err != nil {
 		return fmt.Errorf("perf budget file %s: %w", path, err)

@@ -1,6 +1,7 @@
 package assert_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,8 +11,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -486,5 +489,95 @@ func TestRecordTrafficSpan(t *testing.T) {
 		if got("rx") != c.rx || got("tx") != c.tx {
 			t.Errorf("%d intervals: recorded %q, %q; want %q, %q", c.intervals, got("rx"), got("tx"), c.rx, c.tx)
 		}
+	}
+}
+
+// A rewrite changes a budget file only where a value changed: a run that
+// moved within its noise (cpu 12.5 % recorded as ≤ 13.8 %, then 13.0 %,
+// which alone would record ≤ 14.3 %) keeps the budget, neither refusing to
+// loosen it nor rewriting it, and leaves the file's bytes as they were
+// (also a hand-written layout); a clear improvement tightens it.
+func TestRecordKeepsBudgetsWithinNoise(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "testdata", "feed.budget.json")
+	t.Setenv(assert.EnvUpdate, "1")
+	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep()), p) {
+		t.Fatalf("record: %q", f.errs)
+	}
+	first, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noisy := scrollStep()
+	noisy.CPUStats.Mean = 13.0
+	noisy.FrameStats.FrameTimeMS.P95 = 17.1
+	noisy.MemoryStats.PSSMaxKB = 160_000
+	f := &fakeT{}
+	if !assert.Budget(f, run("Pixel 7", "14", noisy), p) {
+		t.Fatalf("an update within the noise failed: %q", f.errs)
+	}
+	if again, _ := os.ReadFile(p); !bytes.Equal(again, first) {
+		t.Errorf("an update within the noise rewrote the file:\n%s\nwas\n%s", again, first)
+	}
+	if len(f.logs) != 0 {
+		t.Errorf("an update within the noise logged %q", f.logs)
+	}
+
+	// A hand-written layout stays when nothing changes.
+	hand := "{\"schema\": \"perfgate.budget/v1\", \"steps\": {\"scroll\": {\n  \"cpu\": {\"max\": 13.8, \"unit\": \"%\"}}}}\n"
+	if err := os.WriteFile(p, []byte(hand), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", noisy), p) {
+		t.Fatalf("update: %q", f.errs)
+	}
+	if b, _ := os.ReadFile(p); string(b) != hand {
+		t.Errorf("an update that changed nothing rewrote\n%s\nas\n%s", hand, b)
+	}
+
+	// Twice the headroom better (cpu headroom 10 %: under 13.8/1.2) tightens.
+	better := scrollStep()
+	better.CPUStats.Mean = 10
+	f = &fakeT{}
+	if !assert.Budget(f, run("Pixel 7", "14", better), p) {
+		t.Fatalf("update: %q", f.errs)
+	}
+	if want := "perf budget tightened: scroll: cpu 13.8% → 11% (measured 10%)"; !strings.Contains(strings.Join(f.logs, "\n"), want) {
+		t.Errorf("logs %q, want %q", f.logs, want)
+	}
+}
+
+// Recording baselines again from a run with the same values within noise
+// keeps the old ones, their date included; a changed run replaces them.
+func TestRecordKeepsBaselinesWithinNoise(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "feed.budget.json")
+	t.Setenv(assert.EnvUpdate, "1")
+	g := assert.Gate{Metrics: []metrics.Name{"frame_time_p95"}}
+	if f := (&fakeT{}); !assert.NoRegression(f, run("Pixel 7", "14", stepsOf([]float64{18.1, 18.3, 18.0, 18.4, 18.2, 18.5}, 58)...), p, g) {
+		t.Fatalf("record: %q", f.errs)
+	}
+	first, _ := os.ReadFile(p)
+	// Rewrite the date as an older run's, so a rewrite would show.
+	old := strings.Replace(string(first), `"recorded": "`+time.Now().UTC().Format("2006"), `"recorded": "2001`, 1)
+	if old == string(first) {
+		t.Fatalf("no recorded date in\n%s", first)
+	}
+	if err := os.WriteFile(p, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeT{}
+	if !assert.NoRegression(f, run("Pixel 7", "14", stepsOf([]float64{18.2, 18.0, 18.4, 18.1, 18.5, 18.3}, 58)...), p, g) {
+		t.Fatalf("update: %q", f.errs)
+	}
+	if b, _ := os.ReadFile(p); string(b) != old {
+		t.Errorf("a run within the noise rewrote the baseline:\n%s\nwas\n%s", b, old)
+	}
+	if !strings.Contains(strings.Join(f.logs, "\n"), "perf baseline kept: scroll: frame_time_p95, no significant change from the 6 iterations of 2001-") {
+		t.Errorf("logs %q", f.logs)
+	}
+	// A slower app is a new baseline.
+	f = &fakeT{}
+	assert.NoRegression(f, run("Pixel 7", "14", stepsOf([]float64{25, 25.2, 24.9, 25.1, 25.3, 24.8}, 58)...), p, g)
+	if b, _ := os.ReadFile(p); string(b) == old || !strings.Contains(strings.Join(f.logs, "\n"), "perf baseline recorded: scroll: frame_time_p95, 6 iterations") {
+		t.Errorf("a changed run kept the baseline: %q\n%s", f.logs, b)
 	}
 }

@@ -3,6 +3,7 @@ package assert
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -209,6 +210,13 @@ func recordBaselines(t TestingT, runs runValues, dev metrics.DeviceFacts, path s
 					e = &Entry{}
 					entries[string(n)] = e
 				}
+				if old := e.Baseline; sameBaseline(old, vals, dev, m.Better, g) {
+					// The run measured what the baseline holds, within
+					// noise: its values and date stay, so the file
+					// changes only where a value changed.
+					notes = append(notes, fmt.Sprintf("perf baseline kept: %s: %s, no significant change from the %d iterations of %s", step, n, len(old.Values), old.Recorded.Format(time.RFC3339)))
+					continue
+				}
 				e.Unit, e.Definition = m.Unit, m.Definition
 				e.Baseline = &Baseline{Values: slices.Clone(vals), Device: dev.Name(), Android: dev.Release, API: dev.API, Recorded: time.Now().UTC().Truncate(time.Second)}
 				notes = append(notes, fmt.Sprintf("perf baseline recorded: %s: %s, %d iterations on %s", step, n, len(vals), dev))
@@ -228,6 +236,20 @@ func recordBaselines(t TestingT, runs runValues, dev metrics.DeviceFacts, path s
 		return false
 	}
 	return true
+}
+
+// sameBaseline reports whether vals, measured on dev, are what the
+// baseline old already says: the same device model and Android version,
+// and no change the gate would call significant nor one past its
+// threshold (so too few iterations to tell keep the old baseline only
+// while the medians stay close). A run of more iterations than the
+// baseline holds replaces it: it knows more.
+func sameBaseline(old *Baseline, vals []float64, dev metrics.DeviceFacts, better metrics.Better, g Gate) bool {
+	if old == nil || len(old.Values) == 0 || len(vals) > len(old.Values) || old.Device != dev.Name() || old.Android != dev.Release || old.API != dev.API {
+		return false
+	}
+	c := CompareValues(old.Values, vals, better, g)
+	return !c.Significant && math.Abs(c.DeltaPct) <= g.ThresholdPct
 }
 
 func joinNames(ns []metrics.Name) string {

@@ -3,6 +3,7 @@ package assert
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"golang.org/x/perf/benchmath"
 
@@ -78,7 +79,9 @@ func CompareValues(old, new []float64, better metrics.Better, g Gate) Change {
 	g = g.WithDefaults()
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = g.Alpha
-	s1, s2 := benchmath.NewSample(old, &th), benchmath.NewSample(new, &th)
+	// NewSample sorts its values in place: the caller's (a baseline that
+	// is written back) stay in their order.
+	s1, s2 := benchmath.NewSample(slices.Clone(old), &th), benchmath.NewSample(slices.Clone(new), &th)
 	cmp := benchmath.AssumeNothing.Compare(s1, s2)
 	c := Change{Old: benchmath.AssumeNothing.Summary(s1, 0.95), New: benchmath.AssumeNothing.Summary(s2, 0.95),
 		P: cmp.P, N1: cmp.N1, N2: cmp.N2}

@@ -85,10 +85,11 @@ func (f Filter) validate() error {
 
 func (c Config) withDefaults() (Config, error) {
 	if len(c.Servers) == 0 {
-		c.Servers = []string{""}
-		if env := os.Getenv("ADB_SERVER_SOCKET"); env != "" {
-			c.Servers = []string{env}
+		env, err := adbx.EnvServer()
+		if err != nil {
+			return c, fmt.Errorf("devicepool: %w", err)
 		}
+		c.Servers = []string{env}
 	}
 	servers := make([]string, len(c.Servers))
 	for i, s := range c.Servers {

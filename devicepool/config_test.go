@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -253,5 +254,37 @@ func TestShard(t *testing.T) {
 	devicepool.Shard(st)
 	if !strings.Contains(st.fatal, devicepool.EnvShard) || !strings.Contains(st.fatal, "4/3") {
 		t.Errorf("shard 4/3: fatal %q, want one naming the variable and its value", st.fatal)
+	}
+}
+
+// A pool given no server uses the one adb itself would: $ADB_SERVER_SOCKET,
+// else $ANDROID_ADB_SERVER_ADDRESS and $ANDROID_ADB_SERVER_PORT.
+func TestDefaultServerFromEnv(t *testing.T) {
+	srv := twoPhones(t)
+	host, port, err := net.SplitHostPort(srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, env := range []map[string]string{
+		{"ADB_SERVER_SOCKET": "", "ANDROID_ADB_SERVER_ADDRESS": host, "ANDROID_ADB_SERVER_PORT": port},
+		{"ADB_SERVER_SOCKET": "tcp:" + srv.Addr, "ANDROID_ADB_SERVER_ADDRESS": "", "ANDROID_ADB_SERVER_PORT": "1"},
+	} {
+		for k, v := range env {
+			t.Setenv(k, v)
+		}
+		p, err := devicepool.New(ctx, devicepool.Config{})
+		if err != nil {
+			t.Errorf("%v: %v", env, err)
+			continue
+		}
+		if n := len(p.Members()); n != 2 {
+			t.Errorf("%v: %d devices, want the server's 2", env, n)
+		}
+	}
+	t.Setenv("ADB_SERVER_SOCKET", "")
+	t.Setenv("ANDROID_ADB_SERVER_PORT", "port")
+	if _, err := devicepool.New(ctx, devicepool.Config{}); err == nil || !strings.Contains(err.Error(), `ANDROID_ADB_SERVER_PORT="port"`) {
+		t.Errorf("a bad port: %v", err)
 	}
 }

@@ -98,6 +98,11 @@ type Config struct {
 	// live state; `perfgate record` prints its live line from it. It runs on
 	// the collector goroutine and must return quickly.
 	OnTick func(Live)
+	// ExpectCrash names the steps in which the test expects the app to
+	// crash (a step's iterations "tap#2" … count as "tap"); "*" names
+	// every step. A crash or ANR in any other step fails the test at Stop,
+	// with or without a crash budget.
+	ExpectCrash []string
 }
 
 // Live is the running state a session reports after each tick.
@@ -119,6 +124,23 @@ type Live struct {
 
 // Option changes a session's Config.
 type Option func(*Config)
+
+// ExpectCrash says the app is expected to crash (or stop responding) in
+// the named steps, "*" for every step: their crashes are recorded, and do
+// not fail the test. A crash in any other step fails it at Stop.
+func ExpectCrash(steps ...string) Option {
+	return func(c *Config) { c.ExpectCrash = append(c.ExpectCrash, steps...) }
+}
+
+// crashExpected reports whether the test expects crashes in the step.
+func (c *Config) crashExpected(step string) bool {
+	for _, s := range c.ExpectCrash {
+		if s == "*" || s == step || s == metrics.BaseStep(step) {
+			return true
+		}
+	}
+	return false
+}
 
 // App names the app under test.
 func App(pkg string) Option { return func(c *Config) { c.Package = pkg } }

@@ -3,6 +3,7 @@ package perftest
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -190,9 +191,15 @@ func (st *Step) catalogue() []entry {
 		}
 		whyFull = fmt.Sprintf("startup: time to full display needs every launch to log \"Fully drawn\" (the app calls reportFullyDrawn); %d of %d did", drawn, len(su.Iterations))
 	}
-	sdef := su.Kind + " start, " + su.Source + ", median of " + strconv.Itoa(len(su.Iterations))
-	add(metrics.StartupInitial, whySU, su.InitialDisplayMs, metrics.StartupInitial.Def().Doc+", "+sdef)
-	add(metrics.StartupFull, whyFull, su.FullDisplayMs, metrics.StartupFull.Def().Doc+", "+sdef)
+	// A scenario's Source names both figures' sources ("am start -W
+	// TotalTime; logcat Fully drawn"): each definition names its own.
+	initialSrc, fullSrc, both := strings.Cut(su.Source, "; ")
+	if !both {
+		fullSrc = su.Source
+	}
+	median := ", median of " + strconv.Itoa(len(su.Iterations))
+	add(metrics.StartupInitial, whySU, su.InitialDisplayMs, metrics.StartupInitial.Def().Doc+", "+su.Kind+" start, "+initialSrc+median)
+	add(metrics.StartupFull, whyFull, su.FullDisplayMs, metrics.StartupFull.Def().Doc+", "+su.Kind+" start, "+fullSrc+median)
 
 	add(metrics.Crashes, "", float64(len(st.Crashes)), metrics.Crashes.Def().Doc)
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -463,6 +464,9 @@ func (s *Session) stop() {
 		r.Error = s.endErr.Error()
 	}
 	s.col.finish()
+	for _, st := range r.Steps {
+		st.CrashExpected = len(st.Crashes) > 0 && s.cfg.crashExpected(st.Name)
+	}
 	stacks := s.col.foldedStacks()
 	s.mu.Unlock()
 
@@ -481,6 +485,18 @@ func (s *Session) stop() {
 		helper(s.t)
 		if r.Error != "" {
 			s.t.Errorf("perftest: session ended early: %s (%s)", r.Error, partial(r))
+		}
+		// A crash fails its step unless the test said it expects one,
+		// budget or not: an app that died measured nothing worth passing.
+		for _, st := range r.Steps {
+			if !st.Crashed() || st.CrashExpected {
+				continue
+			}
+			for _, v := range assert.Verdicts(st, assert.Limit{Metric: metrics.Crashes}) {
+				if !v.Pass {
+					s.t.Errorf("%s; perftest.ExpectCrash(%q) if the test expects it", v.Line(), metrics.BaseStep(st.Name))
+				}
+			}
 		}
 		if werr != nil {
 			s.t.Errorf("%v", werr)

@@ -271,15 +271,22 @@ func TestHangingCommandIsAGap(t *testing.T) {
 	}
 }
 
-func TestAppCrashInStep(t *testing.T) {
-	f := newFake()
-	s := startFake(t, f, fastConfig(t))
+// crashInTap runs a step "open", then a step "tap" in which the app dies
+// and is restarted.
+func crashInTap(t *testing.T, f *fakeDevice, s *Session) {
+	t.Helper()
 	s.Step("open", func() { waitTicks(t, f, 3) })
 	s.Step("tap", func() {
 		waitTicks(t, f, 3)
 		f.setPIDs(5151) // the app died and was restarted
 		waitTicks(t, f, 3)
 	})
+}
+
+func TestAppCrashInStep(t *testing.T) {
+	f := newFake()
+	s := startFake(t, f, fastConfig(t))
+	crashInTap(t, f, s)
 	r := s.Stop()
 	if r.Step("open").Crashed() {
 		t.Error("open crashed")
@@ -673,5 +680,41 @@ func TestCrashPlacedByItsLogTime(t *testing.T) {
 	}
 	if tap := r.Step("tap"); !tap.Crashed() || r.Step("after").Crashed() {
 		t.Errorf("tap crashed %v, after crashed %v", tap.Crashed(), r.Step("after").Crashed())
+	}
+}
+
+// A crash fails the test at Stop, with no crash budget, with the line a
+// crashes budget gives; a test that says it expects the crash in that
+// step (ExpectCrash) gets it recorded and passes.
+func TestCrashFailsUnlessExpected(t *testing.T) {
+	for _, expect := range [][]string{nil, {"tap"}, {"*"}, {"open"}} {
+		f := newFake()
+		cfg := fastConfig(t)
+		ExpectCrash(expect...)(&cfg)
+		s := startFake(t, f, cfg)
+		rt := &recordingT{}
+		s.t = rt
+		crashInTap(t, f, s)
+		r := s.Stop()
+		tap := r.Step("tap")
+		if !tap.Crashed() {
+			t.Fatalf("expect %q: no crash in tap: %+v", expect, r.Crashes)
+		}
+		wantFail := len(expect) == 0 || expect[0] == "open"
+		if tap.CrashExpected == wantFail || r.Step("open").CrashExpected {
+			t.Errorf("expect %q: crash_expected tap %v, open %v", expect, tap.CrashExpected, r.Step("open").CrashExpected)
+		}
+		var crashLines []string
+		for _, e := range rt.errs {
+			if strings.HasPrefix(e, "perf budget exceeded: tap: crashes 1 > 0 (") {
+				crashLines = append(crashLines, e)
+			}
+		}
+		if wantFail && (len(crashLines) != 1 || !strings.HasSuffix(crashLines[0], `; perftest.ExpectCrash("tap") if the test expects it`)) {
+			t.Errorf("expect %q: errors %q, want the crash line", expect, rt.errs)
+		}
+		if !wantFail && len(crashLines) != 0 {
+			t.Errorf("expect %q: errors %q, want no crash line", expect, rt.errs)
+		}
 	}
 }

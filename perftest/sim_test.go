@@ -388,7 +388,7 @@ func TestAppCrashOnDevice(t *testing.T) {
 			dev := historySim(t, "crash-on-tap")
 			d, _ := ep.open(t, dev, stock)
 			launch(t, d, dev)
-			s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()))
+			s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.ExpectCrash("tap crash"))
 			s.Step("tap crash", func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
@@ -688,7 +688,7 @@ func TestCPUAppDiesMidStep(t *testing.T) {
 	dev := simConfig(t, simdevice.Config{Workload: wl, Serial: "sim-dies"})
 	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
-	s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.WithCollectors(perftest.CollectCPU))
+	s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.WithCollectors(perftest.CollectCPU), perftest.ExpectCrash("tap crash"))
 	w := dev.World()
 	var before, after simdevice.TruthTotals
 	s.Step("tap crash", func() {

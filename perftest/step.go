@@ -52,6 +52,9 @@ type Step struct {
 	BatteryStats   *BatteryStats        `json:"battery,omitempty"`
 	ThermalStats   *ThermalStats        `json:"thermal,omitempty"`
 	Crashes        []Crash              `json:"crashes,omitempty"`
+	// CrashExpected says the test expected the app to crash in this step
+	// (ExpectCrash), so its crashes do not fail it.
+	CrashExpected bool `json:"crash_expected,omitempty"`
 	// Startup is the app start measured inside the step, when the step
 	// launched the app (see scenario.Launch); nil otherwise.
 	Startup *StartupStats `json:"startup,omitempty"`

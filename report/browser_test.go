@@ -128,14 +128,7 @@ func TestBrowserRendersReport(t *testing.T) {
 		}
 	}
 
-	shot := filepath.Join(dir, "report.png")
-	headless(t, bin, page, "--screenshot="+shot, "--window-size=1100,2400", "--hide-scrollbars")
-	f, err := os.Open(shot)
-	assert.NilError(t, err)
-	defer f.Close()
-	img, err := png.Decode(f)
-	assert.NilError(t, err)
-	colours := paletteOf(img)
+	colours := screenshot(t, bin, page, filepath.Join(dir, "report.png"), "1100,2400")
 	assert.Assert(t, len(colours) > 8, "screenshot has %d colours: blank", len(colours))
 	// The series colours of the charts are on the screen, not just in the DOM.
 	for name, c := range map[string][3]uint8{"app series": {0x1f, 0x77, 0xb4}, "jank mark": {0xd6, 0x27, 0x28}} {
@@ -149,6 +142,19 @@ func sameWindow(truth, gfx string) bool {
 	return gfx == truth || strings.HasPrefix(gfx, truth+"/")
 }
 
+// screenshot takes a screenshot of page into shot, a window of size
+// ("width,height") wide, and counts its pixels of each colour.
+func screenshot(t *testing.T, bin, page, shot, size string) map[[3]uint8]int {
+	t.Helper()
+	headless(t, bin, page, "--screenshot="+shot, "--window-size="+size, "--hide-scrollbars")
+	f, err := os.Open(shot)
+	assert.NilError(t, err)
+	defer f.Close()
+	img, err := png.Decode(f)
+	assert.NilError(t, err)
+	return paletteOf(img)
+}
+
 // paletteOf counts the pixels of each colour.
 func paletteOf(img image.Image) map[[3]uint8]int {
 	out := map[[3]uint8]int{}
@@ -160,4 +166,63 @@ func paletteOf(img image.Image) map[[3]uint8]int {
 		}
 	}
 	return out
+}
+
+// The comparison page of four runs of the smooth app against four of the
+// janky one on the simulated phone, opened in headless Chromium: a strip
+// per metric with both sides' runs, medians and confidence intervals, the
+// gate's verdict (the janky app's frame time p99 regressed), the first runs'
+// frame times overlaid, hover text on every point, and a screenshot that
+// shows both sides' colours.
+func TestBrowserRendersComparison(t *testing.T) {
+	bin := chromium(t)
+	var base, next []*perftest.Result
+	for range 4 {
+		r, _ := simSession(t, "smooth-scroll", 1200*time.Millisecond)
+		base = append(base, r)
+		r, _ = simSession(t, "janky-scroll", 1200*time.Millisecond)
+		next = append(next, r)
+	}
+	c := report.Compare(base, next, report.CompareOptions{})
+	var b bytes.Buffer
+	assert.NilError(t, report.WriteCompareHTML(&b, c, base, next, report.Options{}))
+	dir := t.TempDir()
+	if d := os.Getenv("PERFGATE_REPORT_KEEP"); d != "" {
+		dir = d
+	}
+	page := filepath.Join(dir, "compare.html")
+	assert.NilError(t, os.WriteFile(page, b.Bytes(), 0o644))
+
+	dom, logs := headless(t, bin, page, "--dump-dom")
+	cs := charts(t, dom)
+	kinds := map[string]int{}
+	for _, c := range cs {
+		kinds[c.Chart]++
+	}
+	assert.DeepEqual(t, kinds, map[string]int{"compare-metrics": 2, "compare-frametime": 2, "compare-fps": 2, "compare-cpu": 2})
+	// Every run of both sides is a point on the frame time p99 row, with
+	// its value on hover.
+	runs := 0
+	for _, c := range cs[:1] {
+		for _, ci := range c.Circles {
+			if strings.HasPrefix(ci.Title, "base run ") || strings.HasPrefix(ci.Title, "new run ") {
+				runs++
+			}
+		}
+	}
+	assert.Assert(t, runs >= 8, "%d run points on the scroll step's strips", runs)
+	assert.Assert(t, strings.Contains(dom, "frame_time_p99"), "no frame_time_p99 row")
+	regressed := slices.ContainsFunc(c.Rows, func(r report.Row) bool { return r.Step == "scroll" && r.Regression })
+	assert.Assert(t, regressed, "the janky app did not regress: %+v", c.Rows)
+	assert.Assert(t, strings.Contains(dom, "REGRESSION"), "no regression verdict drawn")
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.Contains(l, ":CONSOLE") {
+			t.Errorf("console message: %s", l)
+		}
+	}
+
+	colours := screenshot(t, bin, page, filepath.Join(dir, "compare.png"), "1100,2600")
+	for name, c := range map[string][3]uint8{"base": {0x7f, 0x7f, 0x7f}, "new": {0x1f, 0x77, 0xb4}} {
+		assert.Assert(t, colours[c] > 20, "%s colour %x drawn on %d pixels", name, c, colours[c])
+	}
 }

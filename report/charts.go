@@ -17,11 +17,23 @@ func stepCharts(r *perftest.Result, st *perftest.Step, budgets []assert.Limit) [
 	if d := sec(st.DeviceEndNs - st.DeviceStartNs); d > stepS {
 		stepS = d
 	}
-	budgetLines := func(scale float64, names ...metrics.Name) []hline {
+	// budgetLines are the budgets on the named metrics, drawn in the
+	// chart's unit: the label says the budget in that unit, and in the
+	// metric's own when they differ ("budget pss_max ≤ 164 MiB (168000
+	// KiB)"), so a line is never read against the wrong axis.
+	budgetLines := func(scale float64, unit string, names ...metrics.Name) []hline {
 		var out []hline
 		for _, b := range budgets {
 			if b.AppliesTo(st.Name) && slices.Contains(names, b.Metric) {
-				out = append(out, hline{class: "budget", label: "budget " + b.String(), color: colBudget, y: b.Value * scale})
+				op := "≤"
+				if b.Min {
+					op = "≥"
+				}
+				label := fmt.Sprintf("budget %s %s %s %s", b.Metric, op, formatValue(b.Value*scale), unit)
+				if scale != 1 {
+					label += " (" + metrics.FormatValue(b.Value, b.Metric.Def().Unit) + ")"
+				}
+				out = append(out, hline{class: "budget", label: label, color: colBudget, y: b.Value * scale})
 			}
 		}
 		return out
@@ -38,7 +50,7 @@ func stepCharts(r *perftest.Result, st *perftest.Step, budgets []assert.Limit) [
 	if fs.periodMS > 0 {
 		ft.hlines = append(ft.hlines, hline{class: "deadline", label: fmt.Sprintf("refresh period %.2f ms", fs.periodMS), color: colRefresh, y: fs.periodMS})
 	}
-	ft.hlines = append(ft.hlines, budgetLines(1, metrics.FrameTimeP50, metrics.FrameTimeP90, metrics.FrameTimeP95, metrics.FrameTimeP99)...)
+	ft.hlines = append(ft.hlines, budgetLines(1, "ms", metrics.FrameTimeP50, metrics.FrameTimeP90, metrics.FrameTimeP95, metrics.FrameTimeP99)...)
 	// PerfDog judges the interval between frame times, which for gfxinfo
 	// is not the duration the line shows: its marks sit at that interval.
 	perfDogName, perfDogNote := "PerfDog ", ""
@@ -46,27 +58,27 @@ func stepCharts(r *perftest.Result, st *perftest.Step, budgets []assert.Limit) [
 		perfDogNote = " (by interval)"
 	}
 	ft.marks = []marks{
-		{class: "jank-bigjank", name: perfDogName + "BigJank" + perfDogNote, color: colBigJank, r: 7, pts: fs.bigJank},
-		{class: "jank-perfdog", name: perfDogName + "Jank" + perfDogNote, color: colPerfDog, r: 5.5, pts: fs.perfDog},
+		{class: "jank-bigjank", name: perfDogName + "BigJank" + perfDogNote, color: colBigJank, r: 7, pts: fs.bigJank, notes: fs.bigJankNotes},
+		{class: "jank-perfdog", name: perfDogName + "Jank" + perfDogNote, color: colPerfDog, r: 5.5, pts: fs.perfDog, notes: fs.perfDogNotes},
 		{class: "jank-deadline", name: "deadline missed", color: colJank, r: 3.5, pts: fs.deadlineMissed},
 	}
 
 	fps := &chart{id: "fps", title: "FPS per second (frames with t in that second)", unit: "fps", xMax: stepS, gaps: gaps,
 		lines:  []line{{name: "fps", color: colApp, pts: fpsSeries(fs.times, stepS)}},
-		hlines: budgetLines(1, metrics.FPS)}
+		hlines: budgetLines(1, "fps", metrics.FPS)}
 
 	c := cpuOf(r, st)
 	cpu := &chart{id: "cpu", title: "CPU, % of the whole device per tick (/proc/stat)", unit: "%", xMax: stepS, gaps: gaps,
 		lines:  []line{{name: "app", color: colApp, pts: c.app}, {name: "device", color: colDevice, pts: c.device}},
-		hlines: budgetLines(1, metrics.CPU, metrics.CPUMax, metrics.CPUDevice)}
+		hlines: budgetLines(1, "%", metrics.CPU, metrics.CPUMax, metrics.CPUDevice)}
 	for i, th := range c.threads {
-		cpu.lines = append(cpu.lines, line{name: "thread " + th.name, color: threadColors[i%len(threadColors)], pts: th.pts})
+		cpu.lines = append(cpu.lines, line{name: fmt.Sprintf("thread %s (tid %d)", th.name, th.tid), color: threadColors[i%len(threadColors)], pts: th.pts})
 	}
 
 	rss, pss := memOf(r, st)
 	mem := &chart{id: "memory", title: "Memory: RSS per tick (VmRSS), PSS (dumpsys meminfo)", unit: "MiB", xMax: stepS, gaps: gaps,
 		lines:  []line{{name: "RSS", color: colRSS, pts: rss}, {name: "PSS", color: colPSS, pts: pss}},
-		hlines: budgetLines(1.0/1024, metrics.PSSMax, metrics.RSSMax)}
+		hlines: budgetLines(1.0/1024, "MiB", metrics.PSSMax, metrics.RSSMax)}
 
 	rx, tx := trafficOf(r, st)
 	title := "Traffic since step start"
@@ -75,6 +87,32 @@ func stepCharts(r *perftest.Result, st *perftest.Step, budgets []assert.Limit) [
 	}
 	tr := &chart{id: "traffic", title: title, unit: "KiB", xMax: stepS, gaps: gaps,
 		lines:  []line{{name: "received", color: colRx, pts: rx}, {name: "sent", color: colTx, pts: tx}},
-		hlines: budgetLines(1.0/1024, metrics.Rx, metrics.Tx)}
-	return []*chart{ft, fps, cpu, mem, tr}
+		hlines: budgetLines(1.0/1024, "KiB", metrics.Rx, metrics.Tx)}
+	charts := []*chart{ft, fps, cpu, mem, tr}
+	if su := st.Startup; su != nil && len(su.Iterations) > 0 {
+		charts = append(charts, startupChart(su, budgetLines(1, "ms", metrics.StartupInitial, metrics.StartupFull)))
+	}
+	return charts
+}
+
+// startupChart draws each launch of a step: time to initial display (am
+// start -W TotalTime) and to full display (logcat Fully drawn, where the
+// app reported it), with the step's medians and budgets.
+func startupChart(su *perftest.StartupStats, budgets []hline) *chart {
+	c := &chart{id: "startup", title: fmt.Sprintf("Startup per launch (%s start): time to initial and to full display", su.Kind), unit: "ms", xUnit: "launch",
+		xMax: float64(len(su.Iterations) + 1)}
+	var initial, full []pt
+	for i, it := range su.Iterations {
+		initial = append(initial, pt{float64(i + 1), float64(it.TotalTimeMs)})
+		if it.FullyDrawnMs > 0 {
+			full = append(full, pt{float64(i + 1), float64(it.FullyDrawnMs)})
+		}
+	}
+	c.lines = []line{{name: "initial display (TotalTime)", color: colApp, pts: initial}}
+	if len(full) > 0 {
+		c.lines = append(c.lines, line{name: "full display (Fully drawn)", color: colPSS, pts: full})
+	}
+	c.hlines = append(c.hlines, hline{class: "median", label: fmt.Sprintf("median initial display %s ms", formatValue(su.InitialDisplayMs)), color: colRefresh, y: su.InitialDisplayMs})
+	c.hlines = append(c.hlines, budgets...)
+	return c
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -266,11 +267,68 @@ func (c *Comparison) writeWarnings(w io.Writer, prefix string) {
 	for _, s := range c.Warnings {
 		emit(s)
 	}
+	for _, s := range c.rowWarnings() {
+		emit(s)
+	}
+}
+
+// rowWarnings says each of the rows' warnings once, naming the rows it is
+// about: "need >= 6 samples to detect a difference at alpha level 0.05
+// (n=5+5), in 40 comparisons: scroll (fps, jank, …), launch
+// (startup_initial)". Said per row, five runs a side gave forty lines.
+func (c *Comparison) rowWarnings() []string {
+	type group struct {
+		ns    []string
+		steps []string
+		of    map[string][]string
+		count int
+	}
+	var order []string
+	groups := map[string]*group{}
 	for _, r := range c.Rows {
-		for _, s := range r.Warnings {
-			emit(r.Step + ": " + string(r.Metric) + ": " + s)
+		for _, w := range r.Warnings {
+			g := groups[w]
+			if g == nil {
+				g = &group{of: map[string][]string{}}
+				groups[w] = g
+				order = append(order, w)
+			}
+			if n := fmt.Sprintf("n=%d+%d", r.N1, r.N2); !slices.Contains(g.ns, n) {
+				g.ns = append(g.ns, n)
+			}
+			if g.of[r.Step] == nil {
+				g.steps = append(g.steps, r.Step)
+			}
+			g.of[r.Step] = append(g.of[r.Step], string(r.Metric))
+			g.count++
 		}
 	}
+	rowsOf := map[string]int{}
+	for _, r := range c.Rows {
+		rowsOf[r.Step]++
+	}
+	out := make([]string, 0, len(order))
+	for _, w := range order {
+		g := groups[w]
+		if g.count == 1 {
+			out = append(out, fmt.Sprintf("%s: %s: %s (%s)", g.steps[0], g.of[g.steps[0]][0], w, g.ns[0]))
+			continue
+		}
+		var parts []string
+		for _, st := range g.steps {
+			ms := g.of[st]
+			if len(ms) == rowsOf[st] && len(ms) > 1 {
+				parts = append(parts, st+" (every metric)")
+				continue
+			}
+			if len(ms) > 6 {
+				ms = append(ms[:6:6], fmt.Sprintf("%d more", len(g.of[st])-6))
+			}
+			parts = append(parts, fmt.Sprintf("%s (%s)", st, strings.Join(ms, ", ")))
+		}
+		out = append(out, fmt.Sprintf("%s (%s), in %d comparisons: %s", w, strings.Join(g.ns, ", "), g.count, strings.Join(parts, ", ")))
+	}
+	return out
 }
 
 // WriteMarkdown prints the comparison as a Markdown table with ❌ on

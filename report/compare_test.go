@@ -109,7 +109,28 @@ func TestCompareFewRunsAndIterations(t *testing.T) {
 	assert.Equal(t, len(c.Regressions()), 0, "one run each cannot be significant")
 	var b bytes.Buffer
 	assert.NilError(t, c.WriteText(&b))
-	assert.Assert(t, strings.Contains(b.String(), "warning: scroll: frame_time_p95: "), b.String())
+	assert.Assert(t, strings.Contains(b.String(), "warning: need >= 4 samples to detect a difference at alpha level 0.05 (n=1+1), in "), b.String())
+	assert.Assert(t, strings.Contains(b.String(), " comparisons: scroll (every metric)\n"), b.String())
+
+	// Five runs a side of three steps: each warning is one line naming
+	// every comparison it is about, not a line per comparison.
+	var base5, next5 []*perftest.Result
+	for i := range 5 {
+		b, n := run(18+0.1*float64(i), 60, 1), run(19+0.1*float64(i), 60, 1)
+		for _, r := range []*perftest.Result{b, n} {
+			for _, name := range []string{"open", "back"} {
+				s := *r.Steps[0]
+				s.Name = name
+				r.Steps = append(r.Steps, &s)
+			}
+		}
+		base5, next5 = append(base5, b), append(next5, n)
+	}
+	c = report.Compare(base5, next5, report.CompareOptions{})
+	b.Reset()
+	assert.NilError(t, c.WriteText(&b))
+	assert.Equal(t, strings.Count(b.String(), "need >= 6 samples"), 1, b.String())
+	assert.Assert(t, strings.Contains(b.String(), "warning: need >= 6 samples for confidence interval at level 0.95 (n=5+5), in 42 comparisons: scroll (every metric), open (every metric), back (every metric)\n"), b.String())
 
 	// One session with scroll, scroll#2 … scroll#6 is six runs.
 	iter := func(p95 float64) *perftest.Result {

@@ -86,16 +86,8 @@ type htmlPage struct {
 	Results   []htmlResult
 }
 
-var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"ms": func(ns int64) string { return fmt.Sprintf("%.3f s", sec(ns)) },
-}).Parse(`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
-<style>
-body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#222;max-width:1100px}
+// pageCSS is the style of every perfgate page: reports and comparisons.
+const pageCSS = `body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#222;max-width:1100px}
 h1{font-size:22px}h2{font-size:19px;border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:32px}h3{font-size:16px;margin-top:24px}
 table{border-collapse:collapse;margin:8px 0}details.causes{margin:8px 0}tr:target{background:#fff8c5}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f5f5f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -105,7 +97,21 @@ th{background:#f5f5f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
 svg.chart{display:block;margin:8px 0;max-width:100%;height:auto;font-family:system-ui,sans-serif}
 pre{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
 .muted{color:#666}
-</style>
+`
+
+// pageHead opens every perfgate page, up to its own styles.
+const pageHead = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+` + pageCSS
+
+var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
+	"ms": func(ns int64) string { return fmt.Sprintf("%.3f s", sec(ns)) },
+}).Parse(pageHead + `</style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
@@ -210,7 +216,7 @@ func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
 	for _, k := range keys {
 		hr.Sources = append(hr.Sources, htmlFact{k, r.Config.Sources[k]})
 	}
-	hr.Failed = r.Error != "" || len(r.Crashes) > 0
+	hr.Failed = r.Error != "" || unexpectedCrash(r)
 	for j, st := range r.Steps {
 		hs := htmlStep{Name: st.Name, Anchor: fmt.Sprintf("r%d-s%d", i+1, j+1), Duration: st.Duration().Round(time.Millisecond).String(),
 			Windows: st.Windows, Thermal: st.ThermalStats, Battery: st.BatteryStats, Trace: traceStepOf(st)}

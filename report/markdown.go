@@ -17,14 +17,21 @@ import (
 // errors, and a link to the HTML report.
 func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error {
 	bw := bufio.NewWriter(w)
-	failed := 0
+	failed, budgets := 0, 0
 	var body strings.Builder
 	for _, r := range results {
-		if writeMarkdownResult(&body, r, opts.forResult(r)) {
+		o := opts.forResult(r)
+		budgets += len(o.Budgets)
+		if writeMarkdownResult(&body, r, o) {
 			failed++
 		}
 	}
 	status := "✅ all budgets met"
+	if budgets == 0 {
+		// Nothing was checked against a budget: "all met" would claim
+		// what no one asked.
+		status = "✅ no failures (no budgets given)"
+	}
 	if failed > 0 {
 		status = fmt.Sprintf("❌ %d of %d sessions failed", failed, len(results))
 	}
@@ -53,7 +60,7 @@ func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error 
 
 // writeMarkdownResult writes one session and reports whether it failed.
 func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) bool {
-	failed := r.Error != "" || len(r.Crashes) > 0
+	failed := r.Error != "" || unexpectedCrash(r)
 	var steps strings.Builder
 	var failures []string
 	for _, st := range r.Steps {
@@ -95,9 +102,11 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 		// The catalogue's summary metrics, and every budgeted one.
 		// FrameTimeline's jank too, beside the other definitions, when the
 		// session recorded a trace.
+		// A step that launched the app shows its startup times.
 		for _, d := range metrics.Catalogue() {
-			summary := d.Summary || d.Name == metrics.JankFrameTimeline && r.Trace != nil
-			if _, ok := find(ms, d.Name); summary && (ok || reasonOf(absent, d.Name) != "") {
+			_, ok := find(ms, d.Name)
+			summary := d.Summary || d.Name == metrics.JankFrameTimeline && r.Trace != nil || d.Family == metrics.FamilyStartup && st.Startup != nil
+			if summary && (ok || reasonOf(absent, d.Name) != "") {
 				row(d.Name)
 			}
 		}
@@ -142,7 +151,11 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 	}
 	b.WriteString(steps.String())
 	if len(r.Crashes) > 0 {
-		fmt.Fprintf(b, "❌ %d crashes: ", len(r.Crashes))
+		mark, expected := "❌", ""
+		if !unexpectedCrash(r) {
+			mark, expected = "⚠️", " the test expected"
+		}
+		fmt.Fprintf(b, "%s %d crashes%s: ", mark, len(r.Crashes), expected)
 		for i, c := range r.Crashes {
 			if i > 0 {
 				b.WriteString(", ")

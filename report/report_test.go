@@ -53,6 +53,29 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 }
 
+// A step that launched the app shows its startup times in the summary
+// without a budget, each with its own source, and a summary checked
+// against no budget does not claim "all budgets met".
+func TestMarkdownStartupWithoutBudget(t *testing.T) {
+	r := loadRecorded(t)
+	launch := &perftest.Step{Name: "launch", Startup: &perftest.StartupStats{Kind: "cold", Source: "am start -W TotalTime; logcat Fully drawn",
+		InitialDisplayMs: 2500, Iterations: []perftest.StartupSample{{TotalTimeMs: 2400}, {TotalTimeMs: 2500}}}}
+	r.Steps = append([]*perftest.Step{launch}, r.Steps...)
+	var b bytes.Buffer
+	assert.NilError(t, report.WriteMarkdown(&b, []*perftest.Result{r}, report.Options{}))
+	md := b.String()
+	assert.Assert(t, strings.Contains(md, "## perfgate report: ✅ no failures (no budgets given)\n"), md)
+	assert.Assert(t, !strings.Contains(md, "all budgets met"), md)
+	assert.Assert(t, strings.Contains(md, "| startup_initial | 2500 ms | time to initial display, cold start, am start -W TotalTime, median of 2 |"), md)
+	assert.Assert(t, strings.Contains(md, "| startup_full | not measured | startup: time to full display needs every launch to log"), md)
+	// Steps that launched nothing have no startup rows.
+	assert.Equal(t, strings.Count(md, "| startup_initial |"), 1, md)
+
+	b.Reset()
+	assert.NilError(t, report.WriteMarkdown(&b, []*perftest.Result{r}, report.Options{Budgets: []metrics.Limit{{Step: "scroll", Metric: "jank", Value: 3}}}))
+	assert.Assert(t, strings.Contains(b.String(), "## perfgate report: ✅ all budgets met\n"), b.String())
+}
+
 // The budgets' verdicts against the values the recorded Result holds, read
 // by hand from testdata/janky-scroll.json: scroll has jank 3 (deadline
 // missed), fps 55.3, p95 8.25 ms; settle received 2003 B. The summary

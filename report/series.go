@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
@@ -23,10 +24,14 @@ type frameSeries struct {
 	// for gfxinfo, F[i] = t[i] − t[i−1] for SurfaceFlinger, whose first
 	// frame therefore has none. The same values the step's percentiles use.
 	ft []pt
-	// Frames marked janky, per definition; x,y as in ft.
+	// Frames marked janky, per definition; x,y as in ft: each mark sits on
+	// its frame's point of the line.
 	deadlineMissed []pt
 	perfDog        []pt
 	bigJank        []pt
+	// For gfxinfo, whose line shows durations while PerfDog judges the
+	// interval before a frame, what each PerfDog mark judged.
+	perfDogNotes, bigJankNotes []string
 }
 
 // stepFrames returns the frames of the window the step's frame summary
@@ -76,26 +81,34 @@ func framesOf(r *perftest.Result, st *perftest.Step) frameSeries {
 			fs.ft = append(fs.ft, pt{fs.times[i], ms(t[i] - t[i-1])})
 		}
 	}
-	// marks places the frames at times ts: at their duration for deadline
-	// misses, at the interval before them for PerfDog, which judges
-	// intervals.
-	marks := func(ts []int64, duration bool) []pt {
+	// marks places the frames at times ts on the line, where the frame's
+	// point is (its duration for gfxinfo, the interval before it for
+	// SurfaceFlinger); for gfxinfo PerfDog's marks also say the interval
+	// it judged, which the line does not show.
+	marks := func(ts []int64, interval bool) ([]pt, []string) {
 		var out []pt
+		var notes []string
 		for _, x := range ts {
 			i, ok := at[x]
 			switch {
 			case !ok:
-			case duration:
+			case gfx && interval && i > 0:
+				// PerfDog counts frame i for the gap before it; on a line of
+				// durations that gap is the spike of frame i−1, which took
+				// long: the mark sits on that spike.
+				out = append(out, pt{fs.times[i-1], ms(frames[i-1].Duration())})
+				notes = append(notes, fmt.Sprintf("a gap of %.1f ms to the next frame (PerfDog counts the frame at %.3f s)", ms(t[i]-t[i-1]), fs.times[i]))
+			case gfx && !interval:
 				out = append(out, pt{fs.times[i], ms(frames[i].Duration())})
 			case i > 0:
 				out = append(out, pt{fs.times[i], ms(t[i] - t[i-1])})
 			}
 		}
-		return out
+		return out, notes
 	}
-	fs.deadlineMissed = marks(janked.DeadlineMissed, true)
-	fs.perfDog = marks(janked.PerfDog, false)
-	fs.bigJank = marks(janked.PerfDogBig, false)
+	fs.deadlineMissed, _ = marks(janked.DeadlineMissed, false)
+	fs.perfDog, fs.perfDogNotes = marks(janked.PerfDog, true)
+	fs.bigJank, fs.bigJankNotes = marks(janked.PerfDogBig, true)
 	return fs
 }
 
@@ -106,7 +119,9 @@ func framesOf(r *perftest.Result, st *perftest.Step) frameSeries {
 // maxBins seconds get wider bins, so the chart stays small.
 func fpsSeries(times []float64, stepS float64) []pt {
 	const maxBins = 2000
-	if !(stepS > 0) || math.IsInf(stepS, 0) || len(times) == 0 {
+	// A frame rate needs two frames (as the step's fps does): one frame
+	// in a launch step is no "1 fps".
+	if !(stepS > 0) || math.IsInf(stepS, 0) || len(times) < 2 {
 		return nil
 	}
 	width := math.Max(1, math.Ceil(stepS/maxBins))
@@ -136,6 +151,7 @@ type cpuSeries struct {
 
 type threadSeries struct {
 	name string
+	tid  int
 	pts  []pt
 }
 
@@ -236,7 +252,7 @@ func cpuOf(r *perftest.Result, st *perftest.Step) cpuSeries {
 		if threadSum[k] == 0 {
 			break
 		}
-		out.threads = append(out.threads, threadSeries{name: k.name, pts: threadPts[k]})
+		out.threads = append(out.threads, threadSeries{name: k.name, tid: k.tid, pts: threadPts[k]})
 	}
 	return out
 }
@@ -275,8 +291,19 @@ func trafficOf(r *perftest.Result, st *perftest.Step) (rx, tx []pt) {
 		prev, started = r.Traffic[base], true
 		rx0, tx0 = prev.RxBytes, prev.TxBytes
 	}
-	for _, s := range r.Traffic {
-		if s.HostNs <= st.HostStartNs || s.HostNs > st.HostEndNs {
+	// The step's byte counts run to the first read at or after its end
+	// (a read on each side of the step): that read is drawn too, or a
+	// short step between two reads draws nothing while its table says
+	// 620 B.
+	end := -1
+	for i, s := range r.Traffic {
+		if s.HostNs >= st.HostEndNs {
+			end = i
+			break
+		}
+	}
+	for i, s := range r.Traffic {
+		if s.HostNs <= st.HostStartNs || s.HostNs > st.HostEndNs && i != end {
 			continue
 		}
 		if !started {

@@ -5,6 +5,7 @@ import (
 	"html"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -12,11 +13,13 @@ import (
 // began; y is in unit.
 type chart struct {
 	id, title, unit string
-	xMax            float64
-	lines           []line
-	hlines          []hline
-	marks           []marks
-	gaps            [][2]float64
+	// xUnit names the x axis; default "s" (time since the step began).
+	xUnit  string
+	xMax   float64
+	lines  []line
+	hlines []hline
+	marks  []marks
+	gaps   [][2]float64
 }
 
 type line struct {
@@ -40,6 +43,9 @@ type marks struct {
 	// links are where a mark leads, by its x in whole ms: a janky frame's
 	// row in the step's causes.
 	links map[int64]string
+	// notes, when set, say on hover what each point is, in place of its
+	// value (a PerfDog mark sits on the frame but judged the interval).
+	notes []string
 }
 
 const (
@@ -139,16 +145,20 @@ func (c *chart) svg() string {
 			break
 		}
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e5e5e5"/>`, padL, padL+plotW, Y(y), Y(y))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="11">%s</text>`, padL-4, Y(y)+4, formatTick(y))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="11">%s</text>`, padL-4, Y(y)+4, tickLabel(y, yStep))
 	}
 	for i := 0; i <= 12; i++ {
 		x := float64(i) * xStep
 		if x > xMax+xStep/1e6 {
 			break
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="11">%s</text>`, X(x), padT+plotH+14, formatTick(x))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="11">%s</text>`, X(x), padT+plotH+14, tickLabel(x, xStep))
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" font-size="11">s</text>`, padL+plotW, padT+plotH+28)
+	xUnit := c.xUnit
+	if xUnit == "" {
+		xUnit = "s"
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" font-size="11">%s</text>`, padL+plotW, padT+plotH+28, esc(xUnit))
 	fmt.Fprintf(&b, `<text x="4" y="%d" font-size="11">%s</text>`, padT-6, esc(c.unit))
 	fmt.Fprintf(&b, `<path class="axis" d="M%d %dV%dH%d" stroke="#333" fill="none"/>`, padL, padT, padT+plotH, padL+plotW)
 
@@ -165,10 +175,23 @@ func (c *chart) svg() string {
 			fmt.Fprintf(&d, "%s%.1f %.1f", cmd, X(p.x), Y(p.y))
 		}
 		if len(l.pts) == 1 {
-			// A lone point still shows: a short tick.
+			// A lone point still shows: a short tick, and a dot below.
 			fmt.Fprintf(&d, "h2")
 		}
 		fmt.Fprintf(&b, `<path class="series" data-series="%s" d="%s" stroke="%s" stroke-width="1.5" fill="none"/>`, esc(l.name), d.String(), l.color)
+		// Each point says what it is on hover (an SVG title, no script);
+		// a lone point or a few are also drawn as dots, or they vanish.
+		if len(l.pts) > maxHoverPoints {
+			continue
+		}
+		r, op := 3.0, 0.0
+		if len(l.pts) <= 3 {
+			op = 1
+		}
+		for _, p := range l.pts {
+			fmt.Fprintf(&b, `<circle class="point" data-series="%s" cx="%.1f" cy="%.1f" r="%.1f" fill="%s" fill-opacity="%g"><title>%s at %s %s: %s %s</title></circle>`,
+				esc(l.name), X(p.x), Y(p.y), r, l.color, op, esc(l.name), tickLabel(p.x, xStep/100), esc(xUnit), esc(formatValue(p.y)), esc(c.unit))
+		}
 	}
 	budgets := 0
 	for _, h := range c.hlines {
@@ -184,29 +207,47 @@ func (c *chart) svg() string {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" font-size="10" fill="%s">%s</text>`, x, Y(h.y)-3, anchor, h.color, esc(h.label))
 	}
 	for _, m := range c.marks {
-		for _, p := range m.pts {
+		for i, p := range m.pts {
+			what := fmt.Sprintf("%.1f %s", p.y, c.unit)
+			if i < len(m.notes) {
+				what = m.notes[i]
+			}
 			href := m.links[int64(math.Round(p.x*1000))]
 			if href != "" {
 				fmt.Fprintf(&b, `<a href="%s">`, esc(href))
 			}
-			fmt.Fprintf(&b, `<circle class="jank %s" cx="%.1f" cy="%.1f" r="%.1f" fill="none" stroke="%s" stroke-width="1.5"><title>%s at %.3f s: %.1f ms</title></circle>`,
-				esc(m.class), X(p.x), Y(p.y), m.r, m.color, esc(m.name), p.x, p.y)
+			fmt.Fprintf(&b, `<circle class="jank %s" cx="%.1f" cy="%.1f" r="%.1f" fill="none" stroke="%s" stroke-width="1.5"><title>%s at %.3f s: %s</title></circle>`,
+				esc(m.class), X(p.x), Y(p.y), m.r, m.color, esc(m.name), p.x, esc(what))
 			if href != "" {
 				b.WriteString("</a>")
 			}
 		}
 	}
-	// Legend along the top.
 	// Legend on its own row under the title.
 	lx := float64(padL)
+	// A long legend (three named threads) gets smaller type rather than
+	// running off the chart.
+	chars := 0
+	for _, l := range c.lines {
+		chars += len([]rune(l.name))
+	}
+	for _, m := range c.marks {
+		if len(m.pts) > 0 {
+			chars += len([]rune(m.name)) + 4
+		}
+	}
+	font, perChar := 11.0, 6.2
+	if items := len(c.lines) + len(c.marks); 22*float64(items)+perChar*float64(chars) > chartW-padL {
+		font, perChar = 9, 5.0
+	}
 	item := func(color, name string, dot bool) {
 		if dot {
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="30" r="4" fill="none" stroke="%s" stroke-width="1.5"/>`, lx+5, color)
 		} else {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="28" width="12" height="3" fill="%s"/>`, lx, color)
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="34" font-size="11">%s</text>`, lx+15, esc(name))
-		lx += 22 + 6.2*float64(len([]rune(name)))
+		fmt.Fprintf(&b, `<text x="%.1f" y="34" font-size="%g">%s</text>`, lx+15, font, esc(name))
+		lx += 22 + perChar*float64(len([]rune(name)))
 	}
 	for _, l := range c.lines {
 		item(l.color, l.name, false)
@@ -236,6 +277,28 @@ func (c *chart) dropNonFinite() {
 }
 
 func esc(s string) string { return html.EscapeString(s) }
+
+// maxHoverPoints is how many points of a line get hover titles; a longer
+// line (thousands of frames) would make the page heavy.
+const maxHoverPoints = 1500
+
+// tickLabel prints an axis value with as many decimals as the tick
+// spacing step needs, so neighbouring ticks never print alike (0.005 and
+// 0.0075, not 0.01 and 0.01).
+func tickLabel(v, step float64) string {
+	if step <= 0 || math.IsNaN(step) || math.IsInf(step, 0) {
+		return formatTick(v)
+	}
+	d := 0
+	for s := step; d < 9 && math.Abs(s-math.Round(s)) > 1e-9*math.Max(1, math.Abs(s)); s *= 10 {
+		d++
+	}
+	out := strconv.FormatFloat(v, 'f', d, 64)
+	if out == "-0" || strings.Trim(out, "-0.") == "" {
+		return "0"
+	}
+	return out
+}
 
 // formatTick prints an axis value without trailing zeros.
 func formatTick(v float64) string {

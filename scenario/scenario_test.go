@@ -87,7 +87,7 @@ func truthFramesIn(sim *simdevice.Device, from, to int64) int {
 func TestJankAndCrash(t *testing.T) {
 	ep := endpoints[0]
 	p := newPhone(t, ep, "crash-on-tap", nil)
-	sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()))
+	sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()), perftest.ExpectCrash("crash"))
 	sc.Step("launch", scenario.Launch(scenario.Cold))
 	sc.Step("crash", scenario.Tap(scenario.Text("Crash")), scenario.Sleep(800*time.Millisecond))
 	r := sc.Stop()

@@ -75,12 +75,19 @@ func TestLaunchIterationsAndMaxStartup(t *testing.T) {
 	if assert.MaxStartup(ft, r.Step("launch"), time.Second) {
 		t.Error("a 2.5 s cold start passed a 1 s budget")
 	}
-	want := "perf budget exceeded: launch: startup_initial 2500ms > 1000ms (time to initial display, cold start, am start -W TotalTime; logcat Fully drawn, median of 3)"
+	want := "perf budget exceeded: launch: startup_initial 2500ms > 1000ms (time to initial display, cold start, am start -W TotalTime, median of 3)"
 	if len(ft.errs) != 1 || ft.errs[0] != want {
 		t.Errorf("got %q\nwant %q", ft.errs, want)
 	}
 	if !assert.MaxFullDisplay(&fakeT{}, r.Step("launch"), 3200*time.Millisecond) {
 		t.Error("full display 3.1 s failed a 3.2 s budget")
+	}
+	// Each definition names its own source.
+	ft = &fakeT{}
+	assert.MaxFullDisplay(ft, r.Step("launch"), 3*time.Second)
+	want = "perf budget exceeded: launch: startup_full 3100ms > 3000ms (time to full display (Fully drawn), cold start, logcat Fully drawn, median of 3)"
+	if len(ft.errs) != 1 || ft.errs[0] != want {
+		t.Errorf("got %q\nwant %q", ft.errs, want)
 	}
 }
 

@@ -29,6 +29,10 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	case "trace":
 		return analyzeTrace(args[1:], stdout, stderr)
 	}
+	if isHelp(args[0]) {
+		fmt.Fprint(stdout, analyzeUsage)
+		return nil
+	}
 	fmt.Fprint(stderr, analyzeUsage)
 	return fmt.Errorf("analyze: unknown kind %q", args[0])
 }

@@ -87,12 +87,17 @@ type cpuJSON struct {
 	AppCPUPct     *float64 `json:"app_cpu_pct"`      // null when no /proc/<pid>/stat lines were given
 	AppCPUCorePct *float64 `json:"app_cpu_core_pct"` // app_cpu_pct × cores, as top shows it
 	Cores         int      `json:"cores"`
+	// NotMeasured says why app_cpu_pct is null (unmeasured is never
+	// zero, and never left without a word).
+	NotMeasured map[string]string `json:"not_measured,omitempty"`
 }
 
 const analyzeCPUUsage = `usage: perfgate analyze cpu [-cores N] BEFORE AFTER
 
 BEFORE and AFTER each hold one sample, as printed by
   adb shell cat /proc/stat /proc/<pid>/stat [/proc/<pid2>/stat ...]
+for instance
+  adb shell 'cat /proc/stat /proc/$(pidof com.example)/stat' > before.txt
 that is, /proc/stat followed by zero or more /proc/<pid>/stat lines (one per
 process of the app, including pkg:remote processes), in any order.
 
@@ -101,6 +106,8 @@ process of the app, including pkg:remote processes), in any order.
   app_cpu_core_pct  app_cpu_pct × cores (top-style; 100 = one core busy)
 
 -cores defaults to the number of cpuN lines in AFTER (offline cores are not listed).
+Without /proc/<pid>/stat lines only device_cpu_pct is measured; app_cpu_pct
+is null and "not_measured" says why.
 `
 
 func analyzeCPU(args []string, stdout, stderr io.Writer) error {
@@ -135,12 +142,17 @@ func analyzeCPU(args []string, stdout, stderr io.Writer) error {
 	out := cpuJSON{Source: "/proc/stat, /proc/<pid>/stat", DeviceCPUPct: u.DevicePct, Cores: u.Cores}
 	if u.HasApp {
 		out.AppCPUPct, out.AppCPUCorePct = &u.AppPct, &u.AppCorePct
+	} else {
+		why := fmt.Sprintf("cpu: %s and %s hold /proc/stat only, no /proc/<pid>/stat line of the app; save both with 'adb shell cat /proc/stat /proc/$(adb shell pidof <pkg>)/stat'", fs.Arg(0), fs.Arg(1))
+		out.NotMeasured = map[string]string{"app_cpu_pct": why, "app_cpu_core_pct": why}
+		fmt.Fprintf(stderr, "not measured: app_cpu_pct, app_cpu_core_pct (%s)\n", why)
 	}
 	return analyzeOtherJSON(stdout, out)
 }
 
 func analyzeOtherJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

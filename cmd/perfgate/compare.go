@@ -9,7 +9,7 @@ import (
 	"github.com/perfgate/perfgate/report"
 )
 
-const compareUsage = `usage: perfgate compare [-alpha 0.05] [-threshold 10] [-md out.md] base.json|dir new.json|dir
+const compareUsage = `usage: perfgate compare [-alpha 0.05] [-threshold 10] [-md out.md] [-html out.html] base.json|dir new.json|dir
 
 Compares every metric of every step between a baseline and new runs, with
 the regression gate's statistics: medians with 95% confidence intervals and
@@ -27,6 +27,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test")
 	threshold := fs.Float64("threshold", 10, "smallest change of the median, in percent, that fails")
 	mdOut := fs.String("md", "", `also write the comparison as Markdown here ("-" for stdout)`)
+	htmlOut := fs.String("html", "", "also write the comparison page here: every metric's runs, medians and CIs drawn, and the first runs overlaid")
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -64,6 +65,12 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	if *mdOut != "" {
 		if err := writeOutput(*mdOut, stdout, c.WriteMarkdown); err != nil {
+			return fmt.Errorf("compare: %w", err)
+		}
+	}
+	if *htmlOut != "" {
+		page := func(w io.Writer) error { return report.WriteCompareHTML(w, c, base, next, report.Options{}) }
+		if err := writeOutput(*htmlOut, stdout, page); err != nil {
 			return fmt.Errorf("compare: %w", err)
 		}
 	}

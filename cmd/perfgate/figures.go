@@ -64,7 +64,13 @@ func (f *figures) why() string {
 // FPS, jank, app CPU and PSS, in that order.
 func stepFigures(st *perftest.Step) *figures {
 	f := &figures{st: st}
-	f.add(metrics.Frames, "frames", func(v float64) string { return fmt.Sprintf("%.0f frames", v) })
+	f.add(metrics.Frames, "frames", func(v float64) string {
+		if v == 0 {
+			// Said where it shows, not only as the reason of fps and jank.
+			return "0 frames (the app drew none in the step: is it on screen?)"
+		}
+		return fmt.Sprintf("%.0f frames", v)
+	})
 	f.add(metrics.FPS, "fps", func(v float64) string { return fmt.Sprintf("%.1f fps", v) })
 	f.add(metrics.Jank, "jank", func(v float64) string { return fmt.Sprintf("jank %.0f (%s)", v, st.Frames().JankDefinition) })
 	f.add(metrics.CPU, "cpu", func(v float64) string { return fmt.Sprintf("cpu %.1f%%", v) })

@@ -53,7 +53,8 @@ func runHistory(args []string, stdout, stderr io.Writer) error {
 		return historyHTML(ctx, args[1:], stdout, stderr)
 	case "budget":
 		return historyBudget(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "--help":
+	}
+	if isHelp(args[0]) {
 		fmt.Fprint(stdout, historyUsage)
 		return nil
 	}

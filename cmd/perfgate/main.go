@@ -15,6 +15,8 @@
 //	perfgate run [-update] scenario.json      run a scenario file's UI steps and check its budgets
 //	perfgate run -pool [-per-model] [-parallel n] [-shard k/n] scenario.json
 //	                                          the same on every device of a device pool
+//	perfgate layer -package P [-serial S] [LIST]
+//	                                          name an app's SurfaceFlinger layer and the adb command for its frames
 //	perfgate history add|trend|digest|html|budget ...
 //	                                          keep every run, find where metrics changed
 //
@@ -31,9 +33,7 @@ import (
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "perfgate:", err)
-		}
+		fmt.Fprintln(os.Stderr, "perfgate:", err)
 		var ec exitCoder
 		if errors.As(err, &ec) {
 			os.Exit(ec.ExitCode())
@@ -55,10 +55,29 @@ commands:
   compare    compare a baseline with new runs; exit 1 on a significant regression
   run        run a scenario file: UI steps, each measured, and its budgets
   history    keep every run; trends, change points, digests, budget suggestions
+  layer      name the SurfaceFlinger layer of an app and how to save its frame times
 `
 
-// run is the whole CLI; main only turns its error into an exit status.
+// run is the whole CLI; main only turns its error into an exit status. A
+// command's -h prints its usage and is not an error.
 func run(args []string, stdout, stderr io.Writer) error {
+	err := dispatch(args, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+// isHelp reports whether a command's first argument asks for its usage.
+func isHelp(arg string) bool {
+	switch arg {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return errors.New("no command given")
@@ -78,8 +97,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runScenario(args[1:], stdout, stderr)
 	case "history":
 		return runHistory(args[1:], stdout, stderr)
-	case "help", "-h", "--help":
+	case "layer":
+		return runLayer(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && !isHelp(args[1]) {
+			// "perfgate help analyze" is "perfgate analyze -h".
+			return dispatch([]string{args[1], "-h"}, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
+		fmt.Fprintln(stdout, "\nRun 'perfgate help <command>' or 'perfgate <command> -h' for a command's flags.")
 		return nil
 	}
 	fmt.Fprint(stderr, usage)

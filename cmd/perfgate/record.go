@@ -46,7 +46,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 	pkg := fs.String("package", "", "the app's package name (required)")
 	duration := fs.Duration("duration", 0, "how long to record; 0 records until Ctrl-C")
 	out := fs.String("out", "result.json", `where to write the Result JSON ("-" for stdout)`)
-	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
+	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)")
 	interval := fs.Duration("interval", 0, "cheap-lane sampling interval (default 100ms; lowered, with a note, where the device's frame buffers hold less)")
 	source := fs.String("source", "auto", "frame source: auto, gfxinfo or surfaceflinger")
 	layer := fs.String("layer", "", "SurfaceFlinger layer to poll (default: picked from --list)")
@@ -193,6 +193,12 @@ type liveLine struct {
 func (l *liveLine) tick(s perftest.Live) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// After the step ends the session reports no step, and its figures
+	// are of no step at all: such a line would end the output with
+	// "frames 0" above a summary of hundreds.
+	if s.Step == "" {
+		return
+	}
 	if l.last != 0 && s.Elapsed-l.last < time.Second {
 		return
 	}

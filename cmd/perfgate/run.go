@@ -56,12 +56,15 @@ cold|warm|hot, iterations, fully_drawn_ms, activity), tap (text|id|desc),
 tap_at (x, y), swipe and fling (direction up|down|left|right, count,
 distance, duration_ms), back, home, key (code), type (text|id|desc, input),
 wait (text|id|desc, timeout_ms), sleep (ms). Every *_ms and ms value is at
-most 600000 (10 minutes). A key given twice in one object is an error.
+most 600000 (10 minutes). A key given twice in one object is an error. A
+crash or ANR of the app fails its step unless the step says
+"expect_crash": true.
 With -pool the scenario runs on every device of a device pool ($PERFGATE_POOL,
 $PERFGATE_ADB_SERVERS, $PERFGATE_DEVICE_MODELS, $PERFGATE_DEVICE_API,
 $PERFGATE_DEVICE_SERIAL; see package devicepool), or on one of each model,
 at most -parallel at once, each writing its own Result; -shard k/n takes
-every n-th device, for CI jobs that split a lab. "trace" records a Perfetto trace around the steps (Android 10+; FrameTimeline
+every n-th device, for CI jobs that split a lab.
+"trace" records a Perfetto trace around the steps (Android 10+; FrameTimeline
 jank types on 12+) into the results folder: true, or an object with
 buffer_kb (1024 to 1048576), categories (atrace categories) and
 max_duration_ms.
@@ -127,6 +130,9 @@ type simulatedSpec struct {
 type stepSpec struct {
 	Name    string       `json:"name"`
 	Actions []actionSpec `json:"actions"`
+	// ExpectCrash says the app is meant to crash (or stop responding) in
+	// the step; any other step's crash fails the run.
+	ExpectCrash bool `json:"expect_crash,omitempty"`
 }
 
 type actionSpec struct {
@@ -418,7 +424,7 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
 	serial := fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device); ignored with \"simulated\"")
-	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
+	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)")
 	update := fs.Bool("update", false, "rewrite the budget file from this run")
 	var pf poolFlags
 	pf.register(fs)
@@ -496,6 +502,11 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	if tc, _ := sc.file.Trace.config(); tc != nil {
 		opts = append(opts, perftest.WithTrace(*tc))
 	}
+	for _, st := range sc.file.Steps {
+		if st.ExpectCrash {
+			opts = append(opts, perftest.ExpectCrash(st.Name))
+		}
+	}
 	s := scenario.Start(t, dev, sc.file.Package, opts...)
 	if s == nil {
 		return fmt.Errorf("run: %s", strings.Join(t.errs, "; "))
@@ -515,7 +526,16 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	}
 	stepErrs := len(t.errs)
 	r := s.Stop()
-	sessionErrs := t.errs[stepErrs:]
+	var sessionErrs []string
+	crashed := 0
+	for _, e := range t.errs[stepErrs:] {
+		// A crash the scenario did not expect; its hint in the file's terms.
+		if before, _, ok := strings.Cut(e, "; perftest.ExpectCrash("); ok {
+			crashed++
+			e = before + `; "expect_crash": true in the step if the scenario expects it`
+		}
+		sessionErrs = append(sessionErrs, e)
+	}
 	t.errs = t.errs[:stepErrs]
 	for _, st := range r.Steps {
 		fmt.Fprintln(stdout, stepLine(st, failed[st.Name]))
@@ -566,7 +586,10 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	}
 	if len(t.errs) > 0 || len(sessionErrs) > 0 {
 		msg := fmt.Sprintf("run: %d failed steps, %d broken budgets", stepErrs, broken)
-		if n := len(sessionErrs); n > 0 {
+		if crashed > 0 {
+			msg += fmt.Sprintf(", %d steps crashed", crashed)
+		}
+		if n := len(sessionErrs) - crashed; n > 0 {
 			msg += fmt.Sprintf(", %d session errors", n)
 		}
 		return exitError{code: 1, err: errors.New(msg)}
@@ -578,7 +601,7 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 func stepLine(st *perftest.Step, failed bool) string {
 	var b strings.Builder
 	mark, cut := "ok  ", ""
-	if failed {
+	if failed || st.Crashed() && !st.CrashExpected {
 		mark = "FAIL"
 	}
 	if st.Unfinished {
@@ -595,7 +618,11 @@ func stepLine(st *perftest.Step, failed bool) string {
 	f := stepFigures(st)
 	fmt.Fprintf(&b, " %s; %s;", strings.Join(f.parts[:3], ", "), strings.Join(f.parts[3:], "; "))
 	if st.Crashed() {
-		fmt.Fprintf(&b, " CRASHED %d times", len(st.Crashes))
+		expected := ""
+		if st.CrashExpected {
+			expected = " (expected)"
+		}
+		fmt.Fprintf(&b, " CRASHED %d times%s", len(st.Crashes), expected)
 		for i, c := range st.Crashes {
 			sep := " ("
 			if i > 0 {

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/devicepool"
 	"github.com/perfgate/perfgate/simlab"
 )
@@ -42,9 +42,9 @@ func runLab(count int, file string, connect bool, set map[string]bool, stdout io
 		lab = simlab.Spread(count)
 	}
 	// The stock adb server the "adb" phones join: the user's.
-	addr, err := devicepool.ServerAddr(os.Getenv("ADB_SERVER_SOCKET"))
+	addr, err := adbx.EnvServer()
 	if err != nil {
-		return fmt.Errorf("simdevice: $ADB_SERVER_SOCKET: %w", err)
+		return fmt.Errorf("simdevice: %w", err)
 	}
 	opt := simlab.Options{ADB: addr, Connect: adbConnect}
 	if !connect {

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/metrics"
+)
+
+const layerUsage = `usage: perfgate layer -package PKG [-serial S] [-adb host:port] [LIST]
+
+Prints the SurfaceFlinger layer that carries the app's frames (the one
+perfgate measures) and a command that saves its frame times for
+'perfgate analyze frames -source surfaceflinger'. The layer list comes from
+the device ('dumpsys SurfaceFlinger --list'), or from LIST, a file holding
+that command's output.
+
+'adb shell' joins its arguments with spaces before the device's shell reads
+them, so quotes meant for the device must be inside quotes meant for the
+host's shell: the command printed here has both.
+`
+
+// runLayer is `perfgate layer`.
+func runLayer(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("layer", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, layerUsage); fs.PrintDefaults() }
+	pkg := fs.String("package", "", "the app's package name")
+	serial := fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)")
+	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := metrics.ValidatePackage(*pkg); err != nil {
+		fs.Usage()
+		return fmt.Errorf("layer: -package: %w", err)
+	}
+	if fs.NArg() > 1 {
+		fs.Usage()
+		return fmt.Errorf("layer: want at most one LIST file, got %d arguments", fs.NArg())
+	}
+	var list []byte
+	from := metrics.SurfaceFlingerListSource
+	if fs.NArg() == 1 {
+		b, err := os.ReadFile(fs.Arg(0))
+		if err != nil {
+			return fmt.Errorf("layer: %w", err)
+		}
+		list, from = b, fs.Arg(0)
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		dev, err := adbx.Open(ctx, adbx.Options{Serial: *serial, Server: *server})
+		if err != nil {
+			return fmt.Errorf("layer: %w", err)
+		}
+		res, err := dev.Shell(ctx, metrics.SurfaceFlingerListSource)
+		if err == nil {
+			err = res.Err(metrics.SurfaceFlingerListSource)
+		}
+		if err != nil {
+			return fmt.Errorf("layer: %w", err)
+		}
+		list = res.Stdout
+		if *serial == "" {
+			*serial = dev.Serial()
+		}
+	}
+	layers, err := metrics.ParseSurfaceFlingerList(list)
+	if err != nil {
+		return fmt.Errorf("layer: %s: %w", from, err)
+	}
+	l, err := metrics.PickLayer(layers, *pkg)
+	if errors.Is(err, metrics.ErrSurfaceFlingerNoLayer) {
+		return fmt.Errorf("layer: %s lists no layer of %s among its %d layers; is the app in the foreground?", from, *pkg, len(layers))
+	}
+	if err != nil {
+		return fmt.Errorf("layer: %w", err)
+	}
+	fmt.Fprintf(stdout, "layer: %s\n", l.Name)
+	fmt.Fprintf(stdout, "%s > sf.txt\n", latencyCommand(*serial, l.Name))
+	return nil
+}
+
+// latencyCommand is the host shell command that saves a layer's
+// `dumpsys SurfaceFlinger --latency`: the device command, its layer name
+// quoted for the device's shell, quoted once more for the host's, since
+// `adb shell` joins its arguments before the device's shell splits them.
+func latencyCommand(serial, layer string) string {
+	device := "dumpsys SurfaceFlinger --latency " + adbx.Quote(layer)
+	cmd := "adb"
+	if serial != "" {
+		cmd += " -s " + hostQuote(serial)
+	}
+	return cmd + " shell " + hostQuote(device)
+}
+
+// hostQuote quotes s as one word for a POSIX shell on the host: in double
+// quotes when nothing in s is special there (it reads best), else in
+// single quotes.
+func hostQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"$`\\!*?[]()<>|;&#~{}") {
+		return s
+	}
+	if !strings.ContainsAny(s, "\"$`\\!") {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

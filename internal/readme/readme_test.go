@@ -1,0 +1,359 @@
+// Package readme_test runs the README's shell commands the way a newcomer
+// types them into a fresh checkout.
+package readme_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/fixtures"
+	"github.com/perfgate/perfgate/internal/simtest"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// root is the module root, where README.md is.
+const root = "../.."
+
+// A block is one ```sh block of the README: its commands, each one line
+// or a here-document.
+type block struct {
+	line int // of the fence
+	cmds []string
+}
+
+// blocks reads the README's ```sh blocks.
+func blocks(t *testing.T, readme string) []block {
+	t.Helper()
+	var out []block
+	var cur *block
+	var here string // the end word of a here-document being read
+	for i, l := range strings.Split(readme, "\n") {
+		switch {
+		case cur == nil && l == "```sh":
+			cur = &block{line: i + 1}
+		case cur == nil:
+		case here != "":
+			cur.cmds[len(cur.cmds)-1] += "\n" + l
+			if l == here {
+				here = ""
+			}
+		case l == "```":
+			out = append(out, *cur)
+			cur = nil
+		case strings.TrimSpace(l) != "":
+			cur.cmds = append(cur.cmds, l)
+			if m := regexp.MustCompile(`<<'?(\w+)'?`).FindStringSubmatch(l); m != nil {
+				here = m[1]
+			}
+		}
+	}
+	if cur != nil {
+		t.Fatalf("README.md:%d: a ```sh block that never ends", cur.line)
+	}
+	return out
+}
+
+// notRun are the README's commands a fresh checkout cannot run, each by a
+// piece of its text, with the reason. Every other command runs; a command
+// here that the README no longer has fails the test, so the list cannot
+// outlive the README.
+var notRun = map[string]string{
+	"go test -race ./...":                       "the whole suite, of which this test is part (.ci/run runs it)",
+	"go test ./...                  ":           "the whole suite, of which this test is part (.ci/run runs it)",
+	"record -serial SERIAL":                     "a placeholder serial and the reader's own app",
+	"record -package com.example.feed":          "the reader's own app",
+	"appium-uiautomator2-server":                "the Appium UiAutomator2 APKs",
+	"io.appium.uiautomator2.server.test":        "the Appium UiAutomator2 server",
+	"simdevice --listen 127.0.0.1:15555":        "a server on a fixed port, in the background",
+	"adb connect 127.0.0.1:15555":               "the simulated phone of the line before",
+	"adb -s 127.0.0.1:15555":                    "the simulated phone of the line before",
+	"record -serial 127.0.0.1:15555":            "the simulated phone of the line before",
+	`>> "$GITHUB_STEP_SUMMARY"`:                 "a CI job's results folder",
+	"export PERFGATE_HISTORY=perf-history.db  ": "the history is kept in the temporary checkout instead (see below)",
+	"simdevice -count 8 -connect":               "a lab that serves until stopped (cmd/perfgate's TestSimdeviceLab serves one)",
+	"simdevice -lab lab.json":                   "a lab that serves until stopped (cmd/perfgate's TestSimdeviceLab serves one)",
+	"export PERFGATE_ADB_SERVERS=…":             "a placeholder for the line the lab prints",
+	"run -pool -per-model scenario.json":        "the lab of the lines before (cmd/perfgate's TestRunOnPool runs a scenario on one)",
+}
+
+// after are commands whose input a later command of the README makes
+// (the trace is analysed before the README says how to take one by
+// hand): by a piece of their text, the piece of the command they wait for.
+var after = map[string]string{
+	"analyze trace -package com.example": "adb pull /data/misc/perfetto-traces/trace.perfetto-trace",
+}
+
+// waitFor is the command c waits for, "" when none or once it ran.
+func waitFor(c string, ran map[string]bool) string {
+	for k, v := range after {
+		if strings.Contains(c, k) && !ran[v] {
+			return v
+		}
+	}
+	return ""
+}
+
+// exitStatus are the commands that fail on purpose, by a piece of their
+// text; the README says so beside each.
+var exitStatus = map[string]int{
+	"run examples/feed.json": 1,
+}
+
+// deviceCmd reports whether a command talks to a phone: it runs against
+// the simulated one, through the stock adb server.
+func deviceCmd(c string) bool {
+	return strings.HasPrefix(c, "adb ") || strings.Contains(c, "| adb ") || strings.Contains(c, "perfgate layer ")
+}
+
+// Every shell command of the README, run in README order in a copy of the
+// files a fresh clone has (no Results, no reports left from earlier runs),
+// with the module root's go and a perfgate binary on PATH. Commands that
+// talk to a phone talk to the simulated one, its app renamed com.example as
+// the README names it, through the stock adb server on a private port
+// named by ANDROID_ADB_SERVER_PORT as adb itself reads it. Each must exit
+// 0, or the status the README says.
+func TestREADMECommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the README's commands, about two minutes; not with -short")
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkExampleFiles(t, string(readme))
+	bs := blocks(t, string(readme))
+	dir := freshCheckout(t)
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "perfgate"), "./cmd/perfgate")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	// A newcomer's shell: none of perfgate's or adb's variables but the
+	// history's, kept in the checkout.
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(k, "PERFGATE_") && !strings.HasPrefix(k, "ANDROID_") && !strings.HasPrefix(k, "ADB_") && k != "PATH" {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "PERFGATE_HISTORY="+filepath.Join(dir, "perf-history.db"))
+	if fx, err := fixtures.Root(); err == nil {
+		env = append(env, "PERFGATE_FIXTURES="+fx)
+	}
+	var phone []string // the environment of device commands, once the phone runs
+	used := map[string]bool{}
+	ran := 0
+	type cmd struct {
+		line int
+		c    string
+	}
+	var queue, held []cmd
+	ranCmds := map[string]bool{} // the awaited commands that ran
+	for _, b := range bs {
+		for _, c := range b.cmds {
+			queue = append(queue, cmd{b.line, c})
+		}
+	}
+	for len(queue) > 0 {
+		b, c := queue[0], queue[0].c
+		queue = queue[1:]
+		if why := skipped(c, used); why != "" {
+			t.Logf("README.md:%d: not run: %s: %s", b.line, c, why)
+			continue
+		}
+		if w := waitFor(c, ranCmds); w != "" {
+			// Its input comes from a later command of the README.
+			held = append(held, b)
+			continue
+		}
+		cenv := env
+		if deviceCmd(c) {
+			if phone == nil {
+				phone = simulatedPhone(t)
+			}
+			cenv = append(append([]string(nil), env...), phone...)
+		}
+		want := 0
+		for k, v := range exitStatus {
+			if strings.Contains(c, k) {
+				want = v
+			}
+		}
+		start := time.Now()
+		out, code := runShell(t, dir, cenv, c)
+		t.Logf("README.md:%d: %s: exit %d in %v", b.line, firstLine(c), code, time.Since(start).Round(time.Millisecond))
+		if code != want {
+			t.Errorf("README.md:%d: %s\nexit status %d, want %d:\n%s", b.line, c, code, want, out)
+		}
+		ran++
+		for _, v := range after {
+			if strings.Contains(c, v) {
+				ranCmds[v] = true
+			}
+		}
+		var released, still []cmd
+		for _, h := range held {
+			if waitFor(h.c, ranCmds) == "" {
+				released = append(released, h)
+			} else {
+				still = append(still, h)
+			}
+		}
+		queue, held = append(released, queue...), still
+	}
+	for _, h := range held {
+		t.Errorf("README.md:%d: %s waits for %q, which never ran", h.line, h.c, waitFor(h.c, ranCmds))
+	}
+	for k := range notRun {
+		if !used[k] {
+			t.Errorf("notRun names %q, which no README command has", k)
+		}
+	}
+	t.Logf("ran %d README commands", ran)
+}
+
+// skipped is why a command is not run, "" when it is.
+func skipped(c string, used map[string]bool) string {
+	for k, why := range notRun {
+		if strings.Contains(c+"  ", k) {
+			used[k] = true
+			return why
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// runShell runs one command in bash in dir and returns its output and exit
+// status.
+func runShell(t *testing.T, dir string, env []string, c string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", c)
+	cmd.Dir, cmd.Env = dir, env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return out.String(), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatalf("bash -c %q: %v", c, err)
+	}
+	return out.String(), 0
+}
+
+// freshCheckout copies the files a clone of the repository has (those git
+// tracks, and new ones it does not ignore) into a temporary repository.
+func freshCheckout(t *testing.T) string {
+	t.Helper()
+	ls := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	ls.Dir = root
+	out, err := ls.Output()
+	if err != nil {
+		t.Skipf("git ls-files: %v (the test copies what a clone has)", err)
+	}
+	dir := t.TempDir()
+	for _, f := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if os.IsNotExist(err) {
+			continue // deleted in the work tree
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, st.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A clone is a repository: `git rev-parse HEAD` names its commit.
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=readme", "-c", "user.email=readme@example.com", "commit", "-q", "-m", "fresh checkout"}} {
+		git := exec.Command("git", args...)
+		git.Dir = dir
+		if out, err := git.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// simulatedPhone starts a simulated phone whose app is com.example (main
+// activity com.example.Main), drawing, joined to a stock adb server on a
+// private port, and returns the variables that point adb and perfgate at
+// it as a reader's shell would: ANDROID_ADB_SERVER_PORT and ANDROID_SERIAL.
+func simulatedPhone(t *testing.T) []string {
+	t.Helper()
+	wl, err := simdevice.Preset("janky-scroll")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl.Package, wl.Activity = "com.example", "com.example.Main"
+	sim, err := simdevice.New(simdevice.Config{Workload: wl, API: 33, RefreshHz: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	adb := adbtest.StartADB(t)
+	dev, _ := adb.Serve(t, sim)
+	simtest.Launch(t, dev, sim)
+	return []string{fmt.Sprintf("ANDROID_ADB_SERVER_PORT=%d", adb.Port), "ANDROID_SERIAL=" + dev.Serial()}
+}
+
+// checkExampleFiles holds the README's inline copies of shipped files to
+// the files: the JSON block after "This one is `examples/feed.json`" is
+// that file.
+func checkExampleFiles(t *testing.T, readme string) {
+	t.Helper()
+	const intro = "This one is `examples/feed.json`"
+	i := strings.Index(readme, intro)
+	if i < 0 {
+		t.Fatalf("README.md no longer says %q", intro)
+	}
+	j := strings.Index(readme[i:], "```json\n")
+	k := strings.Index(readme[i+j+8:], "```")
+	if j < 0 || k < 0 {
+		t.Fatal("README.md: no JSON block after " + intro)
+	}
+	inREADME := readme[i+j+8 : i+j+8+k]
+	file, err := os.ReadFile(filepath.Join(root, "examples", "feed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if err := json.Unmarshal([]byte(inREADME), &a); err != nil {
+		t.Fatalf("README.md's examples/feed.json: %v", err)
+	}
+	if err := json.Unmarshal(file, &b); err != nil {
+		t.Fatalf("examples/feed.json: %v", err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("README.md shows examples/feed.json as\n%s\nthe file holds\n%s", inREADME, file)
+	}
+}
