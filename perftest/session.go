@@ -511,7 +511,7 @@ func (s *Session) settle(stopNs int64) error {
 	s.mu.Lock()
 	gap := time.Duration(s.now() - s.lastSend)
 	s.mu.Unlock()
-	if gap < minCPUInterval {
+	if s.cfg.has(CollectCPU) && gap < minCPUInterval {
 		time.Sleep(minCPUInterval - gap)
 	}
 	for {
