@@ -547,6 +547,13 @@ func frameSummarizeGfx[F any](frames []F, row func(*F) *GfxInfoFrame, period int
 			late = append(late, x.t)
 		}
 	}
+	return gfxSummaryOf(t, d, late, period)
+}
+
+// gfxSummaryOf is the gfxinfo summary of frames at times t (sorted) with
+// durations d, those at late having missed their deadline.
+func gfxSummaryOf(t, d, late []int64, period int64) FrameSummary {
+	missed := len(late)
 	s := frameSummaryTimes(t, period)
 	s.Janked.DeadlineMissed = late
 	s.Source = FrameSourceGfxInfo

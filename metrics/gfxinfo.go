@@ -886,15 +886,27 @@ func (p *gfxParser) tableLine(ln []byte, lineNo int) error {
 }
 
 // gfxFastRow parses a row of n plain integers ("1,-2,3," without spaces
-// or values of 19 digits) into dst in one pass; anything else is left to
-// the general path, which knows the errors.
+// or values of more than 18 digits) into dst in one pass; anything else is
+// left to the general path, which knows the errors.
 func gfxFastRow(ln []byte, dst []int64, n int) ([]int64, bool) {
 	var v uint64
 	digits := 0
 	neg := false
-	put := func() bool {
+	for _, c := range ln {
+		if d := c - '0'; d <= 9 {
+			v = v*10 + uint64(d)
+			digits++
+			continue
+		}
+		if c != ',' {
+			if c == '-' && digits == 0 && !neg {
+				neg = true
+				continue
+			}
+			return dst, false
+		}
 		if digits == 0 || digits > 18 || len(dst) == n {
-			return false
+			return dst, false
 		}
 		x := int64(v)
 		if neg {
@@ -902,27 +914,16 @@ func gfxFastRow(ln []byte, dst []int64, n int) ([]int64, bool) {
 		}
 		dst = append(dst, x)
 		v, digits, neg = 0, 0, false
-		return true
 	}
-	for _, c := range ln {
-		if d := c - '0'; d <= 9 {
-			v = v*10 + uint64(d)
-			digits++
-			continue
-		}
-		switch {
-		case c == ',':
-			if !put() {
-				return dst, false
-			}
-		case c == '-' && digits == 0 && !neg:
-			neg = true
-		default:
+	if digits > 0 || neg {
+		if digits == 0 || digits > 18 || len(dst) == n {
 			return dst, false
 		}
-	}
-	if (digits > 0 || neg) && !put() {
-		return dst, false
+		x := int64(v)
+		if neg {
+			x = -x
+		}
+		dst = append(dst, x)
 	}
 	return dst, len(dst) == n
 }

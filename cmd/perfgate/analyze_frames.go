@@ -123,11 +123,7 @@ func framesDetect(head []byte) string {
 }
 
 func framesSurfaceFlinger(in io.Reader, flagPeriod int64) (framesOutput, error) {
-	raw, err := io.ReadAll(in)
-	if err != nil {
-		return framesOutput{}, err
-	}
-	lat, err := metrics.ParseSurfaceFlingerLatency(raw)
+	lat, present, err := metrics.ScanSurfaceFlingerLatency(in)
 	if err != nil {
 		return framesOutput{}, err
 	}
@@ -139,7 +135,7 @@ func framesSurfaceFlinger(in io.Reader, flagPeriod int64) (framesOutput, error) 
 		return framesOutput{}, errors.New("no refresh period: the first line is 0; give -refresh-hz")
 	}
 	return framesOutput{
-		FrameSummary: metrics.FrameSummarizeSurfaceFlinger(lat.PresentTimes(), period),
+		FrameSummary: metrics.FrameSummarizeSurfaceFlinger(present, period),
 		RefreshFrom:  from,
 		Rejected:     lat.Rejected,
 	}, nil
