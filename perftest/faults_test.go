@@ -82,8 +82,10 @@ func (r *recT) joined() string {
 }
 
 func TestDeviceDisconnectMidStep(t *testing.T) {
+	t.Parallel()
 	for _, ep := range []string{"host", "adb"} {
 		t.Run(ep, func(t *testing.T) {
+			t.Parallel()
 			dev := sim(t, "smooth-scroll", 60, 33)
 			var drop func()
 			var d *adbx.Device
@@ -140,6 +142,7 @@ func TestDeviceDisconnectMidStep(t *testing.T) {
 }
 
 func TestADBServerRestart(t *testing.T) {
+	t.Parallel()
 	dev := sim(t, "smooth-scroll", 60, 33)
 	a := adbtest.StartADB(t)
 	d, adbd := a.Serve(t, dev)
@@ -172,6 +175,7 @@ func TestADBServerRestart(t *testing.T) {
 }
 
 func TestHungCommandIsAGap(t *testing.T) {
+	t.Parallel()
 	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33), hung: make(chan struct{}, 1)}
 	srv := adbtest.NewServer(fd)
 	t.Cleanup(srv.Close)
@@ -221,6 +225,7 @@ func TestHungCommandIsAGap(t *testing.T) {
 }
 
 func TestProcStatDenied(t *testing.T) {
+	t.Parallel()
 	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33), statDenied: true}
 	srv := adbtest.NewServer(fd)
 	t.Cleanup(srv.Close)
@@ -255,6 +260,7 @@ func TestProcStatDenied(t *testing.T) {
 }
 
 func TestAppNotInstalledOnDevice(t *testing.T) {
+	t.Parallel()
 	dev := sim(t, "smooth-scroll", 60, 33)
 	d, _ := openHost(t, dev, nil)
 	rt := &recT{}
@@ -276,6 +282,7 @@ func TestAppNotInstalledOnDevice(t *testing.T) {
 }
 
 func TestAppNotRunningAtStart(t *testing.T) {
+	t.Parallel()
 	dev := sim(t, "smooth-scroll", 60, 33)
 	d, _ := openHost(t, dev, nil)
 	rt := &recT{}
@@ -302,6 +309,7 @@ func TestAppNotRunningAtStart(t *testing.T) {
 }
 
 func TestEmptyGfxinfo(t *testing.T) {
+	t.Parallel()
 	// The app is running but idle after the first tap on Stop: gfxinfo has
 	// no frame rows; the session records zero frames and no error.
 	dev := sim(t, "smooth-scroll", 60, 33)

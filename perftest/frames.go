@@ -81,9 +81,12 @@ func (c *collector) absorbFrames(res adbx.Result, cmd string, filtered bool, sen
 // once the time since the last poll, plus the tick after this one, would
 // pass framePollShare of that ring's time, and on every tick while a row
 // waits to be resolved (one still drawing, a pending fence), so the
-// rejection rule's bounded wait sees it as often as before.
+// rejection rule's bounded wait sees it as often as before. The first
+// clockPolls ticks all poll frames: the gfxinfo dump's Uptime line is the
+// clock the session maps steps onto, and a map is as tight as its best
+// round trips.
 func (c *collector) framesDue() bool {
-	if c.lastFramePoll == 0 || c.sfFenceWait || c.refreshHz <= 0 {
+	if c.lastFramePoll == 0 || c.sfFenceWait || c.refreshHz <= 0 || c.ticks < clockPolls {
 		return true
 	}
 	for _, st := range c.gfxWin {
@@ -94,6 +97,9 @@ func (c *collector) framesDue() bool {
 	ring := float64(frameBufferLen) / c.refreshHz * float64(time.Second)
 	return float64(c.s.now()-c.lastFramePoll)+float64(c.cfg.Interval) > framePollShare*ring
 }
+
+// clockPolls is how many ticks from the start poll frames every time.
+const clockPolls = 10
 
 // framePollShare is the part of the device's frame ring time that may pass
 // between two frame polls: the rest is room for a host or device that

@@ -34,7 +34,9 @@ const gfxFilterRecent = 20
 const gfxFilterMaxPending = 32
 
 // gfxKeepLines are the lines of a dump besides rows that the parser reads.
-const gfxKeepLines = `^ *(Uptime:|\*\* Graphics info|No process found|Failure while dumping|Permission Denial|Can't find service|Profile data in ms:|View hierarchy:|Window:|---PROFILEDATA---|Flags,)|ViewRootImpl@`
+// Every branch of the pattern is anchored at the line's start, so a row
+// that is not kept fails within its first fields.
+const gfxKeepLines = ` *(Uptime:|\*\* Graphics info|No process found|Failure while dumping|Permission Denial|Can't find service|Profile data in ms:|View hierarchy:|Window:|---PROFILEDATA---|Flags,)|[^,]*ViewRootImpl@`
 
 // gfxFilter is the grep pattern for the next frames poll, "" for a whole
 // dump.
@@ -72,8 +74,7 @@ func (c *collector) gfxFilter() string {
 // parser's lines, rows whose column vsyncCol (0-based) holds an integer ≥
 // from, and rows of Flags 0 whose column vsyncCol is one of pending.
 func gfxFilterPattern(vsyncCol int, from int64, pending []int64) string {
-	skip := "^([^,]*,){" + strconv.Itoa(vsyncCol) + "}"
-	pat := gfxKeepLines + "|" + skip + "(" + intAbove(from-1) + "),"
+	pat := gfxKeepLines + "|([^,]*,){" + strconv.Itoa(vsyncCol) + "}(" + intAbove(from-1) + "),"
 	if len(pending) > 0 {
 		slices.Sort(pending)
 		pending = slices.Compact(pending)
@@ -81,9 +82,9 @@ func gfxFilterPattern(vsyncCol int, from int64, pending []int64) string {
 		for i, v := range pending {
 			alts[i] = strconv.FormatInt(v, 10)
 		}
-		pat += "|^0,([^,]*,){" + strconv.Itoa(vsyncCol-1) + "}(" + strings.Join(alts, "|") + "),"
+		pat += "|0,([^,]*,){" + strconv.Itoa(vsyncCol-1) + "}(" + strings.Join(alts, "|") + "),"
 	}
-	return pat
+	return "^(" + pat + ")"
 }
 
 // intAbove is an extended regular expression matching the decimal

@@ -94,6 +94,7 @@ func launch(t testing.TB, d *adbx.Device, dev *simdevice.Device) {
 // that named it reads 0 frames (a real 0: the layer was read) instead of
 // picking the BLAST layer itself.
 func TestWithLayer(t *testing.T) {
+	t.Parallel()
 	dev := sim(t, "smooth-scroll", 60, 33)
 	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
@@ -197,6 +198,7 @@ func expectedSummary(truth []simdevice.TruthFrame, period int64, sf bool, api in
 }
 
 func TestFramesMatchGroundTruth(t *testing.T) {
+	t.Parallel()
 	stock := stockServer(t)
 	type tc struct {
 		preset string
@@ -225,6 +227,7 @@ func TestFramesMatchGroundTruth(t *testing.T) {
 			}
 			name := fmt.Sprintf("%s/%s/%gHz/api%d/%s", ep.name, c.preset, c.hz, c.api, src)
 			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				if testing.Short() && (ep.name != "host" || c.hz != 60) {
 					t.Skip("short mode: host endpoint at 60 Hz only")
 				}
@@ -259,10 +262,12 @@ func retryStalled(t *testing.T, run func() (problems []string, stalled bool)) {
 func within(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
 
 func TestCPUMemoryTrafficMatchTruth(t *testing.T) {
+	t.Parallel()
 	stock := stockServer(t)
 	for _, ep := range endpoints {
 		for _, api := range []int{28, 33} {
 			t.Run(fmt.Sprintf("%s/api%d", ep.name, api), func(t *testing.T) {
+				t.Parallel()
 				dev := sim(t, "chatty-network", 60, api)
 				d, _ := ep.open(t, dev, stock)
 				launch(t, d, dev)
@@ -339,6 +344,7 @@ func TestCPUMemoryTrafficMatchTruth(t *testing.T) {
 }
 
 func TestMemoryLeakGrowth(t *testing.T) {
+	t.Parallel()
 	dev := sim(t, "memory-leak", 60, 33)
 	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
@@ -382,9 +388,11 @@ func historySim(t testing.TB, preset string) *simdevice.Device {
 var foreignLines = []string{"com.android.vending", "com.google.android.youtube", "OutOfMemoryError", "from pid 7001"}
 
 func TestAppCrashOnDevice(t *testing.T) {
+	t.Parallel()
 	stock := stockServer(t)
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			dev := historySim(t, "crash-on-tap")
 			d, _ := ep.open(t, dev, stock)
 			launch(t, d, dev)
@@ -427,9 +435,11 @@ func TestAppCrashOnDevice(t *testing.T) {
 }
 
 func TestOneRoundTripPerTickOnDevice(t *testing.T) {
+	t.Parallel()
 	stock := stockServer(t)
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			for try := 1; ; try++ {
 				problem, stalled := roundTripRun(t, ep, stock)
 				if problem != "" && stalled && try < 3 {
@@ -576,9 +586,11 @@ func groundTruthRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, preset
 }
 
 func TestClockAlignedWithDevice(t *testing.T) {
+	t.Parallel()
 	stock := stockServer(t)
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			dev := sim(t, "smooth-scroll", 60, 33)
 			d, _ := ep.open(t, dev, stock)
 			launch(t, d, dev)
@@ -649,8 +661,10 @@ func chattyCPU(t *testing.T, cfg simdevice.Config, online int) *perftest.Result 
 // cpuN lines of /proc/stat, so the top-style per-core figure matches what
 // the phone's threads really used.
 func TestCPUCoresWithoutNproc(t *testing.T) {
+	t.Parallel()
 	for _, cores := range []int{8, 6} {
 		t.Run(fmt.Sprintf("%d cores", cores), func(t *testing.T) {
+			t.Parallel()
 			r := chattyCPU(t, simdevice.Config{Cores: cores, Serial: "sim-nonproc", Quirks: simdevice.Quirks{
 				MissingCommands: []string{"nproc"}, MissingFiles: []string{"/sys/devices/system/cpu/possible"}}}, cores)
 			if r.Device.Cores != cores {
@@ -665,6 +679,7 @@ func TestCPUCoresWithoutNproc(t *testing.T) {
 // lines of /proc/stat), and the top-style figure sets the app's time
 // against the online ones, whose time alone grows the cpu line.
 func TestCPUCoresOffline(t *testing.T) {
+	t.Parallel()
 	r := chattyCPU(t, simdevice.Config{Cores: 8, Serial: "sim-parked", Quirks: simdevice.Quirks{
 		MissingCommands: []string{"nproc"}, OnlineCores: 4}}, 4)
 	if r.Device.Cores != 8 || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "/proc/stat 4") }) {
@@ -676,6 +691,7 @@ func TestCPUCoresOffline(t *testing.T) {
 // middle of a step. The step's CPU is the app's use up to its death, as the
 // phone counted it, not 0.
 func TestCPUAppDiesMidStep(t *testing.T) {
+	t.Parallel()
 	wl, err := simdevice.Preset("crash-on-tap")
 	if err != nil {
 		t.Fatal(err)
@@ -753,6 +769,7 @@ func TestCPUAppDiesMidStep(t *testing.T) {
 // as a restart the test announced: it is a process end, force-stopped, not
 // a crash, and none of the log's old crashes is taken for its story.
 func TestForceStopIsNoCrash(t *testing.T) {
+	t.Parallel()
 	dev := historySim(t, "smooth-scroll")
 	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
@@ -797,6 +814,7 @@ func TestForceStopIsNoCrash(t *testing.T) {
 // TestSessionWithoutGetprop starts a session on a phone whose shell has no
 // getprop: the facts come from /system/build.prop, and the Result says why.
 func TestSessionWithoutGetprop(t *testing.T) {
+	t.Parallel()
 	wl, err := simdevice.Preset("smooth-scroll")
 	if err != nil {
 		t.Fatal(err)
