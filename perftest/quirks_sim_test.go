@@ -95,7 +95,7 @@ func quirkRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, api int) (pr
 	dev := quirkySim(t, hostileFrames, 120, api)
 	d, _ := ep.open(t, dev, stock)
 	launch(t, d, dev)
-	r := quirkSession(t, d, dev, 400, perftest.WithFrameSource(perftest.SourceGfxInfo))
+	r := quirkSession(t, d, dev, 160, perftest.WithFrameSource(perftest.SourceGfxInfo))
 	stalled = len(r.Gaps) > 0
 	st := r.Step("quirks")
 	truth := dev.World().TruthFrames()

@@ -271,10 +271,13 @@ func TestCPUMemoryTrafficMatchTruth(t *testing.T) {
 				dev := sim(t, "chatty-network", 60, api)
 				d, _ := ep.open(t, dev, stock)
 				launch(t, d, dev)
-				s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()))
+				tk := newTicker()
+				s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()),
+					func(c *perftest.Config) { c.OnTick = tk.onTick })
 				w := dev.World()
 				before := w.Truth()
-				s.Step("scroll", func() { time.Sleep(2 * time.Second) })
+				// 20 ticks, about 2 s: battery and thermal are read on two of them.
+				s.Step("scroll", func() { tk.wait(t, 20) })
 				after := w.Truth()
 				r := s.Stop()
 				st := r.Step("scroll")
@@ -506,8 +509,10 @@ func groundTruthRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, preset
 	if sf {
 		opts = append(opts, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
 	}
+	tk := newTicker()
+	opts = append(opts, func(c *perftest.Config) { c.OnTick = tk.onTick })
 	s := perftest.Start(t, d, opts...)
-	s.Step("scroll", func() { time.Sleep(1500 * time.Millisecond) })
+	s.Step("scroll", func() { tk.wait(t, 10) }) // a second
 	r := s.Stop()
 	time.Sleep(50 * time.Millisecond) // let the last polled frames be presented in the truth
 	stalled = len(r.Gaps) > 0
@@ -568,7 +573,7 @@ func groundTruthRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, preset
 		}
 	}
 	if n := len(truth); n < 10 {
-		fail("only %d true frames in a 1.5 s scroll", n)
+		fail("only %d true frames in a 10-tick scroll", n)
 	}
 	if r.Error != "" || len(r.Gaps) != 0 {
 		fail("error %q gaps %+v", r.Error, r.Gaps)
