@@ -156,11 +156,18 @@ func surfaceViewLayers(t *testing.T, d *adbx.Device) (blast, bare string) {
 }
 
 // truthInStep returns the true frames of the step's window that were
-// already presented when the session polled last: a frame still being
-// drawn then cannot have been read, and says nothing about loss.
+// already presented when the session polled last, or that the session
+// read all the same: a frame still being drawn then cannot have been read,
+// and says nothing about loss. The last poll's time is known only within
+// its round trip and the clock map's uncertainty, so frames presented in
+// that span are taken when read and counted late otherwise.
 func truthInStep(r *perftest.Result, st *perftest.Step, truth []simdevice.TruthFrame, sf bool) (in []simdevice.TruthFrame, late int) {
 	last := r.Samples[len(r.Samples)-1]
 	cutoff := last.DeviceNs - last.RTTNs/2 - int64(r.Clock.UncertaintyMs*1e6) - 1
+	read := map[int64]bool{}
+	for _, f := range r.Frames {
+		read[f.Time()] = true
+	}
 	for _, f := range truth {
 		tm := f.IntendedVsync
 		if sf {
@@ -169,7 +176,7 @@ func truthInStep(r *perftest.Result, st *perftest.Step, truth []simdevice.TruthF
 		if tm < st.DeviceStartNs || tm >= st.DeviceEndNs {
 			continue
 		}
-		if f.Present > cutoff {
+		if f.Present > cutoff && !read[tm] {
 			late++
 			continue
 		}
