@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strconv"
@@ -208,5 +209,26 @@ func BenchmarkScanHour(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestFramePercentilesSelect: the percentiles by selection are those of a
+// sort, on random values with and without runs of equal ones.
+func TestFramePercentilesSelect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := 1; n < 3000; n += 1 + n/3 {
+		for _, spread := range []int64{1, 3, 1_000_000_000} {
+			v := make([]int64, n)
+			for i := range v {
+				v[i] = 8_000_000 + rng.Int64N(spread)
+			}
+			s := slices.Clone(v)
+			slices.Sort(s)
+			at := func(p int) float64 { return float64(s[rankIndex(p, n)]) / 1e6 }
+			want := FramePercentiles{P50: at(50), P90: at(90), P95: at(95), P99: at(99)}
+			if got := FramePercentilesOf(v); got != want {
+				t.Fatalf("%d values (spread %d): %+v, want %+v", n, spread, got, want)
+			}
+		}
 	}
 }
