@@ -336,6 +336,12 @@ func ParseGfxInfo(b []byte) (*GfxInfo, error) {
 	if err := p.run(text); err != nil {
 		return nil, err
 	}
+	return p.result()
+}
+
+// result is the parsed dump, or the error of a dump that failed in every
+// process.
+func (p *gfxParser) result() (*GfxInfo, error) {
 	g := p.g
 	var failed *GfxInfoProcess
 	for _, pr := range g.Processes {
@@ -393,6 +399,11 @@ type gfxParser struct {
 
 	legacy *GfxInfoProfileTable
 
+	// rowFn, when set, takes each PROFILEDATA row (ScanGfxInfo) instead of
+	// the table, in scratch, which the next row reuses.
+	rowFn   func(t *GfxInfoFrameTable, row []int64)
+	scratch []int64
+
 	hist      *[]FrameHistogramBucket // histogram being read (it may wrap)
 	histText  []byte
 	histLine  int
@@ -444,6 +455,11 @@ func (p *gfxParser) run(text []byte) error {
 			return err
 		}
 	}
+	return p.end()
+}
+
+// end closes what the last line left open.
+func (p *gfxParser) end() error {
 	if p.hist != nil {
 		if err := p.endHistogram(true); err != nil {
 			return err
@@ -697,7 +713,8 @@ func (p *gfxParser) summaryLine(ln []byte, lineNo int) error {
 		// Keep the text after "HISTOGRAM:" untrimmed: a console that
 		// hard-wraps long lines splits tokens, and the pieces concatenate.
 		p.histText = append(p.histText[:0], ln[i+1:]...)
-		p.histLine, p.histFirst = lineNo, ln
+		// A copy: a streamed line's bytes are reused for the next one.
+		p.histLine, p.histFirst = lineNo, bytes.Clone(ln)
 		return nil
 	}
 	return nil
@@ -825,6 +842,13 @@ func (p *gfxParser) tableLine(ln []byte, lineNo int) error {
 		return p.header(t, string(ln), lineNo)
 	}
 	n := len(t.Columns)
+	if p.rowFn != nil {
+		if row, ok := gfxFastRow(ln, p.scratch[:0], n); ok {
+			p.scratch = row
+			p.rowFn(t, row)
+			return nil
+		}
+	}
 	start := len(t.Values)
 	fields := 0
 	row := bytes.TrimSuffix(ln, []byte(","))
@@ -851,8 +875,57 @@ func (p *gfxParser) tableLine(ln []byte, lineNo int) error {
 		t.Values = t.Values[:start]
 		p.shortRow = &ParseError{Source: GfxInfoSource, Line: lineNo, Text: string(ln),
 			Reason: fmt.Sprintf("frame row has %d fields, the header %d", fields, n)}
+		return nil
+	}
+	if p.rowFn != nil {
+		p.scratch = append(p.scratch[:0], t.Values[start:]...)
+		t.Values = t.Values[:start]
+		p.rowFn(t, p.scratch)
 	}
 	return nil
+}
+
+// gfxFastRow parses a row of n plain integers ("1,-2,3," without spaces
+// or values of more than 18 digits) into dst in one pass; anything else is
+// left to the general path, which knows the errors.
+func gfxFastRow(ln []byte, dst []int64, n int) ([]int64, bool) {
+	var v uint64
+	digits := 0
+	neg := false
+	for _, c := range ln {
+		if d := c - '0'; d <= 9 {
+			v = v*10 + uint64(d)
+			digits++
+			continue
+		}
+		if c != ',' {
+			if c == '-' && digits == 0 && !neg {
+				neg = true
+				continue
+			}
+			return dst, false
+		}
+		if digits == 0 || digits > 18 || len(dst) == n {
+			return dst, false
+		}
+		x := int64(v)
+		if neg {
+			x = -x
+		}
+		dst = append(dst, x)
+		v, digits, neg = 0, 0, false
+	}
+	if digits > 0 || neg {
+		if digits == 0 || digits > 18 || len(dst) == n {
+			return dst, false
+		}
+		x := int64(v)
+		if neg {
+			x = -x
+		}
+		dst = append(dst, x)
+	}
+	return dst, len(dst) == n
 }
 
 func (p *gfxParser) header(t *GfxInfoFrameTable, s string, lineNo int) error {

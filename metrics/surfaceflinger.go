@@ -1,9 +1,11 @@
 package metrics
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -62,9 +64,8 @@ func SurfaceFlingerPresentTimes(frames []SurfaceFlingerFrame) []int64 {
 // gives a *ParseError.
 func ParseSurfaceFlingerLatency(b []byte) (*SurfaceFlingerLatency, error) {
 	text := Normalize(b)
-	out := &SurfaceFlingerLatency{Rejected: FrameRejects{}}
-	lineNo, seenPeriod := 0, false
-	var prevB int64
+	p := sfParser{out: &SurfaceFlingerLatency{Rejected: FrameRejects{}}, rows: true}
+	lineNo := 0
 	for len(text) > 0 {
 		var ln []byte
 		if i := bytes.IndexByte(text, '\n'); i >= 0 {
@@ -73,24 +74,103 @@ func ParseSurfaceFlingerLatency(b []byte) (*SurfaceFlingerLatency, error) {
 			ln, text = text, nil
 		}
 		lineNo++
-		ln = bytes.TrimSpace(ln)
-		if len(ln) == 0 {
-			continue
+		if err := p.line(ln, lineNo); err != nil {
+			return nil, err
 		}
-		bad := func(reason string) error {
-			return &ParseError{Source: SurfaceFlingerLatencySource, Line: lineNo, Text: string(ln), Reason: reason}
+	}
+	return p.end()
+}
+
+// ScanSurfaceFlingerLatency reads --latency output from r as
+// ParseSurfaceFlingerLatency does, with the same errors, as a stream: it
+// keeps no row, only each frame's present time B (SurfaceFlingerLatency's
+// Rows and Frames stay empty), so an hour of frames is read in one pass in
+// little memory. UTF-16 text, and text with carriage returns, is read
+// whole and normalised first.
+func ScanSurfaceFlingerLatency(r io.Reader) (*SurfaceFlingerLatency, []int64, error) {
+	br := bufio.NewReaderSize(r, scanBuffer)
+	head, err := br.Peek(1 << 16)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, nil, err
+	}
+	if len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF) || bytes.IndexByte(head, '\r') >= 0 {
+		all, err := io.ReadAll(br)
+		if err != nil {
+			return nil, nil, err
 		}
-		if !seenPeriod {
-			v, ok := gfxParseInt(ln)
-			if !ok || v < 0 {
-				return nil, bad("first line is not the refresh period in ns")
-			}
-			out.RefreshPeriod, seenPeriod = v, true
-			continue
+		l, err := ParseSurfaceFlingerLatency(all)
+		if err != nil {
+			return nil, nil, err
 		}
-		var row [3]int64
-		n := 0
-		ok := true
+		present := l.PresentTimes()
+		l.Rows, l.Frames = nil, nil
+		return l, present, nil
+	}
+	if bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}) {
+		br.Discard(3)
+	}
+	p := sfParser{out: &SurfaceFlingerLatency{Rejected: FrameRejects{}}}
+	var long []byte
+	for lineNo := 1; ; lineNo++ {
+		ln, err := br.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, ln...)
+			ln, err = br.ReadSlice('\n')
+		}
+		if long != nil {
+			ln, long = append(long, ln...), nil
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, nil, err
+		}
+		if perr := p.line(ln, lineNo); perr != nil {
+			return nil, nil, perr
+		}
+		if err != nil {
+			break
+		}
+	}
+	l, err := p.end()
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, p.present, nil
+}
+
+// sfParser reads --latency output a line at a time.
+type sfParser struct {
+	out        *SurfaceFlingerLatency
+	rows       bool    // keep Rows and Frames, else only present
+	present    []int64 // B of each frame when !rows
+	seenPeriod bool
+	prevB      int64
+	// cut is a row cut short: the capture's end unless a line follows.
+	cut *ParseError
+}
+
+func (p *sfParser) line(ln []byte, lineNo int) error {
+	ln = bytes.TrimSpace(ln)
+	if len(ln) == 0 {
+		return nil
+	}
+	if p.cut != nil {
+		return p.cut
+	}
+	bad := func(reason string) *ParseError {
+		return &ParseError{Source: SurfaceFlingerLatencySource, Line: lineNo, Text: string(ln), Reason: reason}
+	}
+	if !p.seenPeriod {
+		v, ok := gfxParseInt(ln)
+		if !ok || v < 0 {
+			return bad("first line is not the refresh period in ns")
+		}
+		p.out.RefreshPeriod, p.seenPeriod = v, true
+		return nil
+	}
+	row, ok := sfFastRow(ln)
+	n := 3
+	if !ok {
+		n, ok = 0, true
 		for f := range bytes.FieldsSeq(ln) {
 			if n == 3 {
 				ok = false
@@ -104,27 +184,74 @@ func ParseSurfaceFlingerLatency(b []byte) (*SurfaceFlingerLatency, error) {
 			row[n] = v
 			n++
 		}
-		if !ok || n != 3 {
-			if len(bytes.TrimSpace(text)) == 0 && n < 3 && sfDigitsAndSpaces(ln) {
-				out.Truncated = true
-				break
-			}
-			return nil, bad("row is not three integers")
-		}
-		f := SurfaceFlingerFrame{DesiredPresent: row[0], ActualPresent: row[1], FrameReady: row[2]}
-		out.Rows = append(out.Rows, f)
-		if r := SurfaceFlingerRowReject(f, prevB, 0); r != "" {
-			out.Rejected.Add(r)
-			out.Dropped++
-			continue
-		}
-		prevB = f.ActualPresent
-		out.Frames = append(out.Frames, f)
 	}
-	if !seenPeriod {
+	if !ok || n != 3 {
+		if n < 3 && sfDigitsAndSpaces(ln) {
+			p.cut = bad("row is not three integers")
+			return nil
+		}
+		return bad("row is not three integers")
+	}
+	f := SurfaceFlingerFrame{DesiredPresent: row[0], ActualPresent: row[1], FrameReady: row[2]}
+	if p.rows {
+		p.out.Rows = append(p.out.Rows, f)
+	}
+	if r := SurfaceFlingerRowReject(f, p.prevB, 0); r != "" {
+		p.out.Rejected.Add(r)
+		p.out.Dropped++
+		return nil
+	}
+	p.prevB = f.ActualPresent
+	if p.rows {
+		p.out.Frames = append(p.out.Frames, f)
+	} else {
+		p.present = append(p.present, f.ActualPresent)
+	}
+	return nil
+}
+
+func (p *sfParser) end() (*SurfaceFlingerLatency, error) {
+	if !p.seenPeriod {
 		return nil, &ParseError{Source: SurfaceFlingerLatencySource, Reason: "empty output: no refresh period line"}
 	}
-	return out, nil
+	p.out.Truncated = p.cut != nil
+	return p.out, nil
+}
+
+// sfFastRow reads a row of three unsigned integers of at most 18 digits
+// apart by spaces or tabs in one pass; anything else is left to the
+// general path.
+func sfFastRow(ln []byte) ([3]int64, bool) {
+	var row [3]int64
+	n, digits := 0, 0
+	var v uint64
+	for _, c := range ln {
+		if d := c - '0'; d <= 9 {
+			v = v*10 + uint64(d)
+			digits++
+			continue
+		}
+		if c != ' ' && c != '\t' {
+			return row, false
+		}
+		if digits == 0 {
+			continue
+		}
+		if digits > 18 || n == 3 {
+			return row, false
+		}
+		row[n] = int64(v)
+		n++
+		v, digits = 0, 0
+	}
+	if digits > 0 {
+		if digits > 18 || n == 3 {
+			return row, false
+		}
+		row[n] = int64(v)
+		n++
+	}
+	return row, n == 3
 }
 
 func sfDigitsAndSpaces(b []byte) bool {

@@ -128,6 +128,7 @@ func metric(t *testing.T, st *perftest.Step, name metrics.Name) float64 {
 }
 
 func TestTrafficNotMeasuredOnDevice(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		api  int
@@ -139,6 +140,7 @@ func TestTrafficNotMeasuredOnDevice(t *testing.T) {
 		{"api28", 28, simdevice.Quirks{MissingFiles: []string{"/proc/net", "/proc/*/net", "/proc/uid_stat"}, DeniedServices: []string{"netstats"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r, st, _, _ := scrollWith(t, "chatty-network", tc.api, tc.q, 10, nil)
 			if st.TrafficStats != nil {
 				t.Errorf("traffic %+v, want none", *st.TrafficStats)
@@ -155,6 +157,7 @@ func TestTrafficNotMeasuredOnDevice(t *testing.T) {
 	// With /proc/net present the device-wide counters stand in, with scope
 	// "device": every app's bytes, as the phone's interface counted them.
 	t.Run("device scope", func(t *testing.T) {
+		t.Parallel()
 		_, st, before, after := scrollWith(t, "chatty-network", 33, simdevice.Quirks{DeniedServices: []string{"netstats"}}, 15, nil)
 		tr := st.Traffic()
 		if tr.Scope != "device" || tr.Source != "/proc/<pid>/net/dev" || st.NotMeasured["rx"] != "" {
@@ -178,6 +181,7 @@ func TestTrafficNotMeasuredOnDevice(t *testing.T) {
 }
 
 func TestMemoryNotMeasuredOnDevice(t *testing.T) {
+	t.Parallel()
 	_, st, _, after := scrollWith(t, "chatty-network", 33, simdevice.Quirks{DeniedServices: []string{"meminfo"}}, 15, nil)
 	absent(t, st, []metrics.Name{"pss_max", "pss_growth"}, "memory: dumpsys meminfo "+pkg+" unreadable on every read in the step",
 		"Permission Denial: can't dump meminfo from from pid=")
@@ -189,6 +193,7 @@ func TestMemoryNotMeasuredOnDevice(t *testing.T) {
 }
 
 func TestDeviceCPUNotMeasuredOnDevice(t *testing.T) {
+	t.Parallel()
 	r, st, before, after := scrollWith(t, "smooth-scroll", 33, simdevice.Quirks{MissingFiles: []string{"/proc/stat"}}, 15, nil)
 	absent(t, st, []metrics.Name{"cpu_device"}, "device CPU needs /proc/stat", "cat: /proc/stat: No such file or directory")
 	absent(t, st, []metrics.Name{"cpu_p90"}, "against wall time")
@@ -201,6 +206,7 @@ func TestDeviceCPUNotMeasuredOnDevice(t *testing.T) {
 }
 
 func TestFramesNotMeasuredOnDevice(t *testing.T) {
+	t.Parallel()
 	_, st, _, _ := scrollWith(t, "smooth-scroll", 33, simdevice.Quirks{DeniedServices: []string{"gfxinfo"}}, 10,
 		func(c *perftest.Config) { c.FrameSource = perftest.SourceGfxInfo })
 	absent(t, st, []metrics.Name{"frames", "fps", "jank", "jank_deadline_missed", "jank_perfdog", "jank_chromium", "frame_time_p95", "slow_frames"},
@@ -213,6 +219,7 @@ func TestFramesNotMeasuredOnDevice(t *testing.T) {
 // A step in which the app does not run has no app CPU, memory or frames;
 // the device's CPU and the app's per-UID traffic (a real 0) are measured.
 func TestAppNotRunningInStep(t *testing.T) {
+	t.Parallel()
 	// API 28 reads per-UID traffic every tick (xt_qtaguid), so the read
 	// just before the stopped step is one taken after the force-stop; on
 	// API 33 netstats is read every second and the byte count of a step

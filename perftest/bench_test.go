@@ -3,6 +3,8 @@ package perftest
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/internal/fixtures"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -129,7 +132,7 @@ func BenchmarkAbsorb(b *testing.B) {
 	s := manualSession(b, d, cheapCollectors)
 	defer s.Stop()
 	s.mu.Lock()
-	plan := s.col.plan()
+	plan := s.col.plan(true)
 	s.mu.Unlock()
 	out, err := wrapAdbx(d).batch(context.Background(), plan.cmds)
 	if err != nil {
@@ -156,7 +159,7 @@ func BenchmarkAbsorbCapture(b *testing.B) {
 	c := bareCollector(SourceGfxInfo)
 	c.cfg.Collectors = cheapCollectors
 	c.cpuOK, c.traffic, c.uid, c.batteryOK = true, trafficQtaguid, f.uid, false
-	plan := c.plan()
+	plan := c.plan(true)
 	out := make([]adbx.Result, len(plan.cmds))
 	for i, cmd := range plan.cmds {
 		out[i] = f.run(cmd)
@@ -173,5 +176,150 @@ func BenchmarkAbsorbCapture(b *testing.B) {
 	}
 	if len(c.s.res.Frames) != 120 || len(c.s.res.Notes) != 0 {
 		b.Fatalf("%d frames, notes %q", len(c.s.res.Frames), c.s.res.Notes)
+	}
+}
+
+// launchedSim is a simulated phone (API 33) running preset at hz, as edit
+// changes it, behind the host-protocol server, with its app launched.
+func launchedSim(b *testing.B, preset string, hz float64, edit func(*simdevice.Workload)) (*adbx.Device, *simdevice.Device) {
+	b.Helper()
+	wl, err := simdevice.Preset(preset)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if edit != nil {
+		edit(wl)
+	}
+	dev, err := simdevice.New(simdevice.Config{API: 33, RefreshHz: hz, Workload: wl})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { dev.Close() })
+	srv := adbtest.NewServer(dev)
+	b.Cleanup(srv.Close)
+	d := srv.Open(dev.Serial())
+	simtest.Launch(b, d, dev)
+	return d, dev
+}
+
+// stopDevice is a simulated phone whose app scrolls for a moment after its
+// launch and then sits idle (busy false), or keeps scrolling (busy true).
+func stopDevice(b *testing.B, busy bool) (*adbx.Device, *simdevice.Device) {
+	b.Helper()
+	d, dev := launchedSim(b, "smooth-scroll", 60, func(wl *simdevice.Workload) {
+		if !busy {
+			wl.Phases[0].DurationMs, wl.Phases[0].Next = 300, "idle"
+		}
+	})
+	// Idle once the device clock is past the last frame by more than
+	// Settle: Stop then finds nothing drawing.
+	for !busy {
+		fr := dev.World().TruthFrames()
+		if len(fr) > 0 && time.Duration(fr[len(fr)-1].Present) < dev.World().Uptime()-400*time.Millisecond {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return d, dev
+}
+
+// BenchmarkStop is Session.Stop's wall time (ns/op) after a session ran one
+// step. With app=idle no frame is pending: Stop polls once and returns. With
+// app=drawing it polls until the frames of the step's last vsyncs are in.
+// collectors=frames is frames alone with causes off; causes=on adds
+// the Looper property restore and the profiler and log reads Stop makes;
+// collectors=all adds CPU, memory, traffic and battery, and the meminfo read
+// Stop takes for a step whose slow-lane read had not come yet.
+func BenchmarkStop(b *testing.B) {
+	for _, app := range []string{"idle", "drawing"} {
+		for _, set := range []struct {
+			name string
+			cols []Collector
+			off  bool
+		}{
+			{"collectors=frames/causes=off", []Collector{CollectFrames}, true},
+			{"collectors=frames/causes=on", []Collector{CollectFrames}, false},
+			{"collectors=all/causes=off", nil, true},
+		} {
+			b.Run("app="+app+"/"+set.name, func(b *testing.B) {
+				d, _ := stopDevice(b, app == "drawing")
+				var total time.Duration
+				for range b.N {
+					ticked := make(chan struct{}, 1)
+					s, err := newSession(context.Background(), wrapAdbx(d), Config{
+						Package: simdevice.PresetPackage, Collectors: set.cols, ResultFile: "-",
+						Causes: CauseOptions{Off: set.off},
+						OnTick: func(Live) {
+							select {
+							case ticked <- struct{}{}:
+							default:
+							}
+						},
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+					<-ticked
+					s.Begin("step")
+					<-ticked
+					t0 := time.Now()
+					r := s.Stop()
+					total += time.Since(t0)
+					if r.Error != "" {
+						b.Fatal(r.Error)
+					}
+				}
+				b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "stop-ns/op")
+			})
+		}
+	}
+}
+
+// countingDevice counts the bytes of the answers a session reads, and
+// those of its frame polls apart.
+type countingDevice struct {
+	device
+	all, frames atomic.Int64
+}
+
+func (d *countingDevice) batch(ctx context.Context, cmds []string) ([]adbx.Result, error) {
+	out, err := d.device.batch(ctx, cmds)
+	for i, r := range out {
+		n := int64(len(r.Stdout) + len(r.Stderr))
+		d.all.Add(n)
+		if i < len(cmds) && strings.HasPrefix(cmds[i], "dumpsys gfxinfo") {
+			d.frames.Add(n)
+		}
+	}
+	return out, err
+}
+
+// BenchmarkScrollBytes is what a session with every collector reads from
+// the phone per second of a scroll (janky-scroll, API 33) at each refresh
+// rate, by default polling: bytes/s over every answer, frame-bytes/s over
+// the frame polls. Each op is one second of scrolling; a session that lost
+// frames (a gap) fails.
+func BenchmarkScrollBytes(b *testing.B) {
+	for _, hz := range []float64{60, 90, 120, 144} {
+		b.Run(fmt.Sprintf("hz=%g", hz), func(b *testing.B) {
+			d, _ := launchedSim(b, "janky-scroll", hz, nil)
+			cd := &countingDevice{device: wrapAdbx(d)}
+			s, err := newSession(context.Background(), cd, Config{Package: simdevice.PresetPackage, ResultFile: "-", Causes: CauseOptions{Off: true}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			all0, fr0, t0 := cd.all.Load(), cd.frames.Load(), time.Now()
+			s.Step("scroll", func() { time.Sleep(time.Duration(b.N) * time.Second) })
+			all, fr, sec := cd.all.Load()-all0, cd.frames.Load()-fr0, time.Since(t0).Seconds()
+			b.StopTimer()
+			r := s.Stop()
+			if len(r.Gaps) > 0 || r.Error != "" {
+				b.Fatalf("error %q, gaps %+v", r.Error, r.Gaps)
+			}
+			b.ReportMetric(float64(all)/sec, "bytes/s")
+			b.ReportMetric(float64(fr)/sec, "frame-bytes/s")
+			b.ReportMetric(float64(r.Step("scroll").Frames().Frames)/sec, "frames/s")
+		})
 	}
 }

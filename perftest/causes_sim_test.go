@@ -91,11 +91,13 @@ func launchCold(t *testing.T, s *perftest.Session, d *adbx.Device, dev *simdevic
 // the cause the truth names, and the step's top blocker and top stack are
 // the truth's.
 func TestCausesMatchTruth(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		api int
 		hz  float64
 	}{{33, 60}, {28, 120}} {
 		t.Run(fmt.Sprintf("api%d_%ghz", tc.api, tc.hz), func(t *testing.T) {
+			t.Parallel()
 			dev, d := causeDevice(t, tc.api, tc.hz, simdevice.Quirks{LogHistory: true}, nil)
 			w := dev.World()
 			wl := w.Workload()
@@ -234,6 +236,7 @@ func (r *recordT) FailNow() {}
 // An app that is neither debuggable nor profileable: phases and blocks
 // measured, one clear note for stacks, no failure.
 func TestCausesNotProfileable(t *testing.T) {
+	t.Parallel()
 	dev, d := causeDevice(t, 33, 60, simdevice.Quirks{}, func(w *simdevice.Workload) { w.Debuggable = false })
 	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir(), WaitForApp: true}))
 	launchCold(t, s, d, dev)
@@ -270,6 +273,7 @@ func TestCausesNotProfileable(t *testing.T) {
 // property before the session set it, so blocks are not measured, with a
 // note saying so; stacks and phases are.
 func TestCausesAppAlreadyRunning(t *testing.T) {
+	t.Parallel()
 	dev, d := causeDevice(t, 34, 60, simdevice.Quirks{}, nil)
 	launch(t, d, dev)
 	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir()}))
@@ -288,6 +292,7 @@ func TestCausesAppAlreadyRunning(t *testing.T) {
 // A build that keeps the shell from the property: a clear note, no blocks,
 // the rest measured.
 func TestCausesPropertyDenied(t *testing.T) {
+	t.Parallel()
 	dev, d := causeDevice(t, 33, 60, simdevice.Quirks{DeniedProperties: []string{"log.looper.*"}}, nil)
 	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir(), WaitForApp: true}))
 	launchCold(t, s, d, dev)
@@ -306,6 +311,7 @@ func TestCausesPropertyDenied(t *testing.T) {
 // The app stops responding: the ANR is an event of the step with the main
 // thread's stack, and NoANR fails.
 func TestCausesANR(t *testing.T) {
+	t.Parallel()
 	dev, d := causeDevice(t, 33, 60, simdevice.Quirks{}, nil)
 	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir(), WaitForApp: true}))
 	launchCold(t, s, d, dev)
@@ -340,6 +346,7 @@ func TestCausesANR(t *testing.T) {
 // main thread with ART's sampling profiler (am profile), and the stacks
 // still name the truth's causes.
 func TestCausesWithARTProfiler(t *testing.T) {
+	t.Parallel()
 	dev, d := causeDevice(t, 30, 60, simdevice.Quirks{MissingCommands: []string{"simpleperf"}}, nil)
 	wl := dev.World().Workload()
 	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir(), WaitForApp: true}))
@@ -384,6 +391,7 @@ func TestCausesWithARTProfiler(t *testing.T) {
 // in 41 ms messages, decodes in 88 ms ones), and with NoStacks no
 // profiler runs and the step says why it has no stacks.
 func TestCauseOptions(t *testing.T) {
+	t.Parallel()
 	dev, d := causeDevice(t, 33, 60, simdevice.Quirks{}, nil)
 	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir(), WaitForApp: true}),
 		perftest.WithCauses(perftest.CauseOptions{LooperSlow: 50 * time.Millisecond, NoStacks: true}))

@@ -39,16 +39,28 @@ type collector struct {
 	procNames []string // the app's process names, for pidof
 	uid       int
 
-	cpuOK        bool
-	traffic      string // one of the traffic modes, "" when off
-	batteryOK    bool
-	thermalOK    bool
-	pids         []int
-	everRan      bool
-	ticks        int
-	noted        map[string]bool
-	gfxWin       map[string]*gfxWindowState
-	gfxClock     int64 // the last gfxinfo dump's clock (ns)
+	cpuOK       bool
+	traffic     string // one of the traffic modes, "" when off
+	batteryOK   bool
+	thermalOK   bool
+	pids        []int
+	everRan     bool
+	ticks       int
+	noted       map[string]bool
+	gfxWin      map[string]*gfxWindowState
+	gfxClock    int64 // the last gfxinfo dump's clock (ns)
+	lastNewHost int64 // host ns of the last poll that took a frame
+	lastUptime  int64 // the last tick's /proc/uptime (ns), 0 unread
+	// lastFramePoll is when the last tick that polled frames was planned
+	// (host ns), 0 before the first.
+	lastFramePoll int64
+	sfFenceWait   bool // the last --latency poll ended at a pending fence
+	// frameDumps counts gfxinfo dumps read; gfxVsyncCol is the
+	// IntendedVsync column of their rows (0 unknown, -1 unusable), and
+	// gfxFilterOff says the device cannot filter them (frames_filter.go).
+	frameDumps   int
+	gfxVsyncCol  int
+	gfxFilterOff bool
 	laterBuf     []bool
 	flaggedAt    []int64
 	sfLast       int64                       // greatest B kept
@@ -412,9 +424,13 @@ func (c *collector) runConfig() RunConfig {
 type tickPlan struct {
 	cmds                                                                    []string
 	uptime, frames, stat, pidof, pidStat, status, tasks, net, batt, thermal int
+	// filtered says the frames command keeps only rows not taken yet.
+	filtered bool
 }
 
-func (c *collector) plan() tickPlan {
+// plan is the next tick's commands; allFrames polls frames whatever
+// framesDue says (Stop's polls).
+func (c *collector) plan(allFrames bool) tickPlan {
 	p := tickPlan{uptime: -1, frames: -1, stat: -1, pidof: -1, pidStat: -1, status: -1, tasks: -1, net: -1, batt: -1, thermal: -1}
 	add := func(cmd string) int { p.cmds = append(p.cmds, cmd); return len(p.cmds) - 1 }
 	pkg := shellQuote(c.cfg.Package)
@@ -429,11 +445,17 @@ func (c *collector) plan() tickPlan {
 		return "for p in $(" + pidof + "); do " + fmt.Sprintf(format, "$p") + "; done"
 	}
 	p.uptime = add("cat /proc/uptime")
-	if c.cfg.has(CollectFrames) {
+	if c.cfg.has(CollectFrames) && (allFrames || c.framesDue()) {
+		c.lastFramePoll = c.s.now()
 		if c.source == SourceSurfaceFlinger {
 			p.frames = add("dumpsys SurfaceFlinger --latency " + shellQuote(c.layer))
 		} else {
-			p.frames = add("dumpsys gfxinfo " + pkg + " framestats")
+			cmd := "dumpsys gfxinfo " + pkg + " framestats"
+			if f := c.gfxFilter(); f != "" {
+				cmd += " | grep -E " + shellQuote(f)
+				p.filtered = true
+			}
+			p.frames = add(cmd)
 		}
 	}
 	p.pidof = add(pidof)
@@ -484,10 +506,11 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 			c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
 			smp.UptimeNs = ns
 			uptimeNs = ns
+			c.lastUptime = ns
 		}
 	}
 	if p.frames >= 0 {
-		smp.NewFrames = c.absorbFrames(out[p.frames], p.cmds[p.frames], send, recv, uptimeNs)
+		smp.NewFrames = c.absorbFrames(out[p.frames], p.cmds[p.frames], p.filtered, send, recv, uptimeNs)
 	}
 	if p.pidof >= 0 {
 		// pidof prints nothing and exits 1 when no process has the name;

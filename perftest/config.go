@@ -84,9 +84,11 @@ type Config struct {
 	// GiveUpAfter ends the session with an error after this long with every
 	// tick failing. Default 10 s.
 	GiveUpAfter time.Duration
-	// Settle is how long Stop waits before its last poll, so frames whose
-	// vsync fell inside the last step but which finished drawing after it are
-	// still collected. Default 250 ms.
+	// Settle is the longest Stop keeps polling for frames whose vsync fell
+	// inside the last step but which finish drawing after it. Stop polls
+	// at once, and again only while the app may still be drawing such
+	// frames (it completed one within Settle before the poll): an idle
+	// app's session stops after one round trip. Default 250 ms.
 	Settle time.Duration
 	// Causes says how the session finds out why frames janked; the zero
 	// value finds what the device allows (see CauseOptions).

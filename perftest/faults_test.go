@@ -82,8 +82,10 @@ func (r *recT) joined() string {
 }
 
 func TestDeviceDisconnectMidStep(t *testing.T) {
+	t.Parallel()
 	for _, ep := range []string{"host", "adb"} {
 		t.Run(ep, func(t *testing.T) {
+			t.Parallel()
 			dev := sim(t, "smooth-scroll", 60, 33)
 			var drop func()
 			var d *adbx.Device
@@ -140,6 +142,7 @@ func TestDeviceDisconnectMidStep(t *testing.T) {
 }
 
 func TestADBServerRestart(t *testing.T) {
+	t.Parallel()
 	dev := sim(t, "smooth-scroll", 60, 33)
 	a := adbtest.StartADB(t)
 	d, adbd := a.Serve(t, dev)
@@ -172,6 +175,7 @@ func TestADBServerRestart(t *testing.T) {
 }
 
 func TestHungCommandIsAGap(t *testing.T) {
+	t.Parallel()
 	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33), hung: make(chan struct{}, 1)}
 	srv := adbtest.NewServer(fd)
 	t.Cleanup(srv.Close)
@@ -221,6 +225,7 @@ func TestHungCommandIsAGap(t *testing.T) {
 }
 
 func TestProcStatDenied(t *testing.T) {
+	t.Parallel()
 	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33), statDenied: true}
 	srv := adbtest.NewServer(fd)
 	t.Cleanup(srv.Close)
@@ -245,16 +250,21 @@ func TestProcStatDenied(t *testing.T) {
 	cpu := r.Step("scroll").CPU()
 	// Without /proc/stat the app's ticks are set against wall time × cores
 	// at 100 ticks/s. The device's own counters over the step give the
-	// same figure within 0.5 point; the preset's configured 57 % of one
-	// core, 7.1 % of 8, within 20 % (a loaded host delays the simulation).
+	// same figure within 1 point: both count whole 10 ms ticks (up to 4
+	// ticks apart over 1.5 s of 8 cores, 0.33 point), and the truth spans
+	// the step on the host's clock while the measurement spans the ticks
+	// inside it, which a loaded host puts later. The preset's configured
+	// 57 % of one core, 7.1 % of 8, within 20 % (a loaded host delays the
+	// simulation).
 	secs := (after.Uptime - before.Uptime).Seconds()
 	truth := float64(after.AppTicks-before.AppTicks) / (100 * secs * 8) * 100
-	if !strings.Contains(cpu.Source, "wall time") || !within(cpu.Mean, truth, 0.5) || !within(cpu.Mean, 57.0/8, 57.0/8/5) {
+	if !strings.Contains(cpu.Source, "wall time") || !within(cpu.Mean, truth, 1) || !within(cpu.Mean, 57.0/8, 57.0/8/5) {
 		t.Errorf("cpu %+v; truth over the step %.2f%%, configured 7.1%%", cpu, truth)
 	}
 }
 
 func TestAppNotInstalledOnDevice(t *testing.T) {
+	t.Parallel()
 	dev := sim(t, "smooth-scroll", 60, 33)
 	d, _ := openHost(t, dev, nil)
 	rt := &recT{}
@@ -276,6 +286,7 @@ func TestAppNotInstalledOnDevice(t *testing.T) {
 }
 
 func TestAppNotRunningAtStart(t *testing.T) {
+	t.Parallel()
 	dev := sim(t, "smooth-scroll", 60, 33)
 	d, _ := openHost(t, dev, nil)
 	rt := &recT{}
@@ -302,6 +313,7 @@ func TestAppNotRunningAtStart(t *testing.T) {
 }
 
 func TestEmptyGfxinfo(t *testing.T) {
+	t.Parallel()
 	// The app is running but idle after the first tap on Stop: gfxinfo has
 	// no frame rows; the session records zero frames and no error.
 	dev := sim(t, "smooth-scroll", 60, 33)

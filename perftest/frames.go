@@ -1,10 +1,12 @@
 package perftest
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
@@ -21,8 +23,18 @@ type FrameStats = metrics.FrameSummary
 // counts the rows that are not frames by reason (metrics.FrameReject), feeds
 // the gfxinfo Uptime line to the clock map and returns how many frames were
 // new. uptimeNs is the device clock read in the same tick, 0 if unknown.
-func (c *collector) absorbFrames(res adbx.Result, cmd string, send, recv, uptimeNs int64) int {
+func (c *collector) absorbFrames(res adbx.Result, cmd string, filtered bool, send, recv, uptimeNs int64) int {
 	text := output(res)
+	if i := strings.Index(cmd, " | grep -E "); i >= 0 {
+		cmd = cmd[:i] + " | grep -E <rows not taken>" // notes need not quote the pattern
+	}
+	// grep exits 1 when it keeps no line; anything else that is not a
+	// success (127: no grep) means this device polls whole dumps.
+	if filtered && res.ExitCode != 0 && (res.ExitCode != 1 || len(bytes.TrimSpace(res.Stderr)) > 0) {
+		c.gfxFilterOff = true
+		c.note("frames: %s; polling whole framestats dumps", failure(res, "grep -E"))
+		return 0
+	}
 	if c.source == SourceSurfaceFlinger {
 		if res.ExitCode != 0 {
 			c.note("frames: %s", failure(res, cmd))
@@ -45,15 +57,54 @@ func (c *collector) absorbFrames(res adbx.Result, cmd string, send, recv, uptime
 	if clock > 0 {
 		c.gfxClock = clock
 	}
+	c.frameDumps++
 	n := 0
 	for _, w := range g.Windows() {
-		if w.Frames == nil || w.Frames.Len() == 0 {
+		if w.Frames == nil {
+			continue
+		}
+		c.learnGfxColumns(w.Frames)
+		if st := c.gfxWin[w.Label()]; st != nil {
+			st.seenAt = c.frameDumps
+		}
+		if w.Frames.Len() == 0 {
 			continue
 		}
 		n += c.absorbGfxWindow(w.Label(), w.Frames.Frames(), clock, cmd, send)
 	}
 	return n
 }
+
+// framesDue says whether the next tick polls frames. The device keeps a
+// window's last frameBufferLen frames, and an app draws at most one a
+// refresh period, however idle it was before a burst: frames are polled
+// once the time since the last poll, plus the tick after this one, would
+// pass framePollShare of that ring's time, and on every tick while a row
+// waits to be resolved (one still drawing, a pending fence), so the
+// rejection rule's bounded wait sees it as often as before. The first
+// clockPolls ticks all poll frames: the gfxinfo dump's Uptime line is the
+// clock the session maps steps onto, and a map is as tight as its best
+// round trips.
+func (c *collector) framesDue() bool {
+	if c.lastFramePoll == 0 || c.sfFenceWait || c.refreshHz <= 0 || c.ticks < clockPolls {
+		return true
+	}
+	for _, st := range c.gfxWin {
+		if len(st.pending) > 0 {
+			return true
+		}
+	}
+	ring := float64(frameBufferLen) / c.refreshHz * float64(time.Second)
+	return float64(c.s.now()-c.lastFramePoll)+float64(c.cfg.Interval) > framePollShare*ring
+}
+
+// clockPolls is how many ticks from the start poll frames every time.
+const clockPolls = 10
+
+// framePollShare is the part of the device's frame ring time that may pass
+// between two frame polls: the rest is room for a host or device that
+// stalls (0.6 s at 120 Hz).
+const framePollShare = 0.4
 
 // A row still drawing (FrameCompleted 0, or a value older than its own
 // vsync that its ring slot kept) never holds back the rows after it. It is
@@ -69,7 +120,11 @@ const (
 // gfxWindowState is what the collector remembers of one gfxinfo window.
 type gfxWindowState struct {
 	lastKept int64 // greatest IntendedVsync taken
+	lastDone int64 // greatest FrameCompleted taken
 	prevMax  int64 // greatest IntendedVsync of any row of the previous dump
+	seenMax  int64 // greatest IntendedVsync of any row shown so far,
+	seenUI   int64 // and of any row of Flags 0
+	seenAt   int   // the last dump (collector.frameDumps) that showed the window
 	// done holds the rows taken or rejected that the ring may still show.
 	done map[gfxRowKey]struct{}
 	// pending holds the rows still drawing, by key with flagged false.
@@ -109,12 +164,17 @@ func (c *collector) absorbGfxWindow(name string, rows []metrics.GfxInfoFrame, cl
 	minIV, maxIV := rows[0].IntendedVsync, rows[0].IntendedVsync
 	for _, f := range rows {
 		minIV, maxIV = min(minIV, f.IntendedVsync), max(maxIV, f.IntendedVsync)
+		if f.Flags == 0 {
+			st.seenUI = max(st.seenUI, f.IntendedVsync)
+		}
 	}
 	// Frames were lost only when the ring holds nothing of the last dump.
 	if len(rows) >= frameBufferLen && st.prevMax != 0 && minIV > st.prevMax {
 		c.lostFrames(send, cmd)
 	}
 	st.prevMax = maxIV
+	st.seenMax = max(st.seenMax, maxIV)
+	st.seenAt = c.frameDumps
 	// later[i]: some row after row i has completed.
 	later := slices.Grow(c.laterBuf[:0], len(rows))[:len(rows)]
 	later[len(rows)-1] = false
@@ -170,6 +230,8 @@ func (c *collector) absorbGfxWindow(name string, rows []metrics.GfxInfoFrame, cl
 		}
 		c.addFrame(gfxFrame(name, f))
 		st.lastKept = max(st.lastKept, f.IntendedVsync)
+		st.lastDone = max(st.lastDone, f.FrameCompleted)
+		c.lastNewHost = send
 		n++
 	}
 	// A row still drawing that the dump no longer shows left the ring.
@@ -207,6 +269,60 @@ func gfxFrame(name string, f metrics.GfxInfoFrame) metrics.Frame {
 		HandleInputStart: f.HandleInputStart, AnimationStart: f.AnimationStart, PerformTraversalsStart: f.PerformTraversalsStart,
 		DrawStart: f.DrawStart, SyncQueued: f.SyncQueued, SyncStart: f.SyncStart,
 		IssueDrawCommandsStart: f.IssueDrawCommandsStart, SwapBuffers: f.SwapBuffers}}
+}
+
+// framesPending reports whether frames of the time before host time stopNs
+// may still be missing from what the polls took, so Stop polls again.
+//
+// SurfaceFlinger places a frame by its present time, and a dump shows every
+// frame presented before it: the frames are in once a poll read the device
+// clock past the stop (the latest the clock map allows), and no row waits
+// for its present fence.
+//
+// gfxinfo places a frame by its vsync, and a frame drawing shows no row
+// until it completes; rows complete in vsync order, so a window is done
+// once it shows a row of a vsync after the stop. A window without one may
+// still be drawing while it completed a frame within Settle of device time
+// before the last dump; an app that drew nothing for that long is idle. A
+// row still drawing under the rejection rule is waited for too.
+func (c *collector) framesPending(stopNs int64) bool {
+	if !c.cfg.has(CollectFrames) || len(c.pids) == 0 {
+		return false
+	}
+	if c.source == SourceSurfaceFlinger {
+		if c.sfFenceWait {
+			return true
+		}
+		if !c.clockProc.ok() || c.lastUptime == 0 {
+			return false
+		}
+		_, hi := c.clockProc.interval()
+		return c.lastUptime < stopNs+hi
+	}
+	stopDev := int64(math.MaxInt64)
+	if c.clockGfx.ok() {
+		_, hi := c.clockGfx.interval()
+		stopDev = stopNs + hi
+	}
+	quiet := int64(c.cfg.Settle)
+	for _, st := range c.gfxWin {
+		for pk := range st.pending {
+			if pk.intended < stopDev {
+				return true
+			}
+		}
+		if st.lastKept >= stopDev {
+			continue
+		}
+		if c.gfxClock > 0 {
+			if c.gfxClock-st.lastDone < quiet {
+				return true
+			}
+		} else if c.s.now()-c.lastNewHost < quiet {
+			return true
+		}
+	}
+	return false
 }
 
 // finishPending runs at Stop: a row still drawing after a later row of its

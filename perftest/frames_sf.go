@@ -24,6 +24,7 @@ func (c *collector) absorbSF(text []byte, cmd string, send, uptimeNs int64) int 
 		c.sfPeriod = l.RefreshPeriod
 	}
 	rows := l.Rows
+	c.sfFenceWait = false
 	real := func(f metrics.SurfaceFlingerFrame) bool {
 		return f.ActualPresent != 0 && f.ActualPresent != math.MaxInt64
 	}
@@ -68,6 +69,7 @@ func (c *collector) absorbSF(text []byte, cmd string, send, uptimeNs int64) int 
 			continue
 		}
 		if r == metrics.FrameRejectPendingFence && !slices.ContainsFunc(rows[i+1:], real) {
+			c.sfFenceWait = true
 			break // its fence may still signal
 		}
 		c.sfKey, c.sfHaveKey = f, true

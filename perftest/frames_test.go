@@ -27,7 +27,7 @@ func TestAbsorbGfxinfoCapture(t *testing.T) {
 	text := fixtures.Read(t, "gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt")
 	c := bareCollector(SourceGfxInfo)
 	const cmd = "dumpsys gfxinfo com.x.y framestats"
-	if n := c.absorbFrames(adbx.Result{Stdout: text}, cmd, 0, 2_000_000, 0); n != 120 {
+	if n := c.absorbFrames(adbx.Result{Stdout: text}, cmd, false, 0, 2_000_000, 0); n != 120 {
 		t.Fatalf("first poll kept %d frames, want 120", n)
 	}
 	f := c.s.res.Frames
@@ -40,7 +40,7 @@ func TestAbsorbGfxinfoCapture(t *testing.T) {
 		t.Errorf("window %q", f[0].Window)
 	}
 	// The same dump polled again holds nothing new.
-	if n := c.absorbFrames(adbx.Result{Stdout: text}, cmd, 10_000_000, 12_000_000, 0); n != 0 {
+	if n := c.absorbFrames(adbx.Result{Stdout: text}, cmd, false, 10_000_000, 12_000_000, 0); n != 0 {
 		t.Errorf("second poll of the same dump kept %d frames", n)
 	}
 	// Uptime 314859701 ms read between host 0 and 2 ms: offset within
@@ -62,7 +62,7 @@ func TestAbsorbGfxinfoDetectsWrappedBuffer(t *testing.T) {
 	// oldest row.
 	c.gfxWin[name] = &gfxWindowState{prevMax: 314856675367713 - 1, lastKept: 314856675367713 - 1,
 		done: map[gfxRowKey]struct{}{}, pending: map[gfxRowKey]*gfxPending{}}
-	c.absorbFrames(adbx.Result{Stdout: text}, "dumpsys gfxinfo com.x.y framestats", 0, 1, 0)
+	c.absorbFrames(adbx.Result{Stdout: text}, "dumpsys gfxinfo com.x.y framestats", false, 0, 1, 0)
 	if len(c.gfxWin) != 1 {
 		t.Fatalf("windows %v: the capture's window is named differently", c.gfxWin)
 	}
@@ -78,10 +78,10 @@ func TestAbsorbSurfaceFlingerCapture(t *testing.T) {
 	// (B = INT64_MAX) that must be dropped, three frames.
 	poll1 := "8333333\n100\t200\t150\n300\t9223372036854775807\t250\n400\t500\t450\n"
 	poll2 := "8333333\n400\t500\t450\n600\t700\t650\n"
-	if n := c.absorbFrames(adbx.Result{Stdout: []byte(poll1)}, "sf", 0, 1, 0); n != 2 {
+	if n := c.absorbFrames(adbx.Result{Stdout: []byte(poll1)}, "sf", false, 0, 1, 0); n != 2 {
 		t.Fatalf("poll 1 kept %d, want 2", n)
 	}
-	if n := c.absorbFrames(adbx.Result{Stdout: []byte(poll2)}, "sf", 0, 1, 0); n != 1 {
+	if n := c.absorbFrames(adbx.Result{Stdout: []byte(poll2)}, "sf", false, 0, 1, 0); n != 1 {
 		t.Fatalf("poll 2 kept %d, want 1 (the 500 row was kept already)", n)
 	}
 	var bs []int64
@@ -155,7 +155,7 @@ func TestAbsorbGfxinfoStuckRowOfRealCapture(t *testing.T) {
 	// The dump's clock moves on by a second between polls.
 	for i := range 4 {
 		poll := strings.Replace(text, "Uptime: 26045845 Realtime: 26047725", fmt.Sprintf("Uptime: %d Realtime: 26047725", 26045845+1000*i), 1)
-		c.absorbFrames(adbx.Result{Stdout: []byte(poll)}, cmd, int64(i)*1e9, int64(i)*1e9+1, 0)
+		c.absorbFrames(adbx.Result{Stdout: []byte(poll)}, cmd, false, int64(i)*1e9, int64(i)*1e9+1, 0)
 	}
 	spa := "com.android.settings/com.android.settings.spa.SpaActivity/android.view.ViewRootImpl@4cd4ef7"
 	n := 0
@@ -187,7 +187,7 @@ func TestAbsorbGfxinfoStuckRowOfRealCapture(t *testing.T) {
 func TestAbsorbGfxinfoGarbageOfRealCapture(t *testing.T) {
 	c := bareCollector(SourceGfxInfo)
 	c.refreshHz = 60
-	c.absorbFrames(adbx.Result{Stdout: fixtures.Read(t, "gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt")}, "dumpsys gfxinfo", 0, 1, 0)
+	c.absorbFrames(adbx.Result{Stdout: fixtures.Read(t, "gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt")}, "dumpsys gfxinfo", false, 0, 1, 0)
 	home := "com.android.settings/com.android.settings.homepage.SettingsHomepageActivity/android.view.ViewRootImpl@1634b91"
 	var frames []metrics.Frame
 	for _, f := range c.s.res.Frames {
@@ -222,7 +222,7 @@ func TestAbsorbGfxinfoLateRowBelowLastKept(t *testing.T) {
 	}
 	var got []int
 	for i, p := range polls {
-		got = append(got, c.absorbFrames(adbx.Result{Stdout: p}, "gfx", int64(i), int64(i)+1, 0))
+		got = append(got, c.absorbFrames(adbx.Result{Stdout: p}, "gfx", false, int64(i), int64(i)+1, 0))
 	}
 	if v := keptVsyncsMs(c.s.res); fmt.Sprint(got, v) != "[2 1 1] [84 100 116 150]" {
 		t.Errorf("new per poll %v, kept %v", got, v)
@@ -238,7 +238,7 @@ func TestAbsorbGfxinfoRejectedRowsDoNotBlock(t *testing.T) {
 	c := bareCollector(SourceGfxInfo)
 	for i := range 6 {
 		up := 1000 + int64(i)*1000
-		c.absorbFrames(adbx.Result{Stdout: gfxDump(up, frame(0, 100, 110), frame(0, 116, 50), frame(1, 133, 140), frame(0, 150, 160), frame(0, 166, 288234774265))}, "gfx", int64(i), int64(i)+1, 0)
+		c.absorbFrames(adbx.Result{Stdout: gfxDump(up, frame(0, 100, 110), frame(0, 116, 50), frame(1, 133, 140), frame(0, 150, 160), frame(0, 166, 288234774265))}, "gfx", false, int64(i), int64(i)+1, 0)
 	}
 	if v := keptVsyncsMs(c.s.res); fmt.Sprint(v) != "[100 150]" {
 		t.Errorf("kept %v", v)
@@ -265,8 +265,8 @@ func TestAbsorbGfxinfoStuckRowIsNotAWrap(t *testing.T) {
 		}
 		return rows
 	}
-	c.absorbFrames(adbx.Result{Stdout: gfxDump(5000, ring(0, 120)...)}, "gfx", 0, 1, 0)
-	c.absorbFrames(adbx.Result{Stdout: gfxDump(6000, ring(60, 180)...)}, "gfx", 2, 3, 0)
+	c.absorbFrames(adbx.Result{Stdout: gfxDump(5000, ring(0, 120)...)}, "gfx", false, 0, 1, 0)
+	c.absorbFrames(adbx.Result{Stdout: gfxDump(6000, ring(60, 180)...)}, "gfx", false, 2, 3, 0)
 	if len(c.s.res.Gaps) != 0 || len(c.s.res.Frames) != 179 {
 		t.Errorf("%d frames, gaps %+v; want 179 frames and no gap", len(c.s.res.Frames), c.s.res.Gaps)
 	}
@@ -274,7 +274,7 @@ func TestAbsorbGfxinfoStuckRowIsNotAWrap(t *testing.T) {
 		t.Errorf("rejected %+v, want the row at 1160 ms, which left the ring", rf)
 	}
 	// A real wrap is still one: the next dump shares no row with this one.
-	c.absorbFrames(adbx.Result{Stdout: gfxDump(9000, ring(400, 520)...)}, "gfx", 4, 5, 0)
+	c.absorbFrames(adbx.Result{Stdout: gfxDump(9000, ring(400, 520)...)}, "gfx", false, 4, 5, 0)
 	if len(c.s.res.Gaps) != 1 {
 		t.Errorf("gaps %+v, want the wrap", c.s.res.Gaps)
 	}
@@ -292,7 +292,7 @@ func TestAbsorbSurfaceFlingerRejects(t *testing.T) {
 		"8333333\n100\t200\t150\n300\t400\t350\n500\t600\t450\n700\t550\t650\n800\t99000000000000\t750\n900\t950\t920\n",
 	}
 	for i, p := range polls {
-		c.absorbFrames(adbx.Result{Stdout: []byte(p)}, "sf", int64(i), int64(i)+1, 1_000_000_000)
+		c.absorbFrames(adbx.Result{Stdout: []byte(p)}, "sf", false, int64(i), int64(i)+1, 1_000_000_000)
 	}
 	var bs []int64
 	for _, f := range c.s.res.Frames {

@@ -75,10 +75,12 @@ func quirkSession(t *testing.T, d *adbx.Device, dev *simdevice.Device, frames in
 // frames (none lost, none twice, none invented), and the other rows are
 // counted under the reason the phone says.
 func TestFrameQuirksMatchTruth(t *testing.T) {
+	t.Parallel()
 	stock := stockServer(t)
 	for _, ep := range endpoints {
 		for _, api := range []int{33, 28} {
 			t.Run(fmt.Sprintf("%s/api%d", ep.name, api), func(t *testing.T) {
+				t.Parallel()
 				if testing.Short() && (ep.name != "host" || api != 33) {
 					t.Skip("short mode: host endpoint, API 33 only")
 				}
@@ -93,7 +95,7 @@ func quirkRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, api int) (pr
 	dev := quirkySim(t, hostileFrames, 120, api)
 	d, _ := ep.open(t, dev, stock)
 	launch(t, d, dev)
-	r := quirkSession(t, d, dev, 400, perftest.WithFrameSource(perftest.SourceGfxInfo))
+	r := quirkSession(t, d, dev, 160, perftest.WithFrameSource(perftest.SourceGfxInfo))
 	stalled = len(r.Gaps) > 0
 	st := r.Step("quirks")
 	truth := dev.World().TruthFrames()
@@ -183,9 +185,11 @@ func quirkRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, api int) (pr
 // newest frames) and INT64_MAX in columns A and C lose no frame; a layer
 // that prints only empty rows or only its period gives no frame and says so.
 func TestSurfaceFlingerQuirksMatchTruth(t *testing.T) {
+	t.Parallel()
 	stock := stockServer(t)
 	for _, ep := range endpoints {
 		t.Run(ep.name+"/pending", func(t *testing.T) {
+			t.Parallel()
 			if testing.Short() && ep.name != "host" {
 				t.Skip("short mode: host endpoint only")
 			}
@@ -215,6 +219,7 @@ func TestSurfaceFlingerQuirksMatchTruth(t *testing.T) {
 		})
 		for _, rows := range []string{"zeros", "period_only"} {
 			t.Run(ep.name+"/"+rows, func(t *testing.T) {
+				t.Parallel()
 				if testing.Short() && ep.name != "host" {
 					t.Skip("short mode: host endpoint only")
 				}

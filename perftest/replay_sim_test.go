@@ -32,11 +32,13 @@ var replayCaptures = []struct{ file, pkg string }{
 // the issue: a row that never completes (SpaActivity) and two completed at
 // 288234774265332736 (SettingsHomepageActivity).
 func TestRecordReplayedCaptures(t *testing.T) {
+	t.Parallel()
 	stock := stockServer(t)
 	for _, ep := range endpoints {
 		for _, c := range replayCaptures {
 			name := ep.name + "/" + c.file[strings.LastIndexByte(c.file, '/')+1:]
 			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				if testing.Short() && ep.name != "host" {
 					t.Skip("short mode: host endpoint only")
 				}

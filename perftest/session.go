@@ -33,6 +33,7 @@ type Session struct {
 	cur      *Step // open step, nil between steps
 	names    map[string]int
 	lastOK   int64 // host ns of the last successful tick
+	lastSend int64 // host ns the last tick was sent
 	failing  int   // consecutive failed ticks
 	lastErr  error
 	endErr   error // why the session ended early
@@ -296,7 +297,7 @@ func (s *Session) tick(ctx context.Context, due int64) error {
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
 	s.mu.Lock()
-	plan := s.col.plan()
+	plan := s.col.plan(due < 0)
 	s.mu.Unlock()
 
 	tctx, cancel := context.WithTimeout(ctx, s.cfg.TickTimeout)
@@ -310,6 +311,7 @@ func (s *Session) tick(ctx context.Context, due int64) error {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.lastSend = send
 	if err != nil {
 		if ctx.Err() != nil && !errors.Is(tctx.Err(), context.DeadlineExceeded) {
 			return nil // Stop cancelled the tick: not a device failure
@@ -399,8 +401,9 @@ func (s *Session) slowTick(ctx context.Context) {
 	s.col.absorbSlow(plan, out, send, recv, forSteps)
 }
 
-// Stop ends the session: it stops the collectors, waits Config.Settle and
-// polls once more (unless the device is gone), closes an open step,
+// Stop ends the session: it stops the collectors and polls once more
+// (unless the device is gone), and again while frames of the last moments
+// may still be drawing (at most Config.Settle), closes an open step,
 // summarises every step, writes the Result and returns it. Under a test, a
 // session that ended early fails the test (Errorf) naming the error and
 // the partial result's path. Calling Stop again returns the same Result.
@@ -413,38 +416,33 @@ func (s *Session) Stop() *Result {
 }
 
 func (s *Session) stop() {
+	stopNs := s.now()
+	s.cancel()
+	s.lanes.Wait()
 	s.mu.Lock()
 	ended := s.endErr != nil
 	s.mu.Unlock()
 	if !ended {
-		// The step's last frames finish drawing (and are presented) after
-		// the step; the collectors keep running through the settle time.
-		time.Sleep(s.cfg.Settle)
-	}
-	s.cancel()
-	s.lanes.Wait()
-	s.mu.Lock()
-	ended = s.endErr != nil
-	s.mu.Unlock()
-	if !ended {
-		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.TickTimeout)
-		if err := s.tick(ctx, -1); err != nil {
+		// A step that began after the slow lane's last read gets one now,
+		// beside the last frame polls: it is the one read Stop may wait
+		// for whatever the frames do.
+		s.mu.Lock()
+		pending := len(s.kickFor) > 0 && s.col.slowLaneNeeded()
+		s.mu.Unlock()
+		var slow sync.WaitGroup
+		if pending {
+			slow.Go(func() { s.slowTick(context.Background()) })
+		}
+		if err := s.settle(stopNs); err != nil {
 			s.mu.Lock()
 			s.endErr = err
 			s.mu.Unlock()
 		}
-		cancel()
-		// A step that began after the slow lane's last read gets one now.
-		s.mu.Lock()
-		pending := len(s.kickFor) > 0 && s.endErr == nil && s.col.slowLaneNeeded()
-		s.mu.Unlock()
-		if pending {
-			s.slowTick(context.Background())
-		}
 		if s.cfg.has(CollectFrames) {
-			s.col.readSkips(context.Background())
-			s.col.readCauses(context.Background())
+			slow.Go(func() { s.col.readSkips(context.Background()) })
+			slow.Go(func() { s.col.readCauses(context.Background()) })
 		}
+		slow.Wait()
 	}
 	s.restoreLooper()
 
@@ -519,6 +517,43 @@ func (s *Session) stop() {
 		check(r)
 	}
 }
+
+// settle polls once, then again every refresh period while frames whose
+// vsync came before host time stopNs may still be drawing (see
+// collector.framesPending), at most Config.Settle after stopNs. It returns
+// an error only when the session must end.
+func (s *Session) settle(stopNs int64) error {
+	deadline := stopNs + int64(s.cfg.Settle)
+	// The step's last CPU interval ends at this poll: one right after the
+	// lanes' last tick would measure /proc/stat's 10 ms counters over a
+	// few ms.
+	s.mu.Lock()
+	gap := time.Duration(s.now() - s.lastSend)
+	s.mu.Unlock()
+	if s.cfg.has(CollectCPU) && gap < minCPUInterval {
+		time.Sleep(minCPUInterval - gap)
+	}
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.TickTimeout)
+		err := s.tick(ctx, -1)
+		cancel()
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		more := s.col.framesPending(stopNs)
+		wait := time.Duration(s.col.periodNs())
+		s.mu.Unlock()
+		if !more || s.now()+int64(wait) > deadline {
+			return nil
+		}
+		time.Sleep(wait)
+	}
+}
+
+// minCPUInterval is the shortest time between the lanes' last tick and
+// Stop's: two clock ticks of /proc/stat at the usual 100 Hz.
+const minCPUInterval = 20 * time.Millisecond
 
 // liveLocked reports the running state for Config.OnTick.
 func (s *Session) liveLocked() Live {

@@ -94,6 +94,7 @@ func launch(t testing.TB, d *adbx.Device, dev *simdevice.Device) {
 // that named it reads 0 frames (a real 0: the layer was read) instead of
 // picking the BLAST layer itself.
 func TestWithLayer(t *testing.T) {
+	t.Parallel()
 	dev := sim(t, "smooth-scroll", 60, 33)
 	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
@@ -155,11 +156,18 @@ func surfaceViewLayers(t *testing.T, d *adbx.Device) (blast, bare string) {
 }
 
 // truthInStep returns the true frames of the step's window that were
-// already presented when the session polled last: a frame still being
-// drawn then cannot have been read, and says nothing about loss.
+// already presented when the session polled last, or that the session
+// read all the same: a frame still being drawn then cannot have been read,
+// and says nothing about loss. The last poll's time is known only within
+// its round trip and the clock map's uncertainty, so frames presented in
+// that span are taken when read and counted late otherwise.
 func truthInStep(r *perftest.Result, st *perftest.Step, truth []simdevice.TruthFrame, sf bool) (in []simdevice.TruthFrame, late int) {
 	last := r.Samples[len(r.Samples)-1]
 	cutoff := last.DeviceNs - last.RTTNs/2 - int64(r.Clock.UncertaintyMs*1e6) - 1
+	read := map[int64]bool{}
+	for _, f := range r.Frames {
+		read[f.Time()] = true
+	}
 	for _, f := range truth {
 		tm := f.IntendedVsync
 		if sf {
@@ -168,7 +176,7 @@ func truthInStep(r *perftest.Result, st *perftest.Step, truth []simdevice.TruthF
 		if tm < st.DeviceStartNs || tm >= st.DeviceEndNs {
 			continue
 		}
-		if f.Present > cutoff {
+		if f.Present > cutoff && !read[tm] {
 			late++
 			continue
 		}
@@ -197,6 +205,7 @@ func expectedSummary(truth []simdevice.TruthFrame, period int64, sf bool, api in
 }
 
 func TestFramesMatchGroundTruth(t *testing.T) {
+	t.Parallel()
 	stock := stockServer(t)
 	type tc struct {
 		preset string
@@ -225,6 +234,7 @@ func TestFramesMatchGroundTruth(t *testing.T) {
 			}
 			name := fmt.Sprintf("%s/%s/%gHz/api%d/%s", ep.name, c.preset, c.hz, c.api, src)
 			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				if testing.Short() && (ep.name != "host" || c.hz != 60) {
 					t.Skip("short mode: host endpoint at 60 Hz only")
 				}
@@ -259,17 +269,22 @@ func retryStalled(t *testing.T, run func() (problems []string, stalled bool)) {
 func within(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
 
 func TestCPUMemoryTrafficMatchTruth(t *testing.T) {
+	t.Parallel()
 	stock := stockServer(t)
 	for _, ep := range endpoints {
 		for _, api := range []int{28, 33} {
 			t.Run(fmt.Sprintf("%s/api%d", ep.name, api), func(t *testing.T) {
+				t.Parallel()
 				dev := sim(t, "chatty-network", 60, api)
 				d, _ := ep.open(t, dev, stock)
 				launch(t, d, dev)
-				s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()))
+				tk := newTicker()
+				s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()),
+					func(c *perftest.Config) { c.OnTick = tk.onTick })
 				w := dev.World()
 				before := w.Truth()
-				s.Step("scroll", func() { time.Sleep(2 * time.Second) })
+				// 20 ticks, about 2 s: battery and thermal are read on two of them.
+				s.Step("scroll", func() { tk.wait(t, 20) })
 				after := w.Truth()
 				r := s.Stop()
 				st := r.Step("scroll")
@@ -339,6 +354,7 @@ func TestCPUMemoryTrafficMatchTruth(t *testing.T) {
 }
 
 func TestMemoryLeakGrowth(t *testing.T) {
+	t.Parallel()
 	dev := sim(t, "memory-leak", 60, 33)
 	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
@@ -382,9 +398,11 @@ func historySim(t testing.TB, preset string) *simdevice.Device {
 var foreignLines = []string{"com.android.vending", "com.google.android.youtube", "OutOfMemoryError", "from pid 7001"}
 
 func TestAppCrashOnDevice(t *testing.T) {
+	t.Parallel()
 	stock := stockServer(t)
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			dev := historySim(t, "crash-on-tap")
 			d, _ := ep.open(t, dev, stock)
 			launch(t, d, dev)
@@ -427,9 +445,11 @@ func TestAppCrashOnDevice(t *testing.T) {
 }
 
 func TestOneRoundTripPerTickOnDevice(t *testing.T) {
+	t.Parallel()
 	stock := stockServer(t)
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			for try := 1; ; try++ {
 				problem, stalled := roundTripRun(t, ep, stock)
 				if problem != "" && stalled && try < 3 {
@@ -496,8 +516,10 @@ func groundTruthRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, preset
 	if sf {
 		opts = append(opts, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
 	}
+	tk := newTicker()
+	opts = append(opts, func(c *perftest.Config) { c.OnTick = tk.onTick })
 	s := perftest.Start(t, d, opts...)
-	s.Step("scroll", func() { time.Sleep(1500 * time.Millisecond) })
+	s.Step("scroll", func() { tk.wait(t, 10) }) // a second
 	r := s.Stop()
 	time.Sleep(50 * time.Millisecond) // let the last polled frames be presented in the truth
 	stalled = len(r.Gaps) > 0
@@ -558,7 +580,7 @@ func groundTruthRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, preset
 		}
 	}
 	if n := len(truth); n < 10 {
-		fail("only %d true frames in a 1.5 s scroll", n)
+		fail("only %d true frames in a 10-tick scroll", n)
 	}
 	if r.Error != "" || len(r.Gaps) != 0 {
 		fail("error %q gaps %+v", r.Error, r.Gaps)
@@ -576,9 +598,11 @@ func groundTruthRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, preset
 }
 
 func TestClockAlignedWithDevice(t *testing.T) {
+	t.Parallel()
 	stock := stockServer(t)
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			dev := sim(t, "smooth-scroll", 60, 33)
 			d, _ := ep.open(t, dev, stock)
 			launch(t, d, dev)
@@ -588,14 +612,18 @@ func TestClockAlignedWithDevice(t *testing.T) {
 			r := s.Stop()
 			// The phone's clock read next to the host's: the offset the
 			// session states must hold within its stated uncertainty (and
-			// the microseconds between the two reads).
+			// the microseconds between the two reads), and that uncertainty
+			// is no wider than its fastest round trip and the Uptime line's
+			// millisecond allow. How fast the round trips are is the host's
+			// business (a busy machine makes them slow), so the test states
+			// the width and does not bound it.
 			before := time.Now()
 			up := dev.World().Uptime()
 			after := time.Now()
 			host := before.Sub(r.Start) + after.Sub(before)/2
 			trueOffset := int64(up) - int64(host)
 			errMs := math.Abs(float64(r.Clock.OffsetNs-trueOffset)) / 1e6
-			if r.Clock.Source != "gfxinfo Uptime" || errMs > r.Clock.UncertaintyMs+0.1 || r.Clock.UncertaintyMs > 5 {
+			if r.Clock.Source != "gfxinfo Uptime" || errMs > r.Clock.UncertaintyMs+0.1 || r.Clock.UncertaintyMs > (r.Clock.BestRTTMs+1)/2+0.001 {
 				t.Errorf("clock %+v is %.3f ms off the device's", r.Clock, errMs)
 			}
 			t.Logf("clock ±%.3f ms from %d round trips (best %.3f ms); off by %.3f ms", r.Clock.UncertaintyMs, r.Clock.Samples, r.Clock.BestRTTMs, errMs)
@@ -649,8 +677,10 @@ func chattyCPU(t *testing.T, cfg simdevice.Config, online int) *perftest.Result 
 // cpuN lines of /proc/stat, so the top-style per-core figure matches what
 // the phone's threads really used.
 func TestCPUCoresWithoutNproc(t *testing.T) {
+	t.Parallel()
 	for _, cores := range []int{8, 6} {
 		t.Run(fmt.Sprintf("%d cores", cores), func(t *testing.T) {
+			t.Parallel()
 			r := chattyCPU(t, simdevice.Config{Cores: cores, Serial: "sim-nonproc", Quirks: simdevice.Quirks{
 				MissingCommands: []string{"nproc"}, MissingFiles: []string{"/sys/devices/system/cpu/possible"}}}, cores)
 			if r.Device.Cores != cores {
@@ -665,6 +695,7 @@ func TestCPUCoresWithoutNproc(t *testing.T) {
 // lines of /proc/stat), and the top-style figure sets the app's time
 // against the online ones, whose time alone grows the cpu line.
 func TestCPUCoresOffline(t *testing.T) {
+	t.Parallel()
 	r := chattyCPU(t, simdevice.Config{Cores: 8, Serial: "sim-parked", Quirks: simdevice.Quirks{
 		MissingCommands: []string{"nproc"}, OnlineCores: 4}}, 4)
 	if r.Device.Cores != 8 || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "/proc/stat 4") }) {
@@ -676,6 +707,7 @@ func TestCPUCoresOffline(t *testing.T) {
 // middle of a step. The step's CPU is the app's use up to its death, as the
 // phone counted it, not 0.
 func TestCPUAppDiesMidStep(t *testing.T) {
+	t.Parallel()
 	wl, err := simdevice.Preset("crash-on-tap")
 	if err != nil {
 		t.Fatal(err)
@@ -753,6 +785,7 @@ func TestCPUAppDiesMidStep(t *testing.T) {
 // as a restart the test announced: it is a process end, force-stopped, not
 // a crash, and none of the log's old crashes is taken for its story.
 func TestForceStopIsNoCrash(t *testing.T) {
+	t.Parallel()
 	dev := historySim(t, "smooth-scroll")
 	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
@@ -797,6 +830,7 @@ func TestForceStopIsNoCrash(t *testing.T) {
 // TestSessionWithoutGetprop starts a session on a phone whose shell has no
 // getprop: the facts come from /system/build.prop, and the Result says why.
 func TestSessionWithoutGetprop(t *testing.T) {
+	t.Parallel()
 	wl, err := simdevice.Preset("smooth-scroll")
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // the true stalls skipped, and its lowest second is the refresh rate less
 // one stall's: the stalls lie more than a second apart.
 func TestSmoothnessMatchesTruth(t *testing.T) {
+	t.Parallel()
 	wl, err := simdevice.Preset("smooth-scroll")
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +82,7 @@ func TestSmoothnessMatchesTruth(t *testing.T) {
 
 // A phone whose shell has no logcat gives no SM, and says why.
 func TestSmoothnessWithoutLogcat(t *testing.T) {
+	t.Parallel()
 	_, st, _, _ := scrollWith(t, "smooth-scroll", 33, simdevice.Quirks{MissingCommands: []string{"logcat"}}, 5, nil)
 	absent(t, st, []metrics.Name{metrics.SMGT}, "gt sm: ", "logcat")
 	if st.Smoothness != nil {

@@ -54,6 +54,7 @@ func traceSession(t *testing.T, api int, q simdevice.Quirks, n int, tc perftest.
 // janky frame, and the step's frames are exactly the true frames due in
 // it.
 func TestTraceMatchesTruth(t *testing.T) {
+	t.Parallel()
 	tc := perftest.TraceConfig{Categories: append(slices.Clone(perftest.DefaultTraceCategories), "aidl")}
 	dev, r, st := traceSession(t, 33, simdevice.Quirks{}, 40, tc)
 	info := r.Trace
@@ -158,6 +159,7 @@ func TestTraceMatchesTruth(t *testing.T) {
 // A phone that cannot give a trace, or only part of one, says why, and
 // everything else is still measured.
 func TestTraceNotMeasured(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		api      int
@@ -178,6 +180,7 @@ func TestTraceNotMeasured(t *testing.T) {
 			note: "trace: the device's tracing service has no data source android.surfaceflinger.frametimeline (perfetto --query does not list it): no jank types"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, r, st := traceSession(t, tc.api, tc.q, 10, perftest.TraceConfig{})
 			absent(t, st, []metrics.Name{metrics.JankFrameTimeline}, tc.want...)
 			if got := r.Trace != nil && r.Trace.File != ""; got != tc.recorded {
@@ -205,6 +208,7 @@ func TestTraceNotMeasured(t *testing.T) {
 // The session as a whole has the trace's FrameTimeline too: every frame
 // the trace holds of the app, the step's among them.
 func TestTraceWholeSession(t *testing.T) {
+	t.Parallel()
 	_, r, st := traceSession(t, 33, simdevice.Quirks{}, 10, perftest.TraceConfig{})
 	w := r.Whole
 	if w == nil || w.Trace == nil || w.Trace.Partial != "" {
@@ -219,6 +223,7 @@ func TestTraceWholeSession(t *testing.T) {
 // A trace that ends at MaxDuration, before the step does, covers only part
 // of the step: its figures are no step's, and say so.
 func TestTraceShorterThanStep(t *testing.T) {
+	t.Parallel()
 	_, r, st := traceSession(t, 33, simdevice.Quirks{}, 25, perftest.TraceConfig{MaxDuration: time.Second})
 	if r.Trace == nil || r.Trace.File == "" || st.Trace == nil {
 		t.Fatalf("trace %+v, step %+v", r.Trace, st.Trace)
@@ -232,6 +237,7 @@ func TestTraceShorterThanStep(t *testing.T) {
 // Through the stock adb server too: perfetto started and stopped by the
 // shell, the file pulled with adb's sync service.
 func TestTraceThroughStockADB(t *testing.T) {
+	t.Parallel()
 	wl, err := simdevice.Preset("janky-scroll")
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -53,13 +54,20 @@ func analyzeFrames(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("analyze frames: -refresh-hz %v is not a rate", *refreshHz)
 	}
 	name := fs.Arg(0)
-	raw, err := os.ReadFile(name)
+	// The capture is read as a stream: an hour at 120 Hz is over 100 MB.
+	file, err := os.Open(name)
 	if err != nil {
 		return fmt.Errorf("analyze frames: %w", err)
 	}
+	defer file.Close()
+	in := bufio.NewReaderSize(file, 1<<20)
 	kind := *source
 	if kind == "auto" {
-		kind = framesDetect(metrics.Normalize(raw))
+		head, err := in.Peek(1 << 20)
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+			return fmt.Errorf("analyze frames: %w", err)
+		}
+		kind = framesDetect(head)
 		if kind == "" {
 			return fmt.Errorf("analyze frames: %s: neither gfxinfo framestats nor SurfaceFlinger --latency output; say which with -source", name)
 		}
@@ -71,9 +79,9 @@ func analyzeFrames(args []string, stdout, stderr io.Writer) error {
 	var out framesOutput
 	switch kind {
 	case metrics.FrameSourceSurfaceFlinger:
-		out, err = framesSurfaceFlinger(raw, flagPeriod)
+		out, err = framesSurfaceFlinger(in, flagPeriod)
 	case metrics.FrameSourceGfxInfo:
-		out, err = framesGfxInfo(raw, flagPeriod, *window)
+		out, err = framesGfxInfo(in, flagPeriod, *window)
 	default:
 		return fmt.Errorf("analyze frames: -source %q: want auto, surfaceflinger or gfxinfo", kind)
 	}
@@ -85,27 +93,37 @@ func analyzeFrames(args []string, stdout, stderr io.Writer) error {
 	return enc.Encode(out)
 }
 
-// framesDetect tells the two capture kinds apart by content: gfxinfo has its
-// banner or PROFILEDATA markers; --latency starts with a lone integer.
-func framesDetect(text []byte) string {
+// framesDetect tells the two capture kinds apart by the start of the
+// capture: gfxinfo has its banner or PROFILEDATA markers; --latency starts
+// with a lone integer.
+func framesDetect(head []byte) string {
+	if len(head) >= 2 && (head[0] == 0xFF || head[0] == 0xFE) {
+		head = head[:len(head)&^1] // whole UTF-16 code units
+	}
+	text := metrics.Normalize(head)
 	if bytes.Contains(text, []byte("---PROFILEDATA---")) || bytes.Contains(text, []byte("Graphics info for pid")) ||
 		bytes.Contains(text, []byte("Applications Graphics Acceleration Info")) {
 		return metrics.FrameSourceGfxInfo
 	}
-	first := ""
-	for _, ln := range strings.Split(string(text), "\n") {
-		if first = strings.TrimSpace(ln); first != "" {
-			break
+	for len(text) > 0 {
+		ln := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			ln, text = text[:i], text[i+1:]
+		} else {
+			text = nil
 		}
-	}
-	if first != "" && strings.Trim(first, "0123456789") == "" {
-		return metrics.FrameSourceSurfaceFlinger
+		if first := bytes.TrimSpace(ln); len(first) > 0 {
+			if len(bytes.Trim(first, "0123456789")) == 0 {
+				return metrics.FrameSourceSurfaceFlinger
+			}
+			return ""
+		}
 	}
 	return ""
 }
 
-func framesSurfaceFlinger(raw []byte, flagPeriod int64) (framesOutput, error) {
-	lat, err := metrics.ParseSurfaceFlingerLatency(raw)
+func framesSurfaceFlinger(in io.Reader, flagPeriod int64) (framesOutput, error) {
+	lat, present, err := metrics.ScanSurfaceFlingerLatency(in)
 	if err != nil {
 		return framesOutput{}, err
 	}
@@ -117,57 +135,45 @@ func framesSurfaceFlinger(raw []byte, flagPeriod int64) (framesOutput, error) {
 		return framesOutput{}, errors.New("no refresh period: the first line is 0; give -refresh-hz")
 	}
 	return framesOutput{
-		FrameSummary: metrics.FrameSummarizeSurfaceFlinger(lat.PresentTimes(), period),
+		FrameSummary: metrics.FrameSummarizeSurfaceFlinger(present, period),
 		RefreshFrom:  from,
 		Rejected:     lat.Rejected,
 	}, nil
 }
 
-func framesGfxInfo(raw []byte, flagPeriod int64, want string) (framesOutput, error) {
-	g, err := metrics.ParseGfxInfo(raw)
+func framesGfxInfo(in io.Reader, flagPeriod int64, want string) (framesOutput, error) {
+	sc, err := metrics.ScanGfxInfo(in)
 	if err != nil {
 		return framesOutput{}, err
 	}
-	type cand struct {
-		w        *metrics.GfxInfoWindow
-		frames   []metrics.GfxInfoFrame
-		rejected metrics.FrameRejects
-	}
-	var all []cand
 	best := -1
-	for _, w := range g.Windows() {
-		if w.Frames == nil {
+	for i, w := range sc.Windows {
+		if want != "" && !strings.Contains(w.Window.Name, want) && !strings.Contains(w.Window.Title, want) {
 			continue
 		}
-		frames, rejected := metrics.GfxInfoFramesOf(w.Frames, g.ClockNs())
-		c := cand{w, frames, rejected}
-		all = append(all, c)
-		if want != "" && !strings.Contains(w.Name, want) && !strings.Contains(w.Title, want) {
-			continue
-		}
-		if best < 0 || len(c.frames) > len(all[best].frames) {
-			best = len(all) - 1
+		if best < 0 || len(w.Frames) > len(sc.Windows[best].Frames) {
+			best = i
 		}
 	}
-	if len(all) == 0 {
+	if len(sc.Windows) == 0 {
 		return framesOutput{}, errors.New("no PROFILEDATA block: capture with `dumpsys gfxinfo <pkg> framestats`")
 	}
 	if best < 0 {
 		return framesOutput{}, fmt.Errorf("no window matches -window %q", want)
 	}
-	picked := all[best]
-	period, from := picked.w.Frames.RefreshPeriod(), "capture"
+	picked := sc.Windows[best]
+	period, from := picked.RefreshPeriod, "capture"
 	if period <= 0 {
 		period, from = flagPeriod, "flag"
 	}
 	if period <= 0 {
 		return framesOutput{}, errors.New("no refresh period: this gfxinfo has no FrameInterval column; give -refresh-hz")
 	}
-	out := framesOutput{FrameSummary: metrics.FrameSummarizeGfxInfo(picked.frames, period), RefreshFrom: from, Rejected: picked.rejected}
-	out.Window = picked.w.Label()
-	for i, c := range all {
+	out := framesOutput{FrameSummary: metrics.FrameSummarizeGfxInfoTimes(picked.Frames, period), RefreshFrom: from, Rejected: picked.Rejected}
+	out.Window = picked.Window.Label()
+	for i, w := range sc.Windows {
 		if i != best {
-			out.OtherWindows = append(out.OtherWindows, framesWindow{Window: c.w.Label(), Frames: len(c.frames), Rejected: c.rejected})
+			out.OtherWindows = append(out.OtherWindows, framesWindow{Window: w.Window.Label(), Frames: len(w.Frames), Rejected: w.Rejected})
 		}
 	}
 	return out, nil

@@ -1,0 +1,234 @@
+package metrics
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/internal/capturegen"
+	"github.com/perfgate/perfgate/internal/fixtures"
+)
+
+// refRow is gfxFastRow's contract, the slow way: n comma-separated
+// integers, a trailing comma allowed.
+func refRow(ln string, n int) ([]int64, bool) {
+	f := strings.Split(strings.TrimSuffix(ln, ","), ",")
+	if len(f) != n {
+		return nil, false
+	}
+	out := make([]int64, n)
+	for i, s := range f {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || strings.HasPrefix(s, "+") {
+			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
+func FuzzGfxFastRow(f *testing.F) {
+	for _, s := range []string{
+		"0,27432918,314856675367713,314856675367713,0,314856675797127,",
+		"1,-2,3", "9223372036854775807,1,", "12345678,123456789012345678,1", ",,", "-,1,2", "1,2,3,4",
+		"0,1234567890123456789,5", "00000000000000000001,2,3",
+	} {
+		f.Add(s, 3)
+		f.Add(s, 6)
+	}
+	f.Fuzz(func(t *testing.T, ln string, n int) {
+		if n < 1 || n > 64 {
+			return
+		}
+		got, ok := gfxFastRow([]byte(ln), nil, n)
+		if !ok {
+			return // the general path decides
+		}
+		want, wok := refRow(ln, n)
+		if !wok || !reflect.DeepEqual(got, want) {
+			t.Fatalf("gfxFastRow(%q, %d) = %v, want %v (%v)", ln, n, got, want, wok)
+		}
+	})
+}
+
+// TestScanGfxInfoMatchesParse: the streamed reading of real captures and
+// of a generated one gives the frames, rejections and period that
+// ParseGfxInfo and GfxInfoFramesOf give.
+func TestScanGfxInfoMatchesParse(t *testing.T) {
+	var gen bytes.Buffer
+	if err := (capturegen.Capture{Frames: 5000, Hz: 90, JankEvery: 7, FlaggedEvery: 11}).GfxInfo(&gen); err != nil {
+		t.Fatal(err)
+	}
+	inputs := map[string][]byte{"generated": gen.Bytes()}
+	for _, name := range []string{
+		"gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt",
+		"gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt",
+		"gfxinfo_framestats/yuvaupdate_reactnative_android12plus_utf16le.txt",
+		"gfxinfo_framestats/androidviewclient_test_api23_rows_with_placeholders.txt",
+		"gfxinfo_framestats/labaffinity_blog_api23_rows_with_input_events.txt",
+	} {
+		inputs[name] = fixtures.Read(t, name)
+	}
+	for name, text := range inputs {
+		t.Run(name, func(t *testing.T) {
+			g, err := ParseGfxInfo(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := ScanGfxInfo(bytes.NewReader(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tables []*GfxInfoWindow
+			for _, w := range g.Windows() {
+				if w.Frames != nil {
+					tables = append(tables, w)
+				}
+			}
+			if len(sc.Windows) != len(tables) {
+				t.Fatalf("%d windows, want %d", len(sc.Windows), len(tables))
+			}
+			for i, w := range tables {
+				s := sc.Windows[i]
+				frames, rejects := GfxInfoFramesOf(w.Frames, g.ClockNs())
+				var want []GfxInfoFrameTimes
+				for _, f := range frames {
+					want = append(want, GfxInfoFrameTimes{f.IntendedVsync, f.FrameCompleted, f.FrameDeadline})
+				}
+				if s.Window.Label() != w.Label() || s.Rows != w.Frames.Len() || !reflect.DeepEqual(s.Frames, want) && len(want)+len(s.Frames) > 0 ||
+					!reflect.DeepEqual(s.Rejected, rejects) || s.RefreshPeriod != w.Frames.RefreshPeriod() {
+					t.Errorf("window %q: %d rows, %d frames, rejected %v, period %d; want %q %d rows, %d frames, %v, %d",
+						s.Window.Label(), s.Rows, len(s.Frames), s.Rejected, s.RefreshPeriod, w.Label(), w.Frames.Len(), len(want), rejects, w.Frames.RefreshPeriod())
+				}
+				period := max(s.RefreshPeriod, 16_666_667)
+				if got, exp := FrameSummarizeGfxInfoTimes(s.Frames, period), FrameSummarizeGfxInfo(frames, period); !reflect.DeepEqual(got, exp) {
+					t.Errorf("window %q: summary\n got %+v\nwant %+v", w.Label(), got, exp)
+				}
+			}
+		})
+	}
+}
+
+// FuzzScanGfxInfo: the streamed reading agrees with ParseGfxInfo on any
+// input: the same error or none, and then the same frames per window.
+func FuzzScanGfxInfo(f *testing.F) {
+	var gen bytes.Buffer
+	if err := (capturegen.Capture{Frames: 40, Hz: 120, JankEvery: 7, FlaggedEvery: 9}).GfxInfo(&gen); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(gen.Bytes())
+	f.Add([]byte("Uptime: 5 Realtime: 6\n---PROFILEDATA---\nFlags,IntendedVsync,FrameCompleted,\n0,1,2,\n0,3\n"))
+	f.Add([]byte("Permission Denial: can't dump gfxinfo\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		g, perr := ParseGfxInfo(text)
+		sc, serr := ScanGfxInfo(bytes.NewReader(text))
+		if (perr == nil) != (serr == nil) || perr != nil && perr.Error() != serr.Error() {
+			t.Fatalf("ParseGfxInfo error %v, ScanGfxInfo error %v", perr, serr)
+		}
+		if perr != nil {
+			return
+		}
+		i := 0
+		for _, w := range g.Windows() {
+			if w.Frames == nil {
+				continue
+			}
+			frames, rejects := GfxInfoFramesOf(w.Frames, g.ClockNs())
+			s := sc.Windows[i]
+			i++
+			if len(s.Frames) != len(frames) || !reflect.DeepEqual(s.Rejected, rejects) {
+				t.Fatalf("window %q: %d frames %v, want %d %v", w.Label(), len(s.Frames), s.Rejected, len(frames), rejects)
+			}
+		}
+		if i != len(sc.Windows) {
+			t.Fatalf("%d windows, want %d", len(sc.Windows), i)
+		}
+	})
+}
+
+// FuzzScanSurfaceFlingerLatency: the streamed reading agrees with
+// ParseSurfaceFlingerLatency on any input.
+func FuzzScanSurfaceFlingerLatency(f *testing.F) {
+	var gen bytes.Buffer
+	if err := (capturegen.Capture{Frames: 40, Hz: 60, JankEvery: 7}).SurfaceFlinger(&gen); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(gen.Bytes())
+	f.Add([]byte("16666666\n1 2 3\n0 0 0\n4 9223372036854775807 5\n6 7"))
+	f.Add([]byte("16666666\r\n1\t2\t3\r\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		l, perr := ParseSurfaceFlingerLatency(text)
+		s, present, serr := ScanSurfaceFlingerLatency(bytes.NewReader(text))
+		if (perr == nil) != (serr == nil) || perr != nil && perr.Error() != serr.Error() {
+			t.Fatalf("Parse error %v, Scan error %v", perr, serr)
+		}
+		if perr != nil {
+			return
+		}
+		if !slices.Equal(present, l.PresentTimes()) || s.RefreshPeriod != l.RefreshPeriod || s.Truncated != l.Truncated ||
+			s.Dropped != l.Dropped || !reflect.DeepEqual(s.Rejected, l.Rejected) {
+			t.Fatalf("scan %+v %v, parse %+v", s, present, l)
+		}
+	})
+}
+
+// BenchmarkScanHour is the streaming parsers alone on an hour at 120 Hz
+// held in memory, with ParseGfxInfo and ParseSurfaceFlingerLatency (the
+// whole-text parsers) beside them.
+func BenchmarkScanHour(b *testing.B) {
+	var gfx, sf bytes.Buffer
+	if err := capturegen.Hour.GfxInfo(&gfx); err != nil {
+		b.Fatal(err)
+	}
+	if err := capturegen.Hour.SurfaceFlinger(&sf); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		text []byte
+		run  func([]byte) error
+	}{
+		{"parser=ScanGfxInfo", gfx.Bytes(), func(t []byte) error { _, err := ScanGfxInfo(bytes.NewReader(t)); return err }},
+		{"parser=ParseGfxInfo", gfx.Bytes(), func(t []byte) error { _, err := ParseGfxInfo(t); return err }},
+		{"parser=ScanSurfaceFlingerLatency", sf.Bytes(), func(t []byte) error {
+			_, _, err := ScanSurfaceFlingerLatency(bytes.NewReader(t))
+			return err
+		}},
+		{"parser=ParseSurfaceFlingerLatency", sf.Bytes(), func(t []byte) error { _, err := ParseSurfaceFlingerLatency(t); return err }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.text)))
+			b.ReportAllocs()
+			for range b.N {
+				if err := bc.run(bc.text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestFramePercentilesSelect: the percentiles by selection are those of a
+// sort, on random values with and without runs of equal ones.
+func TestFramePercentilesSelect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := 1; n < 3000; n += 1 + n/3 {
+		for _, spread := range []int64{1, 3, 1_000_000_000} {
+			v := make([]int64, n)
+			for i := range v {
+				v[i] = 8_000_000 + rng.Int64N(spread)
+			}
+			s := slices.Clone(v)
+			slices.Sort(s)
+			at := func(p int) float64 { return float64(s[rankIndex(p, n)]) / 1e6 }
+			want := FramePercentiles{P50: at(50), P90: at(90), P95: at(95), P99: at(99)}
+			if got := FramePercentilesOf(v); got != want {
+				t.Fatalf("%d values (spread %d): %+v, want %+v", n, spread, got, want)
+			}
+		}
+	}
+}

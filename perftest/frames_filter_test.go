@@ -1,0 +1,168 @@
+package perftest
+
+import (
+	"bufio"
+	"bytes"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/fixtures"
+	"github.com/perfgate/perfgate/metrics"
+)
+
+func TestIntAbove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 3000; i++ {
+		th := rng.Int64N(1 << uint(rng.IntN(60)+1))
+		re := regexp.MustCompile("^(" + intAbove(th) + ")$")
+		for _, n := range []int64{0, th - 1, th, th + 1, th + rng.Int64N(1000), max(0, th-rng.Int64N(1000)), th * 10, th / 10} {
+			if n < 0 {
+				continue
+			}
+			if got := re.MatchString(strconv.FormatInt(n, 10)); got != (n > th) {
+				t.Fatalf("intAbove(%d) on %d: %v", th, n, got)
+			}
+		}
+	}
+}
+
+// grepLines is the device's `grep -E pattern` over text.
+func grepLines(t *testing.T, text []byte, pattern string) []byte {
+	t.Helper()
+	re := regexp.MustCompile(pattern)
+	var out bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	for sc.Scan() {
+		if re.Match(sc.Bytes()) {
+			out.Write(sc.Bytes())
+			out.WriteByte('\n')
+		}
+	}
+	return out.Bytes()
+}
+
+// TestGfxFilterOfRealCaptures: a dump filtered as the collector asks keeps
+// every row of IntendedVsync ≥ the bound, the rows still drawing it names,
+// and what the parser needs to place them, on real phones' dumps.
+func TestGfxFilterOfRealCaptures(t *testing.T) {
+	for _, name := range []string{
+		"gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt",
+		"gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt",
+	} {
+		t.Run(name, func(t *testing.T) {
+			text := fixtures.Read(t, name)
+			full, err := metrics.ParseGfxInfo(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []metrics.GfxInfoFrame
+			col := 0
+			for _, w := range full.Windows() {
+				if w.Frames != nil {
+					all = append(all, w.Frames.Frames()...)
+					c := bareCollector(SourceGfxInfo)
+					c.learnGfxColumns(w.Frames)
+					col = c.gfxVsyncCol
+				}
+			}
+			if col < 1 || len(all) < 4 {
+				t.Fatalf("column %d, %d rows", col, len(all))
+			}
+			from := all[len(all)/2].IntendedVsync
+			var pending []int64
+			for _, f := range all {
+				if f.Flags == 0 && f.IntendedVsync < from && (f.FrameCompleted == 0 || f.FrameCompleted < f.IntendedVsync) {
+					pending = append(pending, f.IntendedVsync)
+				}
+			}
+			if len(pending) == 0 {
+				pending = []int64{all[1].IntendedVsync}
+			}
+			got, err := metrics.ParseGfxInfo(grepLines(t, text, gfxFilterPattern(col, from, pending)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.UptimeMillis != full.UptimeMillis || len(got.Windows()) != len(full.Windows()) {
+				t.Fatalf("uptime %d, %d windows; want %d, %d", got.UptimeMillis, len(got.Windows()), full.UptimeMillis, len(full.Windows()))
+			}
+			for i, w := range full.Windows() {
+				gw := got.Windows()[i]
+				if gw.Label() != w.Label() {
+					t.Errorf("window %d: %q, want %q", i, gw.Label(), w.Label())
+				}
+				if w.Frames == nil {
+					continue
+				}
+				var want []metrics.GfxInfoFrame
+				for _, f := range w.Frames.Frames() {
+					if f.IntendedVsync >= from || f.Flags == 0 && containsInt64(pending, f.IntendedVsync) {
+						want = append(want, f)
+					}
+				}
+				if gw.Frames == nil && len(want) > 0 || gw.Frames != nil && !equalFrames(gw.Frames.Frames(), want) {
+					t.Errorf("window %q: filtered rows differ from the %d expected", w.Label(), len(want))
+				}
+			}
+		})
+	}
+}
+
+func containsInt64(xs []int64, x int64) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func equalFrames(a, b []metrics.GfxInfoFrame) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestFramesPending: Stop polls again while a window drew within Settle
+// before the last dump and shows no row after the stop, or a row still
+// drawing before the stop; not for an idle app.
+func TestFramesPending(t *testing.T) {
+	const ms = int64(1e6)
+	for _, tc := range []struct {
+		name   string
+		dumps  [][]byte // polled at host = device time = the dump's Uptime
+		stopMs int64
+		want   bool
+	}{
+		{"drawing", [][]byte{gfxDump(1000, frame(0, 900, 905), frame(0, 990, 995))}, 1000, true},
+		{"drawn past the stop", [][]byte{gfxDump(1000, frame(0, 990, 995)), gfxDump(1030, frame(0, 990, 995), frame(0, 1010, 1015))}, 1000, false},
+		{"idle", [][]byte{gfxDump(2000, frame(0, 900, 905), frame(0, 990, 995))}, 2000, false},
+		{"row still drawing", [][]byte{gfxDump(1000, frame(0, 600, 605), frame(0, 700, 705), frame(0, 995, 0))}, 1000, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := bareCollector(SourceGfxInfo)
+			c.cfg.Collectors, c.cfg.Settle, c.pids = []Collector{CollectFrames}, 250*1e6, []int{7}
+			for _, d := range tc.dumps {
+				up, _ := strconv.ParseInt(string(regexp.MustCompile(`Uptime: (\d+)`).FindSubmatch(d)[1]), 10, 64)
+				c.absorbFrames(adbx.Result{Stdout: d}, "gfx", false, up*ms, up*ms, 0)
+			}
+			if got := c.framesPending(tc.stopMs * ms); got != tc.want {
+				t.Errorf("framesPending = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	c := bareCollector(SourceSurfaceFlinger)
+	c.cfg.Collectors, c.pids = []Collector{CollectFrames}, []int{7}
+	c.absorbFrames(adbx.Result{Stdout: []byte("16666666\n1 100 2\n1 9223372036854775807 2\n")}, "sf", false, 0, 1, 0)
+	if !c.framesPending(0) {
+		t.Error("a row waiting for its present fence is not pending")
+	}
+}

@@ -1,0 +1,55 @@
+package perftest_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// TestFramePollingLosesNothing: frames polled only as often as the
+// device's ring needs, and filtered on the device, still give every true
+// frame once: after an idle pause a burst longer than the ring, at the
+// lowest and highest refresh rates, and on a phone without grep, where the
+// session polls whole dumps.
+func TestFramePollingLosesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		hz     float64
+		quirks simdevice.Quirks
+	}{
+		{"idle-then-burst/60Hz", 60, simdevice.Quirks{}},
+		{"idle-then-burst/144Hz", 144, simdevice.Quirks{}},
+		{"no-grep/120Hz", 120, simdevice.Quirks{MissingCommands: []string{"grep"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// Draw for a moment (the launch waits for frames), pause for
+			// 1.2 s, then scroll for good.
+			d, dev, tk, cfg := framesOnly(t, "janky-scroll", tc.hz, func(wl *simdevice.Workload) {
+				scroll := wl.Phases[0]
+				warm := scroll
+				warm.Name, warm.DurationMs, warm.Next = "warm", 300, "pause"
+				wl.Phases = append([]simdevice.Phase{warm, {Name: "pause", DurationMs: 1200, Next: scroll.Name}}, wl.Phases...)
+			}, tc.quirks)
+			s := perftest.Start(t, d, perftest.WithConfig(cfg))
+			s.Step("scroll", func() { tk.wait(t, 30) })
+			r := s.Stop()
+			if r.Error != "" || len(r.Gaps) > 0 {
+				t.Fatalf("error %q, gaps %+v", r.Error, r.Gaps)
+			}
+			in, missing := missingTruth(r, r.Step("scroll"), dev.World().TruthFrames())
+			if missing > 0 || in < frameBufferLen {
+				t.Errorf("%d of the step's %d true frames missing (want a burst past the %d-frame ring)", missing, in, frameBufferLen)
+			}
+			fellBack := strings.Contains(strings.Join(r.Notes, "\n"), "polling whole framestats dumps")
+			if want := len(tc.quirks.MissingCommands) > 0; fellBack != want {
+				t.Errorf("fell back to whole dumps: %v, want %v (notes %q)", fellBack, want, r.Notes)
+			}
+		})
+	}
+}
+
+// frameBufferLen is the device's gfxinfo ring (hwui keeps 120 frames).
+const frameBufferLen = 120
