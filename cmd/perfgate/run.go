@@ -162,6 +162,9 @@ type parsedScenario struct {
 	steps      [][]scenario.Action
 	budgets    *assert.File // inline budgets
 	budgetPath string       // or a budget file
+	// headroom is what -update leaves above (below, for floors) each
+	// value it records (-headroom).
+	headroom assert.Headroom
 }
 
 // parseScenario reads and checks a scenario file; errors name the file,
@@ -426,6 +429,7 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	serial := fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device); ignored with \"simulated\"")
 	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)")
 	update := fs.Bool("update", false, "rewrite the budget file from this run")
+	headroom := fs.Float64("headroom", 10, "with -update: percent a recorded budget leaves above (below, for floors such as fps) the measured value, 1 to 500")
 	var pf poolFlags
 	pf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -445,6 +449,10 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
+	if *headroom < 1 || *headroom > 500 {
+		return fmt.Errorf("run: -headroom %g: want a percentage from 1 to 500", *headroom)
+	}
+	sc.headroom = assert.Headroom{Pct: *headroom}
 	if *update {
 		if sc.budgetPath == "" {
 			return fmt.Errorf("run: -update needs \"budgets\" to name a budget file in %s", path)
@@ -565,7 +573,7 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	case sc.budgets != nil:
 		assert.BudgetFile(t, r, sc.budgets)
 	case sc.budgetPath != "":
-		assert.Budget(t, r, sc.budgetPath)
+		assert.BudgetWith(t, r, sc.budgetPath, sc.headroom)
 	}
 	for _, l := range t.logs {
 		fmt.Fprintln(stdout, l)
