@@ -241,8 +241,11 @@ func TestHangingCommandIsAGap(t *testing.T) {
 	hung := make(chan struct{}, 1)
 	hangs := 1
 	f.fail = func(ctx context.Context, cmds []string) error {
+		// A tick's batch (the one that asks for the app's pids), not the
+		// slow lane's meminfo or Stop's reads, whichever comes fourth.
+		tick := slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "pidof ") })
 		f.mu.Lock()
-		hang := hangs > 0 && f.batches > 3
+		hang := tick && hangs > 0 && f.batches > 3
 		if hang {
 			hangs--
 		}
@@ -266,8 +269,10 @@ func TestHangingCommandIsAGap(t *testing.T) {
 	if len(r.Gaps) != 1 || !strings.Contains(r.Gaps[0].Error, "deadline exceeded") {
 		t.Fatalf("gaps = %+v, want one deadline gap", r.Gaps)
 	}
-	if d := time.Duration(r.Gaps[0].DurationNs); d < 50*time.Millisecond || d > time.Second {
-		t.Errorf("hung tick took %v, want about the 50ms deadline", d)
+	// At least the deadline; the deadline's error above says what ended
+	// it, however late a busy host let the tick see it.
+	if d := time.Duration(r.Gaps[0].DurationNs); d < 50*time.Millisecond || d > 10*time.Second {
+		t.Errorf("hung tick took %v, want the 50ms deadline", d)
 	}
 }
 
