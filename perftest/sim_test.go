@@ -474,38 +474,39 @@ func TestOneRoundTripPerTickOnDevice(t *testing.T) {
 	}
 }
 
-// roundTripRun counts the adb streams the phone serves during one second
-// of ticks.
+// roundTripRun counts the adb streams the phone serves over 12 ticks,
+// counted from the ticks themselves (the streams served when each tick
+// ended), not from the clock: a busy host makes ticks late, not more.
 func roundTripRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB) (problem string, stalled bool) {
 	// API 28 keeps traffic in the cheap lane (xt_qtaguid); memory, the
-	// slow lane's, is left out so every stream is a tick's.
+	// slow lane's, and the causes' reads are left out so every stream is a
+	// tick's.
 	dev := sim(t, "janky-scroll", 120, 28)
 	d, streams := ep.open(t, dev, stock)
 	launch(t, d, dev)
+	var mu sync.Mutex
+	var at []int // streams served when each tick ended
+	tk := newTicker()
 	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{
 		Package: pkg, ResultsDir: t.TempDir(), Interval: 50 * time.Millisecond,
 		Collectors: []perftest.Collector{perftest.CollectFrames, perftest.CollectCPU, perftest.CollectTraffic, perftest.CollectBattery},
+		Causes:     perftest.CauseOptions{Off: true},
+		OnTick: func(l perftest.Live) {
+			mu.Lock()
+			at = append(at, streams())
+			mu.Unlock()
+			tk.onTick(l)
+		},
 	}))
-	time.Sleep(200 * time.Millisecond)
-	mark, before := time.Now(), streams()
-	time.Sleep(time.Second)
-	after := streams()
+	tk.wait(t, 16)
 	r := s.Stop()
-	ticks := 0
-	for _, smp := range r.Samples {
-		if at := r.Start.Add(time.Duration(smp.HostNs)); at.After(mark) && at.Before(mark.Add(time.Second)) {
-			ticks++
-		}
-	}
-	// A tick in flight at either edge may fall on one side only.
-	if d := (after - before) - ticks; d < -1 || d > 1 || ticks < 10 {
-		var spacing []time.Duration
-		var prev int64
-		for _, smp := range r.Samples {
-			spacing = append(spacing, time.Duration(smp.HostNs-prev).Round(time.Millisecond))
-			prev = smp.HostNs
-		}
-		return fmt.Sprintf("%d adb streams for %d ticks, want one each; tick spacing %v; gaps %+v", after-before, ticks, spacing, r.Gaps), len(r.Gaps) > 0 || ticks < 10
+	mu.Lock()
+	defer mu.Unlock()
+	// From the end of tick 4 to the end of tick 16: the ticks between, one
+	// stream each (the first ticks settle the sources).
+	const from, to = 3, 15
+	if n := at[to] - at[from]; n < to-from-1 || n > to-from+1 {
+		return fmt.Sprintf("%d adb streams for %d ticks, want one each; streams at each tick's end %v; gaps %+v", n, to-from, at, r.Gaps), len(r.Gaps) > 0
 	}
 	return "", false
 }
