@@ -293,15 +293,16 @@ func TestCPUMemoryTrafficMatchTruth(t *testing.T) {
 				// CPU: chatty-network's scroll phase loads main 35 %,
 				// RenderThread 20 %, Jit 2 % and OkHttp 15 % of one core:
 				// 72 % top-style, 9 % of the 8-core device. Against the
-				// device's own counters over the step the tolerance is 3
-				// points top-style (the step is bracketed by ticks up to
-				// 100 ms outside it; counters move in 10 ms ticks); against
+				// device's own counters over the step the tolerance is 5
+				// points top-style (the step is bracketed by ticks up to a
+				// tick outside it, later on a loaded host; counters move in
+				// 10 ms ticks); against
 				// the configured load 10 %, since a loaded host delays the
 				// simulation's accounting.
 				cpu := st.CPU()
 				wantCore := 35.0 + 20 + 2 + 15
 				truthApp := float64(after.AppTicks-before.AppTicks) / float64(after.DeviceTotal-before.DeviceTotal) * 100
-				if !within(cpu.MeanPerCore, wantCore, wantCore/10) || !within(cpu.Mean, truthApp, 3/cores) {
+				if !within(cpu.MeanPerCore, wantCore, wantCore/10) || !within(cpu.Mean, truthApp, 5/cores) {
 					t.Errorf("app cpu %.2f%% (%.2f%% top-style); truth over the step %.2f%%, configured %.2f%% (%.0f%%)",
 						cpu.Mean, cpu.MeanPerCore, truthApp, wantCore/cores, wantCore)
 				}
