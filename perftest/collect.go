@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -331,7 +330,9 @@ func (c *collector) chooseSource(ctx context.Context, gfx adbx.Result) error {
 		return nil
 	}
 	var gfxT, sfT []int64
+	gfxClock := int64(0)
 	if g, err := metrics.ParseGfxInfo(output(gfx)); err == nil {
+		gfxClock = g.ClockNs()
 		for _, w := range g.Windows() {
 			if w.Frames != nil {
 				for _, f := range metrics.GfxInfoUsableFrames(w.Frames.Frames()) {
@@ -350,31 +351,49 @@ func (c *collector) chooseSource(ctx context.Context, gfx adbx.Result) error {
 			sfT = l.PresentTimes()
 		}
 	}
-	latest := int64(0)
-	for _, t := range append(slices.Clone(gfxT), sfT...) {
-		latest = max(latest, t)
-	}
-	since := latest - int64(500*time.Millisecond)
-	count := func(ts []int64) int {
-		n := 0
-		for _, t := range ts {
-			if t >= since {
-				n++
-			}
-		}
-		return n
-	}
-	gfxN, sfN := count(gfxT), count(sfT)
-	// "Clearly more": twice as many and then some, so a just-launched app
-	// whose first gfxinfo frames carry flags does not tip the choice.
-	if sfN > 2*gfxN+4 {
-		c.source = SourceSurfaceFlinger
-	}
+	var gfxN, sfN int
+	c.source, gfxN, sfN = autoSource(gfxT, sfT, gfxClock)
 	c.note("frames: auto source %s (last 0.5 s: gfxinfo %d frames, layer %q %d)", c.source, gfxN, c.layer, sfN)
 	if c.source != SourceSurfaceFlinger {
 		c.layer = ""
 	}
 	return nil
+}
+
+// autoSource is chooseSource's rule on the frame times each source shows
+// (gfxT, sfT): the counts over the half second before the newest frame of
+// either, cut at the gfxinfo dump's own clock (gfxClock, 0 if unknown),
+// since the SurfaceFlinger dump is read a round trip later and a host that
+// stalls between the two would otherwise compare a layer's fresh frames
+// with gfxinfo frames that had no chance to exist yet. The layer wins when
+// it shows clearly more: twice as many and then some, so a just-launched
+// app whose first gfxinfo frames carry flags does not tip the choice.
+func autoSource(gfxT, sfT []int64, gfxClock int64) (src FrameSource, gfxN, sfN int) {
+	end := int64(0)
+	for _, t := range gfxT {
+		end = max(end, t)
+	}
+	for _, t := range sfT {
+		end = max(end, t)
+	}
+	if gfxClock > 0 {
+		end = min(end, gfxClock)
+	}
+	since := end - int64(500*time.Millisecond)
+	count := func(ts []int64) int {
+		n := 0
+		for _, t := range ts {
+			if t >= since && t <= end {
+				n++
+			}
+		}
+		return n
+	}
+	gfxN, sfN = count(gfxT), count(sfT)
+	if sfN > 2*gfxN+4 {
+		return SourceSurfaceFlinger, gfxN, sfN
+	}
+	return SourceGfxInfo, gfxN, sfN
 }
 
 func (c *collector) runConfig() RunConfig {
