@@ -13,17 +13,18 @@ import (
 // after the last one has 12 new rows of 120. So once the collector knows a
 // window's columns, the dump goes through `grep -E` on the device, which
 // keeps the lines the parser needs to place rows (clock, process, window,
-// PROFILEDATA markers and header), the rows whose IntendedVsync lies past
-// the smallest of the windows' newest Flags-0 vsyncs shown so far, and the
-// rows still drawing that the rejection rule waits for (Flags 0 and one of
-// their vsyncs), which come back until they complete or are given up on.
-// The frames of a window complete in vsync order, so every frame not shown
-// yet is among them; what a whole dump would add is rows the rule rejects
-// anyway (an animation row, Flags ≠ 0, of a vsync already taken, and a
-// frame that completed below the last vsync taken without having been
-// seen drawing). A window with no Flags-0 row yet keeps rows from its
-// newest vsync on. Where grep is missing or fails the collector polls
-// whole dumps.
+// PROFILEDATA markers and header), the rows whose IntendedVsync is at least
+// the smallest of the windows' newest Flags-0 vsyncs shown so far, and every
+// row of the vsyncs still drawing that the rejection rule waits for, which
+// come back until they complete or are given up on. The frames of a window
+// complete in vsync order, so every frame not shown yet is among them, and
+// so is the animation row (Flags ≠ 0) that shares a vsync with the newest
+// frame or with one still drawing, which a phone may print a poll after the
+// frame's own row: the Result counts it as rejected, as a whole dump would.
+// What a whole dump would add is a frame that completed below the last
+// vsync taken without having been seen drawing (rejected anyway). A window
+// with no Flags-0 row yet keeps rows from its newest vsync on. Where grep is
+// missing or fails the collector polls whole dumps.
 
 // gfxFilterRecent is how many dumps a window stays in the filter's bound
 // after the last dump that showed it.
@@ -52,7 +53,7 @@ func (c *collector) gfxFilter() string {
 		}
 		b := st.seenMax
 		if st.seenUI > 0 {
-			b = st.seenUI + 1
+			b = st.seenUI
 		}
 		if b <= 0 {
 			return ""
@@ -71,8 +72,8 @@ func (c *collector) gfxFilter() string {
 }
 
 // gfxFilterPattern is the extended regular expression that keeps the
-// parser's lines, rows whose column vsyncCol (0-based) holds an integer ≥
-// from, and rows of Flags 0 whose column vsyncCol is one of pending.
+// parser's lines and the rows whose column vsyncCol (0-based) holds an
+// integer ≥ from or one of pending, whatever their flags.
 func gfxFilterPattern(vsyncCol int, from int64, pending []int64) string {
 	pat := gfxKeepLines + "|([^,]*,){" + strconv.Itoa(vsyncCol) + "}(" + intAbove(from-1) + "),"
 	if len(pending) > 0 {
@@ -82,7 +83,7 @@ func gfxFilterPattern(vsyncCol int, from int64, pending []int64) string {
 		for i, v := range pending {
 			alts[i] = strconv.FormatInt(v, 10)
 		}
-		pat += "|0,([^,]*,){" + strconv.Itoa(vsyncCol-1) + "}(" + strings.Join(alts, "|") + "),"
+		pat += "|([^,]*,){" + strconv.Itoa(vsyncCol) + "}(" + strings.Join(alts, "|") + "),"
 	}
 	return "^(" + pat + ")"
 }

@@ -3,6 +3,7 @@ package perftest
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -45,8 +46,9 @@ func grepLines(t *testing.T, text []byte, pattern string) []byte {
 }
 
 // TestGfxFilterOfRealCaptures: a dump filtered as the collector asks keeps
-// every row of IntendedVsync ≥ the bound, the rows still drawing it names,
-// and what the parser needs to place them, on real phones' dumps.
+// every row of IntendedVsync ≥ the bound, every row of the vsyncs still
+// drawing it names, and what the parser needs to place them, on real
+// phones' dumps.
 func TestGfxFilterOfRealCaptures(t *testing.T) {
 	for _, name := range []string{
 		"gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt",
@@ -98,7 +100,7 @@ func TestGfxFilterOfRealCaptures(t *testing.T) {
 				}
 				var want []metrics.GfxInfoFrame
 				for _, f := range w.Frames.Frames() {
-					if f.IntendedVsync >= from || f.Flags == 0 && containsInt64(pending, f.IntendedVsync) {
+					if f.IntendedVsync >= from || containsInt64(pending, f.IntendedVsync) {
 						want = append(want, f)
 					}
 				}
@@ -164,5 +166,42 @@ func TestFramesPending(t *testing.T) {
 	c.absorbFrames(adbx.Result{Stdout: []byte("16666666\n1 100 2\n1 9223372036854775807 2\n")}, "sf", false, 0, 1, 0)
 	if !c.framesPending(0) {
 		t.Error("a row waiting for its present fence is not pending")
+	}
+}
+
+// TestGfxFilterKeepsAnimationRows: the animation row (Flags ≠ 0) of a vsync
+// whose frame was still drawing at the last poll, or of the newest frame
+// taken, can first show a poll later; the filtered poll still carries it,
+// so the Result counts it as a rejected row as a whole dump would. Before,
+// the filter kept only Flags-0 rows of the vsyncs still drawing and rows
+// past the newest frame taken, and such a row went uncounted.
+func TestGfxFilterKeepsAnimationRows(t *testing.T) {
+	c := bareCollector(SourceGfxInfo)
+	c.refreshHz = 60
+	const cmd = "dumpsys gfxinfo com.x.y framestats"
+	poll := func(uptimeMs int64, rows ...[3]int64) {
+		t.Helper()
+		text := gfxDump(uptimeMs, rows...)
+		filtered := false
+		if pat := c.gfxFilter(); pat != "" {
+			text, filtered = grepLines(t, text, pat), true
+		}
+		c.absorbFrames(adbx.Result{Stdout: text}, cmd, filtered, uptimeMs*1e6, uptimeMs*1e6, 0)
+	}
+	// Poll 1: 100 done, 116 still drawing.
+	poll(130, frame(0, 100, 110), frame(0, 116, 0))
+	if c.gfxFilter() == "" {
+		t.Fatal("the second poll is not filtered")
+	}
+	// Poll 2: 116 done, with its RenderThread row printed before it; 132
+	// done, its animation row not printed yet.
+	poll(150, frame(0, 100, 110), frame(2, 116, 120), frame(0, 116, 125), frame(0, 132, 140))
+	// Poll 3: 132's animation row shows.
+	poll(170, frame(0, 100, 110), frame(2, 116, 120), frame(0, 116, 125), frame(2, 132, 135), frame(0, 132, 140), frame(0, 148, 160))
+	if got := keptVsyncsMs(c.s.res); fmt.Sprint(got) != "[100 116 132 148]" {
+		t.Errorf("frames %v, want [100 116 132 148]", got)
+	}
+	if got := c.s.res.FramesRejected[metrics.FrameRejectFlags]; got != 2 {
+		t.Errorf("%d rows rejected for flags, want the 2 animation rows (rejects %v)", got, c.s.res.FramesRejected)
 	}
 }
