@@ -403,11 +403,23 @@ type gfxParser struct {
 	// the table, in scratch, which the next row reuses.
 	rowFn   func(t *GfxInfoFrameTable, row []int64)
 	scratch []int64
+	// rowsFn, when set, takes whole lines of rows of table t at once, from
+	// the start of text, and returns the bytes and lines it took
+	// (ScanGfxInfo's reading on several cores).
+	rowsFn func(t *GfxInfoFrameTable, text []byte) (n, lines int)
+	// rowRunMin is the least text of whole rows rowsFn is given.
+	rowRunMin int
 
 	hist      *[]FrameHistogramBucket // histogram being read (it may wrap)
 	histText  []byte
 	histLine  int
 	histFirst []byte
+}
+
+// inRows reports that the next line is read as a row of the open table,
+// or ends it.
+func (p *gfxParser) inRows() bool {
+	return p.table != nil && !p.wantHeader && p.shortRow == nil && p.hist == nil && p.legacy == nil
 }
 
 func (p *gfxParser) process() *GfxInfoProcess {

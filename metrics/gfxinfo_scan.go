@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // GfxInfoFrameTimes is what the frame metrics read of one gfxinfo row.
@@ -35,13 +37,21 @@ type GfxInfoScanWindow struct {
 	// RefreshPeriod is GfxInfoFrameTable.RefreshPeriod of the block.
 	RefreshPeriod int64
 
-	flagged        int
+	acc gfxRowAcc
+	// Rows fill blocks of frames, so a long capture is never copied as it
+	// grows.
+	blocks [][]GfxInfoFrameTimes
+}
+
+// gfxRowAcc is what a run of one window's rows adds up to.
+type gfxRowAcc struct {
+	rows, flagged  int
 	swapped, plain int
 	// periods are the period-like values under FrameInterval and
-	// FrameStartTime (at most 1 s: they fit 32 bits); rows fill blocks of
-	// frames, so a long capture is never copied as it grows.
+	// FrameStartTime (at most 1 s: they fit 32 bits).
 	periods [2][]int32
-	blocks  [][]GfxInfoFrameTimes
+	// frames are the rows of Flags 0, in output order.
+	frames []GfxInfoFrameTimes
 }
 
 // scanBlock is the number of frames in one block of a window's rows.
@@ -54,6 +64,11 @@ const scanBlock = 1 << 14
 // little memory. UTF-16 text, and text with carriage returns, is read whole
 // and normalised first (Normalize).
 func ScanGfxInfo(r io.Reader) (*GfxInfoScan, error) {
+	return scanGfxInfo(r, gfxRowRuns{minRun: gfxRowRunMin, maxParts: min(runtime.GOMAXPROCS(0), 8)})
+}
+
+// scanGfxInfo is ScanGfxInfo with rows read as rr says.
+func scanGfxInfo(r io.Reader, rr gfxRowRuns) (*GfxInfoScan, error) {
 	br := bufio.NewReaderSize(r, scanBuffer)
 	head, err := br.Peek(1 << 16)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -64,7 +79,7 @@ func ScanGfxInfo(r io.Reader) (*GfxInfoScan, error) {
 	byTable := map[*GfxInfoFrameTable]*GfxInfoScanWindow{}
 	var cur *GfxInfoFrameTable
 	var w *GfxInfoScanWindow
-	p.rowFn = func(t *GfxInfoFrameTable, row []int64) {
+	window := func(t *GfxInfoFrameTable) *GfxInfoScanWindow {
 		if t != cur {
 			cur, w = t, byTable[t]
 			if w == nil {
@@ -72,7 +87,18 @@ func ScanGfxInfo(r io.Reader) (*GfxInfoScan, error) {
 				byTable[t] = w
 			}
 		}
-		w.take(t, row)
+		return w
+	}
+	p.rowFn = func(t *GfxInfoFrameTable, row []int64) {
+		w := window(t)
+		w.acc.take(t.idx, row)
+		w.flush(false)
+	}
+	if rr.maxParts > 1 {
+		p.rowRunMin = max(1, rr.minRun)
+		p.rowsFn = func(t *GfxInfoFrameTable, text []byte) (int, int) {
+			return rr.take(window(t), t, text)
+		}
 	}
 	utf16 := len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF)
 	if utf16 || bytes.IndexByte(head, '\r') >= 0 {
@@ -121,6 +147,17 @@ func (p *gfxParser) stream(br *bufio.Reader) error {
 	var long []byte
 	lineNo, first := 0, true
 	for {
+		if p.rowsFn != nil && long == nil && !first && p.inRows() {
+			// A table's rows, as many whole lines as the buffer holds,
+			// read at once (gfxRowRuns); the line that ends them, and
+			// any row the fast path does not take, go the common way.
+			buf, _ := br.Peek(scanBuffer)
+			if i := bytes.LastIndexByte(buf, '\n'); i >= p.rowRunMin {
+				n, lines := p.rowsFn(p.table, buf[:i+1])
+				br.Discard(n)
+				lineNo += lines
+			}
+		}
 		ln, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			long = append(long, ln...)
@@ -155,51 +192,169 @@ func (p *gfxParser) stream(br *bufio.Reader) error {
 }
 
 // take keeps what the metrics read of one row.
-func (w *GfxInfoScanWindow) take(t *GfxInfoFrameTable, row []int64) {
-	w.Rows++
-	if row[t.idx.flags] != 0 {
-		w.flagged++ // the rule's first check: nothing can change it
+func (a *gfxRowAcc) take(idx gfxColumns, row []int64) {
+	a.rows++
+	if row[idx.flags] != 0 {
+		a.flagged++ // the rule's first check: nothing can change it
 	} else {
-		f := GfxInfoFrameTimes{IntendedVsync: row[t.idx.intended], FrameCompleted: row[t.idx.completed]}
-		if t.idx.deadline >= 0 {
-			f.FrameDeadline = row[t.idx.deadline]
+		f := GfxInfoFrameTimes{IntendedVsync: row[idx.intended], FrameCompleted: row[idx.completed]}
+		if idx.deadline >= 0 {
+			f.FrameDeadline = row[idx.deadline]
 		}
-		if n := len(w.blocks); n == 0 || len(w.blocks[n-1]) == scanBlock {
-			w.blocks = append(w.blocks, make([]GfxInfoFrameTimes, 0, scanBlock))
-		}
-		b := &w.blocks[len(w.blocks)-1]
-		*b = append(*b, f)
+		a.frames = append(a.frames, f)
 	}
-	if t.idx.interval < 0 {
+	if idx.interval < 0 {
 		return
 	}
-	iv := row[t.idx.interval]
+	iv := row[idx.interval]
 	if gfxPeriodLike(iv) {
-		w.periods[0] = append(w.periods[0], int32(iv))
+		a.periods[0] = append(a.periods[0], int32(iv))
 	}
-	if t.idx.start < 0 {
+	if idx.start < 0 {
 		return
 	}
 	// As endTable: which of the two columns holds the period is decided
 	// by magnitude over the whole block.
-	st := row[t.idx.start]
+	st := row[idx.start]
 	switch {
 	case gfxPeriodLike(st) && iv > st:
-		w.swapped++
+		a.swapped++
 	case gfxPeriodLike(iv) && st > iv:
-		w.plain++
+		a.plain++
 	}
 	if gfxPeriodLike(st) {
-		w.periods[1] = append(w.periods[1], int32(st))
+		a.periods[1] = append(a.periods[1], int32(st))
 	}
+}
+
+// flush moves the window's frames into blocks once a block is full, or
+// all of them when all is set.
+func (w *GfxInfoScanWindow) flush(all bool) {
+	if len(w.acc.frames) < scanBlock && (!all || len(w.acc.frames) == 0) {
+		return
+	}
+	w.blocks = append(w.blocks, w.acc.frames)
+	w.acc.frames = nil
+}
+
+// add appends a run of the window's rows read apart (gfxRowRuns).
+func (w *GfxInfoScanWindow) add(a *gfxRowAcc) {
+	w.acc.rows += a.rows
+	w.acc.flagged += a.flagged
+	w.acc.swapped += a.swapped
+	w.acc.plain += a.plain
+	for i := range a.periods {
+		w.acc.periods[i] = append(w.acc.periods[i], a.periods[i]...)
+	}
+	for f := a.frames; len(f) > 0; {
+		if w.acc.frames == nil {
+			w.acc.frames = make([]GfxInfoFrameTimes, 0, scanBlock)
+		}
+		k := min(len(f), scanBlock-len(w.acc.frames))
+		w.acc.frames = append(w.acc.frames, f[:k]...)
+		f = f[k:]
+		w.flush(false)
+	}
+}
+
+// gfxRowRunMin is the least text of whole lines worth reading as a run of
+// rows on several cores.
+const gfxRowRunMin = 64 << 10
+
+// gfxRowRuns reads the rows of a long PROFILEDATA block on several cores:
+// the text is cut at line ends into one part per core, each part read as
+// rows until its first line that is not a plain row (gfxFastRow), and the
+// parts added to the window in order up to the first part that stopped
+// early. The line that stopped it, and all after, are left to the common
+// path, so the result is the line-by-line one; a part read past a table's
+// end is thrown away.
+type gfxRowRuns struct {
+	// minRun is the least text a part is given; maxParts the most parts
+	// a text is cut into.
+	minRun, maxParts int
+	parts            []gfxRowPart
+}
+
+type gfxRowPart struct {
+	text         []byte
+	acc          gfxRowAcc
+	scratch      []int64
+	bytes, lines int
+	whole        bool // every line of text was a row
+}
+
+// read reads the part's rows of n columns.
+func (pt *gfxRowPart) read(idx gfxColumns, n int) {
+	pt.acc = gfxRowAcc{frames: pt.acc.frames[:0], periods: [2][]int32{pt.acc.periods[0][:0], pt.acc.periods[1][:0]}}
+	pt.bytes, pt.lines, pt.whole = 0, 0, false
+	text := pt.text
+	for len(text) > 0 {
+		i := bytes.IndexByte(text, '\n')
+		if i < 0 {
+			break
+		}
+		row, ok := gfxFastRow(text[:i], pt.scratch[:0], n)
+		pt.scratch = row
+		if !ok {
+			return
+		}
+		pt.acc.take(idx, row)
+		pt.bytes += i + 1
+		pt.lines++
+		text = text[i+1:]
+	}
+	pt.whole = true
+}
+
+// take reads text, whole lines that follow a row or a header of table t,
+// into w and returns the bytes and lines it took.
+func (rr *gfxRowRuns) take(w *GfxInfoScanWindow, t *GfxInfoFrameTable, text []byte) (int, int) {
+	k := max(1, min(rr.maxParts, len(text)/rr.minRun))
+	for len(rr.parts) < k {
+		rr.parts = append(rr.parts, gfxRowPart{})
+	}
+	parts := rr.parts[:k]
+	for i := range parts {
+		cut := len(text)
+		if i < k-1 {
+			cut = len(text) / (k - i)
+			if j := bytes.IndexByte(text[cut:], '\n'); j >= 0 {
+				cut += j + 1
+			} else {
+				cut = len(text)
+			}
+		}
+		parts[i].text, text = text[:cut], text[cut:]
+	}
+	n := len(t.Columns)
+	var wg sync.WaitGroup
+	for i := 1; i < k; i++ {
+		wg.Go(func() { parts[i].read(t.idx, n) })
+	}
+	parts[0].read(t.idx, n)
+	wg.Wait()
+	took, lines := 0, 0
+	for i := range parts {
+		pt := &parts[i]
+		w.add(&pt.acc)
+		took += pt.bytes
+		lines += pt.lines
+		pt.text = nil
+		if !pt.whole {
+			break
+		}
+	}
+	return took, lines
 }
 
 // finish judges the window's rows at the dump's clock (GfxInfoJudge) and
 // picks its period.
 func (w *GfxInfoScanWindow) finish(clock int64) {
+	w.flush(true)
+	w.Rows = w.acc.rows
 	w.Rejected = FrameRejects{}
-	if w.flagged > 0 {
-		w.Rejected[FrameRejectFlags] = w.flagged
+	if w.acc.flagged > 0 {
+		w.Rejected[FrameRejectFlags] = w.acc.flagged
 	}
 	n := 0
 	for _, b := range w.blocks {
@@ -223,15 +378,15 @@ func (w *GfxInfoScanWindow) finish(clock int64) {
 	}
 	w.blocks = nil
 	w.Frames = slices.Clip(kept)
-	v := w.periods[0]
-	if w.swapped > w.plain {
-		v = w.periods[1]
+	v := w.acc.periods[0]
+	if w.acc.swapped > w.acc.plain {
+		v = w.acc.periods[1]
 	}
 	if len(v) > 0 {
 		slices.Sort(v)
 		w.RefreshPeriod = int64(v[len(v)/2])
 	}
-	w.periods = [2][]int32{}
+	w.acc = gfxRowAcc{}
 }
 
 // FrameSummarizeGfxInfoTimes is FrameSummarizeGfxInfo over the times of

@@ -73,43 +73,69 @@ func TestScanGfxInfoMatchesParse(t *testing.T) {
 	} {
 		inputs[name] = fixtures.Read(t, name)
 	}
+	// The generated capture again with rows the fast path leaves to the
+	// common one in its middle: spaces, and a 19-digit value.
+	odd := bytes.Replace(gen.Bytes(), []byte("\n0,"), []byte("\n 0, "), 1)
+	if i := len(odd) / 2; true {
+		i += bytes.IndexByte(odd[i:], '\n') + 1
+		odd = append(odd[:i:i], append([]byte("1,1000000000000000000,1,1000000000000000001,"+strings.Repeat("0,", 19)+"\n"), odd[i:]...)...)
+	}
+	inputs["generated with odd rows"] = odd
+	// Rows read in parts, as on several cores, with parts cut small
+	// enough that the real captures' tables are read that way too, and
+	// parts that run past a table's end.
+	readers := map[string]func([]byte) (*GfxInfoScan, error){
+		"stream": func(t []byte) (*GfxInfoScan, error) { return ScanGfxInfo(bytes.NewReader(t)) },
+		"parts of a line": func(t []byte) (*GfxInfoScan, error) {
+			return scanGfxInfo(bytes.NewReader(t), gfxRowRuns{minRun: 1, maxParts: 5})
+		},
+		"parts of 997 B": func(t []byte) (*GfxInfoScan, error) {
+			return scanGfxInfo(bytes.NewReader(t), gfxRowRuns{minRun: 997, maxParts: 3})
+		},
+	}
 	for name, text := range inputs {
-		t.Run(name, func(t *testing.T) {
-			g, err := ParseGfxInfo(text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc, err := ScanGfxInfo(bytes.NewReader(text))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var tables []*GfxInfoWindow
-			for _, w := range g.Windows() {
-				if w.Frames != nil {
-					tables = append(tables, w)
-				}
-			}
-			if len(sc.Windows) != len(tables) {
-				t.Fatalf("%d windows, want %d", len(sc.Windows), len(tables))
-			}
-			for i, w := range tables {
-				s := sc.Windows[i]
-				frames, rejects := GfxInfoFramesOf(w.Frames, g.ClockNs())
-				var want []GfxInfoFrameTimes
-				for _, f := range frames {
-					want = append(want, GfxInfoFrameTimes{f.IntendedVsync, f.FrameCompleted, f.FrameDeadline})
-				}
-				if s.Window.Label() != w.Label() || s.Rows != w.Frames.Len() || !reflect.DeepEqual(s.Frames, want) && len(want)+len(s.Frames) > 0 ||
-					!reflect.DeepEqual(s.Rejected, rejects) || s.RefreshPeriod != w.Frames.RefreshPeriod() {
-					t.Errorf("window %q: %d rows, %d frames, rejected %v, period %d; want %q %d rows, %d frames, %v, %d",
-						s.Window.Label(), s.Rows, len(s.Frames), s.Rejected, s.RefreshPeriod, w.Label(), w.Frames.Len(), len(want), rejects, w.Frames.RefreshPeriod())
-				}
-				period := max(s.RefreshPeriod, 16_666_667)
-				if got, exp := FrameSummarizeGfxInfoTimes(s.Frames, period), FrameSummarizeGfxInfo(frames, period); !reflect.DeepEqual(got, exp) {
-					t.Errorf("window %q: summary\n got %+v\nwant %+v", w.Label(), got, exp)
-				}
-			}
-		})
+		for rname, read := range readers {
+			t.Run(name+"/"+rname, func(t *testing.T) {
+				scanMatchesParse(t, text, read)
+			})
+		}
+	}
+}
+
+func scanMatchesParse(t *testing.T, text []byte, read func([]byte) (*GfxInfoScan, error)) {
+	g, err := ParseGfxInfo(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := read(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []*GfxInfoWindow
+	for _, w := range g.Windows() {
+		if w.Frames != nil {
+			tables = append(tables, w)
+		}
+	}
+	if len(sc.Windows) != len(tables) {
+		t.Fatalf("%d windows, want %d", len(sc.Windows), len(tables))
+	}
+	for i, w := range tables {
+		s := sc.Windows[i]
+		frames, rejects := GfxInfoFramesOf(w.Frames, g.ClockNs())
+		var want []GfxInfoFrameTimes
+		for _, f := range frames {
+			want = append(want, GfxInfoFrameTimes{f.IntendedVsync, f.FrameCompleted, f.FrameDeadline})
+		}
+		if s.Window.Label() != w.Label() || s.Rows != w.Frames.Len() || !reflect.DeepEqual(s.Frames, want) && len(want)+len(s.Frames) > 0 ||
+			!reflect.DeepEqual(s.Rejected, rejects) || s.RefreshPeriod != w.Frames.RefreshPeriod() {
+			t.Errorf("window %q: %d rows, %d frames, rejected %v, period %d; want %q %d rows, %d frames, %v, %d",
+				s.Window.Label(), s.Rows, len(s.Frames), s.Rejected, s.RefreshPeriod, w.Label(), w.Frames.Len(), len(want), rejects, w.Frames.RefreshPeriod())
+		}
+		period := max(s.RefreshPeriod, 16_666_667)
+		if got, exp := FrameSummarizeGfxInfoTimes(s.Frames, period), FrameSummarizeGfxInfo(frames, period); !reflect.DeepEqual(got, exp) {
+			t.Errorf("window %q: summary\n got %+v\nwant %+v", w.Label(), got, exp)
+		}
 	}
 }
 
@@ -126,8 +152,11 @@ func FuzzScanGfxInfo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text []byte) {
 		g, perr := ParseGfxInfo(text)
 		sc, serr := ScanGfxInfo(bytes.NewReader(text))
-		if (perr == nil) != (serr == nil) || perr != nil && perr.Error() != serr.Error() {
-			t.Fatalf("ParseGfxInfo error %v, ScanGfxInfo error %v", perr, serr)
+		// Rows read in parts as on several cores, cut small.
+		pc, pcerr := scanGfxInfo(bytes.NewReader(text), gfxRowRuns{minRun: 1, maxParts: 4})
+		if (perr == nil) != (serr == nil) || perr != nil && perr.Error() != serr.Error() ||
+			(perr == nil) != (pcerr == nil) || perr != nil && perr.Error() != pcerr.Error() {
+			t.Fatalf("ParseGfxInfo error %v, ScanGfxInfo error %v, in parts %v", perr, serr, pcerr)
 		}
 		if perr != nil {
 			return
@@ -138,14 +167,16 @@ func FuzzScanGfxInfo(f *testing.F) {
 				continue
 			}
 			frames, rejects := GfxInfoFramesOf(w.Frames, g.ClockNs())
-			s := sc.Windows[i]
-			i++
-			if len(s.Frames) != len(frames) || !reflect.DeepEqual(s.Rejected, rejects) {
-				t.Fatalf("window %q: %d frames %v, want %d %v", w.Label(), len(s.Frames), s.Rejected, len(frames), rejects)
+			for _, sc := range []*GfxInfoScan{sc, pc} {
+				s := sc.Windows[i]
+				if len(s.Frames) != len(frames) || !reflect.DeepEqual(s.Rejected, rejects) || s.Rows != w.Frames.Len() {
+					t.Fatalf("window %q: %d rows, %d frames %v, want %d, %d %v", w.Label(), s.Rows, len(s.Frames), s.Rejected, w.Frames.Len(), len(frames), rejects)
+				}
 			}
+			i++
 		}
-		if i != len(sc.Windows) {
-			t.Fatalf("%d windows, want %d", len(sc.Windows), i)
+		if i != len(sc.Windows) || i != len(pc.Windows) {
+			t.Fatalf("%d and %d windows, want %d", len(sc.Windows), len(pc.Windows), i)
 		}
 	})
 }
