@@ -182,7 +182,16 @@ func FramePercentilesOf(valuesNS []int64) FramePercentiles {
 	// Four selections instead of a sort: an hour at 120 Hz is 432,000
 	// values. Each selection leaves the larger values after its rank, so
 	// the next one searches only those.
-	s := slices.Clone(valuesNS)
+	return framePercentilesInPlace(slices.Clone(valuesNS))
+}
+
+// framePercentilesInPlace is FramePercentilesOf reordering s, which the
+// caller owns, instead of a copy.
+func framePercentilesInPlace(s []int64) FramePercentiles {
+	m := len(s)
+	if m == 0 {
+		return FramePercentiles{}
+	}
 	lo := 0
 	at := func(p int) float64 {
 		k := rankIndex(p, m)
@@ -488,7 +497,7 @@ func FrameSummarizeSurfaceFlinger(present []int64, period int64) FrameSummary {
 		for i := 1; i < len(present); i++ {
 			f[i-1] = present[i] - present[i-1]
 		}
-		s.FrameTimeMS = FramePercentilesOf(f)
+		s.FrameTimeMS = framePercentilesInPlace(f)
 	}
 	s.Jank = s.PerfDog.Jank
 	s.JankDefinition = JankDefinitionPerfDog
@@ -591,18 +600,18 @@ func frameSummarizeGfx[F any](frames []F, row func(*F) *GfxInfoFrame, period int
 }
 
 // gfxSummaryOf is the gfxinfo summary of frames at times t (sorted) with
-// durations d, those at late having missed their deadline.
+// durations d, those at late having missed their deadline. It reorders d.
 func gfxSummaryOf(t, d, late []int64, period int64) FrameSummary {
 	missed := len(late)
 	s := frameSummaryTimes(t, period)
 	s.Janked.DeadlineMissed = late
 	s.Source = FrameSourceGfxInfo
-	s.FrameTimeMS = FramePercentilesOf(d)
 	s.DeadlineMissed = &missed
 	m := FrameMatrixLevels(d, period)
 	s.Matrix = &m
 	v := FrameVitalsCounts(d)
 	s.Vitals = &v
+	s.FrameTimeMS = framePercentilesInPlace(d) // last: it reorders d
 	s.Jank = missed
 	s.JankDefinition = JankDefinitionDeadlineMissed
 	return s

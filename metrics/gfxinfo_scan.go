@@ -3,8 +3,12 @@ package metrics
 import (
 	"bufio"
 	"bytes"
+	"cmp"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -48,8 +52,9 @@ type gfxRowAcc struct {
 	rows, flagged  int
 	swapped, plain int
 	// periods are the period-like values under FrameInterval and
-	// FrameStartTime (at most 1 s: they fit 32 bits).
-	periods [2][]int32
+	// FrameStartTime (at most 1 s: they fit 32 bits), in runs of equal
+	// values: a display's period repeats row after row.
+	periods [2][]periodRun
 	// frames are the rows of Flags 0, in output order.
 	frames []GfxInfoFrameTimes
 }
@@ -89,15 +94,20 @@ func scanGfxInfo(r io.Reader, rr gfxRowRuns) (*GfxInfoScan, error) {
 		}
 		return w
 	}
+	// A reader that knows its size lets the first window whose rows are
+	// read in runs reserve room for as many rows as the rest of the
+	// capture holds at their length, so an hour of frames is written
+	// once, not into blocks copied at the end.
+	size := readerSize(r)
 	p.rowFn = func(t *GfxInfoFrameTable, row []int64) {
 		w := window(t)
+		w.room(0)
 		w.acc.take(t.idx, row)
-		w.flush(false)
 	}
 	if rr.maxParts > 1 {
 		p.rowRunMin = max(1, rr.minRun)
 		p.rowsFn = func(t *GfxInfoFrameTable, text []byte) (int, int) {
-			return rr.take(window(t), t, text)
+			return rr.take(window(t), t, text, &size)
 		}
 	}
 	utf16 := len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF)
@@ -152,10 +162,13 @@ func (p *gfxParser) stream(br *bufio.Reader) error {
 			// read at once (gfxRowRuns); the line that ends them, and
 			// any row the fast path does not take, go the common way.
 			buf, _ := br.Peek(scanBuffer)
-			if i := bytes.LastIndexByte(buf, '\n'); i >= p.rowRunMin {
+			if i := bytes.LastIndexByte(buf, '\n'); i >= p.rowRunMin && gfxRowStart(buf) {
 				n, lines := p.rowsFn(p.table, buf[:i+1])
 				br.Discard(n)
 				lineNo += lines
+				if n == i+1 {
+					continue // all rows: the next run
+				}
 			}
 		}
 		ln, err := br.ReadSlice('\n')
@@ -191,6 +204,15 @@ func (p *gfxParser) stream(br *bufio.Reader) error {
 	return p.end()
 }
 
+// gfxRowStart reports whether text starts as a row does: a digit, or a
+// minus sign and a digit.
+func gfxRowStart(text []byte) bool {
+	if len(text) > 1 && text[0] == '-' {
+		text = text[1:]
+	}
+	return len(text) > 0 && text[0]-'0' <= 9
+}
+
 // take keeps what the metrics read of one row.
 func (a *gfxRowAcc) take(idx gfxColumns, row []int64) {
 	a.rows++
@@ -208,7 +230,7 @@ func (a *gfxRowAcc) take(idx gfxColumns, row []int64) {
 	}
 	iv := row[idx.interval]
 	if gfxPeriodLike(iv) {
-		a.periods[0] = append(a.periods[0], int32(iv))
+		a.periods[0] = addPeriod(a.periods[0], int32(iv))
 	}
 	if idx.start < 0 {
 		return
@@ -223,37 +245,69 @@ func (a *gfxRowAcc) take(idx gfxColumns, row []int64) {
 		a.plain++
 	}
 	if gfxPeriodLike(st) {
-		a.periods[1] = append(a.periods[1], int32(st))
+		a.periods[1] = addPeriod(a.periods[1], int32(st))
 	}
 }
 
-// flush moves the window's frames into blocks once a block is full, or
-// all of them when all is set.
-func (w *GfxInfoScanWindow) flush(all bool) {
-	if len(w.acc.frames) < scanBlock && (!all || len(w.acc.frames) == 0) {
+// readerSize is the size of what r reads, when r can tell (a regular file
+// read from its start, a bytes or strings reader), else 0.
+func readerSize(r io.Reader) int64 {
+	switch r := r.(type) {
+	case interface{ Size() int64 }:
+		return r.Size()
+	case *os.File:
+		st, err := r.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return 0
+		}
+		if off, err := r.Seek(0, io.SeekCurrent); err == nil && off < st.Size() {
+			return st.Size() - off
+		}
+	}
+	return 0
+}
+
+// room makes room for one more frame in the window's frames: a full
+// block goes to blocks, and the next holds scanBlock frames, or rows if
+// more.
+func (w *GfxInfoScanWindow) room(rows int) {
+	if len(w.acc.frames) < cap(w.acc.frames) {
 		return
 	}
-	w.blocks = append(w.blocks, w.acc.frames)
+	if len(w.acc.frames) > 0 {
+		w.blocks = append(w.blocks, w.acc.frames)
+	}
+	w.acc.frames = make([]GfxInfoFrameTimes, 0, max(scanBlock, rows))
+}
+
+// flush moves the window's last frames into blocks.
+func (w *GfxInfoScanWindow) flush() {
+	if len(w.acc.frames) > 0 {
+		w.blocks = append(w.blocks, w.acc.frames)
+	}
 	w.acc.frames = nil
 }
 
 // add appends a run of the window's rows read apart (gfxRowRuns).
-func (w *GfxInfoScanWindow) add(a *gfxRowAcc) {
+func (w *GfxInfoScanWindow) add(a *gfxRowAcc, rows int) {
 	w.acc.rows += a.rows
 	w.acc.flagged += a.flagged
 	w.acc.swapped += a.swapped
 	w.acc.plain += a.plain
 	for i := range a.periods {
-		w.acc.periods[i] = append(w.acc.periods[i], a.periods[i]...)
+		for _, r := range a.periods[i] {
+			if k := len(w.acc.periods[i]) - 1; k >= 0 && w.acc.periods[i][k].v == r.v {
+				w.acc.periods[i][k].n += r.n
+			} else {
+				w.acc.periods[i] = append(w.acc.periods[i], r)
+			}
+		}
 	}
 	for f := a.frames; len(f) > 0; {
-		if w.acc.frames == nil {
-			w.acc.frames = make([]GfxInfoFrameTimes, 0, scanBlock)
-		}
-		k := min(len(f), scanBlock-len(w.acc.frames))
+		w.room(rows)
+		k := min(len(f), cap(w.acc.frames)-len(w.acc.frames))
 		w.acc.frames = append(w.acc.frames, f[:k]...)
 		f = f[k:]
-		w.flush(false)
 	}
 }
 
@@ -273,6 +327,7 @@ type gfxRowRuns struct {
 	// a text is cut into.
 	minRun, maxParts int
 	parts            []gfxRowPart
+	need             []bool // the columns gfxRowAcc.take reads
 }
 
 type gfxRowPart struct {
@@ -283,9 +338,100 @@ type gfxRowPart struct {
 	whole        bool // every line of text was a row
 }
 
+// gfxRowFields is gfxFastRow reading only the values of the columns need
+// marks: it takes and refuses the same rows, and the other columns' values
+// are 0. Digits are checked, and needed values read, eight at a time.
+func gfxRowFields(ln []byte, dst []int64, n int, need []bool) ([]int64, bool) {
+	i := 0
+	for col := 0; col < n; col++ {
+		neg := i < len(ln) && ln[i] == '-'
+		if neg {
+			i++
+		}
+		start := i
+		var v uint64
+		// Eight bytes at a time: whole words of digits, then the digits
+		// that start the next word, the first non-digit found exactly by
+		// swarNonDigits; the last bytes of the line one at a time.
+		for i+8 <= len(ln) {
+			w := binary.LittleEndian.Uint64(ln[i:])
+			m := swarNonDigits(w)
+			if m == 0 {
+				if need[col] {
+					v = v*100_000_000 + swarValue(w)
+				}
+				i += 8
+				continue
+			}
+			k := bits.TrailingZeros64(m) / 8 // digits before the first non-digit
+			if k > 0 && need[col] {
+				// The k digits moved to the word's end, '0's before them.
+				sh := uint(8 * (8 - k))
+				v = v*pow10[k] + swarValue(w<<sh|0x3030303030303030>>uint(8*k))
+			}
+			i += k
+			goto end
+		}
+		for i < len(ln) {
+			d := ln[i] - '0'
+			if d > 9 {
+				break
+			}
+			v = v*10 + uint64(d)
+			i++
+		}
+	end:
+		if digits := i - start; digits == 0 || digits > 18 {
+			return dst, false
+		}
+		x := int64(v)
+		switch {
+		case !need[col]:
+			x = 0
+		case neg:
+			x = -x
+		}
+		dst = append(dst, x)
+		if i == len(ln) {
+			break
+		}
+		if ln[i] != ',' {
+			return dst, false
+		}
+		i++
+		if i == len(ln) {
+			break // a trailing comma
+		}
+		if col == n-1 {
+			return dst, false // more fields than n
+		}
+	}
+	return dst, len(dst) == n
+}
+
+// swarNonDigits marks the bytes of w that are not ASCII digits with their
+// high bit; the lowest mark is exact (the bytes below it are digits, whose
+// sums and differences carry and borrow nothing), those above it may not
+// be. 0 when all eight are digits.
+func swarNonDigits(w uint64) uint64 {
+	return ((w + 0x4646464646464646) | (w - 0x3030303030303030)) & 0x8080808080808080
+}
+
+// pow10 are the powers of ten up to 10⁸.
+var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
+
+// swarValue is the number eight ASCII digits spell, the first in w's low
+// byte (a little-endian load).
+func swarValue(w uint64) uint64 {
+	w -= 0x3030303030303030
+	w = (w & 0x0F0F0F0F0F0F0F0F) * (10<<8 + 1) >> 8
+	w = (w & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
+	return (w & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
+}
+
 // read reads the part's rows of n columns.
-func (pt *gfxRowPart) read(idx gfxColumns, n int) {
-	pt.acc = gfxRowAcc{frames: pt.acc.frames[:0], periods: [2][]int32{pt.acc.periods[0][:0], pt.acc.periods[1][:0]}}
+func (pt *gfxRowPart) read(idx gfxColumns, n int, need []bool) {
+	pt.acc = gfxRowAcc{frames: pt.acc.frames[:0], periods: [2][]periodRun{pt.acc.periods[0][:0], pt.acc.periods[1][:0]}}
 	pt.bytes, pt.lines, pt.whole = 0, 0, false
 	text := pt.text
 	for len(text) > 0 {
@@ -293,7 +439,7 @@ func (pt *gfxRowPart) read(idx gfxColumns, n int) {
 		if i < 0 {
 			break
 		}
-		row, ok := gfxFastRow(text[:i], pt.scratch[:0], n)
+		row, ok := gfxRowFields(text[:i], pt.scratch[:0], n, need)
 		pt.scratch = row
 		if !ok {
 			return
@@ -308,7 +454,11 @@ func (pt *gfxRowPart) read(idx gfxColumns, n int) {
 
 // take reads text, whole lines that follow a row or a header of table t,
 // into w and returns the bytes and lines it took.
-func (rr *gfxRowRuns) take(w *GfxInfoScanWindow, t *GfxInfoFrameTable, text []byte) (int, int) {
+//
+// size, when > 0, is the capture's size in bytes: the first run read
+// sizes the window's next block for that many bytes of rows of the run's
+// mean length (and 5 % more), and sets it to 0.
+func (rr *gfxRowRuns) take(w *GfxInfoScanWindow, t *GfxInfoFrameTable, text []byte, size *int64) (int, int) {
 	k := max(1, min(rr.maxParts, len(text)/rr.minRun))
 	for len(rr.parts) < k {
 		rr.parts = append(rr.parts, gfxRowPart{})
@@ -327,16 +477,31 @@ func (rr *gfxRowRuns) take(w *GfxInfoScanWindow, t *GfxInfoFrameTable, text []by
 		parts[i].text, text = text[:cut], text[cut:]
 	}
 	n := len(t.Columns)
+	need := rr.need[:0]
+	for range n {
+		need = append(need, false)
+	}
+	for _, c := range []int{t.idx.flags, t.idx.intended, t.idx.completed, t.idx.deadline, t.idx.interval, t.idx.start} {
+		if c >= 0 && c < n {
+			need[c] = true
+		}
+	}
+	rr.need = need
 	var wg sync.WaitGroup
 	for i := 1; i < k; i++ {
-		wg.Go(func() { parts[i].read(t.idx, n) })
+		wg.Go(func() { parts[i].read(t.idx, n, need) })
 	}
-	parts[0].read(t.idx, n)
+	parts[0].read(t.idx, n, need)
 	wg.Wait()
+	rows := 0
+	if pt := &parts[0]; *size > 0 && pt.lines > 0 {
+		rows = int(min(*size/int64(pt.bytes/pt.lines)*21/20, 1<<26))
+		*size = 0
+	}
 	took, lines := 0, 0
 	for i := range parts {
 		pt := &parts[i]
-		w.add(&pt.acc)
+		w.add(&pt.acc, rows)
 		took += pt.bytes
 		lines += pt.lines
 		pt.text = nil
@@ -350,17 +515,24 @@ func (rr *gfxRowRuns) take(w *GfxInfoScanWindow, t *GfxInfoFrameTable, text []by
 // finish judges the window's rows at the dump's clock (GfxInfoJudge) and
 // picks its period.
 func (w *GfxInfoScanWindow) finish(clock int64) {
-	w.flush(true)
+	w.flush()
 	w.Rows = w.acc.rows
 	w.Rejected = FrameRejects{}
 	if w.acc.flagged > 0 {
 		w.Rejected[FrameRejectFlags] = w.acc.flagged
 	}
-	n := 0
-	for _, b := range w.blocks {
-		n += len(b)
+	// One block (a capture whose size was known, or a short one) is
+	// judged in place: each row is read before any is written over it.
+	var kept []GfxInfoFrameTimes
+	if len(w.blocks) == 1 {
+		kept = w.blocks[0][:0]
+	} else {
+		n := 0
+		for _, b := range w.blocks {
+			n += len(b)
+		}
+		kept = make([]GfxInfoFrameTimes, 0, n)
 	}
-	kept := make([]GfxInfoFrameTimes, 0, n)
 	var last int64
 	for _, b := range w.blocks {
 		for _, f := range b {
@@ -382,11 +554,40 @@ func (w *GfxInfoScanWindow) finish(clock int64) {
 	if w.acc.swapped > w.acc.plain {
 		v = w.acc.periods[1]
 	}
-	if len(v) > 0 {
-		slices.Sort(v)
-		w.RefreshPeriod = int64(v[len(v)/2])
-	}
+	w.RefreshPeriod = medianOfRuns(v)
 	w.acc = gfxRowAcc{}
+}
+
+// periodRun is n rows in a row with the period-like value v.
+type periodRun struct{ v, n int32 }
+
+func addPeriod(runs []periodRun, v int32) []periodRun {
+	if k := len(runs) - 1; k >= 0 && runs[k].v == v {
+		runs[k].n++
+		return runs
+	}
+	return append(runs, periodRun{v, 1})
+}
+
+// medianOfRuns is the value at index ⌊n/2⌋ of the runs' n values sorted,
+// 0 for none (GfxInfoFrameTable.RefreshPeriod's median). It sorts runs.
+func medianOfRuns(runs []periodRun) int64 {
+	n := 0
+	for _, r := range runs {
+		n += int(r.n)
+	}
+	if n == 0 {
+		return 0
+	}
+	slices.SortFunc(runs, func(a, b periodRun) int { return cmp.Compare(a.v, b.v) })
+	at := n / 2
+	for _, r := range runs {
+		if at < int(r.n) {
+			return int64(r.v)
+		}
+		at -= int(r.n)
+	}
+	return 0 // not reached
 }
 
 // FrameSummarizeGfxInfoTimes is FrameSummarizeGfxInfo over the times of

@@ -55,6 +55,45 @@ func FuzzGfxFastRow(f *testing.F) {
 	})
 }
 
+// FuzzGfxRowFields: gfxRowFields takes the rows gfxFastRow takes, with
+// its values in the columns asked for and 0 in the others.
+func FuzzGfxRowFields(f *testing.F) {
+	for _, s := range []string{
+		"0,27432918,314856675367713,314856675367713,0,314856675797127,",
+		"1,-2,3", "9223372036854775807,1,", "12345678,123456789012345678,1", ",,", "-,1,2", "1,2,3,4",
+		"0,1234567890123456789,5", "00000000000000000001,2,3", "-12345678,87654321,-0,", "1,2,3,,", "123456781234567812,1,2",
+	} {
+		f.Add(s, 3, uint64(5))
+		f.Add(s, 6, uint64(0x3f))
+	}
+	f.Fuzz(func(t *testing.T, ln string, n int, mask uint64) {
+		if n < 1 || n > 64 {
+			return
+		}
+		need := make([]bool, n)
+		for i := range need {
+			need[i] = mask>>i&1 == 1
+		}
+		want, wok := gfxFastRow([]byte(ln), nil, n)
+		got, ok := gfxRowFields([]byte(ln), nil, n, need)
+		if ok != wok {
+			t.Fatalf("gfxRowFields(%q, %d) took it: %v, gfxFastRow: %v", ln, n, ok, wok)
+		}
+		if !ok {
+			return
+		}
+		for i := range n {
+			w := int64(0)
+			if need[i] {
+				w = want[i]
+			}
+			if got[i] != w {
+				t.Fatalf("gfxRowFields(%q, %d, %v) = %v, want %d in column %d (gfxFastRow %v)", ln, n, need, got, w, i, want)
+			}
+		}
+	})
+}
+
 // TestScanGfxInfoMatchesParse: the streamed reading of real captures and
 // of a generated one gives the frames, rejections and period that
 // ParseGfxInfo and GfxInfoFramesOf give.
@@ -261,5 +300,28 @@ func TestFramePercentilesSelect(t *testing.T) {
 				t.Fatalf("%d values (spread %d): %+v, want %+v", n, spread, got, want)
 			}
 		}
+	}
+}
+
+// TestMedianOfRuns: the median kept as runs of equal values is the one of
+// the values sorted, on random values with and without repeats.
+func TestMedianOfRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for n := 1; n < 500; n += 1 + n/4 {
+		for _, spread := range []int32{1, 3, 1000} {
+			var runs []periodRun
+			v := make([]int32, n)
+			for i := range v {
+				v[i] = 8_333_333 + rng.Int32N(spread)
+				runs = addPeriod(runs, v[i])
+			}
+			slices.Sort(v)
+			if got, want := medianOfRuns(runs), int64(v[n/2]); got != want {
+				t.Fatalf("%d values (spread %d): %d, want %d", n, spread, got, want)
+			}
+		}
+	}
+	if got := medianOfRuns(nil); got != 0 {
+		t.Errorf("no values: %d", got)
 	}
 }

@@ -60,14 +60,24 @@ func analyzeFrames(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("analyze frames: %w", err)
 	}
 	defer file.Close()
-	in := bufio.NewReaderSize(file, 1<<20)
+	// The parsers are handed the file itself, whose size lets them
+	// reserve the frames' memory at once; the kind is told from its start.
+	var in io.Reader = file
 	kind := *source
 	if kind == "auto" {
-		head, err := in.Peek(1 << 20)
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-			return fmt.Errorf("analyze frames: %w", err)
+		head := make([]byte, 1<<20)
+		n, err := file.ReadAt(head, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			// Not a file one can read at an offset (a pipe): its start
+			// is peeked through a buffer the parsers then read.
+			br := bufio.NewReaderSize(file, 1<<20)
+			head, err = br.Peek(1 << 20)
+			if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+				return fmt.Errorf("analyze frames: %w", err)
+			}
+			n, in = len(head), br
 		}
-		kind = framesDetect(head)
+		kind = framesDetect(head[:n])
 		if kind == "" {
 			return fmt.Errorf("analyze frames: %s: neither gfxinfo framestats nor SurfaceFlinger --latency output; say which with -source", name)
 		}
