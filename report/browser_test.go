@@ -176,12 +176,24 @@ func paletteOf(img image.Image) map[[3]uint8]int {
 // shows both sides' colours.
 func TestBrowserRendersComparison(t *testing.T) {
 	bin := chromium(t)
-	var base, next []*perftest.Result
-	for range 4 {
-		r, _ := simSession(t, "smooth-scroll", 1200*time.Millisecond)
-		base = append(base, r)
-		r, _ = simSession(t, "janky-scroll", 1200*time.Millisecond)
-		next = append(next, r)
+	// Four runs of each app, each on a phone of its own, as many at
+	// once as the test's parallelism allows.
+	base, next := make([]*perftest.Result, 4), make([]*perftest.Result, 4)
+	t.Run("sessions", func(t *testing.T) {
+		for i := range base {
+			for _, run := range []struct {
+				preset string
+				into   []*perftest.Result
+			}{{"smooth-scroll", base}, {"janky-scroll", next}} {
+				t.Run(fmt.Sprint(run.preset, i), func(t *testing.T) {
+					t.Parallel()
+					run.into[i], _ = simSession(t, run.preset, 1200*time.Millisecond)
+				})
+			}
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
 	}
 	c := report.Compare(base, next, report.CompareOptions{})
 	var b bytes.Buffer
