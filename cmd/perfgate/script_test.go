@@ -18,8 +18,15 @@ import (
 )
 
 // TestMain installs the test binary as the perfgate command that scripts
-// (and the process tests) run.
+// (and the process tests) run. Under -race a process waits a second at
+// exit for late reports (GORACE atexit_sleep_ms, 1000 by default); the
+// perfgate processes the tests start are done when they exit, so unless
+// GORACE says otherwise they skip that wait (over a hundred of them ran a
+// second longer each).
 func TestMain(m *testing.M) {
+	if _, ok := os.LookupEnv("GORACE"); !ok {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	testscript.Main(m, map[string]func(){"perfgate": main})
 }
 
@@ -51,6 +58,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("RECORDED", recorded)
+			e.Setenv("GORACE", os.Getenv("GORACE"))
 			if dir, err := fixtures.Root(); err == nil {
 				e.Setenv("FIXTURES", dir)
 			}
