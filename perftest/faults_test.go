@@ -149,14 +149,39 @@ func TestADBServerRestart(t *testing.T) {
 	launch(t, d, dev)
 	cfg := quickConfig(t)
 	cfg.GiveUpAfter = 20 * time.Second
+	// The step waits on ticks, not on the clock: a loaded host may take
+	// seconds to bring the adb server back.
+	live := make(chan perftest.Live, 1)
+	cfg.OnTick = func(l perftest.Live) {
+		select {
+		case <-live: // keep the newest
+		default:
+		}
+		live <- l
+	}
+	waitLive := func(what string, ok func(perftest.Live) bool) perftest.Live {
+		timeout := time.After(time.Minute)
+		for {
+			select {
+			case l := <-live:
+				if ok(l) {
+					return l
+				}
+			case <-timeout:
+				t.Fatalf("no tick with %s within a minute", what)
+			}
+		}
+	}
 	s := perftest.Start(t, d, perftest.WithConfig(cfg))
 	s.Step("scroll", func() {
-		time.Sleep(300 * time.Millisecond)
+		before := waitLive("frames before the restart", func(l perftest.Live) bool { return l.Frames > 0 })
 		a.Run("kill-server")
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // ticks fail meanwhile: the gap
 		a.Run("start-server")
 		a.Connect(adbd.Addr)
-		time.Sleep(700 * time.Millisecond)
+		// Ticks call OnTick only when they succeed: the first after the
+		// failed ones brings the frames drawn while the server was down.
+		waitLive("frames after the restart", func(l perftest.Live) bool { return l.Gaps > before.Gaps && l.Frames > before.Frames })
 	})
 	r := s.Stop()
 	if r.Error != "" {
