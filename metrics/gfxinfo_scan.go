@@ -230,7 +230,7 @@ func (a *gfxRowAcc) take(idx gfxColumns, row []int64) {
 	}
 	iv := row[idx.interval]
 	if gfxPeriodLike(iv) {
-		a.periods[0] = addPeriod(a.periods[0], int32(iv))
+		a.periods[0] = addPeriods(a.periods[0], periodRun{int32(iv), 1})
 	}
 	if idx.start < 0 {
 		return
@@ -245,7 +245,7 @@ func (a *gfxRowAcc) take(idx gfxColumns, row []int64) {
 		a.plain++
 	}
 	if gfxPeriodLike(st) {
-		a.periods[1] = addPeriod(a.periods[1], int32(st))
+		a.periods[1] = addPeriods(a.periods[1], periodRun{int32(st), 1})
 	}
 }
 
@@ -296,11 +296,7 @@ func (w *GfxInfoScanWindow) add(a *gfxRowAcc, rows int) {
 	w.acc.plain += a.plain
 	for i := range a.periods {
 		for _, r := range a.periods[i] {
-			if k := len(w.acc.periods[i]) - 1; k >= 0 && w.acc.periods[i][k].v == r.v {
-				w.acc.periods[i][k].n += r.n
-			} else {
-				w.acc.periods[i] = append(w.acc.periods[i], r)
-			}
+			w.acc.periods[i] = addPeriods(w.acc.periods[i], r)
 		}
 	}
 	for f := a.frames; len(f) > 0; {
@@ -561,12 +557,13 @@ func (w *GfxInfoScanWindow) finish(clock int64) {
 // periodRun is n rows in a row with the period-like value v.
 type periodRun struct{ v, n int32 }
 
-func addPeriod(runs []periodRun, v int32) []periodRun {
-	if k := len(runs) - 1; k >= 0 && runs[k].v == v {
-		runs[k].n++
+// addPeriods adds r to runs, to the last run when their values match.
+func addPeriods(runs []periodRun, r periodRun) []periodRun {
+	if k := len(runs) - 1; k >= 0 && runs[k].v == r.v {
+		runs[k].n += r.n
 		return runs
 	}
-	return append(runs, periodRun{v, 1})
+	return append(runs, r)
 }
 
 // medianOfRuns is the value at index ⌊n/2⌋ of the runs' n values sorted,

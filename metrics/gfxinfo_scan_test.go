@@ -313,7 +313,7 @@ func TestMedianOfRuns(t *testing.T) {
 			v := make([]int32, n)
 			for i := range v {
 				v[i] = 8_333_333 + rng.Int32N(spread)
-				runs = addPeriod(runs, v[i])
+				runs = addPeriods(runs, periodRun{v[i], 1})
 			}
 			slices.Sort(v)
 			if got, want := medianOfRuns(runs), int64(v[n/2]); got != want {
