@@ -184,6 +184,12 @@ func TestStoreMigrations(t *testing.T) {
 			defer stores[i].Close()
 		}
 		s := stores[0]
+		if k.name == "sqlite" {
+			var mode string
+			if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+				t.Fatalf("journal mode %q (%v), want wal", mode, err)
+			}
+		}
 		var rows, version int
 		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*), MAX(version) FROM perfgate_schema").Scan(&rows, &version); err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -50,10 +51,12 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
-// quirkSession records one step of at least frames true frames, then lets
-// the device run until every row of the step is settled (its wait for rows
-// still drawing is 2 s of device time and three polls) before stopping.
-func quirkSession(t *testing.T, d *adbx.Device, dev *simdevice.Device, frames int, opts ...perftest.Option) *perftest.Result {
+// quirkSession records one step that lasts until the rows the phone drew
+// in it (those whose IntendedVsync falls after the step began) satisfy
+// enough, then lets the device run until every row of the step is settled
+// (its wait for rows still drawing is 2 s of device time and three polls)
+// before stopping.
+func quirkSession(t *testing.T, d *adbx.Device, dev *simdevice.Device, enough func([]simdevice.TruthFrame) bool, opts ...perftest.Option) *perftest.Result {
 	t.Helper()
 	var ticks atomic.Int64
 	w := dev.World()
@@ -61,12 +64,19 @@ func quirkSession(t *testing.T, d *adbx.Device, dev *simdevice.Device, frames in
 	opts = append(opts, func(c *perftest.Config) { c.OnTick = func(perftest.Live) { ticks.Add(1) } })
 	s := perftest.Start(t, d, opts...)
 	s.Step("quirks", func() {
-		n := len(w.TruthFrames())
-		waitFor(t, fmt.Sprintf("%d frames", frames), func() bool { return len(w.TruthFrames()) >= n+frames })
+		start := int64(w.Uptime())
+		waitFor(t, "the rows the step needs", func() bool {
+			return enough(slices.DeleteFunc(w.TruthFrames(), func(f simdevice.TruthFrame) bool { return f.IntendedVsync < start }))
+		})
 	})
 	end, tick := w.Uptime(), ticks.Load()
 	waitFor(t, "the rows of the step to settle", func() bool { return w.Uptime() > end+3*time.Second && ticks.Load() > tick+5 })
 	return s.Stop()
+}
+
+// atLeast is enough rows for a step that needs n of them.
+func atLeast(n int) func([]simdevice.TruthFrame) bool {
+	return func(fs []simdevice.TruthFrame) bool { return len(fs) >= n }
 }
 
 // TestFrameQuirksMatchTruth records a phone printing every kind of hostile
@@ -95,7 +105,21 @@ func quirkRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, api int) (pr
 	dev := quirkySim(t, hostileFrames, 120, api)
 	d, _ := ep.open(t, dev, stock)
 	launch(t, d, dev)
-	r := quirkSession(t, d, dev, 160, perftest.WithFrameSource(perftest.SourceGfxInfo))
+	// The quirks fall on frame numbers, and a popup's frame takes a number
+	// too, so which of them a given count of rows holds varies: the step
+	// lasts until it holds every one.
+	r := quirkSession(t, d, dev, func(fs []simdevice.TruthFrame) bool {
+		seen := map[string]bool{}
+		for _, f := range fs {
+			seen[f.Reject] = true
+			seen["twin"] = seen["twin"] || f.Twin
+			seen["late"] = seen["late"] || f.ShownCompletedNs > 0
+			seen["popup"] = seen["popup"] || strings.HasPrefix(f.Window, "PopupWindow:")
+		}
+		return len(fs) >= 160 && seen["twin"] && seen["late"] && seen["popup"] && seen[string(metrics.FrameRejectNotCompleted)] &&
+			seen[string(metrics.FrameRejectBeyondClock)] && seen[string(metrics.FrameRejectSentinel)] &&
+			seen[string(metrics.FrameRejectCompletedBeforeVsync)] && seen[string(metrics.FrameRejectFlags)]
+	}, perftest.WithFrameSource(perftest.SourceGfxInfo))
 	stalled = len(r.Gaps) > 0
 	st := r.Step("quirks")
 	truth := dev.World().TruthFrames()
@@ -196,7 +220,7 @@ func TestSurfaceFlingerQuirksMatchTruth(t *testing.T) {
 			dev := quirkySim(t, simdevice.FrameQuirks{SFPendingMs: 200, SFSentinelAC: true}, 60, 33)
 			d, _ := ep.open(t, dev, stock)
 			launch(t, d, dev)
-			r := quirkSession(t, d, dev, 150, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
+			r := quirkSession(t, d, dev, atLeast(150), perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
 			st := r.Step("quirks")
 			want := map[int64]bool{}
 			for _, f := range dev.World().TruthFrames() {
@@ -226,7 +250,7 @@ func TestSurfaceFlingerQuirksMatchTruth(t *testing.T) {
 				dev := quirkySim(t, simdevice.FrameQuirks{SFRows: rows}, 60, 33)
 				d, _ := ep.open(t, dev, stock)
 				launch(t, d, dev)
-				r := quirkSession(t, d, dev, 30, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
+				r := quirkSession(t, d, dev, atLeast(30), perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
 				want := map[string]string{"zeros": "only empty rows", "period_only": "only the refresh period line"}[rows]
 				if len(r.Frames) != 0 || len(r.FramesRejected) != 0 || !strings.Contains(strings.Join(r.Notes, "\n"), want) {
 					t.Errorf("%d frames, rejected %v, notes %q; want none and a note saying %q", len(r.Frames), r.FramesRejected, r.Notes, want)
