@@ -52,6 +52,7 @@ func runCases(t *testing.T, d *Device, cases []shellCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			out, errs, code := run(t, d, tc.cmd, tc.stdin)
 			if out != tc.wantOut || errs != tc.wantErr || code != tc.code {
 				t.Errorf("Shell(%q)\n got stdout %q stderr %q status %d\nwant stdout %q stderr %q status %d",
@@ -64,6 +65,7 @@ func runCases(t *testing.T, d *Device, cases []shellCase) {
 // The expected texts below are what mksh and toybox print on a phone for the
 // same command lines (wording from the mksh and toybox sources' messages).
 func TestShellSemantics(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	runCases(t, d, []shellCase{
 		{name: "sequence", cmd: "echo a; echo b", wantOut: "a\nb\n"},
@@ -112,6 +114,7 @@ func TestShellSemantics(t *testing.T) {
 // mksh reports a bad -c script as "/system/bin/sh: syntax error: ..." with
 // status 1 and runs none of it; process substitution is not mksh syntax.
 func TestShellSyntaxErrors(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	for _, cmd := range []string{"if then", "echo ok; (", "cat <(echo hi)", "echo $((1 +))", "fi"} {
 		out, errs, code := run(t, d, cmd, "")
@@ -122,6 +125,7 @@ func TestShellSyntaxErrors(t *testing.T) {
 }
 
 func TestShellCommands(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	seed := "printf 'alpha\\nBeta\\ngamma delta\\nalphabet\\n' > /data/local/tmp/w.txt; "
 	runCases(t, d, []shellCase{
@@ -189,6 +193,7 @@ func TestShellCommands(t *testing.T) {
 }
 
 func TestShellFiles(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	runCases(t, d, []shellCase{
 		{name: "write and read", cmd: "echo a > /data/local/tmp/f; echo b >> /data/local/tmp/f; cat /data/local/tmp/f", wantOut: "a\nb\n"},
@@ -228,6 +233,7 @@ func TestShellFiles(t *testing.T) {
 }
 
 func TestShellRoot(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{Root: true})
 	runCases(t, d, []shellCase{
 		{name: "id", cmd: "id -u; id -un", wantOut: "0\nroot\n"},
@@ -237,9 +243,11 @@ func TestShellRoot(t *testing.T) {
 }
 
 func TestShellCancelSleep(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	for _, cmd := range []string{"sleep 100", "echo start; sleep 100; echo never", "sleep 100 | cat", "while true; do sleep 1; done", "cat", "read x", "logcat", "logcat -v threadtime | grep Choreographer", "sh -c 'sleep 100'", "sleep 100 &"} {
 		t.Run(cmd, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithCancel(context.Background())
 			pr, pw := io.Pipe() // a stream whose stdin never ends
 			defer pw.Close()
@@ -264,6 +272,7 @@ func TestShellCancelSleep(t *testing.T) {
 }
 
 func TestCloseEndsShells(t *testing.T) {
+	t.Parallel()
 	d, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -286,6 +295,7 @@ func TestCloseEndsShells(t *testing.T) {
 }
 
 func TestShellConcurrent(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
@@ -329,6 +339,7 @@ func (l *lockedBuffer) String() string {
 
 // The same writer for stdout and stderr keeps the order a terminal shows.
 func TestShellSameWriter(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	var buf bytes.Buffer
 	st := d.Shell(context.Background(), "echo out; echo err >&2; echo out2", nil, &buf, &buf)
@@ -338,6 +349,7 @@ func TestShellSameWriter(t *testing.T) {
 }
 
 func TestHeadStopsReadingStream(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	pr, pw := io.Pipe()
 	defer pw.Close()
@@ -352,6 +364,7 @@ func TestHeadStopsReadingStream(t *testing.T) {
 }
 
 func TestGrepStreamsStdin(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	pr, pw := io.Pipe()
 	defer pw.Close()
@@ -380,6 +393,7 @@ func TestGrepStreamsStdin(t *testing.T) {
 // cut; the expected values are read by hand from the capture (8 lines, one
 // Choreographer line reporting 79 skipped frames, one Davey! line).
 func TestShellOnRealCapture(t *testing.T) {
+	t.Parallel()
 	data := fixtures.Read(t, "logcat_choreographer/celadon188_threadtime_davey_skipped79.txt")
 	d := newTestDevice(t, Config{})
 	w, err := d.Create("/data/local/tmp/logcat.txt", 0o644, time.Now())
@@ -398,6 +412,7 @@ func TestShellOnRealCapture(t *testing.T) {
 }
 
 func TestGrepContext(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	runCases(t, d, []shellCase{
 		{name: "after", cmd: "seq 10 | grep -A 1 -e 3 -e 7", wantOut: "3\n4\n--\n7\n8\n"},
@@ -410,6 +425,7 @@ func TestGrepContext(t *testing.T) {
 }
 
 func TestLogcatDumpEnds(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -422,6 +438,7 @@ func TestLogcatDumpEnds(t *testing.T) {
 // Nothing a script does reaches the host: no host users, no host files, no
 // host temporary FIFOs.
 func TestShellStaysOnDevice(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	runCases(t, d, []shellCase{
 		{name: "tilde", cmd: "echo ~ ~root ~shell/x ~nosuchuser", wantOut: "/ / //x ~nosuchuser\n"},
@@ -435,6 +452,7 @@ func TestShellStaysOnDevice(t *testing.T) {
 }
 
 func TestShellFileStdin(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -452,6 +470,7 @@ func TestShellFileStdin(t *testing.T) {
 // A producer ends once its reader has gone, as SIGPIPE ends it on a phone,
 // instead of running to the end of its (here practically endless) output.
 func TestProducerEndsWhenReaderGoes(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
