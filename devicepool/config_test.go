@@ -15,7 +15,6 @@ import (
 )
 
 func TestParseConfig(t *testing.T) {
-	t.Parallel()
 	c, err := devicepool.ParseConfig("pool.json", []byte(`{
   "servers": ["lab-1:5037", "tcp:lab-2:5038", "tcp:5039"],
   "filter": {"models": ["Pixel 7"], "min_api": 30, "max_api": 34, "serial": "emulator-*"},
@@ -66,7 +65,6 @@ func TestFromEnv(t *testing.T) {
 }
 
 func TestParseAPIRange(t *testing.T) {
-	t.Parallel()
 	for in, want := range map[string][2]int{"33": {33, 33}, "30-34": {30, 34}, "30-": {30, 0}, "-33": {0, 33}} {
 		lo, hi, err := devicepool.ParseAPIRange(in)
 		if err != nil || lo != want[0] || hi != want[1] {
@@ -81,7 +79,6 @@ func TestParseAPIRange(t *testing.T) {
 }
 
 func TestServerAddr(t *testing.T) {
-	t.Parallel()
 	for in, want := range map[string]string{"": "127.0.0.1:5037", "lab:5038": "lab:5038", "tcp:lab:5039": "lab:5039", "tcp:5040": "127.0.0.1:5040", "5041": "127.0.0.1:5041", "tcp:[::1]:5042": "[::1]:5042"} {
 		if got, err := devicepool.ServerAddr(in); err != nil || got != want {
 			t.Errorf("%q: %q %v, want %q", in, got, err, want)
@@ -97,7 +94,6 @@ func TestServerAddr(t *testing.T) {
 // TestShardsCoverEveryTestOnce: n jobs of a suite, each given its shard,
 // run every test exactly once; subtests stay with their test.
 func TestShardsCoverEveryTestOnce(t *testing.T) {
-	t.Parallel()
 	names := []string{"TestScroll", "TestLaunch", "TestFeed", "TestSearch", "TestLogin", "TestVideo", "TestChat", "TestMap"}
 	const n = 3
 	sizes := make([]int, n+1)
@@ -140,7 +136,6 @@ func twoPhones(t *testing.T) *adbtest.Server {
 }
 
 func TestFilters(t *testing.T) {
-	t.Parallel()
 	srv := twoPhones(t)
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -176,7 +171,6 @@ func TestFilters(t *testing.T) {
 // its holder gives it back; with every device busy for longer than
 // Config.Wait it fails, naming who holds them.
 func TestLeaseWaitsBounded(t *testing.T) {
-	t.Parallel()
 	srv := twoPhones(t)
 	ctx := context.Background()
 	p, err := devicepool.New(ctx, devicepool.Config{Servers: []string{srv.Addr}, Filter: devicepool.Filter{Serial: "sim-a"}, Wait: 50 * time.Millisecond})

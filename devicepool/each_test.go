@@ -15,7 +15,6 @@ import (
 // TestEach: a test fanned out over every device runs once on each, named
 // after it; over one per model, once on a device of each model.
 func TestEach(t *testing.T) {
-	t.Parallel()
 	lab := simlab.Start(t, simlab.Lab{Phones: []simlab.Phone{
 		{Model: "Pixel 8", API: 34, Count: 2, Serial: "p8"},
 		{Model: "Pixel 4a", API: 30, Count: 2, Serial: "p4a"},

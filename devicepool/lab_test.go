@@ -191,7 +191,6 @@ func TestLabSuiteSpreadsOverEveryDevice(t *testing.T) {
 
 	var solo time.Duration
 	t.Run("solo", func(t *testing.T) {
-		t.Parallel()
 		start := time.Now()
 		measureTruly(t, lab, p.Lease(t))
 		solo = time.Since(start)
@@ -263,7 +262,6 @@ func (r *recorder) run(fn func()) {
 // from the pure-Go adb server (the server drops it), and from the stock adb
 // server (its adbd goes away and the server, not ours, must notice).
 func TestUnplugFailsOnlyItsTest(t *testing.T) {
-	t.Parallel()
 	for server, name := range []string{"go", "adb"} {
 		t.Run(name, func(t *testing.T) { unplugMidRun(t, server) })
 	}

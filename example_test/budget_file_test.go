@@ -13,7 +13,6 @@ import (
 // crashes). Record it from a run with
 // `go test -run TestFeedBudgets -update`, review the diff and commit it.
 func TestFeedBudgets(t *testing.T) {
-	t.Parallel()
 	dev, app := openDevice(t, "janky-scroll")
 	sc := scenario.Start(t, dev, app)
 	sc.Step("launch", scenario.Launch(scenario.Cold))

@@ -13,7 +13,6 @@ import (
 // simulated "janky-feed" app binds rows in RecyclerView's layout and
 // decodes an image on its main thread.
 func TestWhyItJanked(t *testing.T) {
-	t.Parallel()
 	dev, app := openDevice(t, "janky-feed")
 	s := perftest.Start(t, dev, perftest.WithConfig(perftest.Config{Package: app, WaitForApp: true}))
 	launch(t, dev, app)

@@ -16,7 +16,6 @@ import (
 // significant growth past 10 %; `go test -run TestMemoryLeakGate -update`
 // records a new baseline when a change is intended.
 func TestMemoryLeakGate(t *testing.T) {
-	t.Parallel()
 	dev, app := openDevice(t, "memory-leak")
 	sc := scenario.Start(t, dev, app, perftest.WithSlowInterval(200*time.Millisecond))
 	sc.Step("launch", scenario.Launch(scenario.Cold))

@@ -12,7 +12,6 @@ import (
 // (the default jank definition: frames that missed their deadline) and at
 // least 50 FPS. The simulated "janky-scroll" app misses 3 deadlines every 3 s of scrolling.
 func TestScrollJankBudget(t *testing.T) {
-	t.Parallel()
 	dev, app := openDevice(t, "janky-scroll")
 	launch(t, dev, app)
 

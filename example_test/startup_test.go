@@ -13,7 +13,6 @@ import (
 // Macrobenchmark reports time to initial display). The simulated app takes
 // 650 ms.
 func TestColdStartBudget(t *testing.T) {
-	t.Parallel()
 	dev, app := openDevice(t, "smooth-scroll")
 	sc := scenario.Start(t, dev, app)
 	sc.Step("cold start", scenario.LaunchWith(scenario.Cold, 3, scenario.StartupOptions{}))

@@ -13,7 +13,6 @@ import (
 // it per UID). The simulated chatty app moves about 200 KB/s down and
 // 50 KB/s up while it scrolls.
 func TestNetworkBudget(t *testing.T) {
-	t.Parallel()
 	dev, app := openDevice(t, "chatty-network")
 	sc := scenario.Start(t, dev, app)
 	sc.Step("launch", scenario.Launch(scenario.Cold))

@@ -74,7 +74,6 @@ func headless(t *testing.T, bin, page string, extra ...string) (string, string) 
 // not blank. The deadline-missed marks are checked against the phone's
 // ground truth: the frames it really rendered late.
 func TestBrowserRendersReport(t *testing.T) {
-	t.Parallel()
 	bin := chromium(t)
 	r, dev := simSession(t, "janky-scroll", 3*time.Second)
 	dir := t.TempDir()

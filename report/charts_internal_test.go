@@ -14,7 +14,6 @@ import (
 // Neighbouring axis ticks never print alike: a CPU axis of 0 … 0.01 %
 // once read "0, 0, 0.01, 0.01".
 func TestTickLabelsDistinct(t *testing.T) {
-	t.Parallel()
 	for _, top := range []float64{0.0012, 0.012, 0.3, 7, 130, 2.2e5} {
 		step := niceStep(top)
 		seen := map[string]bool{}
@@ -43,7 +42,6 @@ func chartOf(t *testing.T, r *perftest.Result, st *perftest.Step, budgets []metr
 // A budget line is labelled in the chart's unit and its own: a PSS budget
 // in KiB on the MiB memory chart says both.
 func TestBudgetLineUnits(t *testing.T) {
-	t.Parallel()
 	st := &perftest.Step{Name: "scroll", HostEndNs: 2e9}
 	r := &perftest.Result{Steps: []*perftest.Step{st}}
 	mem := chartOf(t, r, st, []metrics.Limit{{Metric: metrics.PSSMax, Value: 168000}}, "memory")
@@ -59,7 +57,6 @@ func TestBudgetLineUnits(t *testing.T) {
 // One frame is no frame rate: a launch step that drew a single frame has
 // no FPS line (the chart says no data), not one from 0 to 1 fps.
 func TestFPSNeedsTwoFrames(t *testing.T) {
-	t.Parallel()
 	if pts := fpsSeries([]float64{0.4}, 3); pts != nil {
 		t.Errorf("one frame drew %v", pts)
 	}
@@ -71,7 +68,6 @@ func TestFPSNeedsTwoFrames(t *testing.T) {
 // A 0.7 s step between two traffic reads 1 s apart counts the bytes of the
 // read after it (its table says 620 B): the chart draws that read too.
 func TestTrafficOfShortStep(t *testing.T) {
-	t.Parallel()
 	st := &perftest.Step{Name: "tap", HostStartNs: 1.2e9, HostEndNs: 1.9e9}
 	r := &perftest.Result{Traffic: []perftest.TrafficSample{
 		{HostNs: 1e9, RxBytes: 1000, TxBytes: 100}, {HostNs: 2e9, RxBytes: 1620, TxBytes: 100}, {HostNs: 3e9, RxBytes: 9000, TxBytes: 900}}}
@@ -86,7 +82,6 @@ func TestTrafficOfShortStep(t *testing.T) {
 // (the spike of the slow frame), and says the gap it judged; each point of
 // a short line has a hover title with its unit.
 func TestChartsOfRecordedSession(t *testing.T) {
-	t.Parallel()
 	r, err := perftest.ReadResult("testdata/janky-scroll.json")
 	assert.NilError(t, err)
 	st := r.Step("scroll")
@@ -134,7 +129,6 @@ func TestChartsOfRecordedSession(t *testing.T) {
 // A step that launched the app has a startup chart: each launch's time
 // to initial and full display, the median and the budget.
 func TestStartupChart(t *testing.T) {
-	t.Parallel()
 	st := &perftest.Step{Name: "launch", HostEndNs: 3e9, Startup: &perftest.StartupStats{Kind: "cold", InitialDisplayMs: 650,
 		Iterations: []perftest.StartupSample{{TotalTimeMs: 700, FullyDrawnMs: 950}, {TotalTimeMs: 640, FullyDrawnMs: 900}, {TotalTimeMs: 650}}}}
 	r := &perftest.Result{Steps: []*perftest.Step{st}}

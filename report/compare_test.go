@@ -40,7 +40,6 @@ func runs(rng *rand.Rand, n int, p95, fps float64, pss int64) []*perftest.Result
 // (reported as p=0.000); the medians are 19.125 and 25.125 ms (+31.4 %),
 // shown rounded half away from zero; p90 is p95 − 1 ms, p99 p95 + 4 ms.
 func TestCompareKnownRegression(t *testing.T) {
-	t.Parallel()
 	var base, next []*perftest.Result
 	for i := range 10 {
 		base = append(base, run(18+0.25*float64(i), 60, 100000))
@@ -79,7 +78,6 @@ func TestCompareKnownRegression(t *testing.T) {
 // median by 10 %. With the threshold at 0 the Mann-Whitney U test alone
 // fires at about its α per metric.
 func TestCompareNoise(t *testing.T) {
-	t.Parallel()
 	fired, firedNoThreshold, tests := 0, 0, 0
 	for seed := range uint64(200) {
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -107,7 +105,6 @@ func TestCompareNoise(t *testing.T) {
 // Too few runs is a warning, not an error; steps repeated inside one
 // session count as runs.
 func TestCompareFewRunsAndIterations(t *testing.T) {
-	t.Parallel()
 	c := report.Compare([]*perftest.Result{run(18, 60, 1)}, []*perftest.Result{run(30, 60, 1)}, report.CompareOptions{})
 	assert.Equal(t, len(c.Regressions()), 0, "one run each cannot be significant")
 	var b bytes.Buffer
@@ -158,7 +155,6 @@ func TestCompareFewRunsAndIterations(t *testing.T) {
 // The text and Markdown forms carry the table, the regression line and the
 // hint, and warn when the devices differ.
 func TestCompareOutput(t *testing.T) {
-	t.Parallel()
 	var base, next []*perftest.Result
 	for i := range 6 {
 		base = append(base, run(18+0.25*float64(i), 60, 1))
@@ -191,7 +187,6 @@ func TestCompareOutput(t *testing.T) {
 // A metric the new runs did not measure is no improvement to 0: the
 // comparison says it was not measured, and why.
 func TestCompareNotMeasured(t *testing.T) {
-	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	base := runs(rng, 6, 18, 60, 100000)
 	next := runs(rng, 6, 18, 60, 100000)

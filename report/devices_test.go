@@ -29,7 +29,6 @@ func onDevice(t *testing.T, serial, model string, api, jank int) *perftest.Resul
 // step, the worst of each metric marked, each phone judged against its own
 // model's budgets from a file with budgets per model.
 func TestDevicesSideBySide(t *testing.T) {
-	t.Parallel()
 	results := []*perftest.Result{
 		onDevice(t, "sim-1", "Pixel 8", 34, 1),
 		onDevice(t, "sim-2", "Pixel 4a", 30, 9),

@@ -29,7 +29,6 @@ import (
 // that the scroll step breaks (jank) and meets (fps), is a golden file:
 // run 'go test ./report -update' to rewrite testdata/*.golden.
 func TestMarkdownGolden(t *testing.T) {
-	t.Parallel()
 	r := loadRecorded(t)
 	cases := []struct {
 		name string
@@ -47,7 +46,6 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
 			var b bytes.Buffer
 			assert.NilError(t, report.WriteMarkdown(&b, []*perftest.Result{r}, tc.opts))
 			golden.Assert(t, b.String(), tc.name+".golden")
@@ -59,7 +57,6 @@ func TestMarkdownGolden(t *testing.T) {
 // without a budget, each with its own source, and a summary checked
 // against no budget does not claim "all budgets met".
 func TestMarkdownStartupWithoutBudget(t *testing.T) {
-	t.Parallel()
 	r := loadRecorded(t)
 	launch := &perftest.Step{Name: "launch", Startup: &perftest.StartupStats{Kind: "cold", Source: "am start -W TotalTime; logcat Fully drawn",
 		InitialDisplayMs: 2500, Iterations: []perftest.StartupSample{{TotalTimeMs: 2400}, {TotalTimeMs: 2500}}}}
@@ -85,7 +82,6 @@ func TestMarkdownStartupWithoutBudget(t *testing.T) {
 // carries the very line assert's checks report, and fails the session
 // exactly when they do.
 func TestBudgetVerdicts(t *testing.T) {
-	t.Parallel()
 	r := loadRecorded(t)
 	cases := []struct {
 		step   string
@@ -106,7 +102,6 @@ func TestBudgetVerdicts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.step+"/"+tc.budget.String(), func(t *testing.T) {
-			t.Parallel()
 			one := &perftest.Result{Schema: r.Schema, Device: r.Device, App: r.App, Steps: []*perftest.Step{r.Step(tc.step)}}
 			assert.Equal(t, report.Failed(one, []metrics.Limit{tc.budget}), !tc.pass)
 			var md bytes.Buffer
@@ -134,7 +129,6 @@ func (l *lineT) FailNow() {}
 
 // A crash fails the step even without a budget for it.
 func TestCrashFailsWithoutBudget(t *testing.T) {
-	t.Parallel()
 	st := &perftest.Step{Name: "tap", Crashes: []perftest.Crash{{Step: "tap", OldPIDs: []int{100}}}}
 	r := &perftest.Result{Schema: perftest.Schema, Steps: []*perftest.Step{st}}
 	assert.Equal(t, report.Failed(r, nil), true)
@@ -188,7 +182,6 @@ func charts(t *testing.T, page string) []svgDoc {
 // frames); the refresh deadline and budgets drawn as lines; facts, the
 // metrics table and verdicts present.
 func TestHTMLStructure(t *testing.T) {
-	t.Parallel()
 	r := loadRecorded(t)
 	budgets := []metrics.Limit{
 		{Step: "scroll", Metric: "fps", Value: 50, Min: true},
@@ -274,7 +267,6 @@ func TestHTMLStructure(t *testing.T) {
 // Gaps, crashes and an early end are shown, and text from the device is
 // escaped.
 func TestHTMLShowsErrors(t *testing.T) {
-	t.Parallel()
 	r := loadRecorded(t)
 	r.Error = "device unreachable: <eof>"
 	st := r.Step("scroll")
@@ -315,7 +307,6 @@ func TestHTMLShowsErrors(t *testing.T) {
 // A step without frames, CPU or memory says "no data" rather than drawing
 // empty axes.
 func TestHTMLEmptyStep(t *testing.T) {
-	t.Parallel()
 	r := &perftest.Result{Schema: perftest.Schema, Name: "TestEmpty", App: perftest.AppInfo{Package: "com.example"},
 		Steps: []*perftest.Step{{Name: "idle", HostEndNs: 1e9, DeviceEndNs: 1e9}}}
 	var b bytes.Buffer
@@ -331,7 +322,6 @@ func TestHTMLEmptyStep(t *testing.T) {
 // 1.5 s, one of which takes 40 ms and misses its deadline (deadline =
 // vsync + 16.6 ms).
 func TestChartSeriesHandComputed(t *testing.T) {
-	t.Parallel()
 	const period = 16_666_667
 	var frames []metrics.Frame
 	var gf []metrics.GfxInfoFrame
@@ -383,7 +373,6 @@ func TestChartSeriesHandComputed(t *testing.T) {
 // The benchmark text parses as Go benchmark format, one result per step,
 // with the values the Result holds, scaled to benchstat's units.
 func TestBenchstatFormat(t *testing.T) {
-	t.Parallel()
 	r := loadRecorded(t)
 	var b bytes.Buffer
 	assert.NilError(t, report.WriteBenchstat(&b, []*perftest.Result{r, r}))
@@ -422,7 +411,6 @@ func TestBenchstatFormat(t *testing.T) {
 // PERFGATE_REPORT: every session's reports land in the directory with an
 // index linking all of them, also when many write at once.
 func TestWriteDir(t *testing.T) {
-	t.Parallel()
 	r := loadRecorded(t)
 	dir := filepath.Join(t.TempDir(), "reports")
 	const n = 8
@@ -468,7 +456,6 @@ func TestReportFromEnv(t *testing.T) {
 // name in another package's run at once) keep their own reports; a
 // session whose Result is already in the folder gets no second copy.
 func TestWriteDirNeverOverwrites(t *testing.T) {
-	t.Parallel()
 	r := loadRecorded(t)
 	dir := t.TempDir()
 	for i := range 2 {
@@ -494,7 +481,6 @@ func TestWriteDirNeverOverwrites(t *testing.T) {
 }
 
 func TestFileName(t *testing.T) {
-	t.Parallel()
 	for in, want := range map[string]string{
 		"TestFeed":               "TestFeed",
 		"TestFeed/scroll fast":   "TestFeed__scroll_fast",
@@ -511,7 +497,6 @@ func TestFileName(t *testing.T) {
 
 // A failing writer's error comes back, named.
 func TestWriteErrors(t *testing.T) {
-	t.Parallel()
 	r := loadRecorded(t)
 	for name, write := range map[string]func(io.Writer) error{
 		"html":     func(w io.Writer) error { return report.WriteHTML(w, []*perftest.Result{r}, report.Options{}) },
@@ -530,7 +515,6 @@ func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("disk full")
 // A corrupt Result whose step spans centuries once made the FPS chart
 // allocate a bin per second; the chart now widens its bins instead.
 func TestHTMLHugeStep(t *testing.T) {
-	t.Parallel()
 	st := &perftest.Step{Name: "s", HostEndNs: math.MaxInt64, DeviceEndNs: math.MaxInt64}
 	st.FrameStats = metrics.FrameSummary{Source: "surfaceflinger", Window: "w", Frames: 3, RefreshPeriodMS: 16.7}
 	r := &perftest.Result{Schema: perftest.Schema, Steps: []*perftest.Step{st}, Frames: []metrics.Frame{
@@ -546,7 +530,6 @@ func TestHTMLHugeStep(t *testing.T) {
 // Restarts the test caused are listed apart from crashes and do not fail
 // the session.
 func TestHTMLRestarts(t *testing.T) {
-	t.Parallel()
 	r := loadRecorded(t)
 	r.Restarts = []perftest.Crash{{HostNs: 1_500_000_000, Step: "scroll", OldPIDs: []int{100}, NewPIDs: []int{200}}}
 	var b bytes.Buffer
@@ -560,7 +543,6 @@ func TestHTMLRestarts(t *testing.T) {
 // reason in every report, never 0 and never a blank; benchstat's reader
 // skips the reason lines.
 func TestReportsSayNotMeasured(t *testing.T) {
-	t.Parallel()
 	r := loadRecorded(t)
 	why := `traffic: /proc/<pid>/net/dev unreadable on every read in the step (7 failed; last: exit 1: "cat: /proc/4242/net/dev: No such file or directory")`
 	settle := r.Step("settle")
@@ -603,7 +585,6 @@ func TestReportsSayNotMeasured(t *testing.T) {
 // report's own: GT SM in the HTML table, the benchmark line, and a budget
 // on it in the summary, failing with the gates' line.
 func TestCatalogueMetricInEveryReport(t *testing.T) {
-	t.Parallel()
 	r := loadRecorded(t)
 	st := r.Step("scroll")
 	st.Smoothness = &perftest.SmoothnessStats{Source: "logcat Choreographer: Skipped N frames!", RefreshHz: 60, MinSM: 16, Skipped: 88}

@@ -58,7 +58,6 @@ func simDevice(t testing.TB, preset string, q simdevice.Quirks) (*simdevice.Devi
 }
 
 func TestRecordJankyScroll(t *testing.T) {
-	t.Parallel()
 	if !*record {
 		t.Skip("run with -record to re-record " + recorded)
 	}

@@ -24,7 +24,6 @@ func runProg(f func(args []string, stdout, stderr io.Writer) int, args ...string
 const looperProp = "log.looper.10234.main.slow"
 
 func TestSetprop(t *testing.T) {
-	t.Parallel()
 	w, _ := newTestWorld(t, Config{Workload: mustPreset(t, "janky-feed")})
 	if st, _, e := runProg(w.Setprop, looperProp, "16"); st != 0 || e != "" {
 		t.Fatalf("setprop: %d %q", st, e)
@@ -81,7 +80,6 @@ func looperLines(t *testing.T, w *World) ([]metrics.LooperLine, []metrics.Logcat
 // the frame's late delivery, then "Drained". Each logged message is a truth
 // block with what it logged.
 func TestLooperLogsLikeTheFramework(t *testing.T) {
-	t.Parallel()
 	w, clk := newTestWorld(t, Config{Workload: mustPreset(t, "janky-feed")})
 	runProg(w.Setprop, looperProp, "16")
 	wlaunch(t, w)
@@ -146,7 +144,6 @@ func TestLooperLogsLikeTheFramework(t *testing.T) {
 
 // Android 14 reads log.looper.any.main.slow too.
 func TestLooperAnyProperty(t *testing.T) {
-	t.Parallel()
 	for api, want := range map[int]bool{33: false, 34: true} {
 		w, clk := newTestWorld(t, Config{API: api, Workload: mustPreset(t, "janky-feed")})
 		runProg(w.Setprop, "log.looper.any.main.slow", "16")
@@ -216,7 +213,6 @@ func waitRecorders(t *testing.T, w *World, n int) {
 // stops it; report-sample prints the samples as simpleperf does, and the
 // stacks of the samples inside a cause's work are the cause's.
 func TestSimpleperfRecordsTheMainThread(t *testing.T) {
-	t.Parallel()
 	_, w, pid := runningFeed(t)
 	const file = "/data/local/tmp/perfgate-test.data"
 	done, st, stderr := record(w, "--app", PresetPackage, "-t", strconv.Itoa(pid), "-e", "cpu-clock", "-f", "1000", "-g", "--clockid", "monotonic", "-o", file)
@@ -277,7 +273,6 @@ func TestSimpleperfRecordsTheMainThread(t *testing.T) {
 }
 
 func TestSimpleperfRefuses(t *testing.T) {
-	t.Parallel()
 	wl := mustPreset(t, "janky-feed")
 	wl.Debuggable = false
 	w, _ := newTestWorld(t, Config{Workload: wl})
@@ -323,7 +318,6 @@ func TestSimpleperfRefuses(t *testing.T) {
 // The system reports an ANR five seconds into the app's frozen main
 // thread, and the dropbox holds the main thread's stack.
 func TestANRReport(t *testing.T) {
-	t.Parallel()
 	w, clk := newTestWorld(t, Config{Workload: mustPreset(t, "janky-feed")})
 	wlaunch(t, w)
 	clk.advance(time.Second) // the cold start shows the activity at 650 ms
@@ -361,7 +355,6 @@ func TestANRReport(t *testing.T) {
 }
 
 func TestCauseValidation(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		edit func(*Workload)
 		err  string
@@ -399,7 +392,6 @@ func mustJSON(t *testing.T, v any) []byte {
 
 // The truth stream holds each cause frame's blocks before the frame.
 func TestTruthStreamBlocks(t *testing.T) {
-	t.Parallel()
 	var buf bytes.Buffer
 	w, clk := newTestWorld(t, Config{Workload: mustPreset(t, "janky-feed"), Truth: &buf})
 	wlaunch(t, w)
@@ -438,7 +430,6 @@ func TestTruthStreamBlocks(t *testing.T) {
 // am profile start --sampling samples the main thread as ART's sampling
 // profiler does, and writes the trace when profiling stops.
 func TestAmProfile(t *testing.T) {
-	t.Parallel()
 	d, w, pid := runningFeed(t)
 	const file = "/data/local/tmp/p.trace"
 	am := func(args ...string) (int, string) {

@@ -17,7 +17,6 @@ import (
 )
 
 func TestNewDefaultsAndValidation(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	cfg := d.Config()
 	if cfg.Serial != "perfgate-sim" || cfg.API != 33 || cfg.Cores != 8 || cfg.Model != "Pixel 7" {
@@ -46,7 +45,6 @@ func TestNewDefaultsAndValidation(t *testing.T) {
 }
 
 func TestProductAndFeatures(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		api                 int
 		name, model, device string
@@ -90,7 +88,6 @@ func TestProductAndFeatures(t *testing.T) {
 }
 
 func TestSyncPushPull(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	mtime := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
 	w, err := d.Create("/sdcard/perf/run1/budget.json", 0o640, mtime)
@@ -147,7 +144,6 @@ func TestSyncPushPull(t *testing.T) {
 }
 
 func TestSyncErrors(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	for _, tc := range []struct {
 		path string
@@ -188,7 +184,6 @@ func TestSyncErrors(t *testing.T) {
 }
 
 func TestSyncSkeleton(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	for _, tc := range []struct {
 		path string
@@ -225,7 +220,6 @@ func TestSyncSkeleton(t *testing.T) {
 }
 
 func TestDialTCP(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -266,7 +260,6 @@ func TestDialTCP(t *testing.T) {
 }
 
 func TestDialAfterClose(t *testing.T) {
-	t.Parallel()
 	d, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -285,13 +278,11 @@ func TestDialAfterClose(t *testing.T) {
 // of real captures per Android release (fixtures/SOURCES.md, gfxinfo table):
 // 16 on Android 9, 17 on 11, 23 on 13 and 14.
 func TestShellWorldShapes(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		api     int
 		columns int
 	}{{28, 16}, {30, 17}, {33, 23}, {34, 23}} {
 		t.Run(fmt.Sprint("API", tc.api), func(t *testing.T) {
-			t.Parallel()
 			d := newTestDevice(t, Config{API: tc.api})
 			pkg := d.World().Package()
 			if pkg == "" {
@@ -354,7 +345,6 @@ func TestShellWorldShapes(t *testing.T) {
 // adb pull of kernel files reads what the World renders; stat(2) reports
 // size 0 for /proc files as the kernel does, so pull must read to the end.
 func TestSyncKernelFiles(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	fi, err := d.Stat("/proc/stat")
 	if err != nil || fi.IsDir() || fi.Size() != 0 {

@@ -53,7 +53,6 @@ func scrolled(t *testing.T, api int, preset string) *World {
 }
 
 func TestGfxinfoShapeMatchesCaptures(t *testing.T) {
-	t.Parallel()
 	cases := []struct {
 		api     int
 		capture string
@@ -65,7 +64,6 @@ func TestGfxinfoShapeMatchesCaptures(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprint("api", c.api), func(t *testing.T) {
-			t.Parallel()
 			real := capture(t, c.capture)
 			real = strings.TrimPrefix(real, "\ufeff")
 			ours := wdumpsys(scrolled(t, c.api, "janky-scroll"), "gfxinfo", PresetPackage, "framestats")
@@ -114,7 +112,6 @@ func daveyFields(line string) []string {
 // No framestats CSV capture exists for API 24-30; the Davey! lines of those
 // releases name the same columns in the same order.
 func TestProfileHeaderMatchesDaveyFields(t *testing.T) {
-	t.Parallel()
 	old := capture(t, "logcat_choreographer/celadon188_threadtime_davey_skipped79.txt")
 	var davey string
 	for _, ln := range strings.Split(old, "\n") {
@@ -151,7 +148,6 @@ func TestProfileHeaderMatchesDaveyFields(t *testing.T) {
 }
 
 func TestMeminfoShapeMatchesCaptures(t *testing.T) {
-	t.Parallel()
 	cases := []struct {
 		api     int
 		capture string
@@ -198,7 +194,6 @@ func TestMeminfoShapeMatchesCaptures(t *testing.T) {
 }
 
 func TestProcShapesMatchCaptures(t *testing.T) {
-	t.Parallel()
 	w := scrolled(t, 33, "smooth-scroll")
 	pid := w.Truth().Pids[0]
 	read := func(p string) string {
@@ -274,7 +269,6 @@ func TestProcShapesMatchCaptures(t *testing.T) {
 }
 
 func TestTrafficShapesMatchCaptures(t *testing.T) {
-	t.Parallel()
 	w := scrolled(t, 28, "chatty-network")
 	b, err := w.ReadFile("/proc/net/xt_qtaguid/stats")
 	if err != nil {
@@ -328,7 +322,6 @@ func mustRead(t *testing.T, w *World, p string) []byte {
 }
 
 func TestSurfaceFlingerShapes(t *testing.T) {
-	t.Parallel()
 	w := scrolled(t, 33, "smooth-scroll")
 	list := wdumpsys(w, "SurfaceFlinger", "--list")
 	real := capture(t, "sf_list/solox249_android12plus_blast_findstr.txt")
@@ -370,7 +363,6 @@ func TestSurfaceFlingerShapes(t *testing.T) {
 }
 
 func TestAmStartShapeMatchesCaptures(t *testing.T) {
-	t.Parallel()
 	keys := func(s string) []string {
 		var k []string
 		for _, ln := range strings.Split(strings.TrimSpace(s), "\n") {
@@ -400,7 +392,6 @@ func TestAmStartShapeMatchesCaptures(t *testing.T) {
 }
 
 func TestDumpsysMiscShapes(t *testing.T) {
-	t.Parallel()
 	w := scrolled(t, 34, "smooth-scroll")
 	keys := func(s string) []string {
 		var k []string
@@ -447,7 +438,6 @@ func TestDumpsysMiscShapes(t *testing.T) {
 }
 
 func TestPmPsShapes(t *testing.T) {
-	t.Parallel()
 	w := scrolled(t, 34, "smooth-scroll")
 	pid := w.Truth().Pids[0]
 	var o, e bytes.Buffer
@@ -492,7 +482,6 @@ func TestPmPsShapes(t *testing.T) {
 }
 
 func TestLogcatFormatsMatchCaptures(t *testing.T) {
-	t.Parallel()
 	wl := mustPreset(t, "smooth-scroll")
 	wl.Phases[0].Janks = []Jank{{At: []int{5}, Vsyncs: 40}}
 	w, clk := newTestWorld(t, Config{API: 33, Workload: wl})

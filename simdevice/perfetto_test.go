@@ -21,7 +21,6 @@ var stamp = regexp.MustCompile(`\[ *[0-9]+\.[0-9]{3}\] +`)
 
 // What each Android version's perfetto takes, and how it refuses the rest.
 func TestPerfettoCommandLine(t *testing.T) {
-	t.Parallel()
 	out := " -o /data/misc/perfetto-traces/t"
 	for _, tc := range []struct {
 		name    string
@@ -52,7 +51,6 @@ func TestPerfettoCommandLine(t *testing.T) {
 			wantErr: "Could not open /data/local/tmp/c. If this is a permission denied error, try placing the config in /data/misc/perfetto-configs", code: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
 			d := newTestDevice(t, Config{API: tc.api, Quirks: tc.q})
 			o, e, code := run(t, d, tc.cmd, tc.stdin)
 			e = stamp.ReplaceAllString(e, "")
@@ -67,7 +65,6 @@ func TestPerfettoCommandLine(t *testing.T) {
 // then writes the file and exits a moment later, so the file is whole only
 // once kill -0 no longer finds it. SIGKILL leaves the file empty.
 func TestPerfettoBackground(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{API: 33, Workload: mustPreset(t, "janky-scroll")})
 	run(t, d, "monkey -p "+PresetPackage+" -c android.intent.category.LAUNCHER 1", "")
 	const f = "/data/misc/perfetto-traces/bg.perfetto-trace"
@@ -124,7 +121,6 @@ func TestPerfettoBackground(t *testing.T) {
 // In the foreground perfetto records for the config's duration, writes the
 // file and says how much it wrote.
 func TestPerfettoForeground(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{API: 33})
 	cfg := strings.Replace(minimalConfig, "duration_ms: 60000", "duration_ms: 200", 1)
 	_, e, code := run(t, d, "perfetto --txt -c - -o /data/misc/perfetto-traces/fg", cfg)

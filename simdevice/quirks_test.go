@@ -8,7 +8,6 @@ import (
 )
 
 func TestQuirksOffByDefault(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{Cores: 8})
 	runCases(t, d, []shellCase{
 		{name: "nproc", cmd: "nproc", wantOut: "8\n"},
@@ -19,7 +18,6 @@ func TestQuirksOffByDefault(t *testing.T) {
 }
 
 func TestQuirksMissingCommandsAndFiles(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{Cores: 8, Quirks: Quirks{
 		MissingCommands: []string{"nproc", "getprop"},
 		MissingFiles:    []string{"/sys/devices/system/cpu/possible", "/proc/net", "/proc/*/net"},
@@ -46,7 +44,6 @@ func TestQuirksMissingCommandsAndFiles(t *testing.T) {
 }
 
 func TestQuirksDeniedServices(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{Quirks: Quirks{DeniedServices: []string{"netstats", "meminfo", "SurfaceFlinger"}}})
 	run(t, d, "monkey -p "+PresetPackage+" 1", "")
 	denied := regexp.MustCompile(`^Permission Denial: can't dump (NetworkStats|meminfo) from from pid=\d+, uid=2000 due to missing android.permission.DUMP permission\n$`)
@@ -66,7 +63,6 @@ func TestQuirksDeniedServices(t *testing.T) {
 }
 
 func TestQuirksValidate(t *testing.T) {
-	t.Parallel()
 	for _, q := range []Quirks{
 		{MissingCommands: []string{""}},
 		{MissingCommands: []string{"sh"}},
@@ -86,7 +82,6 @@ func TestQuirksValidate(t *testing.T) {
 // count cores tell online from possible as a real kernel does, and the cpu
 // line grows with the online cores alone.
 func TestQuirksOnlineCores(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{Cores: 8, Quirks: Quirks{OnlineCores: 4}})
 	runCases(t, d, []shellCase{
 		{name: "nproc", cmd: "nproc", wantOut: "4\n"},

@@ -15,7 +15,6 @@ const anavmode = "gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.tx
 // TestReplayPlaysCapture plays the Settings section of the Android 14 tablet
 // capture and checks what a dump shows while it plays and at its end.
 func TestReplayPlaysCapture(t *testing.T) {
-	t.Parallel()
 	capture := fixtures.Read(t, anavmode)
 	w, clk := newTestWorld(t, Config{Replay: &Replay{Capture: capture, Package: "com.android.settings"}})
 	if _, ok := w.ReplayEnd(); ok {
@@ -106,7 +105,6 @@ func wdumpsysPidof(t *testing.T, w *World) string {
 }
 
 func TestReplayErrors(t *testing.T) {
-	t.Parallel()
 	capture := fixtures.Read(t, anavmode)
 	for _, tc := range []struct {
 		r    Replay

@@ -8,7 +8,6 @@ import (
 // `cmd package resolve-activity --brief` answers the launcher activity in
 // its two-line form, and "No activity found" for other packages.
 func TestResolveActivity(t *testing.T) {
-	t.Parallel()
 	d, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)

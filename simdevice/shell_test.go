@@ -52,7 +52,6 @@ func runCases(t *testing.T, d *Device, cases []shellCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
 			out, errs, code := run(t, d, tc.cmd, tc.stdin)
 			if out != tc.wantOut || errs != tc.wantErr || code != tc.code {
 				t.Errorf("Shell(%q)\n got stdout %q stderr %q status %d\nwant stdout %q stderr %q status %d",
@@ -65,7 +64,6 @@ func runCases(t *testing.T, d *Device, cases []shellCase) {
 // The expected texts below are what mksh and toybox print on a phone for the
 // same command lines (wording from the mksh and toybox sources' messages).
 func TestShellSemantics(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	runCases(t, d, []shellCase{
 		{name: "sequence", cmd: "echo a; echo b", wantOut: "a\nb\n"},
@@ -114,7 +112,6 @@ func TestShellSemantics(t *testing.T) {
 // mksh reports a bad -c script as "/system/bin/sh: syntax error: ..." with
 // status 1 and runs none of it; process substitution is not mksh syntax.
 func TestShellSyntaxErrors(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	for _, cmd := range []string{"if then", "echo ok; (", "cat <(echo hi)", "echo $((1 +))", "fi"} {
 		out, errs, code := run(t, d, cmd, "")
@@ -125,7 +122,6 @@ func TestShellSyntaxErrors(t *testing.T) {
 }
 
 func TestShellCommands(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	seed := "printf 'alpha\\nBeta\\ngamma delta\\nalphabet\\n' > /data/local/tmp/w.txt; "
 	runCases(t, d, []shellCase{
@@ -193,7 +189,6 @@ func TestShellCommands(t *testing.T) {
 }
 
 func TestShellFiles(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	runCases(t, d, []shellCase{
 		{name: "write and read", cmd: "echo a > /data/local/tmp/f; echo b >> /data/local/tmp/f; cat /data/local/tmp/f", wantOut: "a\nb\n"},
@@ -233,7 +228,6 @@ func TestShellFiles(t *testing.T) {
 }
 
 func TestShellRoot(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{Root: true})
 	runCases(t, d, []shellCase{
 		{name: "id", cmd: "id -u; id -un", wantOut: "0\nroot\n"},
@@ -243,11 +237,9 @@ func TestShellRoot(t *testing.T) {
 }
 
 func TestShellCancelSleep(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	for _, cmd := range []string{"sleep 100", "echo start; sleep 100; echo never", "sleep 100 | cat", "while true; do sleep 1; done", "cat", "read x", "logcat", "logcat -v threadtime | grep Choreographer", "sh -c 'sleep 100'", "sleep 100 &"} {
 		t.Run(cmd, func(t *testing.T) {
-			t.Parallel()
 			ctx, cancel := context.WithCancel(context.Background())
 			pr, pw := io.Pipe() // a stream whose stdin never ends
 			defer pw.Close()
@@ -272,7 +264,6 @@ func TestShellCancelSleep(t *testing.T) {
 }
 
 func TestCloseEndsShells(t *testing.T) {
-	t.Parallel()
 	d, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +286,6 @@ func TestCloseEndsShells(t *testing.T) {
 }
 
 func TestShellConcurrent(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
@@ -339,7 +329,6 @@ func (l *lockedBuffer) String() string {
 
 // The same writer for stdout and stderr keeps the order a terminal shows.
 func TestShellSameWriter(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	var buf bytes.Buffer
 	st := d.Shell(context.Background(), "echo out; echo err >&2; echo out2", nil, &buf, &buf)
@@ -349,7 +338,6 @@ func TestShellSameWriter(t *testing.T) {
 }
 
 func TestHeadStopsReadingStream(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	pr, pw := io.Pipe()
 	defer pw.Close()
@@ -364,7 +352,6 @@ func TestHeadStopsReadingStream(t *testing.T) {
 }
 
 func TestGrepStreamsStdin(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	pr, pw := io.Pipe()
 	defer pw.Close()
@@ -393,7 +380,6 @@ func TestGrepStreamsStdin(t *testing.T) {
 // cut; the expected values are read by hand from the capture (8 lines, one
 // Choreographer line reporting 79 skipped frames, one Davey! line).
 func TestShellOnRealCapture(t *testing.T) {
-	t.Parallel()
 	data := fixtures.Read(t, "logcat_choreographer/celadon188_threadtime_davey_skipped79.txt")
 	d := newTestDevice(t, Config{})
 	w, err := d.Create("/data/local/tmp/logcat.txt", 0o644, time.Now())
@@ -412,7 +398,6 @@ func TestShellOnRealCapture(t *testing.T) {
 }
 
 func TestGrepContext(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	runCases(t, d, []shellCase{
 		{name: "after", cmd: "seq 10 | grep -A 1 -e 3 -e 7", wantOut: "3\n4\n--\n7\n8\n"},
@@ -425,7 +410,6 @@ func TestGrepContext(t *testing.T) {
 }
 
 func TestLogcatDumpEnds(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -438,7 +422,6 @@ func TestLogcatDumpEnds(t *testing.T) {
 // Nothing a script does reaches the host: no host users, no host files, no
 // host temporary FIFOs.
 func TestShellStaysOnDevice(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	runCases(t, d, []shellCase{
 		{name: "tilde", cmd: "echo ~ ~root ~shell/x ~nosuchuser", wantOut: "/ / //x ~nosuchuser\n"},
@@ -452,7 +435,6 @@ func TestShellStaysOnDevice(t *testing.T) {
 }
 
 func TestShellFileStdin(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -470,7 +452,6 @@ func TestShellFileStdin(t *testing.T) {
 // A producer ends once its reader has gone, as SIGPIPE ends it on a phone,
 // instead of running to the end of its (here practically endless) output.
 func TestProducerEndsWhenReaderGoes(t *testing.T) {
-	t.Parallel()
 	d := newTestDevice(t, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

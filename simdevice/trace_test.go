@@ -63,10 +63,8 @@ func recordTrace(t *testing.T, w *World, clk *fakeClock, cfg perfettoConfig, api
 // type, and for each janky one its main thread's states and longest slices,
 // read back by package trace, equal what the world decided for the frame.
 func TestTraceIsTheTruth(t *testing.T) {
-	t.Parallel()
 	for _, compact := range []bool{false, true} {
 		t.Run(fmt.Sprintf("compact=%v", compact), func(t *testing.T) {
-			t.Parallel()
 			w, clk := newTestWorld(t, Config{API: 33, RefreshHz: 60, Workload: traceWorkload(t)})
 			wlaunch(t, w)
 			data, frames, end := recordTrace(t, w, clk, fullConfig(w.Package(), compact), 33, 4*time.Second)

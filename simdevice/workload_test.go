@@ -10,7 +10,6 @@ import (
 )
 
 func TestPresetsLoad(t *testing.T) {
-	t.Parallel()
 	names := PresetNames()
 	want := []string{"chatty-network", "crash-on-tap", "janky-feed", "janky-scroll", "memory-leak", "slow-start", "smooth-scroll"}
 	if strings.Join(names, ",") != strings.Join(want, ",") {
@@ -39,7 +38,6 @@ func TestPresetsLoad(t *testing.T) {
 }
 
 func TestLoadWorkloadExample(t *testing.T) {
-	t.Parallel()
 	wl, err := LoadWorkload(filepath.Join("testdata", "workload.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +73,6 @@ func TestLoadWorkloadExample(t *testing.T) {
 }
 
 func TestWorkloadErrors(t *testing.T) {
-	t.Parallel()
 	base := func() string {
 		b, err := os.ReadFile(filepath.Join("testdata", "workload.json"))
 		if err != nil {
@@ -107,7 +104,6 @@ func TestWorkloadErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
 			if !strings.Contains(base, c.from) {
 				t.Fatalf("testdata lacks %q", c.from)
 			}
@@ -125,7 +121,6 @@ func TestWorkloadErrors(t *testing.T) {
 }
 
 func TestNewWorldRejectsBadWorkload(t *testing.T) {
-	t.Parallel()
 	wl := mustPreset(t, "smooth-scroll")
 	wl.Launch = "nowhere"
 	if _, err := newWorldWith(Config{API: 33, Workload: wl}, worldOptions{now: time.Now, ticker: -1}); !errors.Is(err, ErrWorkload) {
@@ -134,7 +129,6 @@ func TestNewWorldRejectsBadWorkload(t *testing.T) {
 }
 
 func TestWorldCopiesWorkload(t *testing.T) {
-	t.Parallel()
 	wl := mustPreset(t, "janky-scroll")
 	w, _ := newTestWorld(t, Config{Workload: wl})
 	wl.Phases[0].Janks[0].At[0] = 1

@@ -74,10 +74,8 @@ func latencyRows(t *testing.T, out string) (period int64, rows [][3]int64, total
 // spans 6 vsyncs, frame 90 spans 8 and frame 150 spans 3, so 5+7+2 vsyncs
 // render nothing and the loop has 180 − 14 = 166 frames, 3 of them slow.
 func TestFrameTimelineJankyScroll(t *testing.T) {
-	t.Parallel()
 	for _, api := range []int{28, 30, 33, 34} {
 		t.Run(fmt.Sprint("api", api), func(t *testing.T) {
-			t.Parallel()
 			w, clk := newTestWorld(t, Config{API: api, Workload: mustPreset(t, "janky-scroll")})
 			wlaunch(t, w)
 			// Past the loop's end, so its last frame has been presented.
@@ -129,7 +127,6 @@ func TestFrameTimelineJankyScroll(t *testing.T) {
 }
 
 func TestPerfDogJanksOnPresentTimes(t *testing.T) {
-	t.Parallel()
 	// At 60 Hz the 6- and 8-vsync frames (100 ms and 133 ms between
 	// presents) exceed 2 × 1000/24 ms and twice the previous three frames;
 	// only the 133 ms one exceeds 3 × 1000/24 ms (BigJank).
@@ -154,7 +151,6 @@ func TestPerfDogJanksOnPresentTimes(t *testing.T) {
 }
 
 func TestNoFramesBeforeLaunchOrWhileIdle(t *testing.T) {
-	t.Parallel()
 	w, clk := newTestWorld(t, Config{API: 33})
 	clk.advance(2 * time.Second)
 	if n := len(w.TruthFrames()); n != 0 {
@@ -198,7 +194,6 @@ func TestNoFramesBeforeLaunchOrWhileIdle(t *testing.T) {
 }
 
 func TestRingBuffers(t *testing.T) {
-	t.Parallel()
 	for _, api := range []int{28, 33} {
 		w, clk := newTestWorld(t, Config{API: api})
 		wlaunch(t, w)
@@ -243,7 +238,6 @@ func TestRingBuffers(t *testing.T) {
 }
 
 func TestFramestatsMatchTruth(t *testing.T) {
-	t.Parallel()
 	w, clk := newTestWorld(t, Config{API: 34, RefreshHz: 120, Workload: mustPreset(t, "janky-scroll")})
 	wlaunch(t, w)
 	clk.advance(1500 * time.Millisecond)
@@ -284,7 +278,6 @@ func (b *truthBuffer) String() string {
 }
 
 func TestTruthWriterLinesMatchFrames(t *testing.T) {
-	t.Parallel()
 	var buf truthBuffer
 	w, clk := newTestWorld(t, Config{API: 33, Truth: &buf, Workload: mustPreset(t, "janky-scroll")})
 	wlaunch(t, w)
@@ -318,7 +311,6 @@ func TestTruthWriterLinesMatchFrames(t *testing.T) {
 
 // The truth file is flushed by the background ticker, on the real clock.
 func TestTruthFlushedWithinASecond(t *testing.T) {
-	t.Parallel()
 	var buf truthBuffer
 	w, err := newWorld(Config{API: 33, Cores: 8, Truth: &buf})
 	if err != nil {
@@ -334,7 +326,6 @@ func TestTruthFlushedWithinASecond(t *testing.T) {
 }
 
 func TestCPUTicksFollowWorkload(t *testing.T) {
-	t.Parallel()
 	w, clk := newTestWorld(t, Config{API: 33, Cores: 8})
 	wlaunch(t, w)
 	clk.advance(time.Second) // past Displayed (650 ms)
@@ -405,7 +396,6 @@ func TestCPUTicksFollowWorkload(t *testing.T) {
 }
 
 func TestMemoryLeakGrowth(t *testing.T) {
-	t.Parallel()
 	w, clk := newTestWorld(t, Config{API: 33, Workload: mustPreset(t, "memory-leak")})
 	wlaunch(t, w)
 	clk.advance(time.Second)
@@ -441,7 +431,6 @@ func TestMemoryLeakGrowth(t *testing.T) {
 }
 
 func TestTrafficPerUID(t *testing.T) {
-	t.Parallel()
 	for _, api := range []int{28, 33} {
 		w, clk := newTestWorld(t, Config{API: api, Workload: mustPreset(t, "chatty-network")})
 		wlaunch(t, w)
@@ -492,7 +481,6 @@ func TestTrafficPerUID(t *testing.T) {
 }
 
 func TestCrashChangesPid(t *testing.T) {
-	t.Parallel()
 	for _, restart := range []bool{true, false} {
 		wl := mustPreset(t, "crash-on-tap")
 		wl.Phases[2].Crash.Restart = restart
@@ -529,7 +517,6 @@ func TestCrashChangesPid(t *testing.T) {
 }
 
 func TestAmStartTimes(t *testing.T) {
-	t.Parallel()
 	cases := []struct {
 		api  int
 		want []string // am start -W output after "Starting:"
@@ -587,7 +574,6 @@ func TestAmStartTimes(t *testing.T) {
 }
 
 func TestAmErrors(t *testing.T) {
-	t.Parallel()
 	w, _ := newTestWorld(t, Config{})
 	var o, e bytes.Buffer
 	if st := w.Am(context.Background(), []string{"start", "-n", "com.example/.Nope"}, &o, &e); st == 0 || !strings.Contains(e.String(), "does not exist") {
@@ -605,7 +591,6 @@ func TestAmErrors(t *testing.T) {
 }
 
 func TestAmStartCancel(t *testing.T) {
-	t.Parallel()
 	w, err := newWorldWith(Config{API: 33, Workload: mustPreset(t, "slow-start")}, worldOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -624,7 +609,6 @@ func TestAmStartCancel(t *testing.T) {
 }
 
 func TestLogcatChoreographerAndDavey(t *testing.T) {
-	t.Parallel()
 	wl := mustPreset(t, "smooth-scroll")
 	wl.Phases[0].Janks = []Jank{{At: []int{10}, Ms: 750}}
 	w, clk := newTestWorld(t, Config{API: 33, Workload: wl})
@@ -663,7 +647,6 @@ func TestLogcatChoreographerAndDavey(t *testing.T) {
 }
 
 func TestLogcatFollowAndSince(t *testing.T) {
-	t.Parallel()
 	w, clk := newTestWorld(t, Config{API: 33})
 	since := w.bootWall.Add(time.Duration(w.Uptime())).UTC().Format("01-02 15:04:05.000")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -694,7 +677,6 @@ func TestLogcatFollowAndSince(t *testing.T) {
 }
 
 func TestScreenLauncherAndApp(t *testing.T) {
-	t.Parallel()
 	w, clk := newTestWorld(t, Config{API: 33})
 	s := w.Screen()
 	if wd, ht := s.Size(); wd != 1080 || ht != 2400 {
@@ -729,7 +711,6 @@ func TestScreenLauncherAndApp(t *testing.T) {
 // modifiers: -v epoch gives seconds since 1970 in a 19-wide field, in one
 // -v with commas or in several; year and usec widen the time.
 func TestLogcatEpochAndModifiers(t *testing.T) {
-	t.Parallel()
 	w, _ := newTestWorld(t, Config{API: 33})
 	wall := w.Wall()
 	epoch := regexp.MustCompile(`^ +(\d+)\.(\d{3}) +1000 +1310 I BatteryService: Battery level changed: 78$`)
@@ -764,7 +745,6 @@ func TestLogcatEpochAndModifiers(t *testing.T) {
 // other apps and of the app's pid's last owner; a force-stop logs
 // ActivityManager's force-stop and kill lines, and no crash.
 func TestLogHistoryAndForceStop(t *testing.T) {
-	t.Parallel()
 	w, clk := newTestWorld(t, Config{API: 33, Quirks: Quirks{LogHistory: true}})
 	wlaunch(t, w)
 	clk.advance(time.Second)

@@ -116,7 +116,6 @@ func BenchmarkAnalyze(b *testing.B) {
 // TestAnalyzeStreams: a 24 MB trace, read through a plain io.Reader (no
 // seeking, no size), never has more than a fraction of it on the heap.
 func TestAnalyzeStreams(t *testing.T) {
-	t.Parallel()
 	const size = 24 << 20
 	path := bigTrace(t, size)
 	f, err := os.Open(path)

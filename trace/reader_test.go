@@ -34,7 +34,6 @@ func packetEnds(data []byte) []int {
 // TestTruncatedTrace cuts the real trace at many places: each cut gives the
 // analysis of every whole packet before it and an error at the cut packet.
 func TestTruncatedTrace(t *testing.T) {
-	t.Parallel()
 	data, err := os.ReadFile(fixtures.Path(t, nowInAndroid))
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +70,6 @@ func TestTruncatedTrace(t *testing.T) {
 
 // TestForeignFile: what is not a trace says so, with the offset.
 func TestForeignFile(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -86,7 +84,6 @@ func TestForeignFile(t *testing.T) {
 		{"huge length", append([]byte{0x0a}, protowire.AppendVarint(nil, 1<<40)...), "length 1099511627776 is over the 67108864-byte limit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
 			_, err := trace.Analyze(bytes.NewReader(tc.data), trace.Options{})
 			var fe *trace.FormatError
 			if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) {
@@ -98,7 +95,6 @@ func TestForeignFile(t *testing.T) {
 
 // TestGzipTrace: a gzipped trace reads like the trace.
 func TestGzipTrace(t *testing.T) {
-	t.Parallel()
 	data, _ := genTrace(t, genOpts{frames: 30, cpus: 2, noiseGap: 80_000, seed: 4, truth: true})
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -120,7 +116,6 @@ func TestGzipTrace(t *testing.T) {
 // TestCompressedPackets: packets in zlib batches (compressed_packets, as
 // perfetto writes with compress_from_cli) read like the same packets plain.
 func TestCompressedPackets(t *testing.T) {
-	t.Parallel()
 	data, _ := genTrace(t, genOpts{frames: 40, cpus: 2, noiseGap: 80_000, seed: 5, truth: true})
 	ends := packetEnds(data)
 	var out bytes.Buffer
@@ -154,7 +149,6 @@ func TestCompressedPackets(t *testing.T) {
 // TestMalformedPacket: a packet broken inside is skipped, counted, and named
 // by offset and field; the packets around it still count.
 func TestMalformedPacket(t *testing.T) {
-	t.Parallel()
 	var buf bytes.Buffer
 	w := tracewriter.New(&buf)
 	w.ClockSnapshot(map[trace.Clock]int64{trace.Boottime: 1000, trace.Monotonic: 500})
@@ -192,7 +186,6 @@ func TestMalformedPacket(t *testing.T) {
 // time goes backwards is not believed, and a bundle on another ftrace clock
 // is moved onto boottime by its own pair of readings.
 func TestSchedQuirks(t *testing.T) {
-	t.Parallel()
 	const main, other = 300, 301
 	var buf bytes.Buffer
 	w := tracewriter.New(&buf)
@@ -245,7 +238,6 @@ func TestSchedQuirks(t *testing.T) {
 // on a thread's track; an iid the sequence never interned is named as such
 // and counted.
 func TestTrackEventNames(t *testing.T) {
-	t.Parallel()
 	var buf bytes.Buffer
 	w := tracewriter.New(&buf)
 	w.ClockSnapshot(map[trace.Clock]int64{trace.Boottime: 1_000_000, trace.Monotonic: 500_000})
@@ -278,7 +270,6 @@ func TestTrackEventNames(t *testing.T) {
 // defines for itself, incremental and in µs (as the Perfetto SDK writes
 // them), land on boottime through that sequence's clock snapshot.
 func TestSequenceClock(t *testing.T) {
-	t.Parallel()
 	v := func(b []byte, num protowire.Number, x uint64) []byte {
 		return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), x)
 	}

@@ -75,7 +75,6 @@ func runFrames(t *testing.T, args ...string) (framesJSON, string, error) {
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
 func TestAnalyzeFramesSurfaceFlingerHandComputed(t *testing.T) {
-	t.Parallel()
 	// Honor 9: B = 3618832932780, 3618849592155, 3618866251530 with period
 	// 16666666. Frame times 16.659375 ms twice; fps = 2 / 0.03331875 s;
 	// N = 0.99956… rounds to 1, D = 0.
@@ -113,7 +112,6 @@ func sfRows(t *testing.T, text string) (period int64, b []int64) {
 }
 
 func TestAnalyzeFramesSurfaceFlingerRealTimestamps(t *testing.T) {
-	t.Parallel()
 	name := "sf_latency/solox249_blast_surfaceview_real_timestamps_excerpt.txt"
 	period, b := sfRows(t, string(fixtures.Read(t, name)))
 	got, _, err := runFrames(t, "-source", "surfaceflinger", fixtures.Path(t, name))
@@ -171,7 +169,6 @@ func gfxRows(t *testing.T, text string) (intended, completed, deadline []int64, 
 }
 
 func TestAnalyzeFramesGfxInfoSoundvis(t *testing.T) {
-	t.Parallel()
 	name := "gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt"
 	iv, fc, dl, _ := gfxRows(t, string(fixtures.Read(t, name)))
 	got, _, err := runFrames(t, fixtures.Path(t, name))
@@ -250,7 +247,6 @@ func TestAnalyzeFramesGfxInfoSoundvis(t *testing.T) {
 }
 
 func TestAnalyzeFramesGfxInfoNoPeriodColumn(t *testing.T) {
-	t.Parallel()
 	path := fixtures.Path(t, "gfxinfo_framestats/androidviewclient_test_api23_rows_with_placeholders.txt")
 	if _, _, err := runFrames(t, path); err == nil || !strings.Contains(err.Error(), "-refresh-hz") {
 		t.Errorf("without -refresh-hz: err = %v, want a hint at -refresh-hz", err)
@@ -275,7 +271,6 @@ func TestAnalyzeFramesGfxInfoNoPeriodColumn(t *testing.T) {
 }
 
 func TestAnalyzeFramesWindowChoice(t *testing.T) {
-	t.Parallel()
 	path := fixtures.Path(t, "gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt")
 	all, _, err := runFrames(t, path)
 	if err != nil {
@@ -310,7 +305,6 @@ func TestAnalyzeFramesWindowChoice(t *testing.T) {
 // gave frame times of 288208950230 ms; the SpaActivity window has a row that
 // never completed. Counts per reason were read from the capture with awk.
 func TestAnalyzeFramesRejectsRows(t *testing.T) {
-	t.Parallel()
 	path := fixtures.Path(t, "gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt")
 	home, _, err := runFrames(t, "-window", "SettingsHomepage", path)
 	if err != nil {
@@ -340,7 +334,6 @@ func TestAnalyzeFramesRejectsRows(t *testing.T) {
 }
 
 func TestAnalyzeFramesRefreshPeriodOnly(t *testing.T) {
-	t.Parallel()
 	// TECNO: UTF-16LE, only the period line: zero frames, no NaN.
 	got, _, err := runFrames(t, fixtures.Path(t, "sf_latency/tecno_camon20_5g_refresh_period_only_utf16le.txt"))
 	if err != nil {
@@ -352,7 +345,6 @@ func TestAnalyzeFramesRefreshPeriodOnly(t *testing.T) {
 }
 
 func TestAnalyzeFramesSurfaceFlingerPeriodFromFlag(t *testing.T) {
-	t.Parallel()
 	// A --latency output whose period line reads 0 needs -refresh-hz; four
 	// frames 20 ms apart: fps 50, frame time 20 ms, N = 20/(1000/48) = 0.96.
 	path := filepath.Join(t.TempDir(), "latency.txt")

@@ -13,7 +13,6 @@ import (
 )
 
 func TestAnalyzeMeminfo(t *testing.T) {
-	t.Parallel()
 	i64 := func(v int64) *int64 { return &v }
 	tests := []struct {
 		file    string
@@ -36,7 +35,6 @@ func TestAnalyzeMeminfo(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			t.Parallel()
 			path := fixtures.Path(t, tc.file)
 			var out, errOut bytes.Buffer
 			if err := run([]string{"analyze", "meminfo", path}, &out, &errOut); err != nil {
@@ -63,7 +61,6 @@ func TestAnalyzeMeminfo(t *testing.T) {
 }
 
 func TestAnalyzeMeminfoJSONKeys(t *testing.T) {
-	t.Parallel()
 	var out, errOut bytes.Buffer
 	if err := run([]string{"analyze", "meminfo", fixtures.Path(t, "meminfo/mixelmeza_flutter_modern_pss_rss.txt")}, &out, &errOut); err != nil {
 		t.Fatal(err)
@@ -112,7 +109,6 @@ func cpuFiles(t *testing.T) (before, after string) {
 }
 
 func TestAnalyzeCPU(t *testing.T) {
-	t.Parallel()
 	before, after := cpuFiles(t)
 	tests := []struct {
 		name  string
@@ -127,7 +123,6 @@ func TestAnalyzeCPU(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
 			var out, errOut bytes.Buffer
 			if err := run(append([]string{"analyze", "cpu"}, tc.args...), &out, &errOut); err != nil {
 				t.Fatalf("run: %v (stderr %q)", err, errOut.String())
@@ -146,7 +141,6 @@ func TestAnalyzeCPU(t *testing.T) {
 }
 
 func TestAnalyzeCPUDeviceOnly(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	b, a := filepath.Join(dir, "b"), filepath.Join(dir, "a")
 	// Δtotal 200 (100 user + 100 idle) → 50 %; no processes → app null.

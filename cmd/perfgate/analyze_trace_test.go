@@ -33,7 +33,6 @@ func runTraceJSON(t *testing.T, args ...string) traceJSON {
 // boottime ns and as monotonic ns (moved by the trace's clock snapshot) pick
 // the same frames as the library does.
 func TestAnalyzeTraceWindow(t *testing.T) {
-	t.Parallel()
 	path := fixtures.Path(t, niaTrace)
 	all := runTraceJSON(t, "-package", niaPkg, path)
 	start := all.Analysis.Start
@@ -79,7 +78,6 @@ func TestAnalyzeTraceWindow(t *testing.T) {
 // A trace cut short is analysed up to the break, and the error names the
 // offset.
 func TestAnalyzeTraceCut(t *testing.T) {
-	t.Parallel()
 	data, err := os.ReadFile(fixtures.Path(t, niaTrace))
 	if err != nil {
 		t.Fatal(err)

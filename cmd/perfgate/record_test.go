@@ -30,7 +30,6 @@ func recordDevice(t *testing.T) (*simdevice.Device, *adbtest.Server) {
 }
 
 func TestRecordDuration(t *testing.T) {
-	t.Parallel()
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
 	var stdout, stderr bytes.Buffer
@@ -70,7 +69,6 @@ func TestRecordDuration(t *testing.T) {
 // Without -duration, Ctrl-C is the end of the recording: the step is
 // whole, the Result written, and the exit status 0.
 func TestRecordUntilInterrupted(t *testing.T) {
-	t.Parallel()
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
 	sigs := make(chan os.Signal, 1)
@@ -95,7 +93,6 @@ func TestRecordUntilInterrupted(t *testing.T) {
 // Result is written with the step marked unfinished, and the exit status
 // is the signal's.
 func TestRecordSignalled(t *testing.T) {
-	t.Parallel()
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
 	sigs := make(chan os.Signal, 1)
@@ -173,7 +170,6 @@ func (w *lineWatch) String() string {
 }
 
 func TestRecordDeviceGone(t *testing.T) {
-	t.Parallel()
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
 	// The phone goes away once the recording has begun.
@@ -196,7 +192,6 @@ func TestRecordDeviceGone(t *testing.T) {
 // ended (no step, no frames) prints nothing, so the last line is not
 // "frames 0" above a summary of 332 frames.
 func TestRecordLiveLineEndsWithTheStep(t *testing.T) {
-	t.Parallel()
 	var b strings.Builder
 	l := &liveLine{w: &b}
 	l.tick(perftest.Live{Elapsed: time.Second, Step: "record", Frames: 60, FPS: 60, PSSKB: 1000})

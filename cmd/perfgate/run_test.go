@@ -39,7 +39,6 @@ const okScenario = `{
 
 // A bad value is quoted in a bounded excerpt, however long its line.
 func TestRunScenarioLongValues(t *testing.T) {
-	t.Parallel()
 	huge := strings.Repeat("x", 1<<20)
 	for _, text := range []string{
 		`{"package": "` + huge + `", "steps": []}`,
@@ -89,7 +88,6 @@ func FuzzParseScenario(f *testing.F) {
 // Every action of a scenario file is the Go action of the same name:
 // a fling is scenario.FlingWith (50 ms, half the screen), not a swipe.
 func TestRunScenarioActionsMatchGo(t *testing.T) {
-	t.Parallel()
 	text := `{"package": "com.x", "steps": [{"name": "all", "actions": [
 	  {"action": "launch", "kind": "warm", "iterations": 3},
 	  {"action": "tap", "id": "com.x:id/feed"},
@@ -128,7 +126,6 @@ func TestRunScenarioActionsMatchGo(t *testing.T) {
 
 // A step's line says which figures were not measured and why.
 func TestStepLineNotMeasured(t *testing.T) {
-	t.Parallel()
 	st := &perftest.Step{Name: "tap", HostEndNs: 40e6, FrameStats: metrics.FrameSummary{Source: "gfxinfo"},
 		CPUStats:    perftest.CPUStats{Intervals: 1, Mean: 3.25},
 		NotMeasured: map[metrics.Name]string{"pss_max": "memory: no dumpsys meminfo com.example read in the step (the step lasted 40ms; reads come every 1s)"}}

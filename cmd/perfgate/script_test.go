@@ -12,7 +12,6 @@ import (
 
 	"github.com/perfgate/perfgate/internal/fixtures"
 	"github.com/perfgate/perfgate/internal/simtest"
-	"github.com/perfgate/perfgate/internal/testenv"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -28,16 +27,8 @@ func TestMain(m *testing.M) {
 	if _, ok := os.LookupEnv("GORACE"); !ok {
 		os.Setenv("GORACE", "atexit_sleep_ms=0")
 	}
-	testscript.Main(waitingTests{m}, map[string]func(){"perfgate": main})
+	testscript.Main(m, map[string]func(){"perfgate": main})
 }
-
-// waitingTests runs the tests, but not the perfgate processes started
-// from the test binary, with more parallel tests than cores: scripts and
-// process tests mostly wait on the processes they start and on simulated
-// phones.
-type waitingTests struct{ m *testing.M }
-
-func (w waitingTests) Run() int { return testenv.RunWaiting(w.m, 4) }
 
 // recordedResult is a Result of the simulated janky-scroll app, recorded
 // by the report package's tests: scroll has 3 deadline-missed frames.

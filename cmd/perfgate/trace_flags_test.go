@@ -15,7 +15,6 @@ import (
 // record -trace pulls the trace beside the Result, reads it into the
 // Result, and says where it is and what FrameTimeline saw.
 func TestRecordTrace(t *testing.T) {
-	t.Parallel()
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
 	var stdout, stderr bytes.Buffer
@@ -58,7 +57,6 @@ func TestRecordTrace(t *testing.T) {
 // Bad -trace values are errors that quote them, before anything is
 // measured.
 func TestRecordTraceFlags(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -79,7 +77,6 @@ func TestRecordTraceFlags(t *testing.T) {
 // A scenario file's "trace" records a trace on the simulated phone; bad
 // settings name the file and quote the value.
 func TestRunScenarioTrace(t *testing.T) {
-	t.Parallel()
 	p := writeScenario(t, strings.Replace(okScenario, `"steps": [`, `"trace": {"categories": ["gfx", "view", "dalvik"]}, "steps": [`, 1))
 	var out bytes.Buffer
 	if err := run([]string{"run", p}, &out, &bytes.Buffer{}); err != nil {

@@ -6,10 +6,8 @@
 package testenv
 
 import (
-	"flag"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 )
 
@@ -59,21 +57,4 @@ func RealDevice(t TB) string {
 		t.Skipf("no real device: ANDROID_SERIAL is unset and adb devices lists %d devices %v", len(serials), serials)
 	}
 	return serials[0]
-}
-
-// RunWaiting runs the tests of a package whose tests spend most of their
-// time waiting on simulated phones that run in real time, or on the
-// processes they start: unless the command line sets -test.parallel, its
-// parallel tests run n at once instead of one per core, so their waits
-// overlap. A TestMain calls it in place of m.Run.
-func RunWaiting(m interface{ Run() int }, n int) int {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
-			panic("testenv: " + err.Error())
-		}
-	}
-	return m.Run()
 }
