@@ -120,7 +120,7 @@ func quirkRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, api int) (pr
 			seen[string(metrics.FrameRejectBeyondClock)] && seen[string(metrics.FrameRejectSentinel)] &&
 			seen[string(metrics.FrameRejectCompletedBeforeVsync)] && seen[string(metrics.FrameRejectFlags)]
 	}, perftest.WithFrameSource(perftest.SourceGfxInfo))
-	stalled = len(r.Gaps) > 0
+	stalled = len(r.Gaps) > 0 || lateRowsUnseen(r, 120, hostileFrames.LateMs)
 	st := r.Step("quirks")
 	truth := dev.World().TruthFrames()
 
@@ -203,6 +203,25 @@ func quirkRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, api int) (pr
 		fail("gaps %+v error %q", r.Gaps, r.Error)
 	}
 	return problems, stalled
+}
+
+// lateRowsUnseen reports whether two consecutive polls of r may have been
+// far enough apart that a late row, which shows FrameCompleted 0 for lateMs
+// after its frame is presented, left the ring before any poll saw it
+// complete. The ring holds 120 rows, a few of them frames still in flight,
+// so a row stays in it a little less than 120 periods. The session cannot
+// tell such a row from one stuck for good, and neither can anyone reading
+// the phone: the run stalled, as one with gaps did. Each poll's dump
+// happened somewhere within its round trip.
+func lateRowsUnseen(r *perftest.Result, hz float64, lateMs int) bool {
+	stay := time.Duration(float64(time.Second) * (120 - 4) / hz)
+	for i := 1; i < len(r.Samples); i++ {
+		a, b := r.Samples[i-1], r.Samples[i]
+		if time.Duration(b.HostNs+b.RTTNs/2-(a.HostNs-a.RTTNs/2)) > stay-time.Duration(lateMs)*time.Millisecond {
+			return true
+		}
+	}
+	return false
 }
 
 // TestSurfaceFlingerQuirksMatchTruth: pending fences (B = INT64_MAX for the
