@@ -60,6 +60,7 @@ func runLocal(t *testing.T, dir, cmd string, merge bool) Result {
 // and checks that every command's split output equals what the command
 // prints when run alone.
 func TestBatchScriptLocalShell(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("/bin/sh"); err != nil {
 		t.Skip("no /bin/sh")
 	}
@@ -84,6 +85,7 @@ func TestBatchScriptLocalShell(t *testing.T) {
 		{"v1 no cat od tr", false, uuidPath, dateOnly},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			script := batchScript(batchCases, tc.v2, tc.source)
 			if tc.path != "" {
@@ -118,6 +120,7 @@ func TestBatchScriptLocalShell(t *testing.T) {
 // TestBatchScriptSyntaxError checks that a command that does not parse
 // fails alone and the next command still runs.
 func TestBatchScriptSyntaxError(t *testing.T) {
+	t.Parallel()
 	cmds := []string{"echo 'unterminated", "echo after"}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -158,6 +161,7 @@ func renderBatch(marker string, rs []Result, v2 bool) (stdout, stderr []byte) {
 }
 
 func TestSplitBatch(t *testing.T) {
+	t.Parallel()
 	const m = "0f8e4c1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b"
 	other := "11111111-2222-3333-4444-555555555555"
 	tests := []struct {
@@ -175,6 +179,7 @@ func TestSplitBatch(t *testing.T) {
 	for _, tc := range tests {
 		for _, v2 := range []bool{true, false} {
 			t.Run(tc.name+"/v2="+strconv.FormatBool(v2), func(t *testing.T) {
+				t.Parallel()
 				want := tc.rs
 				if !v2 {
 					want = withoutStderr(tc.rs)
@@ -212,6 +217,7 @@ func assertResults(t *testing.T, got, want []Result) {
 }
 
 func TestSplitBatchErrors(t *testing.T) {
+	t.Parallel()
 	const m = "0f8e4c1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b"
 	full, fullErr := renderBatch(m, []Result{{Stdout: []byte("a")}, {Stdout: []byte("b")}}, true)
 	tests := []struct {
@@ -232,6 +238,7 @@ func TestSplitBatchErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rs, err := splitBatch(tc.out, tc.errb, 2, true)
 			if err == nil {
 				t.Fatalf("no error; results %+v", rs)
@@ -314,6 +321,7 @@ func FuzzSplitBatchGarbage(f *testing.F) {
 // TestSplitBatchPty covers old devices whose shell: service runs commands
 // on a pty that turns "\n" into "\r\n".
 func TestSplitBatchPty(t *testing.T) {
+	t.Parallel()
 	const m = "0f8e4c1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b"
 	want := []Result{{Stdout: []byte("line 1\nline 2\n")}, {Stdout: []byte("x"), ExitCode: 4}}
 	out, _ := renderBatch(m, want, false)

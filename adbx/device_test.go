@@ -43,10 +43,12 @@ var shellCases = []struct {
 }
 
 func TestShell(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		for _, dv := range testDevices {
 			v2 := dv.v2
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
+				t.Parallel()
 				d, _ := ep.open(t, dv.new(t))
 				if d.HasFeature("shell_v2") != v2 {
 					t.Fatalf("HasFeature(shell_v2) = %v, want %v", !v2, v2)
@@ -71,6 +73,7 @@ func TestShell(t *testing.T) {
 }
 
 func TestBatch(t *testing.T) {
+	t.Parallel()
 	const fake = "5b1d6a4e-0c2f-4f7e-9d8a-3e6b1c2d4f5a"
 	cmds := []string{
 		"printf 'no newline'",
@@ -92,6 +95,7 @@ func TestBatch(t *testing.T) {
 		for _, dv := range testDevices {
 			v2 := dv.v2
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
+				t.Parallel()
 				dev := dv.new(t)
 				d, _ := ep.open(t, dev)
 				got, err := d.Batch(ctxT(t, 10*time.Second), cmds)
@@ -118,9 +122,11 @@ func TestBatch(t *testing.T) {
 }
 
 func TestShellTimeout(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		for _, dv := range testDevices {
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
+				t.Parallel()
 				served, _ := ep.open(t, dv.new(t))
 				d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: served.Server(), Serial: served.Serial(), Timeout: 300 * time.Millisecond})
 				if err != nil {
@@ -158,9 +164,11 @@ func TestShellTimeout(t *testing.T) {
 }
 
 func TestDeviceGone(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		for _, dv := range testDevices {
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
+				t.Parallel()
 				d, drop := ep.open(t, unplugged{dv.new(t)})
 				go func() {
 					time.Sleep(300 * time.Millisecond)
@@ -195,6 +203,7 @@ func (u unplugged) Shell(ctx context.Context, cmd string, stdin io.Reader, stdou
 // TestDeviceGoneBetweenCalls checks a call on a device that was unplugged
 // since Open.
 func TestDeviceGoneBetweenCalls(t *testing.T) {
+	t.Parallel()
 	dev := newHostShell(t, "host-sh", true)
 	srv := adbtest.NewServer(dev)
 	defer srv.Close()
@@ -207,10 +216,12 @@ func TestDeviceGoneBetweenCalls(t *testing.T) {
 }
 
 func TestStream(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		for _, dv := range testDevices {
 			v2 := dv.v2
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
+				t.Parallel()
 				dev := dv.new(t)
 				d, _ := ep.open(t, dev)
 
@@ -277,6 +288,7 @@ func TestStream(t *testing.T) {
 }
 
 func TestLogcatCommandLine(t *testing.T) {
+	t.Parallel()
 	since := time.Date(2026, 3, 7, 9, 5, 2, 345_000_000, time.UTC)
 	dev := &adbtest.FakeDevice{Commands: map[string]adbtest.FakeResult{
 		"logcat -v threadtime -T 1": {Stdout: "from now\n"},
@@ -306,6 +318,7 @@ func TestLogcatCommandLine(t *testing.T) {
 }
 
 func TestForward(t *testing.T) {
+	t.Parallel()
 	dev := &adbtest.FakeDevice{Ports: map[int]func(net.Conn){
 		6790: func(c net.Conn) {
 			defer c.Close()
@@ -315,6 +328,7 @@ func TestForward(t *testing.T) {
 	}}
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			d, _ := ep.open(t, dev)
 			ctx := ctxT(t, 10*time.Second)
 			port, err := d.Forward(ctx, 6790)
@@ -349,6 +363,7 @@ func TestForward(t *testing.T) {
 }
 
 func TestPushPull(t *testing.T) {
+	t.Parallel()
 	// Larger than one 64 KiB sync chunk, with every byte value.
 	data := make([]byte, 200_000)
 	for i := range data {
@@ -357,6 +372,7 @@ func TestPushPull(t *testing.T) {
 	mtime := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			dev := &adbtest.FakeDevice{Files: fstest.MapFS{"data/local/tmp": {Mode: fs.ModeDir | 0o771}}}
 			d, _ := ep.open(t, dev)
 			ctx := ctxT(t, 10*time.Second)
@@ -424,8 +440,10 @@ func (d *teeDevice) take() (string, []string) {
 // on the device: ps or /proc/<pid>/cmdline show the command line, and a
 // marker found there could be forged by any command that looks.
 func TestBatchMarkerNotInCommandLine(t *testing.T) {
+	t.Parallel()
 	for _, dv := range testDevices {
 		t.Run(dv.name, func(t *testing.T) {
+			t.Parallel()
 			tee := &teeDevice{Device: dv.new(t)}
 			d, _ := endpoints[0].open(t, tee)
 			markers := map[string]bool{}
@@ -454,6 +472,7 @@ func TestBatchMarkerNotInCommandLine(t *testing.T) {
 
 // TestConcurrentCalls runs calls from many goroutines on one Device.
 func TestConcurrentCalls(t *testing.T) {
+	t.Parallel()
 	d, _ := endpoints[0].open(t, newSim(t, simdevice.Config{}))
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -485,9 +504,11 @@ func TestConcurrentCalls(t *testing.T) {
 // TestStreamDeviceGone checks that a stream whose device vanishes ends
 // with ErrDeviceGone under shell v2 and with io.EOF without it.
 func TestStreamDeviceGone(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		for _, dv := range testDevices {
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
+				t.Parallel()
 				d, drop := ep.open(t, unplugged{dv.new(t)})
 				s, err := d.Stream(ctxT(t, 20*time.Second), "echo up; sleep 30")
 				if err != nil {
@@ -520,6 +541,7 @@ func TestStreamDeviceGone(t *testing.T) {
 // (before Android 8 it ignores -U), where dumpsys package answers instead,
 // and checks that a package pm or dumpsys does not list is not installed.
 func TestAppUIDFallbacks(t *testing.T) {
+	t.Parallel()
 	const pkg = "com.example.app"
 	block := "Packages:\n  Package [com.example.app] (3f2a1b):\n    userId=10123\n    flags=[ HAS_CODE DEBUGGABLE ]\n"
 	tests := []struct {
@@ -546,6 +568,7 @@ func TestAppUIDFallbacks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dev := &adbtest.FakeDevice{Commands: map[string]adbtest.FakeResult{"pm list packages -U " + pkg: tc.pm}}
 			if tc.dumpsys != nil {
 				dev.Commands["dumpsys package "+pkg] = *tc.dumpsys
@@ -568,6 +591,7 @@ func TestAppUIDFallbacks(t *testing.T) {
 
 // TestDebuggable reads the DEBUGGABLE flag of the package's own block.
 func TestDebuggable(t *testing.T) {
+	t.Parallel()
 	dev := &adbtest.FakeDevice{Commands: map[string]adbtest.FakeResult{
 		"dumpsys package com.example.app":     {Stdout: "Packages:\n  Package [com.example.app] (1):\n    userId=10123\n    flags=[ HAS_CODE DEBUGGABLE ]\n"},
 		"dumpsys package com.example.release": {Stdout: "Packages:\n  Package [com.example.release] (2):\n    userId=10124\n    flags=[ HAS_CODE ]\n"},

@@ -14,8 +14,10 @@ import (
 // server with the real guia2 client through an adb forward, via both
 // endpoints: session create, a read, and session delete.
 func TestGuia2SessionThroughForward(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			ctx := ctxT(t, 20*time.Second)
 			port, err := d.Forward(ctx, 6790)

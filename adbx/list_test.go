@@ -13,6 +13,7 @@ import (
 // List reads every device a server lists, in every state; a server that
 // does not answer is an error naming it.
 func TestList(t *testing.T) {
+	t.Parallel()
 	srv := adbtest.NewServer(&adbtest.FakeDevice{SerialNo: "phone-1", ModelName: "Pixel 7"}, &adbtest.FakeDevice{SerialNo: "phone-2", ModelName: "Galaxy S23"})
 	defer srv.Close()
 	devs, err := adbx.List(context.Background(), srv.Addr)

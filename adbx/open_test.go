@@ -102,6 +102,7 @@ func TestOpenAndroidADBServerPort(t *testing.T) {
 }
 
 func TestOpenNoServer(t *testing.T) {
+	t.Parallel()
 	srv := adbtest.NewServer()
 	addr := srv.Addr
 	srv.Close()
@@ -114,6 +115,7 @@ func TestOpenNoServer(t *testing.T) {
 // TestInjectionRefused checks that package names carrying shell syntax
 // never reach the device.
 func TestInjectionRefused(t *testing.T) {
+	t.Parallel()
 	dev := newHostShell(t, "host-sh", true)
 	srv := adbtest.NewServer(dev)
 	defer srv.Close()
@@ -154,6 +156,7 @@ func TestInjectionRefused(t *testing.T) {
 // TestRequestTooLong checks that a command line longer than the host
 // protocol can carry is refused with a clear error, not cut.
 func TestRequestTooLong(t *testing.T) {
+	t.Parallel()
 	srv := adbtest.NewServer(&adbtest.FakeDevice{})
 	defer srv.Close()
 	d := srv.Open("")

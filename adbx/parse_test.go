@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseFacts(t *testing.T) {
+	t.Parallel()
 	ok := func(s string) Result { return Result{Stdout: []byte(s)} }
 	fail := Result{Stderr: []byte("not found"), ExitCode: 127}
 	stat8 := Result{Stdout: fixtures.Read(t, "proc/unidbg_rootfs_8core_2025_proc_stat.txt")}
@@ -45,6 +46,7 @@ func TestParseFacts(t *testing.T) {
 // fallback and each failure is named with the command, its exit status and
 // its stderr.
 func TestParseFactsFallbacks(t *testing.T) {
+	t.Parallel()
 	ok := func(s string) Result { return Result{Stdout: []byte(s)} }
 	missing := func(cmd string) Result {
 		return Result{Stderr: []byte("/system/bin/sh: " + cmd + ": inaccessible or not found\n"), ExitCode: 127}
@@ -126,6 +128,7 @@ func TestParseFactsFallbacks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rs := base()
 			tc.edit(rs)
 			if got := needBuildProp(rs); got != (tc.buildProp != nil) {
@@ -162,6 +165,7 @@ func TestParseFactsFallbacks(t *testing.T) {
 // ADB_SERVER_SOCKET, else ANDROID_ADB_SERVER_ADDRESS and
 // ANDROID_ADB_SERVER_PORT.
 func TestServerAddr(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		opt, socket, host, port, want string
 		ok                            bool
@@ -196,6 +200,7 @@ func TestServerAddr(t *testing.T) {
 }
 
 func TestPickDevice(t *testing.T) {
+	t.Parallel()
 	list := "emulator-5554          device product:sdk_gphone64 model:sdk_gphone64_x86_64 device:emu64x transport_id:1\n" +
 		"R58M12345              unauthorized usb:1-1 transport_id:2\n" +
 		"0123456789             no permissions (missing udev rules? user is in the plugdev group); see [http://developer.android.com/tools/device.html] usb:1-2 transport_id:3\n" +
@@ -228,6 +233,7 @@ func TestPickDevice(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := pickDevice(tc.devs, tc.serial)
 			if !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
 				t.Fatalf("err %v, want %v", err, tc.err)

@@ -53,6 +53,7 @@ func localShellWord(t testing.TB, q string) string {
 }
 
 func TestQuote(t *testing.T) {
+	t.Parallel()
 	tests := []string{
 		"", "plain", "com.example.app", "two words", "it's", "'", "''", `"double"`,
 		"$(reboot)", "`id`", "a;reboot", "x && y", "a|b", "$HOME", "*", "~", "a\nb", "\t", "\\",
@@ -70,6 +71,7 @@ func TestQuote(t *testing.T) {
 // TestQuoteLeavesSafeWordsBare keeps device command lines readable in
 // logs and ps: plain words need no quotes.
 func TestQuoteLeavesSafeWordsBare(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"com.example.app", "/data/local/tmp/x", "tcp:8080", "-v", "a=b", "ActivityManager:I"} {
 		if q := Quote(s); q != s {
 			t.Errorf("Quote(%q) = %q, want it bare", s, q)

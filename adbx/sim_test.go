@@ -18,6 +18,7 @@ import (
 )
 
 func TestFactsSim(t *testing.T) {
+	t.Parallel()
 	configs := []simdevice.Config{
 		{Serial: "sim-34", API: 34, Model: "Test Phone", Cores: 6, RefreshHz: 120, Root: true},
 		{Serial: "sim-28", API: 28, Model: "Old Phone", Cores: 4, RefreshHz: 90},
@@ -25,6 +26,7 @@ func TestFactsSim(t *testing.T) {
 	for _, ep := range endpoints {
 		for _, cfg := range configs {
 			t.Run(ep.name+"/"+cfg.Serial, func(t *testing.T) {
+				t.Parallel()
 				d, _ := ep.open(t, newSim(t, cfg))
 				f, notes, err := d.Facts(ctxT(t, 10*time.Second))
 				if err != nil {
@@ -52,6 +54,7 @@ func TestFactsSim(t *testing.T) {
 // Facts asks first: the core count must still be the configured one, and
 // the API level must come from /system/build.prop when getprop is gone.
 func TestFactsSimQuirks(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		quirks simdevice.Quirks
@@ -68,6 +71,7 @@ func TestFactsSimQuirks(t *testing.T) {
 	for _, ep := range endpoints {
 		for _, tc := range cases {
 			t.Run(ep.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
 				cfg := simdevice.Config{API: 30, Model: "Quirky Phone", Cores: 6, Quirks: tc.quirks}
 				d, _ := ep.open(t, newSim(t, cfg))
 				f, notes, err := d.Facts(ctxT(t, 10*time.Second))
@@ -86,8 +90,10 @@ func TestFactsSimQuirks(t *testing.T) {
 }
 
 func TestAppSim(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			sim := newSim(t, simdevice.Config{})
 			wl := sim.World().Workload()
 			d, _ := ep.open(t, sim)
@@ -141,8 +147,10 @@ func TestAppSim(t *testing.T) {
 var threadtime = regexp.MustCompile(`^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} +\d+ +\d+ [VDIWEFA] `)
 
 func TestLogcatSim(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			ctx := ctxT(t, 20*time.Second)
 			since := time.Now().Add(-time.Hour)
@@ -179,9 +187,11 @@ func readLine(r io.Reader) (string, error) {
 }
 
 func TestPushPullSim(t *testing.T) {
+	t.Parallel()
 	data := bytes.Repeat([]byte("perfgate\x00\xff\n"), 10_000)
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			ctx := ctxT(t, 20*time.Second)
 			const p = "/data/local/tmp/perfgate-blob"
@@ -208,8 +218,10 @@ func TestPushPullSim(t *testing.T) {
 }
 
 func TestForwardSim(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			ctx := ctxT(t, 20*time.Second)
 			// 6790 is where the device's uiautomator2 server listens.
@@ -235,8 +247,10 @@ func TestForwardSim(t *testing.T) {
 // TestGadb checks that the device handed to gadb-based libraries (guia2)
 // is the same device and works.
 func TestGadb(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			g, err := d.Gadb()
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestReadV2(t *testing.T) {
+	t.Parallel()
 	var s []byte
 	s = adbwire.AppendShellPacket(s, adbwire.ShellStdout, []byte("hello "))
 	s = adbwire.AppendShellPacket(s, adbwire.ShellStderr, []byte("oops\n"))
@@ -35,6 +36,7 @@ func TestReadV2(t *testing.T) {
 }
 
 func TestReadV2Errors(t *testing.T) {
+	t.Parallel()
 	huge := []byte{adbwire.ShellStdout, 0, 0, 0, 0}
 	binary.LittleEndian.PutUint32(huge[1:], adbwire.MaxShellPacket+1)
 	tests := []struct {
@@ -52,6 +54,7 @@ func TestReadV2Errors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := readV2(bytes.NewReader(tc.in), io.Discard, io.Discard)
 			if err == nil {
 				t.Fatal("no error")

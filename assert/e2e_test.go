@@ -40,6 +40,39 @@ func measure(t *testing.T, wl *simdevice.Workload, body func(s *perftest.Session
 	return r, sim
 }
 
+// A session for measureAll is: the workload and the steps.
+type session struct {
+	wl   *simdevice.Workload
+	body func(s *perftest.Session)
+}
+
+// A measured run: the Result and the phone it ran on.
+type measured struct {
+	r   *perftest.Result
+	sim *simdevice.Device
+}
+
+// measureAll measures each run as measure does, each on a phone of its
+// own, all at once (the sessions mostly wait on their phones), and returns
+// them in order. A test calls it before it sets any variable: the budget
+// checks that read PERFGATE_UPDATE come after, one by one.
+func measureAll(t *testing.T, runs ...session) []measured {
+	t.Helper()
+	out := make([]measured, len(runs))
+	t.Run("sessions", func(t *testing.T) {
+		for i, rn := range runs {
+			t.Run(fmt.Sprint(i+1), func(t *testing.T) {
+				t.Parallel()
+				out[i].r, out[i].sim = measure(t, rn.wl, rn.body)
+			})
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	return out
+}
+
 // scrollWorkload janks one frame in every `every` for 3 vsyncs.
 func scrollWorkload(t *testing.T, every int) *simdevice.Workload {
 	wl, err := simdevice.Preset("smooth-scroll")
@@ -67,8 +100,11 @@ func TestBudgetEndToEnd(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "testdata", "scroll.budget.json")
 	scroll := func(s *perftest.Session) { s.Step("scroll", func() { time.Sleep(1500 * time.Millisecond) }) }
 
+	// The app, the app janking more, the app restored.
+	m := measureAll(t, session{scrollWorkload(t, 40), scroll}, session{scrollWorkload(t, 6), scroll}, session{scrollWorkload(t, 40), scroll})
+
 	t.Setenv(assert.EnvUpdate, "1")
-	r, sim := measure(t, scrollWorkload(t, 40), scroll)
+	r, sim := m[0].r, m[0].sim
 	if got, want := r.Step("scroll").Jank(), truthMissed(sim, r.Step("scroll")); got != want || got == 0 {
 		t.Fatalf("recorded run: jank %d, the phone missed %d deadlines", got, want)
 	}
@@ -86,7 +122,7 @@ func TestBudgetEndToEnd(t *testing.T) {
 		t.Fatalf("recorded jank limit %d from a run with %d", limit, r.Step("scroll").Jank())
 	}
 
-	r, sim = measure(t, scrollWorkload(t, 6), scroll)
+	r, sim = m[1].r, m[1].sim
 	f = &fakeT{}
 	if assert.Budget(f, r, p) {
 		t.Fatal("a run janking every 6th frame passed")
@@ -106,7 +142,7 @@ func TestBudgetEndToEnd(t *testing.T) {
 		t.Errorf("line names %d frames, the phone missed %d: %s", items, n, line)
 	}
 
-	r, _ = measure(t, scrollWorkload(t, 40), scroll)
+	r = m[2].r
 	f = &fakeT{}
 	if !assert.Budget(f, r, p) {
 		t.Errorf("the restored app failed: %q", f.errs)
@@ -127,8 +163,11 @@ func TestRegressionEndToEnd(t *testing.T) {
 	}
 	gate := assert.Gate{Metrics: []metrics.Name{"frame_time_p50"}}
 
+	// The baseline, a 30 % slower app, the same app again.
+	m := measureAll(t, session{app(6), iterations}, session{app(7.8), iterations}, session{app(6), iterations})
+
 	t.Setenv(assert.EnvUpdate, "1")
-	r, _ := measure(t, app(6), iterations)
+	r := m[0].r
 	if len(r.Steps) != 6 || r.Steps[5].Name != "scroll#6" {
 		t.Fatalf("steps %v", r.Steps)
 	}
@@ -137,7 +176,7 @@ func TestRegressionEndToEnd(t *testing.T) {
 	}
 	t.Setenv(assert.EnvUpdate, "")
 
-	r, _ = measure(t, app(7.8), iterations)
+	r = m[1].r
 	f := &fakeT{}
 	if assert.NoRegression(f, r, p, gate) {
 		t.Fatal("a 30 % frame-time regression passed")
@@ -146,7 +185,7 @@ func TestRegressionEndToEnd(t *testing.T) {
 		t.Errorf("got %q", f.text())
 	}
 
-	r, _ = measure(t, app(6), iterations)
+	r = m[2].r
 	f = &fakeT{}
 	if !assert.NoRegression(f, r, p, gate) {
 		t.Errorf("the same app failed the gate: %q", f.errs)
@@ -161,11 +200,16 @@ func TestRegressionEndToEnd(t *testing.T) {
 func TestUpdateRepeatedOnSimulatedPhone(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "testdata", "scroll.budget.json")
 	scroll := func(s *perftest.Session) { s.Step("scroll", func() { time.Sleep(1500 * time.Millisecond) }) }
+	runs := make([]session, 4)
+	for i := range runs {
+		runs[i] = session{scrollWorkload(t, 40), scroll}
+	}
+	m := measureAll(t, runs...)
 	t.Setenv(assert.EnvUpdate, "1")
 	var prev []byte
 	unchanged := 0
 	for i := range 4 {
-		r, _ := measure(t, scrollWorkload(t, 40), scroll)
+		r := m[i].r
 		f := &fakeT{}
 		if !assert.Budget(f, r, p) {
 			t.Fatalf("update %d failed: %q", i+1, f.errs)

@@ -3,6 +3,7 @@ package example_test
 import (
 	"context"
 	"os"
+	"regexp"
 	"testing"
 	"time"
 
@@ -17,7 +18,8 @@ import (
 // openDevice gives the examples a device and the package of the app to
 // measure: a real phone when ANDROID_SERIAL is set (the app named by
 // PERFGATE_APP), otherwise a simulated phone running the given workload
-// preset, served by a pure-Go adb server inside the test.
+// preset, served by a pure-Go adb server inside the test. A test on a
+// simulated phone runs in parallel with the others.
 func openDevice(t *testing.T, preset string) (*adbx.Device, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -33,6 +35,9 @@ func openDevice(t *testing.T, preset string) (*adbx.Device, string) {
 		}
 		return dev, app
 	}
+	// A simulated phone is this test's own, so the examples run at once;
+	// on a real phone, which they share, they take turns.
+	t.Parallel()
 	wl, err := simdevice.Preset(preset)
 	if err != nil {
 		t.Fatal(err)
@@ -59,5 +64,16 @@ func launch(t *testing.T, dev *adbx.Device, app string) {
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("launch %s: %v %s", app, err, res.Stderr)
 	}
-	time.Sleep(time.Second)
+	// The new process counts its frames from zero.
+	drawn := regexp.MustCompile(`Total frames rendered: [1-9]`)
+	for {
+		res, err := dev.Shell(ctx, "dumpsys gfxinfo "+app)
+		if err == nil && drawn.Match(res.Stdout) {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("launch %s: no frame drawn in 30 s (last dumpsys gfxinfo: %v %.200s)", app, err, res.Stdout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

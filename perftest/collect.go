@@ -463,7 +463,6 @@ func (c *collector) plan(allFrames bool) tickPlan {
 	each := func(format string) string {
 		return "for p in $(" + pidof + "); do " + fmt.Sprintf(format, "$p") + "; done"
 	}
-	p.uptime = add("cat /proc/uptime")
 	if c.cfg.has(CollectFrames) && (allFrames || c.framesDue()) {
 		c.lastFramePoll = c.s.now()
 		if c.source == SourceSurfaceFlinger {
@@ -477,6 +476,12 @@ func (c *collector) plan(allFrames bool) tickPlan {
 			p.frames = add(cmd)
 		}
 	}
+	// The clock is read right before the processes and their CPU
+	// counters, not before the frame dump: dumpsys takes tens of ms on a
+	// phone, more on a busy one, and a clock read that far from the
+	// counters would give each CPU interval a length that is not its own.
+	// A dump's rows are all older than a clock read after it.
+	p.uptime = add("cat /proc/uptime")
 	p.pidof = add(pidof)
 	if c.cfg.has(CollectCPU) {
 		if c.cpuOK {

@@ -173,12 +173,14 @@ func TestADBServerRestart(t *testing.T) {
 		}
 	}
 	s := perftest.Start(t, d, perftest.WithConfig(cfg))
+	var back int64 // device time once the server is back
 	s.Step("scroll", func() {
 		before := waitLive("frames before the restart", func(l perftest.Live) bool { return l.Frames > 0 })
 		a.Run("kill-server")
 		time.Sleep(300 * time.Millisecond) // ticks fail meanwhile: the gap
 		a.Run("start-server")
 		a.Connect(adbd.Addr)
+		back = int64(dev.World().Uptime())
 		// Ticks call OnTick only when they succeed: the first after the
 		// failed ones brings the frames drawn while the server was down.
 		waitLive("frames after the restart", func(l perftest.Live) bool { return l.Gaps > before.Gaps && l.Frames > before.Frames })
@@ -191,11 +193,14 @@ func TestADBServerRestart(t *testing.T) {
 	if st.Gaps == 0 {
 		t.Error("no gap recorded while the adb server was down")
 	}
-	// Frames from after the restart arrive: the last sample brought frames
-	// rendered after the server came back.
-	last := r.Samples[len(r.Samples)-1]
-	if last.HostNs < st.HostEndNs || len(r.Frames) == 0 || r.Frames[len(r.Frames)-1].Time() < st.DeviceEndNs-int64(500*time.Millisecond) {
-		t.Errorf("no frames after the restart")
+	// Frames from after the restart arrive: frames the app drew once the
+	// server was back, however long a loaded host took to bring it back.
+	if n := len(r.Frames); n == 0 || r.Frames[n-1].Time() < back {
+		var last int64
+		if n > 0 {
+			last = r.Frames[n-1].Time()
+		}
+		t.Errorf("no frames after the restart: %d frames, the last at %d ns, the server back at %d ns", n, last, back)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -94,7 +95,7 @@ func TestFrameQuirksMatchTruth(t *testing.T) {
 				if testing.Short() && (ep.name != "host" || api != 33) {
 					t.Skip("short mode: host endpoint, API 33 only")
 				}
-				retryStalled(t, func() ([]string, bool) { return quirkRun(t, ep, stock, api) })
+				simtest.RetryStalled(t, func() ([]string, bool) { return quirkRun(t, ep, stock, api) })
 			})
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/internal/fixtures"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -42,7 +43,7 @@ func TestRecordReplayedCaptures(t *testing.T) {
 				if testing.Short() && ep.name != "host" {
 					t.Skip("short mode: host endpoint only")
 				}
-				retryStalled(t, func() ([]string, bool) { return replayRun(t, ep, stock, c.file, c.pkg) })
+				simtest.RetryStalled(t, func() ([]string, bool) { return replayRun(t, ep, stock, c.file, c.pkg) })
 			})
 		}
 	}

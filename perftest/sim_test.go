@@ -242,27 +242,9 @@ func TestFramesMatchGroundTruth(t *testing.T) {
 				// holds (0.8 s at 144 Hz; a loaded CI machine under -race
 				// can) loses frames; the session records that as a gap.
 				// Such a run is tried again, up to three times.
-				retryStalled(t, func() ([]string, bool) { return groundTruthRun(t, ep, stock, c.preset, c.hz, c.api, c.sf) })
+				simtest.RetryStalled(t, func() ([]string, bool) { return groundTruthRun(t, ep, stock, c.preset, c.hz, c.api, c.sf) })
 			})
 		}
-	}
-}
-
-// retryStalled runs a recording up to three times while it fails on a host
-// that stalled (run reports whether the session recorded a gap), and
-// reports the last run's problems.
-func retryStalled(t *testing.T, run func() (problems []string, stalled bool)) {
-	t.Helper()
-	for try := 1; ; try++ {
-		problems, stalled := run()
-		if stalled && len(problems) > 0 && try < 3 {
-			t.Logf("run %d: host stalled past the frame buffer (%s); trying again", try, strings.Join(problems, "; "))
-			continue
-		}
-		for _, p := range problems {
-			t.Error(p)
-		}
-		return
 	}
 }
 

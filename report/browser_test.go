@@ -74,6 +74,7 @@ func headless(t *testing.T, bin, page string, extra ...string) (string, string) 
 // not blank. The deadline-missed marks are checked against the phone's
 // ground truth: the frames it really rendered late.
 func TestBrowserRendersReport(t *testing.T) {
+	t.Parallel()
 	bin := chromium(t)
 	r, dev := simSession(t, "janky-scroll", 3*time.Second)
 	dir := t.TempDir()
@@ -175,6 +176,7 @@ func paletteOf(img image.Image) map[[3]uint8]int {
 // frame times overlaid, hover text on every point, and a screenshot that
 // shows both sides' colours.
 func TestBrowserRendersComparison(t *testing.T) {
+	t.Parallel()
 	bin := chromium(t)
 	// Four runs of each app, each on a phone of its own, as many at
 	// once as the test's parallelism allows.

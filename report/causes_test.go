@@ -74,6 +74,7 @@ func causeSession(t *testing.T) *perftest.Result {
 // blockers and stacks, and a row per janky frame that the chart's marks
 // link to.
 func TestHTMLCauses(t *testing.T) {
+	t.Parallel()
 	r := causeSession(t)
 	st := r.Step("scroll")
 	c := st.Causes

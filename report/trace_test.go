@@ -55,6 +55,7 @@ func traceSession(t *testing.T, q simdevice.Quirks) *perftest.Result {
 // The reports link the trace, say how to open it, show FrameTimeline's
 // jank beside the other definitions and list each janky frame.
 func TestReportsShowTheTrace(t *testing.T) {
+	t.Parallel()
 	r := traceSession(t, simdevice.Quirks{})
 	st := r.Step("scroll")
 	if r.Trace == nil || r.Trace.File == "" || st.Trace == nil || st.Trace.AppJank == 0 {
@@ -97,6 +98,7 @@ func TestReportsShowTheTrace(t *testing.T) {
 // A phone without perfetto: the reports say so, and the FrameTimeline row
 // is not measured, with the reason.
 func TestReportsWithoutPerfetto(t *testing.T) {
+	t.Parallel()
 	r := traceSession(t, simdevice.Quirks{MissingCommands: []string{"perfetto"}})
 	var h, m bytes.Buffer
 	if err := report.WriteHTML(&h, []*perftest.Result{r}, report.Options{}); err != nil {

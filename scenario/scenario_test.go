@@ -2,6 +2,7 @@ package scenario_test
 
 import (
 	"errors"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
@@ -20,55 +22,78 @@ import (
 // tapping "Stop" stops its frames, swiping scrolls and renders frames,
 // BACK and HOME leave the app, a wait finds what is there.
 func TestActions(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
-			p := newPhone(t, ep, "smooth-scroll", nil)
-			results := t.TempDir()
-			sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(results), perftest.WithInterval(50*time.Millisecond))
-			if !sc.Step("launch", scenario.Launch(scenario.Cold), scenario.WaitFor(scenario.Text("Scroll"), 3*time.Second)) {
-				t.FailNow()
-			}
-			sc.Step("stop", scenario.Tap(scenario.Text("Stop")), scenario.Sleep(800*time.Millisecond))
-			sc.Step("scroll", scenario.Swipe(scenario.Up, 3))
-			sc.Step("fling", scenario.Fling(scenario.Up), scenario.Sleep(300*time.Millisecond))
-			sc.Step("tap id", scenario.Tap(scenario.ID(p.pkg+":id/stop")), scenario.Tap(scenario.Desc("feed")), scenario.TapAt(200, 2270), scenario.Sleep(400*time.Millisecond))
-			sc.Step("back", scenario.Back(), scenario.Sleep(800*time.Millisecond))
-			r := sc.Stop()
-
-			truth := p.sim.World().Truth()
-			if len(truth.Startups) != 1 || truth.Startups[0].Kind != "COLD" {
-				t.Fatalf("startups %+v, want one cold launch", truth.Startups)
-			}
-			launch := r.Step("launch").Startup
-			if launch == nil || launch.InitialDisplayMs != float64(truth.Startups[0].Displayed.Milliseconds()) || launch.Iterations[0].DisplayedMs != 650 {
-				t.Errorf("launch startup %+v, truth %v", launch, truth.Startups[0].Displayed)
-			}
-			// After "Stop" the app renders nothing until the swipe.
-			stop, scroll := r.Step("stop"), r.Step("scroll")
-			if n := truthFramesIn(p.sim, stop.DeviceStartNs+int64(400*time.Millisecond), stop.DeviceEndNs); n != 0 {
-				t.Errorf("%d frames after tapping Stop, want none", n)
-			}
-			if got, want := scroll.Frames().Frames, truthFramesIn(p.sim, scroll.DeviceStartNs, scroll.DeviceEndNs); got == 0 || got != want {
-				t.Errorf("scroll step: %d frames measured, the phone rendered %d", got, want)
-			}
-			// Tapping Stop by id stops the scroll that TapAt(Scroll) restarts.
-			tap := r.Step("tap id")
-			if n := truthFramesIn(p.sim, tap.DeviceEndNs-int64(200*time.Millisecond), tap.DeviceEndNs); n == 0 {
-				t.Errorf("no frames after tapping the Scroll button by coordinates")
-			}
-			back := r.Step("back")
-			if n := truthFramesIn(p.sim, back.DeviceStartNs+int64(400*time.Millisecond), back.DeviceEndNs); n != 0 {
-				t.Errorf("%d frames after BACK, want none: the app left the screen", n)
-			}
-			var names []string
-			for _, st := range r.Steps {
-				names = append(names, st.Name)
-			}
-			if got := strings.Join(names, ","); got != "launch,stop,scroll,fling,tap id,back" {
-				t.Errorf("steps %s", got)
-			}
+			t.Parallel()
+			// A host stalled for longer than the phone's frame buffer holds
+			// loses frames, and the session records that as a gap: such a
+			// run is tried again, up to three times.
+			simtest.RetryStalled(t, func() ([]string, bool) { return actionsRun(t, ep) })
 		})
 	}
+}
+
+// actionsRun is one run of TestActions: its problems, and whether the
+// session lost frames to a host stalled past the phone's frame buffer.
+func actionsRun(t *testing.T, ep endpoint) (problems []string, stalled bool) {
+	p := newPhone(t, ep, "smooth-scroll", nil)
+	results := t.TempDir()
+	sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(results), perftest.WithInterval(50*time.Millisecond))
+	if !sc.Step("launch", scenario.Launch(scenario.Cold), scenario.WaitFor(scenario.Text("Scroll"), 3*time.Second)) {
+		t.FailNow()
+	}
+	sc.Step("stop", scenario.Tap(scenario.Text("Stop")), scenario.Sleep(800*time.Millisecond))
+	sc.Step("scroll", scenario.Swipe(scenario.Up, 3))
+	sc.Step("fling", scenario.Fling(scenario.Up), scenario.Sleep(300*time.Millisecond))
+	sc.Step("tap id", scenario.Tap(scenario.ID(p.pkg+":id/stop")), scenario.Tap(scenario.Desc("feed")), scenario.TapAt(200, 2270), scenario.Sleep(400*time.Millisecond))
+	sc.Step("back", scenario.Back(), scenario.Sleep(800*time.Millisecond))
+	r := sc.Stop()
+
+	truth := p.sim.World().Truth()
+	if len(truth.Startups) != 1 || truth.Startups[0].Kind != "COLD" {
+		t.Fatalf("startups %+v, want one cold launch", truth.Startups)
+	}
+	launch := r.Step("launch").Startup
+	if launch == nil || launch.InitialDisplayMs != float64(truth.Startups[0].Displayed.Milliseconds()) || launch.Iterations[0].DisplayedMs != 650 {
+		problems = append(problems, fmt.Sprintf("launch startup %+v, truth %v", launch, truth.Startups[0].Displayed))
+	}
+	// After "Stop" the app renders nothing until the swipe.
+	stop, scroll := r.Step("stop"), r.Step("scroll")
+	if n := truthFramesIn(p.sim, stop.DeviceStartNs+int64(400*time.Millisecond), stop.DeviceEndNs); n != 0 {
+		problems = append(problems, fmt.Sprintf("%d frames after tapping Stop, want none", n))
+	}
+	if got, want := scroll.Frames().Frames, truthFramesIn(p.sim, scroll.DeviceStartNs, scroll.DeviceEndNs); got == 0 || got != want {
+		problems = append(problems, fmt.Sprintf("scroll step: %d frames measured, the phone rendered %d", got, want))
+	}
+	// Tapping Stop by id stops the scroll that TapAt(Scroll) restarts.
+	tap := r.Step("tap id")
+	if n := truthFramesIn(p.sim, tap.DeviceEndNs-int64(200*time.Millisecond), tap.DeviceEndNs); n == 0 {
+		problems = append(problems, "no frames after tapping the Scroll button by coordinates")
+	}
+	back := r.Step("back")
+	if n := truthFramesIn(p.sim, back.DeviceStartNs+int64(400*time.Millisecond), back.DeviceEndNs); n != 0 {
+		problems = append(problems, fmt.Sprintf("%d frames after BACK, want none: the app left the screen", n))
+	}
+	var names []string
+	for _, st := range r.Steps {
+		names = append(names, st.Name)
+	}
+	if got := strings.Join(names, ","); got != "launch,stop,scroll,fling,tap id,back" {
+		problems = append(problems, fmt.Sprintf("steps %s", got))
+	}
+	return problems, wrapped(r)
+}
+
+// wrapped reports whether the session recorded frames lost to a frame
+// buffer that wrapped between two polls.
+func wrapped(r *perftest.Result) bool {
+	for _, g := range r.Gaps {
+		if strings.Contains(g.Error, "frame buffer wrapped") {
+			return true
+		}
+	}
+	return false
 }
 
 // truthFramesIn counts the frames the phone rendered with intended vsync
@@ -85,6 +110,7 @@ func truthFramesIn(sim *simdevice.Device, from, to int64) int {
 
 // A janky workload janks while it scrolls; a crash-on-tap one dies.
 func TestJankAndCrash(t *testing.T) {
+	t.Parallel()
 	ep := endpoints[0]
 	p := newPhone(t, ep, "crash-on-tap", nil)
 	sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()), perftest.ExpectCrash("crash"))
@@ -99,8 +125,10 @@ func TestJankAndCrash(t *testing.T) {
 // An element that never appears fails the step with the selector and the
 // wait, saves a screenshot beside the results, and the test goes on.
 func TestElementNotFound(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			p := newPhone(t, ep, "smooth-scroll", nil)
 			results := t.TempDir()
 			ft := &fakeT{}
@@ -143,8 +171,10 @@ func TestElementNotFound(t *testing.T) {
 // A device without a uiautomator2 server: Connect says what is missing and
 // how to install and start it.
 func TestServerNotRunning(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			dev := &adbtest.FakeDevice{SerialNo: "bare-phone", Commands: map[string]adbtest.FakeResult{
 				"pm list packages io.appium.uiautomator2": {Stdout: "package:io.appium.uiautomator2.server\n"},
 			}}
@@ -174,8 +204,10 @@ func TestServerNotRunning(t *testing.T) {
 // A device that vanishes mid-scenario fails the action with a clear error
 // instead of hanging, and the Result keeps what was measured.
 func TestDeviceGone(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			p := newPhone(t, ep, "smooth-scroll", nil)
 			ft := &fakeT{}
 			sc := scenario.Start(ft, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()))
@@ -207,6 +239,7 @@ func TestDeviceGone(t *testing.T) {
 // Typing and key presses reach the app: the workload binds "text" and
 // "key:82" (MENU) to scrolling, and HOME sends the app to the background.
 func TestTypeKeyHome(t *testing.T) {
+	t.Parallel()
 	p := newPhone(t, endpoints[0], "smooth-scroll", func(wl *simdevice.Workload) {
 		wl.Screen = append(wl.Screen, simdevice.Elem{Class: "android.widget.EditText", ResourceID: wl.Package + ":id/search",
 			Text: "Search", Bounds: [4]int{40, 2000, 1040, 2100}, Clickable: true})

@@ -27,7 +27,9 @@ recording. With it, a signal before the time is up cuts the step short: it
 is marked unfinished, the Result is written all the same, and the exit
 status is 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP. With -trace it
 also records a Perfetto trace (Android 10+; FrameTimeline jank types on 12+)
-into result.perfetto-trace beside -out, and reads it into the Result.
+into result.perfetto-trace beside -out, and reads it into the Result. A
+phone that answers nothing for -give-up (10s) ends the recording with an
+error, and the Result keeps every sample taken before.
 `
 
 // runRecord is `perfgate record`.
@@ -51,6 +53,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 	source := fs.String("source", "auto", "frame source: auto, gfxinfo or surfaceflinger")
 	layer := fs.String("layer", "", "SurfaceFlinger layer to poll (default: picked from --list)")
 	wait := fs.Bool("wait", false, "start even when the app is not running yet")
+	giveUp := fs.Duration("give-up", 10*time.Second, "end the recording, keeping what it took, once the phone has not answered for this long")
 	tf := traceFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -67,6 +70,9 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 	}
 	if *interval < 0 {
 		return fmt.Errorf("record: -interval %v is negative", *interval)
+	}
+	if *giveUp <= 0 {
+		return fmt.Errorf("record: -give-up %v: want a positive duration such as 10s", *giveUp)
 	}
 	if *out == "" {
 		return errors.New(`record: -out is empty (give a file, or "-" for stdout)`)
@@ -110,6 +116,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 		FrameSource: src,
 		Layer:       *layer,
 		WaitForApp:  *wait,
+		GiveUpAfter: *giveUp,
 		OnTick:      live.tick,
 		Trace:       tc,
 	})

@@ -175,7 +175,7 @@ func TestRecordDeviceGone(t *testing.T) {
 	// The phone goes away once the recording has begun.
 	stderr := watchLines("fps", 2, func() { go srv.Remove(dev.Serial()) })
 	var stdout bytes.Buffer
-	err := record(nil, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-out", out, "-adb", srv.Addr}, &stdout, stderr)
+	err := record(nil, []string{"-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-out", out, "-adb", srv.Addr, "-give-up", "2s"}, &stdout, stderr)
 	if err == nil || !strings.Contains(err.Error(), "partial result in "+out) {
 		t.Fatalf("err = %v, want the loss and where the partial result is", err)
 	}

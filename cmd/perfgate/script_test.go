@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/fixtures"
 	"github.com/perfgate/perfgate/internal/simtest"
+	"github.com/perfgate/perfgate/internal/testenv"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -27,6 +28,9 @@ func TestMain(m *testing.M) {
 	if _, ok := os.LookupEnv("GORACE"); !ok {
 		os.Setenv("GORACE", "atexit_sleep_ms=0")
 	}
+	// The scripts run four at once: they mostly wait on the processes
+	// they start and the simulated phones those drive.
+	testenv.WaitingParallel(4)
 	testscript.Main(m, map[string]func(){"perfgate": main})
 }
 

@@ -5,6 +5,7 @@ package readme_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,10 +14,12 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/filelock"
 	"github.com/perfgate/perfgate/internal/fixtures"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -104,6 +107,24 @@ func waitFor(c string, ran map[string]bool) string {
 	return ""
 }
 
+// together are commands that run at the same time as the README commands
+// right after them that are here too, by a piece of their text: each
+// writes its own folder, and the README's next command reads them all.
+var together = []string{
+	"PERFGATE_RESULTS=$PWD/base go test -count=6",
+	"PERFGATE_RESULTS=$PWD/new go test -count=6",
+}
+
+// isTogether reports whether c is one of together's commands.
+func isTogether(c string) bool {
+	for _, k := range together {
+		if strings.Contains(c, k) {
+			return true
+		}
+	}
+	return false
+}
+
 // exitStatus are the commands that fail on purpose, by a piece of their
 // text; the README says so beside each.
 var exitStatus = map[string]int{
@@ -180,29 +201,59 @@ func TestREADMECommands(t *testing.T) {
 			held = append(held, b)
 			continue
 		}
-		cenv := env
-		if deviceCmd(c) {
-			if phone == nil {
-				phone = simulatedPhone(t)
+		group := []cmd{b}
+		for isTogether(c) && len(queue) > 0 && isTogether(queue[0].c) && skipped(queue[0].c, used) == "" && waitFor(queue[0].c, ranCmds) == "" {
+			group, queue = append(group, queue[0]), queue[1:]
+		}
+		type done struct {
+			out  string
+			code int
+			took time.Duration
+			err  error
+		}
+		results := make([]done, len(group))
+		var wg sync.WaitGroup
+		for i, g := range group {
+			cenv := env
+			if deviceCmd(g.c) {
+				if phone == nil {
+					phone = simulatedPhone(t)
+				}
+				cenv = append(append([]string(nil), env...), phone...)
 			}
-			cenv = append(append([]string(nil), env...), phone...)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				start := time.Now()
+				out, code, err := runShell(dir, cenv, g.c)
+				results[i] = done{out, code, time.Since(start), err}
+			}()
 		}
-		want := 0
-		for k, v := range exitStatus {
-			if strings.Contains(c, k) {
-				want = v
+		wg.Wait()
+		for i, g := range group {
+			r := results[i]
+			if r.err != nil {
+				t.Fatalf("README.md:%d: bash -c %q: %v", g.line, g.c, r.err)
 			}
-		}
-		start := time.Now()
-		out, code := runShell(t, dir, cenv, c)
-		t.Logf("README.md:%d: %s: exit %d in %v", b.line, firstLine(c), code, time.Since(start).Round(time.Millisecond))
-		if code != want {
-			t.Errorf("README.md:%d: %s\nexit status %d, want %d:\n%s", b.line, c, code, want, out)
-		}
-		ran++
-		for _, v := range after {
-			if strings.Contains(c, v) {
-				ranCmds[v] = true
+			want := 0
+			for k, v := range exitStatus {
+				if strings.Contains(g.c, k) {
+					want = v
+				}
+			}
+			at := ""
+			if len(group) > 1 {
+				at = fmt.Sprintf(" (%d commands at once)", len(group))
+			}
+			t.Logf("README.md:%d: %s: exit %d in %v%s", g.line, firstLine(g.c), r.code, r.took.Round(time.Millisecond), at)
+			if r.code != want {
+				t.Errorf("README.md:%d: %s\nexit status %d, want %d:\n%s", g.line, g.c, r.code, want, r.out)
+			}
+			ran++
+			for _, v := range after {
+				if strings.Contains(g.c, v) {
+					ranCmds[v] = true
+				}
 			}
 		}
 		var released, still []cmd
@@ -243,9 +294,8 @@ func firstLine(s string) string {
 }
 
 // runShell runs one command in bash in dir and returns its output and exit
-// status.
-func runShell(t *testing.T, dir string, env []string, c string) (string, int) {
-	t.Helper()
+// status; the error is bash's own failure to run.
+func runShell(dir string, env []string, c string) (string, int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", c)
@@ -254,16 +304,18 @@ func runShell(t *testing.T, dir string, env []string, c string) (string, int) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	if ee, ok := err.(*exec.ExitError); ok {
-		return out.String(), ee.ExitCode()
+		return out.String(), ee.ExitCode(), nil
 	}
-	if err != nil {
-		t.Fatalf("bash -c %q: %v", c, err)
-	}
-	return out.String(), 0
+	return out.String(), 0, err
 }
 
 // freshCheckout copies the files a clone of the repository has (those git
-// tracks, and new ones it does not ignore) into a temporary repository.
+// tracks, and new ones it does not ignore) into a new temporary repository.
+// Its path is the same in every run from this checkout, as a reader's
+// clone stays where it is, so go finds the packages it compiled last time
+// in its build cache (it keys them by directory) instead of compiling
+// perfgate anew in each run; a lock keeps two runs from the same
+// checkout out of each other's copy, and the copy goes when the test ends.
 func freshCheckout(t *testing.T) string {
 	t.Helper()
 	ls := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
@@ -272,7 +324,25 @@ func freshCheckout(t *testing.T) string {
 	if err != nil {
 		t.Skipf("git ls-files: %v (the test copies what a clone has)", err)
 	}
-	dir := t.TempDir()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(abs))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("perfgate-readme-%x", sum[:6]))
+	unlock, err := filelock.Lock(dir+".lock", 10*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Error(err)
+		}
+	})
 	for _, f := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
 		b, err := os.ReadFile(filepath.Join(root, f))
 		if os.IsNotExist(err) {

@@ -10,6 +10,7 @@ package simtest
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
@@ -62,5 +63,28 @@ func Launch(t TB, d *adbx.Device, dev *simdevice.Device) {
 			t.Fatalf("%s rendered %d frames in the 30 s after its launch", pkg, len(dev.World().TruthFrames()))
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// RetryStalled runs a recording up to three times while it fails on a host
+// that stalled past the phone's frame buffer (run reports whether its
+// session recorded frames lost that way), and reports the last run's
+// problems as errors.
+func RetryStalled(t interface {
+	Helper()
+	Logf(format string, args ...any)
+	Error(args ...any)
+}, run func() (problems []string, stalled bool)) {
+	t.Helper()
+	for try := 1; ; try++ {
+		problems, stalled := run()
+		if stalled && len(problems) > 0 && try < 3 {
+			t.Logf("run %d: host stalled past the frame buffer (%s); trying again", try, strings.Join(problems, "; "))
+			continue
+		}
+		for _, p := range problems {
+			t.Error(p)
+		}
+		return
 	}
 }

@@ -6,8 +6,10 @@
 package testenv
 
 import (
+	"flag"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 )
 
@@ -57,4 +59,23 @@ func RealDevice(t TB) string {
 		t.Skipf("no real device: ANDROID_SERIAL is unset and adb devices lists %d devices %v", len(serials), serials)
 	}
 	return serials[0]
+}
+
+// RunWaiting runs the tests of a package whose tests spend most of their
+// time waiting on simulated phones that run in real time, or on the
+// processes they start: its parallel tests run n at once instead of one
+// per core, so their waits overlap. A TestMain calls it in place of m.Run.
+func RunWaiting(m interface{ Run() int }, n int) int {
+	WaitingParallel(n)
+	return m.Run()
+}
+
+// WaitingParallel makes n the default of -test.parallel. The testing
+// package parses the command line after it, so `go test -parallel k`
+// still decides. It is for a TestMain that cannot call RunWaiting, one
+// that hands m to another runner.
+func WaitingParallel(n int) {
+	if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+		panic("testenv: " + err.Error())
+	}
 }
