@@ -204,6 +204,33 @@ func (c *collector) ranDuring(start, end int64) bool {
 	return false
 }
 
+// notRunningWhy says why the app counts as not running in [start, end]
+// (ranDuring is false): pidof found no process, or no tick succeeded from
+// the step's start on, so nothing looked for one. That is not the app
+// stopping: a host or phone too busy to answer, or a phone that went away.
+func (c *collector) notRunningWhy(start, end int64) string {
+	if c.firstSample(start) < len(c.s.res.Samples) {
+		return fmt.Sprintf("the app was not running during the step (pidof %s found no process)", c.cfg.Package)
+	}
+	why := "no tick succeeded from the step's start on, so nothing looked for the app's process"
+	if failed := within(c.reads("", "cheap", start, end), end); len(failed) > 0 {
+		why += fmt.Sprintf(" (%d failed in the step; last: %s)", len(failed), failed[len(failed)-1].err)
+	}
+	return why
+}
+
+// framesReadAfter reports whether a frame poll succeeded at or after host
+// time end: the only read that can show every frame drawn up to then.
+func (c *collector) framesReadAfter(end int64) bool {
+	rs := c.ab.reads[srcFrames]
+	for i := len(rs) - 1; i >= 0 && rs[i].hostNs >= end; i-- {
+		if rs[i].err == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // firstSample is the index of the first sample at or after host time ns.
 func (c *collector) firstSample(ns int64) int {
 	ss := c.s.res.Samples
@@ -240,7 +267,7 @@ func (c *collector) markAbsent(st *Step) {
 	}
 	c.ab.why, c.ab.whyMetric = nil, nil
 	start, end := st.HostStartNs, st.HostEndNs
-	notRunning := fmt.Sprintf("the app was not running during the step (pidof %s found no process)", c.cfg.Package)
+	notRunning := c.notRunningWhy(start, end)
 	notCollected := func(k Collector) string {
 		return fmt.Sprintf("%s: not collected (Config.Collectors has no %q)", k, k)
 	}
@@ -251,15 +278,22 @@ func (c *collector) markAbsent(st *Step) {
 	switch {
 	case !c.cfg.has(CollectFrames):
 		why[metrics.FamilyFrames] = notCollected(CollectFrames)
-	case st.FrameStats.Frames > 0:
-	case !c.ranDuring(start, end):
+	case !c.ranDuring(start, end) && st.FrameStats.Frames == 0:
 		why[metrics.FamilyFrames] = "frames: " + notRunning
-	default:
+	case !c.framesReadAfter(end):
+		// The frames drawn after the last poll that succeeded are unknown,
+		// so a count (0 or more) would only be a part of the step's.
 		rs := c.reads(srcFrames, "cheap", start, end)
 		if s := unreadable(c.framesCmd(), rs); s != "" {
 			why[metrics.FamilyFrames] = "frames: " + s
-		} else if len(rs) == 0 {
-			why[metrics.FamilyFrames] = "frames: no frame poll after the step began"
+		} else {
+			failed := 0
+			for _, r := range rs {
+				if r.err != "" {
+					failed++
+				}
+			}
+			why[metrics.FamilyFrames] = fmt.Sprintf("frames: no frame poll succeeded after the step ended (%d failed from its start on), so its frames are known only in part", failed)
 		}
 	}
 

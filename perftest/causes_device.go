@@ -560,7 +560,7 @@ func (c *collector) blocksWhy(st *Step) string {
 		return why
 	}
 	if !c.ranDuring(st.HostStartNs, st.HostEndNs) {
-		return "blocks: the app was not running during the step (pidof " + c.cfg.Package + " found no process)"
+		return "blocks: " + c.notRunningWhy(st.HostStartNs, st.HostEndNs)
 	}
 	return ""
 }

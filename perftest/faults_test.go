@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -24,6 +25,7 @@ type faultyDevice struct {
 	mu         sync.Mutex
 	hangs      int  // the next n frame polls hang until the stream closes
 	statDenied bool // /proc/stat reads fail as on a locked-down build
+	dark       bool // every command hangs until the stream closes
 	// hung, when set, gets a value each time a hung poll gives up.
 	hung chan struct{}
 }
@@ -34,6 +36,7 @@ func (f *faultyDevice) Shell(ctx context.Context, cmd string, stdin io.Reader, s
 	if hang {
 		f.hangs--
 	}
+	hang = hang || f.dark
 	denied := f.statDenied
 	f.mu.Unlock()
 	if hang {
@@ -48,6 +51,71 @@ func (f *faultyDevice) Shell(ctx context.Context, cmd string, stdin io.Reader, s
 		cmd = strings.ReplaceAll(cmd, "eval 'cat /proc/stat'", "eval 'echo cat: /proc/stat: Permission denied >&2; exit 1'")
 	}
 	return f.Device.Shell(ctx, cmd, stdin, stdout, stderr)
+}
+
+// A phone that stops answering mid-session, as a host or phone too busy
+// to answer does: a step the session could not poll after its end has no
+// frame count (0, or the part seen before the last poll, would pass for
+// one), and a step with no tick at all does not call the app stopped.
+func TestStepsAfterTheLastPoll(t *testing.T) {
+	t.Parallel()
+	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33), hung: make(chan struct{}, 1000)}
+	srv := adbtest.NewServer(fd)
+	t.Cleanup(srv.Close)
+	d := srv.Open(fd.Serial())
+	launch(t, d, fd.Device)
+	cfg := quickConfig(t)
+	cfg.GiveUpAfter = time.Minute
+	// Stop reads the log for causes and process ends, each waiting its own
+	// timeout on a phone that answers nothing; the frames need neither.
+	cfg.Collectors = []perftest.Collector{perftest.CollectFrames, perftest.CollectCPU, perftest.CollectMemory}
+	cfg.Causes.Off = true
+	live := make(chan perftest.Live, 1000)
+	cfg.OnTick = func(l perftest.Live) { live <- l }
+	setDark := func() {
+		fd.mu.Lock()
+		fd.dark = true
+		fd.mu.Unlock()
+	}
+	timeout := time.After(time.Minute)
+	waitTick := func(ok func(perftest.Live) bool) {
+		for {
+			select {
+			case l := <-live:
+				if ok(l) {
+					return
+				}
+			case <-timeout:
+				t.Fatal("no such tick within a minute")
+			}
+		}
+	}
+	waitHung := func() {
+		select {
+		case <-fd.hung:
+		case <-timeout:
+			t.Fatal("no poll hung within a minute")
+		}
+	}
+	s := perftest.Start(t, d, perftest.WithConfig(cfg))
+	s.Step("lit", func() { waitTick(func(l perftest.Live) bool { return l.Frames > 0 }) })
+	s.Step("half", func() {
+		waitTick(func(perftest.Live) bool { return true })
+		setDark()
+		waitHung()
+	})
+	s.Step("dark", waitHung)
+	r := s.Stop()
+	if v := metric(t, r.Step("lit"), "frames"); v == 0 {
+		t.Errorf("lit: 0 frames, want the frames drawn")
+	}
+	absent(t, r.Step("half"), []metrics.Name{"frames", "fps", "jank"}, "frames: no frame poll succeeded after the step ended")
+	absent(t, r.Step("dark"), []metrics.Name{"frames", "cpu", "rss_max"}, "no tick succeeded from the step's start on")
+	for _, a := range r.Step("dark").Absent() {
+		if strings.Contains(a.Reason, "not running") {
+			t.Errorf("dark: %s: %s; nothing looked for the app", a.Name, a.Reason)
+		}
+	}
 }
 
 func quickConfig(t *testing.T) perftest.Config {

@@ -151,5 +151,5 @@ func (c *collector) smoothWhy(st *Step) string {
 	case l.fromNs > st.HostStartNs:
 		return fmt.Sprintf("gt sm: the log no longer reaches back to the step (its oldest line is %v after the step began)", time.Duration(l.fromNs-st.HostStartNs).Round(time.Millisecond))
 	}
-	return "gt sm: the app was not running during the step (pidof " + c.cfg.Package + " found no process)"
+	return "gt sm: " + c.notRunningWhy(st.HostStartNs, st.HostEndNs)
 }

@@ -355,7 +355,7 @@ func (c *collector) trafficStats(st *Step) *TrafficStats {
 	if !ok {
 		switch {
 		case c.traffic == trafficNetDev && !c.ranDuring(st.HostStartNs, st.HostEndNs):
-			c.setWhy(metrics.FamilyTraffic, "traffic: "+c.traffic+" needs the app's process; the app was not running during the step")
+			c.setWhy(metrics.FamilyTraffic, "traffic: "+c.traffic+" needs the app's process; "+c.notRunningWhy(st.HostStartNs, st.HostEndNs))
 		case unreadable(c.traffic, reads) != "":
 			c.setWhy(metrics.FamilyTraffic, "traffic: "+unreadable(c.traffic, reads))
 		default:
