@@ -59,11 +59,7 @@ func (f *faultyDevice) Shell(ctx context.Context, cmd string, stdin io.Reader, s
 // one), and a step with no tick at all does not call the app stopped.
 func TestStepsAfterTheLastPoll(t *testing.T) {
 	t.Parallel()
-	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33), hung: make(chan struct{}, 1000)}
-	srv := adbtest.NewServer(fd)
-	t.Cleanup(srv.Close)
-	d := srv.Open(fd.Serial())
-	launch(t, d, fd.Device)
+	fd, d := serveFaulty(t, &faultyDevice{hung: make(chan struct{}, 1000)})
 	cfg := quickConfig(t)
 	cfg.GiveUpAfter = time.Minute
 	// Stop reads the log for causes and process ends, each waiting its own
@@ -116,6 +112,18 @@ func TestStepsAfterTheLastPoll(t *testing.T) {
 			t.Errorf("dark: %s: %s; nothing looked for the app", a.Name, a.Reason)
 		}
 	}
+}
+
+// serveFaulty gives fd a simulated phone scrolling at 60 Hz on API 33,
+// serves it from a pure-Go adb server and launches its app.
+func serveFaulty(t *testing.T, fd *faultyDevice) (*faultyDevice, *adbx.Device) {
+	t.Helper()
+	fd.Device = sim(t, "smooth-scroll", 60, 33)
+	srv := adbtest.NewServer(fd)
+	t.Cleanup(srv.Close)
+	d := srv.Open(fd.Serial())
+	launch(t, d, fd.Device)
+	return fd, d
 }
 
 func quickConfig(t *testing.T) perftest.Config {
@@ -274,11 +282,7 @@ func TestADBServerRestart(t *testing.T) {
 
 func TestHungCommandIsAGap(t *testing.T) {
 	t.Parallel()
-	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33), hung: make(chan struct{}, 1)}
-	srv := adbtest.NewServer(fd)
-	t.Cleanup(srv.Close)
-	d := srv.Open(fd.Serial())
-	launch(t, d, fd.Device)
+	fd, d := serveFaulty(t, &faultyDevice{hung: make(chan struct{}, 1)})
 	cfg := quickConfig(t)
 	// Time enough for a slow machine's ticks; only the hung one times out.
 	cfg.TickTimeout, cfg.GiveUpAfter = time.Second, 20*time.Second
@@ -324,11 +328,7 @@ func TestHungCommandIsAGap(t *testing.T) {
 
 func TestProcStatDenied(t *testing.T) {
 	t.Parallel()
-	fd := &faultyDevice{Device: sim(t, "smooth-scroll", 60, 33), statDenied: true}
-	srv := adbtest.NewServer(fd)
-	t.Cleanup(srv.Close)
-	d := srv.Open(fd.Serial())
-	launch(t, d, fd.Device)
+	fd, d := serveFaulty(t, &faultyDevice{statDenied: true})
 	s := perftest.Start(t, d, perftest.WithConfig(quickConfig(t)))
 	w := fd.World()
 	var before, after simdevice.TruthTotals
