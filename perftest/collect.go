@@ -476,18 +476,22 @@ func (c *collector) plan(allFrames bool) tickPlan {
 			p.frames = add(cmd)
 		}
 	}
-	// The clock is read right before the processes and their CPU
-	// counters, not before the frame dump: dumpsys takes tens of ms on a
-	// phone, more on a busy one, and a clock read that far from the
-	// counters would give each CPU interval a length that is not its own.
-	// A dump's rows are all older than a clock read after it.
-	p.uptime = add("cat /proc/uptime")
+	// The clock is read right after the CPU counters, with nothing
+	// between the app's counters, the device's and the clock: each
+	// command the shell runs in between takes a few ms on a phone, more
+	// on a busy one, and a clock read that far from the counters would
+	// give each CPU interval a length that is not its own (10 % in a
+	// 1.5 s step whose reads drifted 150 ms apart). It is read after the
+	// frame dump, so a dump's rows are all older than it.
 	p.pidof = add(pidof)
 	if c.cfg.has(CollectCPU) {
+		p.pidStat = add(each("cat /proc/%s/stat"))
 		if c.cpuOK {
 			p.stat = add("cat /proc/stat")
 		}
-		p.pidStat = add(each("cat /proc/%s/stat"))
+	}
+	p.uptime = add("cat /proc/uptime")
+	if c.cfg.has(CollectCPU) {
 		p.tasks = add("for p in $(pidof " + pkg + "); do cat /proc/$p/task/*/stat; done")
 	}
 	if c.cfg.has(CollectMemory) {
