@@ -308,14 +308,24 @@ func (w *World) simpleperfReportSample(args []string, stdout, stderr io.Writer) 
 		simpleperfLog(stderr, 'E', "record_file_reader.cpp:120", in+" is not a valid perf.data file")
 		return 1
 	}
-	var b strings.Builder
-	b.WriteString("meta_info:\n  trace_offcpu: false\n  event_type: " + data.Event + "\n")
+	// The report is built with appends: a recording of a few seconds
+	// has thousands of samples, each a dozen lines.
+	b := make([]byte, 0, 64<<10)
+	b = append(b, "meta_info:\n  trace_offcpu: false\n  event_type: "...)
+	b = append(b, data.Event+"\n"...)
 	if data.App != "" {
-		b.WriteString("  app_package_name: " + data.App + "\n")
+		b = append(b, "  app_package_name: "+data.App+"\n"...)
 	}
+	sampleHead := "sample:\n  event_type: " + data.Event + "\n  time: "
+	methods := map[string]methodFrame{}
 	for _, s := range data.Samples {
-		fmt.Fprintf(&b, "sample:\n  event_type: %s\n  time: %d\n  event_count: %d\n  thread_id: %d\n  thread_name: %s\n",
-			data.Event, s.TimeNs, s.Period, s.TID, data.Thread)
+		b = append(b, sampleHead...)
+		b = strconv.AppendInt(b, s.TimeNs, 10)
+		b = append(b, "\n  event_count: "...)
+		b = strconv.AppendInt(b, s.Period, 10)
+		b = append(b, "\n  thread_id: "...)
+		b = strconv.AppendInt(b, int64(s.TID), 10)
+		b = append(b, "\n  thread_name: "+data.Thread+"\n"...)
 		frames := s.Stack
 		if !callchain && len(frames) > 0 {
 			frames = frames[len(frames)-1:]
@@ -326,36 +336,66 @@ func (w *World) simpleperfReportSample(args []string, stdout, stderr io.Writer) 
 				indent = "    "
 			}
 			if i == len(frames)-2 {
-				b.WriteString("  callchain:\n")
+				b = append(b, "  callchain:\n"...)
 			}
-			file, sym, addr := w.frameOf(frames[i], s.TimeNs)
-			fmt.Fprintf(&b, "%svaddr_in_file: %x\n%sfile: %s\n%ssymbol: %s\n", indent, addr, indent, file, indent, sym)
+			m, ok := methods[frames[i]]
+			if !ok {
+				m = w.methodFrameOf(frames[i])
+				methods[frames[i]] = m
+			}
+			file, sym := m.at(s.TimeNs)
+			b = append(b, indent+"vaddr_in_file: "...)
+			b = strconv.AppendUint(b, m.addr, 16)
+			b = append(b, '\n')
+			b = append(b, indent+"file: "...)
+			b = append(b, file...)
+			b = append(b, '\n')
+			b = append(b, indent+"symbol: "...)
+			b = append(b, sym...)
+			b = append(b, '\n')
 		}
 	}
-	fmt.Fprintf(&b, "lost_situation:\n  sample_count: %d\n  lost_count: 0\n", len(data.Samples))
-	if _, err := io.WriteString(stdout, b.String()); err != nil {
+	b = append(b, "lost_situation:\n  sample_count: "...)
+	b = strconv.AppendInt(b, int64(len(data.Samples)), 10)
+	b = append(b, "\n  lost_count: 0\n"...)
+	if _, err := stdout.Write(b); err != nil {
 		return 1
 	}
 	return 0
 }
 
-// frameOf is how report-sample prints a Java method of the main thread's
-// stack: the app's own methods from its compiled odex ("void a.B.c()") or,
-// now and then, from the JIT cache; the framework's from the boot image.
-func (w *World) frameOf(method string, t int64) (file, symbol string, addr uint64) {
+// methodFrame is how report-sample prints a Java method of the main
+// thread's stack: the app's own methods from its compiled odex
+// ("void a.B.c()") or, now and then, from the JIT cache; the framework's
+// from the boot image.
+type methodFrame struct {
+	method, file, symbol string
+	addr                 uint64
+	app                  bool // the app's own: now and then from the JIT cache
+}
+
+// at is the file and symbol of the method in a sample taken at t.
+func (m methodFrame) at(t int64) (file, symbol string) {
+	if m.app && (t/1_000_000+int64(m.addr))%5 == 0 {
+		return "[JIT app cache]", m.method
+	}
+	return m.file, m.symbol
+}
+
+func (w *World) methodFrameOf(method string) methodFrame {
 	h := fnv.New64a()
 	h.Write([]byte(method))
-	addr = h.Sum64()&0xffffff | 0x1000
+	m := methodFrame{method: method, symbol: method, addr: h.Sum64()&0xffffff | 0x1000}
 	switch {
 	case strings.HasPrefix(method, w.wl.Package+"."):
-		if (t/1_000_000+int64(addr))%5 == 0 {
-			return "[JIT app cache]", method, addr
-		}
-		return strings.TrimSuffix(w.appPath(), "base.apk") + "oat/arm64/base.odex", "void " + method + "()", addr
+		m.app = true
+		m.file, m.symbol = strings.TrimSuffix(w.appPath(), "base.apk")+"oat/arm64/base.odex", "void "+method+"()"
 	case strings.HasPrefix(method, "java.") || strings.HasPrefix(method, "dalvik."):
-		return "/apex/com.android.art/javalib/arm64/boot.oat", method, addr
+		m.file = "/apex/com.android.art/javalib/arm64/boot.oat"
+	default:
+		m.file = "/system/framework/arm64/boot-framework.oat"
 	}
-	return "/system/framework/arm64/boot-framework.oat", method, addr
+	return m
 }
 
 // Pkill runs toybox's `pkill [-SIGNAL] [-f] [-x] PATTERN`: it signals the

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -233,12 +234,24 @@ func bracketEnd(p string, i int) int {
 	return len(p)
 }
 
+// matched is what grepMatches returns for a line that matches when the
+// spans are not wanted.
+var matched = [][]int{{0, 0}}
+
 func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// matches returns the spans of line that count as matches under -w.
-func grepMatches(re *regexp.Regexp, line string, word bool) [][]int {
+// grepMatches returns the spans of line that count as matches under -w.
+// Without spans (only false) it tells only whether the line matches: a
+// single empty span when it does.
+func grepMatches(re *regexp.Regexp, line string, word, spans bool) [][]int {
+	if !word && !spans {
+		if re.MatchString(line) {
+			return matched
+		}
+		return nil
+	}
 	all := re.FindAllStringIndex(line, -1)
 	if !word {
 		return all
@@ -309,6 +322,13 @@ func (p *proc) grep(mode string) int {
 		var held []string // up to o.before lines before the next match
 		lastOut, afterLeft := -1, 0
 		for i := 0; ; i++ {
+			if f == "-" && w.Buffered() > 0 {
+				// Lines from a stream (logcat | grep) go out as they
+				// match: at the latest before grep waits for more input.
+				if b, _ := r.Peek(r.Buffered()); bytes.IndexByte(b, '\n') < 0 && w.Flush() != nil {
+					return 2
+				}
+			}
 			line, err := r.ReadString('\n')
 			if line == "" && err != nil {
 				break
@@ -324,7 +344,7 @@ func (p *proc) grep(mode string) int {
 				}
 				return s
 			}
-			ms := grepMatches(re, line, o.word)
+			ms := grepMatches(re, line, o.word, o.only && !o.invert)
 			if (len(ms) > 0) == o.invert || o.max >= 0 && count >= o.max {
 				if o.max >= 0 && count >= o.max && afterLeft == 0 {
 					break
@@ -366,12 +386,6 @@ func (p *proc) grep(mode string) int {
 				fmt.Fprintf(w, "%s%s\n", prefix(":"), line)
 			}
 			lastOut, afterLeft = i, o.after
-			if f == "-" {
-				// Lines from a stream (logcat | grep) go out as they match.
-				if w.Flush() != nil {
-					return 2
-				}
-			}
 		}
 		if p.ctx.Err() != nil {
 			return 130

@@ -138,8 +138,10 @@ func (s *Shell) Run(ctx context.Context, cmd string, stdin io.Reader, stdout, st
 		defer pr.Close()
 		go func() {
 			// This goroutine ends when stdin does (the adb stream closes)
-			// or when the shell closed the read end.
-			io.Copy(pw, stdin)
+			// or when the shell closed the read end. Commands rarely get
+			// much input: a small buffer, where io.Copy would take 32 KB
+			// for every command.
+			io.CopyBuffer(struct{ io.Writer }{pw}, stdin, make([]byte, 4096))
 			pw.Close()
 		}()
 		in = pr

@@ -123,3 +123,55 @@ func TestShellProgramSeesCancel(t *testing.T) {
 		t.Errorf("status 0 after cancellation; want non-zero")
 	}
 }
+
+// grep on a stream (logcat | grep) writes the lines it selected before it
+// waits for more input, and writes them together: one write for the
+// lines that came in one piece.
+func TestGrepStreamsMatches(t *testing.T) {
+	sh := newTestShell(t, false)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int)
+	go func() {
+		done <- sh.Run(t.Context(), "grep -v b", inR, outW, io.Discard)
+		outW.Close()
+	}()
+	writes := make(chan string)
+	go func() {
+		buf := make([]byte, 1024)
+		for {
+			n, err := outR.Read(buf)
+			if n > 0 {
+				writes <- string(buf[:n])
+			}
+			if err != nil {
+				close(writes)
+				return
+			}
+		}
+	}()
+	for _, tc := range []struct{ in, want string }{
+		{"a\nb\nc\n", "a\nc\n"},
+		{"bb\nd\ne", "d\n"}, // "e" waits for its newline
+		{"\n", "e\n"},
+	} {
+		if _, err := inW.Write([]byte(tc.in)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-writes:
+			if got != tc.want {
+				t.Errorf("after %q grep wrote %q, want %q", tc.in, got, tc.want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("after %q grep wrote nothing in 30 s, want %q", tc.in, tc.want)
+		}
+	}
+	inW.Close()
+	if st := <-done; st != 0 {
+		t.Errorf("status %d, want 0", st)
+	}
+	if rest, ok := <-writes; ok {
+		t.Errorf("grep wrote %q after its input ended", rest)
+	}
+}
