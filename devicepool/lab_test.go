@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/devicepool"
 	"github.com/perfgate/perfgate/internal/simtest"
+	"github.com/perfgate/perfgate/internal/testenv"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 	"github.com/perfgate/perfgate/simlab"
@@ -25,6 +26,7 @@ const labSize = 8
 // at most GOMAXPROCS parallel tests by default, 2 on a 2-core machine,
 // which would queue a suite of 8 devices. An explicit -parallel wins.
 func TestMain(m *testing.M) {
+	testenv.SkipRaceExitSleep()
 	flag.Parse()
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })

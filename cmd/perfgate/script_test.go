@@ -25,11 +25,14 @@ import (
 // GORACE says otherwise they skip that wait (over a hundred of them ran a
 // second longer each).
 func TestMain(m *testing.M) {
+	testenv.SkipRaceExitSleep()
 	if _, ok := os.LookupEnv("GORACE"); !ok {
 		os.Setenv("GORACE", "atexit_sleep_ms=0")
 	}
-	// The scripts run four at once: they mostly wait on the processes
-	// they start and the simulated phones those drive.
+	// The scripts, and the tests that record from a phone of their own,
+	// run four at once: they mostly wait on the processes they start and
+	// the simulated phones those drive. Tests that set environment
+	// variables or swap the interrupt hook stay serial.
 	testenv.WaitingParallel(4)
 	testscript.Main(m, map[string]func(){"perfgate": main})
 }
@@ -103,7 +106,7 @@ func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(fs.Parse(args))
 	wl, err := simdevice.Preset("janky-scroll")
 	ts.Check(err)
-	cfg := simdevice.Config{Workload: wl, RefreshHz: 60}
+	cfg := simdevice.Config{Workload: simtest.QuickStart(wl), RefreshHz: 60}
 	if *deny != "" {
 		cfg.Quirks.DeniedServices = []string{*deny}
 	}

@@ -66,6 +66,7 @@ func RealDevice(t TB) string {
 // processes they start: its parallel tests run n at once instead of one
 // per core, so their waits overlap. A TestMain calls it in place of m.Run.
 func RunWaiting(m interface{ Run() int }, n int) int {
+	SkipRaceExitSleep()
 	WaitingParallel(n)
 	return m.Run()
 }

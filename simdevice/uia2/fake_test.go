@@ -14,6 +14,7 @@ import (
 
 	"github.com/electricbubble/guia2"
 
+	"github.com/perfgate/perfgate/internal/testenv"
 	"github.com/perfgate/perfgate/simdevice/uia2"
 )
 
@@ -121,6 +122,7 @@ func dialHost(ctx context.Context, _, addr string) (net.Conn, error) {
 }
 
 func TestMain(m *testing.M) {
+	testenv.SkipRaceExitSleep()
 	// guia2 v0.1.0 talks through its package-level HTTPClient only, so the
 	// tests give it a client whose transport dials the in-memory servers.
 	guia2.HTTPClient = testHTTP
