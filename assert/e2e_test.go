@@ -23,7 +23,7 @@ import (
 // and the phone, whose ground truth the tests compare with.
 func measure(t *testing.T, wl *simdevice.Workload, body func(s *perftest.Session)) (*perftest.Result, *simdevice.Device) {
 	t.Helper()
-	sim, srv := simtest.Serve(t, simdevice.Config{Workload: wl, RefreshHz: 60, Model: "Pixel 7"})
+	sim, srv := simtest.Serve(t, simdevice.Config{Workload: simtest.QuickStart(wl), RefreshHz: 60, Model: "Pixel 7"})
 	dev := srv.Open("")
 	simtest.Launch(t, dev, sim)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -31,7 +32,7 @@ func simQuirks(t *testing.T, preset string, api int, q simdevice.Quirks) (*simde
 // simWorkload is simQuirks for a workload of the test's own.
 func simWorkload(t *testing.T, wl *simdevice.Workload, api int, q simdevice.Quirks) (*simdevice.Device, *adbx.Device) {
 	t.Helper()
-	dev, err := simdevice.New(simdevice.Config{API: api, RefreshHz: 60, Workload: wl, Quirks: q})
+	dev, err := simdevice.New(simdevice.Config{API: api, RefreshHz: 60, Workload: simtest.QuickStart(wl), Quirks: q})
 	if err != nil {
 		t.Fatal(err)
 	}

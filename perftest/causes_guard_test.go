@@ -45,7 +45,9 @@ func TestLooperPropertyRestoredOnInterrupt(t *testing.T) {
 	prop := metrics.LooperSlowProperty(wl.UID, "main")
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLooperGuardChild$", "-test.v")
-	cmd.Env = append(os.Environ(), guardChildEnv+"="+srv.Addr)
+	// The interrupted child cannot remove its own temporary directories,
+	// so they go under this test's.
+	cmd.Env = append(os.Environ(), guardChildEnv+"="+srv.Addr, "TMPDIR="+t.TempDir())
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

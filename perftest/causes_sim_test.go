@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -31,7 +32,7 @@ func causeDevice(t *testing.T, api int, hz float64, q simdevice.Quirks, edit fun
 	if edit != nil {
 		edit(wl)
 	}
-	dev, err := simdevice.New(simdevice.Config{API: api, RefreshHz: hz, Workload: wl, Quirks: q, Serial: "sim-causes"})
+	dev, err := simdevice.New(simdevice.Config{API: api, RefreshHz: hz, Workload: simtest.QuickStart(wl), Quirks: q, Serial: "sim-causes"})
 	if err != nil {
 		t.Fatal(err)
 	}

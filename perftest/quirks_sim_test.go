@@ -32,7 +32,7 @@ func quirkySim(t testing.TB, q simdevice.FrameQuirks, hz float64, api int) *simd
 		t.Fatal(err)
 	}
 	wl.FrameQuirks = q
-	dev, err := simdevice.New(simdevice.Config{API: api, RefreshHz: hz, Workload: wl, Serial: "sim-quirks"})
+	dev, err := simdevice.New(simdevice.Config{API: api, RefreshHz: hz, Workload: simtest.QuickStart(wl), Serial: "sim-quirks"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,10 +54,11 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 
 // quirkSession records one step that lasts until the rows the phone drew
 // in it (those whose IntendedVsync falls after the step began) satisfy
-// enough, then lets the device run until every row of the step is settled
-// (its wait for rows still drawing is 2 s of device time and three polls)
-// before stopping.
-func quirkSession(t *testing.T, d *adbx.Device, dev *simdevice.Device, enough func([]simdevice.TruthFrame) bool, opts ...perftest.Option) *perftest.Result {
+// enough, then lets the device run settle more and five more ticks before
+// stopping, so every row of the step is settled: gfxinfo's wait for rows
+// still drawing is 2 s of device time and three polls (settleStuck);
+// SurfaceFlinger's fences are pending for the time the quirk says.
+func quirkSession(t *testing.T, d *adbx.Device, dev *simdevice.Device, enough func([]simdevice.TruthFrame) bool, settle time.Duration, opts ...perftest.Option) *perftest.Result {
 	t.Helper()
 	var ticks atomic.Int64
 	w := dev.World()
@@ -71,9 +72,13 @@ func quirkSession(t *testing.T, d *adbx.Device, dev *simdevice.Device, enough fu
 		})
 	})
 	end, tick := w.Uptime(), ticks.Load()
-	waitFor(t, "the rows of the step to settle", func() bool { return w.Uptime() > end+3*time.Second && ticks.Load() > tick+5 })
+	waitFor(t, "the rows of the step to settle", func() bool { return w.Uptime() > end+settle && ticks.Load() > tick+5 })
 	return s.Stop()
 }
+
+// settleStuck outlasts the wait for a gfxinfo row still drawing: 2 s of
+// device time.
+const settleStuck = 3 * time.Second
 
 // atLeast is enough rows for a step that needs n of them.
 func atLeast(n int) func([]simdevice.TruthFrame) bool {
@@ -120,7 +125,7 @@ func quirkRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, api int) (pr
 		return len(fs) >= 160 && seen["twin"] && seen["late"] && seen["popup"] && seen[string(metrics.FrameRejectNotCompleted)] &&
 			seen[string(metrics.FrameRejectBeyondClock)] && seen[string(metrics.FrameRejectSentinel)] &&
 			seen[string(metrics.FrameRejectCompletedBeforeVsync)] && seen[string(metrics.FrameRejectFlags)]
-	}, perftest.WithFrameSource(perftest.SourceGfxInfo))
+	}, settleStuck, perftest.WithFrameSource(perftest.SourceGfxInfo))
 	stalled = len(r.Gaps) > 0 || lateRowsUnseen(r, 120, hostileFrames.LateMs)
 	st := r.Step("quirks")
 	truth := dev.World().TruthFrames()
@@ -240,7 +245,8 @@ func TestSurfaceFlingerQuirksMatchTruth(t *testing.T) {
 			dev := quirkySim(t, simdevice.FrameQuirks{SFPendingMs: 200, SFSentinelAC: true}, 60, 33)
 			d, _ := ep.open(t, dev, stock)
 			launch(t, d, dev)
-			r := quirkSession(t, d, dev, atLeast(150), perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
+			// The fences of the step's last frames signal 200 ms after.
+			r := quirkSession(t, d, dev, atLeast(150), time.Second, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
 			st := r.Step("quirks")
 			want := map[int64]bool{}
 			for _, f := range dev.World().TruthFrames() {
@@ -270,7 +276,8 @@ func TestSurfaceFlingerQuirksMatchTruth(t *testing.T) {
 				dev := quirkySim(t, simdevice.FrameQuirks{SFRows: rows}, 60, 33)
 				d, _ := ep.open(t, dev, stock)
 				launch(t, d, dev)
-				r := quirkSession(t, d, dev, atLeast(30), perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
+				// Nothing is pending: the rows are all empty, or none.
+				r := quirkSession(t, d, dev, atLeast(30), 0, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
 				want := map[string]string{"zeros": "only empty rows", "period_only": "only the refresh period line"}[rows]
 				if len(r.Frames) != 0 || len(r.FramesRejected) != 0 || !strings.Contains(strings.Join(r.Notes, "\n"), want) {
 					t.Errorf("%d frames, rejected %v, notes %q; want none and a note saying %q", len(r.Frames), r.FramesRejected, r.Notes, want)

@@ -30,7 +30,7 @@ func sim(t testing.TB, preset string, hz float64, api int) *simdevice.Device {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := simdevice.New(simdevice.Config{API: api, RefreshHz: hz, Workload: wl, Serial: "sim-" + strings.ReplaceAll(preset, "-", "")})
+	dev, err := simdevice.New(simdevice.Config{API: api, RefreshHz: hz, Workload: simtest.QuickStart(wl), Serial: "sim-" + strings.ReplaceAll(preset, "-", "")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -624,9 +624,13 @@ func TestClockAlignedWithDevice(t *testing.T) {
 	}
 }
 
-// simConfig builds a simulated phone from a full configuration.
+// simConfig builds a simulated phone from a full configuration, its
+// workload given a quick cold start (simtest.QuickStart).
 func simConfig(t testing.TB, cfg simdevice.Config) *simdevice.Device {
 	t.Helper()
+	if cfg.Workload != nil {
+		simtest.QuickStart(cfg.Workload)
+	}
 	dev, err := simdevice.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -242,7 +243,7 @@ func TestTraceThroughStockADB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := simdevice.New(simdevice.Config{API: 34, RefreshHz: 60, Workload: wl})
+	dev, err := simdevice.New(simdevice.Config{API: 34, RefreshHz: 60, Workload: simtest.QuickStart(wl)})
 	if err != nil {
 		t.Fatal(err)
 	}

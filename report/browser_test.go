@@ -100,7 +100,7 @@ func TestBrowserRendersReport(t *testing.T) {
 	}
 	assert.Assert(t, len(want) > 0, "the janky workload missed no deadline in the step")
 
-	dom, logs := headless(t, bin, page, "--dump-dom")
+	dom, logs, colours := render(t, bin, page, filepath.Join(dir, "report.png"), "1100,2400")
 	cs := charts(t, dom)
 	assert.Equal(t, len(cs), 5*len(r.Steps))
 	// Every chart of the 3 s scroll step has data to draw; the short
@@ -129,7 +129,6 @@ func TestBrowserRendersReport(t *testing.T) {
 		}
 	}
 
-	colours := screenshot(t, bin, page, filepath.Join(dir, "report.png"), "1100,2400")
 	assert.Assert(t, len(colours) > 8, "screenshot has %d colours: blank", len(colours))
 	// The series colours of the charts are on the screen, not just in the DOM.
 	for name, c := range map[string][3]uint8{"app series": {0x1f, 0x77, 0xb4}, "jank mark": {0xd6, 0x27, 0x28}} {
@@ -143,17 +142,19 @@ func sameWindow(truth, gfx string) bool {
 	return gfx == truth || strings.HasPrefix(gfx, truth+"/")
 }
 
-// screenshot takes a screenshot of page into shot, a window of size
-// ("width,height") wide, and counts its pixels of each colour.
-func screenshot(t *testing.T, bin, page, shot, size string) map[[3]uint8]int {
+// render opens page once in a window of size ("width,height"): it
+// returns the DOM after the page's scripts ran, chromium's log, and the
+// count of each colour's pixels in a screenshot of the window, saved in
+// shot.
+func render(t *testing.T, bin, page, shot, size string) (dom, logs string, colours map[[3]uint8]int) {
 	t.Helper()
-	headless(t, bin, page, "--screenshot="+shot, "--window-size="+size, "--hide-scrollbars")
+	dom, logs = headless(t, bin, page, "--dump-dom", "--screenshot="+shot, "--window-size="+size, "--hide-scrollbars")
 	f, err := os.Open(shot)
 	assert.NilError(t, err)
 	defer f.Close()
 	img, err := png.Decode(f)
 	assert.NilError(t, err)
-	return paletteOf(img)
+	return dom, logs, paletteOf(img)
 }
 
 // paletteOf counts the pixels of each colour.
@@ -207,7 +208,7 @@ func TestBrowserRendersComparison(t *testing.T) {
 	page := filepath.Join(dir, "compare.html")
 	assert.NilError(t, os.WriteFile(page, b.Bytes(), 0o644))
 
-	dom, logs := headless(t, bin, page, "--dump-dom")
+	dom, logs, colours := render(t, bin, page, filepath.Join(dir, "compare.png"), "1100,2600")
 	cs := charts(t, dom)
 	kinds := map[string]int{}
 	for _, c := range cs {
@@ -235,7 +236,6 @@ func TestBrowserRendersComparison(t *testing.T) {
 		}
 	}
 
-	colours := screenshot(t, bin, page, filepath.Join(dir, "compare.png"), "1100,2600")
 	for name, c := range map[string][3]uint8{"base": {0x7f, 0x7f, 0x7f}, "new": {0x1f, 0x77, 0xb4}} {
 		assert.Assert(t, colours[c] > 20, "%s colour %x drawn on %d pixels", name, c, colours[c])
 	}

@@ -51,7 +51,7 @@ func simDevice(t testing.TB, preset string, q simdevice.Quirks) (*simdevice.Devi
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, srv := simtest.Serve(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: wl, Serial: "sim-report", Model: "Pixel 6", Quirks: q})
+	dev, srv := simtest.Serve(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: simtest.QuickStart(wl), Serial: "sim-report", Model: "Pixel 6", Quirks: q})
 	d := srv.Open(dev.Serial())
 	simtest.Launch(t, d, dev)
 	return dev, d

@@ -14,6 +14,7 @@ import (
 
 // A sleep longer than MaxSleep, or negative, fails at once quoting it.
 func TestSleepBounded(t *testing.T) {
+	t.Parallel()
 	for _, d := range []time.Duration{scenario.MaxSleep + time.Millisecond, 3 * time.Hour, -time.Second} {
 		err := scenario.Sleep(d).Do(context.Background(), nil)
 		if err == nil || !strings.Contains(err.Error(), "scenario sleep "+d.String()+": want a duration from 0 to 10m0s") {
@@ -30,6 +31,7 @@ func TestSleepBounded(t *testing.T) {
 // interrupted, without a screenshot. Sleeps longer than ActionTimeout are
 // not cut short by it.
 func TestStepContextInterrupted(t *testing.T) {
+	t.Parallel()
 	p := newPhone(t, endpoints[0], "smooth-scroll", nil)
 	results := t.TempDir()
 	ft := &fakeT{}

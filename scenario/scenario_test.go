@@ -22,8 +22,10 @@ import (
 // tapping "Stop" stops its frames, swiping scrolls and renders frames,
 // BACK and HOME leave the app, a wait finds what is there.
 func TestActions(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			// A host stalled for longer than the phone's frame buffer holds
 			// loses frames, and the session records that as a gap: such a
 			// run is tried again, up to three times.
@@ -114,6 +116,7 @@ func truthFramesIn(sim *simdevice.Device, from, to int64) int {
 
 // A janky workload janks while it scrolls; a crash-on-tap one dies.
 func TestJankAndCrash(t *testing.T) {
+	t.Parallel()
 	ep := endpoints[0]
 	p := newPhone(t, ep, "crash-on-tap", nil)
 	sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()), perftest.ExpectCrash("crash"))
@@ -128,8 +131,10 @@ func TestJankAndCrash(t *testing.T) {
 // An element that never appears fails the step with the selector and the
 // wait, saves a screenshot beside the results, and the test goes on.
 func TestElementNotFound(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			p := newPhone(t, ep, "smooth-scroll", nil)
 			results := t.TempDir()
 			ft := &fakeT{}
@@ -172,8 +177,10 @@ func TestElementNotFound(t *testing.T) {
 // A device without a uiautomator2 server: Connect says what is missing and
 // how to install and start it.
 func TestServerNotRunning(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			dev := &adbtest.FakeDevice{SerialNo: "bare-phone", Commands: map[string]adbtest.FakeResult{
 				"pm list packages io.appium.uiautomator2": {Stdout: "package:io.appium.uiautomator2.server\n"},
 			}}
@@ -203,8 +210,10 @@ func TestServerNotRunning(t *testing.T) {
 // A device that vanishes mid-scenario fails the action with a clear error
 // instead of hanging, and the Result keeps what was measured.
 func TestDeviceGone(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			p := newPhone(t, ep, "smooth-scroll", nil)
 			ft := &fakeT{}
 			sc := scenario.Start(ft, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()))
@@ -236,6 +245,7 @@ func TestDeviceGone(t *testing.T) {
 // Typing and key presses reach the app: the workload binds "text" and
 // "key:82" (MENU) to scrolling, and HOME sends the app to the background.
 func TestTypeKeyHome(t *testing.T) {
+	t.Parallel()
 	p := newPhone(t, endpoints[0], "smooth-scroll", func(wl *simdevice.Workload) {
 		wl.Screen = append(wl.Screen, simdevice.Elem{Class: "android.widget.EditText", ResourceID: wl.Package + ":id/search",
 			Text: "Search", Bounds: [4]int{40, 2000, 1040, 2100}, Clickable: true})

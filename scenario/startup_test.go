@@ -16,8 +16,10 @@ import (
 // take (650, 320 and 120 ms; Fully drawn 900 ms when cold), through both
 // endpoints, and match the phone's own record of each launch.
 func TestMeasureStartup(t *testing.T) {
+	t.Parallel()
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
+			t.Parallel()
 			p := newPhone(t, ep, "smooth-scroll", nil)
 			ctx := ctxT(t, 60*time.Second)
 			cases := []struct {
@@ -55,6 +57,7 @@ func TestMeasureStartup(t *testing.T) {
 // Iterations: five cold launches in one step give five samples whose
 // median is the step's figure, and a slow-start app fails MaxStartup.
 func TestLaunchIterationsAndMaxStartup(t *testing.T) {
+	t.Parallel()
 	p := newPhone(t, endpoints[0], "slow-start", nil)
 	sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()))
 	sc.Step("launch", scenario.LaunchWith(scenario.Cold, 3, scenario.StartupOptions{FullyDrawn: 4 * time.Second}))
@@ -92,6 +95,7 @@ func TestLaunchIterationsAndMaxStartup(t *testing.T) {
 }
 
 func TestStartupStatsOf(t *testing.T) {
+	t.Parallel()
 	st := scenario.StartupStatsOf(scenario.Cold, []perftest.StartupSample{
 		{TotalTimeMs: 700, FullyDrawnMs: 950}, {TotalTimeMs: 640, FullyDrawnMs: 900}, {TotalTimeMs: 660, FullyDrawnMs: 920}, {TotalTimeMs: 990, FullyDrawnMs: 1200}})
 	// Nearest rank: the 2nd of 4 sorted values.
@@ -106,6 +110,7 @@ func TestStartupStatsOf(t *testing.T) {
 
 // Launch failures name what went wrong.
 func TestStartupErrors(t *testing.T) {
+	t.Parallel()
 	p := newPhone(t, endpoints[0], "smooth-scroll", nil)
 	ctx := ctxT(t, 20*time.Second)
 	_, err := scenario.MeasureStartup(ctx, p.dev, "com.example.missing", scenario.Cold, scenario.StartupOptions{})

@@ -33,6 +33,7 @@ func runTraceJSON(t *testing.T, args ...string) traceJSON {
 // boottime ns and as monotonic ns (moved by the trace's clock snapshot) pick
 // the same frames as the library does.
 func TestAnalyzeTraceWindow(t *testing.T) {
+	t.Parallel()
 	path := fixtures.Path(t, niaTrace)
 	all := runTraceJSON(t, "-package", niaPkg, path)
 	start := all.Analysis.Start

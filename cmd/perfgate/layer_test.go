@@ -63,7 +63,7 @@ func TestLayerCommandWorksThroughAdbShell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, srv := simtest.Serve(t, simdevice.Config{Workload: wl, API: 33, RefreshHz: 60})
+	dev, srv := simtest.Serve(t, simdevice.Config{Workload: simtest.QuickStart(wl), API: 33, RefreshHz: 60})
 	d := srv.Open(dev.Serial())
 	simtest.Launch(t, d, dev)
 

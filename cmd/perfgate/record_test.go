@@ -24,12 +24,13 @@ func recordDevice(t *testing.T) (*simdevice.Device, *adbtest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, srv := simtest.Serve(t, simdevice.Config{Workload: wl, RefreshHz: 60})
+	dev, srv := simtest.Serve(t, simdevice.Config{Workload: simtest.QuickStart(wl), RefreshHz: 60})
 	simtest.Launch(t, srv.Open(dev.Serial()), dev)
 	return dev, srv
 }
 
 func TestRecordDuration(t *testing.T) {
+	t.Parallel()
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
 	var stdout, stderr bytes.Buffer
@@ -69,6 +70,7 @@ func TestRecordDuration(t *testing.T) {
 // Without -duration, Ctrl-C is the end of the recording: the step is
 // whole, the Result written, and the exit status 0.
 func TestRecordUntilInterrupted(t *testing.T) {
+	t.Parallel()
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
 	sigs := make(chan os.Signal, 1)
@@ -93,6 +95,7 @@ func TestRecordUntilInterrupted(t *testing.T) {
 // Result is written with the step marked unfinished, and the exit status
 // is the signal's.
 func TestRecordSignalled(t *testing.T) {
+	t.Parallel()
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
 	sigs := make(chan os.Signal, 1)
@@ -170,6 +173,7 @@ func (w *lineWatch) String() string {
 }
 
 func TestRecordDeviceGone(t *testing.T) {
+	t.Parallel()
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
 	// The phone goes away once the recording has begun.

@@ -39,6 +39,7 @@ const okScenario = `{
 
 // A bad value is quoted in a bounded excerpt, however long its line.
 func TestRunScenarioLongValues(t *testing.T) {
+	t.Parallel()
 	huge := strings.Repeat("x", 1<<20)
 	for _, text := range []string{
 		`{"package": "` + huge + `", "steps": []}`,

@@ -15,6 +15,7 @@ import (
 // record -trace pulls the trace beside the Result, reads it into the
 // Result, and says where it is and what FrameTimeline saw.
 func TestRecordTrace(t *testing.T) {
+	t.Parallel()
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
 	var stdout, stderr bytes.Buffer
@@ -77,6 +78,7 @@ func TestRecordTraceFlags(t *testing.T) {
 // A scenario file's "trace" records a trace on the simulated phone; bad
 // settings name the file and quote the value.
 func TestRunScenarioTrace(t *testing.T) {
+	t.Parallel()
 	p := writeScenario(t, strings.Replace(okScenario, `"steps": [`, `"trace": {"categories": ["gfx", "view", "dalvik"]}, "steps": [`, 1))
 	var out bytes.Buffer
 	if err := run([]string{"run", p}, &out, &bytes.Buffer{}); err != nil {

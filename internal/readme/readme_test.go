@@ -125,6 +125,29 @@ func isTogether(c string) bool {
 	return false
 }
 
+// background are commands that run while the README's next commands do,
+// by a piece of their text, each with a piece of the later command that
+// waits until it has finished ("" when only the test's end waits): no
+// command in between reads or writes what it does.
+var background = map[string]string{
+	// The main job writes example_test/testdata/perf-results, as the
+	// README's CI section's test run does again before its report.
+	"go test -v -run TestScrollJankBudget ./example_test/": "go test -run TestScrollJankBudget ./example_test/",
+	// Its Results go to examples/perf-results, which nothing else reads.
+	"run examples/feed.json": "",
+}
+
+// backgroundUntil reports whether c runs in the background: its key in
+// background, and the piece of the command that waits for it.
+func backgroundUntil(c string) (key, until string, ok bool) {
+	for k, v := range background {
+		if strings.Contains(c, k) {
+			return k, v, true
+		}
+	}
+	return "", "", false
+}
+
 // exitStatus are the commands that fail on purpose, by a piece of their
 // text; the README says so beside each.
 var exitStatus = map[string]int{
@@ -184,6 +207,71 @@ func TestREADMECommands(t *testing.T) {
 	}
 	var queue, held []cmd
 	ranCmds := map[string]bool{} // the awaited commands that ran
+	type done struct {
+		out  string
+		code int
+		took time.Duration
+		err  error
+	}
+	// check reports how command g ended; at says what ran beside it.
+	check := func(g cmd, r done, at string) {
+		if r.err != nil {
+			t.Fatalf("README.md:%d: bash -c %q: %v", g.line, g.c, r.err)
+		}
+		want := 0
+		for k, v := range exitStatus {
+			if strings.Contains(g.c, k) {
+				want = v
+			}
+		}
+		t.Logf("README.md:%d: %s: exit %d in %v%s", g.line, firstLine(g.c), r.code, r.took.Round(time.Millisecond), at)
+		if r.code != want {
+			t.Errorf("README.md:%d: %s\nexit status %d, want %d:\n%s", g.line, g.c, r.code, want, r.out)
+		}
+		ran++
+		for _, v := range after {
+			if strings.Contains(g.c, v) {
+				ranCmds[v] = true
+			}
+		}
+	}
+	// bg are the background commands still running.
+	type bgCmd struct {
+		cmd
+		until string
+		res   chan done
+	}
+	var bg []bgCmd
+	// A failing test still waits for them before its checkout goes.
+	t.Cleanup(func() {
+		for _, b := range bg {
+			<-b.res
+		}
+	})
+	bgSeen := map[string]bool{}
+	// waitBackground waits for the background commands that c waits for
+	// (all of them when c is ""), and checks how they ended.
+	waitBackground := func(c string) {
+		var still []bgCmd
+		for _, b := range bg {
+			if c != "" && (b.until == "" || !strings.Contains(c, b.until)) {
+				still = append(still, b)
+				continue
+			}
+			check(b.cmd, <-b.res, " (in the background)")
+		}
+		bg = still
+	}
+	// envFor is the environment of command c.
+	envFor := func(c string) []string {
+		if !deviceCmd(c) {
+			return env
+		}
+		if phone == nil {
+			phone = simulatedPhone(t)
+		}
+		return append(append([]string(nil), env...), phone...)
+	}
 	for _, b := range bs {
 		for _, c := range b.cmds {
 			queue = append(queue, cmd{b.line, c})
@@ -201,26 +289,27 @@ func TestREADMECommands(t *testing.T) {
 			held = append(held, b)
 			continue
 		}
+		if key, until, ok := backgroundUntil(c); ok {
+			bgSeen[key] = true
+			res := make(chan done, 1)
+			cenv := envFor(c)
+			go func() {
+				start := time.Now()
+				out, code, err := runShell(dir, cenv, c)
+				res <- done{out, code, time.Since(start), err}
+			}()
+			bg = append(bg, bgCmd{b, until, res})
+			continue
+		}
 		group := []cmd{b}
 		for isTogether(c) && len(queue) > 0 && isTogether(queue[0].c) && skipped(queue[0].c, used) == "" && waitFor(queue[0].c, ranCmds) == "" {
 			group, queue = append(group, queue[0]), queue[1:]
 		}
-		type done struct {
-			out  string
-			code int
-			took time.Duration
-			err  error
-		}
 		results := make([]done, len(group))
 		var wg sync.WaitGroup
 		for i, g := range group {
-			cenv := env
-			if deviceCmd(g.c) {
-				if phone == nil {
-					phone = simulatedPhone(t)
-				}
-				cenv = append(append([]string(nil), env...), phone...)
-			}
+			waitBackground(g.c)
+			cenv := envFor(g.c)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -231,30 +320,11 @@ func TestREADMECommands(t *testing.T) {
 		}
 		wg.Wait()
 		for i, g := range group {
-			r := results[i]
-			if r.err != nil {
-				t.Fatalf("README.md:%d: bash -c %q: %v", g.line, g.c, r.err)
-			}
-			want := 0
-			for k, v := range exitStatus {
-				if strings.Contains(g.c, k) {
-					want = v
-				}
-			}
 			at := ""
 			if len(group) > 1 {
 				at = fmt.Sprintf(" (%d commands at once)", len(group))
 			}
-			t.Logf("README.md:%d: %s: exit %d in %v%s", g.line, firstLine(g.c), r.code, r.took.Round(time.Millisecond), at)
-			if r.code != want {
-				t.Errorf("README.md:%d: %s\nexit status %d, want %d:\n%s", g.line, g.c, r.code, want, r.out)
-			}
-			ran++
-			for _, v := range after {
-				if strings.Contains(g.c, v) {
-					ranCmds[v] = true
-				}
-			}
+			check(g, results[i], at)
 		}
 		var released, still []cmd
 		for _, h := range held {
@@ -265,6 +335,17 @@ func TestREADMECommands(t *testing.T) {
 			}
 		}
 		queue, held = append(released, queue...), still
+	}
+	for _, b := range bg {
+		if b.until != "" {
+			t.Errorf("README.md:%d: %s ran in the background until %q, which no later command has", b.line, b.c, b.until)
+		}
+	}
+	waitBackground("")
+	for k := range background {
+		if !bgSeen[k] {
+			t.Errorf("background names %q, which no README command has", k)
+		}
 	}
 	for _, h := range held {
 		t.Errorf("README.md:%d: %s waits for %q, which never ran", h.line, h.c, waitFor(h.c, ranCmds))
