@@ -27,6 +27,7 @@ const (
 type readOutcome struct {
 	hostNs int64
 	err    string // "" for a good read
+	tick   bool   // the whole tick failed: the device did not answer the read
 }
 
 // absenceLog is what the collector keeps to explain absent metrics.
@@ -48,7 +49,7 @@ func (l *absenceLog) log(src string, hostNs int64, err string) {
 	if l.reads == nil {
 		l.reads = map[string][]readOutcome{}
 	}
-	l.reads[src] = append(l.reads[src], readOutcome{hostNs, err})
+	l.reads[src] = append(l.reads[src], readOutcome{hostNs: hostNs, err: err})
 }
 
 // noted is the last note of the current tick that starts with prefix,
@@ -152,7 +153,7 @@ func (c *collector) reads(src, lane string, start, end int64) []readOutcome {
 	}
 	for _, g := range c.s.res.Gaps {
 		if g.Lane == lane && g.HostNs >= start && !strings.HasSuffix(g.Error, "frames were lost") {
-			win = append(win, readOutcome{g.HostNs, "the whole tick failed: " + g.Error})
+			win = append(win, readOutcome{hostNs: g.HostNs, err: "the whole tick failed: " + g.Error, tick: true})
 		}
 	}
 	sort.SliceStable(win, func(i, j int) bool { return win[i].hostNs < win[j].hostNs })
@@ -174,17 +175,32 @@ func within(rs []readOutcome, end int64) []readOutcome {
 
 // unreadable is the reason for a source that failed every read in a step,
 // or "" when some read was good or none was made.
+//
+// The device's own answer says why better than a tick it did not answer
+// in time: the last answer is quoted, and the ticks that failed as a whole
+// are counted beside it (their last error quoted only when the device
+// answered no read at all).
 func unreadable(what string, rs []readOutcome) string {
-	failed, last := 0, ""
+	failed, ticks, last, lastTick := 0, 0, "", ""
 	for _, r := range rs {
 		if r.err == "" {
 			return ""
 		}
 		failed++
-		last = r.err
+		if r.tick {
+			ticks++
+			lastTick = r.err
+		} else {
+			last = r.err
+		}
 	}
-	if failed == 0 {
+	switch {
+	case failed == 0:
 		return ""
+	case last == "":
+		return fmt.Sprintf("%s unreadable on every read in the step (%d failed; last: %s)", what, failed, lastTick)
+	case ticks > 0:
+		return fmt.Sprintf("%s unreadable on every read in the step (%d failed; last: %s; %d of them in ticks that failed as a whole)", what, failed, last, ticks)
 	}
 	return fmt.Sprintf("%s unreadable on every read in the step (%d failed; last: %s)", what, failed, last)
 }

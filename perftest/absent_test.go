@@ -283,3 +283,26 @@ func TestSampleJSON(t *testing.T) {
 		}
 	}
 }
+
+// A source that failed every read is explained by the device's last
+// answer, not by a tick it did not answer in time; those ticks are
+// counted beside it, and quoted only when the device answered none.
+func TestUnreadableQuotesTheDevice(t *testing.T) {
+	denied := readOutcome{hostNs: 1, err: "cat /proc/1/net/dev: exit status 1: No such file or directory"}
+	timeout := readOutcome{hostNs: 2, err: "the whole tick failed: timeout", tick: true}
+	for _, tc := range []struct {
+		rs   []readOutcome
+		want string
+	}{
+		{[]readOutcome{denied, denied, timeout},
+			"net unreadable on every read in the step (3 failed; last: cat /proc/1/net/dev: exit status 1: No such file or directory; 1 of them in ticks that failed as a whole)"},
+		{[]readOutcome{denied, denied}, "net unreadable on every read in the step (2 failed; last: cat /proc/1/net/dev: exit status 1: No such file or directory)"},
+		{[]readOutcome{timeout, timeout}, "net unreadable on every read in the step (2 failed; last: the whole tick failed: timeout)"},
+		{[]readOutcome{denied, {hostNs: 3}}, ""},
+		{nil, ""},
+	} {
+		if got := unreadable("net", tc.rs); got != tc.want {
+			t.Errorf("unreadable(%v)\n got %q\nwant %q", tc.rs, got, tc.want)
+		}
+	}
+}
