@@ -190,7 +190,15 @@ func TestDeviceDisconnectMidStep(t *testing.T) {
 				t.Fatalf("start failed: %s", rt.joined())
 			}
 			s.Begin("scroll")
-			<-framed // the step holds frames: they must survive the loss
+			// The step holds frames: they must survive the loss. A minute
+			// bounds a broken test, not the wait.
+			select {
+			case <-framed:
+			case <-s.Done():
+				t.Fatalf("the session ended before the loss: %v (%s)", s.Err(), rt.joined())
+			case <-time.After(time.Minute):
+				t.Fatalf("no frames in the step after a minute (%s)", rt.joined())
+			}
 			drop()
 			select {
 			case <-s.Done():

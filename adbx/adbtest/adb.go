@@ -3,6 +3,7 @@ package adbtest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/internal/adbwire"
+	"github.com/perfgate/perfgate/internal/filelock"
 	"github.com/perfgate/perfgate/internal/testenv"
 )
 
@@ -57,10 +59,13 @@ func StartADB(t TB) *ADB {
 	if err := os.MkdirAll(filepath.Join(a.home, ".android"), 0o700); err != nil {
 		t.Fatalf("adbtest: %v", err)
 	}
-	port, err := freePort()
+	port, release, err := reservePort()
 	if err != nil {
 		t.Fatalf("adbtest: %v", err)
 	}
+	// Registered before kill, so the port stays taken until the server
+	// is gone.
+	t.Cleanup(release)
 	a.Port = port
 	logPath := filepath.Join(a.home, "adb-server.log")
 	log, err := os.Create(logPath)
@@ -118,6 +123,32 @@ func (a *ADB) waitReady() error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// reservePort finds a free port for an adb server and holds it against
+// the StartADB of other processes until release: a port is free between
+// freePort's check and the server's bind, and two test binaries run at
+// once (two copies of a suite) that picked the same one would share one
+// server, each killing it under the other when its test ends. The hold
+// is a lock file per port in the temporary directory.
+func reservePort() (port int, release func(), err error) { return reservePortFrom(freePort) }
+
+// reservePortFrom is reservePort over the ports pick offers.
+func reservePortFrom(pick func() (int, error)) (port int, release func(), err error) {
+	for range 20 {
+		p, err := pick()
+		if err != nil {
+			return 0, nil, err
+		}
+		unlock, err := filelock.Lock(filepath.Join(os.TempDir(), fmt.Sprintf("perfgate-adb-port-%d.lock", p)), time.Millisecond)
+		if err == nil {
+			return p, unlock, nil
+		}
+		if !errors.Is(err, filelock.ErrTimeout) {
+			return 0, nil, err
+		}
+	}
+	return 0, nil, fmt.Errorf("no loopback port that another adb server of these tests does not hold")
 }
 
 // freePort finds a loopback port no one listens on, outside the ports adb

@@ -284,3 +284,33 @@ func TestStartADBDiesWithTest(t *testing.T) {
 		}
 	}
 }
+
+// A port reserved for one adb server is not handed to another until it is
+// released, even when the port chooser offers it again (as the kernel may
+// to two test binaries that look for a free port at the same moment).
+func TestReservePortHeldAgainstOthers(t *testing.T) {
+	// Ports of this process's own, so two copies of the test do not
+	// contend for the same lock files.
+	a, b := 2000+2*(os.Getpid()%30000), 2001+2*(os.Getpid()%30000)
+	offers := []int{a, a, b, a}
+	pick := func() (int, error) {
+		p := offers[0]
+		offers = offers[1:]
+		return p, nil
+	}
+	p1, release1, err := reservePortFrom(pick)
+	if err != nil || p1 != a {
+		t.Fatalf("first: %d, %v; want %d", p1, err, a)
+	}
+	p2, release2, err := reservePortFrom(pick)
+	if err != nil || p2 != b {
+		t.Fatalf("second: %d, %v; want %d, the one not held", p2, err, b)
+	}
+	release1()
+	release2()
+	p3, release3, err := reservePortFrom(pick)
+	if err != nil || p3 != a {
+		t.Fatalf("after release: %d, %v; want %d again", p3, err, a)
+	}
+	release3()
+}
