@@ -49,7 +49,10 @@ type collector struct {
 	gfxWin      map[string]*gfxWindowState
 	gfxClock    int64 // the last gfxinfo dump's clock (ns)
 	lastNewHost int64 // host ns of the last poll that took a frame
-	lastUptime  int64 // the last tick's /proc/uptime (ns), 0 unread
+	// lastUptime is /proc/uptime (ns) read right before the last
+	// SurfaceFlinger dump, 0 unread: every frame presented before it is in
+	// that dump or an earlier one.
+	lastUptime int64
 	// lastFramePoll is when the last tick that polled frames was planned
 	// (host ns), 0 before the first.
 	lastFramePoll int64
@@ -443,6 +446,9 @@ func (c *collector) runConfig() RunConfig {
 type tickPlan struct {
 	cmds                                                                    []string
 	uptime, frames, stat, pidof, pidStat, status, tasks, net, batt, thermal int
+	// framesUptime is a clock read right before a SurfaceFlinger dump
+	// (-1 for none): the rows carry no clock of their own.
+	framesUptime int
 	// filtered says the frames command keeps only rows not taken yet.
 	filtered bool
 }
@@ -450,7 +456,7 @@ type tickPlan struct {
 // plan is the next tick's commands; allFrames polls frames whatever
 // framesDue says (Stop's polls).
 func (c *collector) plan(allFrames bool) tickPlan {
-	p := tickPlan{uptime: -1, frames: -1, stat: -1, pidof: -1, pidStat: -1, status: -1, tasks: -1, net: -1, batt: -1, thermal: -1}
+	p := tickPlan{uptime: -1, frames: -1, stat: -1, pidof: -1, pidStat: -1, status: -1, tasks: -1, net: -1, batt: -1, thermal: -1, framesUptime: -1}
 	add := func(cmd string) int { p.cmds = append(p.cmds, cmd); return len(p.cmds) - 1 }
 	pkg := shellQuote(c.cfg.Package)
 	names := make([]string, len(c.procNames))
@@ -466,6 +472,10 @@ func (c *collector) plan(allFrames bool) tickPlan {
 	if c.cfg.has(CollectFrames) && (allFrames || c.framesDue()) {
 		c.lastFramePoll = c.s.now()
 		if c.source == SourceSurfaceFlinger {
+			// A clock read before the dump bounds what it holds: Stop
+			// polls until it has passed the stop, so no frame presented
+			// before the stop is left out of the last dump.
+			p.framesUptime = add("cat /proc/uptime")
 			p.frames = add("dumpsys SurfaceFlinger --latency " + shellQuote(c.layer))
 		} else {
 			cmd := "dumpsys gfxinfo " + pkg + " framestats"
@@ -534,6 +544,12 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 			c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
 			smp.UptimeNs = ns
 			uptimeNs = ns
+		}
+	}
+	if p.framesUptime >= 0 {
+		// The row check takes any clock read after the rows were
+		// printed; the watermark needs this one, read before.
+		if ns, err := metrics.ParseProcUptime(out[p.framesUptime].Stdout); err == nil && out[p.framesUptime].ExitCode == 0 {
 			c.lastUptime = ns
 		}
 	}

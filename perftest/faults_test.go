@@ -26,6 +26,9 @@ type faultyDevice struct {
 	hangs      int  // the next n frame polls hang until the stream closes
 	statDenied bool // /proc/stat reads fail as on a locked-down build
 	dark       bool // every command hangs until the stream closes
+	// slowAfterSF makes a batch pause 300 ms after its SurfaceFlinger
+	// dump, as a busy phone may before it runs the next command.
+	slowAfterSF bool
 	// hung, when set, gets a value each time a hung poll gives up.
 	hung chan struct{}
 }
@@ -45,6 +48,18 @@ func (f *faultyDevice) Shell(ctx context.Context, cmd string, stdin io.Reader, s
 			f.hung <- struct{}{}
 		}
 		return 130
+	}
+	if f.slowAfterSF {
+		// adbx runs each batched command as eval '<cmd>' on a line of its
+		// own, followed by a line that prints its status.
+		lines := strings.Split(cmd, "\n")
+		for i, l := range lines {
+			if strings.Contains(l, "eval 'dumpsys SurfaceFlinger --latency ") && i+1 < len(lines) {
+				lines[i+1] += "\nsleep 0.3"
+				break
+			}
+		}
+		cmd = strings.Join(lines, "\n")
 	}
 	if denied {
 		// adbx runs each batched command as eval '<cmd>'.
@@ -437,5 +452,41 @@ func TestEmptyGfxinfo(t *testing.T) {
 	st := r.Step("idle")
 	if r.Error != "" || st.Frames().Frames != 0 || st.FPS() != 0 || len(r.Samples) < 3 {
 		t.Errorf("error %q frames %d fps %v samples %d", r.Error, st.Frames().Frames, st.FPS(), len(r.Samples))
+	}
+}
+
+// On a phone slow between the commands of a tick (300 ms, longer than
+// Settle), the SurfaceFlinger frames presented before Stop are all in the
+// Result: Stop polls until a clock read before a dump has passed the
+// stop, not one read after it, which a frame presented between the dump
+// and the clock would slip by; and it polls twice at least while frames
+// are pending, though the first poll ended past Settle.
+func TestSurfaceFlingerStopOnASlowPhone(t *testing.T) {
+	t.Parallel()
+	fd, d := serveFaulty(t, &faultyDevice{slowAfterSF: true})
+	cfg := quickConfig(t)
+	cfg.TickTimeout, cfg.GiveUpAfter = 5*time.Second, time.Minute
+	cfg.FrameSource = perftest.SourceSurfaceFlinger
+	cfg.Collectors = []perftest.Collector{perftest.CollectFrames, perftest.CollectCPU, perftest.CollectMemory}
+	cfg.Causes.Off = true
+	tk := newTicker()
+	cfg.OnTick = tk.onTick
+	s := perftest.Start(t, d, perftest.WithConfig(cfg))
+	s.Step("scroll", func() { tk.wait(t, 5) })
+	r := s.Stop()
+	st := r.Step("scroll")
+	got := map[int64]bool{}
+	for _, f := range r.Frames {
+		got[f.ActualPresent] = true
+	}
+	missing := 0
+	for _, f := range fd.World().TruthFrames() {
+		if f.SFActual >= st.DeviceStartNs && f.SFActual < st.DeviceEndNs && !got[f.SFActual] {
+			missing++
+			t.Logf("missing %d ms after the start, %d ms before the end", (f.SFActual-st.DeviceStartNs)/1e6, (st.DeviceEndNs-f.SFActual)/1e6)
+		}
+	}
+	if missing > 0 || len(r.Gaps) > 0 {
+		t.Errorf("%d frames presented in the step are not in the Result (%d taken); gaps %+v", missing, st.Frames().Frames, r.Gaps)
 	}
 }

@@ -520,8 +520,12 @@ func (s *Session) stop() {
 
 // settle polls once, then again every refresh period while frames whose
 // vsync came before host time stopNs may still be drawing (see
-// collector.framesPending), at most Config.Settle after stopNs. It returns
-// an error only when the session must end.
+// collector.framesPending), at most Config.Settle after stopNs but twice
+// at least while frames are pending: on a phone whose tick takes longer
+// than Settle, the first poll may have dumped its frames before the
+// stop's device time (which the clock map places within its round trip),
+// and the second starts after the first came back. It returns an error
+// only when the session must end.
 func (s *Session) settle(stopNs int64) error {
 	deadline := stopNs + int64(s.cfg.Settle)
 	// The step's last CPU interval ends at this poll: one right after the
@@ -533,7 +537,7 @@ func (s *Session) settle(stopNs int64) error {
 	if s.cfg.has(CollectCPU) && gap < minCPUInterval {
 		time.Sleep(minCPUInterval - gap)
 	}
-	for {
+	for polls := 1; ; polls++ {
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.TickTimeout)
 		err := s.tick(ctx, -1)
 		cancel()
@@ -544,7 +548,7 @@ func (s *Session) settle(stopNs int64) error {
 		more := s.col.framesPending(stopNs)
 		wait := time.Duration(s.col.periodNs())
 		s.mu.Unlock()
-		if !more || s.now()+int64(wait) > deadline {
+		if !more || polls >= 2 && s.now()+int64(wait) > deadline {
 			return nil
 		}
 		time.Sleep(wait)
