@@ -193,6 +193,10 @@ func TestDeviceDisconnectMidStep(t *testing.T) {
 			launch(t, d, dev)
 			rt := &recT{}
 			cfg := quickConfig(t)
+			// Ticks through the stock adb server on a busy host can take
+			// longer than quickConfig allows, ending the session before
+			// the loss; the loss is still noticed within seconds.
+			cfg.TickTimeout, cfg.GiveUpAfter = 2*time.Second, 4*time.Second
 			framed := make(chan struct{})
 			var once sync.Once
 			cfg.OnTick = func(l perftest.Live) {
@@ -446,8 +450,11 @@ func TestEmptyGfxinfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond)
-	s := perftest.Start(t, d, perftest.WithConfig(quickConfig(t)))
-	s.Step("idle", func() { time.Sleep(500 * time.Millisecond) })
+	cfg := quickConfig(t)
+	tk := newTicker()
+	cfg.OnTick = tk.onTick
+	s := perftest.Start(t, d, perftest.WithConfig(cfg))
+	s.Step("idle", func() { tk.wait(t, 3) })
 	r := s.Stop()
 	st := r.Step("idle")
 	if r.Error != "" || st.Frames().Frames != 0 || st.FPS() != 0 || len(r.Samples) < 3 {
