@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -24,11 +23,7 @@ func TestSmoothnessMatchesTruth(t *testing.T) {
 		t.Fatal(err)
 	}
 	wl.Phases[0].Janks = []simdevice.Jank{{Every: 60, Ms: 750}}
-	dev, err := simdevice.New(simdevice.Config{API: 33, RefreshHz: 60, Workload: simtest.QuickStart(wl)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dev.Close() })
+	dev := simConfig(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: wl})
 	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
 	tk := newTicker()

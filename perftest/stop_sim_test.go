@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -70,11 +69,7 @@ func framesOnly(t *testing.T, preset string, hz float64, edit func(*simdevice.Wo
 	if edit != nil {
 		edit(wl)
 	}
-	dev, err := simdevice.New(simdevice.Config{API: 33, RefreshHz: hz, Workload: simtest.QuickStart(wl), Quirks: q})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dev.Close() })
+	dev := simConfig(t, simdevice.Config{API: 33, RefreshHz: hz, Workload: wl, Quirks: q})
 	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
 	tk := newTicker()

@@ -248,11 +248,7 @@ func TestTraceThroughStockADB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dev, err := simdevice.New(simdevice.Config{API: 34, RefreshHz: 60, Workload: simtest.QuickStart(wl)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { dev.Close() })
+		dev := simConfig(t, simdevice.Config{API: 34, RefreshHz: 60, Workload: wl})
 		d, _ := openStock(t, dev, stock)
 		launch(t, d, dev)
 		tk := newTicker()
