@@ -73,13 +73,17 @@ func (c *collector) readSkips(ctx context.Context) {
 		c.smooth = smoothLog{read: true, why: fmt.Sprintf("%s: %v", cmds[2], err)}
 		return
 	}
-	c.smooth = c.placeSkips(cmds, out, send+(recv-send)/2)
+	c.smooth = c.placeSkips(cmds, out, send, recv)
 	c.smooth.read = true
 }
 
-// placeSkips puts the app's Choreographer lines on the host clock: the
-// batch read /proc/uptime at about host time mid.
-func (c *collector) placeSkips(cmds []string, out []adbx.Result, mid int64) smoothLog {
+// placeSkips puts the app's Choreographer lines on the host clock. The
+// batch read /proc/uptime between host times send and recv; that round
+// trip joins the session's others in the /proc/uptime clock map, whose
+// intersection places the lines. The batch's own midpoint alone could be
+// off by half its round trip, which a busy host can make seconds long, and
+// a stall's line would land in the next step.
+func (c *collector) placeSkips(cmds []string, out []adbx.Result, send, recv int64) smoothLog {
 	clk, err := parseLogClock(out[0], out[1])
 	if err != nil {
 		return smoothLog{why: "the log's times cannot be placed: " + err.Error()}
@@ -89,7 +93,9 @@ func (c *collector) placeSkips(cmds []string, out []adbx.Result, mid int64) smoo
 			return smoothLog{why: failure(out[i], cmds[i])}
 		}
 	}
-	host := func(e metrics.LogcatEntry) int64 { return mid - (clk.up - clk.boot(e)) }
+	c.clockProc.observe("/proc/uptime", send, recv, clk.up, 10*int64(time.Millisecond))
+	offset := c.clockProc.offset()
+	host := func(e metrics.LogcatEntry) int64 { return clk.boot(e) - offset }
 	entries := func(o adbx.Result) []metrics.LogcatEntry {
 		var es []metrics.LogcatEntry
 		for _, raw := range strings.Split(string(metrics.Normalize(o.Stdout)), "\n") {

@@ -9,7 +9,7 @@ import (
 )
 
 // The Choreographer lines are the app's alone, placed on the host clock
-// through the device clock read with them; a step older than the log's
+// through the session's /proc/uptime clock map; a step older than the log's
 // oldest line has no SM, since the log no longer shows its stalls.
 func TestPlaceSkips(t *testing.T) {
 	c := bareCollector(SourceGfxInfo)
@@ -33,7 +33,12 @@ func TestPlaceSkips(t *testing.T) {
 		}, "\n") + "\n")},
 		{Stdout: []byte("--------- beginning of main\n  1699999990.000  1  1 I init: start\n")},
 	}
-	c.smooth = c.placeSkips(cmds, out, 100*s)
+	// A tick's quick round trip read /proc/uptime at 998.995 s at host
+	// 99 s: device − host = 900 s within 5 ms. The log's batch took 12 s on
+	// a busy host: its midpoint alone (102 s, where the device read 1000 s)
+	// would place every line 2 s late.
+	c.clockProc.observe("/proc/uptime", 99*s, 99*s, 998_995_000_000, 10_000_000)
+	c.smooth = c.placeSkips(cmds, out, 96*s, 108*s)
 	c.smooth.read = true
 	if c.smooth.why != "" || len(c.smooth.lines) != 3 || c.smooth.fromNs != 90*s {
 		t.Fatalf("placed %+v", c.smooth)
@@ -56,7 +61,7 @@ func TestPlaceSkips(t *testing.T) {
 	}
 	// A device that cannot give the log's times has no SM.
 	out[0] = adbx.Result{ExitCode: 1, Stderr: []byte("cat: /proc/uptime: Permission denied")}
-	if l := c.placeSkips(cmds, out, 100*s); !strings.Contains(l.why, "/proc/uptime") {
+	if l := c.placeSkips(cmds, out, 100*s, 100*s); !strings.Contains(l.why, "/proc/uptime") {
 		t.Errorf("no device clock: %+v", l)
 	}
 	if got := metrics.SMGT.Def(); got.Family != metrics.FamilyChoreographer || !got.Floor() {
