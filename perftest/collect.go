@@ -501,12 +501,8 @@ func (c *collector) plan(allFrames bool) tickPlan {
 		}
 	}
 	p.uptime = add("cat /proc/uptime")
-	if c.cfg.has(CollectCPU) {
-		p.tasks = add("for p in $(pidof " + pkg + "); do cat /proc/$p/task/*/stat; done")
-	}
-	if c.cfg.has(CollectMemory) {
-		p.status = add(each("cat /proc/%s/status"))
-	}
+	// The traffic counters right after the clock, for the same reason:
+	// their rate divides by the device's time between two reads.
 	switch c.traffic {
 	case trafficQtaguid:
 		p.net = add("cat " + trafficQtaguid)
@@ -514,6 +510,12 @@ func (c *collector) plan(allFrames bool) tickPlan {
 		p.net = add(fmt.Sprintf("cat /proc/uid_stat/%d/tcp_rcv /proc/uid_stat/%d/tcp_snd", c.uid, c.uid))
 	case trafficNetDev:
 		p.net = add("for p in $(pidof " + pkg + "); do cat /proc/$p/net/dev; done")
+	}
+	if c.cfg.has(CollectCPU) {
+		p.tasks = add("for p in $(pidof " + pkg + "); do cat /proc/$p/task/*/stat; done")
+	}
+	if c.cfg.has(CollectMemory) {
+		p.status = add(each("cat /proc/%s/status"))
 	}
 	// The battery changes slowly; reading it every tenth tick keeps ticks small.
 	if c.batteryOK && c.ticks%10 == 0 {
@@ -618,7 +620,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 		smp.RSSKB = c.sumRSS(out[p.status].Stdout)
 	}
 	if p.net >= 0 {
-		c.absorbTraffic(out[p.net], p.cmds[p.net], smp.HostNs)
+		c.absorbTraffic(out[p.net], p.cmds[p.net], smp.HostNs, uptimeNs)
 	}
 	if p.thermal >= 0 {
 		if out[p.thermal].ExitCode != 0 {
@@ -746,7 +748,10 @@ func splitBefore(b []byte, prefix string) [][]byte {
 	return parts
 }
 
-func (c *collector) absorbTraffic(res adbx.Result, cmd string, hostNs int64) {
+// absorbTraffic records one read of the traffic counters at host time
+// hostNs; uptimeNs is the device's /proc/uptime read right before them in
+// the same round trip, 0 when there was none.
+func (c *collector) absorbTraffic(res adbx.Result, cmd string, hostNs, uptimeNs int64) {
 	if res.ExitCode != 0 {
 		// The app's pid is gone, or the file unreadable for a moment.
 		c.note("traffic: %s", failure(res, cmd))
@@ -789,7 +794,7 @@ func (c *collector) absorbTraffic(res adbx.Result, cmd string, hostNs int64) {
 	}
 	c.ab.log(srcTraffic, hostNs, "")
 	c.s.res.Traffic = append(c.s.res.Traffic, TrafficSample{
-		HostNs: hostNs, RxBytes: tc.RxBytes, TxBytes: tc.TxBytes, RxPackets: tc.RxPackets, TxPackets: tc.TxPackets,
+		HostNs: hostNs, UptimeNs: uptimeNs, RxBytes: tc.RxBytes, TxBytes: tc.TxBytes, RxPackets: tc.RxPackets, TxPackets: tc.TxPackets,
 	})
 }
 
@@ -847,7 +852,7 @@ func (c *collector) slowLaneNeeded() bool {
 func (c *collector) absorbSlow(p tickPlan, out []adbx.Result, send, recv int64, forSteps []string) {
 	mid := send + (recv-send)/2
 	if p.net >= 0 {
-		c.absorbTraffic(out[p.net], p.cmds[p.net], mid)
+		c.absorbTraffic(out[p.net], p.cmds[p.net], mid, 0)
 	}
 	if p.stat < 0 {
 		return

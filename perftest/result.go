@@ -165,8 +165,12 @@ type Sample struct {
 
 // TrafficSample is one read of cumulative traffic counters, in bytes.
 type TrafficSample struct {
-	HostNs    int64  `json:"host_ns"`
-	DeviceNs  int64  `json:"device_ns"`
+	HostNs   int64 `json:"host_ns"`
+	DeviceNs int64 `json:"device_ns"`
+	// UptimeNs is /proc/uptime as the device printed it right before the
+	// counters, in the same round trip; 0 when the read had none (dumpsys
+	// netstats runs in the slow lane).
+	UptimeNs  int64  `json:"uptime_ns,omitempty"`
 	RxBytes   uint64 `json:"rx_bytes"`
 	TxBytes   uint64 `json:"tx_bytes"`
 	RxPackets uint64 `json:"rx_packets,omitempty"`

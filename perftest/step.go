@@ -197,6 +197,11 @@ type TrafficStats struct {
 	RxBytesPerS  float64 `json:"rx_bytes_per_s"`
 	TxBytesPerS  float64 `json:"tx_bytes_per_s"`
 	DurationSecs float64 `json:"duration_s"`
+	// Clock is what DurationSecs was measured on: "/proc/uptime", the
+	// device's clock read beside the counters (10 ms resolution), or
+	// "host", the midpoints of the reads' round trips on the host, each
+	// within half a round trip of the device's read.
+	Clock string `json:"clock"`
 	// Intervals is how many read intervals the counts span: the reads that
 	// bracket the step and those between.
 	Intervals int `json:"intervals"`

@@ -406,7 +406,14 @@ func (c *collector) trafficStats(st *Step) *TrafficStats {
 	}
 	out.RxBytes, out.TxBytes = d.RxBytes, d.TxBytes
 	out.Intervals = b - a
-	elapsed := time.Duration(tb.HostNs - ta.HostNs)
+	// The device's clock, read next to the counters, times the interval
+	// where both reads have it: a host stamp is off by up to half its
+	// round trip, which a busy host makes long.
+	var elapsed time.Duration
+	elapsed, out.Clock = time.Duration(tb.HostNs-ta.HostNs), "host"
+	if ta.UptimeNs > 0 && tb.UptimeNs > ta.UptimeNs {
+		elapsed, out.Clock = time.Duration(tb.UptimeNs-ta.UptimeNs), "/proc/uptime"
+	}
 	out.DurationSecs = elapsed.Seconds()
 	if rate, err := metrics.TrafficRateOf(d, elapsed); err == nil {
 		out.RxBytesPerS, out.TxBytesPerS = rate.RxBytesPerSec, rate.TxBytesPerSec
