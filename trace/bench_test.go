@@ -114,7 +114,9 @@ func BenchmarkAnalyze(b *testing.B) {
 }
 
 // TestAnalyzeStreams: a 24 MB trace, read through a plain io.Reader (no
-// seeking, no size), never has more than a fraction of it on the heap.
+// seeking, no size), never has more than a fraction of it on the heap. It
+// is not parallel: the heap is the whole process's, so it runs before the
+// parallel tests do.
 func TestAnalyzeStreams(t *testing.T) {
 	const size = 24 << 20
 	path := bigTrace(t, size)

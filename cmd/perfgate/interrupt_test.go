@@ -117,6 +117,7 @@ func checkInterruptedRun(t *testing.T, out, scenarioPath string) {
 // command reads signals from): the open step is unfinished, the Result has
 // every step so far, budgets are not checked, and the status is 129.
 func TestRunInterrupted(t *testing.T) {
+	t.Parallel()
 	p := writeScenario(t, idleScenario)
 	sigs := make(chan os.Signal, 1)
 	stderr := watchLines("run: step 2 of 3: idle", 1, func() { sigs <- syscall.SIGHUP })
@@ -135,6 +136,7 @@ func TestRunInterrupted(t *testing.T) {
 // A real perfgate process gets SIGTERM in the middle of a step: it writes
 // the Result of what it measured, says where, and exits with 143.
 func TestRunProcessTerminated(t *testing.T) {
+	t.Parallel()
 	p := writeScenario(t, idleScenario)
 	cmd, stdout, lines := perfgateProcess(t, "run", p)
 	waitLine(t, lines, "run: step 2 of 3: idle")
@@ -146,6 +148,7 @@ func TestRunProcessTerminated(t *testing.T) {
 // Result, the step unfinished, and exits with 130; the app's Looper
 // property it set is as it was before.
 func TestRecordProcessInterrupted(t *testing.T) {
+	t.Parallel()
 	dev, srv := recordDevice(t)
 	out := filepath.Join(t.TempDir(), "result.json")
 	cmd, stdout, lines := perfgateProcess(t, "record", "-serial", dev.Serial(), "-package", simdevice.PresetPackage, "-duration", "1h", "-out", out, "-adb", srv.Addr)

@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 	// The scripts, and the tests that record from a phone of their own,
 	// run four at once: they mostly wait on the processes they start and
 	// the simulated phones those drive. Tests that set environment
-	// variables or swap the interrupt hook stay serial.
+	// variables stay serial.
 	testenv.WaitingParallel(4)
 	testscript.Main(m, map[string]func(){"perfgate": main})
 }
@@ -56,6 +56,7 @@ const recordedResult = "../../report/testdata/janky-scroll.json"
 // PERFGATE_REQUIRE_FIXTURES=1). $RECORDED is the janky-scroll Result the
 // report package's tests recorded.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	recorded, err := filepath.Abs(recordedResult)
 	if err != nil {
 		t.Fatal(err)
