@@ -179,11 +179,6 @@ func TestREADMECommands(t *testing.T) {
 	bs := blocks(t, string(readme))
 	dir := freshCheckout(t)
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "perfgate"), "./cmd/perfgate")
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 
 	// A newcomer's shell: none of perfgate's or adb's variables but the
 	// history's, kept in the checkout.
@@ -195,6 +190,14 @@ func TestREADMECommands(t *testing.T) {
 		}
 	}
 	env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "PERFGATE_HISTORY="+filepath.Join(dir, "perf-history.db"))
+	// The perfgate on PATH is the executable `go run ./cmd/perfgate` builds
+	// and keeps in the build cache (go run -exec hands its path to cp), so
+	// the README's go run commands find it there instead of linking it again.
+	build := exec.Command("go", "run", "-exec", "cp", "./cmd/perfgate", filepath.Join(bin, "perfgate"))
+	build.Dir, build.Env = dir, env
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go run -exec cp ./cmd/perfgate: %v\n%s", err, out)
+	}
 	if fx, err := fixtures.Root(); err == nil {
 		env = append(env, "PERFGATE_FIXTURES="+fx)
 	}
