@@ -26,7 +26,7 @@ func genTrace(t testing.TB, o genOpts) ([]byte, *generator) {
 // and TrackEvent slices, binder calls, I/O, preemption) and checks every
 // janky frame against the timeline the trace was derived from.
 func TestAnalyzeMatchesTruth(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	data, g := genTrace(t, genOpts{frames: 150, cpus: 4, noiseGap: 40_000, seed: 1, truth: true})
 	a, err := trace.Analyze(bytes.NewReader(data), trace.Options{Package: genPkg})
 	if err != nil {
@@ -123,7 +123,7 @@ func genSliceList(ss []genSlice) string {
 // perfgate's steps are) holds the frames whose expected start falls in it,
 // and counts their jank by type as the truth does.
 func TestWindowOnMonotonicClock(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	data, g := genTrace(t, genOpts{frames: 120, cpus: 4, noiseGap: 50_000, seed: 2, truth: true})
 	a, err := trace.Analyze(bytes.NewReader(data), trace.Options{Package: genPkg})
 	if err != nil {
@@ -166,7 +166,7 @@ func TestWindowOnMonotonicClock(t *testing.T) {
 // TestAnalyzeEveryApp: without a package every layer is analysed, the other
 // app's too; with one, only the package's.
 func TestAnalyzeEveryApp(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	data, g := genTrace(t, genOpts{frames: 60, cpus: 2, noiseGap: 60_000, seed: 3, truth: true})
 	all, err := trace.Analyze(bytes.NewReader(data), trace.Options{})
 	if err != nil {

@@ -113,13 +113,31 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
+// heap is held shared by every parallel test of the package, and alone by
+// TestAnalyzeStreams while it measures the heap, which is the whole
+// process's.
+var heap sync.RWMutex
+
+// parallel runs t in parallel with the package's other parallel tests, and
+// keeps TestAnalyzeStreams from measuring the heap until it has ended. Such
+// a test has no parallel subtests: they could wait for a slot that a test
+// blocked on the lock holds.
+func parallel(t *testing.T) {
+	t.Parallel()
+	heap.RLock()
+	t.Cleanup(heap.RUnlock)
+}
+
 // TestAnalyzeStreams: a 24 MB trace, read through a plain io.Reader (no
-// seeking, no size), never has more than a fraction of it on the heap. It
-// is not parallel: the heap is the whole process's, so it runs before the
-// parallel tests do.
+// seeking, no size), never has more than a fraction of it on the heap. The
+// trace is generated beside the other tests; the reading waits until they
+// have ended, since the heap is the whole process's.
 func TestAnalyzeStreams(t *testing.T) {
+	t.Parallel()
 	const size = 24 << 20
 	path := bigTrace(t, size)
+	heap.Lock()
+	defer heap.Unlock()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -181,7 +181,7 @@ func (n *nia) slicesOf(tid int) []trace.Slice {
 // FrameTimeline and atrace, no sched events) and checks the analysis
 // against an independent walk of the same bytes.
 func TestNowInAndroidTrace(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	path := fixtures.Path(t, nowInAndroid)
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -34,7 +34,7 @@ func packetEnds(data []byte) []int {
 // TestTruncatedTrace cuts the real trace at many places: each cut gives the
 // analysis of every whole packet before it and an error at the cut packet.
 func TestTruncatedTrace(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	data, err := os.ReadFile(fixtures.Path(t, nowInAndroid))
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestGzipTrace(t *testing.T) {
 // TestCompressedPackets: packets in zlib batches (compressed_packets, as
 // perfetto writes with compress_from_cli) read like the same packets plain.
 func TestCompressedPackets(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	data, _ := genTrace(t, genOpts{frames: 40, cpus: 2, noiseGap: 80_000, seed: 5, truth: true})
 	ends := packetEnds(data)
 	var out bytes.Buffer
