@@ -213,6 +213,7 @@ func waitRecorders(t *testing.T, w *World, n int) {
 // stops it; report-sample prints the samples as simpleperf does, and the
 // stacks of the samples inside a cause's work are the cause's.
 func TestSimpleperfRecordsTheMainThread(t *testing.T) {
+	t.Parallel()
 	_, w, pid := runningFeed(t)
 	const file = "/data/local/tmp/perfgate-test.data"
 	done, st, stderr := record(w, "--app", PresetPackage, "-t", strconv.Itoa(pid), "-e", "cpu-clock", "-f", "1000", "-g", "--clockid", "monotonic", "-o", file)
@@ -430,6 +431,7 @@ func TestTruthStreamBlocks(t *testing.T) {
 // am profile start --sampling samples the main thread as ART's sampling
 // profiler does, and writes the trace when profiling stops.
 func TestAmProfile(t *testing.T) {
+	t.Parallel()
 	d, w, pid := runningFeed(t)
 	const file = "/data/local/tmp/p.trace"
 	am := func(args ...string) (int, string) {

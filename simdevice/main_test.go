@@ -8,5 +8,6 @@ import (
 )
 
 // TestMain runs the tests without the race detector's second of sleep at
-// exit.
-func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
+// exit, and four parallel tests at once: they wait on their phones' real
+// clock.
+func TestMain(m *testing.M) { os.Exit(testenv.RunWaiting(m, 4)) }

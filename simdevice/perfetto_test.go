@@ -65,6 +65,7 @@ func TestPerfettoCommandLine(t *testing.T) {
 // then writes the file and exits a moment later, so the file is whole only
 // once kill -0 no longer finds it. SIGKILL leaves the file empty.
 func TestPerfettoBackground(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{API: 33, Workload: mustPreset(t, "janky-scroll")})
 	run(t, d, "monkey -p "+PresetPackage+" -c android.intent.category.LAUNCHER 1", "")
 	const f = "/data/misc/perfetto-traces/bg.perfetto-trace"

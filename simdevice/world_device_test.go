@@ -10,6 +10,7 @@ import (
 // The world seen through the device's shell on the real clock, as adb
 // users see it: launch, a one-round-trip sample, and the truth agreeing.
 func TestWorldThroughShell(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{API: 33, Workload: mustPreset(t, "smooth-scroll")})
 	out, errOut, st := run(t, d, "am start -W -n com.perfgate.demo/.MainActivity", "")
 	if st != 0 || !strings.Contains(out, "LaunchState: COLD\n") || !strings.Contains(out, "TotalTime: 650\n") {
@@ -61,6 +62,7 @@ func TestRandomUUIDFile(t *testing.T) {
 // toybox ps -o prints just the asked fields; adbx finds an app's processes
 // (main and :remote ones) with `ps -A -o PID,NAME`.
 func TestPsFields(t *testing.T) {
+	t.Parallel()
 	d := newTestDevice(t, Config{Workload: mustPreset(t, "smooth-scroll")})
 	if _, _, st := run(t, d, "am start -W -n com.perfgate.demo/.MainActivity", ""); st != 0 {
 		t.Fatalf("am start: exit %d", st)
