@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,17 +28,14 @@ const poolScenario = `{
 // the next run checks each phone against its own; `perfgate report` over
 // the Results shows the two side by side; -shard runs one of them.
 func TestRunOnPool(t *testing.T) {
-	t.Parallel()
 	lab := simlab.Start(t, simlab.Lab{Phones: []simlab.Phone{
 		{Model: "Pixel 8", API: 34, Workload: "smooth-scroll"},
 		{Model: "Pixel 3", API: 28, Speed: 0.5, Workload: "smooth-scroll", Server: simlab.ServerADB},
 	}})
-	// perfgate runs as a process of its own, with the pool's environment
-	// its own too: none of the caller's pool settings, the lab's servers.
-	env := map[string]string{devicepool.EnvServers: strings.Join(lab.Servers(), ",")}
 	for _, k := range []string{devicepool.EnvConfig, devicepool.EnvModels, devicepool.EnvAPI, devicepool.EnvSerial, devicepool.EnvShard, assert.EnvUpdate} {
-		env[k] = ""
+		t.Setenv(k, "")
 	}
+	t.Setenv(devicepool.EnvServers, strings.Join(lab.Servers(), ","))
 	dir := t.TempDir()
 	scen := filepath.Join(dir, "feed.json")
 	budgets := filepath.Join(dir, "feed.budget.json")
@@ -54,18 +48,8 @@ func TestRunOnPool(t *testing.T) {
 		t.Fatal(err)
 	}
 	runCLI := func(args ...string) (string, error) {
-		cmd := exec.Command("perfgate", args...)
-		cmd.Dir = dir
-		cmd.Env = os.Environ()
-		for k, v := range env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		if err != nil {
-			err = fmt.Errorf("%v: %s", err, errb.String())
-		}
+		var out, errb syncBuffer
+		err := run(args, &out, &errb)
 		return out.String() + errb.String(), err
 	}
 	out, err := runCLI("run", "-pool", "-update", scen)
@@ -102,7 +86,7 @@ func TestRunOnPool(t *testing.T) {
 		t.Errorf("run -pool -shard 2/2: %v\n%s", err, out)
 	}
 	// Flags over the environment.
-	env[devicepool.EnvServers] = ""
+	t.Setenv(devicepool.EnvServers, "")
 	out, err = runCLI("run", "-pool", "-servers", strings.Join(lab.Servers(), ","), "-models", "Pixel 3", scen)
 	if err != nil || !strings.Contains(out, "on 1 devices") || !strings.Contains(out, "=== Google Pixel 3 (API 28") {
 		t.Errorf("run -pool -servers … -models 'Pixel 3': %v\n%s", err, out)
