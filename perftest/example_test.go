@@ -25,8 +25,7 @@ func ExampleNewSession() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	d := srv.Open("")
-	d.Shell(ctx, "monkey -p com.perfgate.demo -c android.intent.category.LAUNCHER 1")
-	time.Sleep(time.Second) // cold start
+	d.Shell(ctx, "am start -W -n com.perfgate.demo/.MainActivity") // returns once the app is displayed
 
 	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: "com.perfgate.demo", ResultFile: "-"})
 	if err != nil {
@@ -58,8 +57,7 @@ func ExampleWithTrace() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	d := srv.Open("")
-	d.Shell(ctx, "monkey -p com.perfgate.demo -c android.intent.category.LAUNCHER 1")
-	time.Sleep(time.Second) // cold start
+	d.Shell(ctx, "am start -W -n com.perfgate.demo/.MainActivity") // returns once the app is displayed
 
 	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: "com.perfgate.demo", Name: "scroll", ResultsDir: dir,
 		Trace: &perftest.TraceConfig{}})
