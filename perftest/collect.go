@@ -232,7 +232,7 @@ func (c *collector) probe(ctx context.Context) error {
 		}
 	}
 
-	if up, err := metrics.ParseProcUptime(out[iUp].Stdout); err == nil && out[iUp].ExitCode == 0 {
+	if up, ok := uptimeOf(out[iUp]); ok {
 		for _, p := range c.pids {
 			c.seenUp[p] = up
 		}
@@ -551,7 +551,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 	if p.framesUptime >= 0 {
 		// The row check takes any clock read after the rows were
 		// printed; the watermark needs this one, read before.
-		if ns, err := metrics.ParseProcUptime(out[p.framesUptime].Stdout); err == nil && out[p.framesUptime].ExitCode == 0 {
+		if ns, ok := uptimeOf(out[p.framesUptime]); ok {
 			c.lastUptime = ns
 		}
 	}
@@ -746,6 +746,15 @@ func splitBefore(b []byte, prefix string) [][]byte {
 		parts = append(parts, b[start:])
 	}
 	return parts
+}
+
+// uptimeOf is what a `cat /proc/uptime` that succeeded printed, in ns.
+func uptimeOf(res adbx.Result) (int64, bool) {
+	if res.ExitCode != 0 {
+		return 0, false
+	}
+	ns, err := metrics.ParseProcUptime(res.Stdout)
+	return ns, err == nil
 }
 
 // absorbTraffic records one read of the traffic counters at host time

@@ -286,11 +286,11 @@ func (c logClock) boot(e metrics.LogcatEntry) int64 {
 // an end that came a millisecond after its step began. The time is never
 // later than the tick that found the process gone.
 func (c *collector) placeEnd(cr *Crash, uptime adbx.Result, recv int64) {
-	if cr.evidenceUp <= 0 || uptime.ExitCode != 0 {
+	if cr.evidenceUp <= 0 {
 		return
 	}
-	up, err := metrics.ParseProcUptime(uptime.Stdout)
-	if err != nil || up < cr.evidenceUp {
+	up, ok := uptimeOf(uptime)
+	if !ok || up < cr.evidenceUp {
 		return
 	}
 	at := recv + cr.evidenceRes - (up - cr.evidenceUp)
