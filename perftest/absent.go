@@ -198,9 +198,9 @@ func unreadable(what string, rs []readOutcome) string {
 	case failed == 0:
 		return ""
 	case last == "":
-		return fmt.Sprintf("%s unreadable on every read in the step (%d failed; last: %s)", what, failed, lastTick)
+		last = lastTick
 	case ticks > 0:
-		return fmt.Sprintf("%s unreadable on every read in the step (%d failed; last: %s; %d of them in ticks that failed as a whole)", what, failed, last, ticks)
+		last += fmt.Sprintf("; %d of them in ticks that failed as a whole", ticks)
 	}
 	return fmt.Sprintf("%s unreadable on every read in the step (%d failed; last: %s)", what, failed, last)
 }
