@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -181,16 +182,12 @@ func TestDeviceDisconnectMidStep(t *testing.T) {
 			// the session first (every tick failed for seconds, and the
 			// session says so); such a run is tried again, up to three
 			// times.
-			for try := 1; ; try++ {
-				early := disconnectRun(t, ep)
-				if early == "" {
-					return
+			simtest.RetryBusy(t, "the session ended as unreachable before the phone was taken away", func() ([]string, bool) {
+				if early := disconnectRun(t, ep); early != "" {
+					return []string{early}, true
 				}
-				if try == 3 {
-					t.Skipf("in %d runs the host was too busy for the session to outlive its ticks until the loss; last: %s", try, early)
-				}
-				t.Logf("run %d: the session ended before the loss: %s; trying again", try, early)
-			}
+				return nil, false
+			})
 		})
 	}
 }

@@ -854,10 +854,11 @@ func TestSessionWithoutGetprop(t *testing.T) {
 
 // trafficTolerance is the relative tolerance of a step's traffic rates
 // against the device's counters over the step: 3 % plus the session's
-// longest round trip over the time the rate's reads span. The rate
-// divides the bytes between two reads by the host's time between them,
-// each stamped at its round trip's midpoint, so each stamp is within half
-// a round trip of the device's read (a loaded host makes round trips long).
+// longest round trip over the time the rate's reads span. Each read's time
+// is within its round trip of the counters: on the host's clock it is the
+// round trip's midpoint; on the device's, the /proc/uptime read before the
+// counters, which a loaded simulated phone can take as long to follow with
+// them (a loaded host makes round trips long).
 func trafficTolerance(r *perftest.Result, tr perftest.TrafficStats) float64 {
 	var maxRTT int64
 	for _, smp := range r.Samples {

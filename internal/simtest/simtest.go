@@ -85,21 +85,34 @@ func Launch(t TB, d *adbx.Device, dev *simdevice.Device) {
 // problems as errors. When all three runs stalled, the session said so
 // each time and the truth cannot be compared on a host this busy: the
 // test is skipped, naming the last run's problems.
-func RetryStalled(t interface {
+func RetryStalled(t RetryT, run func() (problems []string, stalled bool)) {
+	t.Helper()
+	RetryBusy(t, "the host stalled past the phone's frame buffer", run)
+}
+
+// RetryT is what RetryBusy and RetryStalled need of a test.
+type RetryT interface {
 	Helper()
 	Logf(format string, args ...any)
 	Error(args ...any)
 	Skipf(format string, args ...any)
-}, run func() (problems []string, stalled bool)) {
+}
+
+// RetryBusy runs a recording up to three times while run reports that the
+// host was too busy for it (busy, what says how: the session recorded it)
+// and it has problems, and reports the last run's problems as errors.
+// When all three runs met a host that busy, the test is skipped, naming
+// the last run's problems.
+func RetryBusy(t RetryT, what string, run func() (problems []string, busy bool)) {
 	t.Helper()
 	for try := 1; ; try++ {
-		problems, stalled := run()
-		if stalled && len(problems) > 0 {
+		problems, busy := run()
+		if busy && len(problems) > 0 {
 			if try < 3 {
-				t.Logf("run %d: host stalled past the frame buffer (%s); trying again", try, strings.Join(problems, "; "))
+				t.Logf("run %d: %s (%s); trying again", try, what, strings.Join(problems, "; "))
 				continue
 			}
-			t.Skipf("the host stalled past the phone's frame buffer in %d runs, and each session recorded the loss; the truth cannot be compared on a host this busy (last run: %s)", try, strings.Join(problems, "; "))
+			t.Skipf("%s in %d runs, and each session recorded it; the truth cannot be compared on a host this busy (last run: %s)", what, try, strings.Join(problems, "; "))
 		}
 		for _, p := range problems {
 			t.Error(p)
