@@ -300,8 +300,10 @@ func (s *Session) tick(ctx context.Context, due int64) error {
 	plan := s.col.plan(due < 0)
 	s.mu.Unlock()
 
-	tctx, cancel := context.WithTimeout(ctx, s.cfg.TickTimeout)
+	// send is read before the deadline starts, so a failed call's
+	// DurationNs is never shorter than the deadline that ended it.
 	send := s.now()
+	tctx, cancel := context.WithTimeout(ctx, s.cfg.TickTimeout)
 	out, err := s.dev.batch(tctx, plan.cmds)
 	recv := s.now()
 	cancel()
@@ -376,8 +378,8 @@ func (s *Session) slowTick(ctx context.Context) {
 		return
 	}
 	// meminfo can take a second on a busy phone; it has its own deadline.
-	tctx, cancel := context.WithTimeout(ctx, max(s.cfg.TickTimeout, 5*time.Second))
 	send := s.now()
+	tctx, cancel := context.WithTimeout(ctx, max(s.cfg.TickTimeout, 5*time.Second))
 	out, err := s.dev.batch(tctx, plan.cmds)
 	recv := s.now()
 	cancel()
