@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -162,8 +163,9 @@ func deviceCmd(c string) bool {
 
 // Every shell command of the README, run in README order in a copy of the
 // files a fresh clone has (no Results, no reports left from earlier runs),
-// with the module root's go and a perfgate binary on PATH. Commands that
-// talk to a phone talk to the simulated one, its app renamed com.example as
+// with the module root's go and a perfgate binary on PATH; the blocks that
+// talk to a phone run in a lane of their own beside the others (see
+// phoneLane). Commands that talk to a phone talk to the simulated one, its app renamed com.example as
 // the README names it, through the stock adb server on a private port
 // named by ANDROID_ADB_SERVER_PORT as adb itself reads it. Each must exit
 // 0, or the status the README says.
@@ -195,27 +197,35 @@ func TestREADMECommands(t *testing.T) {
 	// the README's go run commands find it there instead of linking it again.
 	build := exec.Command("go", "run", "-exec", "cp", "./cmd/perfgate", filepath.Join(bin, "perfgate"))
 	build.Dir, build.Env = dir, env
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go run -exec cp ./cmd/perfgate: %v\n%s", err, out)
-	}
+	built := make(chan error, 1)
+	var buildOut []byte
+	go func() {
+		var err error
+		buildOut, err = build.CombinedOutput()
+		built <- err
+	}()
 	if fx, err := fixtures.Root(); err == nil {
 		env = append(env, "PERFGATE_FIXTURES="+fx)
 	}
-	var phone []string // the environment of device commands, once the phone runs
 	used := map[string]bool{}
+	var queue, lane []cmd
+	for _, b := range bs {
+		for _, c := range b.cmds {
+			queue = append(queue, cmd{b.line, c})
+		}
+	}
+	queue, lane = phoneLane(t, queue, used)
+	// The phone starts while perfgate builds.
+	var laneEnv []string
+	if len(lane) > 0 {
+		laneEnv = append(append([]string(nil), env...), simulatedPhone(t)...)
+	}
+	if err := <-built; err != nil {
+		t.Fatalf("go run -exec cp ./cmd/perfgate: %v\n%s", err, buildOut)
+	}
 	ran := 0
-	type cmd struct {
-		line int
-		c    string
-	}
-	var queue, held []cmd
+	var held []cmd
 	ranCmds := map[string]bool{} // the awaited commands that ran
-	type done struct {
-		out  string
-		code int
-		took time.Duration
-		err  error
-	}
 	// check reports how command g ended; at says what ran beside it.
 	check := func(g cmd, r done, at string) {
 		if r.err != nil {
@@ -265,21 +275,21 @@ func TestREADMECommands(t *testing.T) {
 		}
 		bg = still
 	}
-	// envFor is the environment of command c.
-	envFor := func(c string) []string {
-		if !deviceCmd(c) {
-			return env
+	// The phone's lane runs beside the other commands, one command after
+	// another, and is checked when they are done.
+	laneDone := make(chan []done, 1)
+	go func() {
+		var res []done
+		for _, g := range lane {
+			res = append(res, timed(dir, laneEnv, g.c))
 		}
-		if phone == nil {
-			phone = simulatedPhone(t)
+		laneDone <- res
+	}()
+	t.Cleanup(func() {
+		if laneDone != nil {
+			<-laneDone
 		}
-		return append(append([]string(nil), env...), phone...)
-	}
-	for _, b := range bs {
-		for _, c := range b.cmds {
-			queue = append(queue, cmd{b.line, c})
-		}
-	}
+	})
 	for len(queue) > 0 {
 		b, c := queue[0], queue[0].c
 		queue = queue[1:]
@@ -295,12 +305,7 @@ func TestREADMECommands(t *testing.T) {
 		if key, until, ok := backgroundUntil(c); ok {
 			bgSeen[key] = true
 			res := make(chan done, 1)
-			cenv := envFor(c)
-			go func() {
-				start := time.Now()
-				out, code, err := runShell(dir, cenv, c)
-				res <- done{out, code, time.Since(start), err}
-			}()
+			go func() { res <- timed(dir, env, c) }()
 			bg = append(bg, bgCmd{b, until, res})
 			continue
 		}
@@ -312,13 +317,10 @@ func TestREADMECommands(t *testing.T) {
 		var wg sync.WaitGroup
 		for i, g := range group {
 			waitBackground(g.c)
-			cenv := envFor(g.c)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				start := time.Now()
-				out, code, err := runShell(dir, cenv, g.c)
-				results[i] = done{out, code, time.Since(start), err}
+				results[i] = timed(dir, env, g.c)
 			}()
 		}
 		wg.Wait()
@@ -345,6 +347,11 @@ func TestREADMECommands(t *testing.T) {
 		}
 	}
 	waitBackground("")
+	laneRes := <-laneDone
+	laneDone = nil
+	for i, g := range lane {
+		check(g, laneRes[i], " (in the phone's lane)")
+	}
 	for k := range background {
 		if !bgSeen[k] {
 			t.Errorf("background names %q, which no README command has", k)
@@ -359,6 +366,109 @@ func TestREADMECommands(t *testing.T) {
 		}
 	}
 	t.Logf("ran %d README commands", ran)
+}
+
+// A cmd is one command of the README, at the line of its block.
+type cmd struct {
+	line int
+	c    string
+}
+
+// done is how a command ended.
+type done struct {
+	out  string
+	code int
+	took time.Duration
+	err  error
+}
+
+// timed runs c as runShell does and says how long it took.
+func timed(dir string, env []string, c string) done {
+	start := time.Now()
+	out, code, err := runShell(dir, env, c)
+	return done{out, code, time.Since(start), err}
+}
+
+// lanePiece finds the files a command writes: the target of a
+// redirection, or the file adb pull copies into the current folder.
+var lanePiece = regexp.MustCompile(`(?:>\s*|adb pull \S*/)([A-Za-z0-9_.-]+)`)
+
+// phoneLane takes out of cmds, in README order, the commands of the blocks
+// that talk to the phone, and of the blocks with a command that waits
+// (see after) for one of theirs: the phone's lane, which runs beside the
+// other commands. Commands a fresh checkout cannot run (see notRun) are
+// logged and dropped; a command that waits for a later one goes after it.
+// The lane's commands only use the phone, which no other command talks
+// to, and their own files: a file the lane writes that another command
+// names fails the test.
+func phoneLane(t *testing.T, cmds []cmd, used map[string]bool) (rest, lane []cmd) {
+	t.Helper()
+	var run []cmd
+	for _, g := range cmds {
+		if why := skipped(g.c, used); why != "" {
+			t.Logf("README.md:%d: not run: %s: %s", g.line, g.c, why)
+			continue
+		}
+		run = append(run, g)
+	}
+	inLane := map[int]bool{} // by block line
+	for grew := true; grew; {
+		grew = false
+		for _, g := range run {
+			if inLane[g.line] {
+				continue
+			}
+			join := deviceCmd(g.c)
+			for k, v := range after {
+				join = join || strings.Contains(g.c, k) && slices.ContainsFunc(run, func(o cmd) bool { return inLane[o.line] && strings.Contains(o.c, v) })
+			}
+			if join {
+				inLane[g.line], grew = true, true
+			}
+		}
+	}
+	files := map[string]bool{}
+	ranHere := map[string]bool{}
+	var waiting []cmd
+	for _, g := range run {
+		if !inLane[g.line] {
+			rest = append(rest, g)
+			continue
+		}
+		for _, m := range lanePiece.FindAllStringSubmatch(g.c, -1) {
+			files[m[1]] = true
+		}
+		if waitFor(g.c, ranHere) != "" {
+			waiting = append(waiting, g)
+			continue
+		}
+		lane = append(lane, g)
+		for _, v := range after {
+			if strings.Contains(g.c, v) {
+				ranHere[v] = true
+			}
+		}
+		var still []cmd
+		for _, w := range waiting {
+			if waitFor(w.c, ranHere) == "" {
+				lane = append(lane, w)
+			} else {
+				still = append(still, w)
+			}
+		}
+		waiting = still
+	}
+	for _, w := range waiting {
+		t.Errorf("README.md:%d: %s waits for %q, which its lane never runs", w.line, w.c, waitFor(w.c, ranHere))
+	}
+	for _, g := range rest {
+		for f := range files {
+			if strings.Contains(g.c, f) {
+				t.Errorf("README.md:%d: %s names %s, which the phone's lane writes while it runs", g.line, g.c, f)
+			}
+		}
+	}
+	return rest, lane
 }
 
 // skipped is why a command is not run, "" when it is.
