@@ -171,7 +171,8 @@ func paletteOf(img image.Image) map[[3]uint8]int {
 }
 
 // The comparison page of four runs of the smooth app against four of the
-// janky one on the simulated phone, opened in headless Chromium: a strip
+// janky one on the simulated phone (a session of each, which repeats its
+// steps four times), opened in headless Chromium: a strip
 // per metric with both sides' runs, medians and confidence intervals, the
 // gate's verdict (the janky app's frame time p99 regressed), the first runs'
 // frame times overlaid, hover text on every point, and a screenshot that
@@ -179,20 +180,18 @@ func paletteOf(img image.Image) map[[3]uint8]int {
 func TestBrowserRendersComparison(t *testing.T) {
 	t.Parallel()
 	bin := chromium(t)
-	// Four runs of each app, each on a phone of its own, as many at
-	// once as the test's parallelism allows.
-	base, next := make([]*perftest.Result, 4), make([]*perftest.Result, 4)
+	// Four runs of each app: a session on a phone of its own that
+	// repeats its steps four times, both sessions at once.
+	base, next := make([]*perftest.Result, 1), make([]*perftest.Result, 1)
 	t.Run("sessions", func(t *testing.T) {
-		for i := range base {
-			for _, run := range []struct {
-				preset string
-				into   []*perftest.Result
-			}{{"smooth-scroll", base}, {"janky-scroll", next}} {
-				t.Run(fmt.Sprint(run.preset, i), func(t *testing.T) {
-					t.Parallel()
-					run.into[i], _ = simSession(t, run.preset, 1200*time.Millisecond)
-				})
-			}
+		for _, run := range []struct {
+			preset string
+			into   []*perftest.Result
+		}{{"smooth-scroll", base}, {"janky-scroll", next}} {
+			t.Run(run.preset, func(t *testing.T) {
+				t.Parallel()
+				run.into[0], _ = simSessionTimes(t, run.preset, 1200*time.Millisecond, 4)
+			})
 		}
 	})
 	if t.Failed() {

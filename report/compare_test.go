@@ -78,6 +78,7 @@ func TestCompareKnownRegression(t *testing.T) {
 // median by 10 %. With the threshold at 0 the Mann-Whitney U test alone
 // fires at about its α per metric.
 func TestCompareNoise(t *testing.T) {
+	t.Parallel()
 	fired, firedNoThreshold, tests := 0, 0, 0
 	for seed := range uint64(200) {
 		rng := rand.New(rand.NewPCG(seed, 7))

@@ -411,6 +411,7 @@ func TestBenchstatFormat(t *testing.T) {
 // PERFGATE_REPORT: every session's reports land in the directory with an
 // index linking all of them, also when many write at once.
 func TestWriteDir(t *testing.T) {
+	t.Parallel()
 	r := loadRecorded(t)
 	dir := filepath.Join(t.TempDir(), "reports")
 	const n = 8
@@ -456,6 +457,7 @@ func TestReportFromEnv(t *testing.T) {
 // name in another package's run at once) keep their own reports; a
 // session whose Result is already in the folder gets no second copy.
 func TestWriteDirNeverOverwrites(t *testing.T) {
+	t.Parallel()
 	r := loadRecorded(t)
 	dir := t.TempDir()
 	for i := range 2 {

@@ -26,6 +26,14 @@ const recorded = "testdata/janky-scroll.json"
 // stepLen (plus a short idle step) and returns the Result and the phone.
 func simSession(t testing.TB, preset string, stepLen time.Duration) (*perftest.Result, *simdevice.Device) {
 	t.Helper()
+	return simSessionTimes(t, preset, stepLen, 1)
+}
+
+// simSessionTimes is simSession with its two steps run n times over, as
+// a test that repeats them in one session does: "scroll", "settle",
+// "scroll#2", "settle#2", and so on. Each repeat is a run to Compare.
+func simSessionTimes(t testing.TB, preset string, stepLen time.Duration, n int) (*perftest.Result, *simdevice.Device) {
+	t.Helper()
 	dev, d := simDevice(t, preset, simdevice.Quirks{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -34,8 +42,10 @@ func simSession(t testing.TB, preset string, stepLen time.Duration) (*perftest.R
 	if err != nil {
 		t.Fatalf("perftest.NewSession: %v", err)
 	}
-	s.Step("scroll", func() { time.Sleep(stepLen) })
-	s.Step("settle", func() { time.Sleep(stepLen / 4) })
+	for range n {
+		s.Step("scroll", func() { time.Sleep(stepLen) })
+		s.Step("settle", func() { time.Sleep(stepLen / 4) })
+	}
 	res := s.Stop()
 	if res.Error != "" {
 		t.Fatalf("session ended early: %s", res.Error)
