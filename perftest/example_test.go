@@ -32,7 +32,7 @@ func ExampleNewSession() {
 		fmt.Println(err)
 		return
 	}
-	s.Step("scroll", func() { time.Sleep(time.Second) })
+	s.Step("scroll", func() { time.Sleep(500 * time.Millisecond) })
 	r := s.Stop()
 
 	st := r.Step("scroll")
@@ -65,7 +65,7 @@ func ExampleWithTrace() {
 		fmt.Println(err)
 		return
 	}
-	s.Step("scroll", func() { time.Sleep(time.Second) })
+	s.Step("scroll", func() { time.Sleep(500 * time.Millisecond) })
 	r := s.Stop()
 
 	fmt.Println("trace:", filepath.Base(r.Trace.File))

@@ -11,10 +11,10 @@ import (
 	"github.com/perfgate/perfgate/simdevice"
 )
 
-// Measure the cold start of the simulated phone's slow-start app, the way
+// Measure the cold start of the simulated phone's app, the way
 // Macrobenchmark does.
 func ExampleMeasureStartup() {
-	wl, _ := simdevice.Preset("slow-start")
+	wl, _ := simdevice.Preset("smooth-scroll")
 	sim, _ := simdevice.New(simdevice.Config{Workload: wl})
 	defer sim.Close()
 	srv := adbtest.NewServer(sim)
@@ -27,7 +27,7 @@ func ExampleMeasureStartup() {
 	}
 	fmt.Printf("%s start: initial display %d ms, full display %d ms\n", s.LaunchState, s.TotalTimeMs, s.FullyDrawnMs)
 	// Output:
-	// COLD start: initial display 2500 ms, full display 3100 ms
+	// COLD start: initial display 650 ms, full display 900 ms
 }
 
 // Drive the simulated phone's app through its uiautomator2 server.
