@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/perfgate/perfgate/assert"
@@ -82,17 +83,31 @@ func TestRunOnPool(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
 	}
-	if out, err := runCLI("run", "-pool", "-shard", "2/2", scen); err != nil || !strings.Contains(out, "on 1 devices") {
-		t.Errorf("run -pool -shard 2/2: %v\n%s", err, out)
+	// A shard, and a model named by flag, at once: each on its own phone
+	// (the pool lists the pure-Go server's Pixel 8 first).
+	var wg sync.WaitGroup
+	var shardOut, modelOut string
+	var shardErr, modelErr error
+	wg.Go(func() { shardOut, shardErr = runCLI("run", "-pool", "-shard", "1/2", scen) })
+	wg.Go(func() {
+		modelOut, modelErr = runCLI("run", "-pool", "-servers", strings.Join(lab.Servers(), ","), "-models", "Pixel 3", scen)
+	})
+	wg.Wait()
+	if shardErr != nil || !strings.Contains(shardOut, "on 1 devices") || !strings.Contains(shardOut, "=== Google Pixel 8 (API 34") {
+		t.Errorf("run -pool -shard 1/2: %v\n%s", shardErr, shardOut)
 	}
-	// Flags over the environment.
-	t.Setenv(devicepool.EnvServers, "")
-	out, err = runCLI("run", "-pool", "-servers", strings.Join(lab.Servers(), ","), "-models", "Pixel 3", scen)
-	if err != nil || !strings.Contains(out, "on 1 devices") || !strings.Contains(out, "=== Google Pixel 3 (API 28") {
-		t.Errorf("run -pool -servers … -models 'Pixel 3': %v\n%s", err, out)
+	if modelErr != nil || !strings.Contains(modelOut, "on 1 devices") || !strings.Contains(modelOut, "=== Google Pixel 3 (API 28") {
+		t.Errorf("run -pool -servers … -models 'Pixel 3': %v\n%s", modelErr, modelOut)
 	}
+	// Flags over the environment: a server the flag names that is not
+	// there fails the run, although the environment names the lab's.
 	if _, err := runCLI("run", "-pool", "-servers", "nohost", scen); err == nil || !strings.Contains(err.Error(), `adb server "nohost"`) {
 		t.Errorf("-servers nohost: %v", err)
+	}
+	// And with no servers in the environment, the flag's are used.
+	t.Setenv(devicepool.EnvServers, "")
+	if out, err := runCLI("run", "-pool", "-servers", strings.Join(lab.Servers(), ","), "-models", "Pixel 8", "-shard", "2/2", scen); err == nil || !strings.Contains(err.Error(), "shard 2/2 of 1 devices is empty") {
+		t.Errorf("-servers … -models 'Pixel 8' -shard 2/2 without the environment: %v\n%s", err, out)
 	}
 	if _, err := runCLI("run", "-pool", "-serial", "x", scen); err == nil || !strings.Contains(err.Error(), "-pool picks the devices") {
 		t.Errorf("-pool -serial: %v", err)
