@@ -165,7 +165,16 @@ func TestSimdeviceStockADB(t *testing.T) {
 	if out := adb.Run("-s", serial, "shell", "input", "swipe", "500", "1500", "500", "300", "300"); out != "" {
 		t.Logf("input swipe: %q", out)
 	}
-	time.Sleep(1500 * time.Millisecond) // the truth is flushed at least once a second
+	// The truth is flushed at least once a second: wait for the launch's
+	// and the swipe's lines rather than for a second.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(truth)
+		if bytes.Count(b, []byte("\n")) >= 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
