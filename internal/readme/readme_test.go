@@ -197,13 +197,21 @@ func TestREADMECommands(t *testing.T) {
 	// the README's go run commands find it there instead of linking it again.
 	build := exec.Command("go", "run", "-exec", "cp", "./cmd/perfgate", filepath.Join(bin, "perfgate"))
 	build.Dir, build.Env = dir, env
-	built := make(chan error, 1)
+	built := make(chan struct{}) // closed when the build has ended
 	var buildOut []byte
+	var buildErr error
 	go func() {
-		var err error
-		buildOut, err = build.CombinedOutput()
-		built <- err
+		buildOut, buildErr = build.CombinedOutput()
+		close(built)
 	}()
+	// waitBuild waits for perfgate, which commands that run it need.
+	waitBuild := func() {
+		<-built
+		if buildErr != nil {
+			t.Fatalf("go run -exec cp ./cmd/perfgate: %v\n%s", buildErr, buildOut)
+		}
+	}
+	t.Cleanup(func() { <-built })
 	if fx, err := fixtures.Root(); err == nil {
 		env = append(env, "PERFGATE_FIXTURES="+fx)
 	}
@@ -219,9 +227,6 @@ func TestREADMECommands(t *testing.T) {
 	var laneEnv []string
 	if len(lane) > 0 {
 		laneEnv = append(append([]string(nil), env...), simulatedPhone(t)...)
-	}
-	if err := <-built; err != nil {
-		t.Fatalf("go run -exec cp ./cmd/perfgate: %v\n%s", err, buildOut)
 	}
 	ran := 0
 	var held []cmd
@@ -279,8 +284,12 @@ func TestREADMECommands(t *testing.T) {
 	// another, and is checked when they are done.
 	laneDone := make(chan []done, 1)
 	go func() {
+		<-built
 		var res []done
 		for _, g := range lane {
+			if buildErr != nil {
+				break // the test fails on it
+			}
 			res = append(res, timed(dir, laneEnv, g.c))
 		}
 		laneDone <- res
@@ -302,6 +311,9 @@ func TestREADMECommands(t *testing.T) {
 			held = append(held, b)
 			continue
 		}
+		if usesPerfgate(c) {
+			waitBuild()
+		}
 		if key, until, ok := backgroundUntil(c); ok {
 			bgSeen[key] = true
 			res := make(chan done, 1)
@@ -316,6 +328,9 @@ func TestREADMECommands(t *testing.T) {
 		results := make([]done, len(group))
 		var wg sync.WaitGroup
 		for i, g := range group {
+			if usesPerfgate(g.c) {
+				waitBuild()
+			}
 			waitBackground(g.c)
 			wg.Add(1)
 			go func() {
@@ -347,6 +362,7 @@ func TestREADMECommands(t *testing.T) {
 		}
 	}
 	waitBackground("")
+	waitBuild()
 	laneRes := <-laneDone
 	laneDone = nil
 	for i, g := range lane {
@@ -366,6 +382,16 @@ func TestREADMECommands(t *testing.T) {
 		}
 	}
 	t.Logf("ran %d README commands", ran)
+}
+
+// perfgateCmd finds a command that runs perfgate: from PATH, or through
+// go run, which would link it again if the test's build were not done.
+var perfgateCmd = regexp.MustCompile(`(^|[\s|;&(])perfgate\s|\./cmd/perfgate`)
+
+// usesPerfgate reports whether c, its comment aside, runs perfgate.
+func usesPerfgate(c string) bool {
+	code, _, _ := strings.Cut(c, " #")
+	return perfgateCmd.MatchString(code)
 }
 
 // A cmd is one command of the README, at the line of its block.
