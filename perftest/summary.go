@@ -213,13 +213,16 @@ func bracket(n int, host func(int) int64, ok func(int) bool, start, end int64) (
 // time up to the last tick that saw it. The top-style per-core figure sets
 // each interval's Δtotal against the cores online in it (the cpuN lines of
 // /proc/stat). Without /proc/stat, wall time × the core count stands in
-// for Δtotal.
+// for Δtotal: the device's, from the /proc/uptime each tick reads right
+// after the app's counters, or the host's between the ticks' round trips
+// where a tick has no clock read.
 func (c *collector) cpuStats(st *Step) CPUStats {
 	r := c.s.res
 	out := CPUStats{Unit: "%", Source: "/proc/stat, /proc/<pid>/stat, /proc/<pid>/task/*/stat"}
 	if !c.cpuOK {
 		out.Source = "/proc/<pid>/stat over wall time (/proc/stat unreadable)"
 	}
+	hostClock := false // an interval timed on the host
 	cores := r.Device.Cores
 	usable := func(i int) bool {
 		s := r.Samples[i]
@@ -254,7 +257,13 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 				dCore = dt / float64(online)
 			}
 		} else {
-			dCore = float64(r.Device.ClockTicks) * float64(q.HostNs-p.HostNs) / 1e9
+			// A busy host can stamp a round trip's midpoint hundreds of ms
+			// from the device's reads; the device's clock cannot.
+			elapsed := q.UptimeNs - p.UptimeNs
+			if p.UptimeNs <= 0 || elapsed <= 0 {
+				elapsed, hostClock = q.HostNs-p.HostNs, true
+			}
+			dCore = float64(r.Device.ClockTicks) * float64(elapsed) / 1e9
 			dt = dCore * float64(cores)
 		}
 		d := float64(metrics.CPUAppTicksBetween(p.Procs, q.Procs, c.uptimeTicks(p)))
@@ -265,6 +274,12 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 			out.Max = max(out.Max, pct)
 			ticks = append(ticks, pct)
 			out.DeviceMax = max(out.DeviceMax, dBusy/dt*100)
+		}
+	}
+	if !c.cpuOK {
+		out.Source = "/proc/<pid>/stat over wall time on the device's /proc/uptime (/proc/stat unreadable)"
+		if hostClock {
+			out.Source = "/proc/<pid>/stat over wall time, on the host's clock where a tick had no /proc/uptime (/proc/stat unreadable)"
 		}
 	}
 	if total > 0 {
