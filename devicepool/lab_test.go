@@ -24,7 +24,8 @@ const labSize = 8
 
 // TestMain lets the lab's parallel subtests all run at once: go test runs
 // at most GOMAXPROCS parallel tests by default, 2 on a 2-core machine,
-// which would queue a suite of 8 devices. An explicit -parallel wins.
+// which would queue a suite of 8 devices. The two lab tests run beside
+// each other within those 8. An explicit -parallel wins.
 func TestMain(m *testing.M) {
 	testenv.SkipRaceExitSleep()
 	flag.Parse()
@@ -198,6 +199,7 @@ func measureTruly(t *testing.T, lab *simlab.Running, m *devicepool.Member) {
 // test: a figure to watch, not a timed assertion a busy machine could
 // fail.
 func TestLabSuiteSpreadsOverEveryDevice(t *testing.T) {
+	t.Parallel()
 	lab, p := startLab(t, labSize)
 	servers := map[string]int{}
 	for _, m := range p.Members() {
@@ -280,6 +282,7 @@ func (r *recorder) run(fn func()) {
 // from the pure-Go adb server (the server drops it), and from the stock adb
 // server (its adbd goes away and the server, not ours, must notice).
 func TestUnplugFailsOnlyItsTest(t *testing.T) {
+	t.Parallel()
 	for server, name := range []string{"go", "adb"} {
 		t.Run(name, func(t *testing.T) { unplugMidRun(t, server) })
 	}
