@@ -39,9 +39,14 @@ func TestFramePollingLosesNothing(t *testing.T) {
 			if r.Error != "" || len(r.Gaps) > 0 {
 				t.Fatalf("error %q, gaps %+v", r.Error, r.Gaps)
 			}
-			in, missing := missingTruth(r, r.Step("scroll"), dev.World().TruthFrames())
-			if missing > 0 || in < frameBufferLen {
-				t.Errorf("%d of the step's %d true frames missing (want a burst past the %d-frame ring)", missing, in, frameBufferLen)
+			// A frame still drawing at the last poll cannot have been
+			// read, as in the ground-truth tests: up to two such late
+			// frames, when a busy host stretched Stop past its settle.
+			st := r.Step("scroll")
+			shown, late := truthInStep(r, st, dev.World().TruthFrames(), false)
+			in, missing := missingTruth(r, st, shown)
+			if missing > 0 || late > 2 || in+late < frameBufferLen {
+				t.Errorf("%d of the step's %d true frames shown by the last poll missing, %d shown after it (want none missing, at most 2 late, a burst past the %d-frame ring)", missing, in, late, frameBufferLen)
 			}
 			fellBack := strings.Contains(strings.Join(r.Notes, "\n"), "polling whole framestats dumps")
 			if want := len(tc.quirks.MissingCommands) > 0; fellBack != want {
