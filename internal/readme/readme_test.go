@@ -165,10 +165,10 @@ func deviceCmd(c string) bool {
 // files a fresh clone has (no Results, no reports left from earlier runs),
 // with the module root's go and a perfgate binary on PATH; the blocks that
 // talk to a phone run in a lane of their own beside the others (see
-// phoneLane). Commands that talk to a phone talk to the simulated one, its app renamed com.example as
-// the README names it, through the stock adb server on a private port
-// named by ANDROID_ADB_SERVER_PORT as adb itself reads it. Each must exit
-// 0, or the status the README says.
+// phoneLane). Commands that talk to a phone talk to the simulated one, its
+// app renamed com.example as the README names it, through the stock adb
+// server on a private port named by ANDROID_ADB_SERVER_PORT as adb itself
+// reads it. Each must exit 0, or the status the README says.
 func TestREADMECommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the README's commands, about two minutes; not with -short")
