@@ -380,7 +380,7 @@ func hungRun(t *testing.T) (problems []string, stalled bool) {
 	}
 	// The 1 s hang holds fewer frames than the buffer: none are lost.
 	st := r.Step("scroll")
-	truth, late := truthInStep(r, st, fd.World().TruthFrames(), false)
+	truth, _, late := truthInStep(r, st, fd.World().TruthFrames(), false)
 	if st.Frames().Frames != len(truth)+late && st.Frames().Frames != len(truth) {
 		problems = append(problems, fmt.Sprintf("%d frames, truth %d (gaps %+v)", st.Frames().Frames, len(truth), r.Gaps))
 	}

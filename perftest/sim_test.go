@@ -155,15 +155,22 @@ func surfaceViewLayers(t *testing.T, d *adbx.Device) (blast, bare string) {
 	return picked.Name, bare
 }
 
-// truthInStep returns the true frames of the step's window that were
-// already presented when the session polled last, or that the session
-// read all the same: a frame still being drawn then cannot have been read,
-// and says nothing about loss. The last poll's time is known only within
-// its round trip and the clock map's uncertainty, so frames presented in
-// that span are taken when read and counted late otherwise.
-func truthInStep(r *perftest.Result, st *perftest.Step, truth []simdevice.TruthFrame, sf bool) (in []simdevice.TruthFrame, late int) {
+// truthInStep returns the true frames of the step's window that the
+// session could read, or read all the same. Two kinds at the window's
+// edges cannot have been read, and say nothing about loss: early, shown
+// before the session cleared the app's frame history (at Start, so only in
+// its first step), and late, still being drawn when the session polled
+// last. Both moments are known only within the clock map's uncertainty
+// (the last poll, also within its round trip), so frames shown in those
+// spans are taken when read and counted early or late otherwise.
+func truthInStep(r *perftest.Result, st *perftest.Step, truth []simdevice.TruthFrame, sf bool) (in []simdevice.TruthFrame, early, late int) {
 	last := r.Samples[len(r.Samples)-1]
-	cutoff := last.DeviceNs - last.RTTNs/2 - int64(r.Clock.UncertaintyMs*1e6) - 1
+	uncertainty := int64(r.Clock.UncertaintyMs * 1e6)
+	cutoff := last.DeviceNs - last.RTTNs/2 - uncertainty - 1
+	cleared := int64(math.MinInt64)
+	if len(r.Steps) > 0 && r.Steps[0].Name == st.Name {
+		cleared = st.DeviceStartNs + uncertainty
+	}
 	read := map[int64]bool{}
 	for _, f := range r.Frames {
 		read[f.Time()] = true
@@ -176,13 +183,18 @@ func truthInStep(r *perftest.Result, st *perftest.Step, truth []simdevice.TruthF
 		if tm < st.DeviceStartNs || tm >= st.DeviceEndNs {
 			continue
 		}
-		if f.Present > cutoff && !read[tm] {
+		switch {
+		case read[tm]:
+		case f.Present > cutoff:
 			late++
+			continue
+		case f.Present <= cleared:
+			early++
 			continue
 		}
 		in = append(in, f)
 	}
-	return in, late
+	return in, early, late
 }
 
 // expectedSummary applies the metric definitions to the true frames.
@@ -532,9 +544,9 @@ func groundTruthRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, preset
 	time.Sleep(50 * time.Millisecond) // let the last polled frames be presented in the truth
 	stalled = len(r.Gaps) > 0
 	st := r.Step("scroll")
-	truth, late := truthInStep(r, st, dev.World().TruthFrames(), sf)
-	if late > 2 {
-		fail("%d true frames of the step were presented after the last poll", late)
+	truth, early, late := truthInStep(r, st, dev.World().TruthFrames(), sf)
+	if late > 2 || early > 2 {
+		fail("%d true frames of the step were presented after the last poll, %d before the history was cleared", late, early)
 	}
 	var got []metrics.Frame
 	for _, f := range r.Frames {
