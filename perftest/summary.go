@@ -170,6 +170,18 @@ func stepFrames(all []metrics.Frame, start, end int64) []metrics.Frame {
 	return out
 }
 
+// elapsedBetween is the time between two reads: on the device's clock
+// (/proc/uptime read next to them) where both reads have it, which onDevice
+// reports, else between their hosts' stamps. A host stamp is off by up to
+// half its round trip, which a busy host makes long; the device's clock is
+// not.
+func elapsedBetween(hostA, hostB, upA, upB int64) (d time.Duration, onDevice bool) {
+	if upA > 0 && upB > upA {
+		return time.Duration(upB - upA), true
+	}
+	return time.Duration(hostB - hostA), false
+}
+
 // bracket returns the indexes of the last sample at or before start and the
 // first at or after end among those ok accepts, so the pair covers the
 // whole step; where no sample lies outside an edge, the nearest one inside
@@ -257,12 +269,8 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 				dCore = dt / float64(online)
 			}
 		} else {
-			// A busy host can stamp a round trip's midpoint hundreds of ms
-			// from the device's reads; the device's clock cannot.
-			elapsed := q.UptimeNs - p.UptimeNs
-			if p.UptimeNs <= 0 || elapsed <= 0 {
-				elapsed, hostClock = q.HostNs-p.HostNs, true
-			}
+			elapsed, onDevice := elapsedBetween(p.HostNs, q.HostNs, p.UptimeNs, q.UptimeNs)
+			hostClock = hostClock || !onDevice
 			dCore = float64(r.Device.ClockTicks) * float64(elapsed) / 1e9
 			dt = dCore * float64(cores)
 		}
@@ -421,13 +429,10 @@ func (c *collector) trafficStats(st *Step) *TrafficStats {
 	}
 	out.RxBytes, out.TxBytes = d.RxBytes, d.TxBytes
 	out.Intervals = b - a
-	// The device's clock, read next to the counters, times the interval
-	// where both reads have it: a host stamp is off by up to half its
-	// round trip, which a busy host makes long.
-	var elapsed time.Duration
-	elapsed, out.Clock = time.Duration(tb.HostNs-ta.HostNs), "host"
-	if ta.UptimeNs > 0 && tb.UptimeNs > ta.UptimeNs {
-		elapsed, out.Clock = time.Duration(tb.UptimeNs-ta.UptimeNs), "/proc/uptime"
+	elapsed, onDevice := elapsedBetween(ta.HostNs, tb.HostNs, ta.UptimeNs, tb.UptimeNs)
+	out.Clock = "host"
+	if onDevice {
+		out.Clock = "/proc/uptime"
 	}
 	out.DurationSecs = elapsed.Seconds()
 	if rate, err := metrics.TrafficRateOf(d, elapsed); err == nil {
