@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,7 +62,7 @@ func actionsRun(t *testing.T, ep endpoint) (problems []string, stalled bool) {
 	}
 	// After "Stop" the app renders nothing until the swipe.
 	stop, scroll := r.Step("stop"), r.Step("scroll")
-	if n := truthFramesIn(p.sim, stop.DeviceStartNs+int64(400*time.Millisecond), stop.DeviceEndNs); n != 0 {
+	if n := truthFramesIn(p.sim, settled(r, stop, 800*time.Millisecond), stop.DeviceEndNs); n != 0 {
 		problems = append(problems, fmt.Sprintf("%d frames after tapping Stop, want none", n))
 	}
 	if why := scroll.NotMeasured["frames"]; why != "" {
@@ -78,7 +79,7 @@ func actionsRun(t *testing.T, ep endpoint) (problems []string, stalled bool) {
 		problems = append(problems, "no frames after tapping the Scroll button by coordinates")
 	}
 	back := r.Step("back")
-	if n := truthFramesIn(p.sim, back.DeviceStartNs+int64(400*time.Millisecond), back.DeviceEndNs); n != 0 {
+	if n := truthFramesIn(p.sim, settled(r, back, 800*time.Millisecond), back.DeviceEndNs); n != 0 {
 		problems = append(problems, fmt.Sprintf("%d frames after BACK, want none: the app left the screen", n))
 	}
 	var names []string
@@ -100,6 +101,16 @@ func wrapped(r *perftest.Result) bool {
 		}
 	}
 	return false
+}
+
+// settled is the device time from which a step that ends in a sleep of
+// the given length has had every earlier action take effect: the actions
+// returned before the sleep began, and the step's end is placed on the
+// phone's clock within the clock map's uncertainty. A fixed time after the
+// step's start would not do: on a busy host the action itself may take
+// longer than that to reach the phone.
+func settled(r *perftest.Result, st *perftest.Step, sleep time.Duration) int64 {
+	return st.DeviceEndNs - int64(sleep) + int64(math.Ceil(r.Clock.UncertaintyMs*1e6)) + 1
 }
 
 // truthFramesIn counts the frames the phone rendered with intended vsync
