@@ -38,6 +38,10 @@ type collector struct {
 	procNames []string // the app's process names, for pidof
 	uid       int
 
+	// inFlight are the rows still drawing when Stop's last poll ran, left
+	// out of the frames (collector.finishPending).
+	inFlight []inFlightFrame
+
 	cpuOK       bool
 	traffic     string // one of the traffic modes, "" when off
 	batteryOK   bool

@@ -325,10 +325,18 @@ func (c *collector) framesPending(stopNs int64) bool {
 	return false
 }
 
+// inFlightFrame is a row still drawing when Stop's last poll ran: its
+// vsync, and how long it had drawn by that poll's device clock (0 when the
+// dump had no clock).
+type inFlightFrame struct {
+	vsync, drawingNs int64
+}
+
 // finishPending runs at Stop: a row still drawing after a later row of its
 // window completed, or for longer than gfxStuckWait, is dropped; one
-// drawing for less is a frame in flight, left out like any frame the last
-// poll did not see.
+// drawing for less is a frame in flight. It is left out of the frames, as
+// any frame the last poll did not see, but counted in its step
+// (Step.FramesInFlight): unlike a frame drawn after that poll, it was seen.
 func (c *collector) finishPending() {
 	names := make([]string, 0, len(c.gfxWin))
 	for n := range c.gfxWin {
@@ -348,6 +356,33 @@ func (c *collector) finishPending() {
 		for _, k := range keys {
 			c.dropPending(name, st, k, c.gfxClock, host)
 		}
+		for k := range st.pending {
+			f := inFlightFrame{vsync: k.intended}
+			if c.gfxClock > 0 {
+				f.drawingNs = max(0, c.gfxClock-k.intended)
+			}
+			c.inFlight = append(c.inFlight, f)
+		}
+	}
+}
+
+// stepInFlight counts the frames of the step's time still drawing when
+// Stop's last poll ran, and notes them: they are in none of its figures.
+func (c *collector) stepInFlight(st *Step) {
+	var longest int64
+	for _, f := range c.inFlight {
+		if f.vsync >= st.DeviceStartNs && f.vsync < st.DeviceEndNs {
+			st.FramesInFlight++
+			longest = max(longest, f.drawingNs)
+		}
+	}
+	if st.FramesInFlight == 0 {
+		return
+	}
+	st.InFlightMs = math.Round(float64(longest)/1e5) / 10
+	if st != c.whole {
+		c.note("frames: %d frame(s) of step %q still drawing when Stop's last poll ran, the longest %.1f ms after its vsync: in none of the step's frame figures (Config.Settle, %v, bounds how long Stop waits for frames in flight)",
+			st.FramesInFlight, st.Name, st.InFlightMs, c.cfg.Settle)
 	}
 }
 

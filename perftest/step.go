@@ -46,12 +46,19 @@ type Step struct {
 	// FramesRejected counts the rows of the step's time that were not
 	// frames, by reason (see Result.FramesRejected).
 	FramesRejected metrics.FrameRejects `json:"frames_rejected,omitempty"`
-	CPUStats       CPUStats             `json:"cpu"`
-	MemoryStats    MemoryStats          `json:"memory"`
-	TrafficStats   *TrafficStats        `json:"traffic,omitempty"`
-	BatteryStats   *BatteryStats        `json:"battery,omitempty"`
-	ThermalStats   *ThermalStats        `json:"thermal,omitempty"`
-	Crashes        []Crash              `json:"crashes,omitempty"`
+	// FramesInFlight counts the gfxinfo rows of the step's time that were
+	// still drawing when Stop's last poll ran (Stop waits for such frames
+	// at most Config.Settle): they are in no figure of FrameStats. A
+	// Result note names them. InFlightMs is how long the longest had drawn
+	// by that poll, the least its duration can be.
+	FramesInFlight int           `json:"frames_in_flight,omitempty"`
+	InFlightMs     float64       `json:"in_flight_ms,omitempty"`
+	CPUStats       CPUStats      `json:"cpu"`
+	MemoryStats    MemoryStats   `json:"memory"`
+	TrafficStats   *TrafficStats `json:"traffic,omitempty"`
+	BatteryStats   *BatteryStats `json:"battery,omitempty"`
+	ThermalStats   *ThermalStats `json:"thermal,omitempty"`
+	Crashes        []Crash       `json:"crashes,omitempty"`
 	// CrashExpected says the test expected the app to crash in this step
 	// (ExpectCrash), so its crashes do not fail it.
 	CrashExpected bool `json:"crash_expected,omitempty"`

@@ -1,11 +1,15 @@
 package perftest_test
 
 import (
+	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -83,4 +87,89 @@ func framesOnly(t *testing.T, preset string, hz float64, edit func(*simdevice.Wo
 	cfg.Collectors = []perftest.Collector{perftest.CollectFrames}
 	cfg.Causes.Off = true
 	return d, dev, tk, cfg
+}
+
+// A frame still drawing when Stop stops waiting for it (Config.Settle) is
+// in none of its step's frame figures, but the step counts it, says how
+// long it had drawn, and a note names it: on the simulated phone a swipe
+// starts a frame whose RenderThread work takes 1.2 s, and Stop, with the
+// default 250 ms Settle, ends while it draws. A host that stalled so long
+// in Stop that the frame was done before its last poll read it as any
+// other frame; such a run is tried again.
+func TestStopCountsFramesStillDrawing(t *testing.T) {
+	t.Parallel()
+	const slowMs = 1200
+	edit := func(wl *simdevice.Workload) {
+		wl.FrameQuirks.InFlight = true
+		wl.Causes = append(wl.Causes, simdevice.Cause{Name: "gpu", Phase: "commands"})
+		heavy := wl.Phases[0]
+		heavy.Name, heavy.Next = "heavy", "heavy"
+		heavy.Janks = []simdevice.Jank{{At: []int{0}, Ms: slowMs, Cause: "gpu"}}
+		wl.Phases = append(wl.Phases, heavy)
+		for i := range wl.Actions {
+			if wl.Actions[i].On == "swipe" {
+				wl.Actions[i].Phase = "heavy"
+			}
+		}
+	}
+	simtest.RetryBusy(t, "the host stalled in Stop until the slow frame was done", func() (problems []string, busy bool) {
+		d, dev, tk, cfg := framesOnly(t, "smooth-scroll", 60, edit, simdevice.Quirks{})
+		cfg.Settle = 0 // the default
+		s := perftest.Start(t, d, perftest.WithConfig(cfg))
+		s.Step("swipe", func() {
+			tk.wait(t, 2)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if _, err := d.Shell(ctx, "input swipe 500 1500 500 500 100"); err != nil {
+				t.Fatal(err)
+			}
+			tk.wait(t, 1) // past the frame's vsync, the next after the swipe
+		})
+		r := s.Stop()
+		st := r.Step("swipe")
+
+		// The slow frame, once the phone presented it.
+		var slow simdevice.TruthFrame
+		for deadline := time.Now().Add(time.Minute); slow.Index == 0; {
+			for _, f := range dev.World().TruthFrames() {
+				if f.Phase == "heavy" && f.Cause == "gpu" {
+					slow = f
+					break
+				}
+			}
+			if slow.Index == 0 {
+				if time.Now().After(deadline) {
+					t.Fatal("the phone presented no slow frame in a minute")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		if slow.IntendedVsync < st.DeviceStartNs || slow.IntendedVsync >= st.DeviceEndNs {
+			t.Fatalf("the slow frame's vsync %d is outside the step [%d, %d)", slow.IntendedVsync, st.DeviceStartNs, st.DeviceEndNs)
+		}
+		for _, f := range r.Frames {
+			if f.IntendedVsync == slow.IntendedVsync {
+				return []string{fmt.Sprintf("the slow frame was read (%d frames in flight)", st.FramesInFlight)}, true
+			}
+		}
+		t.Logf("frames in flight at Stop: %d, the longest for %.1f ms", st.FramesInFlight, st.InFlightMs)
+		if st.FramesInFlight != 1 {
+			problems = append(problems, fmt.Sprintf("%d frames in flight, want the slow one", st.FramesInFlight))
+		}
+		// It had drawn for at least the Settle Stop waited (250 ms, less
+		// the one refresh period by which its last poll may start early),
+		// and for less than it took.
+		if st.InFlightMs < 250-1000.0/60 || st.InFlightMs >= float64(slow.Duration)/1e6 {
+			problems = append(problems, fmt.Sprintf("in flight for %.1f ms; Settle 250 ms, the frame took %.1f ms", st.InFlightMs, float64(slow.Duration)/1e6))
+		}
+		if !slices.ContainsFunc(r.Notes, func(n string) bool {
+			return strings.Contains(n, `1 frame(s) of step "swipe" still drawing when Stop's last poll ran`)
+		}) {
+			problems = append(problems, fmt.Sprintf("no note of the frame in flight: %q", r.Notes))
+		}
+		if r.Whole.FramesInFlight != 1 {
+			problems = append(problems, fmt.Sprintf("the session has %d frames in flight", r.Whole.FramesInFlight))
+		}
+		return problems, false
+	})
 }

@@ -97,6 +97,7 @@ func (c *collector) summarise(st *Step) {
 	frames := stepFrames(r.Frames, st.DeviceStartNs, st.DeviceEndNs)
 	st.FrameStats, st.Windows = c.frameStats(frames)
 	st.FramesRejected = c.stepRejects(st.DeviceStartNs, st.DeviceEndNs)
+	c.stepInFlight(st)
 	st.JankAtS, st.BigJankAtS = jankTimes(st)
 	st.Causes = c.summariseCauses(st, frames)
 	st.Smoothness = c.smoothness(st)
