@@ -1,6 +1,6 @@
-// Package readme_test runs the README's shell commands the way a newcomer
+// Package perfgate_test runs the README's shell commands the way a newcomer
 // types them into a fresh checkout.
-package readme_test
+package perfgate_test
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ import (
 )
 
 // root is the module root, where README.md is.
-const root = "../.."
+const root = "."
 
 // A block is one ```sh block of the README: its commands, each one line
 // or a here-document.

@@ -1,4 +1,4 @@
-package readme_test
+package perfgate_test
 
 import (
 	"os"
