@@ -16,7 +16,7 @@ func TestFeedBudgets(t *testing.T) {
 	dev, app := openDevice(t, "janky-scroll")
 	sc := scenario.Start(t, dev, app)
 	sc.Step("launch", scenario.Launch(scenario.Cold))
-	sc.Step("scroll", scenario.Swipe(scenario.Up, 3), scenario.Sleep(500*time.Millisecond))
+	sc.Step("scroll", scenario.Swipe(scenario.Up, 1), scenario.Sleep(500*time.Millisecond))
 	sc.Step("leave", scenario.Back(), scenario.Sleep(500*time.Millisecond))
 	r := sc.Stop()
 
