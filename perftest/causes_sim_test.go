@@ -44,8 +44,11 @@ func causeDevice(t *testing.T, api int, hz float64, q simdevice.Quirks, edit fun
 }
 
 // waitCauseFrames waits until the phone has presented n more frames made
-// slow by each cause (its truth says so), at most a minute: a bound for a
-// broken test, not a wait for time to pass.
+// slow by each cause (its truth says so), and then 100 ms of the phone's
+// time: the step that waits ends that long after the last of them, so the
+// Looper lines of their messages are inside it however the clock map
+// places its end (within its uncertainty, a few ms). At most a minute: a
+// bound for a broken test, not a wait for time to pass.
 func waitCauseFrames(t *testing.T, dev *simdevice.Device, n map[string]int) {
 	t.Helper()
 	base := map[string]int{}
@@ -55,14 +58,19 @@ func waitCauseFrames(t *testing.T, dev *simdevice.Device, n map[string]int) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		got := map[string]int{}
+		var last int64
 		for _, f := range dev.World().TruthFrames() {
 			got[f.Cause]++
+			last = max(last, f.Present)
 		}
 		done := true
 		for c, k := range n {
 			done = done && got[c]-base[c] >= k
 		}
 		if done {
+			for int64(dev.World().Uptime()) < last+int64(100*time.Millisecond) {
+				time.Sleep(10 * time.Millisecond)
+			}
 			return
 		}
 		if time.Now().After(deadline) {

@@ -152,15 +152,17 @@ func TestStopCountsFramesStillDrawing(t *testing.T) {
 				return []string{fmt.Sprintf("the slow frame was read (%d frames in flight)", st.FramesInFlight)}, true
 			}
 		}
-		t.Logf("frames in flight at Stop: %d, the longest for %.1f ms", st.FramesInFlight, st.InFlightMs)
+		t.Logf("frames in flight at Stop: %d, the longest for %.1f ms; %.1f ms from its vsync to the step's end", st.FramesInFlight, st.InFlightMs, float64(st.DeviceEndNs-slow.IntendedVsync)/1e6)
 		if st.FramesInFlight != 1 {
 			problems = append(problems, fmt.Sprintf("%d frames in flight, want the slow one", st.FramesInFlight))
 		}
-		// It had drawn for at least the Settle Stop waited (250 ms, less
-		// the one refresh period by which its last poll may start early),
-		// and for less than it took.
-		if st.InFlightMs < 250-1000.0/60 || st.InFlightMs >= float64(slow.Duration)/1e6 {
-			problems = append(problems, fmt.Sprintf("in flight for %.1f ms; Settle 250 ms, the frame took %.1f ms", st.InFlightMs, float64(slow.Duration)/1e6))
+		// Stop's last poll read the phone's clock after the step ended:
+		// the frame had drawn for at least the time from its vsync to the
+		// step's end (placed on the phone's clock within the clock map's
+		// uncertainty), and for less than it took.
+		least := float64(st.DeviceEndNs-slow.IntendedVsync)/1e6 - r.Clock.UncertaintyMs
+		if st.InFlightMs < least || st.InFlightMs >= float64(slow.Duration)/1e6 {
+			problems = append(problems, fmt.Sprintf("in flight for %.1f ms; at least %.1f ms from its vsync to the step's end, and the frame took %.1f ms", st.InFlightMs, least, float64(slow.Duration)/1e6))
 		}
 		if !slices.ContainsFunc(r.Notes, func(n string) bool {
 			return strings.Contains(n, `1 frame(s) of step "swipe" still drawing when Stop's last poll ran`)
