@@ -49,6 +49,19 @@ func traceSession(t *testing.T, api int, q simdevice.Quirks, n int, tc perftest.
 	return dev, r, r.Step("scroll")
 }
 
+// traceTruth is the true frames of the app's main window that have a
+// FrameTimeline entry in the trace.
+func traceTruth(dev *simdevice.Device) []simdevice.TruthFrame {
+	pkg := dev.Config().Workload.Package
+	var out []simdevice.TruthFrame
+	for _, f := range dev.World().TruthFrames() {
+		if f.Window == pkg+"/"+pkg+".MainActivity" && f.Trace() != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // The done-when test of Perfetto traces: on the simulated phone, the
 // FrameTimeline jank types, main-thread states and top slices perfgate
 // reads from the trace it recorded equal the phone's truth, frame by
@@ -78,9 +91,8 @@ func TestTraceMatchesTruth(t *testing.T) {
 
 	// The truth: the app window's frames due in the step.
 	var in []simdevice.TruthFrame
-	for _, f := range dev.World().TruthFrames() {
-		if f.Window == dev.Config().Workload.Package+"/"+dev.Config().Workload.Package+".MainActivity" &&
-			f.IntendedVsync >= st.DeviceStartNs && f.IntendedVsync < st.DeviceEndNs && f.Trace() != nil {
+	for _, f := range traceTruth(dev) {
+		if f.IntendedVsync >= st.DeviceStartNs && f.IntendedVsync < st.DeviceEndNs {
 			in = append(in, f)
 		}
 	}
@@ -266,14 +278,7 @@ func TestTraceThroughStockADB(t *testing.T) {
 		// before it cleared the frame history at Start, or after its last
 		// poll) are set apart, at most two each; every other one must be
 		// joined to the frame polled for it.
-		var app []simdevice.TruthFrame
-		win := wl.Package + "/" + wl.Package + ".MainActivity"
-		for _, f := range dev.World().TruthFrames() {
-			if f.Window == win && f.Trace() != nil {
-				app = append(app, f)
-			}
-		}
-		in, early, late := truthInStep(r, st, app, false)
+		in, early, late := truthInStep(r, st, traceTruth(dev), false)
 		if st.Trace.Joined != len(in) || st.Trace.Frames != len(in)+early+late || early > 2 || late > 2 {
 			problems = append(problems, fmt.Sprintf("%d of the trace's %d frames joined to polled ones; of the true frames in the step %d were read or lost mid-step, %d unread at its start, %d after the last poll; gaps %+v",
 				st.Trace.Joined, st.Trace.Frames, len(in), early, late, r.Gaps))
