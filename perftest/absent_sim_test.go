@@ -1,6 +1,8 @@
 package perftest_test
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -58,6 +60,14 @@ func (tk ticker) onTick(perftest.Live) {
 // wait lets n more ticks happen.
 func (tk ticker) wait(t *testing.T, n int) {
 	t.Helper()
+	tk.waitOr(t, n, nil)
+}
+
+// waitOr lets n more ticks happen, or fewer when done closes first, and
+// reports whether all n did. Thirty seconds bound a broken test, not the
+// wait.
+func (tk ticker) waitOr(t *testing.T, n int, done <-chan struct{}) bool {
+	t.Helper()
 	for len(tk) > 0 {
 		<-tk
 	}
@@ -65,10 +75,42 @@ func (tk ticker) wait(t *testing.T, n int) {
 	for i := 0; i < n; i++ {
 		select {
 		case <-tk:
+		case <-done:
+			return false
 		case <-timeout:
 			t.Fatalf("only %d of %d ticks in 30 s", i, n)
 		}
 	}
+	return true
+}
+
+// tickStep records one step named name, n ticks long, in a session on d
+// with cfg, whose OnTick must feed tk. It returns the result, and why the
+// session ended before the step's ticks were in, "" when it did not: a host
+// too busy to get a tick through for GiveUpAfter ends the session as
+// unreachable, which a test that needs the ticks tries again. Anything
+// else the session reports fails the test.
+func tickStep(t *testing.T, d *adbx.Device, cfg perftest.Config, tk ticker, name string, n int) (r *perftest.Result, early string) {
+	t.Helper()
+	rt := &recT{}
+	s := perftest.Start(rt, d, perftest.WithConfig(cfg))
+	if s == nil {
+		t.Fatalf("start failed: %s", rt.joined())
+	}
+	s.Begin(name)
+	ticked := tk.waitOr(t, n, s.Done())
+	s.End()
+	r = s.Stop()
+	if !ticked {
+		if !errors.Is(s.Err(), perftest.ErrDeviceLost) {
+			t.Fatalf("the session ended in step %q: %v (%s)", name, s.Err(), rt.joined())
+		}
+		return r, fmt.Sprintf("the session ended as unreachable in step %q: %v", name, s.Err())
+	}
+	if rep := rt.joined(); rep != "" {
+		t.Errorf("the session reported: %s", rep)
+	}
+	return r, ""
 }
 
 func quirkConfig(t *testing.T, tk ticker) perftest.Config {

@@ -71,12 +71,12 @@ func actionsRun(t *testing.T, ep endpoint) (problems []string, stalled bool) {
 		return append(problems, "scroll step: frames not measured: "+why), true
 	}
 	if got, want := scroll.Frames().Frames, truthFramesIn(p.sim, scroll.DeviceStartNs, scroll.DeviceEndNs); got == 0 || got != want {
-		problems = append(problems, fmt.Sprintf("scroll step: %d frames measured, the phone rendered %d", got, want))
+		problems = append(problems, fmt.Sprintf("scroll step: %d frames measured, the phone rendered %d (%s)", got, want, frameLoss(r, p.sim, scroll.DeviceStartNs, scroll.DeviceEndNs)))
 	}
 	// Tapping Stop by id stops the scroll that TapAt(Scroll) restarts.
 	tap := r.Step("tap id")
 	if n := truthFramesIn(p.sim, tap.DeviceEndNs-int64(200*time.Millisecond), tap.DeviceEndNs); n == 0 {
-		problems = append(problems, "no frames after tapping the Scroll button by coordinates")
+		problems = append(problems, fmt.Sprintf("no frames after tapping the Scroll button by coordinates (step %s)", truthSpan(p.sim, tap.DeviceStartNs, tap.DeviceEndNs)))
 	}
 	back := r.Step("back")
 	if n := truthFramesIn(p.sim, settled(r, back, 800*time.Millisecond), back.DeviceEndNs); n != 0 {
@@ -111,6 +111,60 @@ func wrapped(r *perftest.Result) bool {
 // longer than that to reach the phone.
 func settled(r *perftest.Result, st *perftest.Step, sleep time.Duration) int64 {
 	return st.DeviceEndNs - int64(sleep) + int64(math.Ceil(r.Clock.UncertaintyMs*1e6)) + 1
+}
+
+// frameLoss says where the frames the phone rendered in [from, to) went
+// that the step does not count: measured in another window, rejected (and
+// why), or in no poll at all (the first and last such vsync from the
+// step's start); with the session's gaps, the clock map's uncertainty and
+// the longest time between two ticks' device clocks.
+func frameLoss(r *perftest.Result, sim *simdevice.Device, from, to int64) string {
+	held := map[int64]string{}
+	for _, f := range r.Frames {
+		held[f.IntendedVsync] = "window " + f.Window
+	}
+	for _, f := range r.RejectedFrames {
+		held[f.IntendedVsync] = "rejected " + f.Reason
+	}
+	where := map[string]int{}
+	var lost []int64
+	for _, f := range sim.World().TruthFrames() {
+		if f.IntendedVsync < from || f.IntendedVsync >= to {
+			continue
+		}
+		if w, ok := held[f.IntendedVsync]; ok {
+			where[w]++
+		} else {
+			lost = append(lost, (f.IntendedVsync-from)/1e6)
+		}
+	}
+	s := fmt.Sprintf("held: %v; in no poll: %d", where, len(lost))
+	if len(lost) > 0 {
+		s += fmt.Sprintf(" from %d ms to %d ms", lost[0], lost[len(lost)-1])
+	}
+	var stall int64
+	for i := 1; i < len(r.Samples); i++ {
+		if a, b := r.Samples[i-1].UptimeNs, r.Samples[i].UptimeNs; a > 0 && b > 0 {
+			stall = max(stall, b-a)
+		}
+	}
+	s += fmt.Sprintf("; %d gaps", len(r.Gaps))
+	if len(r.Gaps) > 0 {
+		s += fmt.Sprintf(", first %q", r.Gaps[0].Error)
+	}
+	return s + fmt.Sprintf("; clock ±%.1f ms; longest tick gap %d ms; %d notes", r.Clock.UncertaintyMs, stall/1e6, len(r.Notes))
+}
+
+// truthSpan is the phone's frames in [from, to) as their vsyncs from
+// from, in ms.
+func truthSpan(sim *simdevice.Device, from, to int64) string {
+	var at []int64
+	for _, f := range sim.World().TruthFrames() {
+		if f.IntendedVsync >= from && f.IntendedVsync < to {
+			at = append(at, (f.IntendedVsync-from)/1e6)
+		}
+	}
+	return fmt.Sprintf("%d ms long, the phone's frames at %v ms", (to-from)/1e6, at)
 }
 
 // truthFramesIn counts the frames the phone rendered with intended vsync
