@@ -247,6 +247,31 @@ func (c *collector) framesReadAfter(end int64) bool {
 	return false
 }
 
+// framesLost says which of the step's frames the phone's frame buffer lost
+// by wrapping between two polls (Gap.LostFromNs), "" when it lost none of
+// them: a count over the others would be a part of the step's.
+func (c *collector) framesLost(st *Step) string {
+	n := 0
+	var from, to int64
+	for _, g := range c.s.res.Gaps {
+		a, b := max(g.LostFromNs+1, st.DeviceStartNs), min(g.LostToNs, st.DeviceEndNs)
+		if g.LostToNs == 0 || a >= b {
+			continue
+		}
+		if n == 0 {
+			from, to = a, b
+		}
+		from, to = min(from, a), max(to, b)
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	at := func(ns int64) float64 { return float64(ns-st.DeviceStartNs) / 1e9 }
+	return fmt.Sprintf("frames: the phone's frame buffer wrapped between two polls (%d gap(s): the host or the phone stalled longer than the buffer lasts), so the frames drawn from %.3f s to %.3f s into the step were lost: its frames are known only in part",
+		n, at(from), at(to))
+}
+
 // firstSample is the index of the first sample at or after host time ns.
 func (c *collector) firstSample(ns int64) int {
 	ss := c.s.res.Samples
@@ -291,12 +316,18 @@ func (c *collector) markAbsent(st *Step) {
 		return fmt.Sprintf("the step lasted %v; reads come every %v", time.Duration(end-start).Round(time.Millisecond), every)
 	}
 
+	// The session as a whole ends at its last tick (Result.Whole): a frame
+	// poll in that tick read all of its frames.
+	readEnd := end
+	if st == c.whole {
+		readEnd--
+	}
 	switch {
 	case !c.cfg.has(CollectFrames):
 		why[metrics.FamilyFrames] = notCollected(CollectFrames)
 	case !c.ranDuring(start, end) && st.FrameStats.Frames == 0:
 		why[metrics.FamilyFrames] = "frames: " + notRunning
-	case !c.framesReadAfter(end):
+	case !c.framesReadAfter(readEnd):
 		// The frames drawn after the last poll that succeeded are unknown,
 		// so a count (0 or more) would only be a part of the step's.
 		rs := c.reads(srcFrames, "cheap", start, end)
@@ -311,6 +342,8 @@ func (c *collector) markAbsent(st *Step) {
 			}
 			why[metrics.FamilyFrames] = fmt.Sprintf("frames: no frame poll succeeded after the step ended (%d failed from its start on), so its frames are known only in part", failed)
 		}
+	case c.framesLost(st) != "":
+		why[metrics.FamilyFrames] = c.framesLost(st)
 	}
 
 	switch {

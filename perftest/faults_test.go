@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -568,4 +569,92 @@ func TestSurfaceFlingerStopOnASlowPhone(t *testing.T) {
 	if missing > 0 || len(r.Gaps) > 0 {
 		t.Errorf("%d frames presented in the step are not in the Result (%d taken); gaps %+v", missing, st.Frames().Frames, r.Gaps)
 	}
+}
+
+// A phone whose frame polls hang for longer than its frame buffer holds
+// (120 frames: 2 s at 60 Hz) loses frames. The session records the span
+// they were drawn in as a gap, and every true frame it does not hold lies
+// in such a span. A step that span reaches has no frame figures, since a
+// count over the rest would pass for the step's; every other step's frames
+// are the phone's.
+func TestFramesLostToAWrap(t *testing.T) {
+	t.Parallel()
+	fd, d := serveFaulty(t, &faultyDevice{hung: make(chan struct{}, 10)})
+	cfg := quickConfig(t)
+	// Three frame polls in a row hang until TickTimeout: at least 3 s
+	// without one.
+	cfg.TickTimeout, cfg.GiveUpAfter = time.Second, time.Minute
+	tk := newTicker()
+	cfg.OnTick = tk.onTick
+	s := perftest.Start(t, d, perftest.WithConfig(cfg))
+	s.Step("before", func() { tk.wait(t, 5) })
+	s.Step("lossy", func() {
+		fd.mu.Lock()
+		fd.hangs = 3
+		fd.mu.Unlock()
+		for range 3 {
+			select {
+			case <-fd.hung:
+			case <-time.After(time.Minute):
+				t.Fatal("no frame poll hung within a minute")
+			}
+		}
+		tk.wait(t, 3) // ticks that went through after the hangs
+	})
+	s.Step("after", func() { tk.wait(t, 5) })
+	r := s.Stop()
+	if r.Error != "" {
+		t.Fatalf("session ended: %s", r.Error)
+	}
+	var spans [][2]int64
+	for _, g := range r.Gaps {
+		if g.LostToNs != 0 {
+			spans = append(spans, [2]int64{g.LostFromNs, g.LostToNs})
+		}
+	}
+	inSpan := func(ns int64) bool {
+		return slices.ContainsFunc(spans, func(s [2]int64) bool { return ns > s[0] && ns < s[1] })
+	}
+	if len(spans) == 0 {
+		t.Fatalf("no gap says which frames were lost: %+v", r.Gaps)
+	}
+	// The frames the session does not hold are those the spans name, and
+	// the spans hold frames the phone drew.
+	lost := 0
+	for _, st := range r.Steps {
+		in, _, _ := truthInStep(r, st, fd.World().TruthFrames(), false)
+		held := map[int64]bool{}
+		for _, f := range r.Frames {
+			held[f.Time()] = true
+		}
+		reached, missing := false, 0
+		for _, f := range in {
+			if inSpan(f.IntendedVsync) {
+				reached = true
+				if held[f.IntendedVsync] {
+					t.Errorf("%s: frame at %d held, but in a lost span %v", st.Name, f.IntendedVsync, spans)
+				}
+				continue
+			}
+			if !held[f.IntendedVsync] {
+				missing++
+			}
+		}
+		if missing > 0 {
+			t.Errorf("%s: %d true frames neither held nor in a lost span %v", st.Name, missing, spans)
+		}
+		if !reached {
+			if got := metric(t, st, "frames"); got != float64(len(in)) {
+				t.Errorf("%s: %v frames, the phone drew %d, none lost", st.Name, got, len(in))
+			}
+			continue
+		}
+		lost++
+		absent(t, st, []metrics.Name{"frames", "fps", "jank", "frame_time_p95"}, "frames: the phone's frame buffer wrapped between two polls", "s into the step were lost")
+	}
+	if lost == 0 || r.Step("lossy").NotMeasured["frames"] == "" {
+		t.Errorf("the lossy step has frame figures: %v (lost spans %v, steps reached %d)", r.Step("lossy").NotMeasured, spans, lost)
+	}
+	absent(t, r.Whole, []metrics.Name{"frames", "jank"}, "frames: the phone's frame buffer wrapped between two polls")
+	t.Logf("lost spans %v; %s", spans, r.Step("lossy").NotMeasured["frames"])
 }

@@ -170,7 +170,7 @@ func (c *collector) absorbGfxWindow(name string, rows []metrics.GfxInfoFrame, cl
 	}
 	// Frames were lost only when the ring holds nothing of the last dump.
 	if len(rows) >= frameBufferLen && st.prevMax != 0 && minIV > st.prevMax {
-		c.lostFrames(send, cmd)
+		c.lostFrames(send, cmd, st.prevMax, minIV)
 	}
 	st.prevMax = maxIV
 	st.seenMax = max(st.seenMax, maxIV)
@@ -435,11 +435,14 @@ func (c *collector) stepRejects(start, end int64) metrics.FrameRejects {
 const sfBufferLen = 127
 
 // lostFrames records that the device's frame buffer wrapped between two
-// polls: the oldest frame of a full buffer is newer than the last one kept.
-func (c *collector) lostFrames(hostNs int64, cmd string) {
+// polls: the oldest frame of a full buffer, at device time to, is newer
+// than the newest of the poll before, at from; the frames between are
+// lost.
+func (c *collector) lostFrames(hostNs int64, cmd string, from, to int64) {
 	c.s.res.Gaps = append(c.s.res.Gaps, Gap{
 		Lane: "cheap", HostNs: hostNs, Step: c.s.stepAtLocked(hostNs),
-		Error: cmd + ": frame buffer wrapped between polls; frames were lost",
+		Error:      cmd + ": frame buffer wrapped between polls; frames were lost",
+		LostFromNs: from, LostToNs: to,
 	})
 }
 

@@ -56,7 +56,7 @@ func (c *collector) absorbSF(text []byte, cmd string, send, uptimeNs int64) int 
 				}
 			}
 			if len(rows) >= sfBufferLen && start < len(rows) && real(rows[start]) && start == 0 {
-				c.lostFrames(send, cmd)
+				c.lostFrames(send, cmd, c.sfLast, rows[0].ActualPresent)
 			}
 		}
 	}

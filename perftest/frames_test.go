@@ -67,7 +67,38 @@ func TestAbsorbGfxinfoDetectsWrappedBuffer(t *testing.T) {
 		t.Fatalf("windows %v: the capture's window is named differently", c.gfxWin)
 	}
 	if len(c.s.res.Gaps) != 1 || !strings.Contains(c.s.res.Gaps[0].Error, "frames were lost") {
-		t.Errorf("gaps %+v, want one naming the lost frames", c.s.res.Gaps)
+		t.Fatalf("gaps %+v, want one naming the lost frames", c.s.res.Gaps)
+	}
+	// The lost frames lie between the two dumps' frames.
+	if g := c.s.res.Gaps[0]; g.LostFromNs != 314856675367713-1 || g.LostToNs != 314856675367713 {
+		t.Errorf("lost span (%d, %d), want the previous dump's newest vsync to the capture's oldest", g.LostFromNs, g.LostToNs)
+	}
+}
+
+// A SurfaceFlinger layer whose whole ring (127 frames) is newer than the
+// last frame kept lost the frames presented between the two polls.
+func TestAbsorbSurfaceFlingerDetectsWrappedBuffer(t *testing.T) {
+	c := bareCollector(SourceSurfaceFlinger)
+	c.layer = "L"
+	ring := func(from int) []byte {
+		var b strings.Builder
+		b.WriteString("16666666\n")
+		for i := from; i < from+127; i++ {
+			b.WriteString(fmt.Sprintf("%d\t%d\t%d\n", 1e9+i*16666666, 1e9+i*16666666+1e6, 1e9+i*16666666-2e6))
+		}
+		return []byte(b.String())
+	}
+	c.absorbFrames(adbx.Result{Stdout: ring(0)}, "sf", false, 0, 1, 10e9)
+	c.absorbFrames(adbx.Result{Stdout: ring(100)}, "sf", false, 2, 3, 10e9)
+	if len(c.s.res.Gaps) != 0 || len(c.s.res.Frames) != 227 {
+		t.Fatalf("%d frames, gaps %+v; want 227 and no gap", len(c.s.res.Frames), c.s.res.Gaps)
+	}
+	c.absorbFrames(adbx.Result{Stdout: ring(300)}, "sf", false, 4, 5, 10e9)
+	if len(c.s.res.Gaps) != 1 {
+		t.Fatalf("gaps %+v, want the wrap", c.s.res.Gaps)
+	}
+	if g := c.s.res.Gaps[0]; g.LostFromNs != 1e9+226*16666666+1e6 || g.LostToNs != 1e9+300*16666666+1e6 {
+		t.Errorf("lost span (%d, %d), want the last present kept to the new ring's oldest", g.LostFromNs, g.LostToNs)
 	}
 }
 

@@ -49,6 +49,12 @@ func TestFramePollingLosesNothing(t *testing.T) {
 			if missing > 0 || early > 2 || late > 2 || in+early+late < frameBufferLen {
 				t.Errorf("%d of the step's %d readable true frames missing, %d shown before the history was cleared, %d after the last poll (want none missing, at most 2 at each edge, a burst past the %d-frame ring)", missing, in, early, late, frameBufferLen)
 			}
+			// The session as a whole has a frame count too: at least the
+			// step's, at most what the phone drew in the session's span.
+			all, _, _ := truthInStep(r, r.Whole, dev.World().TruthFrames(), false)
+			if got := metric(t, r.Whole, "frames"); got < float64(st.Frames().Frames) || got > float64(len(all)) {
+				t.Errorf("the session: %v frames; its step %d, the phone drew %d in its span", got, st.Frames().Frames, len(all))
+			}
 			fellBack := strings.Contains(strings.Join(r.Notes, "\n"), "polling whole framestats dumps")
 			if want := len(tc.quirks.MissingCommands) > 0; fellBack != want {
 				t.Errorf("fell back to whole dumps: %v, want %v (notes %q)", fellBack, want, r.Notes)

@@ -212,6 +212,12 @@ type Gap struct {
 	DurationNs int64  `json:"duration_ns"`
 	Step       string `json:"step,omitempty"`
 	Error      string `json:"error"`
+	// LostFromNs and LostToNs bound, on the device clock of frame times
+	// (Frame.Time), the frames lost when the phone's frame buffer wrapped
+	// between two polls: after the newest frame the poll before showed,
+	// before the oldest this poll shows. Both are 0 for a failed read.
+	LostFromNs int64 `json:"lost_from_ns,omitempty"`
+	LostToNs   int64 `json:"lost_to_ns,omitempty"`
 }
 
 // Crash is one of the app's processes disappearing or being replaced: a
