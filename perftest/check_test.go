@@ -2,8 +2,11 @@ package perftest
 
 import (
 	"context"
+	"errors"
 	"math"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -210,6 +213,45 @@ func TestRestartingIsNoCrash(t *testing.T) {
 	}
 	if len(r.Crashes) != 1 || r.Crashes[0].Step != "tap" {
 		t.Errorf("crashes %+v, want one in tap", r.Crashes)
+	}
+}
+
+// The first tick after Restarting excuses only the end of a process that
+// ran before the restart began: a process the restart started that
+// crashed before that tick (a host too busy to tick in between) is a
+// crash.
+func TestCrashBeforeTheTickAfterARestart(t *testing.T) {
+	f := newFake()
+	var hold atomic.Bool // the cheap lane's ticks fail while set
+	f.fail = func(ctx context.Context, cmds []string) error {
+		if hold.Load() && slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "pidof ") }) {
+			return errors.New("held")
+		}
+		return nil
+	}
+	s := startFake(t, f, fastConfig(t))
+	waitTicks(t, f, 2)
+	s.Step("launch", func() {
+		s.Restarting(func() {
+			f.setPIDs(5151)
+			waitTicks(t, f, 2) // ticks see the new process
+			hold.Store(true)
+		})
+	})
+	s.Step("tap", func() {
+		// The fake logs the crash 20 ms before the process goes: 100 ms
+		// into the step puts that line inside it.
+		time.Sleep(100 * time.Millisecond)
+		f.setPIDs(6161)
+		hold.Store(false)
+		waitTicks(t, f, 2)
+	})
+	r := s.Stop()
+	if len(r.Restarts) != 1 || r.Restarts[0].PID != 4242 {
+		t.Errorf("restarts %+v, want the one of pid 4242 the launch replaced", r.Restarts)
+	}
+	if len(r.Crashes) != 1 || r.Crashes[0].PID != 5151 || r.Crashes[0].Step != "tap" {
+		t.Errorf("crashes %+v, want pid 5151's in tap", r.Crashes)
 	}
 }
 

@@ -577,7 +577,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 		}
 		switch {
 		case c.pidofOK:
-			c.absorbPIDs(pids, smp.HostNs, smp.UptimeNs)
+			c.absorbPIDs(pids, send, smp.HostNs, smp.UptimeNs)
 		case err != nil:
 			c.note("pids: %v; the app's processes are not tracked while it fails", err)
 		default:
@@ -670,8 +670,9 @@ func (c *collector) uptimeTicks(s Sample) uint64 {
 
 // absorbPIDs tracks the app's processes: a pid that disappears ended (a
 // crash, a kill, a force-stop: see endOf); pids appearing when none ran is
-// the app starting. uptimeNs is the tick's device time (0 when unread).
-func (c *collector) absorbPIDs(now []int, hostNs, uptimeNs int64) {
+// the app starting. sendNs is when the tick was sent, uptimeNs its device
+// time (0 when unread).
+func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
 	sort.Ints(now)
 	old := c.pids
 	c.pids = now
@@ -679,7 +680,15 @@ func (c *collector) absorbPIDs(now []int, hostNs, uptimeNs int64) {
 		c.everRan = true
 	}
 	s := c.s
-	expected := s.restarting > 0 || s.restartGrace
+	if sendNs < s.restartFromNs {
+		// A tick sent before the restart began saw what ran before it.
+		for _, pid := range now {
+			if !containsInt(s.restartOld, pid) {
+				s.restartOld = append(s.restartOld, pid)
+			}
+		}
+	}
+	grace := s.restartGrace
 	if s.restarting == 0 && hostNs > s.restartEndNs {
 		s.restartGrace = false
 	}
@@ -695,7 +704,7 @@ func (c *collector) absorbPIDs(now []int, hostNs, uptimeNs int64) {
 		}
 		delete(c.seenUp, pid)
 		delete(c.startTicks, pid)
-		if expected {
+		if s.restarting > 0 || grace && containsInt(s.restartOld, pid) {
 			r.Restarts = append(r.Restarts, cr)
 			continue
 		}

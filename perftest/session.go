@@ -44,10 +44,14 @@ type Session struct {
 	// pending are session-bound checks waiting for Stop.
 	pending []func(*Result)
 	// restarting counts open Restarting calls; restartGrace covers the
-	// first tick after the last one ended (host ns restartEndNs).
-	restarting   int
-	restartGrace bool
-	restartEndNs int64
+	// first tick after the last one ended (host ns restartEndNs), for the
+	// processes known before the first of them began (restartOld: seen by
+	// a tick sent before restartFromNs).
+	restarting    int
+	restartGrace  bool
+	restartEndNs  int64
+	restartFromNs int64
+	restartOld    []int
 	// slowKick wakes the slow lane when a step begins, so every step has a
 	// meminfo read of its own however short it is; kickFor names the step.
 	slowKick chan struct{}

@@ -1,6 +1,10 @@
 package perftest
 
-import "github.com/perfgate/perfgate/metrics"
+import (
+	"slices"
+
+	"github.com/perfgate/perfgate/metrics"
+)
 
 // AddStartup records an app start in the open step, or in the most recent
 // step when none is open. Starts of one kind recorded in one step add up
@@ -47,14 +51,23 @@ func (st *StartupStats) Summarise() {
 
 // Restarting runs fn, during which the app's process is expected to end
 // or be replaced (a cold launch stops it first): a process change seen
-// while fn runs, or by the first tick after it, is recorded in
-// Result.Restarts rather than as a crash.
+// while fn runs is recorded in Result.Restarts rather than as a crash, and
+// so is the end of a process that ran before fn began, seen by the first
+// tick after it. A process fn started that has ended by that tick
+// crashed, or ended, after the restart.
 func (s *Session) Restarting(fn func()) {
 	if s == nil {
 		fn()
 		return
 	}
 	s.mu.Lock()
+	if s.restarting == 0 {
+		s.restartFromNs = s.now()
+		s.restartOld = nil
+		if s.col != nil {
+			s.restartOld = slices.Clone(s.col.pids)
+		}
+	}
 	s.restarting++
 	s.mu.Unlock()
 	defer func() {
