@@ -155,6 +155,17 @@ func surfaceViewLayers(t *testing.T, d *adbx.Device) (blast, bare string) {
 	return picked.Name, bare
 }
 
+// framesLost is the first gap in which the phone's frame buffer wrapped
+// between two polls, losing frames, "" when none did.
+func framesLost(r *perftest.Result) string {
+	for _, g := range r.Gaps {
+		if g.LostToNs != 0 {
+			return g.Error
+		}
+	}
+	return ""
+}
+
 // truthInStep returns the true frames of the step's window that the
 // session could read, or read all the same. Two kinds at the window's
 // edges cannot have been read, and say nothing about loss: early, shown
