@@ -322,6 +322,7 @@ func (c *collector) markAbsent(st *Step) {
 	if st == c.whole {
 		readEnd--
 	}
+	lost := c.framesLost(st)
 	switch {
 	case !c.cfg.has(CollectFrames):
 		why[metrics.FamilyFrames] = notCollected(CollectFrames)
@@ -342,8 +343,8 @@ func (c *collector) markAbsent(st *Step) {
 			}
 			why[metrics.FamilyFrames] = fmt.Sprintf("frames: no frame poll succeeded after the step ended (%d failed from its start on), so its frames are known only in part", failed)
 		}
-	case c.framesLost(st) != "":
-		why[metrics.FamilyFrames] = c.framesLost(st)
+	case lost != "":
+		why[metrics.FamilyFrames] = lost
 	}
 
 	switch {
