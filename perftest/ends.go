@@ -46,7 +46,7 @@ func endCmds(api int) []string {
 	if api >= 24 {
 		format += " -v epoch"
 	}
-	cmds := []string{"cat /proc/uptime", "date '+%s.%N %Y-%m-%d %H:%M:%S'"}
+	cmds := []string{"cat /proc/uptime", logDateCmd}
 	if api >= 21 {
 		cmds = append(cmds, "logcat -d -b crash "+format)
 	}
@@ -130,7 +130,7 @@ func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, 
 
 	slack := int64(endSlack)
 	if err == nil {
-		slack += int64(clk.res)
+		slack += int64(clk.res + clk.spread)
 	}
 	from := end.aliveUp - int64(endLookback)
 	if end.aliveUp <= 0 {
@@ -178,7 +178,7 @@ func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, 
 	if cl.Event != nil {
 		cr.Evidence = lines[cl.Event.Entry].raw
 		cr.evidenceUp = lines[cl.Event.Entry].boot
-		cr.evidenceRes = int64(clk.res)
+		cr.evidenceRes = int64(clk.res + clk.spread)
 	}
 	cr.Logcat = nil
 	for i, l := range lines {
@@ -211,11 +211,21 @@ type logClock struct {
 	epoch time.Time
 	local time.Time
 	res   time.Duration
+	// spread is half the time between the /proc/uptime reads around
+	// date: up is their midpoint, so off by at most spread.
+	spread time.Duration
 }
 
-// parseLogClock reads the outputs of `cat /proc/uptime` and
+// logDateCmd reads the wall clock, then /proc/uptime again: the uptime
+// read before it (the batch's command before) and this one bracket the
+// date, so a phone or host that stalls between two commands widens the
+// bracket rather than shifting every log line by the stall.
+const logDateCmd = "date '+%s.%N %Y-%m-%d %H:%M:%S'; cat /proc/uptime"
+
+// parseLogClock reads the outputs of `cat /proc/uptime` and logDateCmd:
 // `date '+%s.%N %Y-%m-%d %H:%M:%S'` (an old toolbox date prints "%N" as
-// "N": then the clock is good to the second).
+// "N": then the clock is good to the second), and /proc/uptime after it,
+// whose absence leaves the first read alone to place the date.
 func parseLogClock(uptime, date adbx.Result) (logClock, error) {
 	var c logClock
 	if uptime.ExitCode != 0 {
@@ -230,8 +240,9 @@ func parseLogClock(uptime, date adbx.Result) (logClock, error) {
 	if date.ExitCode != 0 {
 		return c, fmt.Errorf("no wall clock: %s", failure(date, cmd))
 	}
-	f := strings.Fields(string(date.Stdout))
-	bad := fmt.Errorf("no wall clock: %s printed %q", cmd, clipText(strings.TrimSpace(string(date.Stdout))))
+	line, after, _ := strings.Cut(strings.TrimSpace(string(date.Stdout)), "\n")
+	f := strings.Fields(line)
+	bad := fmt.Errorf("no wall clock: %s printed %q", cmd, clipText(line))
 	if len(f) != 3 {
 		return c, bad
 	}
@@ -253,6 +264,10 @@ func parseLogClock(uptime, date adbx.Result) (logClock, error) {
 		return c, bad
 	}
 	c.local = local.Add(time.Duration(ns))
+	if up2, err := metrics.ParseProcUptime([]byte(after)); err == nil && up2 >= up {
+		c.spread = time.Duration(up2-up) / 2
+		c.up = up + int64(c.spread)
+	}
 	return c, nil
 }
 

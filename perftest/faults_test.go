@@ -33,6 +33,9 @@ type faultyDevice struct {
 	slowAfterSF bool
 	// hung, when set, gets a value each time a hung poll gives up.
 	hung chan struct{}
+	// slowDate makes the log clock's second /proc/uptime read come 0.6 s
+	// after its date, as a phone (or host) that stalls there would.
+	slowDate bool
 }
 
 func (f *faultyDevice) Shell(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -50,6 +53,9 @@ func (f *faultyDevice) Shell(ctx context.Context, cmd string, stdin io.Reader, s
 			f.hung <- struct{}{}
 		}
 		return 130
+	}
+	if f.slowDate {
+		cmd = strings.ReplaceAll(cmd, "; cat /proc/uptime", "; sleep 0.6; cat /proc/uptime")
 	}
 	if f.slowAfterSF {
 		// adbx runs each batched command as eval '<cmd>' on a line of its
@@ -657,4 +663,31 @@ func TestFramesLostToAWrap(t *testing.T) {
 	}
 	absent(t, r.Whole, []metrics.Name{"frames", "jank"}, "frames: the phone's frame buffer wrapped between two polls")
 	t.Logf("lost spans %v; %s", spans, r.Step("lossy").NotMeasured["frames"])
+}
+
+// A phone whose log clock reads stall around date (0.6 s between its two
+// /proc/uptime reads, every time) cannot have its Choreographer lines
+// placed within a step: SM is not measured, and says why, rather than
+// count a stall in the step next to its own.
+func TestSmoothnessWithAStalledLogClock(t *testing.T) {
+	t.Parallel()
+	wl, err := simdevice.Preset("smooth-scroll")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl.Phases[0].Janks = []simdevice.Jank{{Every: 60, Ms: 750}}
+	fd := &faultyDevice{slowDate: true}
+	fd.Device = simConfig(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: wl})
+	srv := adbtest.NewServer(fd)
+	t.Cleanup(srv.Close)
+	d := srv.Open(fd.Serial())
+	launch(t, d, fd.Device)
+	tk := newTicker()
+	s := perftest.Start(t, d, perftest.WithConfig(quirkConfig(t, tk)))
+	s.Step("scroll", func() { tk.wait(t, 30) })
+	r := s.Stop()
+	if n := fd.World().Truth(); n.Frames == 0 {
+		t.Fatal("the phone drew nothing")
+	}
+	absent(t, r.Step("scroll"), []metrics.Name{metrics.SMGT}, "the log's times cannot be placed: the device's /proc/uptime reads around", "apart in 3 tries")
 }

@@ -50,32 +50,60 @@ func choreographerCmds(api int) []string {
 	if api >= 24 {
 		format += " -v epoch"
 	}
-	return []string{"cat /proc/uptime", "date '+%s.%N %Y-%m-%d %H:%M:%S'",
+	return []string{"cat /proc/uptime", logDateCmd,
 		"logcat -d -b main " + format + " -s Choreographer:I",
 		"logcat -d -b main " + format + " | head -n 3"}
 }
 
 // readSkips reads the Choreographer lines once the lanes stopped: their
 // times place them in the steps, whose SM summarise figures.
+//
+// A phone (or a host serving a simulated one) that stalled between the
+// two /proc/uptime reads around date leaves the lines' times uncertain by
+// half the stall: the read is made again, up to logClockTries times, and
+// when every one was so stalled the lines are not placed, since a stall's
+// line could land in the wrong step.
 func (c *collector) readSkips(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, max(c.cfg.TickTimeout, 5*time.Second))
 	defer cancel()
 	cmds := choreographerCmds(c.s.res.Device.API)
-	send := c.s.now()
-	out, err := c.s.dev.batch(ctx, cmds)
-	recv := c.s.now()
-	if err == nil && len(out) != len(cmds) {
-		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
+	var spreads []string
+	for try := 1; ; try++ {
+		send := c.s.now()
+		out, err := c.s.dev.batch(ctx, cmds)
+		recv := c.s.now()
+		if err == nil && len(out) != len(cmds) {
+			err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
+		}
+		c.s.mu.Lock()
+		if err != nil {
+			c.smooth = smoothLog{read: true, why: fmt.Sprintf("%s: %v", cmds[2], err)}
+			c.s.mu.Unlock()
+			return
+		}
+		l, spread := c.placeSkips(cmds, out, send, recv)
+		if spread <= logClockMaxSpread || try == logClockTries {
+			c.smooth = l
+			if spread > logClockMaxSpread {
+				spreads = append(spreads, spread.Round(time.Millisecond).String())
+				c.smooth = smoothLog{why: fmt.Sprintf("the log's times cannot be placed: the device's /proc/uptime reads around %q were %s apart in %d tries (more than %v); a stall's line could land in the wrong step",
+					logDateCmd, strings.Join(spreads, ", "), try, 2*logClockMaxSpread)}
+			}
+			c.smooth.read = true
+			c.s.mu.Unlock()
+			return
+		}
+		spreads = append(spreads, spread.Round(time.Millisecond).String())
+		c.s.mu.Unlock()
 	}
-	c.s.mu.Lock()
-	defer c.s.mu.Unlock()
-	if err != nil {
-		c.smooth = smoothLog{read: true, why: fmt.Sprintf("%s: %v", cmds[2], err)}
-		return
-	}
-	c.smooth = c.placeSkips(cmds, out, send, recv)
-	c.smooth.read = true
 }
+
+// The log clock's reads: how far apart the /proc/uptime reads around date
+// may lie (twice the spread), and how many times they are made.
+const (
+	logClockMaxSpread = 25 * time.Millisecond
+	logClockTries     = 3
+)
 
 // placeSkips puts the app's Choreographer lines on the host clock. The
 // batch read /proc/uptime between host times send and recv; that round
@@ -83,14 +111,17 @@ func (c *collector) readSkips(ctx context.Context) {
 // intersection places the lines. The batch's own midpoint alone could be
 // off by half its round trip, which a busy host can make seconds long, and
 // a stall's line would land in the next step.
-func (c *collector) placeSkips(cmds []string, out []adbx.Result, send, recv int64) smoothLog {
+//
+// It also returns the log clock's spread (see logClock), 0 when there are
+// no lines to place.
+func (c *collector) placeSkips(cmds []string, out []adbx.Result, send, recv int64) (smoothLog, time.Duration) {
 	clk, err := parseLogClock(out[0], out[1])
 	if err != nil {
-		return smoothLog{why: "the log's times cannot be placed: " + err.Error()}
+		return smoothLog{why: "the log's times cannot be placed: " + err.Error()}, 0
 	}
 	for _, i := range []int{2, 3} {
 		if out[i].ExitCode != 0 {
-			return smoothLog{why: failure(out[i], cmds[i])}
+			return smoothLog{why: failure(out[i], cmds[i])}, 0
 		}
 	}
 	c.clockProc.observe("/proc/uptime", send, recv, clk.up, 10*int64(time.Millisecond))
@@ -107,7 +138,7 @@ func (c *collector) placeSkips(cmds []string, out []adbx.Result, send, recv int6
 	}
 	first := entries(out[3])
 	if len(first) == 0 {
-		return smoothLog{why: cmds[3] + " printed no line with a time"}
+		return smoothLog{why: cmds[3] + " printed no line with a time"}, 0
 	}
 	// Only the app's own lines: the pids it ran under in the session.
 	pids := slices.Clone(c.s.res.App.PIDs)
@@ -122,7 +153,10 @@ func (c *collector) placeSkips(cmds []string, out []adbx.Result, send, recv int6
 			}
 		}
 	}
-	return l
+	if len(l.lines) == 0 {
+		return l, 0
+	}
+	return l, clk.spread
 }
 
 // smoothness is the step's SM, or nil with the reason in the step's

@@ -1,8 +1,10 @@
 package perftest
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/metrics"
@@ -38,8 +40,12 @@ func TestPlaceSkips(t *testing.T) {
 	// a busy host: its midpoint alone (102 s, where the device read 1000 s)
 	// would place every line 2 s late.
 	c.clockProc.observe("/proc/uptime", 99*s, 99*s, 998_995_000_000, 10_000_000)
-	c.smooth = c.placeSkips(cmds, out, 96*s, 108*s)
+	var spread time.Duration
+	c.smooth, spread = c.placeSkips(cmds, out, 96*s, 108*s)
 	c.smooth.read = true
+	if spread != 0 {
+		t.Errorf("spread %v without a second /proc/uptime read", spread)
+	}
 	if c.smooth.why != "" || len(c.smooth.lines) != 3 || c.smooth.fromNs != 90*s {
 		t.Fatalf("placed %+v", c.smooth)
 	}
@@ -59,9 +65,18 @@ func TestPlaceSkips(t *testing.T) {
 	if sm := c.smoothness(old); sm != nil || !strings.Contains(c.smoothWhy(old), "the log no longer reaches back to the step (its oldest line is 5s after the step began)") {
 		t.Errorf("a step older than the log: %+v, %q", sm, c.smoothWhy(old))
 	}
+	// date answered 0.4 s after the first /proc/uptime read, 1000.00 s:
+	// the second, 1000.40 s, brackets it, and the lines are placed from
+	// the midpoint, off by at most the spread, 0.2 s.
+	bracket := slices.Clone(out)
+	bracket[1] = adbx.Result{Stdout: []byte("1700000000.000000000 2023-11-14 22:13:20\n1000.40 500.10\n")}
+	l, spread := c.placeSkips(cmds, bracket, 96*s, 108*s)
+	if spread != 200*time.Millisecond || len(l.lines) != 3 || l.lines[0].hostNs != 98*s+400_000_000 {
+		t.Errorf("bracketed: spread %v, first line at %v; want 200ms and 98.4 s", spread, l.lines)
+	}
 	// A device that cannot give the log's times has no SM.
 	out[0] = adbx.Result{ExitCode: 1, Stderr: []byte("cat: /proc/uptime: Permission denied")}
-	if l := c.placeSkips(cmds, out, 100*s, 100*s); !strings.Contains(l.why, "/proc/uptime") {
+	if l, _ := c.placeSkips(cmds, out, 100*s, 100*s); !strings.Contains(l.why, "/proc/uptime") {
 		t.Errorf("no device clock: %+v", l)
 	}
 	if got := metrics.SMGT.Def(); got.Family != metrics.FamilyChoreographer || !got.Floor() {
