@@ -671,13 +671,8 @@ func TestFramesLostToAWrap(t *testing.T) {
 // count a stall in the step next to its own.
 func TestSmoothnessWithAStalledLogClock(t *testing.T) {
 	t.Parallel()
-	wl, err := simdevice.Preset("smooth-scroll")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wl.Phases[0].Janks = []simdevice.Jank{{Every: 60, Ms: 750}}
 	fd := &faultyDevice{slowDate: true}
-	fd.Device = simConfig(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: wl})
+	fd.Device = simConfig(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: stallingScroll(t)})
 	srv := adbtest.NewServer(fd)
 	t.Cleanup(srv.Close)
 	d := srv.Open(fd.Serial())

@@ -67,7 +67,7 @@ func (c *collector) readSkips(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, max(c.cfg.TickTimeout, 5*time.Second))
 	defer cancel()
 	cmds := choreographerCmds(c.s.res.Device.API)
-	var spreads []string
+	var apart []string // each try's distance between the two uptime reads
 	for try := 1; ; try++ {
 		send := c.s.now()
 		out, err := c.s.dev.batch(ctx, cmds)
@@ -82,19 +82,19 @@ func (c *collector) readSkips(ctx context.Context) {
 			return
 		}
 		l, spread := c.placeSkips(cmds, out, send, recv)
-		if spread <= logClockMaxSpread || try == logClockTries {
-			c.smooth = l
-			if spread > logClockMaxSpread {
-				spreads = append(spreads, spread.Round(time.Millisecond).String())
-				c.smooth = smoothLog{why: fmt.Sprintf("the log's times cannot be placed: the device's /proc/uptime reads around %q were %s apart in %d tries (more than %v); a stall's line could land in the wrong step",
-					logDateCmd, strings.Join(spreads, ", "), try, 2*logClockMaxSpread)}
-			}
-			c.smooth.read = true
+		apart = append(apart, (2 * spread).Round(time.Millisecond).String())
+		if spread > logClockMaxSpread && try < logClockTries {
 			c.s.mu.Unlock()
-			return
+			continue
 		}
-		spreads = append(spreads, spread.Round(time.Millisecond).String())
+		if spread > logClockMaxSpread {
+			l = smoothLog{why: fmt.Sprintf("the log's times cannot be placed: the device's /proc/uptime reads around %q were %s apart in %d tries (more than %v); a stall's line could land in the wrong step",
+				logDateCmd, strings.Join(apart, ", "), try, 2*logClockMaxSpread)}
+		}
+		c.smooth = l
+		c.smooth.read = true
 		c.s.mu.Unlock()
+		return
 	}
 }
 

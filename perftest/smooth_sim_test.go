@@ -18,12 +18,7 @@ import (
 // one stall's: the stalls lie more than a second apart.
 func TestSmoothnessMatchesTruth(t *testing.T) {
 	t.Parallel()
-	wl, err := simdevice.Preset("smooth-scroll")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wl.Phases[0].Janks = []simdevice.Jank{{Every: 60, Ms: 750}}
-	dev := simConfig(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: wl})
+	dev := simConfig(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: stallingScroll(t)})
 	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
 	tk := newTicker()
@@ -74,6 +69,19 @@ func TestSmoothnessMatchesTruth(t *testing.T) {
 	if got.Value != 16 || got.Unit != "fps" || !strings.Contains(got.Definition, "Choreographer") {
 		t.Errorf("sm_gt in the catalogue: %+v", got)
 	}
+}
+
+// stallingScroll is smooth-scroll whose main thread stalls for 750 ms
+// every 60th frame, which Choreographer logs ("Skipped 44 frames!" at
+// 60 Hz).
+func stallingScroll(t *testing.T) *simdevice.Workload {
+	t.Helper()
+	wl, err := simdevice.Preset("smooth-scroll")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl.Phases[0].Janks = []simdevice.Jank{{Every: 60, Ms: 750}}
+	return wl
 }
 
 // A phone whose shell has no logcat gives no SM, and says why.
