@@ -69,7 +69,20 @@ const scanBlock = 1 << 14
 // little memory. UTF-16 text, and text with carriage returns, is read whole
 // and normalised first (Normalize).
 func ScanGfxInfo(r io.Reader) (*GfxInfoScan, error) {
-	return scanGfxInfo(r, gfxRowRuns{minRun: gfxRowRunMin, maxParts: min(runtime.GOMAXPROCS(0), 8)})
+	return scanGfxInfo(r, gfxRowRuns{minRun: gfxRowRunMin, maxParts: gfxRowParts(runtime.GOMAXPROCS(0))})
+}
+
+// gfxRowParts is how many parts a run of rows is cut into on procs cores:
+// none on one, else four per core, at most 16. More parts than cores keep
+// every core busy to the end of a run when one core is slower than the
+// others, as a shared machine's often is: with one part per core the run
+// waited for the slowest (BenchmarkScanHour, 2 cores: 83–130 ms with 2
+// parts, 62–89 ms with 8).
+func gfxRowParts(procs int) int {
+	if procs <= 1 {
+		return 1
+	}
+	return min(4*procs, 16)
 }
 
 // scanGfxInfo is ScanGfxInfo with rows read as rr says.
@@ -312,7 +325,7 @@ func (w *GfxInfoScanWindow) add(a *gfxRowAcc, rows int) {
 const gfxRowRunMin = 64 << 10
 
 // gfxRowRuns reads the rows of a long PROFILEDATA block on several cores:
-// the text is cut at line ends into one part per core, each part read as
+// the text is cut at line ends into parts (gfxRowParts), each part read as
 // rows until its first line that is not a plain row (gfxFastRow), and the
 // parts added to the window in order up to the first part that stopped
 // early. The line that stopped it, and all after, are left to the common
