@@ -191,6 +191,7 @@ func (c *collector) restoreLooperProp(ctx context.Context) {
 // nothing else handles the signals: a program that opens sessions (with
 // NewSession, or Start with a TestingT of its own, as `perfgate run`
 // does) handles its signals and calls Stop, which restores the property.
+// A signal the process ignores is left alone (guardedSignals).
 func (s *Session) guardSignals() {
 	s.mu.Lock()
 	set := s.col.looper.set
@@ -198,8 +199,12 @@ func (s *Session) guardSignals() {
 	if !set || TestPackage() == "" {
 		return
 	}
+	guarded := guardedSignals()
+	if len(guarded) == 0 {
+		return
+	}
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, guarded...)
 	done := make(chan struct{})
 	s.unguard = func() {
 		signal.Stop(sigs)
@@ -218,6 +223,28 @@ func (s *Session) guardSignals() {
 		case <-done:
 		}
 	}()
+}
+
+// stopSignals are the signals that end a test binary that does not
+// handle them.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// guardedSignals are the stop signals the process does not ignore. An
+// ignored one does not end it (go test started in the background of a
+// script runs with SIGINT ignored), and catching it would undo that:
+// signal.Notify stops ignoring it, and the guard, having restored the
+// property, raised it again into a process that went back to ignoring
+// it. The session went on with the property restored, and an app
+// process started after that logged no slow message: its blocks read as
+// none where they were not measured.
+func guardedSignals() []os.Signal {
+	var out []os.Signal
+	for _, sig := range stopSignals {
+		if !signal.Ignored(sig) {
+			out = append(out, sig)
+		}
+	}
+	return out
 }
 
 // startRecorder starts the profiler on the main thread of app process

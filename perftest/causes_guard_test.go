@@ -6,8 +6,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,11 +28,49 @@ const guardChildEnv = "PERFGATE_GUARD_CHILD_ADB"
 // A test binary interrupted (Ctrl-C) while its session runs puts the
 // Looper property back before it dies, as the signal would have it die:
 // the phone is served by this process, and a child test binary, with a
-// session open on it, gets SIGINT.
+// session open on it, gets SIGINT. A test binary that runs with SIGINT
+// ignored, as a script's background job does, keeps ignoring it: the
+// session leaves the property set, and SIGTERM still ends the binary with
+// the property restored.
 func TestLooperPropertyRestoredOnInterrupt(t *testing.T) {
 	if os.Getenv(guardChildEnv) != "" {
 		t.Skip("the child's own run")
 	}
+	t.Run("SIGINT", func(t *testing.T) {
+		// The child must start with SIGINT's default action whatever this
+		// binary runs with: a signal this process handles is reset to it
+		// in a child, one it ignores stays ignored.
+		if signal.Ignored(os.Interrupt) {
+			handled := make(chan os.Signal, 1)
+			signal.Notify(handled, os.Interrupt)
+			defer signal.Stop(handled)
+		}
+		child := startGuardChild(t, false)
+		child.signal(t, os.Interrupt)
+		child.endsBy(t, syscall.SIGINT)
+	})
+	t.Run("SIGINT ignored", func(t *testing.T) {
+		child := startGuardChild(t, true)
+		// Ignored, SIGINT is dropped as it is sent: nothing can follow it.
+		child.signal(t, os.Interrupt)
+		child.signal(t, syscall.SIGTERM)
+		child.endsBy(t, syscall.SIGTERM)
+	})
+}
+
+// guardChild is a child test binary with a session open on a simulated
+// phone served by the test.
+type guardChild struct {
+	cmd  *exec.Cmd
+	dev  *simdevice.Device
+	prop string
+}
+
+// startGuardChild starts TestLooperGuardChild, with SIGINT ignored when
+// ignoreINT, and waits for its session to run: the Looper property is set
+// then, and SIGINT is still ignored in the child when ignoreINT.
+func startGuardChild(t *testing.T, ignoreINT bool) *guardChild {
+	t.Helper()
 	wl, err := simdevice.Preset("janky-feed")
 	if err != nil {
 		t.Fatal(err)
@@ -42,51 +82,74 @@ func TestLooperPropertyRestoredOnInterrupt(t *testing.T) {
 	t.Cleanup(func() { dev.Close() })
 	srv := adbtest.NewServer(dev)
 	t.Cleanup(srv.Close)
-	prop := metrics.LooperSlowProperty(wl.UID, "main")
-
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLooperGuardChild$", "-test.v")
+	c := &guardChild{dev: dev, prop: metrics.LooperSlowProperty(wl.UID, "main")}
+	args := []string{os.Args[0], "-test.run=^TestLooperGuardChild$", "-test.v"}
+	if ignoreINT {
+		// A shell's trap "" is an ignored signal that exec keeps.
+		args = append([]string{"sh", "-c", `trap "" INT; exec "$@"`, "sh"}, args...)
+	}
+	c.cmd = exec.Command(args[0], args[1:]...)
 	// The interrupted child cannot remove its own temporary directories,
 	// so they go under this test's.
-	cmd.Env = append(os.Environ(), guardChildEnv+"="+srv.Addr, "TMPDIR="+t.TempDir())
-	out, err := cmd.StdoutPipe()
+	c.cmd.Env = append(os.Environ(), guardChildEnv+"="+srv.Addr, "TMPDIR="+t.TempDir())
+	out, err := c.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
+	c.cmd.Stderr = c.cmd.Stdout
+	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if c.cmd.ProcessState == nil {
+			c.cmd.Process.Kill()
+			c.cmd.Wait()
+		}
+	})
 	lines := bufio.NewScanner(out)
-	started := false
+	started := ""
 	var seen []string
 	for lines.Scan() {
 		seen = append(seen, lines.Text())
-		if strings.Contains(lines.Text(), "guard child: session started") {
-			started = true
+		if s, ok := strings.CutPrefix(lines.Text(), "guard child: session started"); ok {
+			started = s
 			break
 		}
-	}
-	if !started {
-		cmd.Wait()
-		t.Fatalf("the child never started its session:\n%s", strings.Join(seen, "\n"))
-	}
-	if v, _ := dev.World().Prop(prop); v != "16" {
-		t.Fatalf("%s = %q while the child's session runs, want 16", prop, v)
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
 	}
 	go func() {
 		for lines.Scan() {
 		}
 	}()
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
-		t.Errorf("child: %v, want it ended by SIGINT", err)
+	if started == "" {
+		c.cmd.Wait()
+		t.Fatalf("the child never started its session:\n%s", strings.Join(seen, "\n"))
 	}
-	if v, set := dev.World().Prop(prop); set {
-		t.Errorf("%s = %q after the interrupt, want it unset as before", prop, v)
+	if want := fmt.Sprintf("; SIGINT ignored: %v", ignoreINT); started != want {
+		t.Errorf("child: %q, want %q", started, want)
+	}
+	if v, _ := dev.World().Prop(c.prop); v != "16" {
+		t.Fatalf("%s = %q while the child's session runs, want 16", c.prop, v)
+	}
+	return c
+}
+
+func (c *guardChild) signal(t *testing.T, sig os.Signal) {
+	t.Helper()
+	if err := c.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// endsBy checks that the child died of sig with the property unset again.
+func (c *guardChild) endsBy(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	err := c.cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != sig {
+		t.Errorf("child: %v, want %q", err, "signal: "+sig.String())
+	}
+	if v, set := c.dev.World().Prop(c.prop); set {
+		t.Errorf("%s = %q after the signal, want it unset as before", c.prop, v)
 	}
 }
 
@@ -105,8 +168,9 @@ func TestLooperGuardChild(t *testing.T) {
 	}
 	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir(), WaitForApp: true}))
 	s.Begin("waiting")
-	os.Stdout.WriteString("guard child: session started\n")
-	// The parent interrupts this process; a minute bounds a broken parent.
+	// The session's guard must not have stopped the process ignoring SIGINT.
+	fmt.Printf("guard child: session started; SIGINT ignored: %v\n", signal.Ignored(os.Interrupt))
+	// The parent signals this process; a minute bounds a broken parent.
 	select {
 	case <-time.After(time.Minute):
 		t.Fatal("never interrupted")
