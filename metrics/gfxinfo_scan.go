@@ -76,8 +76,8 @@ func ScanGfxInfo(r io.Reader) (*GfxInfoScan, error) {
 // none on one, else four per core, at most 16. More parts than cores keep
 // every core busy to the end of a run when one core is slower than the
 // others, as a shared machine's often is: with one part per core the run
-// waited for the slowest (BenchmarkScanHour, 2 cores: 83–130 ms with 2
-// parts, 62–89 ms with 8).
+// waited for the slowest (BenchmarkScanHour on 2 cores, ten runs or more
+// each: median 108 ms with 2 parts, 80 ms with 8).
 func gfxRowParts(procs int) int {
 	if procs <= 1 {
 		return 1
