@@ -230,8 +230,8 @@ func (s *Session) guardSignals() {
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 // guardedSignals are the stop signals the process does not ignore. An
-// ignored one does not end it (go test started in the background of a
-// script runs with SIGINT ignored), and catching it would undo that:
+// ignored one does not end it (a test binary that a script starts in the
+// background runs with SIGINT ignored), and catching it would undo that:
 // signal.Notify stops ignoring it, and the guard, having restored the
 // property, raised it again into a process that went back to ignoring
 // it. The session went on with the property restored, and an app
