@@ -198,13 +198,22 @@ func TestCrashesAbsentWhenEveryTickFails(t *testing.T) {
 	}
 	s := startFake(t, f, fastConfig(t))
 	s.Step("lit", func() { waitTicks(t, f, 3) })
+	// The phone goes dark between steps, not inside one: a tick sent
+	// before the dark began and answered after the step's start, or sent
+	// after it ended and answered before the step's end, would be a tick
+	// of the step that did not fail. Ticks go one at a time, so once one
+	// has failed, every tick sent before the dark has been answered.
+	setDark(true)
+	<-failed
 	s.Step("dark", func() {
-		setDark(true)
+		for len(failed) > 0 {
+			<-failed // failures from before the step began
+		}
 		for range 3 {
 			<-failed
 		}
-		setDark(false)
 	})
+	setDark(false)
 	s.Step("lit again", func() { waitTicks(t, f, 3) })
 	r := s.Stop()
 	wantAbsent(t, r.Step("dark"), "crashes: every tick in the step failed", "crashes")
