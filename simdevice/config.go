@@ -34,6 +34,11 @@ type Config struct {
 	Replay *Replay
 	// Quirks switch on behaviours of real phones that a tidy device lacks.
 	Quirks Quirks
+	// Noise makes frame work, CPU loads, memory and launch times vary from
+	// run to run and from sample to sample, as a real phone's do; the zero
+	// value is none. It does not apply to a Replay, whose frames are a
+	// capture's.
+	Noise Noise
 }
 
 // Default values New fills into a zero Config.
@@ -97,6 +102,12 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if err := cfg.Quirks.validate(); err != nil {
 		return cfg, err
+	}
+	if err := cfg.Noise.validate(); err != nil {
+		return cfg, err
+	}
+	if cfg.Noise.enabled() && cfg.Replay != nil {
+		return cfg, fmt.Errorf("simdevice: config: Noise %+v with a Replay: a replay plays its capture's frames as they were", cfg.Noise)
 	}
 	for _, r := range cfg.Serial {
 		// adb's host protocol separates serials and fields with whitespace.

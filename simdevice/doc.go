@@ -17,6 +17,8 @@
 //     (workload.go, preset.go) or replays a capture (replay.go), rendering
 //     frames whose truth (truth.go) it keeps. Quirks (quirks.go) and
 //     FrameQuirks (frame_quirks.go) switch on the ways real phones misbehave.
+//     Noise (noise.go) makes its figures vary from run to run and sample to
+//     sample, from a seed.
 //     A workload's causes (causes.go) make its slow frames slow for named
 //     reasons: the app's main Looper logs them once the property is set
 //     (world_anr.go has setprop and the ANRs), and simpleperf samples them

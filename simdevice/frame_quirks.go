@@ -170,7 +170,7 @@ func popupWindowName() string { return popupToken }
 // makePopupFrame lays out a popup frame in vsync v: short, drawn after the
 // main window's.
 func (w *World) makePopupFrame(v int64) TruthFrame {
-	d := w.period * 3 / 10
+	d := scaleNs(w.period*3/10, w.noise.factor(drawPopup, w.vsyncID, 0))
 	at := func(frac float64) int64 { return v + int64(float64(d)*frac) }
 	f := TruthFrame{
 		Package: w.wl.Package, Window: popupWindowName(), Phase: w.phase.Name, Pid: w.app.pid,

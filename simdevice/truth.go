@@ -85,6 +85,11 @@ type TruthStartup struct {
 	DisplayedNs int64         `json:"displayed_ns"`
 	Displayed   time.Duration `json:"displayed"`
 	FullyDrawn  time.Duration `json:"fully_drawn,omitempty"`
+	// NoiseFactor is what Config.Noise multiplied the workload's launch
+	// times by for this launch (the run's factor times the launch's own
+	// draw; Displayed and FullyDrawn are the results, rounded to whole
+	// milliseconds); 0 without noise.
+	NoiseFactor float64 `json:"noise_factor,omitempty"`
 }
 
 // TruthTotals is the cumulative ground truth at one instant, in the units

@@ -97,6 +97,12 @@ type World struct {
 	replay *replay // nil unless Config.Replay
 	speed  float64 // device time per host time
 
+	// noise is Config.Noise's factors; launches counts the app's launches,
+	// the index of each launch's draw.
+	noise        worldNoise
+	launches     int64
+	launchFactor float64 // the launch in progress's noise factor, 0 without noise
+
 	truthW  *bufio.Writer
 	truthEr error
 
@@ -245,6 +251,7 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 		stopped:     make(chan struct{}),
 	}
 	w.speed = 1
+	w.noise = newWorldNoise(cfg.Noise)
 	if rp != nil {
 		w.replay, w.speed = rp, rp.speed
 		// The app runs from the start, under the capture's pid.

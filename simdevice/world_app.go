@@ -2,6 +2,7 @@ package simdevice
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/perfgate/perfgate/simdevice/internal/format"
@@ -132,10 +133,10 @@ func (w *World) accumulateLocked(from, to int64) {
 	ticks := dt * userHZ
 	var appU, appS float64
 	if a := w.app; a != nil {
-		for _, th := range a.threads {
-			pct := w.threadLoad(th.name)
-			u := pct / 100 * ticks * 0.8
-			s := pct / 100 * ticks * 0.2
+		for j, th := range a.threads {
+			busy := w.threadBusyTicks(from, to, j, w.threadLoad(th.name))
+			u := busy * 0.8
+			s := busy * 0.2
 			th.utime += u
 			th.stime += s
 			appU += u
@@ -210,9 +211,27 @@ type memSnapshot struct {
 	java, native, code, graphics, other, pss, rss int64
 }
 
+// memLocked is the app's memory now. With Config.Noise every size (the
+// workload's, and its growth) scales by the run factor only: a phone's PSS
+// does not jitter from one read to the next (it moves with what the app
+// allocates), and a per-read draw would make every growth slope noise.
 func (w *World) memLocked() memSnapshot {
 	m := w.wl.Memory
 	a := w.app
+	if w.noise.on {
+		k := w.noise.run
+		kib := func(v float64) int64 { return int64(math.Round(v * k)) }
+		s := memSnapshot{
+			java:     max(kib(float64(m.JavaKiB)+a.javaKiB), 0),
+			native:   max(kib(float64(m.NativeKiB)+a.natKiB), 0),
+			code:     kib(float64(m.CodeKiB)),
+			graphics: kib(float64(m.GraphicsKiB)),
+			other:    kib(float64(m.OtherKiB)),
+		}
+		s.pss = s.java + s.native + s.code + s.graphics + s.other
+		s.rss = s.pss + kib(float64(m.RSSExtraKiB))
+		return s
+	}
 	s := memSnapshot{
 		java:     int64(m.JavaKiB) + int64(a.javaKiB),
 		native:   int64(m.NativeKiB) + int64(a.natKiB),
@@ -296,6 +315,15 @@ func (w *World) launchLocked(t int64) (kind string, wait time.Duration, alreadyT
 	default:
 		kind, wait = "WARM", time.Duration(st.WarmMs)*time.Millisecond
 	}
+	// Every launch draws its own factor (the launch's ordinal is its key);
+	// Displayed and Fully drawn share it, so one never passes the other.
+	w.launches++
+	k := w.noise.factor(drawLaunch, w.launches, 0)
+	wait = scaleMs(wait, k)
+	w.launchFactor = 0
+	if w.noise.on {
+		w.launchFactor = k
+	}
 	w.fg = fgResumed
 	w.phase = nil
 	w.launchAt = t
@@ -304,7 +332,7 @@ func (w *World) launchLocked(t int64) (kind string, wait time.Duration, alreadyT
 	w.launchMessagesLocked(kind, t, wait)
 	w.fullyAt = -1
 	if st.FullyDrawnMs > 0 && kind == "COLD" {
-		w.fullyAt = t + int64(max(st.FullyDrawnMs, st.ColdMs))*int64(time.Millisecond)
+		w.fullyAt = t + int64(scaleMs(time.Duration(max(st.FullyDrawnMs, st.ColdMs))*time.Millisecond, k))
 	}
 	return kind, wait, false
 }
@@ -319,7 +347,7 @@ func (w *World) displayedLocked() {
 	}
 	d := time.Duration(t - w.launchAt)
 	w.logLocked(t, 1000, 1100, 'I', w.amTag(), fmt.Sprintf("Displayed %s: +%s", w.wl.shortComponent(), fmtLogDuration(d)))
-	ts := TruthStartup{Kind: w.launchKind, Pid: w.app.pid, StartNs: w.launchAt, DisplayedNs: t, Displayed: d}
+	ts := TruthStartup{Kind: w.launchKind, Pid: w.app.pid, StartNs: w.launchAt, DisplayedNs: t, Displayed: d, NoiseFactor: w.launchFactor}
 	if w.fullyAt >= 0 {
 		ts.FullyDrawn = time.Duration(w.fullyAt - w.launchAt)
 	}

@@ -67,12 +67,15 @@ func (w *World) renderLocked(end int64) {
 		if v >= end {
 			return
 		}
-		d, jk := w.frameDuration(p, w.phaseFrames)
+		// The frame's noise factor, keyed by its ordinal on the device
+		// (the vsync id makeFrame gives it).
+		k := w.noise.factor(drawFrame, w.vsyncID+1, 0)
+		d, jk := w.frameDuration(p, w.phaseFrames, k)
 		var cause *Cause
 		if jk != nil && jk.Cause != "" {
 			cause = w.wl.cause(jk.Cause)
 		}
-		d0 := w.normalDuration(p, w.phaseFrames)
+		d0 := w.normalDuration(p, w.phaseFrames, k)
 		f := w.makeFrame(v, d, jk != nil, cause, d0)
 		work := d - min(d0, d)
 		if bl := w.mainThreadLocked(&f, cause, work, jk != nil && jk.ANR); len(bl) > 0 && cause != nil {
@@ -98,31 +101,48 @@ func (w *World) renderLocked(end int64) {
 }
 
 // frameDuration is FrameCompleted − IntendedVsync of frame i of phase p and
-// the jank that made it slow, nil for a normal frame.
-func (w *World) frameDuration(p *Phase, i int) (int64, *Jank) {
-	for k := range p.Janks {
-		j := &p.Janks[k]
+// the jank that made it slow, nil for a normal frame; k is the frame's
+// noise factor (1 without Config.Noise).
+//
+// A slow frame's whole duration, its normal part and its extra work alike,
+// scales by the same k as a normal frame's; the noise does not decide which
+// frames are slow. A jank of n ≥ 3 vsyncs lasts n − ¼ periods, at least
+// 1.375 times the two-period deadline of API ≥ 31 (2.75 times the one
+// period below), and a normal frame at most 0.495 of a period, so only a
+// factor of the far tail (below 0.73 or above 2: beyond 4 standard
+// deviations for a combined 7 %) moves a frame across its deadline. There
+// is no clamp: at large percentages the tail does what it would, and a
+// 2-vsync jank, just inside the API ≥ 31 deadline, misses it once k exceeds
+// 1.14, as a real one near its deadline would now and then. An ANR's frame
+// keeps its configured length, so the system still gives up five seconds
+// into its work.
+func (w *World) frameDuration(p *Phase, i int, k float64) (int64, *Jank) {
+	for n := range p.Janks {
+		j := &p.Janks[n]
 		hit := slices.Contains(j.At, i) || (j.Every > 0 && (i+1)%j.Every == 0)
 		if !hit || j.SurfaceFlinger {
 			continue
 		}
-		if j.Ms > 0 {
-			return int64(j.Ms * 1e6), j
+		if j.ANR {
+			k = 1
 		}
-		return int64(j.Vsyncs)*w.period - w.period/4, j
+		if j.Ms > 0 {
+			return scaleNs(int64(j.Ms*1e6), k), j
+		}
+		return scaleNs(int64(j.Vsyncs)*w.period-w.period/4, k), j
 	}
-	return w.normalDuration(p, i), nil
+	return w.normalDuration(p, i, k), nil
 }
 
 // normalDuration is how long frame i of phase p takes when nothing makes
-// it slow.
-func (w *World) normalDuration(p *Phase, i int) int64 {
+// it slow, times the frame's noise factor k.
+func (w *World) normalDuration(p *Phase, i int, k float64) int64 {
 	if p.FrameMs > 0 {
-		return int64(p.FrameMs * 1e6)
+		return scaleNs(int64(p.FrameMs*1e6), k)
 	}
 	// 45% of a period with a ±10% wobble keeps normal frames visibly
 	// different yet well inside one period.
-	return int64(float64(w.period) * 0.45 * (1 + 0.1*math.Sin(float64(i))))
+	return scaleNs(int64(float64(w.period)*0.45*(1+0.1*math.Sin(float64(i)))), k)
 }
 
 // makeFrame lays out one frame's timestamps from its intended vsync v and

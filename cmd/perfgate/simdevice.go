@@ -26,6 +26,14 @@ levels and speeds instead: some from a pure-Go adb server of its own,
 the others for the stock adb server to join with "adb connect" (-connect
 runs it). It prints the PERFGATE_ADB_SERVERS line a device pool reads.
 
+-run-noise and -frame-noise make the phone vary as a real one does, so a
+regression gate can be tried on noise: -run-noise P draws one factor for
+the whole run (standard deviation P %: a run lands within ±2P % of the
+mean in about 95 % of runs) that scales frame work, CPU loads, memory and
+launch times; -frame-noise P draws a factor of standard deviation P % for
+every frame, CPU tick and launch. -noise-seed picks the run:
+the same seed gives the same phone. The truth file holds the noisy frames.
+
 flags:
 `
 
@@ -50,6 +58,9 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 	count := fs.Int("count", 0, "serve a lab of `n` phones of four models, every other one for the stock adb server")
 	labFile := fs.String("lab", "", "serve the phones a lab `file` lists (see README, \"The simulated lab\")")
 	connect := fs.Bool("connect", false, "with -count or -lab: join the lab's \"adb\" phones to your adb server (runs adb connect)")
+	noiseSeed := fs.Int64("noise-seed", 0, "with -frame-noise or -run-noise: the `seed` every noise draw derives from")
+	frameNoise := fs.Float64("frame-noise", 0, "standard deviation in `percent` of the noise on each frame's work, CPU tick and launch (0 to 50)")
+	runNoise := fs.Float64("run-noise", 0, "standard deviation in `percent` of the factor drawn once per run on frame work, CPU, memory and launch times (0 to 50)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), simdeviceUsage)
 		fs.PrintDefaults()
@@ -74,6 +85,21 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 	}
 
 	cfg := simdevice.Config{API: *api, RefreshHz: *refreshHz, Serial: *serial}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"frame-noise", *frameNoise}, {"run-noise", *runNoise}} {
+		if !(f.v >= 0 && f.v <= simdevice.MaxNoisePct) {
+			return fmt.Errorf("simdevice: --%s %v: want 0 to %d percent", f.name, f.v, simdevice.MaxNoisePct)
+		}
+	}
+	cfg.Noise = simdevice.Noise{Seed: *noiseSeed, FramePct: *frameNoise, RunPct: *runNoise}
+	if *noiseSeed != 0 && *frameNoise == 0 && *runNoise == 0 {
+		return errors.New("simdevice: --noise-seed goes with --frame-noise or --run-noise")
+	}
+	if *replay != "" && (*frameNoise != 0 || *runNoise != 0) {
+		return errors.New("simdevice: --frame-noise and --run-noise do not apply to --replay: it plays the capture's frames")
+	}
 	if *replay == "" && (*replayPkg != "" || *speed != 1) {
 		return errors.New("simdevice: --package and --replay-speed go with --replay")
 	}
@@ -126,6 +152,9 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 	_, model, _ := dev.Product()
 	fmt.Fprintf(stdout, "perfgate simdevice: %s (API %d, serial %s) listening on %s\n", model, dev.Config().API, dev.Serial(), adbd.Addr)
 	fmt.Fprintf(stdout, "join it with:\n\tadb connect %s\n", adbd.Addr)
+	if n := dev.Config().Noise; n.FramePct > 0 || n.RunPct > 0 {
+		fmt.Fprintf(stdout, "noise: seed %d, run factor %.4f (run noise %g %%), frame noise %g %%\n", n.Seed, n.RunFactor(), n.RunPct, n.FramePct)
+	}
 	if *replay != "" {
 		fmt.Fprintf(stdout, "replaying %s for %s: it plays from the first `dumpsys gfxinfo %s`\n", *replay, dev.World().Package(), dev.World().Package())
 	}

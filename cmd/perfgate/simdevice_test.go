@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -277,5 +279,49 @@ func TestSimdeviceWorkloadFile(t *testing.T) {
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The noise flags reach the phone: it reports the run's factor, and a cold
+// start takes the workload's 650 ms times that factor (run noise only).
+func TestSimdeviceNoise(t *testing.T) {
+	n := simdevice.Noise{Seed: 7, RunPct: 5}
+	addr, stdout, stop := startSimdevice(t, "--workload", "smooth-scroll", "--noise-seed", "7", "--run-noise", "5")
+	want := fmt.Sprintf("noise: seed 7, run factor %.4f (run noise 5 %%), frame noise 0 %%\n", n.RunFactor())
+	if !strings.Contains(stdout.String(), want) {
+		t.Errorf("start-up message %q lacks %q", stdout.String(), want)
+	}
+	t.Run("am start", func(t *testing.T) {
+		adb := adbtest.StartADB(t)
+		serial := adb.Connect(addr)
+		out := adb.Run("-s", serial, "shell", "am", "start", "-W", "-n", simdevice.PresetPackage+"/.MainActivity")
+		wantMs := int(math.Round(650 * n.RunFactor()))
+		if !strings.Contains(out, fmt.Sprintf("TotalTime: %d\n", wantMs)) {
+			t.Errorf("am start -W:\n%s\nwant TotalTime %d (650 ms × %.4f)", out, wantMs, n.RunFactor())
+		}
+	})
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Noise flags out of range, or without what they go with, are errors that
+// name the flag.
+func TestSimdeviceNoiseFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--frame-noise", "-1"}, "simdevice: --frame-noise -1: want 0 to 50 percent"},
+		{[]string{"--run-noise", "60"}, "simdevice: --run-noise 60: want 0 to 50 percent"},
+		{[]string{"--run-noise", "NaN"}, "simdevice: --run-noise NaN: want 0 to 50 percent"},
+		{[]string{"--noise-seed", "3"}, "simdevice: --noise-seed goes with --frame-noise or --run-noise"},
+		{[]string{"--replay", "gfx.txt", "--frame-noise", "5"}, "do not apply to --replay"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(append([]string{"simdevice", "--listen", "127.0.0.1:0"}, c.args...), &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
+		}
 	}
 }
