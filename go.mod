@@ -3,6 +3,7 @@ module github.com/perfgate/perfgate
 go 1.26.0
 
 require (
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
 	github.com/electricbubble/gadb v0.1.0
 	github.com/electricbubble/guia2 v0.1.0
 	github.com/jackc/pgx/v5 v5.12.0
@@ -16,7 +17,6 @@ require (
 )
 
 require (
-	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect

@@ -1,4 +1,4 @@
-package assert_test
+package budget_test
 
 import (
 	"encoding/json"
@@ -7,23 +7,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/metrics"
 )
 
 // The budget file parser never panics, its errors quote a bounded excerpt
 // of the file however long its lines, and what it accepts survives a
 // rewrite: the entries it read are the entries it reads back.
 func FuzzParseBudgetFile(f *testing.F) {
-	f.Add([]byte(goodFile))
+	f.Add([]byte(`{"schema": "perfgate.budget/v1", "steps": {"scroll": {"jank": {"max": 3, "unit": "frames"}, "fps": {"min": 50, "unit": "fps"}}}}`))
 	f.Add([]byte(`{"schema":"perfgate.budget/v1","steps":{"s":{"fps":{"min":1,"unit":"fps","baseline":{"values":[1,2],"device":"d","android":"14","api":34,"recorded":"2026-01-01T00:00:00Z"}}}}}`))
 	f.Add([]byte(`{"schema":"perfgate.budget/v1","steps":{"":{}}}`))
 	f.Add([]byte("{\n\"steps\": {\"a\": {\"jank\": {\"max\": -1}}}}"))
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`{"schema":"perfgate.budget/v1","steps":{"s":{"jank":{"max":3},"jank":{"max":300}}}}`))
-	f.Add([]byte(perModelFile))
+	f.Add([]byte(`{"schema":"perfgate.budget/v1","steps":{},"models":{"Google Pixel 7":{"steps":{"scroll":{"jank":{"max":6}}}}}}`))
 	f.Add([]byte(`{"schema":"perfgate.budget/v1","steps":{"s":{"jank":{"max":3,"unit":"` + strings.Repeat("u", 3000) + `","min":1}}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		file, err := assert.ParseBudgetFile("fuzz.json", b)
+		file, err := budget.ParseBudgetFile("fuzz.json", b)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz.json:") {
 				t.Fatalf("error does not name the file and line: %v", err)
@@ -35,7 +36,7 @@ func FuzzParseBudgetFile(f *testing.F) {
 		}
 		for step, es := range file.Steps {
 			for m, e := range es {
-				if !assert.KnownMetric(m) || e.Line < 1 {
+				if !metrics.Name(m).Known() || e.Line < 1 {
 					t.Fatalf("accepted %s/%s: %+v", step, m, e)
 				}
 			}
@@ -48,7 +49,7 @@ func FuzzParseLimit(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		b, err := assert.ParseLimit(s)
+		b, err := budget.ParseLimit(s)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "perf budget ") {
 				t.Fatalf("error %q does not name the layer", err)
@@ -69,7 +70,7 @@ func FuzzParseLimit(f *testing.F) {
 		if b.Step != "" {
 			spec = b.Step + ":" + spec
 		}
-		back, err := assert.ParseLimit(spec)
+		back, err := budget.ParseLimit(spec)
 		if err != nil || back != b {
 			t.Fatalf("%q → %+v → %q → %+v, %v", s, b, spec, back, err)
 		}
@@ -85,7 +86,7 @@ func strconvG(v float64) string {
 func TestParseLimitLongSpec(t *testing.T) {
 	long := strings.Repeat("9", 1<<20)
 	for _, spec := range []string{"jank<=" + long + "x", "jank" + long, long + " x<=1", ":" + long + "<=1"} {
-		_, err := assert.ParseLimit(spec)
+		_, err := budget.ParseLimit(spec)
 		if err == nil || len(err.Error()) > 1000 || !strings.Contains(err.Error(), "bytes)") {
 			t.Errorf("%d-byte error: %.300v", len(fmt.Sprint(err)), err)
 		}
