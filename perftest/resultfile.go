@@ -1,29 +1,25 @@
 package perftest
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
+	"unicode/utf8"
 
 	"github.com/perfgate/perfgate/internal/filelock"
 )
-
-// processStart is when this process began: a Result file written since
-// then is this run's (or a concurrent run's), never an earlier run's.
-var processStart = time.Now()
-
-// mtimeSlack covers file systems that keep modification times in whole
-// seconds (or two): a file written that close to the start of this process
-// counts as written during it.
-const mtimeSlack = 2 * time.Second
 
 // TestPackage names the Go package whose test binary is running, as a path
 // inside its module ("example_test", "cmd/perfgate"; the module's last
@@ -82,16 +78,33 @@ func resultBase(name string) string {
 const resultsLock = ".perfgate.lock"
 
 // WriteInDir writes r into dir as base.json, or base.2.json, base.3.json, …
-// when that name is taken, and records the path in r.Path. A name is taken
-// by a file of a run still going on (this process's own, as under
-// go test -count=2, or another's running at the same time), which is one
-// written since this process started or one its process still holds open
-// (a shared advisory lock, on systems that have them). A file an earlier
-// run left is replaced, so running a test again does not fill the folder.
-// Choosing the name and renaming the file into place happen under a lock
-// file in dir (waited for at most $PERFGATE_LOCK_TIMEOUT, default 30s),
-// so runs writing at once never overwrite each other. Links are never
-// written through: a name held by anything but a regular file is taken.
+// when that name is taken, and records the path in r.Path.
+//
+// A name is free when nothing is there, or when the file there is an
+// earlier run's Result: a regular file (a link, or anything else, is never
+// followed or replaced) whose JSON starts with perfgate's schema
+// ("perfgate.result/v1"), that no running process holds and that this
+// process did not write. Every process holds the files it writes (a shared
+// advisory lock, on systems that have them, for its first 2000 files), so
+// a run going on at the same time keeps its files, and it remembers them,
+// so a second session of one name in a run (go test -count=2) gets
+// base.2.json. Any other file, such
+// as a scenario named base.json in a folder used as results folder, is
+// never replaced or removed: the Result goes to the next name.
+//
+// A later run replaces an earlier run's files, all of them: the first time
+// a process writes a file of base into dir, it removes every earlier run's
+// Result of base there (base.json and base.N.json, by the rule above)
+// with the files that Result names beside it (its folded stacks and
+// Perfetto trace) and its reports (<its name>.html and .md, when they start
+// as perfgate's reports do). Running a test again thus leaves one set of
+// files, never a stale base.2.json that reads as a run of today.
+//
+// Choosing the name, removing and renaming into place happen under a lock
+// file in dir (waited for at most $PERFGATE_LOCK_TIMEOUT, default 30s), so
+// runs writing at once never overwrite each other. Where the system has no
+// advisory locks (Windows), a run that has ended and one going on at the
+// same time in another process look alike: its files may be replaced.
 func (r *Result) WriteInDir(dir, base string) error {
 	if base == "" || strings.ContainsAny(base, `/\`) || base != filepath.Base(base) {
 		return fmt.Errorf("perftest: write result in %s: bad file name %q", dir, base)
@@ -127,9 +140,56 @@ func (r *Result) WriteInDir(dir, base string) error {
 	return nil
 }
 
+// Rewrite writes r again over its file r.Path, as when verdicts are added
+// to a Result after its session stopped. The file is replaced whole (a
+// temporary file renamed over it), so a reader never sees half of it; its
+// name stays, and it stays this process's, held and remembered as
+// WriteInDir's files are, so no run going on at the same time takes it
+// for an earlier run's. r.Path must name a regular file.
+func (r *Result) Rewrite() error {
+	if r.Path == "" {
+		return errors.New("perftest: rewrite result: it has no file (Path is empty)")
+	}
+	fail := func(err error) error { return fmt.Errorf("perftest: rewrite result %s: %w", r.Path, err) }
+	fi, err := os.Lstat(r.Path)
+	if err != nil {
+		return fail(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fail(fmt.Errorf("not a regular file (%v)", fi.Mode().Type()))
+	}
+	if r.Schema == "" {
+		r.Schema = Schema
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fail(err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(r.Path), "."+filepath.Base(r.Path)+".*")
+	if err != nil {
+		return fail(err)
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	if err := errors.Join(werr, tmp.Close(), os.Chmod(tmp.Name(), fi.Mode().Perm())); err != nil {
+		os.Remove(tmp.Name())
+		return fail(err)
+	}
+	if err := keep(tmp.Name(), r.Path); err != nil {
+		os.Remove(tmp.Name())
+		return fail(err)
+	}
+	return nil
+}
+
 // claim renames the written file tmp to the first free name of base in
 // dir with extension ext (base.ext, base.2.ext, …), under the folder's
-// lock, and returns it.
+// lock, and returns it; the file is then this process's (see keep). A
+// name is free when nothing is there or the file there is an earlier
+// run's of that kind (earlier); an earlier run's Result goes with the
+// files it names (companions). The first claim of base in dir by this
+// process first removes every earlier run's Result of base there (sweep),
+// so that the Result, its folded stacks and its trace, claimed one after
+// the other, each find their first name free again.
 func claim(dir, base, ext, tmp string) (string, error) {
 	timeout, err := filelock.Timeout()
 	if err != nil {
@@ -140,47 +200,570 @@ func claim(dir, base, ext, tmp string) (string, error) {
 		return "", err
 	}
 	defer unlock()
+	if firstClaim(dir, base) {
+		sweep(dir, base)
+	}
 	for n := 1; n <= 10000; n++ {
-		name := base + ext
-		if n > 1 {
-			name = base + "." + strconv.Itoa(n) + ext
-		}
-		p := filepath.Join(dir, name)
+		p := filepath.Join(dir, numberedName(base, n, ext))
 		fi, err := os.Lstat(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
 			return "", err
-		case !fi.Mode().IsRegular() || !fi.ModTime().Before(processStart.Add(-mtimeSlack)) || filelock.Held(p):
-			continue // this run's, a concurrent run's, or not a plain file
+		case !earlier(p, fi, ext):
+			continue // this run's, a concurrent run's, or not perfgate's
+		case ext == ".json":
+			removeAll(companions(p, base))
 		}
-		if err := os.Rename(tmp, p); err != nil {
+		if err := keep(tmp, p); err != nil {
 			return "", err
 		}
-		hold(p)
 		return p, nil
 	}
 	return "", errors.New("10000 names taken")
 }
 
-// held are the Result files this process wrote, each kept open with a
-// shared lock so that a run going on at the same time never takes the file
-// for an earlier run's (see WriteInDir); at most maxHeld of them.
-var held struct {
-	sync.Mutex
-	n int
+// numberedName is the n-th name of base with extension ext: base.ext,
+// then base.2.ext, base.3.ext, ….
+func numberedName(base string, n int, ext string) string {
+	if n == 1 {
+		return base + ext
+	}
+	return base + "." + strconv.Itoa(n) + ext
 }
 
+// isNumberedName reports whether name is one of numberedName's names of
+// base with extension ext.
+func isNumberedName(name, base, ext string) bool {
+	if name == base+ext {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, base+".")
+	if !ok {
+		return false
+	}
+	num, ok := strings.CutSuffix(rest, ext)
+	if !ok || num == "" || num[0] == '0' || strings.Trim(num, "0123456789") != "" {
+		return false
+	}
+	n, err := strconv.Atoi(num)
+	return err == nil && n >= 2
+}
+
+// ownFiles is what this process knows of the files it wrote into results
+// folders.
+var ownFiles struct {
+	sync.Mutex
+	// wrote holds each of them (Results, folded stacks, traces) by
+	// absolute path: this run's, never an earlier run's, even where no
+	// lock tells (systems without advisory locks, files past maxHeld).
+	wrote map[string]bool
+	// held releases the shared lock on each file that marks it, to other
+	// processes, as a running process's; at most maxHeld of them, as each
+	// keeps a file open.
+	held map[string]func()
+	// swept holds the folders and bases already cleared of earlier runs'
+	// files (sweep), by absolute folder and base.
+	swept map[string]bool
+}
+
+// maxHeld bounds the files a process holds open: past it, its files are
+// still its own to it, but no lock tells other processes so.
 const maxHeld = 2000
 
-func hold(p string) {
-	held.Lock()
-	defer held.Unlock()
-	if held.n >= maxHeld {
+// absPath is p made absolute, as the registry of this process's files
+// knows it; p as given when the working directory is unknown.
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}
+
+// wroteFile reports whether this process wrote the file p.
+func wroteFile(p string) bool {
+	ownFiles.Lock()
+	defer ownFiles.Unlock()
+	return ownFiles.wrote[absPath(p)]
+}
+
+// firstClaim reports whether this is the process's first claim of base in
+// dir, and records it.
+func firstClaim(dir, base string) bool {
+	k := absPath(dir) + "\x00" + base
+	ownFiles.Lock()
+	defer ownFiles.Unlock()
+	if ownFiles.swept[k] {
+		return false
+	}
+	if ownFiles.swept == nil {
+		ownFiles.swept = map[string]bool{}
+	}
+	ownFiles.swept[k] = true
+	return true
+}
+
+// keep renames the written file tmp to p and makes p this process's:
+// remembered, and held. The lock is taken on tmp before the rename, so the
+// name is never without one, and the lock on the file p replaced, if this
+// process held it, is released: it marks a file no longer there.
+func keep(tmp, p string) error {
+	k := absPath(p)
+	ownFiles.Lock()
+	defer ownFiles.Unlock()
+	var release func()
+	if _, ok := ownFiles.held[k]; ok || len(ownFiles.held) < maxHeld {
+		release, _ = filelock.Hold(tmp)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		if release != nil {
+			release()
+		}
+		return err
+	}
+	if ownFiles.wrote == nil {
+		ownFiles.wrote, ownFiles.held = map[string]bool{}, map[string]func(){}
+	}
+	ownFiles.wrote[k] = true
+	if old := ownFiles.held[k]; old != nil {
+		old()
+	}
+	if release != nil {
+		ownFiles.held[k] = release
+	} else {
+		delete(ownFiles.held, k)
+	}
+	return nil
+}
+
+// sweep removes the earlier runs' Results of base from dir (base.json and
+// base.N.json that earlier allows), each after the files it names. What
+// cannot be read or removed is left: the new file's name does not depend
+// on it.
+func sweep(dir, base string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
 		return
 	}
-	if _, err := filelock.Hold(p); err == nil {
-		held.n++
+	for _, e := range ents {
+		if !isNumberedName(e.Name(), base, ".json") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if fi, err := os.Lstat(p); err == nil && earlier(p, fi, ".json") {
+			removeAll(append(companions(p, base), p))
+		}
+	}
+}
+
+// earlier reports whether the file p (fi its Lstat) is an earlier run's
+// file of the kind its extension ext names, one a later run may replace: a
+// regular file that no running process holds, that this process did not
+// write, and that starts as perfgate's files of that kind do. Only
+// Results, folded stacks and Perfetto traces qualify, the kinds perfgate
+// names after a test; a link, or a file perfgate cannot tell for its own,
+// never does.
+func earlier(p string, fi fs.FileInfo, ext string) bool {
+	if !fi.Mode().IsRegular() || wroteFile(p) || filelock.Held(p) {
+		return false
+	}
+	var n int
+	var is func(b []byte, whole bool) bool
+	switch ext {
+	case ".json":
+		n, is = 4096, isResultStart
+	case ".folded":
+		n, is = 4096, isFoldedStart
+	case ".perfetto-trace":
+		n, is = 16, isTraceStart
+	default:
+		return false
+	}
+	b, whole, err := head(p, n)
+	return err == nil && is(b, whole)
+}
+
+// removeAll removes those of files that are regular, held by no running
+// process and not this process's own. A file that cannot be removed stays.
+func removeAll(files []string) {
+	for _, f := range files {
+		fi, err := os.Lstat(f)
+		if err != nil || !fi.Mode().IsRegular() || wroteFile(f) || filelock.Held(f) {
+			continue
+		}
+		os.Remove(f)
+	}
+}
+
+// companions are the files beside the Result p that its run wrote with it:
+// the folded stacks and the Perfetto trace it names (Causes.StacksFile,
+// Trace.File), when they are in p's folder under a name perfgate gives
+// them for base, and its reports, <stem>.html and <stem>.md for
+// <stem>.json, when they start as perfgate's reports do.
+func companions(p, base string) []string {
+	dir := filepath.Dir(p)
+	var files []string
+	if m, err := readResultMembers(p, "causes", "trace"); err == nil {
+		var causes struct {
+			StacksFile string `json:"stacks_file"`
+		}
+		var trace struct {
+			File string `json:"file"`
+		}
+		if json.Unmarshal(m["causes"], &causes) == nil {
+			if f, ok := beside(dir, base, causes.StacksFile, ".folded"); ok {
+				files = append(files, f)
+			}
+		}
+		if json.Unmarshal(m["trace"], &trace) == nil {
+			if f, ok := beside(dir, base, trace.File, ".perfetto-trace"); ok {
+				files = append(files, f)
+			}
+		}
+	}
+	stem := strings.TrimSuffix(filepath.Base(p), ".json")
+	for _, rep := range []struct {
+		ext string
+		is  func(b []byte, stem string) bool
+	}{{".html", isHTMLReport}, {".md", isMarkdownReport}} {
+		f := filepath.Join(dir, stem+rep.ext)
+		if b, _, err := head(f, reportHead); err == nil && rep.is(b, stem) {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// beside is the file a Result in dir names as name (a path, or a bare name
+// for one beside it), when that is in dir and named as perfgate names
+// such files of base: base.ext or base.N.ext.
+func beside(dir, base, name, ext string) (string, bool) {
+	if name == "" || !isNumberedName(filepath.Base(name), base, ext) {
+		return "", false
+	}
+	if d := filepath.Dir(name); d != "." && !sameFolder(d, dir) {
+		return "", false
+	}
+	return filepath.Join(dir, filepath.Base(name)), true
+}
+
+// sameFolder reports whether a and b name one folder.
+func sameFolder(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// reportHead is how much of a report is read to tell it for perfgate's.
+const reportHead = 64 << 10
+
+// isHTMLReport reports whether b starts as package report's HTML reports
+// do: the page head, then, past the title and styles, the line the
+// report's body opens with. Package report cannot be imported here (it
+// imports this package); TestReportMarkers checks its source still writes
+// these.
+func isHTMLReport(b []byte, _ string) bool {
+	return bytes.HasPrefix(b, []byte("<!doctype html>\n")) &&
+		bytes.Contains(b, []byte("Every number follows perfgate's metric definitions"))
+}
+
+// isMarkdownReport reports whether b starts as the Markdown report that
+// package report writes beside <stem>.json does: a "## " title line, then
+// the link to the HTML report <stem>.html beside it.
+func isMarkdownReport(b []byte, stem string) bool {
+	return bytes.HasPrefix(b, []byte("## ")) &&
+		bytes.Contains(b, []byte("\n\nCharts and every metric: [HTML report]("+stem+".html)\n"))
+}
+
+// isResultStart reports whether b, the start of a file, starts a Result:
+// a JSON object whose first member is "schema" with the value Schema, as
+// MarshalIndent writes a Result (Schema is its first field).
+func isResultStart(b []byte, _ bool) bool {
+	_, err := scanResult(bytes.NewReader(b))
+	return err == nil
+}
+
+// isFoldedStart reports whether b, the start of a file (all of it when
+// whole), is folded stacks as writeStacks writes them: lines of a stack,
+// a space and a count, each ending in a newline.
+func isFoldedStart(b []byte, whole bool) bool {
+	lines := strings.Split(string(b), "\n")
+	if last := lines[len(lines)-1]; whole && last != "" {
+		return false
+	}
+	lines = lines[:len(lines)-1] // the rest of a line the read cut
+	if len(lines) == 0 {
+		return false
+	}
+	for _, l := range lines {
+		stack, count, ok := cutLast(l, ' ')
+		if !ok || stack == "" || count == "" || strings.Trim(count, "0123456789") != "" || !utf8.ValidString(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// cutLast cuts s around its last sep.
+func cutLast(s string, sep byte) (before, after string, found bool) {
+	if i := strings.LastIndexByte(s, sep); i >= 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
+}
+
+// isTraceStart reports whether b, the start of a file (all of it when
+// whole), starts a Perfetto trace: a Trace message, whose first field on
+// the wire is a packet (field 1, length-delimited) with a length that fits.
+func isTraceStart(b []byte, whole bool) bool {
+	if len(b) < 2 || b[0] != 0x0a {
+		return false
+	}
+	size, n := binary.Uvarint(b[1:])
+	if n <= 0 {
+		return false
+	}
+	return !whole || size <= uint64(len(b)-1-n)
+}
+
+// head reads at most n bytes from the start of the regular file p, never
+// through a link; whole says they are all of it.
+func head(p string, n int) (b []byte, whole bool, err error) {
+	f, err := openRegular(p)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	b = make([]byte, n+1)
+	k, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, false, fmt.Errorf("read %s: %w", p, err)
+	}
+	if k > n {
+		return b[:n], false, nil
+	}
+	return b[:k], true, nil
+}
+
+// openRegular opens p for reading when it is a regular file, never
+// following a link: the file opened must be the one Lstat saw.
+func openRegular(p string) (*os.File, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%v)", p, fi.Mode().Type())
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	if now, err := f.Stat(); err != nil || !os.SameFile(fi, now) {
+		f.Close()
+		return nil, fmt.Errorf("%s: replaced while being opened", p)
+	}
+	return f, nil
+}
+
+// readResultMembers reads the Result file p through (see scanResult) for
+// the members named in keep.
+func readResultMembers(p string, keep ...string) (map[string]json.RawMessage, error) {
+	f, err := openRegular(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m, err := scanResult(f, keep...)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	return m, nil
+}
+
+// errNotResult is scanResult's error for JSON that does not start as a
+// Result does, or is not JSON.
+var errNotResult = errors.New("not a perfgate Result")
+
+// maxMember bounds a member scanResult keeps: a Result's causes and trace
+// are a few KiB, its frames and samples, never kept, up to gigabytes.
+const maxMember = 1 << 20
+
+// scanResult reads the JSON object of a Result from r a member at a time,
+// so that a Result of any size costs little memory: it fails unless the
+// first member is "schema" with the value Schema (MarshalIndent writes
+// Result's fields in order, Schema first), and returns the members named
+// in keep, each at most maxMember bytes, reading past the others. With no
+// keep it stops after the schema, so the start of a file is enough.
+func scanResult(r io.Reader, keep ...string) (map[string]json.RawMessage, error) {
+	s := &jsonScan{r: bufio.NewReaderSize(r, 64<<10)}
+	if c, err := s.next(); err != nil || c != '{' {
+		return nil, errNotResult
+	}
+	members := map[string]json.RawMessage{}
+	for i := 0; ; i++ {
+		if i > 0 {
+			c, err := s.next()
+			if err != nil || c != ',' && c != '}' {
+				return nil, errNotResult
+			}
+			if c == '}' {
+				return members, nil
+			}
+		}
+		k, err := s.value(true)
+		var key string
+		if err != nil || json.Unmarshal(k, &key) != nil {
+			return nil, errNotResult
+		}
+		if c, err := s.next(); err != nil || c != ':' {
+			return nil, errNotResult
+		}
+		if i == 0 && key != "schema" {
+			return nil, errNotResult
+		}
+		want := i == 0 || slices.Contains(keep, key)
+		v, err := s.value(want)
+		if err != nil {
+			return nil, errNotResult
+		}
+		if i == 0 {
+			var schema string
+			if json.Unmarshal(v, &schema) != nil || schema != Schema {
+				return nil, errNotResult
+			}
+			if len(keep) == 0 {
+				return members, nil
+			}
+		} else if want && members[key] == nil {
+			members[key] = bytes.Clone(v)
+		}
+	}
+}
+
+// jsonScan reads JSON values byte by byte, keeping their text only when
+// asked to.
+type jsonScan struct {
+	r    *bufio.Reader
+	buf  []byte
+	keep bool
+	over bool
+}
+
+// next returns the next byte that is not JSON white space.
+func (s *jsonScan) next() (byte, error) {
+	for {
+		c, err := s.r.ReadByte()
+		if err != nil || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c, err
+		}
+	}
+}
+
+// value reads the next JSON value, returning its text when keep (an error
+// past maxMember bytes). It follows strings and nesting only, leaving the
+// rest of the checking to whoever decodes what it keeps.
+func (s *jsonScan) value(keep bool) ([]byte, error) {
+	s.buf, s.keep, s.over = s.buf[:0], keep, false
+	c, err := s.next()
+	if err != nil {
+		return nil, err
+	}
+	s.put(c)
+	switch c {
+	case '"':
+		err = s.str()
+	case '{', '[':
+		for depth := 1; depth > 0 && err == nil; {
+			if c, err = s.until(`"{}[]`); err != nil {
+				break
+			}
+			switch c {
+			case '"':
+				err = s.str()
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+		}
+	default:
+		for {
+			b, perr := s.r.Peek(1)
+			if perr != nil {
+				err = perr
+				break
+			}
+			if strings.IndexByte(",}] \t\r\n", b[0]) >= 0 {
+				break
+			}
+			s.r.ReadByte()
+			s.put(b[0])
+		}
+	}
+	if err == nil && s.over {
+		err = fmt.Errorf("a value longer than %d bytes", maxMember)
+	}
+	return s.buf, err
+}
+
+// str reads the rest of a string whose opening quote was read.
+func (s *jsonScan) str() error {
+	for {
+		c, err := s.until(`"\`)
+		if err != nil || c == '"' {
+			return err
+		}
+		if c, err = s.r.ReadByte(); err != nil { // the escaped byte
+			return err
+		}
+		s.put(c)
+	}
+}
+
+// until reads up to and including the next of the bytes in set, and
+// returns it. Skipping, it searches what is buffered rather than taking a
+// byte at a time: most of a Result is skipped.
+func (s *jsonScan) until(set string) (byte, error) {
+	if s.keep {
+		for {
+			c, err := s.r.ReadByte()
+			if err != nil {
+				return 0, err
+			}
+			s.put(c)
+			if strings.IndexByte(set, c) >= 0 {
+				return c, nil
+			}
+		}
+	}
+	for {
+		if s.r.Buffered() == 0 {
+			if _, err := s.r.Peek(1); err != nil {
+				return 0, err
+			}
+		}
+		chunk, _ := s.r.Peek(s.r.Buffered())
+		if i := bytes.IndexAny(chunk, set); i >= 0 {
+			c := chunk[i]
+			s.r.Discard(i + 1)
+			return c, nil
+		}
+		s.r.Discard(len(chunk))
+	}
+}
+
+// put keeps c when the value is being kept.
+func (s *jsonScan) put(c byte) {
+	switch {
+	case !s.keep || s.over:
+	case len(s.buf) >= maxMember:
+		s.over = true
+	default:
+		s.buf = append(s.buf, c)
 	}
 }
 

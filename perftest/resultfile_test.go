@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -50,18 +49,11 @@ func TestResultFileName(t *testing.T) {
 }
 
 // Sessions of one run never take each other's file (go test -count=2),
-// while a file an earlier run left is replaced, and a link is never
+// while a Result an earlier run left is replaced, and a link is never
 // written through.
 func TestWriteInDir(t *testing.T) {
 	dir := t.TempDir()
-	old := filepath.Join(dir, "TestX@perftest.json")
-	if err := os.WriteFile(old, []byte("an earlier run's"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	long := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(old, long, long); err != nil {
-		t.Fatal(err)
-	}
+	old := writeFile(t, dir, "TestX@perftest.json", resultJSON(t, "an earlier run's", "", ""))
 	victim := filepath.Join(t.TempDir(), "victim")
 	os.WriteFile(victim, []byte("keep me"), 0o644)
 	linked := os.Symlink(victim, filepath.Join(dir, "TestX@perftest.2.json")) == nil
@@ -95,18 +87,30 @@ func TestWriteInDir(t *testing.T) {
 
 // Runs at once never overwrite each other's Results: four processes and
 // four sessions of this one write the same test's Result into one folder,
-// and eight files come out, each its writer's.
+// and eight files come out, each its writer's. The processes live on
+// until all have written: one that has ended is an earlier run, whose
+// Result a later one replaces.
 func TestWriteInDirConcurrentRuns(t *testing.T) {
+	skipWithoutLocks(t)
 	dir := t.TempDir()
 	var wg sync.WaitGroup
 	var cmds []*exec.Cmd
+	var stdins []io.Closer
 	for i := range 4 {
-		cmd := writerChild(dir, fmt.Sprintf("child %d", i), false)
+		cmd := writerChild(dir, fmt.Sprintf("child %d", i), true)
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		cmds = append(cmds, cmd)
-		wg.Add(1)
+		cmds, stdins = append(cmds, cmd), append(stdins, stdin)
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+				t.Errorf("child %d: %v", i, err)
+			}
+		}()
 		go func() {
 			defer wg.Done()
 			if err := (&Result{Name: fmt.Sprintf("parent %d", i)}).WriteInDir(dir, "TestX@perftest"); err != nil {
@@ -115,11 +119,14 @@ func TestWriteInDirConcurrentRuns(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	for _, c := range cmds {
-		if err := c.Wait(); err != nil {
-			t.Errorf("child: %v", err)
+	defer func() {
+		for i, c := range cmds {
+			stdins[i].Close()
+			if err := c.Wait(); err != nil {
+				t.Errorf("child: %v", err)
+			}
 		}
-	}
+	}()
 	files, _ := filepath.Glob(filepath.Join(dir, "TestX@perftest*.json"))
 	var names []string
 	for _, f := range files {
@@ -138,11 +145,9 @@ func TestWriteInDirConcurrentRuns(t *testing.T) {
 
 // A run that wrote its Result before this one began, and still runs,
 // keeps its file; once it has ended, the file is an earlier run's and is
-// replaced.
+// replaced, though this process wrote into the folder since.
 func TestWriteInDirRunStillGoing(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no advisory locks: a run's files are told by their times only")
-	}
+	skipWithoutLocks(t)
 	dir := t.TempDir()
 	first := writerChild(dir, "first", true)
 	stdin, _ := first.StdinPipe()
@@ -155,9 +160,6 @@ func TestWriteInDirRunStillGoing(t *testing.T) {
 		t.Fatalf("first writer: %v", err)
 	}
 	p := strings.TrimSpace(line)
-	// As if it had been written long before this process started.
-	long := time.Now().Add(-time.Hour)
-	os.Chtimes(p, long, long)
 	r := &Result{Name: "second"}
 	if err := r.WriteInDir(dir, "TestX@perftest"); err != nil {
 		t.Fatal(err)
