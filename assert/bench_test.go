@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -22,11 +23,11 @@ func BenchmarkBudgetFile(b *testing.B) {
 	}
 	r := run("Pixel 7", "14", steps...)
 	p := filepath.Join(b.TempDir(), "big.budget.json")
-	b.Setenv(assert.EnvUpdate, "1")
+	b.Setenv(budget.EnvUpdate, "1")
 	if !assert.Budget(&fakeT{}, r, p) {
 		b.Fatal("record failed")
 	}
-	b.Setenv(assert.EnvUpdate, "")
+	b.Setenv(budget.EnvUpdate, "")
 	st, _ := os.Stat(p)
 	b.ReportMetric(float64(st.Size()), "file-B")
 	b.ReportAllocs()
@@ -42,6 +43,6 @@ func BenchmarkCompareValues(b *testing.B) {
 	next := []float64{24.8, 24.9, 25.1, 24.7, 24.9, 25.0, 24.8, 24.9, 25.2, 24.9}
 	b.ReportAllocs()
 	for b.Loop() {
-		assert.CompareValues(old, next, metrics.Lower, assert.Gate{})
+		budget.CompareValues(old, next, metrics.Lower, budget.Gate{})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -111,7 +112,7 @@ func TestCheckResultAndMissing(t *testing.T) {
 func TestCheckReportsEveryBrokenBudget(t *testing.T) {
 	f := &fakeT{}
 	ok := assert.Check(f, scrollStep(),
-		assert.Limit{Metric: "jank", Value: 1}, assert.Limit{Metric: "fps", Value: 50, Min: true}, assert.Limit{Metric: "tx", Value: 100})
+		budget.Limit{Metric: "jank", Value: 1}, budget.Limit{Metric: "fps", Value: 50, Min: true}, budget.Limit{Metric: "tx", Value: 100})
 	if ok || len(f.errs) != 2 {
 		t.Fatalf("got %v %q, want 2 lines (jank, tx)", ok, f.errs)
 	}

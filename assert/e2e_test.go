@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
@@ -103,17 +104,17 @@ func TestBudgetEndToEnd(t *testing.T) {
 	// The app, the app janking more, the app restored.
 	m := measureAll(t, session{scrollWorkload(t, 40), scroll}, session{scrollWorkload(t, 6), scroll}, session{scrollWorkload(t, 40), scroll})
 
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	r, sim := m[0].r, m[0].sim
 	if got, want := r.Step("scroll").Jank(), truthMissed(sim, r.Step("scroll")); got != want || got == 0 {
 		t.Fatalf("recorded run: jank %d, the phone missed %d deadlines", got, want)
 	}
 	f := &fakeT{}
-	if !assert.BudgetWith(f, r, p, assert.Headroom{Count: 2}) {
+	if !assert.BudgetWith(f, r, p, budget.Headroom{Count: 2}) {
 		t.Fatalf("record: %q", f.errs)
 	}
-	t.Setenv(assert.EnvUpdate, "")
-	file, err := assert.ReadBudgetFile(p)
+	t.Setenv(budget.EnvUpdate, "")
+	file, err := budget.ReadBudgetFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,12 +162,12 @@ func TestRegressionEndToEnd(t *testing.T) {
 	iterations := func(s *perftest.Session) {
 		s.Repeat("scroll", 6, func(int) { time.Sleep(350 * time.Millisecond) })
 	}
-	gate := assert.Gate{Metrics: []metrics.Name{"frame_time_p50"}}
+	gate := budget.Gate{Metrics: []metrics.Name{"frame_time_p50"}}
 
 	// The baseline, a 30 % slower app, the same app again.
 	m := measureAll(t, session{app(6), iterations}, session{app(7.8), iterations}, session{app(6), iterations})
 
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	r := m[0].r
 	if len(r.Steps) != 6 || r.Steps[5].Name != "scroll#6" {
 		t.Fatalf("steps %v", r.Steps)
@@ -174,7 +175,7 @@ func TestRegressionEndToEnd(t *testing.T) {
 	if f := (&fakeT{}); !assert.NoRegression(f, r, p, gate) {
 		t.Fatalf("record: %q", f.errs)
 	}
-	t.Setenv(assert.EnvUpdate, "")
+	t.Setenv(budget.EnvUpdate, "")
 
 	r = m[1].r
 	f := &fakeT{}
@@ -205,7 +206,7 @@ func TestUpdateRepeatedOnSimulatedPhone(t *testing.T) {
 		runs[i] = session{scrollWorkload(t, 40), scroll}
 	}
 	m := measureAll(t, runs...)
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	var prev []byte
 	unchanged := 0
 	for i := range 4 {

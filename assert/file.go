@@ -2,402 +2,97 @@ package assert
 
 import (
 	"fmt"
-	"maps"
-	"math"
-	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/budget"
 )
-
-// Headroom is how much room a recorded budget leaves above (or, for
-// floors such as FPS, below) the value measured: Pct percent for
-// measurements, Count for counts (jank, crashes). The zero value means the
-// default, +10 % and +1. CPU and traffic budgets of a step whose figures
-// span n read intervals get at least 200/n percent (two intervals' worth,
-// the sway of a step's edges); figures spanning under 10 intervals, and
-// steps under 10 frames, get no such budgets at all.
-type Headroom struct {
-	Pct   float64
-	Count int
-}
-
-func (h Headroom) withDefaults() Headroom {
-	if h.Pct == 0 {
-		h.Pct = 10
-	}
-	if h.Count == 0 {
-		h.Count = 1
-	}
-	return h
-}
-
-// minBudgetFrames is how many frames a step needs before recording gives
-// it frame budgets.
-const minBudgetFrames = 10
-
-// minBudgetSpan is how many read intervals a figure taken between reads
-// (Def.Span: CPU shares, byte counts) needs before recording gives it a
-// budget.
-const minBudgetSpan = 10
-
-// defaults are the catalogue's metrics that pick marks: those a step new to
-// a budget file gets budgets for (metrics.Def.Budget), or those a gate
-// records baselines of (metrics.Def.Gate), when measured.
-func defaults(pick func(metrics.Def) bool) []metrics.Name {
-	var out []metrics.Name
-	for _, d := range metrics.Catalogue() {
-		if pick(d) {
-			out = append(out, d.Name)
-		}
-	}
-	return out
-}
 
 // Budget checks every budget of every step in a golden budget file (a
 // bare name is under testdata/) against the run, one line per broken
-// budget. A repeated step ("scroll#2") is checked against the budgets of
-// "scroll"; a step the file names but the run lacks fails.
+// budget (budget.CheckFile). A repeated step ("scroll#2") is checked
+// against the budgets of "scroll"; a step the file names but the run lacks
+// fails, naming the file and line. Every verdict is kept with the run.
 //
 // With -update or PERFGATE_UPDATE=1 it rewrites the file from this run
 // instead, with the default Headroom (see BudgetWith).
-func Budget(t TestingT, r Run, path string) bool {
+func Budget(t TestingT, r budget.Run, path string) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return BudgetWith(t, r, path, Headroom{})
+	return BudgetWith(t, r, path, budget.Headroom{})
 }
 
 // BudgetWith is Budget with the headroom recorded budgets get. Rewriting
-// keeps the steps and metrics the file already has (a step new to the file
-// gets the usual metrics: jank, fps, frame_time_p95, …), keeps recorded
-// baselines, and tightens freely; it never loosens a budget unless
-// PERFGATE_UPDATE=loosen, and says so, with the old and the new value,
-// either way.
-func BudgetWith(t TestingT, r Run, path string, h Headroom) bool {
+// (budget.RecordBudgets) keeps the steps and metrics the file already has
+// (a step new to the file gets the usual metrics: jank, fps,
+// frame_time_p95, …), keeps recorded baselines, and tightens freely; it
+// never loosens a budget unless PERFGATE_UPDATE=loosen, and says so, with
+// the old and the new value, either way.
+func BudgetWith(t TestingT, r budget.Run, path string, h budget.Headroom) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	path, err := modelPath(path, r.RunDevice())
+	p, err := budget.ModelPath(path, r.RunDevice())
 	if err != nil {
-		t.Errorf("%v", err)
-		return false
+		return report(t, r, []budget.Verdict{fileError(path, err)})
 	}
-	path = budgetPath(path)
-	if Updating() {
-		return recordBudgets(t, r, path, h.withDefaults())
+	if budget.Updating() {
+		u, err := budget.RecordBudgets(r, p, h, budget.PolicyFromEnv())
+		return updated(t, r, u, err)
 	}
-	f, err := ReadBudgetFile(path)
+	f, err := budget.ReadBudgetFile(p)
 	if err != nil {
-		t.Errorf("%v", err)
-		return false
+		return report(t, r, []budget.Verdict{fileError(p, err)})
 	}
 	return BudgetFile(t, r, f)
 }
 
 // BudgetFile checks every budget of a budget file already read (see
-// ReadBudgetFile, ParseBudgetFile) against the run, as Budget does.
-func BudgetFile(t TestingT, r Run, f *File) bool {
+// budget.ReadBudgetFile, budget.ParseBudgetFile) against the run, as
+// Budget does.
+func BudgetFile(t TestingT, r budget.Run, f *budget.File) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	path := f.Path
-	steps, own := f.For(r.RunDevice())
-	if !own {
-		name, models := deviceName(r.RunDevice()), strings.Join(slices.Sorted(maps.Keys(f.Models)), ", ")
-		if len(steps) == 0 {
-			t.Errorf("perf budget: %s has no budgets of its own in %s (it has %s); run 'go test . -update' on that device to record them", name, path, models)
-			return false
-		}
-		logf(t, "perf budget: %s has no budgets of its own in %s (it has %s); checking the budgets every other model shares", name, path, models)
+	vs, notes := budget.CheckFile(r, f)
+	for _, n := range notes {
+		logf(t, "%s", n)
 	}
-	ms := r.Measurements()
-	ok := true
-	for _, step := range slices.Sorted(maps.Keys(steps)) {
-		var mine []Measurement
-		for _, m := range ms {
-			if metrics.BaseStep(m.Step) == step && !m.Missing {
-				mine = append(mine, m)
-			}
-		}
-		entries := steps[step]
-		names := slices.Sorted(maps.Keys(entries))
-		if len(mine) == 0 {
-			if slices.ContainsFunc(names, func(n string) bool { _, has := entries[n].Limit(n); return has }) {
-				t.Errorf("perf budget exceeded: %s: step not measured (the run has no step %q; budgets at %s:%d)", step, step, path, entries[names[0]].Line)
-				ok = false
-			}
-			continue
-		}
-		for _, m := range mine {
-			for _, n := range names {
-				l, has := entries[n].Limit(n)
-				if !has {
-					continue
-				}
-				if v := metrics.Judge(m, l); !v.Pass {
-					t.Errorf("%s", v.Line())
-					ok = false
-				}
-			}
-		}
-	}
-	if !ok {
-		t.Errorf("run 'go test . -update' to rewrite %s if the change is intended", path)
+	ok := report(t, r, vs)
+	if stepFailed(vs) {
+		t.Errorf("run 'go test . -update' to rewrite %s if the change is intended", f.Path)
 	}
 	return ok
 }
 
-// recordBudgets rewrites the budgets of path from the run.
-func recordBudgets(t TestingT, r Run, path string, h Headroom) bool {
+// stepFailed reports whether a verdict of a step failed: a rewrite of the
+// file could change that, where it cannot change a file-wide failure (no
+// budgets for the device, no baseline at all).
+func stepFailed(vs []budget.Verdict) bool {
+	for _, v := range vs {
+		if v.Fails() && v.Step != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// fileError is the failing verdict of a budget file that could not be
+// read: its budgets were not checked.
+func fileError(path string, err error) budget.Verdict {
+	return budget.Verdict{Kind: budget.KindBudget, Status: budget.NotChecked, From: budget.Path(path), Reason: err.Error(), Line: err.Error()}
+}
+
+// updated reports a rewrite: its notes to the log, its refusals as
+// failures kept with the run.
+func updated(t TestingT, r budget.Run, u budget.Update, err error) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	type worst struct {
-		m     metrics.Metric
-		value float64
-		ticks float64 // fewest read intervals (Def.Span) of the repeats it was taken from
-	}
-	byStep := map[string]map[metrics.Name]*worst{}
-	var order []string
-	for _, m := range r.Measurements() {
-		if m.Missing {
-			continue
-		}
-		// A step that rendered a handful of frames (a tap, a key) gives
-		// frame figures that come and go with timing: no frame budgets
-		// are recorded for it.
-		fewFrames := true
-		if f, ok := m.Metric(metrics.Frames); ok && f.Value >= minBudgetFrames {
-			fewFrames = false
-		}
-		// Likewise a figure taken between the reads around the step (a
-		// CPU share, a byte count) over fewer than ten read intervals (a
-		// second of CPU ticks at the default 100 ms; the tail of a
-		// session, a key press, a fling) gets no budget: it hangs on where
-		// the reads fall, 0 % in one run and 1.3 % in the next.
-		span := func(d metrics.Def) float64 {
-			n, _ := m.Metric(d.Span)
-			return n.Value
-		}
-		step := metrics.BaseStep(m.Step)
-		if byStep[step] == nil {
-			byStep[step] = map[metrics.Name]*worst{}
-			order = append(order, step)
-		}
-		for _, x := range m.Metrics {
-			if !x.Name.Known() || fewFrames && x.FromFrames() || x.Span != "" && span(x.Def) < minBudgetSpan {
-				continue
-			}
-			w := byStep[step][x.Name]
-			switch {
-			case w == nil:
-				byStep[step][x.Name] = &worst{x, x.Value, span(x.Def)}
-				continue
-			case x.Floor():
-				w.value = math.Min(w.value, x.Value)
-			default:
-				w.value = math.Max(w.value, x.Value)
-			}
-			w.ticks = math.Min(w.ticks, span(x.Def))
-		}
-	}
-	var refused, notes []string
-	where := path
-	err := UpdateBudgetFile(path, func(f *File) error {
-		steps, shared := f.Steps, map[string]map[string]*Entry(nil)
-		if f.Models != nil {
-			// A file with budgets per model records the model it ran on.
-			name := r.RunDevice().Name()
-			if name == "" {
-				return fmt.Errorf("perf budget file %s holds budgets per model, and the run's device has no model name to record them under", path)
-			}
-			mb := f.Models[name]
-			if mb == nil {
-				mb = &ModelBudgets{Steps: map[string]map[string]*Entry{}}
-				f.Models[name] = mb
-			}
-			steps, shared = mb.Steps, f.Steps
-			where = fmt.Sprintf("%s, model %q", path, name)
-		}
-		// wanted lists the metrics of entries that have a limit.
-		wanted := func(entries map[string]*Entry) []metrics.Name {
-			var want []metrics.Name
-			for _, n := range slices.Sorted(maps.Keys(entries)) {
-				if _, has := entries[n].Limit(n); has {
-					want = append(want, metrics.Name(n))
-				}
-			}
-			return want
-		}
-		for _, step := range order {
-			entries := steps[step]
-			want := wanted(entries)
-			if len(want) == 0 {
-				// A model new to the file gets the metrics the shared
-				// budgets of the step have, else the usual ones.
-				want = wanted(shared[step])
-			}
-			if len(want) == 0 {
-				want = defaults(func(d metrics.Def) bool { return d.Budget })
-			}
-			if entries == nil {
-				entries = map[string]*Entry{}
-				steps[step] = entries
-			}
-			for _, n := range want {
-				w := byStep[step][n]
-				if w == nil {
-					continue
-				}
-				e := entries[string(n)]
-				if e == nil {
-					e = &Entry{}
-					entries[string(n)] = e
-				}
-				hn := h
-				if w.m.Span != "" {
-					// A CPU share or byte count is taken between whole
-					// reads: the reads at the step's two edges hold time
-					// outside it, so the figure can move by two intervals'
-					// worth, 2/n of itself, between runs that did the same
-					// work.
-					hn.Pct = math.Max(h.Pct, 200/w.ticks)
-				}
-				nl := newLimit(w.m.Def, w.value, hn)
-				old, had := e.Limit(string(n))
-				if had && keepLimit(w.m.Def, old, w.value, hn) {
-					continue
-				}
-				e.Unit, e.Definition = w.m.Unit, w.m.Definition
-				looser := had && (nl.Min && nl.Value < old.Value || !nl.Min && nl.Value > old.Value)
-				change := fmt.Sprintf("%s: %s %s → %s (measured %s)", step, n, metrics.FormatValue(old.Value, e.Unit), metrics.FormatValue(nl.Value, e.Unit), metrics.FormatValue(w.value, e.Unit))
-				switch {
-				case looser && !loosening():
-					refused = append(refused, change)
-					continue
-				case looser:
-					notes = append(notes, "perf budget loosened: "+change)
-				case had && old.Value != nl.Value:
-					notes = append(notes, "perf budget tightened: "+change)
-				case !had:
-					notes = append(notes, fmt.Sprintf("perf budget recorded: %s: %s", step, nl))
-				}
-				v := nl.Value
-				e.Max, e.Min = nil, nil
-				if nl.Min {
-					e.Min = &v
-				} else {
-					e.Max = &v
-				}
-			}
-		}
-		return nil
-	})
 	if err != nil {
-		t.Errorf("%v", err)
-		return false
+		return report(t, r, []budget.Verdict{{Kind: budget.KindUpdate, Status: budget.Fail, From: u.Path, Reason: err.Error(), Line: fmt.Sprint(err)}})
 	}
-	for _, n := range notes {
-		logf(t, "%s (%s)", n, where)
+	for _, n := range u.Notes {
+		logf(t, "%s", n)
 	}
-	for _, c := range refused {
-		t.Errorf("perf budget not loosened: %s; set %s=loosen to loosen it in %s", c, EnvUpdate, where)
-	}
-	return len(refused) == 0
-}
-
-// ModelPlaceholder in a budget file's path stands for the run's device
-// model, so each model has a file of its own: "feed.{model}.budget.json"
-// is testdata/feed.Google_Pixel_7.budget.json on a Pixel 7.
-const ModelPlaceholder = "{model}"
-
-// modelPath puts the device's model into a path holding ModelPlaceholder:
-// its full name with every byte but letters, digits, '.', '-' and '_'
-// turned to '_'.
-func modelPath(path string, d metrics.DeviceFacts) (string, error) {
-	if !strings.Contains(path, ModelPlaceholder) {
-		return path, nil
-	}
-	name := d.Name()
-	if name == "" {
-		return "", fmt.Errorf("perf budget file %s: the run's device (%s) has no model name to put in the path", path, deviceName(d))
-	}
-	safe := []byte(name)
-	for i, c := range safe {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_') {
-			safe[i] = '_'
-		}
-	}
-	return strings.ReplaceAll(path, ModelPlaceholder, string(safe)), nil
-}
-
-// deviceName names a device in a message: its model, else its serial.
-func deviceName(d metrics.DeviceFacts) string {
-	if n := d.Name(); n != "" {
-		return strconv.Quote(n)
-	}
-	if d.Serial != "" {
-		return "device " + strconv.Quote(d.Serial)
-	}
-	return "a device of unknown model"
-}
-
-// keepLimit reports whether a rewrite keeps the budget old for a measured
-// value v: when v meets it and it leaves no more than twice the headroom
-// (the noise a budget is recorded to absorb). A run that moved within its
-// noise then changes nothing, neither loosening the budget (refused) nor
-// tightening it (a diff of a file for no change), and a second update
-// never undoes a first; only a clear improvement tightens it.
-func keepLimit(d metrics.Def, old Limit, v float64, h Headroom) bool {
-	if old.Min != d.Floor() {
-		return false
-	}
-	if old.Min && v < old.Value || !old.Min && v > old.Value {
-		return false
-	}
-	wide := newLimit(d, v, Headroom{Pct: 2 * h.Pct, Count: 2 * h.Count})
-	if old.Min {
-		return old.Value >= wide.Value
-	}
-	return old.Value <= wide.Value
-}
-
-// newLimit is the budget recorded for a measured value: headroom added to
-// ceilings and taken from floors, rounded outwards to three significant
-// digits, never negative.
-func newLimit(d metrics.Def, v float64, h Headroom) Limit {
-	l := Limit{Metric: d.Name, Min: d.Floor()}
-	switch {
-	case d.Family == metrics.FamilyCrashes:
-		// A crash budget has no headroom: a run that crashed once is not
-		// a licence to crash twice.
-		l.Value = v
-	case d.Count && l.Min:
-		l.Value = math.Max(0, math.Floor(v)-float64(h.Count))
-	case d.Count:
-		l.Value = math.Ceil(v) + float64(h.Count)
-	case l.Min:
-		l.Value = roundSig(v*(1-h.Pct/100), math.Floor)
-	default:
-		l.Value = roundSig(v*(1+h.Pct/100), math.Ceil)
-	}
-	l.Value = math.Max(0, l.Value)
-	return l
-}
-
-// roundSig rounds v to three significant digits with round (Ceil or
-// Floor).
-func roundSig(v float64, round func(float64) float64) float64 {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return v
-	}
-	e := math.Pow(10, math.Floor(math.Log10(math.Abs(v)))-2)
-	// Float noise first: 650 × 1.1 is 715.0000000000001, and its ceiling
-	// must be 715.
-	r := round(math.Round(v/e*1e6)/1e6) * e
-	// Strip the float noise of the multiplication: 20.5 not 20.500000000000004.
-	out, _ := strconv.ParseFloat(strconv.FormatFloat(r, 'g', 3, 64), 64)
-	return out
+	return report(t, r, u.Refused)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/filelock"
 )
 
@@ -23,14 +24,14 @@ func TestBudgetPathAsGiven(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(dir, "sub"), "there.budget.json", goodFile)
 	for _, p := range []string{"./here.budget.json", "sub/there.budget.json", filepath.Join(dir, "here.budget.json")} {
-		if f, err := assert.ReadBudgetFile(p); err != nil || f.Path != p {
+		if f, err := budget.ReadBudgetFile(p); err != nil || f.Path != p {
 			t.Errorf("ReadBudgetFile(%q): %v", p, err)
 		}
 	}
-	if _, err := assert.ReadBudgetFile("here.budget.json"); err == nil || !strings.Contains(err.Error(), filepath.Join("testdata", "here.budget.json")) {
+	if _, err := budget.ReadBudgetFile("here.budget.json"); err == nil || !strings.Contains(err.Error(), filepath.Join("testdata", "here.budget.json")) {
 		t.Errorf("a bare name is not read from testdata/: %v", err)
 	}
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep()), "./new.budget.json") {
 		t.Fatal(f.errs)
 	}
@@ -54,7 +55,7 @@ func TestBudgetUpdateLockTimeout(t *testing.T) {
 	}
 	defer unlock()
 	t.Setenv(filelock.EnvTimeout, "50ms")
-	err = assert.UpdateBudgetFile(p, func(f *assert.File) error {
+	err = budget.UpdateBudgetFile(p, func(f *budget.File) error {
 		t.Error("updated without the lock")
 		return nil
 	})
@@ -66,7 +67,7 @@ func TestBudgetUpdateLockTimeout(t *testing.T) {
 		t.Errorf("the file changed:\n%s", b)
 	}
 	t.Setenv(filelock.EnvTimeout, "forever")
-	if err := assert.UpdateBudgetFile(p, func(*assert.File) error { return nil }); err == nil || !strings.Contains(err.Error(), `PERFGATE_LOCK_TIMEOUT="forever"`) {
+	if err := budget.UpdateBudgetFile(p, func(*budget.File) error { return nil }); err == nil || !strings.Contains(err.Error(), `PERFGATE_LOCK_TIMEOUT="forever"`) {
 		t.Errorf("a bad timeout: %v", err)
 	}
 }
@@ -79,7 +80,7 @@ func TestBudgetUpdateLockFile(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	dir := t.TempDir()
 	p := filepath.Join(dir, "x.budget.json")
-	if err := assert.UpdateBudgetFile(p, func(*assert.File) error { return nil }); err != nil {
+	if err := budget.UpdateBudgetFile(p, func(*budget.File) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
@@ -93,7 +94,7 @@ func TestBudgetUpdateLockFile(t *testing.T) {
 	if err := os.Symlink(victim, filepath.Join(dir, ".x.budget.json.lock")); err != nil {
 		t.Skipf("no symbolic links: %v", err)
 	}
-	err := assert.UpdateBudgetFile(p, func(*assert.File) error { return nil })
+	err := budget.UpdateBudgetFile(p, func(*budget.File) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("err = %v, want the planted link refused", err)
 	}

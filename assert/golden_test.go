@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -43,7 +44,7 @@ func writeFile(t *testing.T, dir, name, text string) string {
 
 func TestReadBudgetFile(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "feed.budget.json", goodFile)
-	f, err := assert.ReadBudgetFile(p)
+	f, err := budget.ReadBudgetFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestBrokenBudgetFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			p := writeFile(t, dir, "b.json", tc.text)
-			_, err := assert.ReadBudgetFile(p)
+			_, err := budget.ReadBudgetFile(p)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -127,7 +128,7 @@ func TestBrokenBudgetFiles(t *testing.T) {
 
 func TestMissingBudgetFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "none.budget.json")
-	_, err := assert.ReadBudgetFile(p)
+	_, err := budget.ReadBudgetFile(p)
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("error %v does not wrap fs.ErrNotExist", err)
 	}
@@ -140,7 +141,7 @@ func TestMissingBudgetFile(t *testing.T) {
 // A bare file name lives under testdata/.
 func TestBudgetFileUnderTestdata(t *testing.T) {
 	t.Chdir(t.TempDir())
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	if !assert.Budget(&fakeT{}, run("Pixel 7", "14", scrollStep()), "feed.budget.json") {
 		t.Fatal("recording failed")
 	}
@@ -189,12 +190,12 @@ func TestBudgetFromFile(t *testing.T) {
 // tightens, and refuses to loosen unless asked, saying old and new.
 func TestRecordBudgets(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "testdata", "feed.budget.json")
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	f := &fakeT{}
 	if !assert.Budget(f, run("Pixel 7", "14", scrollStep()), p) {
 		t.Fatalf("record: %q", f.errs)
 	}
-	file, err := assert.ReadBudgetFile(p)
+	file, err := budget.ReadBudgetFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,13 +216,13 @@ func TestRecordBudgets(t *testing.T) {
 		t.Errorf("logs %q", f.logs)
 	}
 	// The file now passes the run it was recorded from.
-	t.Setenv(assert.EnvUpdate, "")
+	t.Setenv(budget.EnvUpdate, "")
 	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep()), p) {
 		t.Errorf("a run fails the budgets recorded from it: %q", f.errs)
 	}
 
 	// A better run tightens; a worse one is refused.
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	better := scrollStep()
 	better.FrameStats.Jank = 1
 	f = &fakeT{}
@@ -238,10 +239,10 @@ func TestRecordBudgets(t *testing.T) {
 	if want := "perf budget not loosened: scroll: jank 2 → 10 (measured 9); set PERFGATE_UPDATE=loosen to loosen it in " + p; f.text() != want {
 		t.Errorf("got  %q\nwant %q", f.text(), want)
 	}
-	if file, _ := assert.ReadBudgetFile(p); *file.Steps["scroll"]["jank"].Max != 2 {
+	if file, _ := budget.ReadBudgetFile(p); *file.Steps["scroll"]["jank"].Max != 2 {
 		t.Errorf("refused loosening still wrote jank ≤ %v", *file.Steps["scroll"]["jank"].Max)
 	}
-	t.Setenv(assert.EnvUpdate, "loosen")
+	t.Setenv(budget.EnvUpdate, "loosen")
 	f = &fakeT{}
 	if !assert.Budget(f, run("Pixel 7", "14", worse), p) || !strings.Contains(strings.Join(f.logs, "\n"), "perf budget loosened: scroll: jank 2 → 10 (measured 9)") {
 		t.Errorf("loosen: %q %q", f.errs, f.logs)
@@ -255,7 +256,7 @@ func TestReadOnlyBudgetFile(t *testing.T) {
 		// stands in for an unwritable place.
 		dir := t.TempDir()
 		writeFile(t, dir, "testdata", "a file, not a folder")
-		t.Setenv(assert.EnvUpdate, "1")
+		t.Setenv(budget.EnvUpdate, "1")
 		f := &fakeT{}
 		p := filepath.Join(dir, "testdata", "x.budget.json")
 		if assert.Budget(f, run("Pixel 7", "14", scrollStep()), p) || len(f.errs) != 1 || !strings.Contains(f.errs[0], "perf budget file: mkdir "+filepath.Join(dir, "testdata")+": not a directory") {
@@ -267,7 +268,7 @@ func TestReadOnlyBudgetFile(t *testing.T) {
 	p := writeFile(t, dir, "x.budget.json", goodFile)
 	os.Chmod(dir, 0o555)
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	f := &fakeT{}
 	if assert.Budget(f, run("Pixel 7", "14", scrollStep()), p) || len(f.errs) != 1 || !strings.Contains(f.errs[0], "permission denied") {
 		t.Errorf("got %q", f.errs)
@@ -281,7 +282,7 @@ func TestConcurrentUpdates(t *testing.T) {
 		return // the child's work is in TestUpdateChild
 	}
 	p := filepath.Join(t.TempDir(), "shared.budget.json")
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	const goroutines, procs = 8, 3
 	var wg sync.WaitGroup
 	for i := range goroutines {
@@ -308,7 +309,7 @@ func TestConcurrentUpdates(t *testing.T) {
 			t.Errorf("child: %v", err)
 		}
 	}
-	f, err := assert.ReadBudgetFile(p)
+	f, err := budget.ReadBudgetFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +333,7 @@ func TestUpdateChild(t *testing.T) {
 	if p == "" {
 		t.Skip("runs as a child of TestConcurrentUpdates")
 	}
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	for i := range 5 {
 		st := scrollStep()
 		st.Name = os.Getenv("PERFGATE_TEST_CHILD_STEP")
@@ -373,11 +374,11 @@ func TestRecordSkipsFrameBudgetsOfShortSteps(t *testing.T) {
 	tap := scrollStep()
 	tap.Name = "tap"
 	tap.FrameStats.Frames = 3
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep(), tap), p) {
 		t.Fatal(f.errs)
 	}
-	file, err := assert.ReadBudgetFile(p)
+	file, err := budget.ReadBudgetFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,11 +401,11 @@ func TestRecordSkipsCPUBudgetsOfShortSteps(t *testing.T) {
 	stop.Name = "stop"
 	stop.CPUStats.Intervals = 1
 	stop.CPUStats.Mean = 0
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep(), stop), p) {
 		t.Fatal(f.errs)
 	}
-	file, err := assert.ReadBudgetFile(p)
+	file, err := budget.ReadBudgetFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +431,7 @@ func TestRecordSkipsCPUBudgetsOfShortSteps(t *testing.T) {
 	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep(), short), p) {
 		t.Fatal(f.errs)
 	}
-	if file, err = assert.ReadBudgetFile(p); err != nil {
+	if file, err = budget.ReadBudgetFile(p); err != nil {
 		t.Fatal(err)
 	}
 	if got := *file.Steps["short"]["cpu"].Max; got != 14.1 {
@@ -445,14 +446,14 @@ func TestRecordSkipsCPUBudgetsOfShortSteps(t *testing.T) {
 	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep(), blip), p2) {
 		t.Fatal(f.errs)
 	}
-	if f2, err := assert.ReadBudgetFile(p2); err != nil {
+	if f2, err := budget.ReadBudgetFile(p2); err != nil {
 		t.Fatal(err)
 	} else if got := *f2.Steps["scroll"]["cpu"].Max; got != 13.8 {
 		t.Errorf("cpu budget of a 40-tick step with a one-tick repeat: %v, want 13.8", got)
 	}
 	// Checking the file against a run whose stop step burnt CPU passes.
 	stop.CPUStats.Mean = 1.25
-	t.Setenv(assert.EnvUpdate, "")
+	t.Setenv(budget.EnvUpdate, "")
 	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep(), stop, short), p) {
 		t.Errorf("the next run fails: %v", f.errs)
 	}
@@ -463,7 +464,7 @@ func TestRecordSkipsCPUBudgetsOfShortSteps(t *testing.T) {
 // by the 1 s netstats lane) it gets no budget, and over n intervals at
 // least 200/n % of headroom.
 func TestRecordTrafficSpan(t *testing.T) {
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	for _, c := range []struct {
 		intervals int
 		rx, tx    string
@@ -474,7 +475,7 @@ func TestRecordTrafficSpan(t *testing.T) {
 		if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", st), p) {
 			t.Fatalf("record: %q", f.errs)
 		}
-		file, err := assert.ReadBudgetFile(p)
+		file, err := budget.ReadBudgetFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -499,7 +500,7 @@ func TestRecordTrafficSpan(t *testing.T) {
 // (also a hand-written layout); a clear improvement tightens it.
 func TestRecordKeepsBudgetsWithinNoise(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "testdata", "feed.budget.json")
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	if f := (&fakeT{}); !assert.Budget(f, run("Pixel 7", "14", scrollStep()), p) {
 		t.Fatalf("record: %q", f.errs)
 	}
@@ -550,8 +551,8 @@ func TestRecordKeepsBudgetsWithinNoise(t *testing.T) {
 // keeps the old ones, their date included; a changed run replaces them.
 func TestRecordKeepsBaselinesWithinNoise(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "feed.budget.json")
-	t.Setenv(assert.EnvUpdate, "1")
-	g := assert.Gate{Metrics: []metrics.Name{"frame_time_p95"}}
+	t.Setenv(budget.EnvUpdate, "1")
+	g := budget.Gate{Metrics: []metrics.Name{"frame_time_p95"}}
 	if f := (&fakeT{}); !assert.NoRegression(f, run("Pixel 7", "14", stepsOf([]float64{18.1, 18.3, 18.0, 18.4, 18.2, 18.5}, 58)...), p, g) {
 		t.Fatalf("record: %q", f.errs)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -42,7 +43,7 @@ func TestBudgetsPerModel(t *testing.T) {
 	if want := `perf budget: "Google Pixel 4a" has no budgets of its own in ` + p + ` (it has Google Pixel 7); checking the budgets every other model shares`; len(f.logs) != 1 || f.logs[0] != want {
 		t.Errorf("logs %q\nwant %q", f.logs, want)
 	}
-	file, err := assert.ReadBudgetFile(p)
+	file, err := budget.ReadBudgetFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,12 +69,12 @@ func TestBudgetsPerModel(t *testing.T) {
 // with the metrics the shared budgets name, and leaves the others alone.
 func TestRecordBudgetsPerModel(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "feed.budget.json", perModelFile)
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	f := &fakeT{}
 	if !assert.Budget(f, run("Pixel 4a", "11", scrollStep()), p) {
 		t.Fatalf("record: %q", f.errs)
 	}
-	file, err := assert.ReadBudgetFile(p)
+	file, err := budget.ReadBudgetFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +98,10 @@ func TestOldBudgetFileStaysShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := writeFile(t, t.TempDir(), "feed.budget.json", string(b))
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	f := &fakeT{}
 	assert.Budget(f, run("Pixel 4a", "11", scrollStep()), p)
-	file, err := assert.ReadBudgetFile(p)
+	file, err := budget.ReadBudgetFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestBrokenModels(t *testing.T) {
 		`{"schema": "perfgate.budget/v1", "models": {"Pixel 7": {"steps": {"s": {"fps": {"max": -1}}}}}}`: `model "Pixel 7", step "s", metric "fps": negative limit`,
 		`{"schema": "perfgate.budget/v1", "models": []}`:                                                  `"models": want "{"`,
 	} {
-		_, err := assert.ParseBudgetFile("b.json", []byte(in))
+		_, err := budget.ParseBudgetFile("b.json", []byte(in))
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "b.json:") {
 			t.Errorf("%s: %v, want %s", in, err, want)
 		}

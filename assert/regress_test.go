@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -33,13 +34,13 @@ func TestGateFalsePositiveRateAndPower(t *testing.T) {
 		base := noisy(rng, n, 18)
 		same := noisy(rng, n, 18)
 		worse := noisy(rng, n, 18*1.3)
-		if assert.CompareValues(base, same, metrics.Lower, assert.Gate{ThresholdPct: -1}).Regression {
+		if budget.CompareValues(base, same, metrics.Lower, budget.Gate{ThresholdPct: -1}).Regression {
 			fp0++
 		}
-		if assert.CompareValues(base, same, metrics.Lower, assert.Gate{}).Regression {
+		if budget.CompareValues(base, same, metrics.Lower, budget.Gate{}).Regression {
 			fp10++
 		}
-		if assert.CompareValues(base, worse, metrics.Lower, assert.Gate{}).Regression {
+		if budget.CompareValues(base, worse, metrics.Lower, budget.Gate{}).Regression {
 			caught++
 		}
 	}
@@ -75,9 +76,9 @@ func stepsOf(p95 []float64, fps float64) []*perftest.Step {
 func TestNoRegression(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "feed.budget.json")
 	base := []float64{18.1, 18.3, 18.0, 18.4, 18.2, 18.5, 18.2, 18.3, 18.1, 18.4}
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	f := &fakeT{}
-	if !assert.NoRegression(f, run("Pixel 7", "14", stepsOf(base, 58)...), p, assert.Gate{Metrics: []metrics.Name{"frame_time_p95", "fps"}}) {
+	if !assert.NoRegression(f, run("Pixel 7", "14", stepsOf(base, 58)...), p, budget.Gate{Metrics: []metrics.Name{"frame_time_p95", "fps"}}) {
 		t.Fatalf("record: %q", f.errs)
 	}
 	if want := "perf baseline recorded: scroll: frame_time_p95, 10 iterations on Google Pixel 7, Android 14 (API 34) (" + p + ")"; f.logs[0] != want {
@@ -85,7 +86,7 @@ func TestNoRegression(t *testing.T) {
 	}
 	// Recording a budget later keeps the baseline, and vice versa.
 	assert.Budget(&fakeT{}, run("Pixel 7", "14", scrollStep()), p)
-	file, err := assert.ReadBudgetFile(p)
+	file, err := budget.ReadBudgetFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,33 +94,33 @@ func TestNoRegression(t *testing.T) {
 	if e.Baseline == nil || len(e.Baseline.Values) != 10 || e.Max == nil || e.Baseline.Device != "Google Pixel 7" || e.Baseline.Android != "14" {
 		t.Fatalf("entry after both recordings: %+v", e)
 	}
-	t.Setenv(assert.EnvUpdate, "")
+	t.Setenv(budget.EnvUpdate, "")
 
 	// Noise: passes.
 	noise := []float64{18.2, 18.0, 18.4, 18.3, 18.1, 18.5, 18.2, 18.3, 18.0, 18.4}
 	f = &fakeT{}
-	if !assert.NoRegression(f, run("Pixel 7", "14", stepsOf(noise, 58)...), p, assert.Gate{}) || len(f.errs) != 0 {
+	if !assert.NoRegression(f, run("Pixel 7", "14", stepsOf(noise, 58)...), p, budget.Gate{}) || len(f.errs) != 0 {
 		t.Errorf("noise failed the gate: %q", f.errs)
 	}
 	// A 36 % regression: one line with the figures, and the hint.
 	worse := []float64{24.8, 24.9, 25.1, 24.7, 24.9, 25.0, 24.8, 24.9, 25.2, 24.9}
 	f = &fakeT{}
-	if assert.NoRegression(f, run("Pixel 7", "14", stepsOf(worse, 58)...), p, assert.Gate{}) {
+	if assert.NoRegression(f, run("Pixel 7", "14", stepsOf(worse, 58)...), p, budget.Gate{}) {
 		t.Error("a 36 % regression passed")
 	}
-	want := "perf regression: scroll: frame_time_p95 18.25ms → 24.9ms (+36.4%, p=0.000, n=10+10)\n" +
+	want := "perf regression: scroll: frame_time_p95 18.25ms → 24.9ms (+36.4%, p<0.001, n=10+10)\n" +
 		"run 'go test . -update' to record a new baseline in " + p + " if the change is intended"
 	if f.text() != want {
 		t.Errorf("got\n%s\nwant\n%s", f.text(), want)
 	}
 	// FPS is better higher: a rise is no regression, a fall is.
 	f = &fakeT{}
-	if !assert.NoRegression(f, run("Pixel 7", "14", stepsOf(base, 90)...), p, assert.Gate{}) {
+	if !assert.NoRegression(f, run("Pixel 7", "14", stepsOf(base, 90)...), p, budget.Gate{}) {
 		t.Errorf("an FPS rise failed: %q", f.errs)
 	}
 	f = &fakeT{}
-	assert.NoRegression(f, run("Pixel 7", "14", stepsOf(base, 40)...), p, assert.Gate{})
-	if !strings.HasPrefix(f.text(), "perf regression: scroll: fps 58 → 40 (-31.0%, p=0.000, n=10+10)") {
+	assert.NoRegression(f, run("Pixel 7", "14", stepsOf(base, 40)...), p, budget.Gate{})
+	if !strings.HasPrefix(f.text(), "perf regression: scroll: fps 58 → 40 (-31.0%, p<0.001, n=10+10)") {
 		t.Errorf("fps fall: %q", f.text())
 	}
 }
@@ -129,12 +130,12 @@ func TestNoRegression(t *testing.T) {
 // is asked for.
 func TestNoRegressionWarnings(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "feed.budget.json")
-	t.Setenv(assert.EnvUpdate, "1")
-	assert.NoRegression(&fakeT{}, run("Pixel 7", "14", stepsOf([]float64{18, 18.2, 18.1}, 58)...), p, assert.Gate{Metrics: []metrics.Name{"frame_time_p95"}})
-	t.Setenv(assert.EnvUpdate, "")
+	t.Setenv(budget.EnvUpdate, "1")
+	assert.NoRegression(&fakeT{}, run("Pixel 7", "14", stepsOf([]float64{18, 18.2, 18.1}, 58)...), p, budget.Gate{Metrics: []metrics.Name{"frame_time_p95"}})
+	t.Setenv(budget.EnvUpdate, "")
 	few := run("Pixel 7", "14", stepsOf([]float64{30, 31, 30.5}, 58)...)
 	f := &fakeT{}
-	if !assert.NoRegression(f, few, p, assert.Gate{}) || len(f.errs) != 0 {
+	if !assert.NoRegression(f, few, p, budget.Gate{}) || len(f.errs) != 0 {
 		t.Errorf("3+3 iterations failed instead of warning: %q", f.errs)
 	}
 	logs := strings.Join(f.logs, "\n")
@@ -142,18 +143,18 @@ func TestNoRegressionWarnings(t *testing.T) {
 		t.Errorf("no too-few warning in %q", logs)
 	}
 	f = &fakeT{}
-	if assert.NoRegression(f, few, p, assert.Gate{Strict: true}) {
+	if assert.NoRegression(f, few, p, budget.Gate{Strict: true}) {
 		t.Error("strict gate passed with too few iterations")
 	}
 
 	// Another device.
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	base := []float64{18.1, 18.3, 18.0, 18.4, 18.2, 18.5}
-	assert.NoRegression(&fakeT{}, run("Pixel 7", "14", stepsOf(base, 58)...), p, assert.Gate{})
-	t.Setenv(assert.EnvUpdate, "")
+	assert.NoRegression(&fakeT{}, run("Pixel 7", "14", stepsOf(base, 58)...), p, budget.Gate{})
+	t.Setenv(budget.EnvUpdate, "")
 	worse := run("Pixel 8", "15", stepsOf([]float64{25, 25.2, 24.9, 25.1, 25.3, 24.8}, 58)...)
 	f = &fakeT{}
-	if !assert.NoRegression(f, worse, p, assert.Gate{}) {
+	if !assert.NoRegression(f, worse, p, budget.Gate{}) {
 		t.Errorf("a baseline from another device failed the test: %q", f.errs)
 	}
 	want := "perf regression: scroll: frame_time_p95 18.25ms → 25.05ms (+37.3%, p=0.002, n=6+6) — not failed: the baseline was recorded on Google Pixel 7, Android 14, this run is on Google Pixel 8, Android 15 (API 34) (set Gate.AcrossDevices to compare)"
@@ -161,7 +162,7 @@ func TestNoRegressionWarnings(t *testing.T) {
 		t.Errorf("logs %q\nwant %q", f.logs, want)
 	}
 	f = &fakeT{}
-	if assert.NoRegression(f, worse, p, assert.Gate{AcrossDevices: true}) {
+	if assert.NoRegression(f, worse, p, budget.Gate{AcrossDevices: true}) {
 		t.Error("AcrossDevices did not compare")
 	}
 }
@@ -169,7 +170,7 @@ func TestNoRegressionWarnings(t *testing.T) {
 func TestNoRegressionWithoutBaseline(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "b.json", goodFile)
 	f := &fakeT{}
-	if assert.NoRegression(f, run("Pixel 7", "14", scrollStep()), p, assert.Gate{}) {
+	if assert.NoRegression(f, run("Pixel 7", "14", scrollStep()), p, budget.Gate{}) {
 		t.Error("a file with no baseline passed the gate")
 	}
 	if want := "perf regression gate: " + p + " has no baseline this run measured (run 'go test . -update' to record one)"; f.text() != want {
@@ -183,11 +184,11 @@ func TestGateSteps(t *testing.T) {
 	launch := scrollStep()
 	launch.Name = "launch"
 	r := run("Pixel 7", "14", append([]*perftest.Step{launch}, stepsOf([]float64{18, 18.2, 18.1, 18.3}, 58)...)...)
-	t.Setenv(assert.EnvUpdate, "1")
-	if f := (&fakeT{}); !assert.NoRegression(f, r, p, assert.Gate{Steps: []string{"scroll"}, Metrics: []metrics.Name{"frame_time_p95"}}) {
+	t.Setenv(budget.EnvUpdate, "1")
+	if f := (&fakeT{}); !assert.NoRegression(f, r, p, budget.Gate{Steps: []string{"scroll"}, Metrics: []metrics.Name{"frame_time_p95"}}) {
 		t.Fatal(f.errs)
 	}
-	file, err := assert.ReadBudgetFile(p)
+	file, err := budget.ReadBudgetFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,10 +202,10 @@ func TestGateSteps(t *testing.T) {
 // of the comparison, with a warning.
 func TestNoRegressionSkipsUnmeasured(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "feed.budget.json")
-	t.Setenv(assert.EnvUpdate, "1")
+	t.Setenv(budget.EnvUpdate, "1")
 	assert.NoRegression(&fakeT{}, run("Pixel 7", "14", stepsOf([]float64{18.1, 18.3, 18.0, 18.4, 18.2, 18.5}, 58)...), p,
-		assert.Gate{Metrics: []metrics.Name{"frame_time_p95", "rx"}})
-	t.Setenv(assert.EnvUpdate, "")
+		budget.Gate{Metrics: []metrics.Name{"frame_time_p95", "rx"}})
+	t.Setenv(budget.EnvUpdate, "")
 	why := "traffic: dumpsys netstats unreadable on every read in the step (3 failed; last: …)"
 	steps := stepsOf([]float64{18.2, 18.0, 18.4, 18.3, 18.1, 18.5}, 58)
 	for _, st := range steps {
@@ -212,7 +213,7 @@ func TestNoRegressionSkipsUnmeasured(t *testing.T) {
 		st.NotMeasured = map[metrics.Name]string{"rx": why, "tx": why}
 	}
 	f := &fakeT{}
-	if !assert.NoRegression(f, run("Pixel 7", "14", steps...), p, assert.Gate{}) || len(f.errs) != 0 {
+	if !assert.NoRegression(f, run("Pixel 7", "14", steps...), p, budget.Gate{}) || len(f.errs) != 0 {
 		t.Errorf("an unmeasured metric failed the gate: %q", f.errs)
 	}
 	want := "perf regression gate: not checked: scroll: rx not measured (" + why + "; baseline at " + p + ":"
@@ -220,7 +221,7 @@ func TestNoRegressionSkipsUnmeasured(t *testing.T) {
 		t.Errorf("logs %q, want %q", logs, want)
 	}
 	f = &fakeT{}
-	if assert.NoRegression(f, run("Pixel 7", "14", steps...), p, assert.Gate{Strict: true}) || !strings.Contains(f.text(), want) {
+	if assert.NoRegression(f, run("Pixel 7", "14", steps...), p, budget.Gate{Strict: true}) || !strings.Contains(f.text(), want) {
 		t.Errorf("strict: %q", f.errs)
 	}
 	// Two iterations of six did not measure it.
@@ -230,7 +231,7 @@ func TestNoRegressionSkipsUnmeasured(t *testing.T) {
 		st.NotMeasured = map[metrics.Name]string{"rx": why, "tx": why}
 	}
 	f = &fakeT{}
-	if !assert.NoRegression(f, run("Pixel 7", "14", steps...), p, assert.Gate{}) || len(f.errs) != 0 {
+	if !assert.NoRegression(f, run("Pixel 7", "14", steps...), p, budget.Gate{}) || len(f.errs) != 0 {
 		t.Errorf("partly measured: %q", f.errs)
 	}
 	want = "perf regression gate: warning: scroll: rx not measured in 2 of 6 iterations (" + why + "); compared the other 4"

@@ -1,25 +1,9 @@
 package assert
 
-import "github.com/perfgate/perfgate/metrics"
-
-// Measurement is one step as the checks read it: its measured metrics,
-// the reasons for those it lacks, and the evidence a failure quotes.
-type Measurement = metrics.Measurement
-
-// Subject is what checks read: a step (one Measurement) or a whole run
-// (every step, in order). *perftest.Step and *perftest.Result are Subjects.
-type Subject interface {
-	Measurements() []Measurement
-}
-
-// Run is a whole run: its steps and the device it ran on. *perftest.Result
-// is a Run.
-type Run interface {
-	Subject
-	// RunDevice is the device the run was measured on; baselines are
-	// recorded under its Name and Release.
-	RunDevice() metrics.DeviceFacts
-}
+import (
+	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/internal/callsite"
+)
 
 // TestingT is the part of *testing.T the checks need; *testing.T,
 // *testing.B and testify's mocks satisfy it. Helper and Logf are used when
@@ -42,3 +26,28 @@ func logf(t TestingT, format string, args ...any) {
 		l.Logf(format, args...)
 	}
 }
+
+// report records vs with the subject they judged (when it keeps verdicts,
+// as a perftest Result and its steps do), reports each failing one's line
+// through t and each warning through its log, and returns whether none
+// failed.
+func report(t TestingT, s budget.Subject, vs []budget.Verdict) bool {
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
+	budget.Record(s, vs)
+	ok := true
+	for _, v := range vs {
+		switch {
+		case v.Fails():
+			t.Errorf("%s", v.Line)
+			ok = false
+		case v.Status == budget.Warn && v.Line != "":
+			logf(t, "%s", v.Line)
+		}
+	}
+	return ok
+}
+
+// callSite names the test's line that called a check (callsite.Outside).
+func callSite() string { return callsite.Outside(1) }

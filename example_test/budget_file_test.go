@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/scenario"
 )
 
@@ -20,5 +21,5 @@ func TestFeedBudgets(t *testing.T) {
 	sc.Step("leave", scenario.Back(), scenario.Sleep(500*time.Millisecond))
 	r := sc.Stop()
 
-	assert.BudgetWith(t, r, "feed.budget.json", assert.Headroom{Pct: 30, Count: 2})
+	assert.BudgetWith(t, r, "feed.budget.json", budget.Headroom{Pct: 30, Count: 2})
 }

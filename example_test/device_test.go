@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,9 @@ import (
 // PERFGATE_APP), otherwise a simulated phone running the given workload
 // preset, served by a pure-Go adb server inside the test. A test on a
 // simulated phone runs in parallel with the others.
+//
+// PERFGATE_SIM_WORKLOAD names another preset (or a workload JSON file) for
+// the simulated phone to run instead: a worse app, to see a test fail.
 func openDevice(t *testing.T, preset string) (*adbx.Device, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -38,7 +42,13 @@ func openDevice(t *testing.T, preset string) (*adbx.Device, string) {
 	// A simulated phone is this test's own, so the examples run at once;
 	// on a real phone, which they share, they take turns.
 	t.Parallel()
+	if w := os.Getenv(EnvSimWorkload); w != "" {
+		preset = w
+	}
 	wl, err := simdevice.Preset(preset)
+	if err != nil && strings.HasSuffix(preset, ".json") {
+		wl, err = simdevice.LoadWorkload(preset)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,6 +61,10 @@ func openDevice(t *testing.T, preset string) (*adbx.Device, string) {
 	t.Cleanup(srv.Close)
 	return srv.Open(""), wl.Package
 }
+
+// EnvSimWorkload names the variable that swaps the simulated app of the
+// examples for another.
+const EnvSimWorkload = "PERFGATE_SIM_WORKLOAD"
 
 // launch starts the app cold and waits until it has drawn its first frame.
 func launch(t *testing.T, dev *adbx.Device, app string) {

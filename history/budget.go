@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -20,7 +20,7 @@ type SuggestOptions struct {
 	// MinRuns is the fewest runs a budget may rest on.
 	MinRuns int
 	// Pct and Count are the headroom over the level, as in
-	// assert.Headroom.
+	// budget.Headroom.
 	Pct   float64
 	Count int
 }
@@ -131,20 +131,20 @@ func roundTo3(v float64, round func(float64) float64) float64 {
 }
 
 // BudgetFile turns suggestions for one test into a golden budget file
-// (see package assert) holding the metrics a budget file can name. Steps
+// (see package budget) holding the metrics a budget file can name. Steps
 // of other tests are an error: one budget file serves one test or group.
-func BudgetFile(sugs []Suggestion) (*assert.File, error) {
-	f := &assert.File{Schema: assert.BudgetSchema, Steps: map[string]map[string]*assert.Entry{}}
+func BudgetFile(sugs []Suggestion) (*budget.File, error) {
+	f := &budget.File{Schema: budget.BudgetSchema, Steps: map[string]map[string]*budget.Entry{}}
 	test := ""
 	for _, s := range sugs {
 		if test != "" && s.Test != test {
 			return nil, fmt.Errorf("history budget: suggestions for tests %q and %q: pick one test", test, s.Test)
 		}
 		test = s.Test
-		if !assert.KnownMetric(s.Metric) {
+		if !metrics.Name(s.Metric).Known() {
 			continue
 		}
-		e := &assert.Entry{Unit: s.Unit, Definition: s.Definition}
+		e := &budget.Entry{Unit: s.Unit, Definition: s.Definition}
 		l := s.Limit
 		if s.Min {
 			e.Min = &l
@@ -152,7 +152,7 @@ func BudgetFile(sugs []Suggestion) (*assert.File, error) {
 			e.Max = &l
 		}
 		if f.Steps[s.Step] == nil {
-			f.Steps[s.Step] = map[string]*assert.Entry{}
+			f.Steps[s.Step] = map[string]*budget.Entry{}
 		}
 		f.Steps[s.Step][s.Metric] = e
 	}

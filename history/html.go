@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/report"
@@ -22,7 +23,7 @@ type PageOptions struct {
 	Title string
 	// Budgets are drawn as dashed lines on the charts of their step and
 	// metric.
-	Budgets []metrics.Limit
+	Budgets []budget.Limit
 }
 
 func (o PageOptions) title() string {
@@ -169,8 +170,8 @@ func WritePage(w io.Writer, metric string, trends []Trend, o PageOptions) error 
 
 // budgetsFor returns the budgets on metric of step (its base name), or of
 // every step.
-func budgetsFor(bs []metrics.Limit, step, metric string) []metrics.Limit {
-	var out []metrics.Limit
+func budgetsFor(bs []budget.Limit, step, metric string) []budget.Limit {
+	var out []budget.Limit
 	for _, b := range bs {
 		if string(b.Metric) == metric && b.AppliesTo(step) {
 			out = append(out, b)
@@ -192,7 +193,7 @@ const (
 // zero, every point a link to its run's report, the level between change
 // points, the change points and the budgets. No script: the page works
 // wherever HTML does.
-func trendSVG(t Trend, budgets []metrics.Limit) string {
+func trendSVG(t Trend, budgets []budget.Limit) string {
 	var b strings.Builder
 	esc := template.HTMLEscapeString
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="trend" data-metric="%s" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,

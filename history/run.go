@@ -18,7 +18,8 @@ type Run struct {
 	// ID names the run; adding a run whose ID is stored already does
 	// nothing. RunOf derives it from the Result unless Meta gives one.
 	ID string
-	// Test is the Result's name (the Go test, or the scenario).
+	// Test is what the Result is a run of (perftest.Result.Key): the Go
+	// test and its package ("TestFeed@feed"), or the scenario.
 	Test string
 	// Commit and Branch are what was built and measured.
 	Commit, Branch string
@@ -80,15 +81,12 @@ func RunID(r *perftest.Result) string {
 // never zero.
 func RunOf(r *perftest.Result, m Meta) Run {
 	run := Run{
-		ID: m.ID, Test: r.Name, Commit: m.Commit, Branch: m.Branch, Time: r.Start.UTC(),
+		ID: m.ID, Test: r.Key(), Commit: m.Commit, Branch: m.Branch, Time: r.Start.UTC(),
 		Device: r.Device.Model, Manufacturer: r.Device.Manufacturer, Serial: r.Device.Serial,
 		Android: r.Device.Release, API: r.Device.API, Package: r.App.Package, AppVersion: m.AppVersion, ReportURL: m.ReportURL,
 	}
 	if run.ID == "" {
 		run.ID = RunID(r)
-	}
-	if run.Test == "" {
-		run.Test = r.App.Package
 	}
 	steps := r.Steps
 	if len(steps) == 0 && r.Whole != nil {

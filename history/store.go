@@ -86,6 +86,23 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	return s, nil
 }
 
+// OpenExisting opens a history that must exist already, for commands that
+// only read it: a file that is not there is an error naming it, and is not
+// created (Open would make an empty one, and a misspelt path would read as
+// a history without runs).
+func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
+	if !isPostgres(dsn) && strings.TrimSpace(dsn) != "" {
+		path := strings.TrimPrefix(dsn, "sqlite:")
+		if u, ok := strings.CutPrefix(path, "file:"); ok {
+			path, _, _ = strings.Cut(u, "?")
+		}
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("history %s: %w", redact(dsn), err)
+		}
+	}
+	return Open(ctx, dsn)
+}
+
 // Close closes the history.
 func (s *Store) Close() error { return s.db.Close() }
 
@@ -107,7 +124,8 @@ var kvDSN = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|ssl
 func sqliteSource(dsn string) (string, error) {
 	path := strings.TrimPrefix(dsn, "sqlite:")
 	query := ""
-	if strings.HasPrefix(path, "file:") {
+	uri := strings.HasPrefix(path, "file:")
+	if uri {
 		u := strings.TrimPrefix(path, "file:")
 		path, query, _ = strings.Cut(u, "?")
 	}
@@ -122,6 +140,11 @@ func sqliteSource(dsn string) (string, error) {
 	q := "_pragma=busy_timeout(" + strconv.FormatInt(busyTimeout.Milliseconds(), 10) + ")&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 	if query != "" {
 		q += "&" + query
+	}
+	if !uri {
+		// A file name is a name, not a URI: "%", "?" and "#" in it are
+		// its own characters, which the URI must escape.
+		path = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	}
 	return "file:" + path + "?" + q, nil
 }
@@ -281,7 +304,9 @@ func deviceName(d string) string {
 	return d
 }
 
-// Filter narrows the runs a query reads. Empty fields match everything.
+// Filter narrows the runs a query reads. Empty fields match everything. A
+// Test without a package ("TestFeed") matches the test in every package
+// ("TestFeed@feed").
 type Filter struct {
 	Test, Step, Metric, Device string
 	// Branches keeps runs of these branches only.
@@ -300,7 +325,12 @@ func (f Filter) where() (string, []any) {
 			args = append(args, v)
 		}
 	}
-	eq("r.test", f.Test)
+	if f.Test != "" {
+		// A test's bare name matches it in every package: runs are kept
+		// as "TestFeed@feed" (perftest.Result.Key).
+		conds = append(conds, "(r.test = ? OR r.test LIKE ? ESCAPE '\\')")
+		args = append(args, f.Test, likeEscape(f.Test)+"@%")
+	}
 	eq("v.step", f.Step)
 	eq("v.metric", f.Metric)
 	eq("r.device_model", f.Device)
@@ -318,6 +348,11 @@ func (f Filter) where() (string, []any) {
 		return "", nil
 	}
 	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// likeEscape escapes LIKE's wildcards in s, with \ as the escape.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // Keys lists the series the history holds that f matches, sorted.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -131,8 +131,8 @@ func TestPages(t *testing.T) {
 		trends = append(trends, tr)
 	}
 	dir := t.TempDir()
-	budget, _ := assert.ParseLimit("scroll:frame_time_p95<=25")
-	if err := WritePages(dir, trends, PageOptions{Budgets: []assert.Limit{budget}}); err != nil {
+	lim, _ := budget.ParseLimit("scroll:frame_time_p95<=25")
+	if err := WritePages(dir, trends, PageOptions{Budgets: []budget.Limit{lim}}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "trend-frame_time_p95.html"))

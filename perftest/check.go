@@ -6,20 +6,27 @@ import (
 	"sync"
 	"time"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/internal/callsite"
 	"github.com/perfgate/perfgate/metrics"
 )
 
-// Measurements returns the step as package assert's checks read it: its
+// Measurements returns the step as package budget's checks read it: its
 // metric catalogue and the evidence a failure quotes (the times of janky
 // frames since the step began, the crashes).
-func (s *Step) Measurements() []metrics.Measurement {
+func (s *Step) Measurements() []budget.Measurement {
 	if s == nil {
-		return []metrics.Measurement{{Step: "", Missing: true}}
+		return []budget.Measurement{{Step: "", Missing: true}}
 	}
-	m := metrics.Measurement{Step: s.Name, Missing: s.Missing}
+	m := budget.Measurement{Step: s.Name, Missing: s.Missing}
 	if s.Missing {
-		return []metrics.Measurement{m}
+		return []budget.Measurement{m}
+	}
+	switch {
+	case s.Unfinished:
+		m.Incomplete = "unfinished: the session stopped inside it"
+	case s.ActionFailed != "":
+		m.Incomplete = "an action failed: " + s.ActionFailed
 	}
 	m.Metrics = s.Metrics()
 	for _, a := range s.Absent() {
@@ -71,13 +78,22 @@ func (s *Step) Measurements() []metrics.Measurement {
 		}
 		m.Evidence[metrics.Crashes] = append(m.Evidence[metrics.Crashes], e)
 	}
-	return []metrics.Measurement{m}
+	return []budget.Measurement{m}
+}
+
+// RecordVerdicts stores verdicts of a check of the step in the Result it
+// belongs to (see Result.RecordVerdicts); a step of no Result keeps
+// nothing.
+func (s *Step) RecordVerdicts(vs ...budget.Verdict) {
+	if s != nil && s.res != nil {
+		s.res.RecordVerdicts(vs...)
+	}
 }
 
 // Measurements returns every step of the run in order, or the whole
 // session (Result.Whole, named "session") when it had no named steps.
-func (r *Result) Measurements() []metrics.Measurement {
-	var out []metrics.Measurement
+func (r *Result) Measurements() []budget.Measurement {
+	var out []budget.Measurement
 	for _, st := range r.Steps {
 		out = append(out, st.Measurements()...)
 	}
@@ -116,11 +132,12 @@ func sessionOf(t TestingT) *Session {
 // (MaxJank(t, 3), …). A session measures its last frames only when it
 // stops, so a check called while it runs has no verdict until then: it
 // reports through the test at Stop, and Passed tells the outcome from then
-// on. A check called after Stop is checked at once.
+// on. A check called after Stop is checked at once. Either way its
+// verdicts go into the session's Result.
 type BoundCheck struct {
-	mu      sync.Mutex
-	checked bool
-	passed  bool
+	mu       sync.Mutex
+	checked  bool
+	verdicts []budget.Verdict
 }
 
 // Passed reports whether the check passed and whether it was checked at
@@ -128,30 +145,67 @@ type BoundCheck struct {
 func (c *BoundCheck) Passed() (passed, checked bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.passed, c.checked
+	return c.checked && budget.Failed(c.verdicts) == 0, c.checked
 }
 
-func (c *BoundCheck) set(passed bool) {
+// Verdicts are the check's verdicts, nil until it was checked.
+func (c *BoundCheck) Verdicts() []budget.Verdict {
 	c.mu.Lock()
-	c.passed, c.checked = passed, true
+	defer c.mu.Unlock()
+	return append([]budget.Verdict(nil), c.verdicts...)
+}
+
+func (c *BoundCheck) set(vs []budget.Verdict) {
+	c.mu.Lock()
+	c.verdicts, c.checked = vs, true
 	c.mu.Unlock()
 }
 
-// bound runs check on the session of t: on its most recent step, or the
-// whole session when it had no named steps. A session still running
-// measures its last frames only when it stops, so there the check waits
-// until Stop (or the test's cleanup) and reports then, on the step that was
-// the most recent when the check was called.
-func bound(t TestingT, name string, check func(assert.TestingT, assert.Subject) bool) *BoundCheck {
+// Check judges limits on the session of t (see Start): its most recent
+// step, or the whole session when it had no named steps. A session still
+// running measures its last frames only when it stops, so there the check
+// waits until Stop (or the test's cleanup) and reports then, on the step
+// that was the most recent when Check was called. Every verdict goes into
+// the session's Result; each failing one reports its line through t, and
+// the test goes on. The named checks (MaxJank, MinFPS, …) are Check with
+// one limit.
+func Check(t TestingT, limits ...budget.Limit) *BoundCheck {
+	if h, ok := t.(helperT); ok {
+		h.Helper()
+	}
+	return bound(t, "Check", limits)
+}
+
+// bound runs limits on the session of t; name is the check's, for the
+// message of a test without a session.
+func bound(t TestingT, name string, limits []budget.Limit) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
 	c := &BoundCheck{}
+	from := callSite()
 	s := sessionOf(t)
 	if s == nil {
 		t.Errorf("perftest.%s: this test has no session: call perftest.Start(t, …) first", name)
-		c.set(false)
+		c.set([]budget.Verdict{{Kind: budget.KindBudget, Status: budget.NotChecked, From: from, Reason: "no session",
+			Line: fmt.Sprintf("perftest.%s: this test has no session", name)}})
 		return c
+	}
+	// check judges and records at once, and returns how to report.
+	check := func(r *Result, step string) func() {
+		subject := subjectOf(r, step)
+		vs := budget.Record(subject, budget.Check(subject, from, limits...))
+		c.set(vs)
+		return func() {
+			if h, ok := t.(helperT); ok {
+				h.Helper()
+			}
+			for _, v := range vs {
+				if v.Fails() {
+					t.Errorf("%s", v.Line)
+				}
+			}
+		}
 	}
 	s.mu.Lock()
 	step := ""
@@ -159,28 +213,31 @@ func bound(t TestingT, name string, check func(assert.TestingT, assert.Subject) 
 		step = s.res.Steps[n-1].Name
 	}
 	if !s.stopped || s.final == nil {
-		s.pending = append(s.pending, func(r *Result) { c.set(check(t, subjectOf(r, step))) })
+		s.pending = append(s.pending, func(r *Result) func() { return check(r, step) })
 		s.mu.Unlock()
 		return c
 	}
 	r := s.final
 	s.mu.Unlock()
-	c.set(check(t, subjectOf(r, step)))
+	check(r, step)()
 	return c
 }
 
 // subjectOf is the named step of r, or its whole session for "".
-func subjectOf(r *Result, step string) assert.Subject {
+func subjectOf(r *Result, step string) budget.Subject {
 	if step != "" {
 		return r.Step(step)
 	}
 	if r.Whole != nil {
 		return r.Whole
 	}
-	return &Step{Name: "session", Missing: true}
+	return &Step{Name: "session", Missing: true, res: r}
 }
 
-// MaxJank is assert.MaxJank on the test's session (see Start): its most
+// callSite names the test's line that called a check (callsite.Outside).
+func callSite() string { return callsite.Outside(1) }
+
+// MaxJank is assert.MaxJank on the test's session (see Check): its most
 // recent step, or the whole session when it had no named steps. Like every
 // session-bound check it reports when the session stops if it is still
 // running, and has no verdict until then (see BoundCheck).
@@ -188,7 +245,7 @@ func MaxJank(t TestingT, max int) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "MaxJank", func(t assert.TestingT, s assert.Subject) bool { return assert.MaxJank(t, s, max) })
+	return bound(t, "MaxJank", []budget.Limit{{Metric: metrics.Jank, Value: float64(max)}})
 }
 
 // MinFPS is assert.MinFPS on the test's session; see MaxJank.
@@ -196,7 +253,7 @@ func MinFPS(t TestingT, min float64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "MinFPS", func(t assert.TestingT, s assert.Subject) bool { return assert.MinFPS(t, s, min) })
+	return bound(t, "MinFPS", []budget.Limit{{Metric: metrics.FPS, Value: min, Min: true}})
 }
 
 // MaxFrameTimeP95 is assert.MaxFrameTimeP95 on the test's session; see
@@ -205,7 +262,7 @@ func MaxFrameTimeP95(t TestingT, max time.Duration) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "MaxFrameTimeP95", func(t assert.TestingT, s assert.Subject) bool { return assert.MaxFrameTimeP95(t, s, max) })
+	return bound(t, "MaxFrameTimeP95", []budget.Limit{{Metric: metrics.FrameTimeP95, Value: ms(max)}})
 }
 
 // MaxBigJank is assert.MaxBigJank on the test's session; see MaxJank.
@@ -213,7 +270,7 @@ func MaxBigJank(t TestingT, max int) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "MaxBigJank", func(t assert.TestingT, s assert.Subject) bool { return assert.MaxBigJank(t, s, max) })
+	return bound(t, "MaxBigJank", []budget.Limit{{Metric: metrics.BigJankPerfDog, Value: float64(max)}})
 }
 
 // MaxStutter is assert.MaxStutter on the test's session; see MaxJank.
@@ -221,7 +278,7 @@ func MaxStutter(t TestingT, maxPct float64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "MaxStutter", func(t assert.TestingT, s assert.Subject) bool { return assert.MaxStutter(t, s, maxPct) })
+	return bound(t, "MaxStutter", []budget.Limit{{Metric: metrics.StutterPerfDog, Value: maxPct}})
 }
 
 // MaxCPU is assert.MaxCPU on the test's session; see MaxJank.
@@ -229,7 +286,7 @@ func MaxCPU(t TestingT, maxPct float64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "MaxCPU", func(t assert.TestingT, s assert.Subject) bool { return assert.MaxCPU(t, s, maxPct) })
+	return bound(t, "MaxCPU", []budget.Limit{{Metric: metrics.CPU, Value: maxPct}})
 }
 
 // MaxCPUP90 is assert.MaxCPUP90 on the test's session; see MaxJank.
@@ -237,7 +294,7 @@ func MaxCPUP90(t TestingT, maxPct float64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "MaxCPUP90", func(t assert.TestingT, s assert.Subject) bool { return assert.MaxCPUP90(t, s, maxPct) })
+	return bound(t, "MaxCPUP90", []budget.Limit{{Metric: metrics.CPUP90, Value: maxPct}})
 }
 
 // MaxPSS is assert.MaxPSS on the test's session; see MaxJank.
@@ -245,7 +302,7 @@ func MaxPSS(t TestingT, maxKiB int64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "MaxPSS", func(t assert.TestingT, s assert.Subject) bool { return assert.MaxPSS(t, s, maxKiB) })
+	return bound(t, "MaxPSS", []budget.Limit{{Metric: metrics.PSSMax, Value: float64(maxKiB)}})
 }
 
 // MaxMemoryGrowth is assert.MaxMemoryGrowth on the test's session; see
@@ -254,7 +311,7 @@ func MaxMemoryGrowth(t TestingT, kibPerMin float64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "MaxMemoryGrowth", func(t assert.TestingT, s assert.Subject) bool { return assert.MaxMemoryGrowth(t, s, kibPerMin) })
+	return bound(t, "MaxMemoryGrowth", []budget.Limit{{Metric: metrics.PSSGrowth, Value: kibPerMin}})
 }
 
 // MaxTraffic is assert.MaxTraffic on the test's session; see MaxJank.
@@ -262,7 +319,7 @@ func MaxTraffic(t TestingT, rxBytes, txBytes uint64) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "MaxTraffic", func(t assert.TestingT, s assert.Subject) bool { return assert.MaxTraffic(t, s, rxBytes, txBytes) })
+	return bound(t, "MaxTraffic", []budget.Limit{{Metric: metrics.Rx, Value: float64(rxBytes)}, {Metric: metrics.Tx, Value: float64(txBytes)}})
 }
 
 // MaxStartup is assert.MaxStartup on the test's session; see MaxJank.
@@ -270,7 +327,7 @@ func MaxStartup(t TestingT, max time.Duration) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "MaxStartup", func(t assert.TestingT, s assert.Subject) bool { return assert.MaxStartup(t, s, max) })
+	return bound(t, "MaxStartup", []budget.Limit{{Metric: metrics.StartupInitial, Value: ms(max)}})
 }
 
 // NoCrash is assert.NoCrash on the test's session; see MaxJank.
@@ -278,7 +335,7 @@ func NoCrash(t TestingT) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "NoCrash", func(t assert.TestingT, s assert.Subject) bool { return assert.NoCrash(t, s) })
+	return bound(t, "NoCrash", []budget.Limit{{Metric: metrics.Crashes, Value: 0}})
 }
 
 // MaxBlock is assert.MaxBlock on the test's session; see MaxJank.
@@ -286,7 +343,7 @@ func MaxBlock(t TestingT, max time.Duration) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "MaxBlock", func(t assert.TestingT, s assert.Subject) bool { return assert.MaxBlock(t, s, max) })
+	return bound(t, "MaxBlock", []budget.Limit{{Metric: metrics.MaxBlock, Value: ms(max)}})
 }
 
 // NoANR is assert.NoANR on the test's session; see MaxJank.
@@ -294,5 +351,7 @@ func NoANR(t TestingT) *BoundCheck {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	return bound(t, "NoANR", func(t assert.TestingT, s assert.Subject) bool { return assert.NoANR(t, s) })
+	return bound(t, "NoANR", []budget.Limit{{Metric: metrics.ANRs, Value: 0}})
 }
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -270,6 +270,18 @@ func (c Config) writeResult(r *Result) error {
 	return r.WriteFile(c.ResultFile)
 }
 
+// rewriteResult writes r again where writeResult wrote it, under the same
+// name, with what was recorded since (verdicts).
+func (c Config) rewriteResult(r *Result) error {
+	switch {
+	case r.Path == "" || c.ResultFile == "-":
+		return nil
+	case c.ResultFile != "":
+		return r.WriteFile(r.Path)
+	}
+	return r.Rewrite()
+}
+
 // resultsDir is the folder of the Result (ResultFile's, else ResultsDir,
 // $PERFGATE_RESULTS or testdata/perf-results), where what goes with it
 // (screenshots, reports) goes too, even when the Result itself is not

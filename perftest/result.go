@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -23,6 +25,11 @@ type Result struct {
 	Schema string `json:"schema"`
 	// Name is the test's name, or what the recording program calls it.
 	Name string `json:"name,omitempty"`
+	// TestPackage is the Go package of the test that ran the session, as a
+	// path inside its module ("example_test"; see TestPackage); empty
+	// outside a test binary. With Name it tells tests of two packages
+	// apart (see Key).
+	TestPackage string `json:"test_package,omitempty"`
 	// Device is what the session learnt about the device when it started.
 	Device metrics.DeviceFacts `json:"device"`
 	App    AppInfo             `json:"app"`
@@ -71,8 +78,164 @@ type Result struct {
 	Notes []string `json:"notes,omitempty"`
 	// Error says why the session ended early; empty when it ran to Stop.
 	Error string `json:"error,omitempty"`
+	// Verdicts are the verdicts of every check of the session: budgets
+	// checked in Go (assert, the session-bound checks), budget files,
+	// scenario budgets, regression gates, crashes no step expected and UI
+	// actions that failed. Reports show them as they are: a Result with a
+	// failing verdict is never shown as passed (see Failed).
+	Verdicts []budget.Verdict `json:"verdicts,omitempty"`
+	// TestFailed is set when the test that ran the session failed, for
+	// whatever reason (its own checks as well as perfgate's): read from
+	// the test when it ends.
+	TestFailed bool `json:"test_failed,omitempty"`
 	// Path is where the Result was last written or read; not serialised.
 	Path string `json:"-"`
+
+	// rec guards Verdicts, which checks may record from several
+	// goroutines, and says whether the file on disk lacks some of them.
+	rec *recorder
+}
+
+// own makes r the Result its steps record verdicts in.
+func (r *Result) own() {
+	r.recorder()
+	for _, st := range r.Steps {
+		st.res = r
+	}
+	if r.Whole != nil {
+		r.Whole.res = r
+	}
+}
+
+// recorder is a Result's record of verdicts added since it was written.
+type recorder struct {
+	mu    sync.Mutex
+	dirty bool
+}
+
+func (r *Result) recorder() *recorder {
+	if r.rec == nil {
+		r.rec = &recorder{}
+	}
+	return r.rec
+}
+
+// RecordVerdicts keeps verdicts of a check of the Result (or of one of its
+// steps) with it. The Result on disk gets them when the session publishes
+// (at the end of its test, or Session.Publish), or when it is written
+// again.
+func (r *Result) RecordVerdicts(vs ...budget.Verdict) {
+	if r == nil || len(vs) == 0 {
+		return
+	}
+	rec := r.recorder()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	r.Verdicts = append(r.Verdicts, vs...)
+	rec.dirty = true
+}
+
+// marshal is r as indented JSON, taken while no check records a verdict in
+// it.
+func (r *Result) marshal() ([]byte, error) {
+	rec := r.recorder()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return json.MarshalIndent(r, "", "  ")
+}
+
+// setTestFailed records that the session's test failed; the Result on
+// disk gets it when the session publishes.
+func (r *Result) setTestFailed() {
+	rec := r.recorder()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	r.TestFailed, rec.dirty = true, true
+}
+
+// unsaved reports whether verdicts were recorded since the Result was last
+// written, and forgets it.
+func (r *Result) unsaved() bool {
+	rec := r.recorder()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	d := rec.dirty
+	rec.dirty = false
+	return d
+}
+
+// Key names what the Result is a run of: its test (or scenario) and, in a
+// test binary, the test's package, as "TestFeed@example_test". Runs of one
+// key are runs of the same thing; comparisons, reports and histories never
+// pool runs of different keys.
+func (r *Result) Key() string {
+	name := r.Name
+	if name == "" {
+		name = r.App.Package
+	}
+	if r.TestPackage != "" {
+		return name + "@" + r.TestPackage
+	}
+	return name
+}
+
+// Checked is every verdict of the session: those it keeps (Verdicts), and,
+// for a Result that keeps no crash verdict (one written before sessions
+// kept them, or put together by hand), the verdict of each crash no step
+// expected, as Stop makes it.
+func (r *Result) Checked() []budget.Verdict {
+	out := append([]budget.Verdict(nil), r.Verdicts...)
+	for _, v := range out {
+		if v.Kind == budget.KindCrash {
+			return out
+		}
+	}
+	return append(out, r.crashVerdicts()...)
+}
+
+// crashVerdicts are the failing verdicts of the steps in which the app
+// crashed where the test did not expect it: a crash fails its step, budget
+// or not, since an app that died measured nothing worth passing.
+func (r *Result) crashVerdicts() []budget.Verdict {
+	var out []budget.Verdict
+	for _, st := range r.Steps {
+		if !st.Crashed() || st.CrashExpected {
+			continue
+		}
+		for _, v := range budget.Check(st, "a crash no step expected", budget.Limit{Metric: metrics.Crashes}) {
+			if v.Fails() {
+				v.Kind = budget.KindCrash
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// Failed reports whether the session failed, and why, one line a reason:
+// it ended early, a verdict fails (see Checked and budget.Verdict.Fails:
+// a broken budget, a regression, a crash no step expected, a failed
+// action), the app crashed outside every step, or its test failed.
+func (r *Result) Failed() []string {
+	var why []string
+	if r.Error != "" {
+		why = append(why, "session ended early: "+r.Error)
+	}
+	for _, v := range r.Checked() {
+		if v.Fails() {
+			why = append(why, v.Line)
+		}
+	}
+	for _, c := range r.Crashes {
+		if c.Step == "" {
+			why = append(why, "the app crashed between steps")
+			break
+		}
+	}
+	if r.TestFailed && len(why) == 0 {
+		why = append(why, "the test failed (see its log)")
+	}
+	return why
 }
 
 // AppInfo are the facts of the app under test.
@@ -257,11 +420,14 @@ func (r *Result) Step(name string) *Step {
 	if r != nil {
 		for _, s := range r.Steps {
 			if s.Name == name {
+				if s.res == nil {
+					s.res = r // a Result put together by hand
+				}
 				return s
 			}
 		}
 	}
-	return &Step{Name: name, Missing: true}
+	return &Step{Name: name, Missing: true, res: r}
 }
 
 // WriteFile writes r as indented JSON to path, creating its directory, with
@@ -270,7 +436,7 @@ func (r *Result) WriteFile(path string) error {
 	if r.Schema == "" {
 		r.Schema = Schema
 	}
-	b, err := json.MarshalIndent(r, "", "  ")
+	b, err := r.marshal()
 	if err != nil {
 		return fmt.Errorf("perftest: write %s: %w", path, err)
 	}
@@ -315,5 +481,6 @@ func ReadResult(path string) (*Result, error) {
 		return nil, fmt.Errorf("perftest: read result %s: %w: %q (want %q)", path, ErrSchema, r.Schema, Schema)
 	}
 	r.Path = path
+	r.own()
 	return &r, nil
 }

@@ -115,7 +115,7 @@ func (r *Result) WriteInDir(dir, base string) error {
 	if r.Schema == "" {
 		r.Schema = Schema
 	}
-	b, err := json.MarshalIndent(r, "", "  ")
+	b, err := r.marshal()
 	if err != nil {
 		return fail(err)
 	}
@@ -161,7 +161,7 @@ func (r *Result) Rewrite() error {
 	if r.Schema == "" {
 		r.Schema = Schema
 	}
-	b, err := json.MarshalIndent(r, "", "  ")
+	b, err := r.marshal()
 	if err != nil {
 		return fail(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -39,10 +39,15 @@ type Session struct {
 	endErr   error // why the session ended early
 	writeErr error // why Stop could not write the Result or its reports
 	stopped  bool
-	stopOnce sync.Once
+	// stopMu makes Stop run once, callers after the first waiting for
+	// it (a sync.Once would hide the test's line from failures Stop
+	// reports: only functions that call Helper are skipped).
+	stopMu   sync.Mutex
+	stopDone bool
 	final    *Result
-	// pending are session-bound checks waiting for Stop.
-	pending []func(*Result)
+	// pending are session-bound checks waiting for Stop: each judges the
+	// final Result and returns how to report its verdicts.
+	pending []func(*Result) func()
 	// restarting counts open Restarting calls; restartGrace covers the
 	// first tick after the last one ended (host ns restartEndNs), for the
 	// processes known before the first of them began (restartOld: seen by
@@ -59,6 +64,12 @@ type Session struct {
 	// unguard stops restoring the Looper property on a signal (see
 	// guardSignals).
 	unguard func()
+	// deferPublish holds the Result's reports until the test's cleanup,
+	// when every check of the test has recorded its verdict; published
+	// says they went out.
+	deferPublish bool
+	publishMu    sync.Mutex
+	published    bool
 }
 
 // Start begins measuring under a test. dev is the device (see adbx.Open);
@@ -88,8 +99,19 @@ func Start(t TestingT, dev *adbx.Device, opts ...Option) *Session {
 	s.guardSignals()
 	register(t, s)
 	if c, ok := t.(cleanupT); ok {
+		// The Result is written at Stop; its reports (and its place in the
+		// history) wait for the end of the test, so that they hold the
+		// verdicts of the checks the test makes after Stop and the test's
+		// own outcome.
+		s.deferPublish = true
 		c.Cleanup(func() {
 			s.Stop()
+			if f, ok := t.(interface{ Failed() bool }); ok && f.Failed() {
+				s.final.setTestFailed()
+			}
+			if err := s.Publish(); err != nil {
+				t.Errorf("%v", err)
+			}
 			unregister(t, s)
 		})
 	}
@@ -117,10 +139,11 @@ func newSession(ctx context.Context, dev device, cfg Config) (*Session, error) {
 		start: time.Now(),
 		names: map[string]int{},
 		res: &Result{
-			Schema: Schema,
-			Name:   cfg.Name,
-			App:    AppInfo{Package: cfg.Package},
-			Device: metrics.DeviceFacts{Serial: dev.serial()},
+			Schema:      Schema,
+			Name:        cfg.Name,
+			TestPackage: TestPackage(),
+			App:         AppInfo{Package: cfg.Package},
+			Device:      metrics.DeviceFacts{Serial: dev.serial()},
 		},
 	}
 	s.res.Start = s.start
@@ -261,6 +284,33 @@ func (s *Session) EndUnfinished() {
 		s.cur.Unfinished = true
 	}
 	s.endLocked()
+}
+
+// FailStep records that a UI action of the named step failed: line says
+// which and why, as the test reports it ("scenario step \"open\": tap text
+// \"Feed\": element not found …"). The step keeps its figures, marked
+// (Step.ActionFailed), so that they are never recorded as budgets; the
+// Result keeps a failing verdict (budget.KindAction), so that no report
+// shows the session as passed.
+func (s *Session) FailStep(name, line string) {
+	if s == nil {
+		return
+	}
+	v := budget.Verdict{Kind: budget.KindAction, Step: name, Status: budget.Fail, From: "scenario", Line: line}
+	s.mu.Lock()
+	r := s.res
+	// The most recent step of the name: a repeat of it is "name#2".
+	for i := len(r.Steps) - 1; i >= 0; i-- {
+		if st := r.Steps[i]; st.Name == name || metrics.BaseStep(st.Name) == name {
+			if st.ActionFailed == "" {
+				st.ActionFailed = line
+			}
+			v.Step = st.Name
+			break
+		}
+	}
+	s.mu.Unlock()
+	r.RecordVerdicts(v)
 }
 
 // Done is closed when the session's collectors have stopped, by Stop or by
@@ -417,11 +467,26 @@ func (s *Session) Stop() *Result {
 	if s == nil {
 		return &Result{Schema: Schema}
 	}
-	s.stopOnce.Do(s.stop)
+	if s.t != nil {
+		if h, ok := s.t.(helperT); ok {
+			h.Helper()
+		}
+	}
+	s.stopMu.Lock()
+	defer s.stopMu.Unlock()
+	if !s.stopDone {
+		s.stopDone = true
+		s.stop()
+	}
 	return s.final
 }
 
 func (s *Session) stop() {
+	if s.t != nil {
+		if h, ok := s.t.(helperT); ok {
+			h.Helper()
+		}
+	}
 	stopNs := s.now()
 	s.cancel()
 	s.lanes.Wait()
@@ -471,36 +536,46 @@ func (s *Session) stop() {
 	for _, st := range r.Steps {
 		st.CrashExpected = len(st.Crashes) > 0 && s.cfg.crashExpected(st.Name)
 	}
+	r.own()
+	crashes := r.crashVerdicts()
+	r.RecordVerdicts(crashes...)
 	stacks := s.col.foldedStacks()
+	s.stopped = true
+	s.final = r
+	pending := s.pending
+	s.pending = nil
 	s.mu.Unlock()
+
+	// Checks that waited for Stop judge the final Result now, so that the
+	// Result written holds their verdicts; they report after the
+	// session's own errors.
+	var reports []func()
+	for _, check := range pending {
+		reports = append(reports, check(r))
+	}
+	r.unsaved()
 
 	// The stacks go first, so the Result names their file; the Result's
 	// own error comes first in what is reported.
 	serr := s.cfg.writeStacks(r, stacks)
 	werr := errors.Join(s.cfg.writeResult(r), serr)
-	s.mu.Lock()
-	s.final = r
-	s.mu.Unlock()
-	note, rerr := runReporters(r)
+	var rerr error
+	note := ""
+	if !s.deferPublish {
+		note, rerr = s.publish()
+	}
 	s.mu.Lock()
 	s.writeErr = errors.Join(werr, rerr)
 	s.mu.Unlock()
 	if s.t != nil {
-		helper(s.t)
+		if h, ok := s.t.(helperT); ok {
+			h.Helper()
+		}
 		if r.Error != "" {
 			s.t.Errorf("perftest: session ended early: %s (%s)", r.Error, partial(r))
 		}
-		// A crash fails its step unless the test said it expects one,
-		// budget or not: an app that died measured nothing worth passing.
-		for _, st := range r.Steps {
-			if !st.Crashed() || st.CrashExpected {
-				continue
-			}
-			for _, v := range assert.Verdicts(st, assert.Limit{Metric: metrics.Crashes}) {
-				if !v.Pass {
-					s.t.Errorf("%s; perftest.ExpectCrash(%q) if the test expects it", v.Line(), metrics.BaseStep(st.Name))
-				}
-			}
+		for _, v := range crashes {
+			s.t.Errorf("%s; perftest.ExpectCrash(%q) if the test expects it", v.Line, metrics.BaseStep(v.Step))
 		}
 		if werr != nil {
 			s.t.Errorf("%v", werr)
@@ -515,13 +590,51 @@ func (s *Session) stop() {
 	if b, ok := s.t.(benchT); ok {
 		reportBench(b, r)
 	}
-	s.mu.Lock()
-	pending := s.pending
-	s.pending = nil
-	s.mu.Unlock()
-	for _, check := range pending {
-		check(r)
+	for _, report := range reports {
+		report()
 	}
+}
+
+// Publish makes the Result final: it writes it again when checks recorded
+// verdicts since Stop wrote it, then runs the reporters (PERFGATE_REPORT,
+// PERFGATE_HISTORY) on it, once. Under a test it runs by itself when the
+// test ends; a program (NewSession) that checks budgets after Stop calls
+// it when it is done, and without that call Stop publishes. It returns
+// what could not be written.
+func (s *Session) Publish() error {
+	if s == nil {
+		return nil
+	}
+	s.Stop()
+	note, err := s.publish()
+	if note != "" && s.t != nil {
+		if l, ok := s.t.(interface{ Logf(string, ...any) }); ok {
+			l.Logf("%s", note)
+		}
+	}
+	return err
+}
+
+// publish rewrites the Result when it has unsaved verdicts and runs the
+// reporters, the first time only; later calls rewrite the Result if needed.
+func (s *Session) publish() (note string, err error) {
+	s.publishMu.Lock()
+	defer s.publishMu.Unlock()
+	r := s.final
+	if r == nil {
+		return "", nil
+	}
+	if r.unsaved() && r.Path != "" {
+		if werr := s.cfg.rewriteResult(r); werr != nil {
+			err = werr
+		}
+	}
+	if s.published {
+		return "", err
+	}
+	s.published = true
+	note, rerr := runReporters(r)
+	return note, errors.Join(err, rerr)
 }
 
 // settle polls once, then again every refresh period while frames whose

@@ -14,6 +14,10 @@ type Step struct {
 	Missing bool `json:"missing,omitempty"`
 	// Unfinished is set when the session stopped inside the step.
 	Unfinished bool `json:"unfinished,omitempty"`
+	// ActionFailed says which UI action of the step failed and why (see
+	// Session.FailStep): the step did not do all it was to measure, so
+	// its figures are never recorded as budgets or baselines.
+	ActionFailed string `json:"action_failed,omitempty"`
 	// The window on the host (wall clock and ns since session start) and
 	// on the device's monotonic clock; a frame belongs to the step when its
 	// time (see Frame.Time) is in [DeviceStartNs, DeviceEndNs).
@@ -76,6 +80,10 @@ type Step struct {
 	// gates say "not measured", and the figure its summary above still
 	// holds (a zero, with a sample count of 0) means nothing.
 	NotMeasured map[metrics.Name]string `json:"not_measured,omitempty"`
+
+	// res is the Result the step belongs to, where checks of it record
+	// their verdicts; set by Result.Step and when a session summarises.
+	res *Result
 }
 
 // TickStats describes the cheap lane's ticks over a window: how many, how

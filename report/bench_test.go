@@ -4,7 +4,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 )
@@ -14,7 +14,7 @@ import (
 func BenchmarkWriteHTML(b *testing.B) {
 	r := loadRecorded(b)
 	rs := []*perftest.Result{r}
-	opts := report.Options{Budgets: []metrics.Limit{{Metric: "jank", Value: 2}, {Metric: "fps", Value: 50, Min: true}}}
+	opts := report.Options{Budgets: []budget.Limit{{Metric: "jank", Value: 2}, {Metric: "fps", Value: 50, Min: true}}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := report.WriteHTML(io.Discard, rs, opts); err != nil {

@@ -1,49 +1,90 @@
 package report
 
 import (
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
-// verdicts judges every budget that applies to st, as assert's checks do
-// (assert.Verdicts, metrics.Judge). A step that crashed fails a "crashes"
-// verdict even without a budget for it, since a crash voids every other
-// figure, unless the test expected the crash (perftest.ExpectCrash).
-func verdicts(st *perftest.Step, budgets []assert.Limit) []metrics.Verdict {
-	out := assert.Verdicts(st, budgets...)
-	for _, v := range out {
-		if v.Limit.Metric == metrics.Crashes {
-			return out
+// fromReport names the verdicts a report makes itself, of the budgets it
+// was given (Options.Budgets, Options.BudgetFile).
+const fromReport = "report"
+
+// stepVerdicts are the verdicts a report shows beside st's metrics: the
+// ones the Result keeps for the step (its test's checks, budget files,
+// gates, crashes), then the report's own of the budgets it was given
+// (budgets), judged by budget.Check. A report never judges again what the
+// Result holds a verdict of.
+func stepVerdicts(r *perftest.Result, st *perftest.Step, budgets []budget.Limit) []budget.Verdict {
+	var out []budget.Verdict
+	for _, v := range r.Checked() {
+		if v.Step == st.Name || v.Kind == budget.KindRegression && v.Step == metrics.BaseStep(st.Name) {
+			out = append(out, v)
 		}
 	}
-	if len(st.Crashes) > 0 && !st.CrashExpected {
-		out = append(out, assert.Verdicts(st, assert.Limit{Metric: metrics.Crashes})...)
+	if len(budgets) > 0 {
+		out = append(out, budget.Check(st, fromReport, budgets...)...)
 	}
 	return out
 }
 
-// budgetText is a limit without its metric's name, for a table cell beside
-// the metric: "≤ 3", "≥ 50".
-func budgetText(l assert.Limit) string {
-	s := l.String()
-	return s[len(l.Metric)+1:]
+// metricVerdict is what a table shows for metric among vs: "fail" when
+// any fails, else "pass" when one passed, else "" (and the budget's bound
+// text of the last budget verdict, for the budget column).
+func metricVerdict(vs []budget.Verdict, metric metrics.Name) (verdict, bound string) {
+	for _, v := range vs {
+		if v.Metric != metric || v.Kind != budget.KindBudget && v.Kind != budget.KindRegression {
+			continue
+		}
+		if v.Limit != nil {
+			bound = v.Limit.Bound()
+		}
+		switch {
+		case v.Fails():
+			verdict = "fail"
+		case verdict == "" && v.Passed():
+			verdict = "pass"
+		}
+	}
+	return verdict, bound
 }
 
-// Failed reports whether a session failed: it ended early, the app
-// crashed, or a step broke one of budgets (see Options.Budgets).
-func Failed(r *perftest.Result, budgets []assert.Limit) bool {
-	if r.Error != "" || unexpectedCrash(r) {
-		return true
+// limitsOf are the budgets among vs, for the charts.
+func limitsOf(vs []budget.Verdict) []budget.Limit {
+	var out []budget.Limit
+	seen := map[budget.Limit]bool{}
+	for _, v := range vs {
+		if v.Kind == budget.KindBudget && v.Limit != nil && v.Limit.Metric != "" && !seen[*v.Limit] {
+			seen[*v.Limit] = true
+			out = append(out, *v.Limit)
+		}
+	}
+	return out
+}
+
+// Failures lists why a session failed, one line a reason (see
+// perftest.Result.Failed): every failing verdict it keeps, an early end, a
+// crash no step expected, its test's failure; and the failing verdicts of
+// the budgets a report was given (budgets, judged by budget.Check). Empty
+// when it passed.
+func Failures(r *perftest.Result, budgets []budget.Limit) []string {
+	out := r.Failed()
+	if len(budgets) == 0 {
+		return out
 	}
 	for _, st := range r.Steps {
-		for _, v := range verdicts(st, budgets) {
-			if !v.Pass {
-				return true
+		for _, v := range budget.Check(st, fromReport, budgets...) {
+			if v.Fails() {
+				out = append(out, v.Line)
 			}
 		}
 	}
-	return false
+	return out
+}
+
+// Failed reports whether a session failed (see Failures).
+func Failed(r *perftest.Result, budgets []budget.Limit) bool {
+	return len(Failures(r, budgets)) > 0
 }
 
 // unexpectedCrash reports whether the app crashed outside the steps whose

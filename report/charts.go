@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -12,7 +12,7 @@ import (
 // stepCharts builds a step's charts: frame time per frame, FPS over time,
 // CPU, memory and traffic, with the step's budgets drawn where a chart
 // shows the budgeted value in the same unit.
-func stepCharts(r *perftest.Result, st *perftest.Step, budgets []assert.Limit) []*chart {
+func stepCharts(r *perftest.Result, st *perftest.Step, budgets []budget.Limit) []*chart {
 	stepS := sec(st.HostEndNs - st.HostStartNs)
 	if d := sec(st.DeviceEndNs - st.DeviceStartNs); d > stepS {
 		stepS = d

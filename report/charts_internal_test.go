@@ -7,6 +7,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -28,7 +29,7 @@ func TestTickLabelsDistinct(t *testing.T) {
 }
 
 // chartOf returns the step's chart with the given id.
-func chartOf(t *testing.T, r *perftest.Result, st *perftest.Step, budgets []metrics.Limit, id string) *chart {
+func chartOf(t *testing.T, r *perftest.Result, st *perftest.Step, budgets []budget.Limit, id string) *chart {
 	t.Helper()
 	for _, c := range stepCharts(r, st, budgets) {
 		if c.id == id {
@@ -44,11 +45,11 @@ func chartOf(t *testing.T, r *perftest.Result, st *perftest.Step, budgets []metr
 func TestBudgetLineUnits(t *testing.T) {
 	st := &perftest.Step{Name: "scroll", HostEndNs: 2e9}
 	r := &perftest.Result{Steps: []*perftest.Step{st}}
-	mem := chartOf(t, r, st, []metrics.Limit{{Metric: metrics.PSSMax, Value: 168000}}, "memory")
+	mem := chartOf(t, r, st, []budget.Limit{{Metric: metrics.PSSMax, Value: 168000}}, "memory")
 	if len(mem.hlines) != 1 || mem.hlines[0].label != "budget pss_max ≤ 164.1 MiB (168000KiB)" || math.Abs(mem.hlines[0].y-164.0625) > 1e-9 {
 		t.Errorf("PSS budget line %+v", mem.hlines)
 	}
-	fps := chartOf(t, r, st, []metrics.Limit{{Metric: metrics.FPS, Value: 50, Min: true}}, "fps")
+	fps := chartOf(t, r, st, []budget.Limit{{Metric: metrics.FPS, Value: 50, Min: true}}, "fps")
 	if len(fps.hlines) != 1 || fps.hlines[0].label != "budget fps ≥ 50 fps" {
 		t.Errorf("FPS budget line %+v", fps.hlines)
 	}
@@ -132,7 +133,7 @@ func TestStartupChart(t *testing.T) {
 	st := &perftest.Step{Name: "launch", HostEndNs: 3e9, Startup: &perftest.StartupStats{Kind: "cold", InitialDisplayMs: 650,
 		Iterations: []perftest.StartupSample{{TotalTimeMs: 700, FullyDrawnMs: 950}, {TotalTimeMs: 640, FullyDrawnMs: 900}, {TotalTimeMs: 650}}}}
 	r := &perftest.Result{Steps: []*perftest.Step{st}}
-	c := chartOf(t, r, st, []metrics.Limit{{Metric: metrics.StartupInitial, Value: 800}}, "startup")
+	c := chartOf(t, r, st, []budget.Limit{{Metric: metrics.StartupInitial, Value: 800}}, "startup")
 	if len(c.lines) != 2 || len(c.lines[0].pts) != 3 || len(c.lines[1].pts) != 2 || c.xUnit != "launch" {
 		t.Errorf("startup chart lines %+v", c.lines)
 	}

@@ -10,184 +10,406 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-
 	"github.com/perfgate/perfgate/perftest"
 )
 
-// CompareOptions set the regression gate. The zero value uses α = 0.05 and
-// a 10 % threshold.
+// CompareOptions set the regression gate. The zero value uses α = 0.05, a
+// 10 % threshold and the rest of budget.Gate's defaults.
 type CompareOptions struct {
-	// Alpha is the significance level of the Mann-Whitney U test; default
-	// 0.05.
+	// Alpha is the significance level of the tests; default 0.05.
 	Alpha float64
-	// ThresholdPct is the smallest change of the median, in percent, that
-	// counts as a regression even when significant; default 10. Negative
-	// means 0.
+	// ThresholdPct is the smallest change, in percent, that counts as a
+	// regression even when significant; default 10. Negative means 0.
 	ThresholdPct float64
+	// Gate sets the rest of the gate (MinCount, MinBaseRuns,
+	// FramesOnlyPct); its Alpha and ThresholdPct are the fields above.
+	Gate budget.Gate
+	// AcrossDevices compares runs of different device models with each
+	// other; without it each model is compared with itself only.
+	AcrossDevices bool
+	// From names the base side in the verdicts ("history main", a
+	// folder).
+	From string
+	// Metrics are the metrics whose regressions fail the gate; default
+	// the catalogue's gate metrics (metrics.Def.Gate: fps, jank,
+	// frame_time_p50, frame_time_p95, cpu, pss_max, startup_initial).
+	// Every other metric is compared and shown, its change marked, and
+	// fails nothing: each metric gated is one more chance for noise to
+	// fail a pull request.
+	Metrics []metrics.Name
+}
+
+// gated reports whether a regression of n fails the gate.
+func (o CompareOptions) gated(n metrics.Name) bool {
+	if len(o.Metrics) == 0 {
+		return n.Def().Gate
+	}
+	return slices.Contains(o.Metrics, n)
+}
+
+func (o CompareOptions) gate() budget.Gate {
+	g := o.Gate
+	g.Alpha, g.ThresholdPct = o.Alpha, o.ThresholdPct
+	return g.WithDefaults()
 }
 
 func (o CompareOptions) withDefaults() CompareOptions {
-	g := assert.Gate{Alpha: o.Alpha, ThresholdPct: o.ThresholdPct}.WithDefaults()
-	return CompareOptions{Alpha: g.Alpha, ThresholdPct: g.ThresholdPct}
+	g := o.gate()
+	o.Alpha, o.ThresholdPct, o.Gate = g.Alpha, g.ThresholdPct, g
+	return o
 }
 
-// Row compares one metric of one step between the baseline and the new
-// runs.
+// Key names what one row compares: a metric of a step of a test (its
+// Result key, perftest.Result.Key) on a device model at an API level
+// (DeviceKey). Runs of different tests, steps or devices are never pooled.
+type Key struct {
+	Test, Device, Step string
+	Metric             metrics.Name
+}
+
+// Row compares one metric of one step of one test between the baseline
+// and the new runs.
 type Row struct {
-	Step   string
-	Metric metrics.Name
+	Key
 	Unit   string
 	Better Better
-	// Change holds the medians, p-value and verdict, as the regression
-	// gate computes them.
-	assert.Change
+	Def    metrics.Def
+	// Gated says a regression of the metric fails the gate
+	// (CompareOptions.Metrics); other rows only show their change.
+	Gated bool
+	// BaseValues and NewValues are the runs' values, for the page's
+	// strips.
+	BaseValues, NewValues []float64
+	// Change holds the centres, p-value, method and verdict, as the
+	// regression gate computes them (budget.CompareRuns).
+	budget.Change
 }
 
 // Comparison is a baseline compared with new runs, metric by metric.
 type Comparison struct {
 	Options CompareOptions
 	Rows    []Row
-	// Warnings are about the inputs as a whole: a step or metric only one
-	// side has, results from different devices.
+	// Warnings are about the inputs as a whole: a test, step or metric
+	// only one side has, results from different devices.
 	Warnings []string
 }
 
-// Compare compares every metric of every step that both sides measured.
-// Each Result is one run; a step repeated inside a session ("scroll#2") is
-// one more run of "scroll". The statistics are those of the regression
-// gate: medians with confidence intervals and the Mann-Whitney U test from
-// golang.org/x/perf/benchmath (AssumeNothing). Too few runs for a
-// confidence interval is a warning on the row, not an error.
-func Compare(base, next []*perftest.Result, opts CompareOptions) *Comparison {
-	opts = opts.withDefaults()
-	c := &Comparison{Options: opts}
-	type key struct {
-		step   string
-		metric metrics.Name
+// Side is one side of a comparison: per test, device model, step and
+// metric, its runs. A step repeated inside one session ("scroll#2") is one
+// more run of "scroll".
+type Side struct {
+	order []Key
+	runs  map[Key]*budget.Runs
+	defs  map[Key]metrics.Metric
+	// absent counts, per key, the runs that did not measure it, with the
+	// last reason.
+	absent map[Key]int
+	why    map[Key]string
+	// devices are the devices the side ran on, by Key.Device.
+	devices map[string]string
+	// n counts the sessions.
+	n int
+}
+
+// NewSide is an empty side.
+func NewSide() *Side {
+	return &Side{runs: map[Key]*budget.Runs{}, defs: map[Key]metrics.Metric{}, absent: map[Key]int{}, why: map[Key]string{}, devices: map[string]string{}}
+}
+
+// Add adds one run's value of a metric (and, for a metric figured from
+// frames, the run's frame times or frame count) under k.
+func (s *Side) Add(k Key, m metrics.Metric, frameTimes []float64, frames int) {
+	r := s.runs[k]
+	if r == nil {
+		r = &budget.Runs{}
+		s.runs[k] = r
+		s.defs[k] = m
+		s.order = append(s.order, k)
 	}
-	type vals struct {
-		m        Metric
-		old, new []float64
+	r.Values = append(r.Values, m.Value)
+	r.FrameTimes = append(r.FrameTimes, frameTimes)
+	r.Frames = append(r.Frames, frames)
+}
+
+// SetDevice names the device runs of model ran on, for warnings.
+func (s *Side) SetDevice(model, desc string) {
+	if _, ok := s.devices[model]; !ok {
+		s.devices[model] = desc
 	}
-	// absent counts the runs of each side that did not measure a metric,
-	// with the last reason.
-	type absence struct {
-		n   [2]int
-		why [2]string
-	}
-	var order []key
-	all := map[key]*vals{}
-	missing := map[key]*absence{}
-	collect := func(rs []*perftest.Result, isNew bool) {
-		side := 0
-		if isNew {
-			side = 1
+}
+
+// AddRuns counts n more sessions on the side.
+func (s *Side) AddRuns(n int) { s.n += n }
+
+// SideOf reads Results into a side: each Result a run of its test (its
+// Key) on its device model ("" for every model, with acrossDevices), each
+// iteration of a step ("scroll#2") one more run.
+func SideOf(results []*perftest.Result, acrossDevices bool) *Side {
+	return sideOf(results, acrossDevices, false)
+}
+
+// RunsOf reads Results into a side as the history keeps runs: one value a
+// Result, the median of its step's iterations, for a comparison with the
+// history (history.Store.BaseSide). Frames and frame counts are the
+// iterations' together.
+func RunsOf(results []*perftest.Result, acrossDevices bool) *Side {
+	return sideOf(results, acrossDevices, true)
+}
+
+func sideOf(results []*perftest.Result, acrossDevices, perRun bool) *Side {
+	if perRun {
+		s := NewSide()
+		for _, r := range results {
+			one := sideOf([]*perftest.Result{r}, acrossDevices, false)
+			for model, d := range one.devices {
+				s.SetDevice(model, d)
+			}
+			for k, n := range one.absent {
+				s.absent[k] += min(n, 1)
+				s.why[k] = one.why[k]
+			}
+			for _, k := range one.order {
+				runs := one.runs[k]
+				m := one.defs[k]
+				m.Value = metrics.NearestRank(runs.Values, 50)
+				var ft []float64
+				frames := 0
+				for i := range runs.Values {
+					ft = append(ft, runs.FrameTimes[i]...)
+					frames += runs.Frames[i]
+				}
+				if !m.Count || m.Family != metrics.FamilyFrames {
+					frames = 0
+				}
+				s.Add(k, m, ft, frames)
+			}
 		}
-		for _, r := range rs {
-			for _, st := range r.Steps {
-				if st.Missing {
+		s.n = len(results)
+		return s
+	}
+	s := NewSide()
+	s.n = len(results)
+	for _, r := range results {
+		model := DeviceKey(r.Device.Manufacturer, r.Device.Model, r.Device.API)
+		s.SetDevice(model, deviceText(r))
+		if acrossDevices {
+			model = ""
+		}
+		for _, st := range r.Steps {
+			if st.Missing {
+				continue
+			}
+			base := metrics.BaseStep(st.Name)
+			for _, a := range st.Absent() {
+				k := Key{r.Key(), model, base, a.Name}
+				s.absent[k]++
+				s.why[k] = a.Reason
+			}
+			var ft []float64
+			for _, m := range StepMetrics(st) {
+				if m.Better == Neither {
 					continue
 				}
-				for _, a := range st.Absent() {
-					k := key{metrics.BaseStep(st.Name), a.Name}
-					if missing[k] == nil {
-						missing[k] = &absence{}
+				var times []float64
+				frames := 0
+				switch {
+				case strings.HasPrefix(string(m.Name), "frame_time_p"):
+					if ft == nil {
+						for _, p := range framesOf(r, st).ft {
+							ft = append(ft, p.y)
+						}
 					}
-					missing[k].n[side]++
-					missing[k].why[side] = a.Reason
+					times = ft
+				case m.Family == metrics.FamilyFrames && m.Count:
+					frames = st.FrameStats.Frames
 				}
-				for _, m := range StepMetrics(st) {
-					if m.Better == Neither {
-						continue
-					}
-					k := key{metrics.BaseStep(st.Name), m.Name}
-					v := all[k]
-					if v == nil {
-						v = &vals{m: m}
-						all[k] = v
-						order = append(order, k)
-					}
-					if isNew {
-						v.new = append(v.new, m.Value)
-					} else {
-						v.old = append(v.old, m.Value)
-					}
-				}
+				s.Add(Key{r.Key(), model, base, m.Name}, m, times, frames)
 			}
 		}
 	}
-	collect(base, false)
-	collect(next, true)
-	c.Warnings = append(c.Warnings, deviceWarnings(base, next)...)
-	for _, k := range order {
-		v := all[k]
-		ab := missing[k]
-		if ab == nil {
-			ab = &absence{}
+	return s
+}
+
+// DeviceKey names the device a run is keyed by: its model (manufacturer and
+// model) and Android API level, "Google Pixel 7, API 34". Emulators of
+// every API level share a model name, and one API level's runs say nothing
+// of another's.
+func DeviceKey(manufacturer, model string, api int) string {
+	name := strings.TrimSpace(manufacturer + " " + model)
+	if api > 0 {
+		name += fmt.Sprintf(", API %d", api)
+	}
+	return name
+}
+
+// deviceText names a Result's device for a warning: model, Android
+// release and API level.
+func deviceText(r *perftest.Result) string {
+	return strings.TrimSpace(fmt.Sprintf("%s %s, Android %s (API %d)", r.Device.Manufacturer, r.Device.Model, r.Device.Release, r.Device.API))
+}
+
+// Compare compares every metric of every step of every test that both
+// sides measured, each test and device model with itself only. Each
+// Result is a run; a step repeated inside a session ("scroll#2") is one
+// more run of "scroll". The statistics are the regression gate's
+// (budget.CompareRuns): the Mann-Whitney U test over runs where both sides
+// have enough, the new runs against the base runs' spread where the base
+// side has enough, the frames alone (for a large change only) where the
+// runs are too few. Too few runs to tell is a warning on the row, not an
+// error.
+func Compare(base, next []*perftest.Result, opts CompareOptions) *Comparison {
+	return CompareSides(SideOf(base, opts.AcrossDevices), SideOf(next, opts.AcrossDevices), opts)
+}
+
+// CompareSides compares two sides key by key, as Compare does; the base
+// side may come from elsewhere than Results (a history of runs).
+func CompareSides(base, next *Side, opts CompareOptions) *Comparison {
+	opts = opts.withDefaults()
+	c := &Comparison{Options: opts}
+	sides := [2]string{"baseline runs", "new runs"}
+	for _, k := range next.order {
+		if _, ok := base.runs[k]; ok || !base.hasTest(k) {
+			continue // the test as a whole is warned of below
 		}
-		if len(v.old) == 0 || len(v.new) == 0 {
-			i := 1
-			if len(v.old) == 0 {
-				i = 0
-			}
-			if ab.why[i] != "" {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not measured in the %s (%s)", k.step, k.metric, [2]string{"baseline runs", "new runs"}[i], ab.why[i]))
-			} else {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not in the %s", k.step, k.metric, [2]string{"baseline", "new runs"}[i]))
+		if n := base.absent[k]; n > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not measured in the %s (%s)", where(k), k.Metric, sides[0], base.why[k]))
+		} else {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not in the %s", where(k), k.Metric, "baseline"))
+		}
+	}
+	for _, k := range base.order {
+		nr, ok := next.runs[k]
+		if !ok {
+			if n := next.absent[k]; n > 0 {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not measured in the %s (%s)", where(k), k.Metric, sides[1], next.why[k]))
+			} else if next.hasTest(k) {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not in the %s", where(k), k.Metric, "new runs"))
 			}
 			continue
 		}
-		for i, side := range []string{"baseline runs", "new runs"} {
-			if n := ab.n[i]; n > 0 {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not measured in %d of the %s (%s); compared the others", k.step, k.metric, n, side, ab.why[i]))
+		for i, s := range []*Side{base, next} {
+			if n := s.absent[k]; n > 0 {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: not measured in %d of the %s (%s); compared the others", where(k), k.Metric, n, sides[i], s.why[k]))
 			}
 		}
-		ch := assert.CompareValues(v.old, v.new, v.m.Better, assert.Gate{Alpha: opts.Alpha, ThresholdPct: gateThreshold(opts.ThresholdPct)})
-		c.Rows = append(c.Rows, Row{Step: k.step, Metric: k.metric, Unit: v.m.Unit, Better: v.m.Better, Change: ch})
+		m := base.defs[k]
+		br := base.runs[k]
+		ch := budget.CompareRuns(*br, *nr, m.Def, opts.Gate)
+		gated := opts.gated(k.Metric)
+		if !gated {
+			ch.Regression = false
+		}
+		c.Rows = append(c.Rows, Row{Key: k, Unit: m.Unit, Better: m.Better, Def: m.Def, Gated: gated, BaseValues: br.Values, NewValues: nr.Values, Change: ch})
 	}
+	c.Warnings = append(c.Warnings, base.testWarnings(next)...)
+	c.Warnings = append(c.Warnings, deviceWarnings(base, next)...)
 	return c
 }
 
-// deviceWarnings says when the two sides ran on different devices or
-// Android versions, which makes any difference suspect.
-func deviceWarnings(base, next []*perftest.Result) []string {
-	id := func(r *perftest.Result) string {
-		return strings.TrimSpace(fmt.Sprintf("%s %s, Android %s (API %d)", r.Device.Manufacturer, r.Device.Model, r.Device.Release, r.Device.API))
+// hasTest reports whether the side ran k's test on k's device at all.
+func (s *Side) hasTest(k Key) bool {
+	for _, o := range s.order {
+		if o.Test == k.Test && o.Device == k.Device {
+			return true
+		}
 	}
-	seen := map[string]bool{}
-	for _, r := range base {
-		seen[id(r)] = true
-	}
+	return false
+}
+
+// testWarnings names the tests (on a device) only one side ran.
+func (s *Side) testWarnings(next *Side) []string {
 	var out []string
-	for _, r := range next {
-		if d := id(r); len(base) > 0 && !seen[d] {
-			out = append(out, fmt.Sprintf("new runs on %s, baseline on %s", d, id(base[0])))
-			seen[d] = true
+	seen := map[[2]string]bool{}
+	for i, side := range []*Side{s, next} {
+		other := []*Side{next, s}[i]
+		for _, k := range side.order {
+			tk := [2]string{k.Test, k.Device}
+			if seen[tk] || other.hasTest(k) {
+				continue
+			}
+			seen[tk] = true
+			line := fmt.Sprintf("%s ran only in the %s", where(Key{Test: k.Test, Device: k.Device}), [2]string{"baseline", "new runs"}[i])
+			for _, o := range other.order {
+				if o.Test == k.Test && o.Device != k.Device {
+					line += fmt.Sprintf(" (the %s ran it on %s; each model is compared with itself only, unless across devices)", [2]string{"new runs", "baseline"}[i], o.Device)
+					break
+				}
+			}
+			out = append(out, line)
 		}
 	}
 	return out
 }
 
-// gateThreshold turns CompareOptions' threshold (already defaulted, 0
-// meaning none) into the Gate's, where 0 means the default.
-func gateThreshold(pct float64) float64 {
-	if pct == 0 {
-		return -1
+// where names a key's test, device and step in a warning.
+func where(k Key) string {
+	s := k.Test
+	if k.Device != "" {
+		s += " on " + k.Device
 	}
-	return pct
+	if k.Step != "" {
+		if s != "" {
+			s += ": "
+		}
+		s += k.Step
+	}
+	return s
+}
+
+// deviceWarnings says when the two sides ran on different devices or
+// Android versions, which makes any difference suspect.
+func deviceWarnings(base, next *Side) []string {
+	var out []string
+	for model, d := range next.devices {
+		b, ok := base.devices[model]
+		switch {
+		case !ok && len(base.devices) > 0:
+			var any string
+			for _, x := range base.devices {
+				any = x
+				break
+			}
+			out = append(out, fmt.Sprintf("new runs on %s, baseline on %s", d, any))
+		case ok && b != d:
+			out = append(out, fmt.Sprintf("new runs on %s, baseline on %s", d, b))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Regressions returns one line per regression, in the regression gate's
-// format: "perf regression: scroll: frame_time_p95 18.2ms → 24.9ms
-// (+36.8%, p=0.002, n=10+10)".
+// format: "perf regression: TestFeed@feed: scroll: frame_time_p95 18.2ms →
+// 24.9ms (+36.8%, p=0.002, n=10+10)".
 func (c *Comparison) Regressions() []string {
 	var out []string
 	for _, r := range c.Rows {
 		if r.Regression {
-			out = append(out, assert.RegressionLine(r.Step, r.Metric, r.Unit, r.Change))
+			out = append(out, budget.RegressionLine(r.label(), r.Metric, r.Unit, r.Change))
 		}
+	}
+	return out
+}
+
+// label names the row's test, device and step in a line.
+func (r Row) label() string { return where(r.Key) }
+
+// Verdicts are the comparison's verdicts on the runs of one test on one
+// device (DeviceKey; "" for every device): one a metric compared, failing on a
+// regression, warning where the runs cannot tell.
+func (c *Comparison) Verdicts(test, model string) []budget.Verdict {
+	var out []budget.Verdict
+	for _, r := range c.Rows {
+		if r.Test != test || r.Device != model && r.Device != "" || !r.Gated {
+			continue
+		}
+		v := budget.RegressionVerdict(r.Step, r.Def, r.Unit, r.Change, c.Options.From, c.Options.Gate)
+		if v.Line != "" {
+			v.Line = strings.Replace(v.Line, ": "+r.Step+": ", ": "+r.label()+": ", 1)
+		}
+		out = append(out, v)
 	}
 	return out
 }
@@ -207,15 +429,23 @@ func (r Row) delta() string {
 	if !r.Significant {
 		return "~"
 	}
-	return assert.FormatDelta(r.DeltaPct)
+	return budget.FormatDelta(r.DeltaPct)
 }
 
+// pn is the p-value and what it rests on.
 func (r Row) pn() string {
-	return fmt.Sprintf("p=%.3f n=%d+%d", r.P, r.N1, r.N2)
+	p := fmt.Sprintf("p=%.3f", r.P)
+	if r.P < 0.001 {
+		p = "p<0.001"
+	}
+	return p + " " + r.Basis()
 }
 
 func summaryText(s benchmath.Summary, unit string) string {
-	if math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) || s.Lo == s.Hi {
+	if math.IsNaN(s.Center) {
+		return "none"
+	}
+	if math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) || math.IsNaN(s.Lo) || s.Lo == s.Hi {
 		return withUnit(s.Center, unit)
 	}
 	return withUnit(s.Center, unit) + " ± " + s.PctRangeString()
@@ -227,13 +457,13 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "alpha: %g\nthreshold: %g%%\n\n", c.Options.Alpha, c.Options.ThresholdPct)
 	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "step\tmetric\tbase (median ± 95% CI)\tnew (median ± 95% CI)\tvs base\t\t")
+	fmt.Fprintln(tw, "test\tstep\tmetric\tbase (centre ± 95% CI)\tnew (centre ± 95% CI)\tvs base\t\t")
 	for _, r := range c.Rows {
 		mark := ""
 		if r.Regression {
 			mark = "REGRESSION"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t(%s)\t%s\n", r.Step, r.Metric, summaryText(r.Old, r.Unit), summaryText(r.New, r.Unit), r.delta(), r.pn(), mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t(%s)\t%s\n", testText(r.Key), r.Step, r.Metric, summaryText(r.Old, r.Unit), summaryText(r.New, r.Unit), r.delta(), r.pn(), mark)
 	}
 	tw.Flush()
 	if regs := c.Regressions(); len(regs) > 0 {
@@ -241,13 +471,21 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		for _, l := range regs {
 			fmt.Fprintln(ew, l)
 		}
-		fmt.Fprintln(ew, "If the change is intended, record a new baseline (go test -update).")
+		fmt.Fprintln(ew, "If the change is intended, it is the new baseline once merged.")
 	}
 	c.writeWarnings(ew, "warning: ")
 	if ew.err != nil {
 		return fmt.Errorf("report compare: %w", ew.err)
 	}
 	return nil
+}
+
+// testText names a row's test and device in a table cell.
+func testText(k Key) string {
+	if k.Device == "" {
+		return k.Test
+	}
+	return k.Test + " (" + k.Device + ")"
 }
 
 func (c *Comparison) writeWarnings(w io.Writer, prefix string) {
@@ -274,8 +512,9 @@ func (c *Comparison) writeWarnings(w io.Writer, prefix string) {
 
 // rowWarnings says each of the rows' warnings once, naming the rows it is
 // about: "need >= 6 samples to detect a difference at alpha level 0.05
-// (n=5+5), in 40 comparisons: scroll (fps, jank, …), launch
-// (startup_initial)". Said per row, five runs a side gave forty lines.
+// (n=5+5), in 40 comparisons: TestFeed scroll (fps, jank, …), TestFeed
+// launch (startup_initial)". Said per row, five runs a side gave forty
+// lines.
 func (c *Comparison) rowWarnings() []string {
 	type group struct {
 		ns    []string
@@ -286,6 +525,7 @@ func (c *Comparison) rowWarnings() []string {
 	var order []string
 	groups := map[string]*group{}
 	for _, r := range c.Rows {
+		step := r.label()
 		for _, w := range r.Warnings {
 			g := groups[w]
 			if g == nil {
@@ -293,19 +533,19 @@ func (c *Comparison) rowWarnings() []string {
 				groups[w] = g
 				order = append(order, w)
 			}
-			if n := fmt.Sprintf("n=%d+%d", r.N1, r.N2); !slices.Contains(g.ns, n) {
+			if n := r.Basis(); !slices.Contains(g.ns, n) {
 				g.ns = append(g.ns, n)
 			}
-			if g.of[r.Step] == nil {
-				g.steps = append(g.steps, r.Step)
+			if g.of[step] == nil {
+				g.steps = append(g.steps, step)
 			}
-			g.of[r.Step] = append(g.of[r.Step], string(r.Metric))
+			g.of[step] = append(g.of[step], string(r.Metric))
 			g.count++
 		}
 	}
 	rowsOf := map[string]int{}
 	for _, r := range c.Rows {
-		rowsOf[r.Step]++
+		rowsOf[r.label()]++
 	}
 	out := make([]string, 0, len(order))
 	for _, w := range order {
@@ -326,7 +566,7 @@ func (c *Comparison) rowWarnings() []string {
 			}
 			parts = append(parts, fmt.Sprintf("%s (%s)", st, strings.Join(ms, ", ")))
 		}
-		out = append(out, fmt.Sprintf("%s (%s), in %d comparisons: %s", w, strings.Join(g.ns, ", "), g.count, strings.Join(parts, ", ")))
+		out = append(out, fmt.Sprintf("%s (%s), in %d comparisons: %s", w, strings.Join(g.ns, "; "), g.count, strings.Join(parts, ", ")))
 	}
 	return out
 }
@@ -335,8 +575,8 @@ func (c *Comparison) rowWarnings() []string {
 // regressions, the regression lines, and the warnings.
 func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "Mann-Whitney U, α = %g, threshold %g%%.\n\n", c.Options.Alpha, c.Options.ThresholdPct)
-	fmt.Fprintln(ew, "| step | metric | base | new | vs base | p | |\n|---|---|---:|---:|---:|---|---|")
+	fmt.Fprintf(ew, "Regression gate: α = %g, threshold %g%%; each row says what it rests on.\n\n", c.Options.Alpha, c.Options.ThresholdPct)
+	fmt.Fprintln(ew, "| test | step | metric | base | new | vs base | rests on | |\n|---|---|---|---:|---:|---:|---|---|")
 	for _, r := range c.Rows {
 		mark := ""
 		switch {
@@ -345,7 +585,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 		case r.Significant:
 			mark = "≠"
 		}
-		fmt.Fprintf(ew, "| %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(r.Step), r.Metric, summaryText(r.Old, r.Unit), summaryText(r.New, r.Unit), r.delta(), r.pn(), mark)
+		fmt.Fprintf(ew, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(testText(r.Key)), mdEscape(r.Step), r.Metric, summaryText(r.Old, r.Unit), summaryText(r.New, r.Unit), r.delta(), mdEscape(r.pn()), mark)
 	}
 	if regs := c.Regressions(); len(regs) > 0 {
 		fmt.Fprintf(ew, "\n```\n%s\n```\n", strings.Join(regs, "\n"))

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,11 +48,16 @@ func TestCompareKnownRegression(t *testing.T) {
 	}
 	c := report.Compare(base, next, report.CompareOptions{})
 	regs := c.Regressions()
+	// frame_time_p90 and p99 moved as much, significant, but fail
+	// nothing: only the gate's metrics do.
 	assert.DeepEqual(t, regs, []string{
-		"perf regression: scroll: frame_time_p90 18.13ms → 24.13ms (+33.1%, p=0.000, n=10+10)",
-		"perf regression: scroll: frame_time_p95 19.13ms → 25.13ms (+31.4%, p=0.000, n=10+10)",
-		"perf regression: scroll: frame_time_p99 23.13ms → 29.13ms (+25.9%, p=0.000, n=10+10)",
+		"perf regression: TestScroll on Pixel 7, API 34: scroll: frame_time_p95 19.13ms → 25.13ms (+31.4%, p<0.001, n=10+10)",
 	})
+	for _, r := range c.Rows {
+		if r.Metric == "frame_time_p90" || r.Metric == "frame_time_p99" {
+			assert.Assert(t, r.Significant && !r.Gated && !r.Regression, "%s", r.Metric)
+		}
+	}
 	for _, r := range c.Rows {
 		if r.Metric == "frame_time_p95" {
 			assert.Assert(t, r.P > 1.0e-5 && r.P < 1.1e-5, "p %g, want 2/184756", r.P)
@@ -68,7 +74,7 @@ func TestCompareKnownRegression(t *testing.T) {
 	// An FPS drop is a regression; a rise is not.
 	c = report.Compare([]*perftest.Result{run(18, 60, 1), run(18, 60.5, 1), run(18, 59.5, 1), run(18, 60.2, 1), run(18, 59.8, 1)},
 		[]*perftest.Result{run(18, 45, 1), run(18, 45.5, 1), run(18, 44.5, 1), run(18, 45.2, 1), run(18, 44.8, 1)}, report.CompareOptions{})
-	assert.DeepEqual(t, c.Regressions(), []string{"perf regression: scroll: fps 60 → 45 (-25.0%, p=0.008, n=5+5)"})
+	assert.DeepEqual(t, c.Regressions(), []string{"perf regression: TestScroll on Pixel 7, API 34: scroll: fps 60 → 45 (-25.0%, p=0.008, n=5+5)"})
 	c = report.Compare(next[:5], base[:5], report.CompareOptions{})
 	assert.Equal(t, len(c.Regressions()), 0, "faster is not a regression")
 }
@@ -107,11 +113,11 @@ func TestCompareNoise(t *testing.T) {
 // session count as runs.
 func TestCompareFewRunsAndIterations(t *testing.T) {
 	c := report.Compare([]*perftest.Result{run(18, 60, 1)}, []*perftest.Result{run(30, 60, 1)}, report.CompareOptions{})
-	assert.Equal(t, len(c.Regressions()), 0, "one run each cannot be significant")
+	assert.Equal(t, len(c.Regressions()), 0, "one run each, without frames, cannot tell")
 	var b bytes.Buffer
 	assert.NilError(t, c.WriteText(&b))
-	assert.Assert(t, strings.Contains(b.String(), "warning: need >= 4 samples to detect a difference at alpha level 0.05 (n=1+1), in "), b.String())
-	assert.Assert(t, strings.Contains(b.String(), " comparisons: scroll (every metric)\n"), b.String())
+	assert.Assert(t, strings.Contains(b.String(), "warning: too few runs to tell: the gate needs 5 base runs (the base branch's history, or repeated runs) to know how much runs differ (1+1 runs, too few to tell), in "), b.String())
+	assert.Assert(t, strings.Contains(b.String(), " comparisons: TestScroll on Pixel 7, API 34: scroll ("), b.String())
 
 	// Five runs a side of three steps: each warning is one line naming
 	// every comparison it is about, not a line per comparison.
@@ -131,7 +137,7 @@ func TestCompareFewRunsAndIterations(t *testing.T) {
 	b.Reset()
 	assert.NilError(t, c.WriteText(&b))
 	assert.Equal(t, strings.Count(b.String(), "need >= 6 samples"), 1, b.String())
-	assert.Assert(t, strings.Contains(b.String(), "warning: need >= 6 samples for confidence interval at level 0.95 (n=5+5), in 42 comparisons: scroll (every metric), open (every metric), back (every metric)\n"), b.String())
+	assert.Assert(t, strings.Contains(b.String(), "warning: need >= 6 samples for confidence interval at level 0.95 (n=5+5), in 42 comparisons: TestScroll on Pixel 7, API 34: scroll (every metric), TestScroll on Pixel 7, API 34: open (every metric), TestScroll on Pixel 7, API 34: back (every metric)\n"), b.String())
 
 	// One session with scroll, scroll#2 … scroll#6 is six runs.
 	iter := func(p95 float64) *perftest.Result {
@@ -153,8 +159,9 @@ func TestCompareFewRunsAndIterations(t *testing.T) {
 	}
 }
 
-// The text and Markdown forms carry the table, the regression line and the
-// hint, and warn when the devices differ.
+// The text and Markdown forms carry the table with the test, the
+// regression line and the hint, and warn when the devices differ. Runs of
+// different device models are compared only when asked.
 func TestCompareOutput(t *testing.T) {
 	var base, next []*perftest.Result
 	for i := range 6 {
@@ -164,21 +171,24 @@ func TestCompareOutput(t *testing.T) {
 		next = append(next, n)
 	}
 	c := report.Compare(base, next, report.CompareOptions{})
+	assert.Equal(t, len(c.Rows), 0, "Pixel 7 runs compared with Pixel 8 runs")
+	assert.Assert(t, slices.Contains(c.Warnings, "TestScroll on Pixel 8, API 34 ran only in the new runs (the baseline ran it on Pixel 7, API 34; each model is compared with itself only, unless across devices)"), "%q", c.Warnings)
+	c = report.Compare(base, next, report.CompareOptions{AcrossDevices: true})
 	var txt, md bytes.Buffer
 	assert.NilError(t, c.WriteText(&txt))
 	assert.NilError(t, c.WriteMarkdown(&md))
 	for _, want := range []string{
 		"alpha: 0.05\nthreshold: 10%\n",
-		"perf regression: scroll: frame_time_p95 18.63ms → 24.63ms (+32.2%, p=0.002, n=6+6)\n",
-		"If the change is intended, record a new baseline (go test -update).",
+		"perf regression: TestScroll: scroll: frame_time_p95 18.63ms → 24.63ms (+32.2%, p=0.002, n=6+6)\n",
+		"If the change is intended, it is the new baseline once merged.",
 		"warning: new runs on Pixel 8, Android 14 (API 34), baseline on Pixel 7, Android 14 (API 34)",
 	} {
 		assert.Assert(t, strings.Contains(txt.String(), want), "text lacks %q:\n%s", want, txt.String())
 	}
 	for _, want := range []string{
-		"| scroll | frame_time_p95 | 18.6ms ± ",
+		"| TestScroll | scroll | frame_time_p95 | 18.6ms ± ",
 		"| +32.2% | p=0.002 n=6+6 | ❌ |",
-		"| scroll | fps | 60 fps | 60 fps | ~ |",
+		"| TestScroll | scroll | fps | 60 fps | 60 fps | ~ |",
 		"- ⚠️ new runs on Pixel 8",
 	} {
 		assert.Assert(t, strings.Contains(md.String(), want), "markdown lacks %q:\n%s", want, md.String())
@@ -205,11 +215,46 @@ func TestCompareNotMeasured(t *testing.T) {
 	}
 	var b bytes.Buffer
 	assert.NilError(t, c.WriteText(&b))
-	assert.Assert(t, strings.Contains(b.String(), "warning: scroll: pss_max: not measured in the new runs ("+why+")\n"), b.String())
+	assert.Assert(t, strings.Contains(b.String(), "warning: TestScroll on Pixel 7, API 34: scroll: pss_max: not measured in the new runs ("+why+")\n"), b.String())
 
 	// Measured on one side in 5 of 6 runs: compared, with a warning.
 	c = report.Compare(base, runs(rng, 6, 18, 60, 100000), report.CompareOptions{})
 	b.Reset()
 	assert.NilError(t, c.WriteText(&b))
-	assert.Assert(t, strings.Contains(b.String(), "warning: scroll: pss_max: not measured in 1 of the baseline runs ("+why+"); compared the others\n"), b.String())
+	assert.Assert(t, strings.Contains(b.String(), "warning: TestScroll on Pixel 7, API 34: scroll: pss_max: not measured in 1 of the baseline runs ("+why+"); compared the others\n"), b.String())
+}
+
+// Two tests with a step of the same name are two things: each is compared
+// with itself only, never pooled into one "scroll" of twice the runs, and
+// the tables name the test.
+func TestCompareKeepsTestsApart(t *testing.T) {
+	named := func(name string, p95 float64) *perftest.Result {
+		r := run(p95, 60, 1)
+		r.Name = name
+		return r
+	}
+	var base, next []*perftest.Result
+	for i := range 6 {
+		d := 0.25 * float64(i)
+		base = append(base, named("TestFeed", 18+d), named("TestSearch", 30+d))
+		// TestFeed got slower; TestSearch did not.
+		next = append(next, named("TestFeed", 24+d), named("TestSearch", 30.1+d))
+	}
+	c := report.Compare(base, next, report.CompareOptions{})
+	tests := map[string]int{}
+	for _, r := range c.Rows {
+		tests[r.Test]++
+		assert.Equal(t, r.N1, 6, "%s %s: n=%d+%d, want 6+6", r.Test, r.Metric, r.N1, r.N2)
+		assert.Equal(t, r.N2, 6)
+		if r.Metric == "frame_time_p95" {
+			assert.Equal(t, r.Regression, r.Test == "TestFeed", "%s", r.Test)
+		}
+	}
+	assert.Equal(t, len(tests), 2, "%v", tests)
+	assert.DeepEqual(t, c.Regressions(), []string{
+		"perf regression: TestFeed on Pixel 7, API 34: scroll: frame_time_p95 18.63ms → 24.63ms (+32.2%, p=0.002, n=6+6)",
+	})
+	var md bytes.Buffer
+	assert.NilError(t, c.WriteMarkdown(&md))
+	assert.Assert(t, strings.Contains(md.String(), "| TestSearch (Pixel 7, API 34) | scroll | frame_time_p95 | 30.6ms ± 2% | 30.7ms ± 2% | ~ | p=0.699 n=6+6 |  |"), md.String())
 }

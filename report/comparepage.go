@@ -40,7 +40,7 @@ var comparePageTmpl = template.Must(template.New("compare").Parse(pageHead + `.k
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<p class="muted">Generated {{.Generated}}. Mann-Whitney U test, α = {{.Options.Alpha}}; a change fails when it is significant and worse than {{.Options.ThresholdPct}} %. Medians with 95 % confidence intervals, as benchstat prints them.</p>
+<p class="muted">Generated {{.Generated}}. α = {{.Options.Alpha}}; a change fails when it is significant and worse than {{.Options.ThresholdPct}} %. Each metric says what its verdict rests on: the Mann-Whitney U test over runs, the new runs against the spread of the base runs, or, with too few runs to know that spread, the frames alone (then only a change of {{.Options.Gate.FramesOnlyPct}} % fails). Centres with 95 % confidence intervals.</p>
 <p class="key"><span style="background:#7f7f7f"></span>base: {{.Base}}<span style="background:#1f77b4"></span>new: {{.New}}</p>
 {{if .Lines}}<pre class="fail">{{range .Lines}}{{.}}
 {{end}}</pre>{{else}}<p class="pass">No significant regression past the threshold.</p>{{end}}
@@ -78,19 +78,24 @@ func WriteCompareHTML(w io.Writer, c *Comparison, base, next []*perftest.Result,
 			p.Warnings = append(p.Warnings, l)
 		}
 	}
-	var steps []string
+	// One section per test, device and step: runs of different tests are
+	// never drawn together.
+	type section struct{ test, device, step string }
+	var sections []section
 	for _, r := range c.Rows {
-		if !slices.Contains(steps, r.Step) {
-			steps = append(steps, r.Step)
+		k := section{r.Test, r.Device, r.Step}
+		if !slices.Contains(sections, k) {
+			sections = append(sections, k)
 		}
 	}
-	for i, name := range steps {
+	for i, sec := range sections {
 		var rows []Row
 		for _, r := range c.Rows {
-			if r.Step == name {
+			if (section{r.Test, r.Device, r.Step}) == sec {
 				rows = append(rows, r)
 			}
 		}
+		name := where(Key{Test: sec.test, Device: sec.device, Step: sec.step})
 		cs := compareStep{Name: name, Anchor: fmt.Sprintf("s%d", i+1)}
 		for _, r := range rows {
 			switch {
@@ -100,9 +105,9 @@ func WriteCompareHTML(w io.Writer, c *Comparison, base, next []*perftest.Result,
 				cs.Verdict = "changed"
 			}
 		}
-		cs.Metrics = template.HTML(metricStrips(name, rows, valuesOf(base, name), valuesOf(next, name)))
-		br, bs := firstStep(base, name)
-		nr, ns := firstStep(next, name)
+		cs.Metrics = template.HTML(metricStrips(name, rows))
+		br, bs := firstStep(base, sec.test, sec.device, sec.step)
+		nr, ns := firstStep(next, sec.test, sec.device, sec.step)
 		for _, ch := range overlayCharts(br, bs, nr, ns) {
 			cs.Charts = append(cs.Charts, template.HTML(ch.svg()))
 		}
@@ -125,26 +130,13 @@ func sideText(rs []*perftest.Result) string {
 	return fmt.Sprintf("%d runs on %s", len(rs), strings.Join(devs, "; "))
 }
 
-// valuesOf is every value of every metric of the step (and its
-// iterations "step#2") in rs, as Compare counts runs.
-func valuesOf(rs []*perftest.Result, step string) map[metrics.Name][]float64 {
-	out := map[metrics.Name][]float64{}
+// firstStep is the step of the first Result of the test (on the device
+// model, unless "") that has it, with its Result.
+func firstStep(rs []*perftest.Result, test, model, step string) (*perftest.Result, *perftest.Step) {
 	for _, r := range rs {
-		for _, st := range r.Steps {
-			if st.Missing || metrics.BaseStep(st.Name) != step {
-				continue
-			}
-			for _, m := range st.Metrics() {
-				out[m.Name] = append(out[m.Name], m.Value)
-			}
+		if r.Key() != test || model != "" && DeviceKey(r.Device.Manufacturer, r.Device.Model, r.Device.API) != model {
+			continue
 		}
-	}
-	return out
-}
-
-// firstStep is the step of the first Result that has it, with its Result.
-func firstStep(rs []*perftest.Result, step string) (*perftest.Result, *perftest.Step) {
-	for _, r := range rs {
 		if st := r.Step(step); st != nil && !st.Missing {
 			return r, st
 		}
@@ -163,7 +155,7 @@ const (
 // axis in its unit, every run's value as a dot (base grey, new blue), each
 // side's median as a tick and its confidence interval as a bar. Each dot
 // and bar says what it is on hover.
-func metricStrips(step string, rows []Row, old, new map[metrics.Name][]float64) string {
+func metricStrips(step string, rows []Row) string {
 	var b strings.Builder
 	h := 30 + len(rows)*stripRowH
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" data-chart="compare-metrics" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
@@ -187,7 +179,7 @@ func metricStrips(step string, rows []Row, old, new map[metrics.Name][]float64) 
 		fmt.Fprintf(&b, `<text x="4" y="%.1f" font-size="12" font-weight="bold">%s <tspan font-weight="normal" fill="#666">(%s)</tspan></text>`, mid-3, esc(string(r.Metric)), esc(r.Unit))
 		fmt.Fprintf(&b, `<text x="4" y="%.1f" font-size="11">%s → %s  <tspan fill="%s">%s %s</tspan>  %s</text>`,
 			mid+11, esc(summaryText(r.Old, r.Unit)), esc(summaryText(r.New, r.Unit)), colour, esc(r.delta()), esc(verdict), esc(r.pn()))
-		ov, nv := old[r.Metric], new[r.Metric]
+		ov, nv := r.BaseValues, r.NewValues
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, v := range append(slices.Clone(ov), nv...) {
 			lo, hi = math.Min(lo, v), math.Max(hi, v)

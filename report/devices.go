@@ -5,14 +5,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
 // BudgetsFor is the budgets a Result is checked against: Budgets, and
 // BudgetFile's budgets for the Result's device model.
-func (o Options) BudgetsFor(r *perftest.Result) []assert.Limit {
+func (o Options) BudgetsFor(r *perftest.Result) []budget.Limit {
 	if o.BudgetFile == nil {
 		return o.Budgets
 	}
@@ -80,7 +80,7 @@ func deviceTables(results []*perftest.Result, opts Options) []deviceTable {
 	byTest := map[string][]run{}
 	var tests []string
 	for _, r := range results {
-		name := resultName(r)
+		name := r.Key()
 		if _, ok := byTest[name]; !ok {
 			tests = append(tests, name)
 		}
@@ -121,10 +121,11 @@ func deviceTables(results []*perftest.Result, opts Options) []deviceTable {
 					continue
 				}
 				c := col{ms: StepMetrics(st), absent: st.Absent(), verdict: map[metrics.Name]string{}, found: true}
-				for _, v := range verdicts(st, opts.BudgetsFor(x.r)) {
-					budgeted[v.Limit.Metric] = true
-					if c.verdict[v.Limit.Metric] != "fail" {
-						c.verdict[v.Limit.Metric] = map[bool]string{true: "pass", false: "fail"}[v.Pass]
+				vs := stepVerdicts(x.r, st, opts.BudgetsFor(x.r))
+				for _, v := range vs {
+					if v.Metric != "" && v.Kind == budget.KindBudget {
+						budgeted[v.Metric] = true
+						c.verdict[v.Metric], _ = metricVerdict(vs, v.Metric)
 					}
 				}
 				cols[i] = c

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 )
@@ -34,7 +34,7 @@ func TestDevicesSideBySide(t *testing.T) {
 		onDevice(t, "sim-2", "Pixel 4a", 30, 9),
 		onDevice(t, "sim-3", "Pixel 7", 33, 3),
 	}
-	f, err := assert.ParseBudgetFile("feed.budget.json", []byte(`{"schema": "perfgate.budget/v1",
+	f, err := budget.ParseBudgetFile("feed.budget.json", []byte(`{"schema": "perfgate.budget/v1",
   "steps": {"scroll": {"jank": {"max": 4, "unit": "frames"}}},
   "models": {"Google Pixel 4a": {"steps": {"scroll": {"jank": {"max": 10, "unit": "frames"}}}},
              "Google Pixel 7": {"steps": {"scroll": {"jank": {"max": 2, "unit": "frames"}}}}}}`))

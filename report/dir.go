@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -131,7 +131,7 @@ type indexRow struct {
 
 // writeIndex rebuilds dir/index.html from the Results in dir, again
 // whenever the directory changed while it wrote.
-func writeIndex(dir string, budgets []assert.Limit) error {
+func writeIndex(dir string, budgets []budget.Limit) error {
 	for range 20 {
 		before, err := listResults(dir)
 		if err != nil {

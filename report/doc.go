@@ -8,12 +8,16 @@
 //	report.WriteMarkdown(os.Stdout, []*perftest.Result{r}, report.Options{HTMLLink: "report.html"})
 //	report.WriteHTML(f, []*perftest.Result{r}, report.Options{})
 //
-// The package reads perftest's Results and judges them with assert and
-// metrics; nothing below it imports it (a test binary links it to write its
-// sessions' reports). Budgets are package assert's limits (assert.ParseLimit, a budget file's
-// Limits), judged by metrics.Judge: a report fails a session exactly where
-// the tests' checks would, with the same line. Which metrics a summary
-// shows, and their units, come from metrics.Catalogue.
+// The package reads perftest's Results and shows the verdicts each keeps
+// (Result.Verdicts: its test's checks, budget files, scenario budgets,
+// regression gates, crashes): a session with a failing verdict is never
+// shown as passed. Budgets a report is given besides (budget.ParseLimit, a
+// budget file's Limits) are judged by budget.Judge, as the tests' checks
+// are, with the same line. Comparisons key runs by test, device and step
+// and judge them with budget.CompareRuns. Nothing below the package
+// imports it (a test binary links it to write its sessions' reports).
+// Which metrics a summary shows, and their units, come from
+// metrics.Catalogue.
 //
 // Charts are inline SVG drawn here in Go: the page needs no script and no
 // network when it is opened, stays small (a few tens of KiB per step), and

@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -21,7 +21,7 @@ func ExampleWriteMarkdown() {
 	}
 	var b strings.Builder
 	report.WriteMarkdown(&b, []*perftest.Result{r}, report.Options{
-		Budgets:  []assert.Limit{{Step: "scroll", Metric: metrics.Jank, Value: 2}},
+		Budgets:  []budget.Limit{{Step: "scroll", Metric: metrics.Jank, Value: 2}},
 		HTMLLink: "report.html",
 	})
 	for _, line := range strings.Split(b.String(), "\n")[:10] {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -34,7 +34,7 @@ func FuzzReports(f *testing.F) {
 			}
 		}
 		rs := []*perftest.Result{&r}
-		budgets := []assert.Limit{{Metric: metrics.FPS, Value: 50, Min: true}, {Metric: metrics.FrameTimeP95, Value: 16}, {Metric: metrics.PSSMax, Value: 1}}
+		budgets := []budget.Limit{{Metric: metrics.FPS, Value: 50, Min: true}, {Metric: metrics.FrameTimeP95, Value: 16}, {Metric: metrics.PSSMax, Value: 1}}
 		var h, m, b bytes.Buffer
 		if err := report.WriteHTML(&h, rs, report.Options{Budgets: budgets}); err != nil {
 			t.Fatal(err)

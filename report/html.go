@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -18,12 +18,14 @@ type Options struct {
 	Title string
 	// Budgets are checked in the metrics tables and drawn on the charts: a
 	// limit with a step applies to that step and its iterations, one
-	// without to every step (see assert.ParseLimit, (*assert.File).Limits).
-	Budgets []assert.Limit
+	// without to every step (see budget.ParseLimit, (*budget.File).Limits).
+	// They add to the verdicts each Result keeps (Result.Verdicts), which
+	// a report shows as they are.
+	Budgets []budget.Limit
 	// BudgetFile, when set, adds to Budgets the budgets of each Result's
-	// device model (see (*assert.File).LimitsFor): a file with budgets per
-	// model checks each device against its own.
-	BudgetFile *assert.File
+	// device model (see (*budget.File).LimitsFor): a file with budgets per
+	// model checks each device against its model's, added to the shared.
+	BudgetFile *budget.File
 	// HTMLLink, when set, is where the Markdown summary links to the full
 	// HTML report (a CI artifact's URL or a relative path).
 	HTMLLink string
@@ -53,6 +55,7 @@ type htmlStep struct {
 	Duration   string
 	Flags      []string
 	Failures   []string
+	Warnings   []string
 	Charts     []template.HTML
 	Causes     template.HTML
 	Metrics    []htmlMetric
@@ -64,16 +67,19 @@ type htmlStep struct {
 }
 
 type htmlResult struct {
-	Name    string
-	Anchor  string
-	Failed  bool
-	Error   string
-	Facts   []htmlFact
-	Sources []htmlFact
-	Notes   []string
-	Steps   []htmlStep
-	Gaps    []perftest.Gap
-	Crashes []perftest.Crash
+	Name   string
+	Anchor string
+	Failed bool
+	// Failures are the session's failing lines: every failing verdict,
+	// wherever it belongs (a step the run lacks has no section).
+	Failures []string
+	Error    string
+	Facts    []htmlFact
+	Sources  []htmlFact
+	Notes    []string
+	Steps    []htmlStep
+	Gaps     []perftest.Gap
+	Crashes  []perftest.Crash
 	// Restarts are process changes the test caused (a cold launch).
 	Restarts []perftest.Crash
 	Trace    *htmlTrace
@@ -126,6 +132,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 <section class="result" id="{{.Anchor}}">
 <h2>{{.Name}}{{if .Failed}} <span class="fail">✗</span>{{else}} <span class="pass">✓</span>{{end}}</h2>
 {{if .Error}}<p class="error">Session ended early: {{.Error}}</p>{{end}}
+{{if .Failures}}<div class="error"><strong>Failed:</strong><ul class="failures">{{range .Failures}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 <table class="facts">{{range .Facts}}<tr><th>{{.Key}}</th><td>{{.Value}}</td></tr>{{end}}</table>
 {{if .Sources}}<details><summary>Sources</summary><table class="sources">{{range .Sources}}<tr><th>{{.Key}}</th><td><code>{{.Value}}</code></td></tr>{{end}}</table></details>{{end}}
 {{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
@@ -134,6 +141,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 <section class="step" id="{{.Anchor}}">
 <h3>Step {{.Name}} <span class="muted">({{.Duration}})</span> {{range .Flags}}<span class="flag">{{.}}</span>{{end}}</h3>
 {{if .Failures}}<ul class="failures">{{range .Failures}}<li class="fail">{{.}}</li>{{end}}</ul>{{end}}
+{{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li>⚠ {{.}}</li>{{end}}</ul>{{end}}
 {{range .Charts}}{{.}}
 {{end}}{{.Causes}}
 <table class="metrics"><tr><th>metric</th><th>value</th><th>unit</th><th>definition / source</th><th>budget</th><th></th></tr>
@@ -216,7 +224,9 @@ func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
 	for _, k := range keys {
 		hr.Sources = append(hr.Sources, htmlFact{k, r.Config.Sources[k]})
 	}
-	hr.Failed = r.Error != "" || unexpectedCrash(r)
+	failures := Failures(r, opts.Budgets)
+	hr.Failed = len(failures) > 0
+	hr.Failures = failures
 	for j, st := range r.Steps {
 		hs := htmlStep{Name: st.Name, Anchor: fmt.Sprintf("r%d-s%d", i+1, j+1), Duration: st.Duration().Round(time.Millisecond).String(),
 			Windows: st.Windows, Thermal: st.ThermalStats, Battery: st.BatteryStats, Trace: traceStepOf(st)}
@@ -229,7 +239,8 @@ func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
 		if len(st.Crashes) > 0 {
 			hs.Flags = append(hs.Flags, fmt.Sprintf("%d crashes", len(st.Crashes)))
 		}
-		charts := stepCharts(r, st, opts.Budgets)
+		vs := stepVerdicts(r, st, opts.Budgets)
+		charts := stepCharts(r, st, limitsOf(vs))
 		var links map[int64]string
 		hs.Causes, links = causesOf(r, st, hs.Anchor)
 		for i := range charts[0].marks { // the frame chart's janky frames
@@ -238,37 +249,24 @@ func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
 		for _, c := range charts {
 			hs.Charts = append(hs.Charts, template.HTML(c.svg()))
 		}
-		vs := verdicts(st, opts.Budgets)
 		for _, m := range StepMetrics(st) {
 			hm := htmlMetric{Metric: m, Shown: formatValue(m.Value)}
-			for _, v := range vs {
-				if v.Limit.Metric != m.Name {
-					continue
-				}
-				hm.Budget = budgetText(v.Limit)
-				if v.Pass {
-					hm.Verdict = "pass"
-				} else {
-					hm.Verdict = "fail"
-				}
-			}
+			hm.Verdict, hm.Budget = metricVerdict(vs, m.Name)
 			hs.Metrics = append(hs.Metrics, hm)
 		}
 		// Unmeasured is never zero: each metric the step has no value for
 		// gets its row, saying why.
 		for _, a := range st.Absent() {
 			hm := htmlMetric{Metric: a.Name.Def().Measure(0, a.Reason), Shown: "not measured"}
-			for _, v := range vs {
-				if v.Limit.Metric == a.Name {
-					hm.Budget, hm.Verdict = budgetText(v.Limit), "fail"
-				}
-			}
+			hm.Verdict, hm.Budget = metricVerdict(vs, a.Name)
 			hs.Metrics = append(hs.Metrics, hm)
 		}
 		for _, v := range vs {
-			if !v.Pass {
-				hs.Failures = append(hs.Failures, v.Line())
-				hr.Failed = true
+			switch {
+			case v.Fails():
+				hs.Failures = append(hs.Failures, v.Line)
+			case v.Status == budget.Warn && v.Line != "":
+				hs.Warnings = append(hs.Warnings, v.Line)
 			}
 		}
 		sk := make([]string, 0, len(st.MemoryStats.Summary))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -21,7 +22,7 @@ func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error 
 	var body strings.Builder
 	for _, r := range results {
 		o := opts.forResult(r)
-		budgets += len(o.Budgets)
+		budgets += len(o.Budgets) + len(r.Verdicts)
 		if writeMarkdownResult(&body, r, o) {
 			failed++
 		}
@@ -30,7 +31,7 @@ func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error 
 	if budgets == 0 {
 		// Nothing was checked against a budget: "all met" would claim
 		// what no one asked.
-		status = "✅ no failures (no budgets given)"
+		status = "✅ no failures (no budgets checked)"
 	}
 	if failed > 0 {
 		status = fmt.Sprintf("❌ %d of %d sessions failed", failed, len(results))
@@ -60,11 +61,11 @@ func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error 
 
 // writeMarkdownResult writes one session and reports whether it failed.
 func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) bool {
-	failed := r.Error != "" || unexpectedCrash(r)
+	failures := Failures(r, opts.Budgets)
+	failed := len(failures) > 0
 	var steps strings.Builder
-	var failures []string
 	for _, st := range r.Steps {
-		vs := verdicts(st, opts.Budgets)
+		vs := stepVerdicts(r, st, opts.Budgets)
 		ms := StepMetrics(st)
 		flags := ""
 		if st.Unfinished {
@@ -81,23 +82,15 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 		// never 0 and never a blank.
 		row := func(name metrics.Name) {
 			shown[name] = true
-			budget, mark := "", ""
-			for _, v := range vs {
-				if v.Limit.Metric == name {
-					budget = budgetText(v.Limit)
-					mark = "✅"
-					if !v.Pass {
-						mark = "❌"
-					}
-				}
-			}
+			verdict, bound := metricVerdict(vs, name)
+			mark := map[string]string{"pass": "✅", "fail": "❌"}[verdict]
 			value, def := "not measured", reasonOf(absent, name)
 			if m, ok := find(ms, name); ok {
 				value, def = formatValue(m.Value)+" "+m.Unit, m.Definition
 			} else if def == "" {
 				def = "no such metric in the step"
 			}
-			fmt.Fprintf(&steps, "| %s | %s | %s | %s | %s |\n", name, value, mdEscape(def), budget, mark)
+			fmt.Fprintf(&steps, "| %s | %s | %s | %s | %s |\n", name, value, mdEscape(def), bound, mark)
 		}
 		// The catalogue's summary metrics, and every budgeted one.
 		// FrameTimeline's jank too, beside the other definitions, when the
@@ -111,18 +104,12 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 			}
 		}
 		for _, v := range vs {
-			if !shown[v.Limit.Metric] {
-				row(v.Limit.Metric)
-			}
-			if !v.Pass {
-				failures = append(failures, v.Line())
+			if v.Metric != "" && !shown[v.Metric] && (v.Kind == budget.KindBudget || v.Kind == budget.KindRegression) {
+				row(v.Metric)
 			}
 		}
 		steps.WriteString("\n")
 		markdownTraceStep(&steps, st)
-	}
-	if len(failures) > 0 {
-		failed = true
 	}
 	mark := "✅"
 	if failed {

@@ -20,6 +20,7 @@ import (
 	"gotest.tools/v3/golden"
 
 	pgassert "github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -37,7 +38,7 @@ func TestMarkdownGolden(t *testing.T) {
 		{"janky-scroll.md", report.Options{}},
 		{"janky-scroll-budgets.md", report.Options{
 			HTMLLink: "https://example.com/artifacts/report.html",
-			Budgets: []metrics.Limit{
+			Budgets: []budget.Limit{
 				{Step: "scroll", Metric: "jank", Value: 2},
 				{Step: "scroll", Metric: "fps", Value: 50, Min: true},
 				{Metric: "frame_time_p95", Value: 12},
@@ -64,7 +65,7 @@ func TestMarkdownStartupWithoutBudget(t *testing.T) {
 	var b bytes.Buffer
 	assert.NilError(t, report.WriteMarkdown(&b, []*perftest.Result{r}, report.Options{}))
 	md := b.String()
-	assert.Assert(t, strings.Contains(md, "## perfgate report: ✅ no failures (no budgets given)\n"), md)
+	assert.Assert(t, strings.Contains(md, "## perfgate report: ✅ no failures (no budgets checked)\n"), md)
 	assert.Assert(t, !strings.Contains(md, "all budgets met"), md)
 	assert.Assert(t, strings.Contains(md, "| startup_initial | 2500 ms | time to initial display, cold start, am start -W TotalTime, median of 2 |"), md)
 	assert.Assert(t, strings.Contains(md, "| startup_full | not measured | startup: time to full display needs every launch to log"), md)
@@ -72,7 +73,7 @@ func TestMarkdownStartupWithoutBudget(t *testing.T) {
 	assert.Equal(t, strings.Count(md, "| startup_initial |"), 1, md)
 
 	b.Reset()
-	assert.NilError(t, report.WriteMarkdown(&b, []*perftest.Result{r}, report.Options{Budgets: []metrics.Limit{{Step: "scroll", Metric: "jank", Value: 3}}}))
+	assert.NilError(t, report.WriteMarkdown(&b, []*perftest.Result{r}, report.Options{Budgets: []budget.Limit{{Step: "scroll", Metric: "jank", Value: 3}}}))
 	assert.Assert(t, strings.Contains(b.String(), "## perfgate report: ✅ all budgets met\n"), b.String())
 }
 
@@ -85,27 +86,27 @@ func TestBudgetVerdicts(t *testing.T) {
 	r := loadRecorded(t)
 	cases := []struct {
 		step   string
-		budget metrics.Limit
+		budget budget.Limit
 		pass   bool
 		line   string
 	}{
-		{"scroll", metrics.Limit{Metric: "jank", Value: 2}, false, "perf budget exceeded: scroll: jank 3 > 2 (deadline missed; frames at 0.39s 1.48s 2.59s)"},
-		{"scroll", metrics.Limit{Metric: "jank", Value: 3}, true, ""},
-		{"scroll", metrics.Limit{Metric: "fps", Value: 50, Min: true}, true, ""},
-		{"scroll", metrics.Limit{Metric: "fps", Value: 56, Min: true}, false, "perf budget exceeded: scroll: fps 55.31 < 56 (" + "(n−1)/(t[n−1]−t[0]), gfxinfo)"},
-		{"scroll", metrics.Limit{Metric: "frame_time_p95", Value: 8.2}, false, "perf budget exceeded: scroll: frame_time_p95 8.25ms > 8.2ms (frame duration, nearest rank)"},
-		{"settle", metrics.Limit{Metric: "rx", Value: 1000}, false, "perf budget exceeded: settle: rx 2003B > 1000B (dumpsys netstats, scope uid)"},
-		{"settle", metrics.Limit{Metric: "startup", Value: 1000}, false, "perf budget not checked: settle: startup not measured (budget startup ≤ 1000)"},
-		{"settle", metrics.Limit{Metric: "startup_initial", Value: 1000}, false,
+		{"scroll", budget.Limit{Metric: "jank", Value: 2}, false, "perf budget exceeded: scroll: jank 3 > 2 (deadline missed; frames at 0.39s 1.48s 2.59s)"},
+		{"scroll", budget.Limit{Metric: "jank", Value: 3}, true, ""},
+		{"scroll", budget.Limit{Metric: "fps", Value: 50, Min: true}, true, ""},
+		{"scroll", budget.Limit{Metric: "fps", Value: 56, Min: true}, false, "perf budget exceeded: scroll: fps 55.31 < 56 (" + "(n−1)/(t[n−1]−t[0]), gfxinfo)"},
+		{"scroll", budget.Limit{Metric: "frame_time_p95", Value: 8.2}, false, "perf budget exceeded: scroll: frame_time_p95 8.25ms > 8.2ms (frame duration, nearest rank)"},
+		{"settle", budget.Limit{Metric: "rx", Value: 1000}, false, "perf budget exceeded: settle: rx 2003B > 1000B (dumpsys netstats, scope uid)"},
+		{"settle", budget.Limit{Metric: "startup", Value: 1000}, false, "perf budget not checked: settle: startup not measured (budget startup ≤ 1000)"},
+		{"settle", budget.Limit{Metric: "startup_initial", Value: 1000}, false,
 			"perf budget not checked: settle: startup_initial not measured (startup: the step launched nothing; budget startup_initial ≤ 1000ms)"},
-		{"settle", metrics.Limit{Step: "scroll", Metric: "jank", Value: 0}, true, ""}, // another step's budget does not apply
+		{"settle", budget.Limit{Step: "scroll", Metric: "jank", Value: 0}, true, ""}, // another step's budget does not apply
 	}
 	for _, tc := range cases {
 		t.Run(tc.step+"/"+tc.budget.String(), func(t *testing.T) {
 			one := &perftest.Result{Schema: r.Schema, Device: r.Device, App: r.App, Steps: []*perftest.Step{r.Step(tc.step)}}
-			assert.Equal(t, report.Failed(one, []metrics.Limit{tc.budget}), !tc.pass)
+			assert.Equal(t, report.Failed(one, []budget.Limit{tc.budget}), !tc.pass)
 			var md bytes.Buffer
-			assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{one}, report.Options{Budgets: []metrics.Limit{tc.budget}}))
+			assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{one}, report.Options{Budgets: []budget.Limit{tc.budget}}))
 			rt := &lineT{}
 			pgassert.Check(rt, one, tc.budget)
 			if tc.line != "" {
@@ -183,7 +184,7 @@ func charts(t *testing.T, page string) []svgDoc {
 // metrics table and verdicts present.
 func TestHTMLStructure(t *testing.T) {
 	r := loadRecorded(t)
-	budgets := []metrics.Limit{
+	budgets := []budget.Limit{
 		{Step: "scroll", Metric: "fps", Value: 50, Min: true},
 		{Metric: "frame_time_p95", Value: 12},
 		{Metric: "pss_max", Value: 200000},
@@ -420,7 +421,7 @@ func TestWriteDir(t *testing.T) {
 		go func() {
 			c := *r
 			c.Name = fmt.Sprintf("TestFeed/case_%d", i)
-			errs <- report.WriteDir(dir, &c, report.Options{Budgets: []metrics.Limit{{Metric: "jank", Value: 2}}})
+			errs <- report.WriteDir(dir, &c, report.Options{Budgets: []budget.Limit{{Metric: "jank", Value: 2}}})
 		}()
 	}
 	for range n {
@@ -524,7 +525,7 @@ func TestHTMLHugeStep(t *testing.T) {
 		{Source: "surfaceflinger", Window: "w", SurfaceFlingerFrame: metrics.SurfaceFlingerFrame{ActualPresent: 2e7}},
 		{Source: "surfaceflinger", Window: "w", SurfaceFlingerFrame: metrics.SurfaceFlingerFrame{ActualPresent: math.MaxInt64 - 1}}}}
 	var b bytes.Buffer
-	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{Budgets: []metrics.Limit{{Metric: "fps", Value: math.MaxFloat64}}}))
+	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{Budgets: []budget.Limit{{Metric: "fps", Value: math.MaxFloat64}}}))
 	assert.Equal(t, len(charts(t, b.String())), 5)
 	assert.Assert(t, b.Len() < 200_000, "page of %d bytes", b.Len())
 }
@@ -550,7 +551,7 @@ func TestReportsSayNotMeasured(t *testing.T) {
 	settle := r.Step("settle")
 	settle.TrafficStats = nil
 	settle.NotMeasured = map[metrics.Name]string{"rx": why, "tx": why}
-	budgets := report.Options{Budgets: []metrics.Limit{{Step: "settle", Metric: "rx", Value: 1000}}}
+	budgets := report.Options{Budgets: []budget.Limit{{Step: "settle", Metric: "rx", Value: 1000}}}
 
 	var md bytes.Buffer
 	assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{r}, budgets))
@@ -591,7 +592,7 @@ func TestCatalogueMetricInEveryReport(t *testing.T) {
 	st := r.Step("scroll")
 	st.Smoothness = &perftest.SmoothnessStats{Source: "logcat Choreographer: Skipped N frames!", RefreshHz: 60, MinSM: 16, Skipped: 88}
 	one := &perftest.Result{Schema: r.Schema, Name: r.Name, Device: r.Device, App: r.App, Steps: []*perftest.Step{st}}
-	budgets := report.Options{Budgets: []metrics.Limit{{Step: "scroll", Metric: metrics.SMGT, Value: 30, Min: true}}}
+	budgets := report.Options{Budgets: []budget.Limit{{Step: "scroll", Metric: metrics.SMGT, Value: 30, Min: true}}}
 
 	var html, md, bench bytes.Buffer
 	assert.NilError(t, report.WriteHTML(&html, []*perftest.Result{one}, budgets))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
@@ -25,6 +26,7 @@ type Scenario struct {
 	session *perftest.Session
 	name    string
 	results string
+	errs    *stepErrors
 	// ActionTimeout bounds each action; default 60 s.
 	ActionTimeout time.Duration
 }
@@ -58,7 +60,7 @@ func Start(t TestingT, dev *adbx.Device, pkg string, opts ...perftest.Option) *S
 		drv.Close()
 		return nil
 	}
-	sc := &Scenario{t: t, pkg: pkg, dev: dev, driver: drv, session: s, results: s.ResultsDir()}
+	sc := &Scenario{t: t, pkg: pkg, dev: dev, driver: drv, session: s, results: s.ResultsDir(), errs: &stepErrors{}}
 	if n, ok := t.(interface{ Name() string }); ok {
 		sc.name = n.Name()
 	}
@@ -66,6 +68,55 @@ func Start(t TestingT, dev *adbx.Device, pkg string, opts ...perftest.Option) *S
 		c.Cleanup(func() { sc.Stop() })
 	}
 	return sc
+}
+
+// New connects to the device's uiautomator2 server and starts measuring
+// pkg outside a test, as `perfgate run` does: a step whose action fails
+// records the failure in the Result (perftest.Session.FailStep) and in
+// Errors instead of failing a test. cfg names the session (Name, where
+// its Result goes, …); its Package is pkg, and it waits for the app to
+// start. The caller stops it (Stop) and publishes the Result (Session's
+// Publish) once it has checked it.
+func New(ctx context.Context, dev *adbx.Device, pkg string, cfg perftest.Config) (*Scenario, error) {
+	drv, err := Connect(ctx, dev, Options{})
+	if err != nil {
+		return nil, err
+	}
+	cfg.Package, cfg.WaitForApp = pkg, true
+	s, err := perftest.NewSession(ctx, dev, cfg)
+	if err != nil {
+		drv.Close()
+		return nil, err
+	}
+	return &Scenario{pkg: pkg, dev: dev, driver: drv, session: s, name: cfg.Name, results: s.ResultsDir(), errs: &stepErrors{}}, nil
+}
+
+// Errors are the lines of the steps that failed so far, in order, as a
+// test would have reported them.
+func (sc *Scenario) Errors() []string {
+	sc.errs.mu.Lock()
+	defer sc.errs.mu.Unlock()
+	return append([]string(nil), sc.errs.lines...)
+}
+
+// stepErrors keeps the failed steps' lines.
+type stepErrors struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// fail reports a step's failure: through the test when there is one, and
+// in Errors.
+func (sc *Scenario) fail(line string) {
+	sc.errs.mu.Lock()
+	sc.errs.lines = append(sc.errs.lines, line)
+	sc.errs.mu.Unlock()
+	if sc.t != nil {
+		if h, ok := sc.t.(interface{ Helper() }); ok {
+			h.Helper()
+		}
+		sc.t.Errorf("%s", line)
+	}
 }
 
 // Driver is the scenario's uiautomator2 driver.
@@ -80,7 +131,7 @@ func (sc *Scenario) Session() *perftest.Session { return sc.session }
 // on. It returns whether every action succeeded. Each action has
 // ActionTimeout, plus the time it waits on purpose (a Sleep, a WaitFor).
 func (sc *Scenario) Step(name string, actions ...Action) bool {
-	if h, ok := sc.t.(interface{ Helper() }); ok {
+	if h, ok := sc.t.(interface{ Helper() }); ok && sc.t != nil {
 		h.Helper()
 	}
 	return sc.StepContext(context.Background(), name, actions...)
@@ -97,7 +148,7 @@ func (sc *Scenario) StepContext(ctx context.Context, name string, actions ...Act
 		h.Helper()
 	}
 	if ctx.Err() != nil {
-		sc.t.Errorf("scenario step %q: not run: %v", name, context.Cause(ctx))
+		sc.fail(fmt.Sprintf("scenario step %q: not run: %v", name, context.Cause(ctx)))
 		return false
 	}
 	var failed error
@@ -131,7 +182,7 @@ func (sc *Scenario) StepContext(ctx context.Context, name string, actions ...Act
 		return true
 	}
 	if interrupted {
-		sc.t.Errorf("scenario step %q: %s: interrupted: %v; the step is marked unfinished", name, which, failed)
+		sc.fail(fmt.Sprintf("scenario step %q: %s: interrupted: %v; the step is marked unfinished", name, which, failed))
 		return false
 	}
 	msg := fmt.Sprintf("scenario step %q: %s: %v", name, which, failed)
@@ -140,7 +191,8 @@ func (sc *Scenario) StepContext(ctx context.Context, name string, actions ...Act
 	} else {
 		msg += fmt.Sprintf(" (no screenshot: %v)", err)
 	}
-	sc.t.Errorf("%s", msg)
+	sc.session.FailStep(name, msg)
+	sc.fail(msg)
 	return false
 }
 
@@ -185,6 +237,9 @@ func fileName(s string) string {
 func (sc *Scenario) Stop() *perftest.Result {
 	if sc == nil {
 		return &perftest.Result{Schema: perftest.Schema}
+	}
+	if h, ok := sc.t.(interface{ Helper() }); ok {
+		h.Helper()
 	}
 	r := sc.session.Stop()
 	if sc.driver != nil {

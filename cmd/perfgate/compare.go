@@ -1,22 +1,39 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
+	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 )
 
-const compareUsage = `usage: perfgate compare [-alpha 0.05] [-threshold 10] [-md out.md] [-html out.html] base.json|dir new.json|dir
+const compareUsage = `usage: perfgate compare [flags] base.json|dir new.json|dir
+       perfgate compare -history DSN -branch main [flags] new.json|dir
 
-Compares every metric of every step between a baseline and new runs, with
-the regression gate's statistics: medians with 95% confidence intervals and
-the Mann-Whitney U test. A directory stands for every *.json in it, one run
-each; a step repeated inside one session ("scroll#2") is one more run.
-Prints a benchstat-style table, and exits 1 when a metric got worse
-significantly (p < alpha) and by more than -threshold percent.
+Compares every metric of every step of every test between a baseline and
+new runs, each test and device model with itself only. A directory stands
+for every *.json in it and its subfolders, one run each; a step repeated
+inside one session ("scroll#2") is one more run. With -history the
+baseline is the last -runs runs of each test on -branch in the performance
+history (an SQLite file or a PostgreSQL DSN), one value a run.
+
+Runs differ from each other by more than the frames inside one run show,
+so the verdict rests on runs: the Mann-Whitney U test where both sides have
+enough of them; the new runs against the spread of the base runs where the
+base side has at least -min-base-runs (one new run is enough then); with
+fewer, the frames alone, and then only a change past -frames-only percent
+fails. Each row says what it rests on. Prints a table, and exits 1 when a
+metric got worse significantly (p < alpha) and by more than -threshold
+percent (for counts such as jank, by at least -min-count too). -write keeps
+every verdict in the new Results, for perfgate report.
 `
 
 // runCompare is `perfgate compare`.
@@ -24,41 +41,93 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, compareUsage); fs.PrintDefaults() }
-	alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test")
-	threshold := fs.Float64("threshold", 10, "smallest change of the median, in percent, that fails")
+	alpha := fs.Float64("alpha", 0.05, "significance level of the tests")
+	threshold := fs.Float64("threshold", 10, "smallest change, in percent, that fails")
+	minCount := fs.Float64("min-count", 2, "smallest change of a count (jank, slow frames) that fails")
+	minBase := fs.Int("min-base-runs", 5, "base runs needed to know how much runs differ")
+	framesOnly := fs.Float64("frames-only", 50, "smallest change, in percent, that fails on the frames alone (too few runs to know their spread)")
+	across := fs.Bool("across-devices", false, "compare runs of different device models with each other")
 	mdOut := fs.String("md", "", `also write the comparison as Markdown here ("-" for stdout)`)
-	htmlOut := fs.String("html", "", "also write the comparison page here: every metric's runs, medians and CIs drawn, and the first runs overlaid")
+	htmlOut := fs.String("html", "", "also write the comparison page here: every metric's runs, centres and CIs drawn, and the first runs overlaid")
+	write := fs.Bool("write", false, "keep each verdict in the new Result it judged (rewrites those Result files)")
+	hist := fs.String("history", "", "take the baseline from this performance history (a file or a PostgreSQL DSN) instead of Results")
+	branch := fs.String("branch", "", "with -history: the base branch whose runs are the baseline (comma-separated for several)")
+	runs := fs.Int("runs", history.DefaultBaseRuns, "with -history: how many of the branch's most recent runs of each test")
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(paths) != 2 {
-		fs.Usage()
-		return fmt.Errorf("compare: want a baseline and new runs, got %d arguments", len(paths))
+	want := 2
+	if *hist != "" {
+		want = 1
 	}
-	if *alpha <= 0 || *alpha >= 1 {
+	if len(paths) != want {
+		return usageError(fs, stderr, fmt.Errorf("compare: want %s, got %d arguments", map[int]string{1: "the new runs (the baseline is -history)", 2: "a baseline and new runs"}[want], len(paths)))
+	}
+	switch {
+	case *alpha <= 0 || *alpha >= 1:
 		return fmt.Errorf("compare: -alpha %g is not in (0, 1)", *alpha)
-	}
-	if *threshold < 0 {
+	case *threshold < 0:
 		return fmt.Errorf("compare: -threshold %g is negative", *threshold)
+	case *minCount < 0:
+		return fmt.Errorf("compare: -min-count %g is negative", *minCount)
+	case *minBase < 3:
+		return fmt.Errorf("compare: -min-base-runs %d: want at least 3", *minBase)
+	case *framesOnly <= 0:
+		return fmt.Errorf("compare: -frames-only %g: want a percentage above 0", *framesOnly)
+	case *hist != "" && strings.TrimSpace(*branch) == "":
+		return errors.New("compare: -history needs -branch, the base branch whose runs are the baseline")
+	case *hist == "" && *branch != "":
+		return errors.New("compare: -branch needs -history")
+	case *runs < 1:
+		return fmt.Errorf("compare: -runs %d: want at least 1", *runs)
 	}
-	base, err := readResults(paths[:1])
-	if err != nil {
-		return fmt.Errorf("compare: baseline: %w", err)
-	}
-	next, err := readResults(paths[1:])
-	if err != nil {
-		return fmt.Errorf("compare: new runs: %w", err)
-	}
-	// A zero threshold is a real choice here, but CompareOptions reads zero
-	// as its default (10 %) and a negative value as zero.
+	// A zero threshold is a real choice here, but the gate reads zero as
+	// its default (10 %) and a negative value as zero.
 	th := *threshold
 	if th == 0 {
 		th = -1
 	}
-	c := report.Compare(base, next, report.CompareOptions{Alpha: *alpha, ThresholdPct: th})
+	opts := report.CompareOptions{Alpha: *alpha, ThresholdPct: th, AcrossDevices: *across,
+		Gate: budget.Gate{MinCount: *minCount, MinBaseRuns: *minBase, FramesOnlyPct: *framesOnly}}
+	next, err := readResults(paths[len(paths)-1:])
+	if err != nil {
+		return fmt.Errorf("compare: new runs: %w", err)
+	}
+	var base []*perftest.Result
+	var c *report.Comparison
+	if *hist != "" {
+		branches := strings.Split(*branch, ",")
+		opts.From = fmt.Sprintf("history %s, last %d runs", strings.Join(branches, ","), *runs)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		s, err := history.OpenExisting(ctx, *hist)
+		if err != nil {
+			return fmt.Errorf("compare: %w", err)
+		}
+		defer s.Close()
+		side, err := s.BaseSide(ctx, history.Filter{Branches: branches}, *runs, *across)
+		if err != nil {
+			return fmt.Errorf("compare: %w", err)
+		}
+		c = report.CompareSides(side, report.RunsOf(next, *across), opts)
+	} else {
+		base, err = readResults(paths[:1])
+		if err != nil {
+			return fmt.Errorf("compare: baseline: %w", err)
+		}
+		opts.From = "baseline " + paths[0]
+		c = report.Compare(base, next, opts)
+	}
 	if len(c.Rows) == 0 {
-		return errors.New("compare: the two sides share no step and metric")
+		if *hist != "" {
+			// No base runs yet (a new repository, a new test): nothing to
+			// gate on, which is no failure.
+			fmt.Fprintf(stdout, "compare: the history has no run on %s of the tests in %s; nothing to compare with\n", *branch, paths[len(paths)-1])
+			c.WriteText(stdout)
+			return nil
+		}
+		return errors.New("compare: the two sides share no test, step and metric")
 	}
 	if err := c.WriteText(stdout); err != nil {
 		return fmt.Errorf("compare: %w", err)
@@ -74,8 +143,38 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("compare: %w", err)
 		}
 	}
+	if *write {
+		if err := writeVerdicts(c, next, *across); err != nil {
+			return fmt.Errorf("compare: %w", err)
+		}
+	}
 	if regs := c.Regressions(); len(regs) > 0 {
-		return exitError{code: 1, err: fmt.Errorf("compare: %d significant regressions past %g%%", len(regs), *threshold)}
+		what := "regressions"
+		if len(regs) == 1 {
+			what = "regression"
+		}
+		return exitError{code: 1, err: fmt.Errorf("compare: %d significant %s past %g%%", len(regs), what, *threshold)}
 	}
 	return nil
+}
+
+// writeVerdicts keeps the comparison's verdicts in the new Results they
+// judged: each Result gets those of its test on its device.
+func writeVerdicts(c *report.Comparison, next []*perftest.Result, across bool) error {
+	var errs []error
+	for _, r := range next {
+		model := report.DeviceKey(r.Device.Manufacturer, r.Device.Model, r.Device.API)
+		if across {
+			model = ""
+		}
+		vs := c.Verdicts(r.Key(), model)
+		if len(vs) == 0 {
+			continue
+		}
+		r.RecordVerdicts(vs...)
+		if err := r.WriteFile(r.Path); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/history/changepoint"
 	"github.com/perfgate/perfgate/metrics"
@@ -431,7 +431,7 @@ func historyHTML(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("history html: %w", err)
 	}
 	if *budgetFile != "" {
-		f, err := assert.ReadBudgetFile(*budgetFile)
+		f, err := budget.ReadBudgetFile(*budgetFile)
 		if err != nil {
 			return fmt.Errorf("history html: %w", err)
 		}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -111,12 +111,12 @@ func TestHistoryCommand(t *testing.T) {
 		t.Errorf("trend page: %v", err)
 	}
 
-	budget := filepath.Join(t.TempDir(), "feed.budget.json")
-	_, stderr, err := perfgate("history", "budget", "-history", db, "-test", "TestFeed", "-o", budget)
+	bfile := filepath.Join(t.TempDir(), "feed.budget.json")
+	_, stderr, err := perfgate("history", "budget", "-history", db, "-test", "TestFeed", "-o", bfile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := assert.ReadBudgetFile(budget)
+	f, err := budget.ReadBudgetFile(bfile)
 	if err != nil {
 		t.Fatalf("the suggested budget file does not read back: %v", err)
 	}

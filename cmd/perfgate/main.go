@@ -111,3 +111,10 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])
 }
+
+// usageError is err for a command called wrongly: one line saying how to
+// see the usage, rather than the whole of it before the error.
+func usageError(fs *flag.FlagSet, stderr io.Writer, err error) error {
+	fmt.Fprintf(stderr, "run 'perfgate %s -h' for its usage\n", fs.Name())
+	return err
+}

@@ -6,12 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 )
@@ -30,12 +33,12 @@ e.g. -budget jank<=3 -budget scroll:fps>=55.
 `
 
 // budgetFlags collects repeated -budget flags.
-type budgetFlags []assert.Limit
+type budgetFlags []budget.Limit
 
 func (b *budgetFlags) String() string { return fmt.Sprint(*b) }
 
 func (b *budgetFlags) Set(s string) error {
-	v, err := assert.ParseLimit(s)
+	v, err := budget.ParseLimit(s)
 	if err != nil {
 		return err
 	}
@@ -70,7 +73,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	var budgetsOf *assert.File
+	var budgetsOf *budget.File
 	if *budgetFile != "" {
 		// A bare name is a file here: on the command line a path is taken
 		// as given, where a test's bare name would be under testdata/.
@@ -78,11 +81,14 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		if p == filepath.Base(p) {
 			p = "." + string(filepath.Separator) + p
 		}
-		f, err := assert.ReadBudgetFile(p)
+		f, err := budget.ReadBudgetFile(p)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 		budgetsOf = f
+	}
+	if err := budgetStepsExist(results, budgets, budgetsOf); err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	opts := report.Options{Title: *title, Budgets: budgets, BudgetFile: budgetsOf, HTMLLink: *link}
 	if *base != "" {
@@ -118,6 +124,39 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		if n := failedSessions(results, opts); n > 0 {
 			return exitError{code: 1, err: fmt.Errorf("report: %d of %d sessions failed their budgets", n, len(results))}
 		}
+	}
+	return nil
+}
+
+// budgetStepsExist refuses a budget of a step no Result has: a misspelt
+// step would be a budget nobody checks. The error names the flag, or the
+// budget file and line.
+func budgetStepsExist(results []*perftest.Result, limits []budget.Limit, f *budget.File) error {
+	have := map[string]bool{}
+	var names []string
+	for _, r := range results {
+		for _, st := range r.Steps {
+			if b := metrics.BaseStep(st.Name); !have[b] {
+				have[b] = true
+				names = append(names, b)
+			}
+		}
+		if len(r.Steps) == 0 && r.Whole != nil && !have["session"] {
+			have["session"] = true
+			names = append(names, "session")
+		}
+	}
+	known := strings.Join(names, ", ")
+	for _, l := range limits {
+		if l.Step != "" && !have[l.Step] {
+			return fmt.Errorf("-budget %s:%s: no result has step %q (they have: %s)", l.Step, l, l.Step, known)
+		}
+	}
+	if f == nil {
+		return nil
+	}
+	if u := f.UnknownSteps(func(step string) bool { return have[step] }); len(u) > 0 {
+		return fmt.Errorf("%s: budgets of step %q, which no result has (they have: %s)", u[0].Where, u[0].Step, known)
 	}
 	return nil
 }
@@ -163,27 +202,60 @@ func readResults(paths []string) ([]*perftest.Result, error) {
 	var out []*perftest.Result
 	for _, p := range paths {
 		files := []string{p}
+		walked := false
 		if fi, err := os.Stat(p); err != nil {
 			return nil, err
 		} else if fi.IsDir() {
-			files, err = filepath.Glob(filepath.Join(p, "*.json"))
+			files, err = resultFiles(p)
 			if err != nil {
 				return nil, err
 			}
-			slices.Sort(files)
+			walked = true
 			if len(files) == 0 {
-				return nil, fmt.Errorf("%s: no *.json result files in the directory", p)
+				return nil, fmt.Errorf("%s: no *.json result files in the directory or its subfolders", p)
 			}
 		}
+		n := len(out)
 		for _, f := range files {
 			r, err := perftest.ReadResult(f)
+			if walked && errors.Is(err, perftest.ErrSchema) {
+				continue // a folder's other JSON: a budget file, a workload
+			}
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, r)
 		}
+		if walked && len(out) == n {
+			return nil, fmt.Errorf("%s: no Result (schema %s) among the *.json files in the directory or its subfolders", p, perftest.Schema)
+		}
 	}
 	return out, nil
+}
+
+// resultFiles lists the *.json files under dir, its subfolders too (a CI
+// job's shards, one folder each), in name order; hidden files and folders
+// (a run's temporary files) are left out.
+func resultFiles(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if p != dir && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(name, ".json") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return out, err
 }
 
 // parseInterleaved parses flags that may come before, between or after the

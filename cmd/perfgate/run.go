@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,7 +18,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/internal/jsondup"
 	"github.com/perfgate/perfgate/metrics"
@@ -125,6 +126,9 @@ func (t *traceSpec) config() (*perftest.TraceConfig, error) {
 type simulatedSpec struct {
 	Workload string `json:"workload"`
 	API      int    `json:"api,omitempty"`
+	// Noise makes the simulated phone vary from run to run and frame to
+	// frame as real ones do (simdevice.Noise).
+	Noise *simdevice.Noise `json:"noise,omitempty"`
 }
 
 type stepSpec struct {
@@ -160,11 +164,11 @@ type actionSpec struct {
 type parsedScenario struct {
 	file       scenarioFile
 	steps      [][]scenario.Action
-	budgets    *assert.File // inline budgets
+	budgets    *budget.File // inline budgets
 	budgetPath string       // or a budget file
 	// headroom is what -update leaves above (below, for floors) each
 	// value it records (-headroom).
-	headroom assert.Headroom
+	headroom budget.Headroom
 }
 
 // parseScenario reads and checks a scenario file; errors name the file,
@@ -241,20 +245,43 @@ func parseScenario(path string, b []byte) (*parsedScenario, error) {
 			if err != nil {
 				return nil, err
 			}
+			if err := p.checkBudgetSteps(bf); err != nil {
+				return nil, err
+			}
 			p.budgets = bf
 		}
 	}
 	return p, nil
 }
 
+// checkBudgetSteps refuses budgets of a step the scenario does not have:
+// a misspelt step would otherwise be a budget nobody checks. The error
+// names the file and line of the step's first budget.
+func (p *parsedScenario) checkBudgetSteps(f *budget.File) error {
+	steps := map[string]bool{}
+	names := make([]string, len(p.file.Steps))
+	for i, st := range p.file.Steps {
+		steps[st.Name], names[i] = true, st.Name
+	}
+	u := f.UnknownSteps(func(step string) bool { return steps[step] })
+	if len(u) == 0 {
+		return nil
+	}
+	model := ""
+	if u[0].Model != "" {
+		model = " of model " + strconv.Quote(u[0].Model)
+	}
+	return fmt.Errorf("%s: budgets%s of step %s, which the scenario does not have (its steps: %s)", u[0].Where, model, excerpt.Quote(u[0].Step), strings.Join(names, ", "))
+}
+
 var budgetLine = regexp.MustCompile(`^budgets:(\d+): `)
 
 // inlineBudgets parses the "budgets" object with the budget file parser,
 // naming lines of the scenario file in its errors.
-func inlineBudgets(path string, whole, raw []byte) (*assert.File, error) {
-	doc := append([]byte(`{"schema": "`+assert.BudgetSchema+`", "steps": `), raw...)
+func inlineBudgets(path string, whole, raw []byte) (*budget.File, error) {
+	doc := append([]byte(`{"schema": "`+budget.BudgetSchema+`", "steps": `), raw...)
 	doc = append(doc, '}')
-	bf, err := assert.ParseBudgetFile("budgets", doc)
+	bf, err := budget.ParseBudgetFile("budgets", doc)
 	if err != nil {
 		first := 1 + bytes.Count(whole[:bytes.Index(whole, raw)], []byte("\n"))
 		msg := err.Error()
@@ -267,7 +294,26 @@ func inlineBudgets(path string, whole, raw []byte) (*assert.File, error) {
 		return nil, errors.New(msg)
 	}
 	bf.Path = path
+	// The entries' lines count in the wrapped document, whose first line
+	// is the scenario's line of "budgets".
+	first := 1 + bytes.Count(whole[:bytes.Index(whole, raw)], []byte("\n"))
+	for _, steps := range append([]map[string]map[string]*budget.Entry{bf.Steps}, modelSteps(bf)...) {
+		for _, es := range steps {
+			for _, e := range es {
+				e.Line += first - 1
+			}
+		}
+	}
 	return bf, nil
+}
+
+// modelSteps are the budgets of every model of f.
+func modelSteps(f *budget.File) []map[string]map[string]*budget.Entry {
+	var out []map[string]map[string]*budget.Entry
+	for _, m := range f.Models {
+		out = append(out, m.Steps)
+	}
+	return out
 }
 
 // selector is the action's element selector.
@@ -391,24 +437,6 @@ func scenarioWorkload(name, dir string) (*simdevice.Workload, error) {
 	return simdevice.LoadWorkload(name)
 }
 
-// runT is the TestingT a scenario runs under in the CLI: it collects what
-// would fail a test.
-type runT struct {
-	name string
-	errs []string
-	logs []string
-}
-
-func (r *runT) Errorf(format string, args ...any) {
-	r.errs = append(r.errs, fmt.Sprintf(format, args...))
-}
-func (r *runT) FailNow()     {}
-func (r *runT) Helper()      {}
-func (r *runT) Name() string { return r.name }
-func (r *runT) Logf(format string, args ...any) {
-	r.logs = append(r.logs, fmt.Sprintf(format, args...))
-}
-
 // runScenario is `perfgate run`; SIGINT, SIGTERM and SIGHUP stop it early
 // (see scenarioRun).
 func runScenario(args []string, stdout, stderr io.Writer) error {
@@ -452,13 +480,28 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	if *headroom < 1 || *headroom > 500 {
 		return fmt.Errorf("run: -headroom %g: want a percentage from 1 to 500", *headroom)
 	}
-	sc.headroom = assert.Headroom{Pct: *headroom}
-	if *update {
-		if sc.budgetPath == "" {
-			return fmt.Errorf("run: -update needs \"budgets\" to name a budget file in %s", path)
+	sc.headroom = budget.Headroom{Pct: *headroom}
+	if *update && sc.budgetPath == "" {
+		return fmt.Errorf("run: -update needs \"budgets\" to name a budget file in %s", path)
+	}
+	// A budget file's steps must be the scenario's before anything is
+	// measured: a misspelt step would be a budget nobody checks.
+	var budgets *budget.File
+	switch {
+	case sc.budgets != nil:
+		budgets = sc.budgets
+	case sc.budgetPath != "" && !*update:
+		f, err := budget.ReadBudgetFile(sc.budgetPath)
+		if errors.Is(err, iofs.ErrNotExist) {
+			return fmt.Errorf("run: budget file %s does not exist: run 'perfgate run -update %s' to record it", sc.budgetPath, path)
 		}
-		os.Setenv(assert.EnvUpdate, "1")
-		defer os.Unsetenv(assert.EnvUpdate)
+		if err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+		if err := sc.checkBudgetSteps(f); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+		budgets = f
 	}
 	if pf.on() {
 		return runOnPool(sigs, fs, pf, path, sc, stdout)
@@ -482,7 +525,11 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	if s := sc.file.Simulated; s != nil {
 		wl, _ := scenarioWorkload(s.Workload, filepath.Dir(path))
 		wl.Package = sc.file.Package
-		sim, err := simdevice.New(simdevice.Config{Workload: wl, API: s.API})
+		simCfg := simdevice.Config{Workload: wl, API: s.API}
+		if s.Noise != nil {
+			simCfg.Noise = *s.Noise
+		}
+		sim, err := simdevice.New(simCfg)
 		if err != nil {
 			return fmt.Errorf("run: simulated device: %w", err)
 		}
@@ -505,21 +552,21 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	if results == "" {
 		results = filepath.Join(filepath.Dir(path), "perf-results")
 	}
-	t := &runT{name: name}
-	opts := []perftest.Option{perftest.WithResultsDir(results)}
+	cfg := perftest.Config{Name: name, ResultsDir: results}
 	if tc, _ := sc.file.Trace.config(); tc != nil {
-		opts = append(opts, perftest.WithTrace(*tc))
+		perftest.WithTrace(*tc)(&cfg)
 	}
+	var expect []string
 	for _, st := range sc.file.Steps {
 		if st.ExpectCrash {
-			opts = append(opts, perftest.ExpectCrash(st.Name))
+			expect = append(expect, st.Name)
 		}
 	}
-	s := scenario.Start(t, dev, sc.file.Package, opts...)
-	if s == nil {
-		return fmt.Errorf("run: %s", strings.Join(t.errs, "; "))
+	perftest.ExpectCrash(expect...)(&cfg)
+	s, err := scenario.New(ctx, dev, sc.file.Package, cfg)
+	if err != nil {
+		return openFailed(err)
 	}
-	failed := map[string]bool{}
 	for i, st := range sc.file.Steps {
 		if stopCtx.Err() != nil {
 			break
@@ -530,36 +577,30 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 			fmt.Fprintf(stderr, "run: step %d of %d: %s\n", i+1, len(sc.file.Steps), st.Name)
 			return nil
 		})
-		failed[st.Name] = !s.StepContext(stopCtx, st.Name, append([]scenario.Action{begun}, sc.steps[i]...)...)
+		s.StepContext(stopCtx, st.Name, append([]scenario.Action{begun}, sc.steps[i]...)...)
 	}
-	stepErrs := len(t.errs)
 	r := s.Stop()
-	var sessionErrs []string
-	crashed := 0
-	for _, e := range t.errs[stepErrs:] {
-		// A crash the scenario did not expect; its hint in the file's terms.
-		if before, _, ok := strings.Cut(e, "; perftest.ExpectCrash("); ok {
-			crashed++
-			e = before + `; "expect_crash": true in the step if the scenario expects it`
+	sess := s.Session()
+	failedStep := map[string]bool{}
+	for _, v := range r.Verdicts {
+		if v.Kind == budget.KindAction {
+			failedStep[v.Step] = true
 		}
-		sessionErrs = append(sessionErrs, e)
 	}
-	t.errs = t.errs[:stepErrs]
 	for _, st := range r.Steps {
-		fmt.Fprintln(stdout, stepLine(st, failed[st.Name]))
+		fmt.Fprintln(stdout, stepLine(st, failedStep[st.Name]))
 	}
 	printHealth(stdout, r)
-	if r.Path != "" {
-		fmt.Fprintf(stdout, "result: %s\n", r.Path)
-	} else {
-		fmt.Fprintln(stdout, "result: not written")
-	}
-	for _, e := range sessionErrs {
-		fmt.Fprintln(stdout, e)
-	}
 	if _, ok := caught(stopCtx); ok {
-		for _, e := range t.errs {
+		// A cut run would break its budgets or record from half a step:
+		// neither checked nor rewritten.
+		werr := sess.Publish()
+		printResultPath(stdout, r)
+		for _, e := range s.Errors() {
 			fmt.Fprintln(stdout, e)
+		}
+		if werr != nil {
+			fmt.Fprintln(stdout, werr)
 		}
 		done := 0
 		for _, st := range r.Steps {
@@ -569,40 +610,71 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 		}
 		return interrupted(fmt.Sprintf("after %d of %d steps; budgets not checked", done, len(sc.file.Steps)))
 	}
+	var notes []string
 	switch {
-	case sc.budgets != nil:
-		assert.BudgetFile(t, r, sc.budgets)
-	case sc.budgetPath != "":
-		assert.BudgetWith(t, r, sc.budgetPath, sc.headroom)
+	case *update:
+		u, err := budget.RecordBudgets(r, sc.budgetPath, sc.headroom, budget.PolicyFromEnv())
+		if err != nil {
+			r.RecordVerdicts(budget.Verdict{Kind: budget.KindUpdate, Status: budget.Fail, From: sc.budgetPath, Reason: err.Error(), Line: err.Error()})
+		}
+		notes = u.Notes
+		r.RecordVerdicts(u.Refused...)
+	case budgets != nil:
+		vs, n := budget.CheckFile(r, budgets)
+		notes = n
+		r.RecordVerdicts(vs...)
 	}
-	for _, l := range t.logs {
-		fmt.Fprintln(stdout, l)
+	werr := sess.Publish()
+	printResultPath(stdout, r)
+	for _, n := range notes {
+		fmt.Fprintln(stdout, n)
 	}
-	broken := 0
-	for _, e := range t.errs[stepErrs:] {
-		if strings.HasPrefix(e, "run 'go test . -update'") {
-			if sc.budgetPath != "" {
-				fmt.Fprintf(stdout, "run 'perfgate run -update %s' to rewrite %s if the change is intended\n", path, sc.budgetPath)
-			}
+	// Every failing verdict of the run, as the Result keeps it: crashes no
+	// step expected, failed actions, broken budgets, refused updates.
+	counts := map[budget.Kind]int{}
+	for _, v := range r.Verdicts {
+		if !v.Fails() {
 			continue
 		}
-		broken++
-		fmt.Fprintln(stdout, e)
-	}
-	for _, e := range t.errs[:stepErrs] {
-		fmt.Fprintln(stdout, e)
-	}
-	if len(t.errs) > 0 || len(sessionErrs) > 0 {
-		msg := fmt.Sprintf("run: %d failed steps, %d broken budgets", stepErrs, broken)
-		if crashed > 0 {
-			msg += fmt.Sprintf(", %d steps crashed", crashed)
+		counts[v.Kind]++
+		line := v.Line
+		if v.Kind == budget.KindCrash {
+			line += `; "expect_crash": true in the step if the scenario expects it`
 		}
-		if n := len(sessionErrs) - crashed; n > 0 {
-			msg += fmt.Sprintf(", %d session errors", n)
+		fmt.Fprintln(stdout, line)
+	}
+	if werr != nil {
+		fmt.Fprintln(stdout, werr)
+	}
+	if counts[budget.KindBudget] > 0 && sc.budgetPath != "" {
+		fmt.Fprintf(stdout, "run 'perfgate run -update %s' to rewrite %s if the change is intended\n", path, sc.budgetPath)
+	}
+	if len(counts) > 0 || r.Error != "" || werr != nil {
+		msg := fmt.Sprintf("run: %d failed steps, %d broken budgets", counts[budget.KindAction], counts[budget.KindBudget])
+		if n := counts[budget.KindCrash]; n > 0 {
+			msg += fmt.Sprintf(", %d steps crashed", n)
+		}
+		if n := counts[budget.KindUpdate]; n > 0 {
+			msg += fmt.Sprintf(", %d updates refused", n)
+		}
+		if r.Error != "" {
+			msg += ", session ended early: " + r.Error
+		}
+		if werr != nil {
+			msg += ", results not written"
 		}
 		return exitError{code: 1, err: errors.New(msg)}
 	}
 	return nil
+}
+
+// printResultPath says where the Result went.
+func printResultPath(stdout io.Writer, r *perftest.Result) {
+	if r.Path != "" {
+		fmt.Fprintf(stdout, "result: %s\n", r.Path)
+	} else {
+		fmt.Fprintln(stdout, "result: not written")
+	}
 }
 
 // stepLine is a step's one-line summary.

@@ -132,7 +132,13 @@ func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, path strin
 			slots <- struct{}{}
 			defer func() { <-slots }()
 			var out bytes.Buffer
-			err := scenarioRun(fan[i], []string{"-adb", m.Server(), "-serial", m.Serial(), path}, &out, &out)
+			args := []string{"-adb", m.Server(), "-serial", m.Serial()}
+			for _, name := range []string{"update", "headroom"} {
+				if f := fs.Lookup(name); set[name] {
+					args = append(args, "-"+name+"="+f.Value.String())
+				}
+			}
+			err := scenarioRun(fan[i], append(args, path), &out, &out)
 			mu.Lock()
 			defer mu.Unlock()
 			fmt.Fprintf(stdout, "=== %s\n%s", m, out.String())

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/devicepool"
 	"github.com/perfgate/perfgate/simlab"
 )
@@ -33,7 +33,7 @@ func TestRunOnPool(t *testing.T) {
 		{Model: "Pixel 8", API: 34, Workload: "smooth-scroll"},
 		{Model: "Pixel 3", API: 28, Speed: 0.5, Workload: "smooth-scroll", Server: simlab.ServerADB},
 	}})
-	for _, k := range []string{devicepool.EnvConfig, devicepool.EnvModels, devicepool.EnvAPI, devicepool.EnvSerial, devicepool.EnvShard, assert.EnvUpdate} {
+	for _, k := range []string{devicepool.EnvConfig, devicepool.EnvModels, devicepool.EnvAPI, devicepool.EnvSerial, devicepool.EnvShard, budget.EnvUpdate} {
 		t.Setenv(k, "")
 	}
 	t.Setenv(devicepool.EnvServers, strings.Join(lab.Servers(), ","))
@@ -57,7 +57,7 @@ func TestRunOnPool(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run -pool -update: %v\n%s", err, out)
 	}
-	f, err := assert.ReadBudgetFile(budgets)
+	f, err := budget.ReadBudgetFile(budgets)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,3 +138,24 @@ func TestStepLineNotMeasured(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Budgets on a step the scenario lacks are an error before anything is
+// measured, naming the file and line: a misspelt step is not a budget
+// nobody checks.
+func TestRunBudgetOnMissingStep(t *testing.T) {
+	text := `{
+  "package": "com.perfgate.demo",
+  "steps": [
+    { "name": "launch", "actions": [ { "action": "launch" } ] },
+    { "name": "scroll", "actions": [ { "action": "swipe", "direction": "up" } ] }
+  ],
+  "budgets": {
+    "launch": { "startup_initial": { "max": 1000 } },
+    "scrol": { "jank": { "max": 3 } }
+  }
+}`
+	_, err := parseScenario("feed.json", []byte(text))
+	if want := `feed.json:9: budgets of step "scrol", which the scenario does not have (its steps: launch, scroll)`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}

@@ -49,7 +49,7 @@ const recordedResult = "../../report/testdata/janky-scroll.json"
 //	iterations DIR N START STEP
 //	                          N Results of a step "scroll" with frame time p95 START,
 //	                          START+STEP, … ms
-//	runs DIR FACTOR           six copies of $RECORDED, frame time p99 × FACTOR
+//	runs DIR FACTOR           six copies of $RECORDED, frame time p95 and p99 × FACTOR
 //
 // and the condition [fixtures]: the real-device captures are at $FIXTURES
 // (without them a script that needs them skips, or fails when
@@ -154,6 +154,7 @@ func cmdRuns(ts *testscript.TestScript, neg bool, args []string) {
 		r, err := perftest.ReadResult(ts.Getenv("RECORDED"))
 		ts.Check(err)
 		for _, st := range r.Steps {
+			st.FrameStats.FrameTimeMS.P95 *= f
 			st.FrameStats.FrameTimeMS.P99 *= f
 		}
 		ts.Check(r.WriteFile(filepath.Join(dir, fmt.Sprintf("run%d.json", i))))
