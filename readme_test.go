@@ -73,22 +73,23 @@ func blocks(t *testing.T, readme string) []block {
 // here that the README no longer has fails the test, so the list cannot
 // outlive the README.
 var notRun = map[string]string{
-	"go test -race ./...":                       "the whole suite, of which this test is part (.ci/run runs it)",
-	"go test ./...                  ":           "the whole suite, of which this test is part (.ci/run runs it)",
-	"record -serial SERIAL":                     "a placeholder serial and the reader's own app",
-	"record -package com.example.feed":          "the reader's own app",
-	"appium-uiautomator2-server":                "the Appium UiAutomator2 APKs",
-	"io.appium.uiautomator2.server.test":        "the Appium UiAutomator2 server",
-	"simdevice --listen 127.0.0.1:15555":        "a server on a fixed port, in the background",
-	"adb connect 127.0.0.1:15555":               "the simulated phone of the line before",
-	"adb -s 127.0.0.1:15555":                    "the simulated phone of the line before",
-	"record -serial 127.0.0.1:15555":            "the simulated phone of the line before",
-	`>> "$GITHUB_STEP_SUMMARY"`:                 "a CI job's results folder",
-	"export PERFGATE_HISTORY=perf-history.db  ": "the history is kept in the temporary checkout instead (see below)",
-	"simdevice -count 8 -connect":               "a lab that serves until stopped (cmd/perfgate's TestSimdeviceLab serves one)",
-	"simdevice -lab lab.json":                   "a lab that serves until stopped (cmd/perfgate's TestSimdeviceLab serves one)",
-	"export PERFGATE_ADB_SERVERS=…":             "a placeholder for the line the lab prints",
-	"run -pool -per-model scenario.json":        "the lab of the lines before (cmd/perfgate's TestRunOnPool runs a scenario on one)",
+	"go test -race ./...":                           "the whole suite, of which this test is part (.ci/run runs it)",
+	"go test ./...                  ":               "the whole suite, of which this test is part (.ci/run runs it)",
+	"record -serial SERIAL":                         "a placeholder serial and the reader's own app",
+	"record -package com.example.feed":              "the reader's own app",
+	"appium-uiautomator2-server":                    "the Appium UiAutomator2 APKs",
+	"io.appium.uiautomator2.server.test":            "the Appium UiAutomator2 server",
+	"simdevice --listen 127.0.0.1:15555":            "a server on a fixed port, in the background",
+	"adb connect 127.0.0.1:15555":                   "the simulated phone of the line before",
+	"adb -s 127.0.0.1:15555":                        "the simulated phone of the line before",
+	"record -serial 127.0.0.1:15555":                "the simulated phone of the line before",
+	`>> "$GITHUB_STEP_SUMMARY"`:                     "a CI job's results folder",
+	"compare -history perf-history.db -branch main": "a CI job's results folder and history (cmd/perfgate's TestCompareOneSmoothRunWithOneJankyRun and history's TestGateOnRunsAgainstHistory run the gate)",
+	"export PERFGATE_HISTORY=perf-history.db  ":     "the history is kept in the temporary checkout instead (see below)",
+	"simdevice -count 8 -connect":                   "a lab that serves until stopped (cmd/perfgate's TestSimdeviceLab serves one)",
+	"simdevice -lab lab.json":                       "a lab that serves until stopped (cmd/perfgate's TestSimdeviceLab serves one)",
+	"export PERFGATE_ADB_SERVERS=…":                 "a placeholder for the line the lab prints",
+	"run -pool -per-model scenario.json":            "the lab of the lines before (cmd/perfgate's TestRunOnPool runs a scenario on one)",
 }
 
 // after are commands whose input a later command of the README makes
@@ -153,6 +154,7 @@ func backgroundUntil(c string) (key, until string, ok bool) {
 // text; the README says so beside each.
 var exitStatus = map[string]int{
 	"run examples/feed.json": 1,
+	"PERFGATE_SIM_WORKLOAD=janky-feed go test -run TestScrollJankBudget": 1,
 }
 
 // deviceCmd reports whether a command talks to a phone: it runs against
