@@ -353,8 +353,10 @@ func prevTime(frames []metrics.Frame, win string, t int64) int64 {
 	return prev
 }
 
-// topBlockers groups blocks by handler, callback class and app frame, the
-// most blocked time first (then the most blocks), at most n.
+// topBlockers groups blocks by handler, callback class and app frame,
+// those that explain the most janky frames first, then the most blocked
+// time, then the most blocks, at most n: blocked time that explains no
+// jank is still listed, after every blocker that does.
 func topBlockers(blocks []Block, n int) []Blocker {
 	type key struct{ h, c, app string }
 	groups := map[key]*Blocker{}
@@ -377,7 +379,7 @@ func topBlockers(blocks []Block, n int) []Blocker {
 		out = append(out, *groups[k])
 	}
 	slices.SortStableFunc(out, func(a, b Blocker) int {
-		return cmp.Or(cmp.Compare(b.TotalMs, a.TotalMs), cmp.Compare(b.Count, a.Count))
+		return cmp.Or(cmp.Compare(b.Frames, a.Frames), cmp.Compare(b.TotalMs, a.TotalMs), cmp.Compare(b.Count, a.Count))
 	})
 	return out[:min(len(out), n)]
 }
@@ -438,8 +440,11 @@ func (b Block) Where() string {
 
 // Line is why the step's frames janked, in the few words a jank failure
 // adds: how many janky frames spent longest in one phase, and the top
-// blocker (or, without blocks, the top stack's app frame): "4 late in
-// layout; top block 166 ms in com.x.FeedAdapter.onBindViewHolder".
+// blocker that made janky frames late (or, without one, the top stack's
+// app frame): "4 late in layout; top block 166 ms in
+// com.x.FeedAdapter.onBindViewHolder". A block that explains no janky
+// frame (a launch's message logged in the step after it) is blocked time,
+// not why those frames janked, and is not named here.
 func (s *Step) Line() string {
 	if s == nil {
 		return ""
@@ -449,7 +454,7 @@ func (s *Step) Line() string {
 		parts = append(parts, fmt.Sprintf("%d late in %s", n, p))
 	}
 	switch {
-	case len(s.TopBlockers) > 0:
+	case len(s.TopBlockers) > 0 && s.TopBlockers[0].Frames > 0:
 		b := s.TopBlockers[0]
 		parts = append(parts, fmt.Sprintf("top block %d ms in %s", b.TotalMs, b.Where()))
 	case len(s.TopStacks) > 0 && s.TopStacks[0].AppFrame != "":

@@ -180,3 +180,34 @@ func Example() {
 	// 2 × com.x.Feed.bind: 82 ms
 	// 1 × com.x.Cache.decode: 70 ms
 }
+
+// Blockers rank by the janky frames they explain, and a jank line names
+// the top one that explains some: a 355 ms launch message logged in the
+// scroll step, which delayed no janky frame of it, is listed after the
+// 165 ms of row binding that made four frames late, and is not why they
+// janked.
+func TestTopBlockerExplainsJank(t *testing.T) {
+	s := &Step{
+		Phases: map[metrics.FramePhase]int{metrics.PhaseLayout: 4},
+		Blocks: []Block{
+			{Handler: "android.app.ActivityThread$H", Ms: 355},
+			{Handler: "android.view.Choreographer$FrameHandler", AppFrame: "com.x.FeedAdapter.onBindViewHolder", Ms: 41, Frames: 1},
+			{Handler: "android.view.Choreographer$FrameHandler", AppFrame: "com.x.FeedAdapter.onBindViewHolder", Ms: 42, Frames: 1},
+			{Handler: "android.view.Choreographer$FrameHandler", AppFrame: "com.x.FeedAdapter.onBindViewHolder", Ms: 41, Frames: 1},
+			{Handler: "android.view.Choreographer$FrameHandler", AppFrame: "com.x.FeedAdapter.onBindViewHolder", Ms: 41, Frames: 1},
+		},
+	}
+	s.TopBlockers = topBlockers(s.Blocks, 5)
+	if len(s.TopBlockers) != 2 || s.TopBlockers[0].Frames != 4 || s.TopBlockers[1].Where() != "android.app.ActivityThread$H" {
+		t.Fatalf("top blockers %+v", s.TopBlockers)
+	}
+	if want := "4 late in layout; top block 165 ms in com.x.FeedAdapter.onBindViewHolder"; s.Line() != want {
+		t.Errorf("Line() = %q, want %q", s.Line(), want)
+	}
+	// Blocked time alone explains no jank: the line says only the phase.
+	only := &Step{Phases: s.Phases, Blocks: s.Blocks[:1]}
+	only.TopBlockers = topBlockers(only.Blocks, 5)
+	if want := "4 late in layout"; only.Line() != want {
+		t.Errorf("with an unrelated block only: Line() = %q, want %q", only.Line(), want)
+	}
+}
