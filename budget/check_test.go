@@ -1,6 +1,7 @@
 package budget_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -97,5 +98,56 @@ func TestBudgetOnMissingStep(t *testing.T) {
 	if len(vs) != 1 || !vs[0].Fails() || !vs[0].Missing ||
 		vs[0].Line != `perf budget exceeded: scrol: step not measured (the run has no step "scrol"; budgets at testdata/x.budget.json:4)` {
 		t.Errorf("verdicts %+v", vs)
+	}
+}
+
+// A budget on context a team bounds either way (frames counted) is
+// rewritten the way the file bounds it: frames ≤ 1000 with 36 measured
+// tightens to ≤ 37, where it once was refused as loosening a floor.
+func TestRecordContextBudgetKeepsItsDirection(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/ctx.budget.json"
+	if err := os.WriteFile(path, []byte(`{"schema": "perfgate.budget/v1", "steps": {"scroll": {"frames": {"max": 1000, "unit": "frames"}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run{"Pixel 7", []budget.Measurement{step("scroll", map[metrics.Name]float64{metrics.Frames: 36})}}
+	u, err := budget.RecordBudgets(r, path, budget.Headroom{}, budget.Policy{})
+	if err != nil || len(u.Refused) != 0 {
+		t.Fatalf("record: %v, refused %+v", err, u.Refused)
+	}
+	f, err := budget.ReadBudgetFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := f.Steps["scroll"]["frames"]
+	if e.Max == nil || *e.Max != 37 || e.Min != nil {
+		t.Errorf("frames budget %+v after recording 36; notes %q", e, u.Notes)
+	}
+}
+
+// A budget recorded under one jank definition is not checked against
+// another: a SurfaceFlinger run counts PerfDog Jank, and a "deadline
+// missed" budget is not checked there, saying why. A limit in a unit that
+// is not its metric's is an error naming the line.
+func TestBudgetDefinitionAndUnit(t *testing.T) {
+	f, err := budget.ParseBudgetFile("testdata/def.budget.json", []byte(`{"schema": "perfgate.budget/v1", "steps": {
+  "scroll": {"jank": {"max": 3, "unit": "frames", "definition": "deadline missed"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf := budget.Measurement{Step: "scroll", Metrics: []metrics.Metric{metrics.Jank.Def().Measure(1, "PerfDog Jank")}}
+	vs, _ := budget.CheckFile(run{"Pixel 7", []budget.Measurement{sf}}, f)
+	want := "perf budget not checked: scroll: jank 1 (the step's jank is PerfDog Jank, the budget's deadline missed: a budget set under one definition is not checked under another; budget jank ≤ 3)"
+	if len(vs) != 1 || vs[0].Status != budget.NotChecked || vs[0].Line != want {
+		t.Errorf("PerfDog jank against a deadline-missed budget: %+v", vs)
+	}
+	gfx := budget.Measurement{Step: "scroll", Metrics: []metrics.Metric{metrics.Jank.Def().Measure(1, "deadline missed")}}
+	if vs, _ := budget.CheckFile(run{"Pixel 7", []budget.Measurement{gfx}}, f); len(vs) != 1 || !vs[0].Passed() {
+		t.Errorf("deadline-missed jank: %+v", vs)
+	}
+	_, err = budget.ParseBudgetFile("testdata/ms.budget.json", []byte(`{"schema": "perfgate.budget/v1", "steps": {
+  "scroll": {"jank": {"max": 16, "unit": "ms"}}}}`))
+	if err == nil || err.Error() != `testdata/ms.budget.json:2: step "scroll", metric "jank": unit "ms": jank is in frames` {
+		t.Errorf("jank in ms: %v", err)
 	}
 }

@@ -75,13 +75,14 @@ type Entry struct {
 	Line int `json:"-"`
 }
 
-// Limit returns the entry's budget for metric, if it has one.
+// Limit returns the entry's budget for metric, if it has one, with the
+// definition it was recorded under.
 func (e *Entry) Limit(metric string) (Limit, bool) {
 	switch {
 	case e.Max != nil:
-		return Limit{Metric: metrics.Name(metric), Value: *e.Max}, true
+		return Limit{Metric: metrics.Name(metric), Value: *e.Max, Definition: e.Definition}, true
 	case e.Min != nil:
-		return Limit{Metric: metrics.Name(metric), Value: *e.Min, Min: true}, true
+		return Limit{Metric: metrics.Name(metric), Value: *e.Min, Min: true, Definition: e.Definition}, true
 	}
 	return Limit{}, false
 }
@@ -313,6 +314,11 @@ func parseEntry(raw []byte, metric string) (*Entry, error) {
 		return nil, fmt.Errorf("negative limit min %v", *e.Min)
 	case e.Max == nil && e.Min == nil && e.Baseline == nil:
 		return nil, fmt.Errorf("no max, min or baseline in %s", excerpt.Snippet(bytes.TrimSpace(raw)))
+	}
+	if want := metrics.Name(metric).Def().Unit; e.Unit != "" && e.Unit != want {
+		// A limit in another unit would be read as the metric's: 16 "ms"
+		// of jank would mean 16 frames.
+		return nil, fmt.Errorf("unit %s: %s is in %s", excerpt.Quote(e.Unit), metric, want)
 	}
 	if e.Baseline != nil {
 		for _, v := range e.Baseline.Values {

@@ -23,6 +23,23 @@ type Limit struct {
 	// Min makes Value a floor (fps must stay at or above it); otherwise it
 	// is a ceiling.
 	Min bool `json:"min,omitempty"`
+	// Definition, when set, is the definition the limit was recorded
+	// under (a budget file's "definition"). A metric whose definition
+	// follows the frame source (jank: deadline missed or PerfDog Jank;
+	// frame_time_pNN: durations or present intervals) is not checked
+	// against a limit of another definition: a budget recorded under one
+	// definition is never silently compared under another.
+	Definition string `json:"definition,omitempty"`
+}
+
+// definitional reports whether n's definition depends on the frame
+// source, so a limit holds only for the definition it was set under.
+func definitional(n metrics.Name) bool {
+	switch n {
+	case metrics.Jank, metrics.FrameTimeP50, metrics.FrameTimeP90, metrics.FrameTimeP95, metrics.FrameTimeP99:
+		return true
+	}
+	return false
 }
 
 // String is the limit as failure lines and reports show it: "jank ≤ 3",

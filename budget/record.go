@@ -212,8 +212,12 @@ func RecordBudgets(r Run, path string, h Headroom, p Policy) (Update, error) {
 					// work.
 					hn.Pct = math.Max(h.Pct, 200/w.ticks)
 				}
-				nl := newLimit(w.m.Def, w.value, hn)
 				old, had := e.Limit(string(n))
+				var oldp *Limit
+				if had {
+					oldp = &old
+				}
+				nl := newLimit(w.m.Def, w.value, hn, floor(w.m.Def, oldp))
 				if had && keepLimit(w.m.Def, old, w.value, hn) {
 					continue
 				}
@@ -288,24 +292,35 @@ func ModelPath(path string, d metrics.DeviceFacts) (string, error) {
 // tightening it (a diff of a file for no change), and a second update
 // never undoes a first; only a clear improvement tightens it.
 func keepLimit(d metrics.Def, old Limit, v float64, h Headroom) bool {
-	if old.Min != d.Floor() {
+	if old.Min != floor(d, &old) {
 		return false
 	}
 	if old.Min && v < old.Value || !old.Min && v > old.Value {
 		return false
 	}
-	wide := newLimit(d, v, Headroom{Pct: 2 * h.Pct, Count: 2 * h.Count})
+	wide := newLimit(d, v, Headroom{Pct: 2 * h.Pct, Count: 2 * h.Count}, old.Min)
 	if old.Min {
 		return old.Value >= wide.Value
 	}
 	return old.Value <= wide.Value
 }
 
-// newLimit is the budget recorded for a measured value: headroom added to
-// ceilings and taken from floors, rounded outwards to three significant
-// digits, never negative.
-func newLimit(d metrics.Def, v float64, h Headroom) Limit {
-	l := Limit{Metric: d.Name, Min: d.Floor()}
+// floor reports whether a recorded budget of d is a floor: for a metric
+// that improves one way, the way it gets worse (fps ≥, jank ≤); for context
+// (frames counted, tick intervals), which a team may bound either way, the
+// way the file's entry old already bounds it, else a floor.
+func floor(d metrics.Def, old *Limit) bool {
+	if d.Better == metrics.Neither && old != nil {
+		return old.Min
+	}
+	return d.Floor()
+}
+
+// newLimit is the budget recorded for a measured value, a floor when min:
+// headroom added to ceilings and taken from floors, rounded outwards to
+// three significant digits, never negative.
+func newLimit(d metrics.Def, v float64, h Headroom, min bool) Limit {
+	l := Limit{Metric: d.Name, Min: min}
 	switch {
 	case d.Family == metrics.FamilyCrashes:
 		// A crash budget has no headroom: a run that crashed once is not

@@ -175,7 +175,11 @@ func Judge(m Measurement, l Limit, from string) Verdict {
 		v.Value, v.Unit, v.Definition = &val, x.Unit, x.Definition
 		v.Evidence, v.Cause = m.Evidence[l.Metric], m.Causes[l.Metric]
 		v.Status = Fail
-		if l.Min && x.Value >= l.Value || !l.Min && x.Value <= l.Value {
+		switch {
+		case l.Definition != "" && definitional(l.Metric) && x.Definition != l.Definition:
+			v.Status = NotChecked
+			v.Reason = fmt.Sprintf("the step's %s is %s, the budget's %s", l.Metric, x.Definition, l.Definition)
+		case l.Min && x.Value >= l.Value || !l.Min && x.Value <= l.Value:
 			v.Status = Pass
 		}
 	}
@@ -199,6 +203,9 @@ func (v Verdict) budgetLine() string {
 		return fmt.Sprintf("perf budget not checked: %s: %s not measured (budget %s)", v.Step, v.Metric, v.Limit)
 	case v.Value == nil:
 		return fmt.Sprintf("perf budget not checked: %s: %s not measured (%s; budget %s)", v.Step, v.Metric, v.Reason, v.Limit)
+	case v.Status == NotChecked:
+		return fmt.Sprintf("perf budget not checked: %s: %s %s (%s: a budget set under one definition is not checked under another; budget %s)",
+			v.Step, v.Metric, metrics.FormatValue(*v.Value, v.Unit), v.Reason, v.Limit)
 	}
 	op := ">"
 	if v.Limit.Min {
