@@ -3,11 +3,14 @@ package history
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 )
@@ -76,25 +79,59 @@ func git(dir string, args ...string) string {
 }
 
 // ReportURL is the link of a session's report written under
-// PERFGATE_REPORT: $PERFGATE_REPORT_URL/<name>.html, else the file's
-// absolute path; "" when no report is written.
-func ReportURL(r *perftest.Result) string {
+// PERFGATE_REPORT: $PERFGATE_REPORT_URL/<page>, else the file's absolute
+// path; "" when no report is written. The page is the one the report
+// wrote (ReportPage). A PERFGATE_REPORT_URL that is not an http(s) URL is
+// an error: a trend page would make it a link.
+func ReportURL(r *perftest.Result) (string, error) {
 	dir := os.Getenv(perftest.EnvReport)
 	if dir == "" || r.Name == "" {
-		return ""
+		return "", nil
 	}
-	file := report.FileName(r.Name) + ".html"
+	file := ReportPage(r)
 	if base := os.Getenv(EnvReportURL); base != "" {
-		return strings.TrimSuffix(base, "/") + "/" + file
+		if !SafeURL(base) || !strings.Contains(base, "://") {
+			return "", fmt.Errorf("%s=%s: want an http(s) URL", EnvReportURL, excerpt.Quote(base))
+		}
+		return strings.TrimSuffix(base, "/") + "/" + file, nil
 	}
 	abs, err := os.Getwd()
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	if !strings.HasPrefix(dir, "/") {
 		dir = abs + "/" + dir
 	}
-	return "file://" + strings.TrimSuffix(dir, "/") + "/" + file
+	return "file://" + strings.TrimSuffix(dir, "/") + "/" + file, nil
+}
+
+// ReportPage is the file name of r's HTML report: the page the report
+// wrote when it did (perftest.Result.ReportFile), else the one it writes
+// beside a Result of r's file name (<test>@<package>.html, numbered as
+// the Result is), else the test's name made a file name.
+func ReportPage(r *perftest.Result) string {
+	switch {
+	case r.ReportFile != "":
+		return filepath.Base(r.ReportFile)
+	case r.Path != "":
+		return strings.TrimSuffix(filepath.Base(r.Path), ".json") + ".html"
+	}
+	return report.FileName(r.Name) + ".html"
+}
+
+// SafeURL reports whether u may be a link on a page: an http or https
+// URL, a file URL (a report on this machine), or a relative reference;
+// never a javascript:, data: or other scheme a click would run.
+func SafeURL(u string) bool {
+	p, err := url.Parse(strings.TrimSpace(u))
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(p.Scheme) {
+	case "", "http", "https", "file":
+		return p.Scheme != "" || p.Opaque == ""
+	}
+	return false
 }
 
 // AddFromEnv adds r to the history $PERFGATE_HISTORY names, described by
@@ -111,7 +148,9 @@ func AddFromEnv(ctx context.Context, r *perftest.Result) error {
 	}
 	defer s.Close()
 	m := MetaFromEnv(".")
-	m.ReportURL = ReportURL(r)
+	if m.ReportURL, err = ReportURL(r); err != nil {
+		return err
+	}
 	_, err = s.Add(ctx, RunOf(r, m))
 	return err
 }

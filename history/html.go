@@ -277,7 +277,9 @@ func trendSVG(t Trend, budgets []budget.Limit) string {
 	for i, p := range t.Points {
 		circle := fmt.Sprintf(`<circle class="run" cx="%.1f" cy="%.1f" r="3" fill="%s" stroke="%s"><title>%s · %s · %s (median of %d)</title></circle>`,
 			X(float64(i)), Y(p.Value), colPoint, colPoint, esc(shortCommit(p.Commit, p.RunID)), p.Time.UTC().Format("2006-01-02 15:04"), esc(withUnit(p.Value, t.Unit)), p.Iterations)
-		if p.ReportURL != "" {
+		if p.ReportURL != "" && SafeURL(p.ReportURL) {
+			// Only a link a click cannot run: a shared history's rows come
+			// from anyone who can write to it.
 			fmt.Fprintf(&b, `<a href="%s">%s</a>`, esc(p.ReportURL), circle)
 		} else {
 			b.WriteString(circle)

@@ -90,6 +90,9 @@ type Result struct {
 	TestFailed bool `json:"test_failed,omitempty"`
 	// Path is where the Result was last written or read; not serialised.
 	Path string `json:"-"`
+	// ReportFile is the HTML report written of the Result
+	// (PERFGATE_REPORT), when one was; not serialised.
+	ReportFile string `json:"-"`
 
 	// rec guards Verdicts, which checks may record from several
 	// goroutines, and says whether the file on disk lacks some of them.

@@ -69,6 +69,7 @@ func WriteDir(dir string, r *perftest.Result, opts Options) error {
 			return err
 		}
 	}
+	r.ReportFile = filepath.Join(dir, name+".html")
 	return writeIndex(dir, opts.Budgets)
 }
 

@@ -173,10 +173,13 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	branch := h.fs.String("branch", "", "the branch measured")
 	appVersion := h.fs.String("app-version", "", "the app's version (default $PERFGATE_APP_VERSION)")
 	id := h.fs.String("id", "", "the run's id (one Result only)")
-	reportBase := h.fs.String("report-base", "", "where the Results' reports are: a run links to <report-base>/<test>.html")
+	reportBase := h.fs.String("report-base", "", "where the Results' reports are, an http(s) URL or a relative path: a run links to <report-base>/<test>@<package>.html")
 	paths, err := parseInterleaved(h.fs, args)
 	if err != nil {
 		return err
+	}
+	if *reportBase != "" && !history.SafeURL(*reportBase) {
+		return fmt.Errorf("history add: -report-base %s: want an http(s) URL or a relative path", quoteBounded(*reportBase))
 	}
 	if len(paths) == 0 {
 		h.fs.Usage()
@@ -217,7 +220,7 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	for _, r := range results {
 		rm := m
 		if *reportBase != "" && r.Name != "" {
-			rm.ReportURL = strings.TrimSuffix(*reportBase, "/") + "/" + report.FileName(r.Name) + ".html"
+			rm.ReportURL = strings.TrimSuffix(*reportBase, "/") + "/" + history.ReportPage(r)
 		}
 		run := history.RunOf(r, rm)
 		ok, err := s.Add(ctx, run)

@@ -127,3 +127,17 @@ func TestHistoryCommand(t *testing.T) {
 		t.Errorf("budget without -test: %v", err)
 	}
 }
+
+// A report base a click would run is refused before anything is added.
+func TestHistoryAddRefusesScriptLinks(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "h.db")
+	for _, base := range []string{"javascript:alert(1)//", "data:text/html,x"} {
+		_, _, err := perfgate("history", "add", "-history", db, "-report-base", base, filepath.Join("..", "..", "report", "testdata", "janky-scroll.json"))
+		if err == nil || !strings.Contains(err.Error(), "-report-base") || !strings.Contains(err.Error(), "want an http(s) URL or a relative path") {
+			t.Errorf("-report-base %s: %v", base, err)
+		}
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("a refused add created %s", db)
+	}
+}
