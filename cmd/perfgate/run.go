@@ -52,12 +52,16 @@ file (JSON):
 "simulated" runs on a simulated phone started in-process; without it the
 device is -serial, $ANDROID_SERIAL or the only one attached. "budgets" is a
 budget file's "steps" inline, or the path of a budget file (relative to the
-scenario file), which -update rewrites from the run. Actions: launch (kind
+scenario file), which -update rewrites from the run. "results" is the
+folder the Results go to, relative to the scenario file (default
+perf-results beside it); a file there that is not a perfgate Result (the
+scenario itself) is never replaced. Actions: launch (kind
 cold|warm|hot, iterations, fully_drawn_ms, activity), tap (text|id|desc),
 tap_at (x, y), swipe and fling (direction up|down|left|right, count,
 distance, duration_ms), back, home, key (code), type (text|id|desc, input),
 wait (text|id|desc, timeout_ms), sleep (ms). Every *_ms and ms value is at
-most 600000 (10 minutes). A key given twice in one object is an error. A
+most 600000 (10 minutes), iterations and count at most 1000. A key given
+twice in one object is an error. A
 crash or ANR of the app fails its step unless the step says
 "expect_crash": true.
 With -pool the scenario runs on every device of a device pool ($PERFGATE_POOL,
@@ -339,6 +343,11 @@ func (a actionSpec) selector() (scenario.Selector, error) {
 // (scenario.MaxSleep), a wait, a swipe's duration.
 const maxMs = int(scenario.MaxSleep / time.Millisecond)
 
+// maxRepeat bounds a scenario's launch iterations and swipe counts: a
+// thousand is hours of a phone's time; more is a typo that would run until
+// killed.
+const maxRepeat = 1000
+
 func (a actionSpec) action() (scenario.Action, error) {
 	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
 	for _, f := range []struct {
@@ -351,6 +360,9 @@ func (a actionSpec) action() (scenario.Action, error) {
 		}
 		if f.ms && f.v > maxMs {
 			return nil, fmt.Errorf("%s %d is over the maximum %d (%v)", f.name, f.v, maxMs, scenario.MaxSleep)
+		}
+		if !f.ms && f.v > maxRepeat {
+			return nil, fmt.Errorf("%s %d is over the maximum %d", f.name, f.v, maxRepeat)
 		}
 	}
 	switch a.Action {
@@ -548,9 +560,14 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	}
 
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	// The Results' folder is the scenario's, as its budget file's is:
+	// relative to the scenario file, not to wherever perfgate runs.
 	results := sc.file.Results
 	if results == "" {
-		results = filepath.Join(filepath.Dir(path), "perf-results")
+		results = "perf-results"
+	}
+	if !filepath.IsAbs(results) {
+		results = filepath.Join(filepath.Dir(path), results)
 	}
 	cfg := perftest.Config{Name: name, ResultsDir: results}
 	if tc, _ := sc.file.Trace.config(); tc != nil {
