@@ -185,44 +185,122 @@ func (c *collector) restoreLooperProp(ctx context.Context) {
 	}
 }
 
-// guardSignals restores the Looper property when the test binary is
-// interrupted (Ctrl-C, SIGTERM, SIGHUP) before Stop, and then lets the
-// signal take its course. It runs only in a test binary (go test), where
-// nothing else handles the signals: a program that opens sessions (with
-// NewSession, or Start with a TestingT of its own, as `perfgate run`
-// does) handles its signals and calls Stop, which restores the property.
-// A signal the process ignores is left alone (guardedSignals).
+// guardSignals keeps a session's Result and the phone's state when the
+// test binary is interrupted (Ctrl-C, SIGTERM, SIGHUP) before Stop: the
+// session stops as Stop stops it (its open step marked unfinished, the
+// Looper property restored, the profiler and trace stopped), writes its
+// Result with the signal as its error, and then the signal takes its
+// course. It runs only in a test binary (go test), where nothing else
+// handles the signals: a program that opens sessions (NewSession, or
+// Start with a TestingT of its own, as `perfgate run` does) handles its
+// signals and calls Stop. A signal the process ignores is left alone
+// (guardedSignals).
 func (s *Session) guardSignals() {
-	s.mu.Lock()
-	set := s.col.looper.set
-	s.mu.Unlock()
-	if !set || TestPackage() == "" {
+	if TestPackage() == "" {
 		return
 	}
-	guarded := guardedSignals()
-	if len(guarded) == 0 {
+	if !guard.add(s) {
 		return
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, guarded...)
-	done := make(chan struct{})
-	s.unguard = func() {
-		signal.Stop(sigs)
-		close(done)
-	}
-	go func() {
-		select {
-		case sig := <-sigs:
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			s.col.restoreLooperProp(ctx)
-			cancel()
-			signal.Stop(sigs)
-			if p, err := os.FindProcess(os.Getpid()); err == nil {
-				p.Signal(sig)
-			}
-		case <-done:
+	s.unguard = func() { guard.remove(s) }
+}
+
+// guard is the test binary's one handler of stop signals, for every
+// session it has open.
+var guard signalGuard
+
+// signalGuard handles the stop signals while sessions are open: each
+// signal stops them all at once, and is raised again once they stopped
+// (or guardWait passed).
+type signalGuard struct {
+	mu   sync.Mutex
+	live map[*Session]bool
+	sigs chan os.Signal
+	done chan struct{}
+}
+
+// guardWait bounds how long an interrupted test binary waits for its
+// sessions to stop before the signal ends it.
+const guardWait = 20 * time.Second
+
+// add registers s, installing the handler for the first live session; it
+// reports false when there is no signal to guard.
+func (g *signalGuard) add(s *Session) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.sigs == nil {
+		guarded := guardedSignals()
+		if len(guarded) == 0 {
+			return false
 		}
-	}()
+		g.sigs, g.done = make(chan os.Signal, 1), make(chan struct{})
+		g.live = map[*Session]bool{}
+		signal.Notify(g.sigs, guarded...)
+		go g.wait(g.sigs, g.done)
+	}
+	g.live[s] = true
+	return true
+}
+
+// remove unregisters s, giving the signals back their default when no
+// session is left.
+func (g *signalGuard) remove(s *Session) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.live, s)
+	if len(g.live) == 0 && g.sigs != nil {
+		signal.Stop(g.sigs)
+		close(g.done)
+		g.sigs, g.done = nil, nil
+	}
+}
+
+// wait stops every live session on a signal, then raises it again.
+func (g *signalGuard) wait(sigs chan os.Signal, done chan struct{}) {
+	var sig os.Signal
+	select {
+	case sig = <-sigs:
+	case <-done:
+		return
+	}
+	g.mu.Lock()
+	live := make([]*Session, 0, len(g.live))
+	for s := range g.live {
+		live = append(live, s)
+	}
+	g.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range live {
+		wg.Go(func() { s.interrupt(sig) })
+	}
+	stopped := make(chan struct{})
+	go func() { wg.Wait(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(guardWait):
+	}
+	g.mu.Lock()
+	signal.Stop(sigs)
+	g.mu.Unlock()
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Signal(sig)
+	}
+}
+
+// interrupt ends the session on a signal: its open step is unfinished, and
+// Stop restores the phone and writes the Result, whose error names the
+// signal; the Result is published (reports, history) as at a test's end.
+func (s *Session) interrupt(sig os.Signal) {
+	s.mu.Lock()
+	if s.endErr == nil && !s.stopped {
+		s.endErr = fmt.Errorf("perftest: interrupted by %v before the session stopped", sig)
+	}
+	if s.cur != nil {
+		s.cur.Unfinished = true
+	}
+	s.endLocked()
+	s.mu.Unlock()
+	s.Publish()
 }
 
 // stopSignals are the signals that end a test binary that does not

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,6 +25,9 @@ import (
 
 // guardChildEnv names the adb server a child test binary measures through.
 const guardChildEnv = "PERFGATE_GUARD_CHILD_ADB"
+
+// guardResultsEnv names the folder the guard child writes its Result in.
+const guardResultsEnv = "PERFGATE_GUARD_CHILD_RESULTS"
 
 // A test binary interrupted (Ctrl-C) while its session runs puts the
 // Looper property back before it dies, as the signal would have it die:
@@ -61,9 +65,10 @@ func TestLooperPropertyRestoredOnInterrupt(t *testing.T) {
 // guardChild is a child test binary with a session open on a simulated
 // phone served by the test.
 type guardChild struct {
-	cmd  *exec.Cmd
-	dev  *simdevice.Device
-	prop string
+	cmd     *exec.Cmd
+	dev     *simdevice.Device
+	prop    string
+	results string
 }
 
 // startGuardChild starts TestLooperGuardChild, with SIGINT ignored when
@@ -82,7 +87,7 @@ func startGuardChild(t *testing.T, ignoreINT bool) *guardChild {
 	t.Cleanup(func() { dev.Close() })
 	srv := adbtest.NewServer(dev)
 	t.Cleanup(srv.Close)
-	c := &guardChild{dev: dev, prop: metrics.LooperSlowProperty(wl.UID, "main")}
+	c := &guardChild{dev: dev, prop: metrics.LooperSlowProperty(wl.UID, "main"), results: t.TempDir()}
 	args := []string{os.Args[0], "-test.run=^TestLooperGuardChild$", "-test.v"}
 	if ignoreINT {
 		// A shell's trap "" is an ignored signal that exec keeps.
@@ -91,7 +96,7 @@ func startGuardChild(t *testing.T, ignoreINT bool) *guardChild {
 	c.cmd = exec.Command(args[0], args[1:]...)
 	// The interrupted child cannot remove its own temporary directories,
 	// so they go under this test's.
-	c.cmd.Env = append(os.Environ(), guardChildEnv+"="+srv.Addr, "TMPDIR="+t.TempDir())
+	c.cmd.Env = append(os.Environ(), guardChildEnv+"="+srv.Addr, guardResultsEnv+"="+c.results, "TMPDIR="+t.TempDir())
 	out, err := c.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -151,6 +156,20 @@ func (c *guardChild) endsBy(t *testing.T, sig syscall.Signal) {
 	if v, set := c.dev.World().Prop(c.prop); set {
 		t.Errorf("%s = %q after the signal, want it unset as before", c.prop, v)
 	}
+	// The session stopped before the signal ended the process: its Result
+	// is written, the step cut short marked unfinished, the signal its
+	// error.
+	files, _ := filepath.Glob(filepath.Join(c.results, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("the interrupted child wrote %v, want one Result", files)
+	}
+	r, err := perftest.ReadResult(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(r.Error, "perftest: interrupted by ") || len(r.Steps) != 1 || !r.Steps[0].Unfinished || r.Steps[0].Name != "waiting" {
+		t.Errorf("the interrupted child's Result: error %q, steps %+v", r.Error, r.Steps)
+	}
 }
 
 // TestLooperGuardChild is the child of TestLooperPropertyRestoredOnInterrupt:
@@ -166,14 +185,12 @@ func TestLooperGuardChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir(), WaitForApp: true}))
+	s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: os.Getenv(guardResultsEnv), WaitForApp: true}))
 	s.Begin("waiting")
 	// The session's guard must not have stopped the process ignoring SIGINT.
 	fmt.Printf("guard child: session started; SIGINT ignored: %v\n", signal.Ignored(os.Interrupt))
-	// The parent signals this process; a minute bounds a broken parent.
-	select {
-	case <-time.After(time.Minute):
-		t.Fatal("never interrupted")
-	case <-s.Done():
-	}
+	// The parent signals this process, whose guard stops the session and
+	// raises the signal again; a minute bounds a broken parent.
+	time.Sleep(time.Minute)
+	t.Fatalf("never interrupted (session done: %v)", s.Err())
 }
