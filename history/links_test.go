@@ -71,3 +71,48 @@ func TestReportURL(t *testing.T) {
 		t.Errorf("javascript: base: %q, %v", u, err)
 	}
 }
+
+// A history that may only be read is read: its runs come back, where
+// opening it to migrate failed with "attempt to write a readonly
+// database". One that is not there is an error, and is not created.
+func TestOpenExistingReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := result("TestFeed", "Pixel 7", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), scrollStep("scroll", 18, 10))
+	if _, err := s.Add(context.Background(), RunOf(r, Meta{Branch: "main"})); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	ro, err := OpenExisting(context.Background(), "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatalf("read-only history: %v", err)
+	}
+	defer ro.Close()
+	if n, err := ro.Count(context.Background()); err != nil || n != 1 {
+		t.Errorf("read-only history: %d runs, %v", n, err)
+	}
+	missing := filepath.Join(t.TempDir(), "nope", "h.db")
+	if _, err := OpenExisting(context.Background(), missing); err == nil {
+		t.Errorf("a history that is not there opened")
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); err == nil {
+		t.Errorf("OpenExisting created %s", filepath.Dir(missing))
+	}
+}
+
+// A DSN's password never reaches a message, in the URL's user part or in
+// its query string (libpq takes both), or as a key=value pair.
+func TestRedact(t *testing.T) {
+	for dsn, want := range map[string]string{
+		"postgres://perf:s3cret@db.example/perf":                          "postgres://perf:xxxxx@db.example/perf",
+		"postgres://perf@db.example/perf?password=s3cret&sslmode=require": "postgres://perf@db.example/perf?password=xxxxx&sslmode=require",
+		"host=db dbname=perf password='s3 cret' user=perf":                "host=db dbname=perf password=xxxxx user=perf",
+	} {
+		if got := redact(dsn); got != want || strings.Contains(got, "s3cret") {
+			t.Errorf("redact(%q) = %q, want %q", dsn, got, want)
+		}
+	}
+}

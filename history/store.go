@@ -89,18 +89,56 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 // OpenExisting opens a history that must exist already, for commands that
 // only read it: a file that is not there is an error naming it, and is not
 // created (Open would make an empty one, and a misspelt path would read as
-// a history without runs).
+// a history without runs). An SQLite file this process may not write, or
+// one named read-only ("file:h.db?mode=ro"), is opened read-only, without
+// migrating its schema: it must be of the schema this perfgate writes.
 func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
-	if !isPostgres(dsn) && strings.TrimSpace(dsn) != "" {
-		path := strings.TrimPrefix(dsn, "sqlite:")
-		if u, ok := strings.CutPrefix(path, "file:"); ok {
-			path, _, _ = strings.Cut(u, "?")
-		}
-		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("history %s: %w", redact(dsn), err)
-		}
+	if isPostgres(dsn) || strings.TrimSpace(dsn) == "" {
+		return Open(ctx, dsn)
 	}
-	return Open(ctx, dsn)
+	path := sqlitePath(dsn)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("history %s: %w", redact(dsn), err)
+	}
+	readOnly := strings.Contains(dsn, "mode=ro")
+	if f, err := os.OpenFile(path, os.O_RDWR, 0); err == nil {
+		f.Close()
+	} else {
+		readOnly = true
+	}
+	if !readOnly {
+		return Open(ctx, dsn)
+	}
+	s := &Store{name: redact(dsn)}
+	src, err := sqliteSource(dsn)
+	if err == nil {
+		if !strings.Contains(src, "mode=ro") {
+			src += "&mode=ro"
+		}
+		s.db, err = sql.Open("sqlite", src)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", s.name, err)
+	}
+	var v int
+	if err := s.db.QueryRowContext(ctx, "SELECT COALESCE(MAX(version), 0) FROM perfgate_schema").Scan(&v); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("history %s (read-only): %w", s.name, err)
+	}
+	if v != SchemaVersion {
+		s.db.Close()
+		return nil, fmt.Errorf("history %s is read-only and of schema version %d, this perfgate reads %d: open it once where it can be written to migrate it", s.name, v, SchemaVersion)
+	}
+	return s, nil
+}
+
+// sqlitePath is the file an SQLite DSN names.
+func sqlitePath(dsn string) string {
+	path := strings.TrimPrefix(dsn, "sqlite:")
+	if u, ok := strings.CutPrefix(path, "file:"); ok {
+		path, _, _ = strings.Cut(u, "?")
+	}
+	return path
 }
 
 // Close closes the history.
@@ -195,6 +233,11 @@ func isBusy(err error) bool {
 func redact(dsn string) string {
 	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.Host != "" || strings.HasPrefix(dsn, "postgres") {
 		if err == nil {
+			// libpq takes a password in the query string too.
+			if q := u.Query(); q.Has("password") {
+				q.Set("password", "xxxxx")
+				u.RawQuery = q.Encode()
+			}
 			return u.Redacted()
 		}
 	}

@@ -88,7 +88,9 @@ func newHistoryFlags(name, usage string, stderr io.Writer, series bool) *history
 	return h
 }
 
-func (h *historyFlags) open(ctx context.Context) (*history.Store, error) {
+// dsnOf is the history the flags name: -history, else $PERFGATE_HISTORY,
+// else perf-history.db.
+func (h *historyFlags) dsnOf() string {
 	dsn := *h.dsn
 	if dsn == "" {
 		dsn = os.Getenv(history.EnvHistory)
@@ -96,7 +98,19 @@ func (h *historyFlags) open(ctx context.Context) (*history.Store, error) {
 	if dsn == "" {
 		dsn = "perf-history.db"
 	}
-	return history.Open(ctx, dsn)
+	return dsn
+}
+
+// open opens the history to add runs to it, creating it when new.
+func (h *historyFlags) open(ctx context.Context) (*history.Store, error) {
+	return history.Open(ctx, h.dsnOf())
+}
+
+// read opens a history that must exist, to read it: a misspelt path is an
+// error, not an empty history created in passing, and a file the user may
+// only read is read.
+func (h *historyFlags) read(ctx context.Context) (*history.Store, error) {
+	return history.OpenExisting(ctx, h.dsnOf())
 }
 
 func (h *historyFlags) filter(now time.Time) (history.Filter, error) {
@@ -288,7 +302,7 @@ func historyTrend(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fmt.Errorf("history trend: %w", err)
 	}
-	s, err := h.open(ctx)
+	s, err := h.read(ctx)
 	if err != nil {
 		return err
 	}
@@ -355,7 +369,7 @@ func historyDigest(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fmt.Errorf("history digest: %w", err)
 	}
-	s, err := h.open(ctx)
+	s, err := h.read(ctx)
 	if err != nil {
 		return err
 	}
@@ -440,7 +454,7 @@ func historyHTML(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		budgets = append(budgets, f.Limits()...)
 	}
-	s, err := h.open(ctx)
+	s, err := h.read(ctx)
 	if err != nil {
 		return err
 	}
@@ -488,7 +502,7 @@ func historyBudget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fmt.Errorf("history budget: %w", err)
 	}
-	s, err := h.open(ctx)
+	s, err := h.read(ctx)
 	if err != nil {
 		return err
 	}

@@ -85,7 +85,7 @@ func TestHistoryCommand(t *testing.T) {
 		} `json:"points"`
 		Changes []struct{ Commit string } `json:"changes"`
 	}
-	if err != nil || json.Unmarshal([]byte(out), &js) != nil || len(js) != 1 || len(js[0].Changes) != 1 || js[0].Changes[0].Commit != "abc0020" || js[0].Points[0].ReportURL != "https://ci.example/r/TestFeed.html" {
+	if err != nil || json.Unmarshal([]byte(out), &js) != nil || len(js) != 1 || len(js[0].Changes) != 1 || js[0].Changes[0].Commit != "abc0020" || js[0].Points[0].ReportURL != "https://ci.example/r/run00.html" {
 		t.Errorf("trend -json: %v %+v\n%s", err, js, out)
 	}
 
@@ -139,5 +139,20 @@ func TestHistoryAddRefusesScriptLinks(t *testing.T) {
 	}
 	if _, err := os.Stat(db); err == nil {
 		t.Errorf("a refused add created %s", db)
+	}
+}
+
+// Reading a history that is not there is an error naming it; it creates
+// neither the file nor its folder.
+func TestHistoryReadMissing(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nonexist", "h.db")
+	for _, args := range [][]string{{"trend"}, {"digest"}, {"html", "-o", t.TempDir()}, {"budget", "-test", "TestFeed"}} {
+		_, _, err := perfgate(append(append([]string{"history"}, args...), "-history", missing)...)
+		if err == nil || !strings.Contains(err.Error(), missing) {
+			t.Errorf("history %s of a missing history: %v", args[0], err)
+		}
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); err == nil {
+		t.Errorf("reading a missing history created %s", filepath.Dir(missing))
 	}
 }
