@@ -248,6 +248,9 @@ func (s *Session) stepAtLocked(ns int64) string {
 	return ""
 }
 
+// Name is the session's name (Config.Name: the test's, by default).
+func (s *Session) Name() string { return s.cfg.Name }
+
 // ResultsDir is the folder the session's Result goes in (see
 // Config.ResultsDir), where files that go with it belong.
 func (s *Session) ResultsDir() string { return s.cfg.resultsDir() }

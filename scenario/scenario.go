@@ -61,7 +61,8 @@ func Start(t TestingT, dev *adbx.Device, pkg string, opts ...perftest.Option) *S
 		return nil
 	}
 	sc := &Scenario{t: t, pkg: pkg, dev: dev, driver: drv, session: s, results: s.ResultsDir(), errs: &stepErrors{}}
-	if n, ok := t.(interface{ Name() string }); ok {
+	sc.name = s.Name()
+	if n, ok := t.(interface{ Name() string }); ok && sc.name == "" {
 		sc.name = n.Name()
 	}
 	if c, ok := t.(interface{ Cleanup(func()) }); ok {
@@ -205,8 +206,10 @@ func (sc *Scenario) Do(name string, fn func(ctx context.Context, d *Driver) erro
 	return sc.Step(name, Func(name, fn))
 }
 
-// screenshot saves the screen as <test>__<step>.png in the results
-// directory.
+// screenshot saves the screen as <test>__<step>@<serial>.png in the
+// results directory: the device's serial keeps two devices of a pool that
+// fail the same step apart, and a later run of the test on the device
+// replaces an earlier run's.
 func (sc *Scenario) screenshot(step string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -217,7 +220,7 @@ func (sc *Scenario) screenshot(step string) (string, error) {
 	if err := os.MkdirAll(sc.results, 0o755); err != nil {
 		return "", err
 	}
-	p := filepath.Join(sc.results, fileName(sc.name+"__"+step)+".png")
+	p := filepath.Join(sc.results, fileName(sc.name+"__"+step+"@"+sc.dev.Serial())+".png")
 	return p, os.WriteFile(p, png, 0o644)
 }
 
@@ -225,7 +228,7 @@ func (sc *Scenario) screenshot(step string) (string, error) {
 func fileName(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
-		case r == '-' || r == '_' || r == '.' || r == '#' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
+		case r == '-' || r == '_' || r == '.' || r == '#' || r == '@' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
 			return r
 		}
 		return '_'

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -212,7 +213,7 @@ func TestElementNotFound(t *testing.T) {
 			if ok {
 				t.Fatal("waiting for a missing element succeeded")
 			}
-			shot := filepath.Join(results, "__open.png")
+			shot := filepath.Join(results, "perftest__open@"+strings.NewReplacer(":", "_", "/", "_").Replace(p.dev.Serial())+".png")
 			want := `scenario step "open": wait for text "Settings": scenario wait: element not found: text "Settings" within 700ms (screenshot ` + shot + ")"
 			if len(ft.errs) != 1 || ft.errs[0] != want || ft.failNow {
 				t.Fatalf("got %q\nwant %q", ft.errs, want)
@@ -336,5 +337,39 @@ func TestTypeKeyHome(t *testing.T) {
 		if (n > 0) != c.frames {
 			t.Errorf("%s: %d frames at the end of the step, want frames: %v", c.step, n, c.frames)
 		}
+	}
+}
+
+// Two devices of a pool that fail the same step of one test keep a
+// screenshot each: the screenshot is named after the device too.
+func TestScreenshotPerDevice(t *testing.T) {
+	t.Parallel()
+	results := t.TempDir()
+	for _, serial := range []string{"lab-1", "lab-2"} {
+		wl, err := simdevice.Preset("smooth-scroll")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := simdevice.New(simdevice.Config{Serial: serial, Workload: wl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sim.Close() })
+		srv := adbtest.NewServer(sim)
+		t.Cleanup(srv.Close)
+		ft := &fakeT{}
+		sc := scenario.Start(ft, srv.Open(serial), wl.Package, perftest.WithResultsDir(results), func(c *perftest.Config) { c.Name = "TestPool" })
+		if sc == nil {
+			t.Fatalf("start: %q", ft.errs)
+		}
+		if sc.Step("tap", scenario.WaitFor(scenario.Text("Settings"), 200*time.Millisecond)) {
+			t.Fatal("waiting for a missing element succeeded")
+		}
+		sc.Stop()
+	}
+	shots, _ := filepath.Glob(filepath.Join(results, "*.png"))
+	want := []string{filepath.Join(results, "TestPool__tap@lab-1.png"), filepath.Join(results, "TestPool__tap@lab-2.png")}
+	if !slices.Equal(shots, want) {
+		t.Errorf("screenshots %q, want %q", shots, want)
 	}
 }
