@@ -6,29 +6,46 @@ package excerpt
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
 // Max is how many bytes of the offending text a message quotes.
 const Max = 120
 
-// Quote is strconv.Quote of s, cut after Max bytes (on a rune boundary) and
-// then marked with an ellipsis and the full length:
+// Quote is strconv.Quote of s, cut once the quoted text passes Max bytes
+// (on a rune boundary) and then marked with an ellipsis and the full
+// length:
 //
 //	"aaaaaaaa…" (200000000 bytes)
+//
+// The cut counts the quoted form, so bytes that quote long (invalid UTF-8
+// is \xff, four bytes a byte) cannot make an error longer.
 func Quote(s string) string {
-	if len(s) <= Max {
-		return strconv.Quote(s)
+	if q := strconv.Quote(s); len(q) <= Max+2 {
+		return q
 	}
-	return fmt.Sprintf("%s (%d bytes)", strconv.Quote(cut(s, Max)+"…"), len(s))
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		q := strconv.Quote(s[i : i+w])
+		q = q[1 : len(q)-1]
+		if b.Len()+len(q) > Max {
+			break
+		}
+		b.WriteString(q)
+		i += w
+	}
+	return fmt.Sprintf(`"%s…" (%d bytes)`, b.String(), len(s))
 }
 
 // Bytes is Quote of b.
 func Bytes(b []byte) string {
-	if len(b) <= Max {
-		return strconv.Quote(string(b))
+	if len(b) > 4*Max {
+		// Only the start is quoted: no need to copy the rest.
+		return strings.Replace(Quote(string(b[:4*Max])), fmt.Sprintf("(%d bytes)", 4*Max), fmt.Sprintf("(%d bytes)", len(b)), 1)
 	}
-	return fmt.Sprintf("%s (%d bytes)", strconv.Quote(cut(string(b[:Max+1]), Max)+"…"), len(b))
+	return Quote(string(b))
 }
 
 // Snippet is b as it is (not quoted) when it is at most Max bytes long,

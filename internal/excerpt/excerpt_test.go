@@ -44,3 +44,16 @@ func TestText(t *testing.T) {
 		t.Errorf("long message: %q", got)
 	}
 }
+
+// Invalid UTF-8 quotes four bytes a byte: the quote is cut by its own
+// length, so a message stays bounded however the text is made.
+func TestQuoteInvalidUTF8(t *testing.T) {
+	bad := strings.Repeat("\xff", 5000)
+	got := Quote(bad)
+	if len(got) > Max+30 || !strings.HasSuffix(got, "…\" (5000 bytes)") || !strings.HasPrefix(got, `"\xff\xff`) {
+		t.Errorf("Quote of 5000 invalid bytes: %d bytes: %s", len(got), got)
+	}
+	if b := Bytes([]byte(bad)); b != got {
+		t.Errorf("Bytes and Quote differ: %s / %s", b, got)
+	}
+}
