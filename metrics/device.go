@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"strconv"
 	"strings"
 )
@@ -62,16 +63,16 @@ func ParseCPUList(b []byte) (int, error) {
 		lo, hi, isRange := strings.Cut(part, "-")
 		a, err := strconv.Atoi(lo)
 		if err != nil || a < 0 {
-			return bad(fmt.Sprintf("bad CPU number %q", lo))
+			return bad(fmt.Sprintf("bad CPU number %s", excerpt.Quote(lo)))
 		}
 		b := a
 		if isRange {
 			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return bad(fmt.Sprintf("bad range %q", part))
+				return bad(fmt.Sprintf("bad range %s", excerpt.Quote(part)))
 			}
 		}
 		if b-a >= 1<<16 {
-			return bad(fmt.Sprintf("range %q is too long", part))
+			return bad(fmt.Sprintf("range %s is too long", excerpt.Quote(part)))
 		}
 		n += b - a + 1
 	}

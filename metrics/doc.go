@@ -17,7 +17,8 @@
 // device command, and ParseProcUptime and the other parsers the one parser
 // of each device format.
 //
-// The package imports only the standard library, and every other package
+// The package imports only the standard library (and internal/excerpt, to
+// quote a bounded piece of bad input), and every other package
 // of perfgate builds on it: adbx reads the device's text with its parsers,
 // the simulated phone (simdevice) prints what they read and names their
 // reject reasons, and perftest, budget, report and history read its

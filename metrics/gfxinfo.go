@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ type GfxInfoNoProcessError struct {
 }
 
 func (e *GfxInfoNoProcessError) Error() string {
-	return fmt.Sprintf("%s: no process found for %q", GfxInfoSource, e.Package)
+	return fmt.Sprintf("%s: no process found for %s", GfxInfoSource, excerpt.Quote(e.Package))
 }
 
 // Is lets errors.Is(err, ErrGfxInfoNoProcess) match.
@@ -42,7 +43,7 @@ type GfxInfoDumpFailedError struct {
 }
 
 func (e *GfxInfoDumpFailedError) Error() string {
-	return fmt.Sprintf("%s: pid %d [%s]: %q", GfxInfoSource, e.PID, e.Package, e.Text)
+	return fmt.Sprintf("%s: pid %d [%s]: %s", GfxInfoSource, e.PID, e.Package, excerpt.Quote(e.Text))
 }
 
 // Is lets errors.Is(err, ErrGfxInfoDumpFailed) match.
@@ -835,7 +836,7 @@ func (p *gfxParser) endHistogram(atEOF bool) error {
 			if atEOF && len(bytes.TrimSpace(rest)) == 0 {
 				break // the capture was cut inside its last entry
 			}
-			return &ParseError{Source: GfxInfoSource, Line: p.histLine, Text: string(p.histFirst), Reason: fmt.Sprintf("bad histogram entry %q", tok)}
+			return &ParseError{Source: GfxInfoSource, Line: p.histLine, Text: string(p.histFirst), Reason: fmt.Sprintf("bad histogram entry %s", excerpt.Bytes(tok))}
 		}
 		*dst = append(*dst, FrameHistogramBucket{Millis: m, Count: c})
 	}

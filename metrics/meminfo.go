@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"strconv"
 	"strings"
 )
@@ -20,7 +21,7 @@ type MeminfoNoProcessError struct {
 }
 
 func (e *MeminfoNoProcessError) Error() string {
-	return fmt.Sprintf("%s: no process found for %q", MeminfoSource, e.Package)
+	return fmt.Sprintf("%s: no process found for %s", MeminfoSource, excerpt.Quote(e.Package))
 }
 
 // Is makes errors.Is(err, ErrMeminfoNoProcess) true.
@@ -378,7 +379,7 @@ func memSummaryRow(s *MeminfoSummary, ln string, lineNo, pssEnd, rssEnd int) err
 	for _, w := range memWords(ln[colon+1:]) {
 		v, err := strconv.ParseInt(w.name, 10, 64)
 		if err != nil {
-			return &ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: fmt.Sprintf("bad number %q", w.name)}
+			return &ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: fmt.Sprintf("bad number %s", excerpt.Quote(w.name))}
 		}
 		end := colon + 1 + w.end
 		isRSS := rssEnd >= 0 && (pssEnd < 0 || memAbs(end-rssEnd) < memAbs(end-pssEnd))
@@ -437,11 +438,11 @@ func memSummaryTotals(s *MeminfoSummary, ln string, lineNo int) error {
 		rest = rest[colon+1:]
 		f := strings.Fields(rest)
 		if len(f) == 0 {
-			return &ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: fmt.Sprintf("%q without a value", label)}
+			return &ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: fmt.Sprintf("%s without a value", excerpt.Quote(label))}
 		}
 		v, err := strconv.ParseInt(f[0], 10, 64)
 		if err != nil {
-			return &ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: fmt.Sprintf("bad number %q after %q", f[0], label)}
+			return &ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: fmt.Sprintf("bad number %s after %s", excerpt.Quote(f[0]), excerpt.Quote(label))}
 		}
 		rest = rest[strings.Index(rest, f[0])+len(f[0]):]
 		found = true

@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -83,7 +84,7 @@ func ValidatePackage(name string) error {
 		if len(quoted) > 120 {
 			quoted = strings.ToValidUTF8(quoted[:120], "") + "…"
 		}
-		return fmt.Errorf("invalid package name %q: %s", quoted, reason)
+		return fmt.Errorf("invalid package name %s: %s", excerpt.Quote(quoted), reason)
 	}
 	if name == "" {
 		return bad("empty")
@@ -103,10 +104,10 @@ func ValidatePackage(name string) error {
 			c := seg[i]
 			letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 			if i == 0 && !letter {
-				return bad(fmt.Sprintf("segment %q must start with a letter", seg))
+				return bad(fmt.Sprintf("segment %s must start with a letter", excerpt.Quote(seg)))
 			}
 			if !letter && !(c >= '0' && c <= '9') && c != '_' {
-				return bad(fmt.Sprintf("character %q not allowed", c))
+				return bad(fmt.Sprintf("character %s not allowed", strconv.QuoteRune(rune(c))))
 			}
 		}
 	}
@@ -122,7 +123,7 @@ func ParsePidof(b []byte) ([]int, error) {
 	for _, s := range f {
 		pid, err := strconv.Atoi(s)
 		if err != nil || pid <= 0 {
-			return nil, &ParseError{Source: "pidof", Line: 1, Text: t, Reason: fmt.Sprintf("bad pid %q", s)}
+			return nil, &ParseError{Source: "pidof", Line: 1, Text: t, Reason: fmt.Sprintf("bad pid %s", excerpt.Quote(s))}
 		}
 		out = append(out, pid)
 	}

@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"strconv"
 	"strings"
 )
@@ -125,7 +126,7 @@ func procCPUTimes(f []string) (CPUTimes, error) {
 	for i := 0; i < len(f) && i < len(v); i++ {
 		n, err := strconv.ParseUint(f[i], 10, 64)
 		if err != nil {
-			return CPUTimes{}, fmt.Errorf("bad number %q in column %d", f[i], i+1)
+			return CPUTimes{}, fmt.Errorf("bad number %s in column %d", excerpt.Quote(f[i]), i+1)
 		}
 		v[i] = n
 	}
@@ -233,14 +234,14 @@ func procParsePidStatLine(ln string, lineNo int) (ProcPidStat, error) {
 	u := func(field int) uint64 {
 		v, e := strconv.ParseUint(f[field-3], 10, 64)
 		if e != nil && err == nil {
-			err = fmt.Errorf("field %d: bad number %q", field, f[field-3])
+			err = fmt.Errorf("field %d: bad number %s", field, excerpt.Quote(f[field-3]))
 		}
 		return v
 	}
 	i := func(field int) int64 {
 		v, e := strconv.ParseInt(f[field-3], 10, 64)
 		if e != nil && err == nil {
-			err = fmt.Errorf("field %d: bad number %q", field, f[field-3])
+			err = fmt.Errorf("field %d: bad number %s", field, excerpt.Quote(f[field-3]))
 		}
 		return v
 	}

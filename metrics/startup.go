@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"strconv"
 	"strings"
 )
@@ -42,7 +43,7 @@ func ParseAmStart(b []byte) (AmStart, error) {
 	for i, ln := range strings.Split(string(Normalize(b)), "\n") {
 		t := strings.TrimSpace(ln)
 		if strings.HasPrefix(t, "Error") {
-			return AmStart{}, fmt.Errorf("%s: %w: %q", AmStartSource, ErrAmStartFailed, t)
+			return AmStart{}, fmt.Errorf("%s: %w: %s", AmStartSource, ErrAmStartFailed, excerpt.Quote(t))
 		}
 		if t == "Complete" {
 			a.Complete = true

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"io"
 	"math"
 	"slices"
@@ -460,7 +461,7 @@ func PickLayer(layers []SurfaceFlingerLayer, pkg string) (SurfaceFlingerLayer, e
 		}
 	}
 	if !found {
-		return best, fmt.Errorf("%s: %w: %q", SurfaceFlingerListSource, ErrSurfaceFlingerNoLayer, pkg)
+		return best, fmt.Errorf("%s: %w: %s", SurfaceFlingerListSource, ErrSurfaceFlingerNoLayer, excerpt.Quote(pkg))
 	}
 	return best, nil
 }
@@ -646,7 +647,7 @@ func sfHistogram(s string) ([]FrameHistogramBucket, error) {
 		m, err1 := strconv.ParseInt(ms, 10, 64)
 		c, err2 := strconv.ParseInt(cnt, 10, 64)
 		if !ok || err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("bad histogram entry %q", tok)
+			return nil, fmt.Errorf("bad histogram entry %s", excerpt.Quote(tok))
 		}
 		out = append(out, FrameHistogramBucket{Millis: m, Count: c})
 	}

@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"strconv"
 	"strings"
 	"time"
@@ -71,7 +72,7 @@ func ParseTrafficQtaguid(b []byte) (map[int]*TrafficUID, error) {
 		var v [4]uint64
 		for j := range v {
 			if v[j], err = strconv.ParseUint(f[5+j], 10, 64); err != nil {
-				return bad(fmt.Sprintf("bad counter %q", f[5+j]))
+				return bad(fmt.Sprintf("bad counter %s", excerpt.Quote(f[5+j])))
 			}
 		}
 		if !strings.HasPrefix(tag, "0x") {
@@ -133,7 +134,7 @@ func ParseTrafficNetDev(b []byte) (map[string]TrafficCounters, error) {
 		for j, k := range [4]int{0, 1, 8, 9} { // rx bytes, rx packets, tx bytes, tx packets
 			n, err := strconv.ParseUint(f[k], 10, 64)
 			if err != nil {
-				return nil, &ParseError{Source: TrafficNetDevSource, Line: i + 1, Text: ln, Reason: fmt.Sprintf("bad counter %q", f[k])}
+				return nil, &ParseError{Source: TrafficNetDevSource, Line: i + 1, Text: ln, Reason: fmt.Sprintf("bad counter %s", excerpt.Quote(f[k]))}
 			}
 			v[j] = n
 		}
@@ -187,7 +188,7 @@ func ParseTrafficNetstats(b []byte) (TrafficNetstats, error) {
 	for i, ln := range strings.Split(string(Normalize(b)), "\n") {
 		t := strings.TrimSpace(ln)
 		if strings.HasPrefix(t, "Permission Denial") {
-			return TrafficNetstats{}, fmt.Errorf("%s: %w: %q", TrafficNetstatsSource, ErrTrafficPermissionDenied, t)
+			return TrafficNetstats{}, fmt.Errorf("%s: %w: %s", TrafficNetstatsSource, ErrTrafficPermissionDenied, excerpt.Quote(t))
 		}
 		bad := func(reason string) (TrafficNetstats, error) {
 			return TrafficNetstats{}, &ParseError{Source: TrafficNetstatsSource, Line: i + 1, Text: ln, Reason: reason}
@@ -214,7 +215,7 @@ func ParseTrafficNetstats(b []byte) (TrafficNetstats, error) {
 			for j := range v {
 				n, err := strconv.ParseUint(f[j], 10, 64)
 				if err != nil {
-					return bad(fmt.Sprintf("bad number %q", f[j]))
+					return bad(fmt.Sprintf("bad number %s", excerpt.Quote(f[j])))
 				}
 				v[j] = n
 			}
@@ -240,7 +241,7 @@ func ParseTrafficNetstats(b []byte) (TrafficNetstats, error) {
 				s := trafficField(t, kv.key)
 				n, err := strconv.ParseUint(s, 10, 64)
 				if err != nil {
-					return bad(fmt.Sprintf("bad %s%q", kv.key, s))
+					return bad(fmt.Sprintf("bad %s%s", kv.key, excerpt.Quote(s)))
 				}
 				*kv.dst = n
 			}
