@@ -89,6 +89,7 @@ func New(cfg Config) (*Device, error) {
 		Boot:      now,
 	}
 	w.files = d.fs
+	w.bgProcs = d.perfettoProcs
 	p := products[cfg.API]
 	_, _, host := d.Product()
 	d.sh = shell.New(shell.Config{
@@ -264,8 +265,22 @@ func (d *Device) Open(p string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, vfs.Rewrap("open", p, err)
 	}
+	switch broken, short := d.cfg.Quirks.pullFault(cp); {
+	case broken:
+		// The first half arrives, then the read fails: the sync service
+		// answers FAIL with the error.
+		eio := &fs.PathError{Op: "read", Path: p, Err: syscall.EIO}
+		return io.NopCloser(io.MultiReader(strings.NewReader(string(data[:len(data)/2])), errReader{eio})), nil
+	case short:
+		return io.NopCloser(strings.NewReader(string(data[:len(data)/2]))), nil
+	}
 	return io.NopCloser(strings.NewReader(string(data))), nil
 }
+
+// errReader fails every read with its error.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // Create starts writing file p, for `adb push`. Missing parent directories
 // are made (the fixed_push_mkdir feature). The file appears, with mode and

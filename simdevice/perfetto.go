@@ -28,7 +28,10 @@ import (
 // accepts: --txt from API 29, --query from API 30, FrameTimeline from API
 // 31, --background-wait from API 33. `perfetto --query` lists the data
 // sources the tracing service has; Quirks.MissingDataSources takes some
-// away, and Quirks.MissingCommands can take perfetto itself.
+// away, and Quirks.MissingCommands can take perfetto itself. While it
+// records, `ps -A -o PID,ARGS` lists it with its command line, as a
+// phone's toybox ps does, so its output file tells whose it is. Its file's
+// times are the device's wall clock (stat -c %Y, date +%s).
 
 // perfettoExitDelay is how long a stopped perfetto takes to write its file
 // and exit, in host time.
@@ -165,6 +168,7 @@ type perfettoRuns struct {
 type perfettoRun struct {
 	pid     int
 	path    string // the output file, canonical
+	args    string // the command line, as ps -o ARGS shows it
 	job     traceJob
 	stopped bool
 	exited  chan struct{}
@@ -281,7 +285,7 @@ func (d *Device) perfetto(ctx context.Context, args []string, stdout, stderr io.
 		perfettoLog(stderr, up, 1353, "Failed to open %s. If you get permission denied in /data/misc/perfetto-traces, the file might have been created by another user, try deleting it first.: %s", out, shell.ErrText(err))
 		return 1
 	}
-	run := d.newPerfettoRun(path, cfg, up)
+	run := d.newPerfettoRun(path, cfg, up, strings.Join(append([]string{"perfetto"}, args...), " "))
 	if !bg {
 		perfettoLog(stderr, up, 1167, "Connected to the Perfetto traced service, starting tracing")
 		var timeout <-chan time.Time
@@ -329,7 +333,7 @@ func (d *Device) createTraceFile(p string) error {
 	if !d.cfg.Root && !strings.HasPrefix(p, vfs.PerfettoDir+"/") {
 		return fs.ErrPermission
 	}
-	return d.fs.WriteFile(p, nil, 0o600, time.Now(), false)
+	return d.fs.WriteFile(p, nil, 0o600, d.world.Wall(), false)
 }
 
 // hostSpan is how long a span of device time takes on the host.
@@ -338,7 +342,7 @@ func (w *World) hostSpan(d time.Duration) time.Duration {
 }
 
 // newPerfettoRun starts recording at device time up.
-func (d *Device) newPerfettoRun(path string, cfg perfettoConfig, up time.Duration) *perfettoRun {
+func (d *Device) newPerfettoRun(path string, cfg perfettoConfig, up time.Duration, args string) *perfettoRun {
 	have := d.dataSources()
 	sources := map[string]bool{}
 	for _, s := range cfg.sources {
@@ -354,7 +358,7 @@ func (d *Device) newPerfettoRun(path string, cfg perfettoConfig, up time.Duratio
 		pr.next = 20000 + int(up/time.Millisecond)%5000
 	}
 	pr.next += 3
-	run := &perfettoRun{pid: pr.next, path: path, exited: make(chan struct{})}
+	run := &perfettoRun{pid: pr.next, path: path, args: args, exited: make(chan struct{})}
 	run.job = d.world.traceJob(int64(up))
 	run.job.cfg, run.job.sources = cfg, sources
 	pr.runs[run.pid] = run
@@ -383,9 +387,9 @@ func (d *Device) stopPerfetto(run *perfettoRun) {
 		return
 	}
 	data := buf.Bytes()
-	d.fs.WriteFile(run.path, data[:len(data)/2], 0o600, time.Now(), false)
+	d.fs.WriteFile(run.path, data[:len(data)/2], 0o600, d.world.Wall(), false)
 	time.AfterFunc(perfettoExitDelay, func() {
-		d.fs.WriteFile(run.path, data, 0o600, time.Now(), false)
+		d.fs.WriteFile(run.path, data, 0o600, d.world.Wall(), false)
 		d.endPerfetto(run, true)
 	})
 }
@@ -447,6 +451,24 @@ func (d *Device) perfettoQuery(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%-40s %-28s \n", s, prod)
 	}
+}
+
+// perfettoProcs lists the perfetto processes that have not exited, as ps
+// shows them: the shell's, daemonised (parent init).
+func (d *Device) perfettoProcs() []bgProc {
+	pr := &d.perfettoRuns
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	var out []bgProc
+	for _, r := range pr.runs {
+		select {
+		case <-r.exited:
+			continue
+		default:
+		}
+		out = append(out, bgProc{sysProc{"shell", r.pid, 1, 10_940_512, 7_812, "do_epoll_wait", "perfetto"}, r.args})
+	}
+	return out
 }
 
 // runningTraces counts the perfetto processes still recording.

@@ -2,9 +2,13 @@ package simdevice
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -127,5 +131,92 @@ func TestPerfettoForeground(t *testing.T) {
 	_, e, code := run(t, d, "perfetto --txt -c - -o /data/misc/perfetto-traces/fg", cfg)
 	if code != 0 || !regexp.MustCompile(`Wrote [1-9][0-9]* bytes into /data/misc/perfetto-traces/fg`).MatchString(e) {
 		t.Errorf("status %d, stderr %q", code, e)
+	}
+}
+
+// What a session that died leaves on a phone: perfetto still recording,
+// listed by ps with the command line that names its file, and the file,
+// whose time the shell can set back (touch -d) as if it were older. Once
+// perfetto has exited, ps no longer lists it.
+func TestPerfettoLeftoverInPs(t *testing.T) {
+	t.Parallel()
+	d := newTestDevice(t, Config{API: 33})
+	const f = "/data/misc/perfetto-traces/perfgate-x-1.perfetto-trace"
+	pid, e, code := run(t, d, "perfetto --txt -c - -o "+f+" --background", minimalConfig)
+	pid = strings.TrimSpace(pid)
+	if code != 0 {
+		t.Fatalf("start: %d %q", code, e)
+	}
+	want := regexp.MustCompile(`(?m)^ *` + pid + ` perfetto --txt -c - -o ` + regexp.QuoteMeta(f) + ` --background$`)
+	if o, e, code := run(t, d, "ps -A -o PID,ARGS", ""); code != 0 || !want.MatchString(o) {
+		t.Errorf("ps -A -o PID,ARGS: %d %q %q, want a line matching %s", code, o, e, want)
+	}
+	if o, _, _ := run(t, d, "ps -p "+pid+" -o NAME", ""); !strings.HasSuffix(o, "perfetto\n") {
+		t.Errorf("ps -p %s -o NAME: %q", pid, o)
+	}
+	now, _, _ := run(t, d, "date +%s", "")
+	old, _ := strconv.ParseInt(strings.TrimSpace(now), 10, 64)
+	old -= 1800
+	if o, e, code := run(t, d, fmt.Sprintf("touch -d @%d %s && stat -c %%Y %s", old, f, f), ""); code != 0 || o != fmt.Sprintln(old) {
+		t.Errorf("touch -d: %d %q %q, want %d", code, o, e, old)
+	}
+	if _, e, code := run(t, d, "touch -t 202401020304.05 /data/local/tmp/x && stat -c %y /data/local/tmp/x", ""); code != 0 {
+		t.Errorf("touch -t: %d %q", code, e)
+	} else if o, _, _ := run(t, d, "stat -c %y /data/local/tmp/x", ""); !strings.HasPrefix(o, "2024-01-02 03:04:05.") {
+		t.Errorf("touch -t 202401020304.05: %q", o)
+	}
+	run(t, d, "kill -TERM "+pid+"; while kill -0 "+pid+" 2>/dev/null; do sleep 0.01; done", "")
+	if o, _, _ := run(t, d, "ps -A -o PID,ARGS", ""); strings.Contains(o, "perfetto") {
+		t.Errorf("ps lists perfetto after its exit: %q", o)
+	}
+	if o, _, _ := run(t, d, "stat -c %Y "+f, ""); o == fmt.Sprintln(old) {
+		t.Errorf("perfetto wrote its file but its time stayed %q", o)
+	}
+}
+
+// Quirks.BrokenPulls and ShortPulls: the sync service sends half of the
+// file, then fails the read (EIO) or ends the transfer as if the file
+// ended there; the file on the device stays whole either way.
+func TestPerfettoPullFaults(t *testing.T) {
+	t.Parallel()
+	const dir = "/data/misc/perfetto-traces/"
+	d := newTestDevice(t, Config{API: 33, Quirks: Quirks{BrokenPulls: []string{dir + "broken*"}, ShortPulls: []string{dir + "short*"}}})
+	for _, name := range []string{"broken", "short", "whole"} {
+		f := dir + name
+		pid, e, code := run(t, d, "perfetto --txt -c - -o "+f+" --background", minimalConfig)
+		if code != 0 {
+			t.Fatalf("start: %d %q", code, e)
+		}
+		pid = strings.TrimSpace(pid)
+		run(t, d, "kill -TERM "+pid+"; while kill -0 "+pid+" 2>/dev/null; do sleep 0.01; done", "")
+		fi, err := d.Stat(f)
+		if err != nil || fi.Size() < 2 {
+			t.Fatalf("%s: %v, %v", f, fi, err)
+		}
+		rc, err := d.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		var wantErr error
+		wantN := fi.Size() / 2
+		switch name {
+		case "broken":
+			wantErr = syscall.EIO
+		case "whole":
+			wantN = fi.Size()
+		}
+		if int64(len(b)) != wantN || !errors.Is(err, wantErr) || (wantErr == nil) != (err == nil) {
+			t.Errorf("%s: read %d of %d bytes, error %v; want %d bytes, error %v", name, len(b), fi.Size(), err, wantN, wantErr)
+		}
+		if after, _ := d.Stat(f); after == nil || after.Size() != fi.Size() {
+			t.Errorf("%s: the device file changed with the pull: %v", name, after)
+		}
+	}
+	for _, bad := range []string{"relative*", "/a/[b"} {
+		if _, err := New(Config{Quirks: Quirks{ShortPulls: []string{bad}}}); err == nil {
+			t.Errorf("ShortPulls %q: no error", bad)
+		}
 	}
 }

@@ -58,6 +58,19 @@ type Quirks struct {
 	// their data. E.g. "android.surfaceflinger.frametimeline",
 	// "linux.process_stats".
 	MissingDataSources []string
+	// BrokenPulls are device files, as path.Match patterns
+	// ("/data/misc/perfetto-traces/*"), whose transfer through adb's sync
+	// service (adb pull) breaks off halfway: adbd sends the first half of
+	// the file, then its read fails with EIO and it answers FAIL, as on a
+	// phone whose storage fails a read. The file on the device stays
+	// whole; adb pull exits with an error.
+	BrokenPulls []string
+	// ShortPulls are device files, as path.Match patterns, that adb's sync
+	// service sends only in part: the first half, then DONE, as a pull
+	// that overlaps the file's writer gets it (adbd reads to the end of
+	// file as it is then). adb pull reports success; the file on the
+	// device stays whole, and stat says its whole size.
+	ShortPulls []string
 }
 
 // validate checks the patterns, so a typo fails New instead of hiding
@@ -90,6 +103,13 @@ func (q Quirks) validate() error {
 			return fmt.Errorf("simdevice: config: Quirks.MissingDataSources: %q is not a data source name", ds)
 		}
 	}
+	for _, pats := range [][]string{q.BrokenPulls, q.ShortPulls} {
+		for _, p := range pats {
+			if _, err := path.Match(p, "/"); err != nil || !strings.HasPrefix(p, "/") {
+				return fmt.Errorf("simdevice: config: Quirks.BrokenPulls, ShortPulls: %q is not an absolute path pattern", p)
+			}
+		}
+	}
 	for _, p := range q.MissingFiles {
 		if !strings.HasPrefix(p, "/proc/") && !strings.HasPrefix(p, "/sys/") {
 			return fmt.Errorf("simdevice: config: Quirks.MissingFiles: %q is not under /proc or /sys", p)
@@ -112,6 +132,20 @@ func (q Quirks) hidesFile(p string) bool {
 		}
 	}
 	return false
+}
+
+// pullFault says how a pull of canonical path p goes wrong: broken (the
+// read fails halfway), short (the transfer ends halfway), or neither.
+func (q Quirks) pullFault(p string) (broken, short bool) {
+	match := func(pats []string) bool {
+		for _, pat := range pats {
+			if ok, _ := path.Match(pat, p); ok {
+				return true
+			}
+		}
+		return false
+	}
+	return match(q.BrokenPulls), match(q.ShortPulls)
 }
 
 // commands is the sorted list of executables on /system/bin: the shell's

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +37,11 @@ type World struct {
 	base     int64     // uptime in ns at creation
 	now      int64     // uptime the state has been advanced to
 	bootWall time.Time // wall clock at uptime 0, for logcat timestamps
+	// skipped is how far Skip moved the clocks ahead of the host's.
+	skipped int64
+	// bootID is /proc/sys/kernel/random/boot_id: a random UUID the kernel
+	// picks at boot, the same on every read until the next boot.
+	bootID string
 
 	nextPid int
 	app     *appProc // nil while the app is not running
@@ -89,6 +95,9 @@ type World struct {
 	// files is the device's file tree, where programs write what they
 	// write with -o (simpleperf record).
 	files fileStore
+	// bgProcs lists the device's background processes ps shows beside
+	// the World's own (a perfetto recording), with their command lines.
+	bgProcs func() []bgProc
 
 	logs    []logEntry
 	logSeq  int64
@@ -237,6 +246,7 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 		base:        int64(opt.bootUptime),
 		now:         int64(opt.bootUptime),
 		bootWall:    host.Add(-opt.bootUptime),
+		bootID:      strings.TrimSpace(randomUUID()),
 		nextPid:     4000 + int(opt.bootUptime/time.Second)%9000,
 		launchAt:    -1,
 		displayAt:   -1,
@@ -337,9 +347,26 @@ func (w *World) Workload() *Workload { return w.wl }
 // RefreshPeriod is the display's vsync period.
 func (w *World) RefreshPeriod() time.Duration { return time.Duration(w.period) }
 
+// Skip moves the phone's clocks d ahead at once, as if d had passed in an
+// instant: the simulation runs through those d as it would have (the app
+// draws, counters grow, logs are written), and uptime, the wall clock and
+// every timestamp after it are d later. It is for tests of what waits on
+// the phone's own time, such as a lease on the phone running out, without
+// waiting for it on the host. d <= 0 does nothing.
+func (w *World) Skip(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.advanceLocked()
+	w.skipped += int64(d)
+	w.advanceLocked()
+}
+
 // hostNow maps the host clock to device uptime.
 func (w *World) hostNow() int64 {
-	return w.base + int64(float64(w.opt.now().Sub(w.hostBase))*w.speed)
+	return w.base + w.skipped + int64(float64(w.opt.now().Sub(w.hostBase))*w.speed)
 }
 
 // advanceLocked brings the simulation to the current host time.

@@ -392,6 +392,13 @@ func (w *World) Pm(args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
+// bgProc is a process the device runs in the background for the shell
+// user (a perfetto recording), with its command line (ps -o ARGS).
+type bgProc struct {
+	sysProc
+	args string
+}
+
 // sysProc is a process that always runs on the phone.
 type sysProc struct {
 	user      string
@@ -458,7 +465,17 @@ func (w *World) Ps(args []string, stdout, stderr io.Writer) int {
 	if w.app != nil {
 		threads = w.app.threads
 	}
+	bg := w.bgProcs
 	w.mu.Unlock()
+	// cmdlines holds the command lines of the processes whose ARGS is
+	// more than their name.
+	cmdlines := map[int]string{}
+	if bg != nil {
+		for _, p := range bg() {
+			procs = append(procs, p.sysProc)
+			cmdlines[p.pid] = p.args
+		}
+	}
 	var all, full, showThreads bool
 	var pidsWanted []int
 	var names, fields []string
@@ -533,7 +550,7 @@ func (w *World) Ps(args []string, stdout, stderr io.Writer) int {
 		return all || p.user == "shell"
 	}
 	if len(fields) > 0 {
-		psPrintFields(stdout, fields, procs, keep)
+		psPrintFields(stdout, fields, procs, keep, cmdlines)
 		return 0
 	}
 	if full {
@@ -550,7 +567,11 @@ func (w *World) Ps(args []string, stdout, stderr io.Writer) int {
 		switch {
 		case full:
 			stime := start.Add(time.Duration(now - int64(time.Minute))).UTC().Format("15:04:05")
-			fmt.Fprintf(stdout, "%-10s %8d %5d %d %s ?     %s %s\n", p.user, p.pid, p.ppid, 0, stime, "00:00:01", p.name)
+			cmd := p.name
+			if a, ok := cmdlines[p.pid]; ok {
+				cmd = a
+			}
+			fmt.Fprintf(stdout, "%-10s %8d %5d %d %s ?     %s %s\n", p.user, p.pid, p.ppid, 0, stime, "00:00:01", cmd)
 		case showThreads && p.pid == appPid:
 			for _, t := range threads {
 				fmt.Fprintf(stdout, "%-10s %8d %5d %5d %7d %6d %-16s %4d %s %s\n", p.user, p.pid, t.tid, p.ppid, p.vsz, p.rss, p.wchan, 0, "S", t.name)
@@ -569,7 +590,7 @@ var psFieldWidth = map[string]int{
 	"COMM": -15, "RSS": 6, "VSZ": 7, "WCHAN": -16, "S": 1,
 }
 
-func psPrintFields(w io.Writer, fields []string, procs []sysProc, keep func(sysProc) bool) {
+func psPrintFields(w io.Writer, fields []string, procs []sysProc, keep func(sysProc) bool, args map[int]string) {
 	row := func(val func(f string) string) {
 		var b strings.Builder
 		for i, f := range fields {
@@ -606,6 +627,10 @@ func psPrintFields(w io.Writer, fields []string, procs []sysProc, keep func(sysP
 				return p.wchan
 			case "S":
 				return "S"
+			case "ARGS":
+				if a, ok := args[p.pid]; ok {
+					return a
+				}
 			}
 			return p.name // NAME, CMD, ARGS, COMM
 		})

@@ -14,7 +14,8 @@ import (
 )
 
 // ReadFile returns the content of a virtual file under /proc or /sys
-// (/proc/stat, /proc/uptime, /proc/meminfo, /proc/<pid>/stat, status,
+// (/proc/stat, /proc/uptime, /proc/meminfo, /proc/sys/kernel/random/uuid
+// and boot_id, /proc/<pid>/stat, status,
 // task/<tid>/stat, /proc/<pid>/net/dev, /proc/net/xt_qtaguid/stats,
 // /sys/class/power_supply/battery/*, /sys/class/thermal/thermal_zoneN/*) in
 // the format of the configured API level. A path it does not simulate
@@ -59,6 +60,10 @@ func (w *World) readFileLocked(path string) (string, error) {
 		// A fresh random UUID on every read, as the kernel gives; adbx batches
 		// take their output separator from it.
 		return randomUUID(), nil
+	case "/proc/sys/kernel/random/boot_id":
+		// The same UUID on every read until the phone boots again: what
+		// tells one boot from the next (uptime alone restarts near 0).
+		return w.bootID + "\n", nil
 	case "/sys/devices/system/cpu/possible", "/sys/devices/system/cpu/present", "/sys/devices/system/cpu/online":
 		n := w.cfg.Cores
 		if path == "/sys/devices/system/cpu/online" {

@@ -54,11 +54,34 @@ func (p *proc) rm() int {
 	return st
 }
 
+// touch sets files' modification time to the device's clock, or to -d
+// DATE (@SECONDS, RFC 3339, "YYYY-MM-DD hh:mm:ss") or -t
+// [[CC]YY]MMDDhhmm[.ss] as toybox reads them; -r is not simulated.
 func (p *proc) touch() int {
 	fl, ops, err := parseFlags(p.args[1:], "acm", "dtr")
 	if err != nil || len(ops) == 0 {
 		p.errf("touch: Needs 1 argument\n")
 		return 1
+	}
+	mtime := time.Now()
+	if p.s.cfg.Wall != nil {
+		mtime = p.s.cfg.Wall()
+	}
+	if d, ok := fl["d"]; ok {
+		t, ok := parseDateArg(d)
+		if !ok {
+			p.errf("touch: bad date '%s'\n", d)
+			return 1
+		}
+		mtime = t
+	}
+	if ts, ok := fl["t"]; ok {
+		t, ok := parseTouchStamp(ts, mtime)
+		if !ok {
+			p.errf("touch: bad date '%s'\n", ts)
+			return 1
+		}
+		mtime = t
 	}
 	st := 0
 	for _, op := range ops {
@@ -68,12 +91,47 @@ func (p *proc) touch() int {
 				continue
 			}
 		}
-		if err := p.v.Touch(cp, time.Now()); err != nil {
+		if err := p.v.Touch(cp, mtime); err != nil {
 			p.errf("touch: %s: %s\n", op, errText(err))
 			st = 1
 		}
 	}
 	return st
+}
+
+// parseTouchStamp reads touch -t's [[CC]YY]MMDDhhmm[.ss] in UTC (the
+// simulated phone's zone); a missing year is now's.
+func parseTouchStamp(s string, now time.Time) (time.Time, bool) {
+	main, sec, hasSec := strings.Cut(s, ".")
+	if strings.Trim(main, "0123456789") != "" || (hasSec && (len(sec) != 2 || strings.Trim(sec, "0123456789") != "")) {
+		return time.Time{}, false
+	}
+	year := now.Year()
+	switch len(main) {
+	case 8:
+	case 10:
+		yy, _ := strconv.Atoi(main[:2])
+		year = 1900 + yy
+		if yy < 69 {
+			year = 2000 + yy
+		}
+		main = main[2:]
+	case 12:
+		year, _ = strconv.Atoi(main[:4])
+		main = main[4:]
+	default:
+		return time.Time{}, false
+	}
+	num := func(i int) int { n, _ := strconv.Atoi(main[i : i+2]); return n }
+	ss := 0
+	if hasSec {
+		ss, _ = strconv.Atoi(sec)
+	}
+	mo, dd, hh, mm := num(0), num(2), num(4), num(6)
+	if mo < 1 || mo > 12 || dd < 1 || dd > 31 || hh > 23 || mm > 59 || ss > 60 {
+		return time.Time{}, false
+	}
+	return time.Date(year, time.Month(mo), dd, hh, mm, ss, 0, time.UTC), true
 }
 
 func (p *proc) chmod() int {
