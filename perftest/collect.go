@@ -455,6 +455,8 @@ type tickPlan struct {
 	framesUptime int
 	// filtered says the frames command keeps only rows not taken yet.
 	filtered bool
+	// lease renews the Looper property's mark (-1 for none; planLease).
+	lease int
 }
 
 // plan is the next tick's commands; allFrames polls frames whatever
@@ -528,6 +530,7 @@ func (c *collector) plan(allFrames bool) tickPlan {
 	if c.thermalOK && c.ticks%10 == 0 {
 		p.thermal = add(metrics.ThermalZonesCommand)
 	}
+	p.lease = c.planLease(add)
 	return p
 }
 
@@ -552,6 +555,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 			uptimeNs = ns
 		}
 	}
+	c.absorbLease(p, out, uptimeNs)
 	if p.framesUptime >= 0 {
 		// The row check takes any clock read after the rows were
 		// printed; the watermark needs this one, read before.
