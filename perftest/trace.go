@@ -30,7 +30,10 @@ import (
 // list, and on Android 12 (API 31) and later SurfaceFlinger's FrameTimeline.
 // Stop ends it, waits for perfetto to write the file, pulls it into the
 // results folder next to the Result (<name>@<package>.perfetto-trace),
-// removes it from the device and reads it: every step gets its FrameTimeline
+// removes it from the device once the copy is whole (a failed pull leaves
+// it there, and the Result says where) and reads it. A session with a
+// trace also stops and takes the traces that sessions which died left on
+// the phone, and says so in its notes. Every step gets its FrameTimeline
 // jank by type and, for each janky frame, the main thread's states and
 // longest slices (Step.Trace), and the catalogue's jank_frametimeline.
 type TraceConfig struct {
@@ -113,8 +116,11 @@ type TraceInfo struct {
 	// empty when there is none (see NotRecorded).
 	File      string `json:"file,omitempty"`
 	SizeBytes int64  `json:"size_bytes,omitempty"`
-	// DeviceFile is where perfetto wrote it on the device; the session
-	// removes it once pulled.
+	// DeviceFile is where perfetto wrote it on the device. The session
+	// removes it once its copy is whole on the host (as many bytes as the
+	// device's stat says, synced and renamed into place); when the pull
+	// fails or falls short it stays there, and NotRecorded says so and
+	// why, for an adb pull of one's own.
 	DeviceFile string `json:"device_file,omitempty"`
 	// Config is the text config perfetto ran with.
 	Config string `json:"config,omitempty"`
@@ -126,7 +132,9 @@ type TraceInfo struct {
 	StartNs int64 `json:"start_ns,omitempty"`
 	EndNs   int64 `json:"end_ns,omitempty"`
 	// NotRecorded says why there is no trace: no perfetto on the device,
-	// Android older than 10, perfetto refused the config, the pull failed.
+	// Android older than 10, perfetto refused the config, the pull failed
+	// (the command, its error, its deadline, and where the trace stays on
+	// the phone).
 	NotRecorded string `json:"not_recorded,omitempty"`
 	// NotMeasured names each part of the analysis the trace cannot give
 	// ("frametimeline", "thread_states", "slices") and why.
@@ -134,7 +142,8 @@ type TraceInfo struct {
 	// Rejected counts what the trace held that cannot be data, by reason.
 	Rejected map[string]int `json:"rejected,omitempty"`
 	// Notes are what else a reader should know: a data source the device
-	// lacks, data lost while tracing.
+	// lacks, data lost while tracing, what earlier sessions left on the
+	// phone and what became of it ("leftover: …").
 	Notes []string `json:"notes,omitempty"`
 	// Open says how to look at the trace.
 	Open string `json:"open,omitempty"`
@@ -199,6 +208,15 @@ type traceRun struct {
 	stopNs   int64 // host ns the stop command went out
 	a        *trace.Analysis
 	why      string // why there is no analysis
+	// leasePath is the trace's lease on the phone ("" when it could not
+	// be made); lease keeps it fresh while the session runs, on the
+	// ticks of leaseTicker.
+	leasePath   string
+	lease       *traceLease
+	leaseTicker *time.Ticker
+	// leftovers are the trace files earlier sessions left, to pull at
+	// Stop.
+	leftovers []leftoverTrace
 }
 
 // traceDir is where perfetto may write on every Android version.
@@ -255,6 +273,9 @@ func (c *collector) startTrace(ctx context.Context) {
 		c.traceNotRecorded("the device's files cannot be pulled, so its trace could not be read")
 		return
 	}
+	// Before this session's perfetto starts: a recording a dead session
+	// left would hold the tracing service's resources.
+	c.sweepTraces(ctx)
 	want := []string{"linux.ftrace", "linux.process_stats"}
 	if api == 0 || api >= 31 {
 		want = append(want, "android.surfaceflinger.frametimeline")
@@ -281,6 +302,8 @@ func (c *collector) startTrace(ctx context.Context) {
 		return
 	}
 	c.tr.remote = fmt.Sprintf("%s/perfgate-%s-%d.perfetto-trace", traceDir, c.cfg.Package, time.Now().UnixNano())
+	c.tr.leasePath = leaseOf(c.tr.remote)
+	liveTraces.Store(traceKey(c.s.dev.serial(), c.tr.remote), true)
 	cfgText := perfettoConfig(c.tr.cfg, c.cfg.Package, want)
 	r.Trace.Config = cfgText
 	r.Trace.DeviceFile = c.tr.remote
@@ -289,22 +312,40 @@ func (c *collector) startTrace(ctx context.Context) {
 		bg = "--background-wait" // returns once the data sources started
 	}
 	start := "printf '%s\\n' " + shellQuote(cfgText) + " | perfetto --txt -c - -o " + shellQuote(c.tr.remote) + " " + bg
+	// The lease comes first, so that whoever lists the phone's traces
+	// sees a trace with its lease.
+	touch := "touch " + shellQuote(c.tr.leasePath)
 	c.tr.startNs = c.s.now()
-	out, err = c.s.dev.batch(ctx, []string{start})
-	if err == nil && len(out) != 1 {
-		err = fmt.Errorf("batch of 1 command returned %d results", len(out))
+	out, err = c.s.dev.batch(ctx, []string{touch, start})
+	if err == nil && len(out) != 2 {
+		err = fmt.Errorf("batch of 2 commands returned %d results", len(out))
 	}
 	if err != nil {
 		c.traceNotRecorded("perfetto --txt -c - -o %s %s: %v", c.tr.remote, bg, err)
+		for _, n := range c.releaseTrace(context.Background(), false) {
+			c.traceNote("%s", n)
+		}
 		return
 	}
-	pid, perr := strconv.Atoi(strings.TrimSpace(lastLine(string(out[0].Stdout))))
-	if out[0].ExitCode != 0 || perr != nil || pid <= 0 {
-		c.traceNotRecorded("perfetto refused to start: %s", failure(out[0], "perfetto --txt -c - -o "+c.tr.remote+" "+bg))
+	if out[0].ExitCode != 0 {
+		c.traceNote("the trace's lease could not be made (%s): another session on this phone may take the trace for a leftover once it is %v old", failure(out[0], touch), traceGrace)
+		c.tr.leasePath = ""
+	}
+	pid, perr := strconv.Atoi(strings.TrimSpace(lastLine(string(out[1].Stdout))))
+	if out[1].ExitCode != 0 || perr != nil || pid <= 0 {
+		c.traceNotRecorded("perfetto refused to start: %s", failure(out[1], "perfetto --txt -c - -o "+c.tr.remote+" "+bg))
+		for _, n := range c.releaseTrace(context.Background(), false) {
+			c.traceNote("%s", n)
+		}
 		return
 	}
 	c.tr.pid = pid
 	c.tr.maxEndNs = c.tr.startNs + int64(c.tr.cfg.MaxDuration)
+	if c.tr.leasePath != "" {
+		t := time.NewTicker(traceLeaseEvery)
+		c.tr.lease = c.holdLease(c.tr.leasePath, t.C)
+		c.tr.leaseTicker = t
+	}
 }
 
 // lostWithout says what a trace lacks without a data source.
@@ -382,18 +423,26 @@ func perfettoConfig(tc TraceConfig, pkg string, sources []string) string {
 }
 
 // stopTrace ends the trace, waits (at most 10 s) for perfetto to write it,
-// pulls it into the results folder and reads it. It runs once the lanes
-// have stopped; the session's lock is taken only to record the outcome, as
-// a process end's log read may still be recording its own.
+// pulls it into the results folder and reads it; then it pulls what
+// earlier sessions left (pullLeftovers). It runs once the lanes have
+// stopped; the session's lock is taken only to record the outcome, as a
+// process end's log read may still be recording its own.
 func (c *collector) stopTrace(ctx context.Context) {
-	if c.tr == nil || c.tr.pid == 0 {
+	if c.tr == nil {
 		return
 	}
-	o := c.fetchTrace(ctx)
+	var o traceOutcome
+	if c.tr.pid != 0 {
+		o = c.fetchTrace(ctx)
+	}
+	leftovers := c.pullLeftovers(ctx)
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
-	for _, n := range o.notes {
+	for _, n := range append(o.notes, leftovers...) {
 		c.traceNote("%s", n)
+	}
+	if c.tr.pid == 0 {
+		return
 	}
 	if o.notRecorded != "" {
 		c.traceNotRecorded("%s", o.notRecorded)
@@ -421,35 +470,78 @@ type traceOutcome struct {
 	why         string // why there is no analysis of the file
 }
 
-// fetchTrace stops perfetto, pulls its file, removes it from the device and
-// reads it.
+// fetchTrace stops perfetto and reads the file's size in the same round
+// trip, pulls the file, removes it from the device once the copy is whole,
+// and reads it. A failed or short pull leaves the file on the device and
+// says where.
 func (c *collector) fetchTrace(ctx context.Context) (o traceOutcome) {
 	tr := c.tr
 	// perfetto writes the file after the signal and exits when it is done:
-	// the file is whole only once the process is gone.
+	// the file is whole only once the process is gone, and its size is
+	// read then.
 	stop := fmt.Sprintf("kill -TERM %d 2>/dev/null; i=0; while kill -0 %d 2>/dev/null; do if [ $i -ge 100 ]; then echo 'perfetto (pid %d) still running 10 s after SIGTERM' >&2; exit 124; fi; i=$((i+1)); sleep 0.1; done", tr.pid, tr.pid, tr.pid)
+	stat := "stat -c %s " + shellQuote(tr.remote)
 	tr.stopNs = c.s.now()
 	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	out, err := c.s.dev.batch(sctx, []string{stop})
+	out, err := c.s.dev.batch(sctx, []string{stop, stat})
 	cancel()
-	if err == nil && len(out) == 1 && out[0].ExitCode != 0 {
+	if err == nil && len(out) != 2 {
+		err = fmt.Errorf("batch of 2 commands returned %d results", len(out))
+	}
+	if err == nil && out[0].ExitCode != 0 {
 		err = errors.New(failure(out[0], "kill -TERM "+strconv.Itoa(tr.pid)))
 	}
 	if err != nil {
-		o.notRecorded = fmt.Sprintf("stopping perfetto: %v", err)
+		o.notRecorded = fmt.Sprintf("stopping perfetto: %v; the trace stays on the phone at %s (a later session with a trace stops and takes it)", err, tr.remote)
+		o.notes = c.releaseTrace(ctx, false)
 		return o
 	}
-	path, size, err := c.pullTrace(ctx)
-	// The device keeps no copy; a failed removal is only a note.
-	rm := "rm -f " + shellQuote(tr.remote)
-	if out, rerr := c.s.dev.batch(ctx, []string{rm}); rerr == nil && len(out) == 1 && out[0].ExitCode != 0 {
-		o.notes = append(o.notes, failure(out[0], rm))
+	size := int64(-1)
+	var sizeWhy string
+	if err := out[1].Err(stat); err != nil {
+		sizeWhy = err.Error()
+	} else if n, perr := strconv.ParseInt(strings.TrimSpace(string(out[1].Stdout)), 10, 64); perr != nil || n < 0 {
+		sizeWhy = fmt.Sprintf("%s printed %q", stat, clipText(strings.TrimSpace(string(out[1].Stdout))))
+	} else {
+		size = n
 	}
+	switch {
+	case size < 0 && strings.Contains(sizeWhy, "No such file"):
+		o.notRecorded = fmt.Sprintf("perfetto left no file at %s (%s)", tr.remote, sizeWhy)
+		o.notes = c.releaseTrace(ctx, false)
+		return o
+	case size == 0:
+		// An empty file holds nothing to lose.
+		o.notRecorded = fmt.Sprintf("perfetto wrote nothing into %s", tr.remote)
+		o.notes = c.releaseTrace(ctx, true)
+		return o
+	}
+	dir := c.cfg.resultsDir()
+	base := resultBase(c.cfg.Name)
+	if f := c.cfg.ResultFile; f != "" && f != "-" {
+		base = strings.TrimSuffix(filepath.Base(f), ".json")
+	}
+	bound := size
+	if size < 0 {
+		// The file holds at most the ring buffer and a little more.
+		bound = int64(tr.cfg.BufferKB) * 1024 * 5 / 4
+	}
+	path, err := c.pullWhole(ctx, tr.remote, size, tracePullDeadline(bound), dir, base, ".perfetto-trace")
 	if err != nil {
-		o.notRecorded = err.Error()
+		o.notRecorded = fmt.Sprintf("%v; the trace stays on the phone: adb pull %s", err, tr.remote)
+		o.notes = c.releaseTrace(ctx, false)
 		return o
 	}
-	o.path, o.size = path, size
+	if size < 0 {
+		o.notes = append(o.notes, fmt.Sprintf("the trace's size on the phone could not be read (%s), so its copy cannot be told whole: it stays on the phone at %s", sizeWhy, tr.remote))
+	}
+	o.notes = append(o.notes, c.releaseTrace(ctx, size > 0)...)
+	fi, err := os.Stat(path)
+	if err != nil {
+		o.notRecorded = fmt.Sprintf("%s: %v", path, err)
+		return o
+	}
+	o.path, o.size = path, fi.Size()
 	f, err := os.Open(path)
 	if err != nil {
 		o.why = "the trace could not be read: " + err.Error()
@@ -467,42 +559,6 @@ func (c *collector) fetchTrace(ctx context.Context) (o traceOutcome) {
 	}
 	o.a = a
 	return o
-}
-
-// pullTrace copies the trace into the results folder as
-// <name>@<package>.perfetto-trace (or .2.perfetto-trace …, as Results are
-// named) and returns its path and size.
-func (c *collector) pullTrace(ctx context.Context) (string, int64, error) {
-	dir := c.cfg.resultsDir()
-	base := resultBase(c.cfg.Name)
-	if f := c.cfg.ResultFile; f != "" && f != "-" {
-		base = strings.TrimSuffix(filepath.Base(f), ".json")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", 0, fmt.Errorf("pull %s: %w", c.tr.remote, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".*.perfetto-trace")
-	if err != nil {
-		return "", 0, fmt.Errorf("pull %s: %w", c.tr.remote, err)
-	}
-	pctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	perr := c.s.dev.(puller).pull(pctx, c.tr.remote, tmp)
-	cancel()
-	fi, serr := tmp.Stat()
-	if err := errors.Join(perr, serr, tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
-		return "", 0, fmt.Errorf("pull %s: %w", c.tr.remote, err)
-	}
-	if fi.Size() == 0 {
-		os.Remove(tmp.Name())
-		return "", 0, fmt.Errorf("perfetto wrote nothing into %s", c.tr.remote)
-	}
-	p, err := claim(dir, base, ".perfetto-trace", tmp.Name())
-	if err != nil {
-		os.Remove(tmp.Name())
-		return "", 0, fmt.Errorf("pull %s into %s: %w", c.tr.remote, dir, err)
-	}
-	return p, fi.Size(), nil
 }
 
 // stepClock is the trace's name for the clock of the steps' device times.
@@ -635,13 +691,15 @@ func (c *collector) traceWhy(st *Step) string {
 }
 
 // abandonTrace stops a trace whose session failed to start, without
-// reading it, and removes its file.
+// reading it, and removes its file and its lease: a session that never
+// measured has no trace to keep.
 func (c *collector) abandonTrace() {
 	if c.tr == nil || c.tr.pid == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c.s.dev.batch(ctx, []string{fmt.Sprintf("kill -TERM %d; rm -f %s", c.tr.pid, shellQuote(c.tr.remote))})
+	c.s.dev.batch(ctx, []string{fmt.Sprintf("kill -TERM %d", c.tr.pid)})
+	c.releaseTrace(ctx, true)
 	c.tr.pid = 0
 }
