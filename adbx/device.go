@@ -34,17 +34,23 @@ type Options struct {
 	// Timeout is the deadline of each call whose context has none.
 	// Default DefaultTimeout.
 	Timeout time.Duration
+	// MaxOutput bounds the bytes one Shell or Batch call reads, stdout and
+	// stderr together (a batch's commands together): a command that prints
+	// more is stopped and the call fails with an *OutputError. Default
+	// DefaultMaxOutput. Stream reads without a bound.
+	MaxOutput int64
 }
 
 // A Device is one attached phone, emulator or simulated device, reached
 // through an adb server. Its methods are safe for concurrent use; each call
 // opens its own connection to the server.
 type Device struct {
-	serial   string
-	server   string
-	timeout  time.Duration
-	features map[string]bool
-	state    DeviceInfo
+	serial    string
+	server    string
+	timeout   time.Duration
+	maxOutput int64 // Options.MaxOutput; outputLimit applies the default
+	features  map[string]bool
+	state     DeviceInfo
 }
 
 // DeviceInfo is one row of `adb devices -l`.
@@ -96,7 +102,7 @@ func Open(ctx context.Context, opt Options) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("adbx open %s: features: %w", info.Serial, deviceErr(err))
 	}
-	d := &Device{serial: info.Serial, server: server, timeout: timeout, features: map[string]bool{}, state: info}
+	d := &Device{serial: info.Serial, server: server, timeout: timeout, maxOutput: opt.MaxOutput, features: map[string]bool{}, state: info}
 	for _, f := range strings.Split(strings.TrimSpace(feats), ",") {
 		if f != "" {
 			d.features[f] = true

@@ -21,7 +21,10 @@
 // package imports metrics and internal/adbwire of perfgate, nothing above
 // them.
 //
+// Every Shell and Batch call reads at most Options.MaxOutput bytes
+// (DefaultMaxOutput, 64 MiB): a command printing more is stopped.
+//
 // Errors name the device and the command and wrap sentinels callers branch
 // on: ErrNoDevice, ErrManyDevices, ErrDeviceGone, ErrAppNotInstalled,
-// ErrTimeout.
+// ErrTimeout, ErrOutputTooLarge.
 package adbx

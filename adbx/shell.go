@@ -104,12 +104,30 @@ func (d *Device) shell(ctx context.Context, cmd string) (Result, error) {
 		}
 		return rs[0], nil
 	}
-	var out, errb bytes.Buffer
-	code, err := d.runV2(ctx, cmd, &out, &errb)
+	out, errb := d.outputs()
+	code, err := d.runV2(ctx, cmd, out, errb)
+	if errors.Is(err, errOutputLimit) {
+		return Result{}, fmt.Errorf("adbx shell %s: %w", d.serial, &OutputError{Cmd: cmd, Limit: d.outputLimit()})
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("adbx shell %s %s: %w", d.serial, quoteCmd(cmd), err)
 	}
 	return Result{Stdout: out.Bytes(), Stderr: errb.Bytes(), ExitCode: code}, nil
+}
+
+// outputs are the writers of one call's stdout and stderr, which share
+// the device's bound (Options.MaxOutput).
+func (d *Device) outputs() (stdout, stderr *cappedBuffer) {
+	budget := &outputBudget{left: d.outputLimit()}
+	return &cappedBuffer{budget: budget}, &cappedBuffer{budget: budget}
+}
+
+// outputLimit is Options.MaxOutput, else DefaultMaxOutput.
+func (d *Device) outputLimit() int64 {
+	if d.maxOutput > 0 {
+		return d.maxOutput
+	}
+	return DefaultMaxOutput
 }
 
 // runV2 runs cmd over shell,v2,raw: and returns its exit status.
@@ -162,12 +180,12 @@ func (d *Device) batch(ctx context.Context, cmds []string) ([]Result, error) {
 	v2 := d.v2()
 	script := batchScript(cmds, v2, uuidPath)
 	if v2 {
-		var out, errb bytes.Buffer
-		code, err := d.runV2(ctx, script, &out, &errb)
+		out, errb := d.outputs()
+		code, err := d.runV2(ctx, script, out, errb)
 		if err != nil {
 			// Keep the commands that finished before the failure.
-			rs, _ := splitBatch(out.Bytes(), errb.Bytes(), len(cmds), true)
-			return rs, fmt.Errorf("%w (%d of %d commands finished)", err, len(rs), len(cmds))
+			rs, _ := splitBatch(finished(out, err), finished(errb, err), len(cmds), true)
+			return rs, fmt.Errorf("%w (%d of %d commands finished)", d.outputErr(err, cmds, len(rs)), len(rs), len(cmds))
 		}
 		rs, err := splitBatch(out.Bytes(), errb.Bytes(), len(cmds), true)
 		if err != nil {
@@ -180,10 +198,10 @@ func (d *Device) batch(ctx context.Context, cmds []string) ([]Result, error) {
 		return nil, err
 	}
 	defer c.Close()
-	out, rerr := c.readAll()
-	rs, err := splitBatch(out, nil, len(cmds), false)
+	out, rerr := c.readAll(d.outputLimit())
+	rs, err := splitBatch(finished(out, rerr), nil, len(cmds), false)
 	if rerr != nil {
-		return rs, fmt.Errorf("%w (%d of %d commands finished)", rerr, len(rs), len(cmds))
+		return rs, fmt.Errorf("%w (%d of %d commands finished)", d.outputErr(rerr, cmds, len(rs)), len(rs), len(cmds))
 	}
 	if err != nil {
 		if errors.Is(err, errBatchShort) {
@@ -194,6 +212,32 @@ func (d *Device) batch(ctx context.Context, cmds []string) ([]Result, error) {
 		return rs, err
 	}
 	return rs, nil
+}
+
+// finished is a batch's output in b as far as splitBatch needs it: all of
+// it, or, when err says the bound was passed, up to the last separator
+// (the commands that finished), without joining what the command that
+// passed it printed.
+func finished(b *cappedBuffer, err error) []byte {
+	if !errors.Is(err, errOutputLimit) {
+		return b.Bytes()
+	}
+	first := b.head(min(b.n, 128))
+	i := bytes.IndexByte(first, '\n')
+	if i < 0 {
+		return first
+	}
+	return b.through(append(append([]byte{'\n'}, first[:i]...), ' '))
+}
+
+// outputErr is err, or the *OutputError of the command of a batch that
+// was printing (the first that did not finish) when the call's bound was
+// passed.
+func (d *Device) outputErr(err error, cmds []string, finished int) error {
+	if !errors.Is(err, errOutputLimit) {
+		return err
+	}
+	return &OutputError{Cmd: cmds[min(finished, len(cmds)-1)], Limit: d.outputLimit()}
 }
 
 // timeoutNote adds how long a call that timed out had run.

@@ -113,9 +113,13 @@ func (c *conn) readString() (string, error) {
 	return s, nil
 }
 
-// readAll reads until the peer closes the connection.
-func (c *conn) readAll() ([]byte, error) {
-	b, err := io.ReadAll(c.nc)
+// readAll reads until the peer closes the connection, at most limit
+// bytes: past them it stops with errOutputLimit.
+func (c *conn) readAll(limit int64) (*cappedBuffer, error) {
+	b, err := readCapped(c.nc, &outputBudget{left: limit})
+	if errors.Is(err, errOutputLimit) {
+		return b, err
+	}
 	if err != nil {
 		return b, c.err(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -29,8 +30,8 @@ func FuzzParseBudgetFile(f *testing.F) {
 			if !strings.HasPrefix(err.Error(), "fuzz.json:") {
 				t.Fatalf("error does not name the file and line: %v", err)
 			}
-			if len(err.Error()) > 2000 {
-				t.Fatalf("a %d-byte error for %d bytes of input", len(err.Error()), len(b))
+			if cerr := excerpt.Check(err.Error()); cerr != nil {
+				t.Fatalf("%v, for %d bytes of input", cerr, len(b))
 			}
 			return
 		}
@@ -45,7 +46,8 @@ func FuzzParseBudgetFile(f *testing.F) {
 }
 
 func FuzzParseLimit(f *testing.F) {
-	for _, s := range []string{"jank<=3", "scroll:fps>=55", "frame_time_p95 <= 16.7", "a:b:c<1", ":x<1", "jank=3", "x<=NaN", "x>=1e309", "<=", "x<=-0", strings.Repeat("s", 5000) + ":x<=" + strings.Repeat("9", 5000) + "z"} {
+	for _, s := range []string{"jank<=3", "scroll:fps>=55", "frame_time_p95 <= 16.7", "a:b:c<1", ":x<1", "jank=3", "x<=NaN", "x>=1e309", "<=", "x<=-0", strings.Repeat("s", 5000) + ":x<=" + strings.Repeat("9", 5000) + "z",
+		strings.Repeat("\xff", 500) + "<=1", "jank<=" + strings.Repeat("\xff", 500), "s" + strings.Repeat("\xfe", 300) + ":fps>=1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -54,8 +56,10 @@ func FuzzParseLimit(f *testing.F) {
 			if !strings.HasPrefix(err.Error(), "perf budget ") {
 				t.Fatalf("error %q does not name the layer", err)
 			}
-			if len(err.Error()) > 1000 {
-				t.Fatalf("a %d-byte error for a %d-byte spec", len(err.Error()), len(s))
+			// At most excerpt.Max bytes of the spec quoted, however it
+			// is made (invalid UTF-8 quotes four bytes a byte).
+			if cerr := excerpt.Check(err.Error()); cerr != nil {
+				t.Fatalf("%v, for a %d-byte spec", cerr, len(s))
 			}
 			return
 		}

@@ -26,5 +26,7 @@
 // project's design notes; each function's doc names the definition it
 // implements. Parsers accept captures exactly as users store them (UTF-16LE
 // with a BOM, UTF-8 BOM, CRLF) and return an error quoting the offending line
-// on malformed input; none of them panics.
+// on malformed input; none of them panics. Every quote is a bounded excerpt,
+// and the streaming readers (ScanGfxInfo, ScanSurfaceFlingerLatency,
+// ReadText) refuse a line longer than MaxLine before they hold it.
 package metrics

@@ -60,8 +60,12 @@ func FrameFPS(t []int64) float64 {
 	if n < 2 {
 		return 0
 	}
-	span := t[n-1] - t[0]
-	if span <= 0 {
+	return frameFPS(n, t[n-1]-t[0])
+}
+
+// frameFPS is FrameFPS of n times spanning span ns.
+func frameFPS(n int, span int64) float64 {
+	if n < 2 || span <= 0 {
 		return 0
 	}
 	return float64(n-1) / (float64(span) / 1e9)
@@ -89,10 +93,25 @@ func frameChromium(t []int64, period int64) (out FrameChromium, janked []int64) 
 	if period <= 0 || len(t) < 2 {
 		return out, nil
 	}
-	r := float64(period)
-	maxN := 0.0
-	prevN, havePrev := 0.0, false
-	for i := 1; i < len(t); i++ {
+	var a chromiumRun
+	a.run(t, 1, float64(period))
+	return a.result()
+}
+
+// chromiumRun is frameChromium over times that come in parts: what the
+// parts read so far add up to.
+type chromiumRun struct {
+	out         FrameChromium
+	janked      []int64
+	maxN, prevN float64
+	havePrev    bool
+}
+
+// run reads the lengths that end at t[from:] (from ≥ 1: t[from−1] is the
+// time before the first) with refresh period r.
+func (a *chromiumRun) run(t []int64, from int, r float64) {
+	maxN, prevN, havePrev := a.maxN, a.prevN, a.havePrev
+	for i := from; i < len(t); i++ {
 		n := float64(t[i]-t[i-1]) / r
 		if n < 0.5 {
 			continue
@@ -103,14 +122,18 @@ func frameChromium(t []int64, period int64) (out FrameChromium, janked []int64) 
 		if havePrev {
 			d := math.Round(n - prevN)
 			if d > 0 && d < 20 {
-				out.JankCount++
-				janked = append(janked, t[i])
+				a.out.JankCount++
+				a.janked = append(a.janked, t[i])
 			}
 		}
 		prevN, havePrev = n, true
 	}
-	out.MaxFrameDelay = int64(math.Round(maxN))
-	return out, janked
+	a.maxN, a.prevN, a.havePrev = maxN, prevN, havePrev
+}
+
+func (a *chromiumRun) result() (FrameChromium, []int64) {
+	a.out.MaxFrameDelay = int64(math.Round(a.maxN))
+	return a.out, a.janked
 }
 
 // FramePerfDog holds the PerfDog numbers. Which frames janked is in the
@@ -139,27 +162,51 @@ func FramePerfDogJank(t []int64) FramePerfDog {
 // framePerfDog is FramePerfDogJank and the times t[i] of the Jank and the
 // BigJank frames.
 func framePerfDog(t []int64) (out FramePerfDog, jank, big []int64) {
+	var a perfDogRun
+	a.run(t, 4)
 	n := len(t)
-	var jankSum float64
-	for i := 4; i < n; i++ {
+	if n >= 2 {
+		return a.result(t[n-1] - t[0])
+	}
+	return a.result(0)
+}
+
+// perfDogRun is framePerfDog over times that come in parts: what the parts
+// read so far add up to.
+type perfDogRun struct {
+	out       FramePerfDog
+	jank, big []int64
+	jankSum   float64
+}
+
+// run judges the frames t[from:] (from ≥ 4, each after the four times
+// before it in t, as frame i ≥ 4 of the definition).
+func (a *perfDogRun) run(t []int64, from int) {
+	jankSum := a.jankSum
+	for i := from; i < len(t); i++ {
 		f := float64(t[i] - t[i-1])
 		sum3 := float64(t[i-1] - t[i-4]) // F[i−3] + F[i−2] + F[i−1]
 		// F > 2 × sum3/3, compared as 3F > 2 × sum3 to keep exact integers exact.
 		if !(3*f > 2*sum3) || !(f > framePerfDogJankNS) {
 			continue
 		}
-		out.Jank++
-		jank = append(jank, t[i])
+		a.out.Jank++
+		a.jank = append(a.jank, t[i])
 		jankSum += f
 		if f > framePerfDogBigJankNS {
-			out.BigJank++
-			big = append(big, t[i])
+			a.out.BigJank++
+			a.big = append(a.big, t[i])
 		}
 	}
-	if n >= 2 && t[n-1] > t[0] {
-		out.Stutter = jankSum / float64(t[n-1]-t[0])
+	a.jankSum = jankSum
+}
+
+// result is the figures of the frames read, whose times spanned span ns.
+func (a *perfDogRun) result(span int64) (FramePerfDog, []int64, []int64) {
+	if span > 0 {
+		a.out.Stutter = a.jankSum / float64(span)
 	}
-	return out, jank, big
+	return a.out, a.jank, a.big
 }
 
 // FramePercentiles are frame times in milliseconds.
@@ -188,6 +235,13 @@ func FramePercentilesOf(valuesNS []int64) FramePercentiles {
 // framePercentilesInPlace is FramePercentilesOf reordering s, which the
 // caller owns, instead of a copy.
 func framePercentilesInPlace(s []int64) FramePercentiles {
+	return framePercentilesBy(s, func(k int) int64 { return s[k] })
+}
+
+// framePercentilesBy is framePercentilesInPlace over values s stands for:
+// value(k) is the value of s[k] once s is ordered up to k (values that
+// order as s does).
+func framePercentilesBy[E int64 | uint32](s []E, value func(k int) int64) FramePercentiles {
 	m := len(s)
 	if m == 0 {
 		return FramePercentiles{}
@@ -197,7 +251,7 @@ func framePercentilesInPlace(s []int64) FramePercentiles {
 		k := rankIndex(p, m)
 		selectNth(s[lo:], k-lo)
 		lo = k
-		return float64(s[k]) / 1e6
+		return float64(value(k)) / 1e6
 	}
 	return FramePercentiles{P50: at(50), P90: at(90), P95: at(95), P99: at(99)}
 }
@@ -205,7 +259,7 @@ func framePercentilesInPlace(s []int64) FramePercentiles {
 // selectNth reorders s so that s[k] is the value a sort would put there,
 // with no larger value before it and no smaller one after it (quickselect
 // with a three-way partition, so runs of equal values cost one pass).
-func selectNth(s []int64, k int) {
+func selectNth[E int64 | uint32](s []E, k int) {
 	for len(s) > 1 {
 		a, b, c := s[0], s[len(s)/2], s[len(s)-1]
 		pivot := max(min(a, b), min(max(a, b), c)) // median of three
@@ -469,18 +523,36 @@ type FrameSummary struct {
 }
 
 func frameSummaryTimes(t []int64, period int64) FrameSummary {
+	var pd perfDogRun
+	var ch chromiumRun
+	pd.run(t, 4)
+	if period > 0 {
+		ch.run(t, 1, float64(period))
+	}
+	var span int64
+	if n := len(t); n >= 2 {
+		span = t[n-1] - t[0]
+	}
+	return frameSummaryRuns(len(t), span, period, &pd, &ch)
+}
+
+// frameSummaryRuns is frameSummaryTimes of n times spanning span ns, which
+// pd and ch have read.
+func frameSummaryRuns(n int, span, period int64, pd *perfDogRun, ch *chromiumRun) FrameSummary {
 	s := FrameSummary{
-		Frames:          len(t),
-		FPS:             FrameFPS(t),
+		Frames:          n,
+		FPS:             frameFPS(n, span),
 		RefreshPeriodMS: float64(period) / 1e6,
 	}
-	s.PerfDog, s.Janked.PerfDog, s.Janked.PerfDogBig = framePerfDog(t)
-	s.Chromium, s.Janked.Chromium = frameChromium(t, period)
+	s.PerfDog, s.Janked.PerfDog, s.Janked.PerfDogBig = pd.result(span)
+	if period > 0 && n >= 2 {
+		s.Chromium, s.Janked.Chromium = ch.result()
+	}
 	if period < 0 {
 		s.RefreshPeriodMS = 0
 	}
-	if n := len(t); n >= 2 && t[n-1] > t[0] {
-		s.DurationS = float64(t[n-1]-t[0]) / 1e9
+	if span > 0 {
+		s.DurationS = float64(span) / 1e9
 	}
 	return s
 }

@@ -399,6 +399,8 @@ type gfxParser struct {
 	shortRow   *ParseError // a short row, fatal unless it is the last line
 
 	legacy *GfxInfoProfileTable
+	// sections counts the processes and windows made (gfxMaxSections).
+	sections int
 
 	// rowFn, when set, takes each PROFILEDATA row (ScanGfxInfo) instead of
 	// the table, in scratch, which the next row reuses.
@@ -425,6 +427,7 @@ func (p *gfxParser) inRows() bool {
 
 func (p *gfxParser) process() *GfxInfoProcess {
 	if p.proc == nil {
+		p.sections++
 		p.proc = &GfxInfoProcess{Summary: newGfxInfoSummary()}
 		p.g.Processes = append(p.g.Processes, p.proc)
 	}
@@ -433,6 +436,7 @@ func (p *gfxParser) process() *GfxInfoProcess {
 
 func (p *gfxParser) newWindow() *GfxInfoWindow {
 	pr := p.process()
+	p.sections++
 	p.win = &GfxInfoWindow{Visibility: -1, Summary: newGfxInfoSummary()}
 	pr.Windows = append(pr.Windows, p.win)
 	return p.win
@@ -464,6 +468,9 @@ func (p *gfxParser) run(text []byte) error {
 			raw, text = text, nil
 		}
 		lineNo++
+		if len(raw) > MaxLine {
+			return lineTooLong(GfxInfoSource, lineNo, raw)
+		}
 		if err := p.line(raw, lineNo); err != nil {
 			return err
 		}
@@ -498,6 +505,11 @@ func (p *gfxParser) line(raw []byte, lineNo int) error {
 	}
 	if p.hist != nil {
 		if gfxHistogramContinuation(raw) {
+			if len(p.histText)+len(raw) > MaxLine {
+				// A console wraps a histogram of a few KB; this one
+				// would be held whole.
+				return lineTooLong(GfxInfoSource, p.histLine, p.histFirst)
+			}
 			p.histText = append(p.histText, raw...)
 			return nil
 		}
@@ -516,17 +528,38 @@ func (p *gfxParser) line(raw []byte, lineNo int) error {
 		p.table = &GfxInfoFrameTable{Line: lineNo, idx: gfxColumns{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}}
 		w.Frames = p.table
 		p.wantHeader = true
-		return nil
+		return p.tooManySections(ln, lineNo)
 	}
 	if p.legacy != nil {
 		if row, ok := gfxProfileRow(ln, len(p.legacy.Columns)); ok {
-			p.legacy.Rows = append(p.legacy.Rows, row)
+			if p.rowFn == nil {
+				p.legacy.Rows = append(p.legacy.Rows, row)
+			}
 			return nil
 		}
 		p.legacy = nil
 	}
-	return p.textLine(ln, lineNo)
+	if err := p.textLine(ln, lineNo); err != nil {
+		return err
+	}
+	return p.tooManySections(ln, lineNo)
 }
+
+// tooManySections is an error once the dump has more processes and
+// windows than gfxMaxSections.
+func (p *gfxParser) tooManySections(ln []byte, lineNo int) error {
+	if p.sections <= gfxMaxSections {
+		return nil
+	}
+	return &ParseError{Source: GfxInfoSource, Line: lineNo, Text: string(ln),
+		Reason: fmt.Sprintf("more than %d processes and windows, far more than any real dump", gfxMaxSections)}
+}
+
+// gfxMaxSections bounds the processes and windows of one dump, each of
+// which the parser keeps: a dump of every process of a phone has some 50
+// processes (the anavmode capture: 47) and a few windows each, while a
+// text repeating "** Graphics info for pid" lines would grow without end.
+const gfxMaxSections = 1 << 16
 
 func (p *gfxParser) textLine(ln []byte, lineNo int) error {
 	if !gfxMaybeInteresting(ln, p.inProfile) {
@@ -541,6 +574,7 @@ func (p *gfxParser) textLine(ln []byte, lineNo int) error {
 	s := string(ln)
 	switch {
 	case strings.HasPrefix(s, "** Graphics info for pid"):
+		p.sections++
 		p.proc = &GfxInfoProcess{Summary: newGfxInfoSummary()}
 		p.g.Processes = append(p.g.Processes, p.proc)
 		p.win, p.inProfile, p.inViews = nil, false, false

@@ -66,8 +66,10 @@ const scanBlock = 1 << 14
 // does, with the same errors, but holds no row: each window keeps per frame
 // only its IntendedVsync, FrameCompleted and FrameDeadline, so an hour of
 // frames (432,000 at 120 Hz, over 100 MB of text) is read in one pass in
-// little memory. UTF-16 text, and text with carriage returns, is read whole
-// and normalised first (Normalize).
+// little memory. UTF-16 text, and text with carriage returns, is decoded
+// as it is read (as Normalize turns it); a line longer than MaxLine ends
+// the reading with an error (ErrLineTooLong) before it is held, and the
+// legacy "Profile data in ms" tables keep their columns, not their rows.
 func ScanGfxInfo(r io.Reader) (*GfxInfoScan, error) {
 	return scanGfxInfo(r, gfxRowRuns{minRun: gfxRowRunMin, maxParts: gfxRowParts(runtime.GOMAXPROCS(0))})
 }
@@ -123,26 +125,15 @@ func scanGfxInfo(r io.Reader, rr gfxRowRuns) (*GfxInfoScan, error) {
 			return rr.take(window(t), t, text, &size)
 		}
 	}
-	utf16 := len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF)
-	if utf16 || bytes.IndexByte(head, '\r') >= 0 {
-		all, err := io.ReadAll(br)
-		if err != nil {
-			return nil, err
-		}
-		text := Normalize(all)
-		if err := gfxRefused(text); err != nil {
-			return nil, err
-		}
-		if err := p.run(text); err != nil {
-			return nil, err
-		}
-	} else {
-		if bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}) {
-			br.Discard(3)
-		}
-		if err := p.stream(br); err != nil {
-			return nil, err
-		}
+	switch {
+	case len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF) || bytes.IndexByte(head, '\r') >= 0:
+		// Decoded as it is read, as Normalize turns it.
+		br = bufio.NewReaderSize(newNormReader(br), scanBuffer)
+	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
+		br.Discard(3)
+	}
+	if err := p.stream(br); err != nil {
+		return nil, err
 	}
 	g, err := p.result()
 	if err != nil {
@@ -186,6 +177,9 @@ func (p *gfxParser) stream(br *bufio.Reader) error {
 		}
 		ln, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(long)+len(ln) > MaxLine {
+				return lineTooLong(GfxInfoSource, lineNo+1, append(long, ln[:min(len(ln), lineStartKept)]...))
+			}
 			long = append(long, ln...)
 			continue
 		}
@@ -201,6 +195,9 @@ func (p *gfxParser) stream(br *bufio.Reader) error {
 		}
 		ln = bytes.TrimSuffix(ln, []byte("\n"))
 		lineNo++
+		if len(ln) > MaxLine {
+			return lineTooLong(GfxInfoSource, lineNo, ln)
+		}
 		if first && len(bytes.TrimSpace(ln)) > 0 {
 			first = false
 			if rerr := gfxRefused(ln); rerr != nil {

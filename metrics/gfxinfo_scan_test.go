@@ -243,6 +243,14 @@ func FuzzScanSurfaceFlingerLatency(f *testing.F) {
 			s.Dropped != l.Dropped || !reflect.DeepEqual(s.Rejected, l.Rejected) {
 			t.Fatalf("scan %+v %v, parse %+v", s, present, l)
 		}
+		// Held as SurfaceFlingerTimes, the same times and summary.
+		_, st, err := ScanSurfaceFlingerTimes(bytes.NewReader(text))
+		if err != nil || !slices.Equal(st.Present(), present) {
+			t.Fatalf("ScanSurfaceFlingerTimes: %v, %v; want %v", err, st.Present(), present)
+		}
+		if got, want := st.Summarize(s.RefreshPeriod), FrameSummarizeSurfaceFlinger(present, s.RefreshPeriod); !equalSummaries(got, want) {
+			t.Fatalf("summary\n got %+v\nwant %+v", got, want)
+		}
 	})
 }
 

@@ -1,8 +1,10 @@
 package metrics
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -66,38 +68,107 @@ type SimpleperfSamples struct {
 // Lines it does not know are skipped; an input with neither shape, or a
 // sample without a time or a thread, is an error quoting the line.
 func ParseSimpleperfSamples(b []byte) (*SimpleperfSamples, error) {
-	text := Normalize(b)
+	return ReadSimpleperfSamples(bytes.NewReader(b), nil)
+}
+
+// ReadSimpleperfSamples is ParseSimpleperfSamples reading r as a stream:
+// it holds a line at a time (a line longer than MaxLine is an error,
+// ErrLineTooLong) and only the samples keep returns true for (nil keeps
+// every one), so a report of a minute's recording of every thread, some
+// hundreds of MB, costs the samples of the one thread kept.
+func ReadSimpleperfSamples(r io.Reader, keep func(*StackSample) bool) (*SimpleperfSamples, error) {
+	it := &lineIter{br: bufio.NewReaderSize(newNormReader(r), 64<<10), source: SimpleperfSource}
 	out := &SimpleperfSamples{Reported: -1, Lost: -1}
-	lines := strings.Split(string(text), "\n")
-	for i, ln := range lines {
+	if keep == nil {
+		keep = func(*StackSample) bool { return true }
+	}
+	first, firstLine := "", 0
+	for {
+		ln, ok := it.next()
+		if !ok {
+			break
+		}
+		if it.n == 1 {
+			first, firstLine = ln, 1
+		}
 		t := strings.TrimSpace(ln)
 		if t == "" {
 			continue
 		}
+		if firstLine == 0 {
+			first, firstLine = ln, it.n
+		}
 		if t == "meta_info:" || t == "sample:" || t == "lost_situation:" || t == "context_switch:" || t == "thread:" || t == "file:" {
-			return parseReportSample(lines, i, out)
+			return parseReportSample(it, ln, out, keep)
 		}
 		if _, ok := perfScriptHeader(ln); ok {
-			return parsePerfScript(lines, i, out)
+			return parsePerfScript(it, ln, out, keep)
 		}
 		if strings.HasPrefix(t, "Overhead") || strings.HasPrefix(t, "Children") {
-			return nil, &ParseError{Source: SimpleperfSource, Line: i + 1, Text: ln,
+			return nil, &ParseError{Source: SimpleperfSource, Line: it.n, Text: ln,
 				Reason: "a simpleperf report table (samples added up), not report-sample output with each sample's time"}
 		}
 	}
-	if len(bytes.TrimSpace(text)) == 0 {
+	if it.err != nil {
+		return nil, it.err
+	}
+	if firstLine == 0 {
 		return out, nil
 	}
-	return nil, &ParseError{Source: SimpleperfSource, Line: 1, Text: lines[0], Reason: "neither report-sample output nor report_sample.py output"}
+	return nil, &ParseError{Source: SimpleperfSource, Line: 1, Text: first, Reason: "neither report-sample output nor report_sample.py output"}
 }
 
-// parseReportSample reads report-sample's records from line start on.
-func parseReportSample(lines []string, start int, out *SimpleperfSamples) (*SimpleperfSamples, error) {
+// lineIter hands out a text's lines one at a time, each up to MaxLine.
+type lineIter struct {
+	br     *bufio.Reader
+	source string
+	n      int   // the number of the line last handed out
+	err    error // why it stopped before the end: a line too long, a read error
+	done   bool
+	long   []byte
+}
+
+// next returns the next line without its end; false at the end of the
+// text or at an error (it.err).
+func (it *lineIter) next() (string, bool) {
+	if it.done {
+		return "", false
+	}
+	it.long = it.long[:0]
+	for {
+		chunk, err := it.br.ReadSlice('\n')
+		if len(it.long)+len(chunk) > MaxLine+1 {
+			it.done = true
+			it.err = lineTooLong(it.source, it.n+1, append(it.long, chunk[:min(len(chunk), lineStartKept)]...))
+			return "", false
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			it.long = append(it.long, chunk...)
+			continue
+		case err == io.EOF:
+			it.done = true
+			if len(it.long)+len(chunk) == 0 {
+				return "", false
+			}
+		case err != nil:
+			it.done = true
+			it.err = err
+			return "", false
+		}
+		it.n++
+		ln := string(append(it.long, chunk...))
+		return strings.TrimSuffix(ln, "\n"), true
+	}
+}
+
+// parseReportSample reads report-sample's records from the line head on.
+func parseReportSample(it *lineIter, head string, out *SimpleperfSamples, keep func(*StackSample) bool) (*SimpleperfSamples, error) {
 	var rec string // the record being read: "sample", "meta_info", …
 	var cur *StackSample
 	var pending StackFrame // the frame being read (file, then symbol)
 	haveTime, haveTID := false, false
-	recLine := 0
+	recLine, recText := 0, ""
 	flushFrame := func() {
 		if pending.Symbol != "" || pending.File != "" {
 			cur.Frames = append(cur.Frames, pending)
@@ -110,14 +181,17 @@ func parseReportSample(lines []string, start int, out *SimpleperfSamples) (*Simp
 		}
 		flushFrame()
 		if !haveTime || !haveTID {
-			return &ParseError{Source: SimpleperfSource, Line: recLine, Text: lines[recLine-1], Reason: "sample without a time or a thread_id"}
+			return &ParseError{Source: SimpleperfSource, Line: recLine, Text: recText, Reason: "sample without a time or a thread_id"}
 		}
-		out.Samples = append(out.Samples, *cur)
+		if keep(cur) {
+			out.Samples = append(out.Samples, *cur)
+		}
 		cur = nil
 		return nil
 	}
-	for i := start; i < len(lines); i++ {
-		ln := strings.TrimRight(lines[i], " \t")
+	ln, ok := head, true
+	for ; ok; ln, ok = it.next() {
+		ln = strings.TrimRight(ln, " \t")
 		t := strings.TrimSpace(ln)
 		if t == "" {
 			continue
@@ -127,7 +201,7 @@ func parseReportSample(lines []string, start int, out *SimpleperfSamples) (*Simp
 			if err := finish(); err != nil {
 				return nil, err
 			}
-			rec, recLine = strings.TrimSuffix(t, ":"), i+1
+			rec, recLine, recText = strings.TrimSuffix(t, ":"), it.n, ln
 			if rec == "sample" {
 				cur = &StackSample{PID: -1, TID: -1}
 				haveTime, haveTID = false, false
@@ -142,7 +216,7 @@ func parseReportSample(lines []string, start int, out *SimpleperfSamples) (*Simp
 		num := func() (int64, error) {
 			v, err := strconv.ParseInt(val, 10, 64)
 			if err != nil || v < 0 {
-				return 0, &ParseError{Source: SimpleperfSource, Line: i + 1, Text: ln, Reason: key + " is not a count"}
+				return 0, &ParseError{Source: SimpleperfSource, Line: it.n, Text: ln, Reason: key + " is not a count"}
 			}
 			return v, nil
 		}
@@ -188,7 +262,7 @@ func parseReportSample(lines []string, start int, out *SimpleperfSamples) (*Simp
 			case "thread_id":
 				v, err := num()
 				if err != nil || v > 1<<31 {
-					return nil, &ParseError{Source: SimpleperfSource, Line: i + 1, Text: ln, Reason: "thread_id is not a thread id"}
+					return nil, &ParseError{Source: SimpleperfSource, Line: it.n, Text: ln, Reason: "thread_id is not a thread id"}
 				}
 				cur.TID, haveTID = int(v), true
 			case "thread_name":
@@ -211,6 +285,9 @@ func parseReportSample(lines []string, start int, out *SimpleperfSamples) (*Simp
 				pending.Symbol = val
 			}
 		}
+	}
+	if it.err != nil {
+		return nil, it.err
 	}
 	if err := finish(); err != nil {
 		return nil, err
@@ -267,27 +344,28 @@ func secondsToNs(s string) (int64, bool) {
 	return n*1e9 + f, true
 }
 
-// parsePerfScript reads report_sample.py's samples from line start on.
-func parsePerfScript(lines []string, start int, out *SimpleperfSamples) (*SimpleperfSamples, error) {
+// parsePerfScript reads report_sample.py's samples from the line head on.
+func parsePerfScript(it *lineIter, head string, out *SimpleperfSamples, keep func(*StackSample) bool) (*SimpleperfSamples, error) {
 	var cur *StackSample
-	for i := start; i < len(lines); i++ {
-		ln := strings.TrimRight(lines[i], " \t")
+	done := func() {
+		if cur != nil && keep(cur) {
+			out.Samples = append(out.Samples, *cur)
+		}
+		cur = nil
+	}
+	for ln, ok := head, true; ok; ln, ok = it.next() {
+		ln = strings.TrimRight(ln, " \t")
 		if strings.TrimSpace(ln) == "" {
-			if cur != nil {
-				out.Samples = append(out.Samples, *cur)
-				cur = nil
-			}
+			done()
 			continue
 		}
 		if h, ok := perfScriptHeader(ln); ok {
-			if cur != nil {
-				out.Samples = append(out.Samples, *cur)
-			}
+			done()
 			cur = &h
 			continue
 		}
 		if cur == nil || (ln[0] != ' ' && ln[0] != '\t') {
-			return nil, &ParseError{Source: SimpleperfSource, Line: i + 1, Text: ln, Reason: "neither a sample header nor a frame"}
+			return nil, &ParseError{Source: SimpleperfSource, Line: it.n, Text: ln, Reason: "neither a sample header nor a frame"}
 		}
 		// "      75ddf8d7ce erb.kz (/data/app/…/base.vdex)"
 		t := strings.TrimSpace(ln)
@@ -298,9 +376,10 @@ func parsePerfScript(lines []string, start int, out *SimpleperfSamples) (*Simple
 		}
 		cur.Frames = append(cur.Frames, fr)
 	}
-	if cur != nil {
-		out.Samples = append(out.Samples, *cur)
+	if it.err != nil {
+		return nil, it.err
 	}
+	done()
 	return out, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -76,6 +75,9 @@ func ParseSurfaceFlingerLatency(b []byte) (*SurfaceFlingerLatency, error) {
 			ln, text = text, nil
 		}
 		lineNo++
+		if len(ln) > MaxLine {
+			return nil, lineTooLong(SurfaceFlingerLatencySource, lineNo, ln)
+		}
 		if err := p.line(ln, lineNo); err != nil {
 			return nil, err
 		}
@@ -87,41 +89,44 @@ func ParseSurfaceFlingerLatency(b []byte) (*SurfaceFlingerLatency, error) {
 // ParseSurfaceFlingerLatency does, with the same errors, as a stream: it
 // keeps no row, only each frame's present time B (SurfaceFlingerLatency's
 // Rows and Frames stay empty), so an hour of frames is read in one pass in
-// little memory. UTF-16 text, and text with carriage returns, is read
-// whole and normalised first.
+// little memory. UTF-16 text, and text with carriage returns, is decoded
+// as it is read (as Normalize turns it), and a line longer than MaxLine
+// ends the reading with an error (ErrLineTooLong) before it is held.
 func ScanSurfaceFlingerLatency(r io.Reader) (*SurfaceFlingerLatency, []int64, error) {
+	return scanSurfaceFlinger(r, nil)
+}
+
+// scanSurfaceFlinger is ScanSurfaceFlingerLatency, keeping the present
+// times in times instead when it is not nil.
+func scanSurfaceFlinger(r io.Reader, times *SurfaceFlingerTimes) (*SurfaceFlingerLatency, []int64, error) {
 	br := bufio.NewReaderSize(r, scanBuffer)
 	head, err := br.Peek(1 << 16)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, nil, err
 	}
-	if len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF) || bytes.IndexByte(head, '\r') >= 0 {
-		all, err := io.ReadAll(br)
-		if err != nil {
-			return nil, nil, err
+	// A reader that knows its size reserves room for all its rows at once,
+	// once its first rows tell their length (so a file that holds none,
+	// one long line say, reserves nothing); past that, and without a
+	// size, the present times double, not grow by a quarter.
+	size, read := readerSize(r), int64(0)
+	utf16 := len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF)
+	switch {
+	case utf16 || bytes.IndexByte(head, '\r') >= 0:
+		br = bufio.NewReaderSize(newNormReader(br), scanBuffer)
+		if utf16 {
+			size /= 2 // its text, decoded, is half as long
 		}
-		l, err := ParseSurfaceFlingerLatency(all)
-		if err != nil {
-			return nil, nil, err
-		}
-		present := l.PresentTimes()
-		l.Rows, l.Frames = nil, nil
-		return l, present, nil
-	}
-	if bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}) {
+	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
 		br.Discard(3)
 	}
-	p := sfParser{out: &SurfaceFlingerLatency{Rejected: FrameRejects{}}}
-	// A reader that knows its size reserves room for its rows at their
-	// usual length (three 13–16 digit times: over 40 bytes) at once;
-	// past that the present times double, not grow by a quarter.
-	if size := readerSize(r); size > 0 {
-		p.present = make([]int64, 0, min(size/sfRowBytes, 1<<26))
-	}
+	p := sfParser{out: &SurfaceFlingerLatency{Rejected: FrameRejects{}}, times: times}
 	var long []byte
 	for lineNo := 1; ; lineNo++ {
 		ln, err := br.ReadSlice('\n')
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(long)+len(ln) > MaxLine {
+				return nil, nil, lineTooLong(SurfaceFlingerLatencySource, lineNo, append(long, ln[:min(len(ln), lineStartKept)]...))
+			}
 			long = append(long, ln...)
 			ln, err = br.ReadSlice('\n')
 		}
@@ -131,8 +136,22 @@ func ScanSurfaceFlingerLatency(r io.Reader) (*SurfaceFlingerLatency, []int64, er
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, nil, err
 		}
+		if len(ln) > MaxLine && len(bytes.TrimSuffix(ln, []byte("\n"))) > MaxLine {
+			return nil, nil, lineTooLong(SurfaceFlingerLatencySource, lineNo, ln)
+		}
 		if perr := p.line(ln, lineNo); perr != nil {
 			return nil, nil, perr
+		}
+		if read += int64(len(ln)); size > 0 && p.frames() >= sfRowsToSize {
+			// make and copy, not slices.Grow (see sfRoom).
+			if rows := int(min(size/max(read/int64(lineNo), 1)*21/20, 1<<26)); rows > p.frames() {
+				if times != nil {
+					times.f = append(make([]uint32, 0, rows), times.f...)
+				} else {
+					p.present = append(make([]int64, 0, rows), p.present...)
+				}
+			}
+			size = 0
 		}
 		if err != nil {
 			break
@@ -148,8 +167,9 @@ func ScanSurfaceFlingerLatency(r io.Reader) (*SurfaceFlingerLatency, []int64, er
 // sfParser reads --latency output a line at a time.
 type sfParser struct {
 	out        *SurfaceFlingerLatency
-	rows       bool    // keep Rows and Frames, else only present
-	present    []int64 // B of each frame when !rows
+	rows       bool                 // keep Rows and Frames, else only present
+	present    []int64              // B of each frame when !rows and times is nil
+	times      *SurfaceFlingerTimes // B of each frame, when not nil
 	seenPeriod bool
 	prevB      int64
 	// cut is a row cut short: the capture's end unless a line follows.
@@ -210,19 +230,39 @@ func (p *sfParser) line(ln []byte, lineNo int) error {
 		return nil
 	}
 	p.prevB = f.ActualPresent
-	if p.rows {
+	switch {
+	case p.rows:
 		p.out.Frames = append(p.out.Frames, f)
-	} else {
-		if len(p.present) == cap(p.present) {
-			p.present = slices.Grow(p.present, max(len(p.present), 1024))
-		}
-		p.present = append(p.present, f.ActualPresent)
+	case p.times != nil:
+		p.times.f = sfRoom(p.times.f)
+		p.times.add(f.ActualPresent)
+	default:
+		p.present = append(sfRoom(p.present), f.ActualPresent)
 	}
 	return nil
 }
 
-// sfRowBytes is the usual length of a `--latency` row of real times.
-const sfRowBytes = 40
+// sfRoom makes room for one more value in s, doubling it when full
+// (rather than append's quarter), by make and copy, not slices.Grow, which
+// clears, and so pages in, the room before it is used.
+func sfRoom[E int64 | uint32](s []E) []E {
+	if len(s) < cap(s) {
+		return s
+	}
+	return append(make([]E, 0, 2*len(s)+1024), s...)
+}
+
+// frames is the number of frames kept so far.
+func (p *sfParser) frames() int {
+	if p.times != nil {
+		return p.times.n
+	}
+	return len(p.present)
+}
+
+// sfRowsToSize is how many frames a scan reads before it sizes its
+// present times for the rest of a capture of known size.
+const sfRowsToSize = 1024
 
 func (p *sfParser) end() (*SurfaceFlingerLatency, error) {
 	if !p.seenPeriod {

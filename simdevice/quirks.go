@@ -1,7 +1,10 @@
 package simdevice
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"maps"
 	"path"
 	"slices"
@@ -71,7 +74,27 @@ type Quirks struct {
 	// file as it is then). adb pull reports success; the file on the
 	// device stays whole, and stat says its whole size.
 	ShortPulls []string
+	// HugeOutputs make device programs print far more than any real
+	// command does, as a service stuck in a loop of its dump would: a
+	// command line whose leading words are an entry's Command ("dumpsys
+	// meminfo" matches `dumpsys meminfo com.example`) prints its output over
+	// and over, streamed as it goes and never held, until it has printed
+	// the entry's Bytes (4 GiB when 0), then exits with its status. It
+	// stops early when its reader goes away. Commands are the device's
+	// programs (dumpsys, logcat, simpleperf, am, pm, ps, …), not the
+	// shell's own (cat, echo).
+	HugeOutputs []HugeOutput
 }
+
+// HugeOutput is one command of Quirks.HugeOutputs.
+type HugeOutput struct {
+	Command string // the command line's leading words, e.g. "dumpsys meminfo"
+	Bytes   int64  // what it prints in all; 0 is 4 GiB
+}
+
+// hugeDefault is what a HugeOutput prints when it does not say: the 4 GB
+// a phone printed on `dumpsys meminfo`.
+const hugeDefault = 4 << 30
 
 // validate checks the patterns, so a typo fails New instead of hiding
 // nothing.
@@ -108,6 +131,11 @@ func (q Quirks) validate() error {
 			if _, err := path.Match(p, "/"); err != nil || !strings.HasPrefix(p, "/") {
 				return fmt.Errorf("simdevice: config: Quirks.BrokenPulls, ShortPulls: %q is not an absolute path pattern", p)
 			}
+		}
+	}
+	for _, h := range q.HugeOutputs {
+		if len(strings.Fields(h.Command)) == 0 || h.Bytes < 0 {
+			return fmt.Errorf("simdevice: config: Quirks.HugeOutputs: %q, %d bytes: want a command and a size ≥ 0", h.Command, h.Bytes)
 		}
 	}
 	for _, p := range q.MissingFiles {
@@ -170,4 +198,61 @@ func (q Quirks) denial(svc string, pid, uid int) (string, bool) {
 		svc = "NetworkStats"
 	}
 	return fmt.Sprintf("Permission Denial: can't dump %s from from pid=%d, uid=%d due to missing android.permission.DUMP permission\n", svc, pid, uid), true
+}
+
+// hugeOutputs wraps the programs that HugeOutputs name.
+func (q Quirks) hugeOutputs(programs map[string]shell.Command) {
+	for name, run := range programs {
+		var mine []HugeOutput
+		for _, h := range q.HugeOutputs {
+			if strings.Fields(h.Command)[0] == name {
+				mine = append(mine, h)
+			}
+		}
+		if len(mine) > 0 {
+			programs[name] = hugeCommand(name, run, mine)
+		}
+	}
+}
+
+// hugeCommand is run, except that a command line matching one of huge
+// prints its output again and again up to that entry's size.
+func hugeCommand(name string, run shell.Command, huge []HugeOutput) shell.Command {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+		line := append([]string{name}, args...)
+		var h *HugeOutput
+		for i := range huge {
+			want := strings.Fields(huge[i].Command)
+			if len(line) >= len(want) && slices.Equal(line[:len(want)], want) {
+				h = &huge[i]
+				break
+			}
+		}
+		if h == nil {
+			return run(ctx, args, stdout, stderr)
+		}
+		var once bytes.Buffer
+		code := run(ctx, args, &once, stderr)
+		if once.Len() == 0 {
+			once.WriteString(strings.Join(line, " ") + ": simdevice HugeOutputs\n")
+		}
+		total := h.Bytes
+		if total == 0 {
+			total = hugeDefault
+		}
+		// The output repeated into a piece of some 64 KB, written until
+		// the size is reached: one piece is held, whatever the size.
+		piece := bytes.Repeat(once.Bytes(), max(1, (64<<10)/once.Len()))
+		for left := total; left > 0; {
+			if ctx.Err() != nil {
+				return 130
+			}
+			n := int(min(int64(len(piece)), left))
+			if _, err := stdout.Write(piece[:n]); err != nil {
+				return 141 // SIGPIPE: the reader went away
+			}
+			left -= int64(n)
+		}
+		return code
+	}
 }

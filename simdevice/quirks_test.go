@@ -1,7 +1,11 @@
 package simdevice
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +75,8 @@ func TestQuirksValidate(t *testing.T) {
 		{MissingFiles: []string{"/proc/[net"}},
 		{DeniedServices: []string{""}},
 		{DeniedServices: []string{"meminfo com.x"}},
+		{HugeOutputs: []HugeOutput{{Command: " "}}},
+		{HugeOutputs: []HugeOutput{{Command: "dumpsys meminfo", Bytes: -1}}},
 	} {
 		if _, err := New(Config{Quirks: q}); err == nil {
 			t.Errorf("New with Quirks %+v: no error", q)
@@ -106,5 +112,60 @@ func TestQuirksOnlineCores(t *testing.T) {
 	}
 	if _, err := New(Config{Cores: 4, Quirks: Quirks{OnlineCores: 5}}); err == nil {
 		t.Error("more cores online than the phone has: no error")
+	}
+}
+
+// countingWriter counts what is written and keeps the first bytes; it
+// fails once it has taken failAfter bytes (0: never).
+type countingWriter struct {
+	n, failAfter int64
+	head         bytes.Buffer
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	if c.failAfter > 0 && c.n >= c.failAfter {
+		return 0, errors.New("reader gone")
+	}
+	c.n += int64(len(p))
+	if c.head.Len() < 4096 {
+		c.head.Write(p[:min(len(p), 4096)])
+	}
+	return len(p), nil
+}
+
+// TestQuirksHugeOutputs: a command of HugeOutputs prints its real output
+// over and over up to the size asked for, streamed in pieces (its memory is
+// a piece's, not the output's), and stops when its reader goes away;
+// others print as before.
+func TestQuirksHugeOutputs(t *testing.T) {
+	const size = 256 << 20
+	d := newTestDevice(t, Config{Quirks: Quirks{HugeOutputs: []HugeOutput{{Command: "dumpsys meminfo", Bytes: size}}}})
+	run(t, d, "monkey -p "+PresetPackage+" 1", "")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var out countingWriter
+	code := d.Shell(ctx, "dumpsys meminfo "+PresetPackage, nil, &out, &out)
+	runtime.ReadMemStats(&after)
+	if code != 0 || out.n != size || !strings.Contains(out.head.String(), "TOTAL") {
+		t.Errorf("exit %d, %d bytes, want 0 and %d of the meminfo dump repeated: %.300q", code, out.n, size, out.head.String())
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/16 {
+		t.Errorf("printing %d bytes allocated %d: not streamed", size, alloc)
+	}
+
+	// A reader that goes away ends it.
+	gone := countingWriter{failAfter: 1 << 20}
+	if code := d.Shell(ctx, "dumpsys meminfo "+PresetPackage, nil, &gone, &gone); code == 0 || gone.n > 2<<20 {
+		t.Errorf("reader gone after 1 MiB: exit %d, %d bytes written", code, gone.n)
+	}
+	// The default is 4 GiB; other commands and services are not touched.
+	if q := (Quirks{HugeOutputs: []HugeOutput{{Command: "dumpsys meminfo"}}}); q.Validate() != nil {
+		t.Errorf("Bytes 0: %v", q.Validate())
+	}
+	if out, _, code := run(t, d, "dumpsys gfxinfo "+PresetPackage+" framestats", ""); code != 0 || len(out) > 1<<20 || !strings.Contains(out, "---PROFILEDATA---") {
+		t.Errorf("gfxinfo: exit %d, %d bytes", code, len(out))
 	}
 }

@@ -195,15 +195,17 @@ const maxShellChunk = 64 << 10
 
 // packetWriter wraps writes in shell v2 packets of one id.
 type packetWriter struct {
-	w  *streamWriter
-	id byte
+	w   *streamWriter
+	id  byte
+	buf []byte // the last packet, reused: a command's writes are serialised
 }
 
 func (p *packetWriter) Write(b []byte) (int, error) {
 	n := 0
 	for len(b) > 0 {
 		chunk := b[:min(len(b), maxShellChunk)]
-		if _, err := p.w.Write(adbwire.AppendShellPacket(nil, p.id, chunk)); err != nil {
+		p.buf = adbwire.AppendShellPacket(p.buf[:0], p.id, chunk)
+		if _, err := p.w.Write(p.buf); err != nil {
 			return n, err
 		}
 		n += len(chunk)

@@ -133,7 +133,9 @@ func framesDetect(head []byte) string {
 }
 
 func framesSurfaceFlinger(in io.Reader, flagPeriod int64) (framesOutput, error) {
-	lat, present, err := metrics.ScanSurfaceFlingerLatency(in)
+	// The present times held in 4 bytes a frame: a GB of rows is 22
+	// million frames.
+	lat, times, err := metrics.ScanSurfaceFlingerTimes(in)
 	if err != nil {
 		return framesOutput{}, err
 	}
@@ -145,7 +147,7 @@ func framesSurfaceFlinger(in io.Reader, flagPeriod int64) (framesOutput, error) 
 		return framesOutput{}, errors.New("no refresh period: the first line is 0; give -refresh-hz")
 	}
 	return framesOutput{
-		FrameSummary: metrics.FrameSummarizeSurfaceFlinger(present, period),
+		FrameSummary: times.Summarize(period),
 		RefreshFrom:  from,
 		Rejected:     lat.Rejected,
 	}, nil

@@ -53,7 +53,7 @@ func analyzeMeminfo(args []string, stdout, stderr io.Writer) error {
 		return errors.New("analyze meminfo: want exactly one FILE")
 	}
 	path := fs.Arg(0)
-	b, err := os.ReadFile(path)
+	b, err := readCapture(path, metrics.MeminfoSource)
 	if err != nil {
 		return fmt.Errorf("analyze meminfo: %w", err)
 	}
@@ -127,7 +127,7 @@ func analyzeCPU(args []string, stdout, stderr io.Writer) error {
 	}
 	var snaps [2]metrics.CPUSnapshot
 	for i, path := range fs.Args() {
-		b, err := os.ReadFile(path)
+		b, err := readCapture(path, cpuSource)
 		if err != nil {
 			return fmt.Errorf("analyze cpu: %w", err)
 		}
@@ -139,7 +139,7 @@ func analyzeCPU(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("analyze cpu: %s → %s: %w", fs.Arg(0), fs.Arg(1), err)
 	}
-	out := cpuJSON{Source: "/proc/stat, /proc/<pid>/stat", DeviceCPUPct: u.DevicePct, Cores: u.Cores}
+	out := cpuJSON{Source: cpuSource, DeviceCPUPct: u.DevicePct, Cores: u.Cores}
 	if u.HasApp {
 		out.AppCPUPct, out.AppCPUCorePct = &u.AppPct, &u.AppCorePct
 	} else {
@@ -148,6 +148,35 @@ func analyzeCPU(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "not measured: app_cpu_pct, app_cpu_core_pct (%s)\n", why)
 	}
 	return analyzeOtherJSON(stdout, out)
+}
+
+// cpuSource names what `analyze cpu` reads.
+const cpuSource = "/proc/stat, /proc/<pid>/stat"
+
+// maxCapture bounds the captures analyze reads whole (meminfo, cpu). The
+// real ones are small: `dumpsys meminfo <pkg>` 0.5–7.5 KB (../shared/
+// fixtures; some 30 KB with -a, a few MB for every process), /proc/stat
+// under 2 KB and an app's /proc/<pid>/stat lines some 300 bytes each. 16
+// MiB is 500 times the largest of one app; a bigger file is no such
+// capture, and is refused having read 16 MiB of it.
+const maxCapture = 16 << 20
+
+// readCapture reads the capture at path of the output of source (a
+// command), as metrics.ReadText: decoded as Normalize does, and refused
+// with an error naming path, the line and quoting its start when a line is
+// longer than any real one (metrics.MaxLine), or when the file is longer
+// than maxCapture.
+func readCapture(path, source string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := metrics.ReadText(f, source, maxCapture)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
 }
 
 func analyzeOtherJSON(w io.Writer, v any) error {

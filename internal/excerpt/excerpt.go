@@ -22,9 +22,28 @@ const Max = 120
 // The cut counts the quoted form, so bytes that quote long (invalid UTF-8
 // is \xff, four bytes a byte) cannot make an error longer.
 func Quote(s string) string {
-	if q := strconv.Quote(s); len(q) <= Max+2 {
-		return q
+	// Text longer than Max quotes longer than Max+2: it is never quoted
+	// whole, which would take up to four times its size.
+	if len(s) <= Max {
+		if q := strconv.Quote(s); len(q) <= Max+2 {
+			return q
+		}
 	}
+	return fmt.Sprintf(`"%s…" (%d bytes)`, quotedPrefix(s), len(s))
+}
+
+// Start quotes the start of a text too long to hold (a line cut off where
+// a reader stopped keeping it), as Quote does but without a length, which
+// the caller states: always with the ellipsis, as more followed.
+//
+//	"aaaaaaaa…"
+func Start(b []byte) string {
+	return `"` + quotedPrefix(string(b[:min(len(b), 4*Max)])) + `…"`
+}
+
+// quotedPrefix is strconv.Quote of the longest start of s, cut on a rune
+// boundary, whose quoted form (without the quotes) is at most Max bytes.
+func quotedPrefix(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		_, w := utf8.DecodeRuneInString(s[i:])
@@ -36,7 +55,7 @@ func Quote(s string) string {
 		b.WriteString(q)
 		i += w
 	}
-	return fmt.Sprintf(`"%s…" (%d bytes)`, b.String(), len(s))
+	return b.String()
 }
 
 // Bytes is Quote of b.
@@ -76,4 +95,35 @@ func cut(s string, n int) string {
 		i--
 	}
 	return s[:i]
+}
+
+// MaxMessage is the longest message Check accepts: a few quotes of Max
+// and the words around them.
+const MaxMessage = 800
+
+// Check reports, for tests and fuzz targets, whether msg quotes the text
+// it is about in bounded pieces: every Go-quoted piece of it holds at most
+// Max bytes between its quotes (and the ellipsis of a cut), and msg is at
+// most MaxMessage bytes long, however long the text it quotes.
+func Check(msg string) error {
+	if len(msg) > MaxMessage {
+		return fmt.Errorf("a %d-byte message, more than %d: %.200q…", len(msg), MaxMessage, msg)
+	}
+	for i := 0; i < len(msg); i++ {
+		if msg[i] != '"' {
+			continue
+		}
+		q, err := strconv.QuotedPrefix(msg[i:])
+		if err != nil || strings.Contains(q, "… (") {
+			// A quote mark of text shown as it is (Snippet, Text) pairs
+			// with no quote, or with one past the cut that marks the
+			// snippet's end: neither is a quote.
+			continue
+		}
+		if inner := strings.TrimSuffix(q[1:len(q)-1], "…"); len(inner) > Max {
+			return fmt.Errorf("a quote of %d bytes, more than %d: %.200s…", len(inner), Max, q)
+		}
+		i += len(q) - 1
+	}
+	return nil
 }

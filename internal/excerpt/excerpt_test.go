@@ -1,6 +1,9 @@
 package excerpt
 
 import (
+	"fmt"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -55,5 +58,64 @@ func TestQuoteInvalidUTF8(t *testing.T) {
 	}
 	if b := Bytes([]byte(bad)); b != got {
 		t.Errorf("Bytes and Quote differ: %s / %s", b, got)
+	}
+}
+
+func TestStart(t *testing.T) {
+	if got, want := Start([]byte("12345")), `"12345…"`; got != want {
+		t.Errorf("short: %s, want %s", got, want)
+	}
+	long := make([]byte, 1<<20)
+	for i := range long {
+		long[i] = '7'
+	}
+	if got, want := Start(long), `"`+strings.Repeat("7", Max)+`…"`; got != want {
+		t.Errorf("long: %s", got)
+	}
+	if got := Start([]byte(strings.Repeat("\xff", 1000))); len(got) > Max+5 || !strings.HasPrefix(got, `"\xff`) {
+		t.Errorf("invalid UTF-8: %d bytes: %s", len(got), got)
+	}
+}
+
+// Quoting a long text costs what the quote holds, not the text's size:
+// a 64 MB line of invalid UTF-8 is not quoted whole (256 MB) to be cut.
+func TestQuoteLongAllocates(t *testing.T) {
+	s := strings.Repeat("\xff", 64<<20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := Quote(s)
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Errorf("Quote of 64 MB allocated %d bytes", n)
+	}
+	if !strings.HasSuffix(got, fmt.Sprintf("(%d bytes)", len(s))) {
+		t.Errorf("quote %s", got)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	for _, tc := range []struct {
+		msg string
+		ok  bool
+	}{
+		{"/proc/stat: line 3: bad number " + Quote(long) + ": " + Quote("\xff"+long), true},
+		{"x: line 1: longer than 1048576 bytes: " + Start([]byte(long)), true},
+		{`plain "quote" and a lone " mark`, true},
+		{"bad number " + strconv.Quote(long[:Max+1]), false},
+		{"bad " + long, false},
+	} {
+		if err := Check(tc.msg); (err == nil) != tc.ok {
+			t.Errorf("Check(%.80q…) = %v, want ok %v", tc.msg, err, tc.ok)
+		}
+	}
+}
+
+// A snippet of raw JSON holds quote marks that pair with the next quote
+// past its cut: no quote, and the message passes.
+func TestCheckSnippet(t *testing.T) {
+	msg := `fuzz.json:1: bad entry ` + Snippet([]byte(`{"":0,"0":"`+strings.Repeat("0", 200)+`"}`)) + `: json: unknown field ""`
+	if err := Check(msg); err != nil {
+		t.Errorf("%v", err)
 	}
 }
