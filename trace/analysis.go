@@ -68,6 +68,13 @@ type Analysis struct {
 	Rejected map[string]int `json:"rejected,omitempty"`
 	// Skipped counts what was passed over unread (see Reader.Skipped).
 	Skipped map[string]int `json:"skipped,omitempty"`
+	// Traces counts the traces of a file that holds several one after
+	// another (the protobuf framing lets `cat a b` make one, and a ring
+	// buffer read twice holds the same packets twice); 0 for one trace.
+	// A frame, event or slice more than one of them holds is counted
+	// once, and ReadAgain counts what was read again, by kind.
+	Traces    int            `json:"traces,omitempty"`
+	ReadAgain map[string]int `json:"read_again,omitempty"`
 	// Notes says what else a reader should know: data lost while tracing,
 	// the first malformed packets (with offset and field), a file that
 	// ended early.
@@ -187,6 +194,7 @@ func (b *builder) finish(skipped map[string]int) *Analysis {
 		a.Skipped = skipped
 	}
 	b.rejected["frametimeline_no_end"] += len(b.ftOpen)
+	b.actual = b.onceEach(b.actual)
 	conv := func(at stamp) (int64, bool) { return b.clocks.convert(at.ns, at.clock, b.traceClock) }
 
 	// The trace's span, on the trace clock.
@@ -322,6 +330,21 @@ func (b *builder) finish(skipped map[string]int) *Analysis {
 		a.Notes = append(a.Notes, fmt.Sprintf("ftrace times are boottime and the trace clock is %v, with no clock snapshot between them: thread states and slices are left out", b.traceClock))
 		b.haveSched, b.haveAtrace, b.haveTrackEvent = false, false, false
 	}
+	// Each process's janky frames: the spans and tokens its main thread's
+	// timeline is kept for.
+	spans := map[int32][]span{}
+	tokens := map[int32]map[int64]bool{}
+	for i := range a.Frames {
+		f := &a.Frames[i]
+		if !f.Jank.Janky() {
+			continue
+		}
+		spans[f.PID] = append(spans[f.PID], span{f.Start, f.End})
+		if tokens[f.PID] == nil {
+			tokens[f.PID] = map[int64]bool{}
+		}
+		tokens[f.PID][f.Token] = true
+	}
 	tls := map[int32]*timeline{}
 	for i := range a.Frames {
 		f := &a.Frames[i]
@@ -331,8 +354,10 @@ func (b *builder) finish(skipped map[string]int) *Analysis {
 		jf := JankyFrame{Frame: *f, App: f.Jank.App()}
 		tl, ok := tls[f.PID]
 		if !ok {
-			tl = b.buildTimeline(f.PID, b.threads[f.PID], toTrace)
+			tl = b.buildTimeline(f.PID, b.threads[f.PID], toTrace, spans[f.PID], tokens[f.PID])
 			tls[f.PID] = tl
+			// The timeline holds what the frames need; the log goes.
+			delete(b.threads, f.PID)
 		}
 		if b.haveSched {
 			st := tl.states(f.Start, f.End)
@@ -353,6 +378,21 @@ func (b *builder) finish(skipped map[string]int) *Analysis {
 	if b.compressed > 0 {
 		a.Notes = append(a.Notes, fmt.Sprintf("%d packets came out of compressed batches", b.compressed))
 	}
+	var again []string
+	for _, k := range sortedKeys(b.dups) {
+		again = append(again, fmt.Sprintf("%s %d", k, b.dups[k]))
+	}
+	switch {
+	case b.part > 0:
+		a.Traces = b.part + 1
+		a.Notes = append(a.Notes, fmt.Sprintf("the file holds %d traces one after another (concatenated, or a ring buffer read twice): what more than one of them holds is counted once; read again: %s",
+			a.Traces, orNone(strings.Join(again, ", "))))
+	case len(again) > 0:
+		a.Notes = append(a.Notes, "the trace holds frames more than once (the same frame, start and end, again): each is counted once; read again: "+strings.Join(again, ", "))
+	}
+	if len(b.dups) > 0 {
+		a.ReadAgain = b.dups
+	}
 	for k, v := range a.Rejected {
 		if v == 0 {
 			delete(a.Rejected, k)
@@ -365,6 +405,49 @@ func (b *builder) finish(skipped map[string]int) *Analysis {
 		a.NotMeasured = nil
 	}
 	return a
+}
+
+// frameID is what makes an actual surface frame the frame it is: its
+// layer's process and name, its token and its display frame's token
+// (FrameTimelineEvent.ActualSurfaceFrameStart), and its start, which
+// tells apart two frames of one token on one layer in one display frame
+// (a buffer and a transaction without one). A trace that holds a frame
+// twice holds it with all of them the same.
+type frameID struct {
+	pid           int32
+	layer         string
+	token, dtoken int64
+	at            stamp
+}
+
+// onceEach keeps the first of frames that are the same frame (a file that
+// holds two traces holds their frames twice), in the order they came.
+func (b *builder) onceEach(frames []rawFrame) []rawFrame {
+	id := func(f *rawFrame) frameID { return frameID{f.pid, f.layer, f.token, f.dtoken, f.at} }
+	less := func(x, y frameID) int {
+		return cmp.Or(cmp.Compare(x.pid, y.pid), cmp.Compare(x.layer, y.layer), cmp.Compare(x.token, y.token), cmp.Compare(x.dtoken, y.dtoken),
+			cmp.Compare(x.at.clock, y.at.clock), cmp.Compare(x.at.ns, y.at.ns))
+	}
+	order := make([]int32, len(frames))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(i, j int32) int { return less(id(&frames[i]), id(&frames[j])) })
+	again := make([]bool, len(frames))
+	for k := 1; k < len(order); k++ {
+		if id(&frames[order[k]]) == id(&frames[order[k-1]]) {
+			again[order[k]] = true
+		}
+	}
+	out := frames[:0]
+	for i := range frames {
+		if again[i] {
+			b.readAgain("frames")
+			continue
+		}
+		out = append(out, frames[i])
+	}
+	return out
 }
 
 func layerOf(m map[expKey]*Layer, pid int32, name string, procs map[int32]string) *Layer {

@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/memwatch"
 	"github.com/perfgate/perfgate/trace"
 	"github.com/perfgate/perfgate/trace/tracewriter"
 )
@@ -40,36 +40,6 @@ func bigTrace(tb testing.TB, size int64) string {
 	return path
 }
 
-// heapPeak samples the heap's live-and-unswept object bytes until stopped,
-// and returns the most it saw. Sampling can miss a short peak, never invent
-// one.
-func heapPeak() (stop func() uint64) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var peak uint64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(200 * time.Microsecond)
-		defer t.Stop()
-		for {
-			metrics.Read(sample)
-			peak = max(peak, sample[0].Value.Uint64())
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() uint64 {
-		close(done)
-		wg.Wait()
-		return peak
-	}
-}
-
 // BenchmarkAnalyze reads a generated 100 MB trace from a file: MB/s, and
 // the heap's peak while reading (peak-heap-MB) and what the Analysis keeps
 // (kept-MB). With a package, only its main thread's events are kept; with
@@ -94,7 +64,7 @@ func BenchmarkAnalyze(b *testing.B) {
 					b.Fatal(err)
 				}
 				runtime.GC()
-				stop := heapPeak()
+				stop := memwatch.Objects(200 * time.Microsecond)
 				a, err := trace.Analyze(f, trace.Options{Package: pkg})
 				peak = max(peak, stop())
 				f.Close()
@@ -144,7 +114,7 @@ func TestAnalyzeStreams(t *testing.T) {
 	}
 	defer f.Close()
 	runtime.GC()
-	stop := heapPeak()
+	stop := memwatch.Objects(200 * time.Microsecond)
 	a, err := trace.Analyze(struct{ io.Reader }{f}, trace.Options{Package: genPkg})
 	peak := stop()
 	if err != nil {

@@ -1,10 +1,5 @@
 package trace
 
-import (
-	"cmp"
-	"slices"
-)
-
 // stamp is a time on one clock, as a packet or event gave it.
 type stamp struct {
 	clock Clock
@@ -75,10 +70,4 @@ func (s *seqClock) resolve(ts uint64) stamp {
 		s.last = v
 	}
 	return stamp{clock: s.ref.clock, ns: s.ref.ns + (v-s.snapValue)*s.unit}
-}
-
-// sortStable sorts a thread's events by time, keeping the order of equal
-// times (the order they came in on one CPU).
-func sortStable(ev []tev) {
-	slices.SortStableFunc(ev, func(a, b tev) int { return cmp.Compare(a.ts, b.ts) })
 }

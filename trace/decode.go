@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"container/heap"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,20 @@ type builder struct {
 	haveSched, haveAtrace, haveTrackEvent, haveProcTree bool
 	dataLoss                                            bool
 
+	// A file can hold several traces one after another (the wire format
+	// lets `cat a b` make one, and a ring buffer read twice holds the same
+	// packets twice). part counts the traces begun after the first;
+	// perTrace the packets a trace holds once, at its start, seen in this
+	// one; dups what a later trace held again, counted once.
+	part      int
+	perTrace  map[protowire.Number]bool
+	dups      map[string]int
+	maxCookie int64 // the largest FrameTimeline cookie started
+	// cookiesRead is maxCookie when the current trace began: an end of a
+	// frame up to it belongs to one an earlier trace held.
+	cookiesRead int64
+	trackRead   map[uint64]stamp // per track, its last event in the earlier traces
+
 	span       map[Clock][2]int64 // earliest and latest time seen, per clock but boottime
 	bootSpan   [2]int64
 	packets    int
@@ -63,6 +78,7 @@ type sequence struct {
 	defaultTrack uint64
 	clocks       map[uint32]*seqClock
 	broken       bool // packets were lost and the state was not cleared since
+	part         int  // the trace of the file the sequence's last packet came in
 }
 
 type ftStart struct {
@@ -117,11 +133,21 @@ type threadLog struct {
 	buf  []byte
 	last int64
 	n    int
+	// latest is the latest time added, back the furthest an event came
+	// before an event added earlier: the events come in time order but
+	// for that (each CPU's are in order, and the CPUs' bundles take
+	// turns).
+	latest, back int64
 }
 
 func (t *threadLog) add(e tev) {
 	t.buf = protowire.AppendVarint(t.buf, protowire.EncodeZigZag(e.ts-t.last))
 	t.last = e.ts
+	if t.n == 0 || e.ts > t.latest {
+		t.latest = e.ts
+	} else {
+		t.back = max(t.back, t.latest-e.ts)
+	}
 	t.buf = append(t.buf, e.kind|e.st<<4)
 	if e.kind == evBegin {
 		t.buf = protowire.AppendVarint(t.buf, uint64(e.arg))
@@ -129,11 +155,18 @@ func (t *threadLog) add(e tev) {
 	t.n++
 }
 
-// events unpacks the log.
-func (t *threadLog) events() []tev {
-	out := make([]tev, 0, t.n)
-	var ts int64
-	for b := t.buf; len(b) > 0; {
+// each unpacks the log and hands its events to fn in time order, those of
+// one time in the order they came, holding only the events that may yet
+// be passed by one to come: those within back of the latest unpacked (a
+// nil log has none).
+func (t *threadLog) each(fn func(tev)) {
+	if t == nil {
+		return
+	}
+	var h evHeap
+	var ts, latest int64
+	i := 0
+	for b := t.buf; len(b) > 0; i++ {
 		d, n := protowire.ConsumeVarint(b)
 		ts += protowire.DecodeZigZag(d)
 		e := tev{ts: ts, kind: b[n] & 0x0f, st: b[n] >> 4}
@@ -143,9 +176,40 @@ func (t *threadLog) events() []tev {
 			e.arg = uint32(v)
 			b = b[m:]
 		}
-		out = append(out, e)
+		if i == 0 || ts > latest {
+			latest = ts
+		}
+		heap.Push(&h, ordered{e, i})
+		// Every event still to come is at latest − back or later.
+		for len(h) > 0 && h[0].ts <= latest-t.back {
+			fn(heap.Pop(&h).(ordered).tev)
+		}
 	}
-	return out
+	for len(h) > 0 {
+		fn(heap.Pop(&h).(ordered).tev)
+	}
+}
+
+// ordered is an event and its place in a log.
+type ordered struct {
+	tev
+	i int
+}
+
+// evHeap orders events by time, then by their place.
+type evHeap []ordered
+
+func (h evHeap) Len() int { return len(h) }
+func (h evHeap) Less(a, b int) bool {
+	return h[a].ts < h[b].ts || h[a].ts == h[b].ts && h[a].i < h[b].i
+}
+func (h evHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *evHeap) Push(x any)   { *h = append(*h, x.(ordered)) }
+func (h *evHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 type cpuState struct {
@@ -153,6 +217,10 @@ type cpuState struct {
 	known       bool
 	lastTs      int64 // the last plain event's time
 	lastCompact int64 // the last compact switch's time
+	lastWake    int64 // the latest compact waking's time
+	// The same when the current trace of the file began: its events up
+	// to them are ones an earlier trace held.
+	readTs, readCompact, readWake int64
 }
 
 type trackInfo struct {
@@ -184,8 +252,40 @@ func newBuilder(opts Options) *builder {
 		trackLogs:   map[uint64][]teEvent{},
 		span:        map[Clock][2]int64{},
 		rejected:    map[string]int{},
+		perTrace:    map[protowire.Number]bool{},
+		dups:        map[string]int{},
+		trackRead:   map[uint64]stamp{},
 	}
 }
+
+// newTrace starts the next trace of a file that holds several: what the
+// earlier ones read is remembered, so that what this one holds again is
+// counted once. Every sequence's incremental state is taken for lost
+// until the new trace clears it: its packets cannot lean on the earlier
+// trace's.
+func (b *builder) newTrace() {
+	b.part++
+	clear(b.perTrace)
+	for _, cs := range b.cpus {
+		cs.readTs, cs.readCompact, cs.readWake = cs.lastTs, cs.lastCompact, cs.lastWake
+	}
+	for uuid, log := range b.trackLogs {
+		if len(log) > 0 {
+			b.trackRead[uuid] = log[len(log)-1].at
+		}
+	}
+	b.cookiesRead = b.maxCookie
+	for _, seq := range b.seqs {
+		seq.broken = true
+	}
+}
+
+// onceEach are the packets the tracing service writes once at the start of
+// a trace: a second one begins another trace.
+var onceEach = []protowire.Number{33, 45, 89} // trace_config, system_info, trace_uuid
+
+// readAgain counts something an earlier trace of the file held.
+func (b *builder) readAgain(what string) { b.dups[what]++ }
 
 func (b *builder) reject(reason string) { b.rejected[reason]++ }
 
@@ -279,11 +379,12 @@ type packetFields struct {
 	hasClock                                   bool
 	seq                                        uint32
 	flags                                      uint64
-	cleared, dropped                           bool
+	cleared, dropped, firstOnSeq               bool
 	interned, defaults                         []byte
 	ftrace, ptree, snap, te, td, ft, sysinfo   []byte
 	hasFtrace, hasPtree, hasSnap, hasTe, hasTd bool
 	hasFt, hasSysinfo                          bool
+	once                                       protowire.Number // a packet of onceEach
 }
 
 func (b *builder) decodePacket(pkt []byte) error {
@@ -302,6 +403,10 @@ func (b *builder) decodePacket(pkt []byte) error {
 			pf.cleared = f.Int != 0
 		case 42:
 			pf.dropped = f.Int != 0
+		case 87:
+			pf.firstOnSeq = f.Int != 0
+		case 33, 89:
+			pf.once = num
 		case 12:
 			pf.interned = f.Bytes
 		case 59:
@@ -319,7 +424,7 @@ func (b *builder) decodePacket(pkt []byte) error {
 		case 76:
 			pf.ft, pf.hasFt = f.Bytes, true
 		case 45:
-			pf.sysinfo, pf.hasSysinfo = f.Bytes, true
+			pf.sysinfo, pf.hasSysinfo, pf.once = f.Bytes, true, num
 		}
 		return nil
 	})
@@ -328,22 +433,31 @@ func (b *builder) decodePacket(pkt []byte) error {
 	}
 
 	seq := b.seqs[pf.seq]
+	// Another trace begins with a packet each trace has once, seen again,
+	// or with a sequence's first packet on a sequence this trace has had.
+	if pf.once != 0 && b.perTrace[pf.once] || pf.firstOnSeq && seq != nil && seq.part == b.part {
+		b.newTrace()
+	}
+	if pf.once != 0 {
+		b.perTrace[pf.once] = true
+	}
 	if pf.dropped {
 		// The service sets it on a sequence's first packet too: only a
-		// sequence already seen lost anything.
-		if seq != nil {
+		// sequence already seen in this trace lost anything.
+		if seq != nil && seq.part == b.part {
 			b.dataLoss = true
 		}
 	}
 	if seq == nil {
-		seq = &sequence{names: map[uint64]string{}, clocks: map[uint32]*seqClock{}}
+		seq = &sequence{names: map[uint64]string{}, clocks: map[uint32]*seqClock{}, part: b.part}
 		b.seqs[pf.seq] = seq
 	}
+	seq.part = b.part
 	if pf.dropped {
 		seq.broken = true
 	}
 	if pf.cleared || pf.flags&seqIncrementalStateCleared != 0 {
-		*seq = sequence{names: map[uint64]string{}, clocks: map[uint32]*seqClock{}}
+		*seq = sequence{names: map[uint64]string{}, clocks: map[uint32]*seqClock{}, part: b.part}
 	}
 	if pf.flags&seqNeedsIncrementalState != 0 && seq.broken {
 		b.reject("packet_incremental_state_lost")
@@ -588,10 +702,13 @@ func (b *builder) frameTimeline(pkt, data []byte, at stamp) error {
 		if err != nil {
 			return err
 		}
-		if _, dup := b.ftOpen[cookie]; dup {
+		if prev, open := b.ftOpen[cookie]; open && prev != s {
 			b.reject("frametimeline_no_end") // its cookie was reused before it ended
 		}
+		// (The same start again is an earlier trace's frame that had not
+		// ended, read again.)
 		b.ftOpen[cookie] = s
+		b.maxCookie = max(b.maxCookie, cookie)
 		return nil
 	})
 }
@@ -612,6 +729,12 @@ func displayAsSurface(n protowire.Number) protowire.Number {
 func (b *builder) frameEnd(cookie int64, at stamp) {
 	s, ok := b.ftOpen[cookie]
 	if !ok {
+		if b.part > 0 && cookie <= b.cookiesRead {
+			// SurfaceFlinger's cookies grow: the end of a frame an earlier
+			// trace of the file held, start and end.
+			b.readAgain("frametimeline_events")
+			return
+		}
 		b.reject("frametimeline_end_without_start")
 		return
 	}
@@ -632,6 +755,12 @@ func (b *builder) frameEnd(cookie int64, at stamp) {
 	}
 	switch s.kind {
 	case 2:
+		// A display frame is its token: one another trace of the file
+		// held too is counted once.
+		if _, again := b.displayJank[s.token]; again {
+			b.readAgain("display_frames")
+			return
+		}
 		b.displayFrames++
 		b.displayJank[s.token] = s.jank
 	case 3:
@@ -846,6 +975,12 @@ func (b *builder) trackEvent(pkt, data []byte, at stamp, seq *sequence) error {
 		return nil
 	}
 	b.haveTrackEvent = true
+	if r, ok := b.trackRead[uuid]; ok && r.clock == at.clock && at.ns <= r.ns {
+		// An event of the track an earlier trace of the file held: a
+		// track's events come from one thread, in time order.
+		b.readAgain("track_events")
+		return nil
+	}
 	ev := teEvent{at: at, kind: evEnd}
 	if typ == teSliceBegin {
 		ev.kind = evBegin

@@ -30,4 +30,10 @@
 // CPU's time went backwards are counted in Analysis.Rejected and left out;
 // what the trace cannot tell (no scheduler events, no slices, no
 // FrameTimeline) is named in Analysis.NotMeasured, never given as zero.
+//
+// A file may hold several traces one after another (the framing allows
+// `cat a b`; a ring buffer read twice holds its packets twice): it is
+// analysed as the one trace they make up, each frame counted once by its
+// identity and each CPU's and track's events once (Analysis.Traces,
+// Analysis.ReadAgain).
 package trace

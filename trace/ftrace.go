@@ -84,6 +84,17 @@ func (b *builder) inOrder(cs *cpuState, last *int64, ts int64, what string) bool
 		b.reject(what + "_no_timestamp")
 		return false
 	}
+	read := cs.readTs
+	if last == &cs.lastCompact {
+		read = cs.readCompact
+	}
+	if b.part > 0 && ts <= read {
+		// An event an earlier trace of the file held (a trace reads each
+		// CPU's buffer in time order, so a later one holds the same
+		// events up to where the earlier one stopped, or none of them).
+		b.readAgain("ftrace_events")
+		return false
+	}
 	if ts < *last {
 		b.reject(what + "_time_backwards")
 		cs.known = false
@@ -158,12 +169,16 @@ func (b *builder) compactSched(pkt, data []byte, cs *cpuState, offset int64) err
 		}
 		wt = nextWk
 		ts := wt + offset
-		if ts > 0 {
+		switch {
+		case b.part > 0 && ts > 0 && ts <= cs.readWake:
+			b.readAgain("ftrace_events") // as in inOrder
+		case ts > 0:
+			cs.lastWake = max(cs.lastWake, ts)
 			b.see(stamp{Boottime, ts})
 			if t := b.thread(int32(int64(wkPid[j]))); t != nil {
 				t.add(tev{ts: ts, kind: evWake})
 			}
-		} else {
+		default:
 			b.reject("sched_no_timestamp")
 		}
 		j++

@@ -29,11 +29,14 @@ var (
 		13: {"sequence_flags", kVarint},
 		41: {"incremental_state_cleared", kVarint},
 		42: {"previous_packet_dropped", kVarint},
+		33: {"trace_config", kBytes},
 		45: {"system_info", kBytes},
 		58: {"timestamp_clock_id", kVarint},
 		59: {"trace_packet_defaults", kBytes},
 		60: {"track_descriptor", kBytes},
 		76: {"frame_timeline_event", kBytes},
+		87: {"first_packet_on_sequence", kVarint},
+		89: {"trace_uuid", kBytes},
 	})
 
 	mClockSnapshot = msg("ClockSnapshot", map[protowire.Number]field{

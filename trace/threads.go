@@ -2,6 +2,7 @@ package trace
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -21,28 +22,60 @@ type seg struct {
 	st    ThreadState
 }
 
-// buildTimeline replays a thread's events in time order. conv moves a
-// boottime ns onto the trace clock.
-func (b *builder) buildTimeline(tid int32, log *threadLog, conv func(int64) int64) *timeline {
-	tl := &timeline{}
-	var ev []tev
-	if log != nil {
-		ev = log.events()
-		for i := range ev {
-			ev[i].ts = conv(ev[i].ts)
-		}
-		sortStable(ev)
+// span is [start, end) on the trace clock.
+type span struct{ start, end int64 }
+
+// overlap answers, for spans that begin ever later, whether one of a set
+// of spans overlaps them.
+type overlap struct {
+	spans  []span // by start
+	next   int
+	maxEnd int64
+}
+
+func newOverlap(spans []span) *overlap {
+	slices.SortFunc(spans, func(x, y span) int { return cmp.Compare(x.start, y.start) })
+	return &overlap{spans: spans, maxEnd: math.MinInt64}
+}
+
+// with reports whether one of the spans overlaps [a, b); b must not be
+// less than in the calls before.
+func (o *overlap) with(a, b int64) bool {
+	for o.next < len(o.spans) && o.spans[o.next].start < b {
+		o.maxEnd = max(o.maxEnd, o.spans[o.next].end)
+		o.next++
 	}
+	return o.maxEnd > a
+}
+
+// buildTimeline replays a thread's events in time order (they were kept in
+// the order they came, each CPU's in time order; see threadLog.each) and
+// keeps of the thread's states and slices what the frames need: the
+// states over the spans (the janky frames), the slices that overlap them,
+// and the Choreographer#doFrame slices of the tokens with every slice
+// under them and the doFrame slices around them. What the rest of the
+// trace holds is replayed and let go, so a thread switched in millions of
+// times costs the memory of its log. conv moves a boottime ns onto the
+// trace clock.
+func (b *builder) buildTimeline(tid int32, log *threadLog, conv func(int64) int64, spans []span, tokens map[int64]bool) *timeline {
+	tl := &timeline{}
 	type open struct {
 		name   uint32
 		start  int64
 		binder bool
+		match  bool // a doFrame of one of the tokens
+		below  bool // one is under it
 	}
 	var stack []open
+	matched := 0 // matching doFrames on the stack
+	segsOf, slicesOf := newOverlap(spans), newOverlap(slices.Clone(spans))
+	var doFrames []span // the matching doFrames
 	base, last := StateUnknown, StateUnknown
+	pending := seg{start: math.MinInt64, st: StateUnknown}
 	binderCall := false
 	binderSlices := 0
-	for _, e := range ev {
+	log.each(func(e tev) {
+		e.ts = conv(e.ts)
 		switch e.kind {
 		case evSwitchIn:
 			base = StateRunning
@@ -57,34 +90,58 @@ func (b *builder) buildTimeline(tid int32, log *threadLog, conv func(int64) int6
 		case evBinderReply:
 			binderCall = false
 		case evBegin:
-			bi := binderSlice(b.names[e.arg])
+			name := b.names[e.arg]
+			bi := binderSlice(name)
 			if bi {
 				binderSlices++
 			}
-			stack = append(stack, open{name: e.arg, start: e.ts, binder: bi})
+			o := open{name: e.arg, start: e.ts, binder: bi}
+			if tok, ok := doFrameToken(name); ok && tokens[tok] {
+				o.match = true
+				matched++
+			}
+			stack = append(stack, o)
 		case evEnd:
 			if len(stack) == 0 {
 				b.reject("slice_end_without_begin")
-				continue
+				break
 			}
 			o := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			if o.binder {
 				binderSlices--
 			}
-			tl.slices = append(tl.slices, Slice{Name: b.names[o.name], TID: tid, Start: o.start, End: e.ts, Depth: len(stack)})
+			name := b.names[o.name]
+			keep := slicesOf.with(o.start, e.ts) || matched > 0 || o.below && strings.HasPrefix(name, "Choreographer#doFrame")
+			if o.match {
+				matched--
+				doFrames = append(doFrames, span{o.start, e.ts})
+			}
+			if n := len(stack); n > 0 && (o.match || o.below) {
+				stack[n-1].below = true
+			}
+			if keep {
+				tl.slices = append(tl.slices, Slice{Name: name, TID: tid, Start: o.start, End: e.ts, Depth: len(stack)})
+			}
 		}
 		eff := base
 		if (base == StateSleeping || base == StateUninterruptible) && (binderCall || binderSlices > 0) {
 			eff = StateBinder
 		}
 		if eff != last {
-			tl.segs = append(tl.segs, seg{start: e.ts, st: eff})
+			// The segment that ends here is kept when a span needs it.
+			if pending.start != math.MinInt64 && segsOf.with(pending.start, e.ts) {
+				tl.segs = append(tl.segs, pending)
+			}
+			pending = seg{start: e.ts, st: eff}
 			last = eff
 		}
+	})
+	if pending.start != math.MinInt64 && segsOf.with(pending.start, math.MaxInt64) {
+		tl.segs = append(tl.segs, pending)
 	}
 	b.rejected["slice_unfinished"] += len(stack)
-	tl.slices = append(tl.slices, b.trackSlices(tid, conv)...)
+	tl.slices = append(tl.slices, b.trackSlices(tid, conv, spans, tokens, doFrames)...)
 	slices.SortStableFunc(tl.slices, func(x, y Slice) int { return cmp.Compare(x.Start, y.Start) })
 	for _, s := range tl.slices {
 		tl.maxDur = max(tl.maxDur, s.Dur())
@@ -92,9 +149,19 @@ func (b *builder) buildTimeline(tid int32, log *threadLog, conv func(int64) int6
 	return tl
 }
 
-// trackSlices builds the TrackEvent slices of thread tid's tracks.
-func (b *builder) trackSlices(tid int32, conv func(int64) int64) []Slice {
+// trackSlices builds the TrackEvent slices of thread tid's tracks, keeping
+// those buildTimeline keeps: over the spans, doFrames of the tokens and
+// what is under them, and what lies within the doFrames (atrace's) given.
+func (b *builder) trackSlices(tid int32, conv func(int64) int64, spans []span, tokens map[int64]bool, doFrames []span) []Slice {
 	var out []Slice
+	within := func(s, e int64) bool {
+		for _, d := range doFrames {
+			if s >= d.start && e <= d.end {
+				return true
+			}
+		}
+		return false
+	}
 	for uuid, info := range b.tracks {
 		if !info.thread || info.tid != tid {
 			continue
@@ -115,10 +182,21 @@ func (b *builder) trackSlices(tid int32, conv func(int64) int64) []Slice {
 			evs = append(evs, ev{conv(ns), e.name, e.kind})
 		}
 		slices.SortStableFunc(evs, func(x, y ev) int { return cmp.Compare(x.ts, y.ts) })
-		var stack []ev
+		type open struct {
+			ev
+			match, below bool
+		}
+		var stack []open
+		matched := 0
+		of := newOverlap(slices.Clone(spans))
 		for _, e := range evs {
 			if e.kind == evBegin {
-				stack = append(stack, e)
+				o := open{ev: e}
+				if tok, ok := doFrameToken(b.names[e.name]); ok && tokens[tok] {
+					o.match = true
+					matched++
+				}
+				stack = append(stack, o)
 				continue
 			}
 			if len(stack) == 0 {
@@ -127,7 +205,17 @@ func (b *builder) trackSlices(tid int32, conv func(int64) int64) []Slice {
 			}
 			o := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			out = append(out, Slice{Name: b.names[o.name], TID: tid, Start: o.ts, End: e.ts, Depth: len(stack)})
+			name := b.names[o.name]
+			keep := of.with(o.ts, e.ts) || matched > 0 || o.below && strings.HasPrefix(name, "Choreographer#doFrame") || within(o.ts, e.ts)
+			if o.match {
+				matched--
+			}
+			if n := len(stack); n > 0 && (o.match || o.below) {
+				stack[n-1].below = true
+			}
+			if keep {
+				out = append(out, Slice{Name: name, TID: tid, Start: o.ts, End: e.ts, Depth: len(stack)})
+			}
 		}
 		b.rejected["slice_unfinished"] += len(stack)
 	}

@@ -96,3 +96,37 @@ func TestAnalyzeTraceCut(t *testing.T) {
 		t.Errorf("printed %q, want the analysis up to the break", out.String())
 	}
 }
+
+// A real trace written twice into one file (`cat t t`, or a trace pulled
+// after its ring buffer was read twice) is analysed as the trace: every
+// frame, janky frame and slice once, nothing rejected that the trace
+// alone does not reject, and a note says the file held two traces.
+func TestAnalyzeTraceConcatenated(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(fixtures.Path(t, niaTrace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice := filepath.Join(t.TempDir(), "twice.perfetto-trace")
+	if err := os.WriteFile(twice, append(append([]byte{}, data...), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	single := runTraceJSON(t, "-package", niaPkg, fixtures.Path(t, niaTrace))
+	got := runTraceJSON(t, "-package", niaPkg, twice)
+	if got.Analysis.Traces != 2 || got.Analysis.ReadAgain["frames"] == 0 || got.Analysis.Packets != 2*single.Analysis.Packets {
+		t.Errorf("traces %d, read again %v, packets %d (one trace: %d)", got.Analysis.Traces, got.Analysis.ReadAgain, got.Analysis.Packets, single.Analysis.Packets)
+	}
+	// Everything else is the single trace's.
+	for _, a := range []*trace.Analysis{got.Analysis, single.Analysis} {
+		a.Packets, a.Notes, a.Traces, a.ReadAgain = 0, nil, 0, nil
+	}
+	got.File, single.File = "", ""
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(single)
+	if !bytes.Equal(g, w) {
+		t.Errorf("the trace twice:\n%s\nthe trace once:\n%s", g, w)
+	}
+	if single.Step.Frames != 738 || single.Step.Janky != 61 {
+		t.Errorf("the trace once: %d frames, %d janky; the README says 738 and 61", single.Step.Frames, single.Step.Janky)
+	}
+}
