@@ -24,6 +24,11 @@
 // the filters (model, API level, serial pattern); FromEnv and ReadConfig
 // fill it from $PERFGATE_ADB_SERVERS and friends or from a JSON file.
 //
+// A phone reached two ways, through two servers or over USB and TCP at
+// once, is one member, leased once: the pool tells phones apart by their
+// boot id and ro.serialno (Identity), and Notes says which serials it took
+// for one phone.
+//
 // Nothing is global: a pool is a value a suite creates. A lease waits,
 // bounded by Config.Wait, while every device is busy. A device that
 // disappears during a test fails that test with an error naming it and

@@ -29,7 +29,18 @@ var (
 type Member struct {
 	*adbx.Device
 	Facts metrics.DeviceFacts
+	// Identity is the phone's, read when the pool opened it; the zero
+	// Identity when it could not be read (see Pool.Notes), and the
+	// device is then taken for a phone of its own.
+	Identity Identity
+	// Others are the other paths to the same phone the pool found (another
+	// adb server, or TCP beside USB): it leases a phone once, through the
+	// Member's own path, and leaves these unused.
+	Others []Path
 }
+
+// path is the way the pool reaches the member.
+func (m *Member) path() Path { return Path{Server: m.Server(), Serial: m.Serial()} }
 
 // String names the member as errors and test names do: "Google Pixel 7
 // (API 33, sim-3 on 127.0.0.1:5037)".
@@ -50,6 +61,8 @@ func (m *Member) name() string {
 type Pool struct {
 	cfg Config
 
+	notes []string // what New says about the devices it found
+
 	mu      sync.Mutex
 	members []*slot
 	changed chan struct{} // closed and replaced whenever a slot changes
@@ -64,9 +77,16 @@ type slot struct {
 }
 
 // New opens every device in the "device" state on each of cfg's servers
-// that passes cfg's filters, and reads its facts. It fails when a server
-// does not answer, when a device cannot be opened, or when no device is
-// left, listing what each server had and why each device was left out.
+// that passes cfg's filters, and reads its facts and its Identity. It
+// fails when a server does not answer, when a device cannot be opened, or
+// when no device is left, listing what each server had and why each
+// device was left out.
+//
+// A phone that two servers list, or one server under two serials (on USB
+// and over TCP at once), is one member: leased twice, two tests would
+// drive it at once. The pool reaches it through its first path not over
+// TCP (see Path.TCP), else through the first server listed, keeps the
+// others in Member.Others, and says so in Notes.
 func New(ctx context.Context, cfg Config) (*Pool, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -101,9 +121,15 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 				skipped = append(skipped, fmt.Sprintf("%s: %s", m, why))
 				continue
 			}
+			if m.Identity, err = readIdentity(ctx, m); err != nil {
+				p.notes = append(p.notes, fmt.Sprintf("%s: identity not read (%v): were it reached another way too, it would be leased twice", m.path(), err))
+			}
 			p.members = append(p.members, &slot{m: m})
 		}
 	}
+	var same []string
+	p.members, same = samePhones(p.members, cfg.Servers)
+	p.notes = append(p.notes, same...)
 	if len(p.members) == 0 {
 		if len(skipped) == 0 {
 			skipped = []string{"none attached"}
@@ -112,6 +138,13 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 	}
 	return p, nil
 }
+
+// Notes says what New found that a user should know: each phone it
+// reached more than one way, every path to it and the one it leases
+// ("one phone: sim-1 on 127.0.0.1:5037, sim-1 on 10.0.0.2:5037; leased as
+// sim-1 on 127.0.0.1:5037 (the first server listed)"), and each device
+// whose Identity it could not read.
+func (p *Pool) Notes() []string { return slices.Clone(p.notes) }
 
 // Members lists the devices in the pool now, busy or free, in the order
 // New found them; devices that left are not listed.

@@ -100,6 +100,11 @@ func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, path strin
 		return fmt.Errorf("run: shard %d/%d of %d devices is empty", k, n, len(members))
 	}
 	fmt.Fprintf(stdout, "run: %s on %d devices, %d at a time\n", path, len(mine), min(pf.parallel, len(mine)))
+	// A phone two servers list (or one on USB and TCP) runs once: say
+	// which serials were taken for one phone.
+	for _, n := range p.Notes() {
+		fmt.Fprintf(stdout, "run: %s\n", n)
+	}
 
 	// Every run gets the same signals: each child stops its own step.
 	fan := make([]chan os.Signal, len(mine))
