@@ -31,6 +31,11 @@ func (a adbxAdaptor) pull(ctx context.Context, remote string, w io.Writer) error
 	return a.d.Pull(ctx, remote, w)
 }
 
+// stream runs cmd and reads its output as it comes (see streamer).
+func (a adbxAdaptor) stream(ctx context.Context, cmd string) (io.ReadCloser, error) {
+	return a.d.Stream(ctx, cmd)
+}
+
 func (a adbxAdaptor) facts(ctx context.Context) (metrics.DeviceFacts, []string, error) {
 	return a.d.Facts(ctx)
 }

@@ -1,9 +1,11 @@
 package perftest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -110,7 +112,10 @@ func (c *collector) setupCauses(ctx context.Context) {
 	}
 	var cmds []string
 	if stacks {
+		// The profiler files earlier sessions left are looked for in the
+		// same round trip (causes_leftover.go).
 		cmds = append(cmds, stackSourceCmd)
+		cmds = append(cmds, profilerListing()...)
 	}
 	if looper {
 		c.looper.prop = metrics.LooperSlowProperty(c.uid, "main")
@@ -139,6 +144,7 @@ func (c *collector) setupCauses(ctx context.Context) {
 		var res *adbx.Result
 		if err == nil {
 			res = &out[0]
+			c.removeProfilerLeftovers(ctx, out[1:1+len(profilerListing())])
 		}
 		c.prof.source = c.stackSource(res)
 		run.StackSource = c.prof.source
@@ -587,33 +593,60 @@ func (c *collector) readSamples(ctx context.Context) ([]causes.Sample, []string)
 			continue
 		}
 		report := "simpleperf report-sample --show-callchain -i " + r.file
-		rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		res, err := c.s.dev.batch(rctx, []string{report, "rm -f " + r.file})
+		rep, err := c.readReport(ctx, report, r.pid)
+		// The recording is read, or cannot be: either way it goes.
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		c.s.dev.batch(rctx, []string{"rm -f " + r.file})
 		cancel()
-		if err == nil && len(res) != 2 {
-			err = fmt.Errorf("batch of 2 commands returned %d results", len(res))
-		}
 		if err != nil {
-			notes = append(notes, fmt.Sprintf("stacks: %s: %v", report, err))
-			continue
-		}
-		if res[0].ExitCode != 0 {
-			notes = append(notes, "stacks: "+failure(res[0], report))
-			continue
-		}
-		rep, err := metrics.ParseSimpleperfSamples(res[0].Stdout)
-		if err != nil {
-			notes = append(notes, fmt.Sprintf("stacks: %s: %v", report, err))
+			notes = append(notes, "stacks: "+err.Error())
 			continue
 		}
 		for _, s := range rep.Samples {
-			if s.TID == r.pid {
-				out = append(out, causes.SampleOf(s, c.cfg.Package))
-			}
+			out = append(out, causes.SampleOf(s, c.cfg.Package))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].TimeNs < out[j].TimeNs })
 	return out, notes
+}
+
+// readReport runs simpleperf's sample report and keeps the samples of
+// thread tid. Where the device streams (adb), the report is read as it is
+// printed, holding only the samples kept: report-sample prints 1–6 KB a
+// sample, so a minute of a main thread busy throughout at 1000 Hz is some
+// 200 MB of text, past what one shell call may read (adbx
+// Options.MaxOutput). A device that cannot stream runs it in a batch.
+func (c *collector) readReport(ctx context.Context, report string, tid int) (*metrics.SimpleperfSamples, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	keep := func(s *metrics.StackSample) bool { return s.TID == tid }
+	if st, ok := c.s.dev.(streamer); ok {
+		rc, err := st.stream(ctx, report)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", report, err)
+		}
+		defer rc.Close()
+		rep, err := metrics.ReadSimpleperfSamples(rc, keep)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", report, err)
+		}
+		return rep, nil
+	}
+	res, err := c.s.dev.batch(ctx, []string{report})
+	if err == nil && len(res) != 1 {
+		err = fmt.Errorf("batch of 1 command returned %d results", len(res))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", report, err)
+	}
+	if res[0].ExitCode != 0 {
+		return nil, errors.New(failure(res[0], report))
+	}
+	rep, err := metrics.ReadSimpleperfSamples(bytes.NewReader(res[0].Stdout), keep)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", report, err)
+	}
+	return rep, nil
 }
 
 // readARTTrace reads the trace ART's profiler wrote for recording r and

@@ -44,21 +44,15 @@ func (c *collector) foldedStacks() []byte {
 }
 
 // writeStacks writes the folded stacks beside the Result, as
-// <result>.folded (the Result's own name with .folded for .json, taken the
-// way Result names are: see WriteInDir), and names the file in r.Causes.
-// Nothing is written when the Result is not ("-") or there are no stacks.
+// <result>.folded: the Result's own stem with .folded for .json (see
+// WriteInDir), and names the file in r.Causes. Nothing is written when
+// the Result is not ("-") or there are no stacks.
 func (c Config) writeStacks(r *Result, data []byte) error {
 	if len(data) == 0 || r.Causes == nil || c.ResultFile == "-" {
 		return nil
 	}
 	fail := func(err error) error { return fmt.Errorf("perftest: write folded stacks: %w", err) }
-	var dir, p string
-	if c.ResultFile != "" {
-		dir = filepath.Dir(c.ResultFile)
-		p = strings.TrimSuffix(c.ResultFile, ".json") + ".folded"
-	} else {
-		dir = c.resultsDir()
-	}
+	dir := c.resultsDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(err)
 	}
@@ -71,11 +65,7 @@ func (c Config) writeStacks(r *Result, data []byte) error {
 		os.Remove(tmp.Name())
 		return fail(err)
 	}
-	if p == "" {
-		p, err = claim(dir, resultBase(c.Name), ".folded", tmp.Name())
-	} else {
-		err = os.Rename(tmp.Name(), p)
-	}
+	p, err := c.fileStem().claim(dir, resultBase(c.Name), ".folded", tmp.Name())
 	if err != nil {
 		os.Remove(tmp.Name())
 		return fail(err)

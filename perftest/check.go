@@ -23,6 +23,8 @@ func (s *Step) Measurements() []budget.Measurement {
 		return []budget.Measurement{m}
 	}
 	switch {
+	case s.res != nil && s.res.Unfinished != nil:
+		m.Incomplete = "the session did not reach Stop: its Result was written as its steps ended"
 	case s.Unfinished:
 		m.Incomplete = "unfinished: the session stopped inside it"
 	case s.ActionFailed != "":

@@ -96,6 +96,9 @@ type collector struct {
 	tr *traceRun
 	// whole is the Result's Whole step while it is summarised.
 	whole *Step
+	// provisional is set while steps are summarised for a Result written
+	// before Stop: their notes are not the Result's.
+	provisional bool
 }
 
 func newCollector(s *Session) *collector {
@@ -110,6 +113,9 @@ func newCollector(s *Session) *collector {
 }
 
 func (c *collector) note(format string, args ...any) {
+	if c.provisional {
+		return
+	}
 	msg := fmt.Sprintf(format, args...)
 	c.ab.tickNotes = append(c.ab.tickNotes, msg)
 	if c.noted[msg] {
@@ -476,21 +482,7 @@ func (c *collector) plan(allFrames bool) tickPlan {
 		return "for p in $(" + pidof + "); do " + fmt.Sprintf(format, "$p") + "; done"
 	}
 	if c.cfg.has(CollectFrames) && (allFrames || c.framesDue()) {
-		c.lastFramePoll = c.s.now()
-		if c.source == SourceSurfaceFlinger {
-			// A clock read before the dump bounds what it holds: Stop
-			// polls until it has passed the stop, so no frame presented
-			// before the stop is left out of the last dump.
-			p.framesUptime = add("cat /proc/uptime")
-			p.frames = add("dumpsys SurfaceFlinger --latency " + shellQuote(c.layer))
-		} else {
-			cmd := "dumpsys gfxinfo " + pkg + " framestats"
-			if f := c.gfxFilter(); f != "" {
-				cmd += " | grep -E " + shellQuote(f)
-				p.filtered = true
-			}
-			p.frames = add(cmd)
-		}
+		c.planFrames(&p, add)
 	}
 	// The clock is read right after the CPU counters, with nothing
 	// between the app's counters, the device's and the clock: each
@@ -532,6 +524,65 @@ func (c *collector) plan(allFrames bool) tickPlan {
 	}
 	p.lease = c.planLease(add)
 	return p
+}
+
+// planFrames adds a frame poll to the plan p, whose commands add appends.
+func (c *collector) planFrames(p *tickPlan, add func(string) int) {
+	c.lastFramePoll = c.s.now()
+	if c.source == SourceSurfaceFlinger {
+		// A clock read before the dump bounds what it holds: Stop
+		// polls until it has passed the stop, so no frame presented
+		// before the stop is left out of the last dump.
+		p.framesUptime = add("cat /proc/uptime")
+		p.frames = add("dumpsys SurfaceFlinger --latency " + shellQuote(c.layer))
+		return
+	}
+	cmd := "dumpsys gfxinfo " + shellQuote(c.cfg.Package) + " framestats"
+	if f := c.gfxFilter(); f != "" {
+		cmd += " | grep -E " + shellQuote(f)
+		p.filtered = true
+	}
+	p.frames = add(cmd)
+}
+
+// framesPlan is a round trip that polls frames alone, with the clock read
+// after the dump that a tick has (SurfaceFlinger rows are checked against
+// it).
+func (c *collector) framesPlan() tickPlan {
+	p := tickPlan{uptime: -1, frames: -1, stat: -1, pidof: -1, pidStat: -1, status: -1, tasks: -1, net: -1, batt: -1, thermal: -1, framesUptime: -1, lease: -1}
+	add := func(cmd string) int { p.cmds = append(p.cmds, cmd); return len(p.cmds) - 1 }
+	c.planFrames(&p, add)
+	if c.source == SourceSurfaceFlinger {
+		p.uptime = add("cat /proc/uptime")
+	}
+	return p
+}
+
+// absorbFramesPoll takes the frames of a framesPlan round trip, as absorb
+// takes a tick's, without a Sample: nothing else was read.
+func (c *collector) absorbFramesPoll(p tickPlan, out []adbx.Result, send, recv int64) {
+	c.ab.tickNotes = c.ab.tickNotes[:0]
+	var uptimeNs int64
+	if p.uptime >= 0 {
+		if ns, ok := uptimeOf(out[p.uptime]); ok {
+			c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
+			uptimeNs = ns
+		}
+	}
+	if p.framesUptime >= 0 {
+		if ns, ok := uptimeOf(out[p.framesUptime]); ok {
+			c.lastUptime = ns
+		}
+	}
+	n := c.absorbFrames(out[p.frames], p.cmds[p.frames], p.filtered, send, recv, uptimeNs)
+	err := ""
+	if res := out[p.frames]; res.ExitCode != 0 {
+		err = short(res)
+	} else if n == 0 {
+		err = c.ab.noted("frames: ")
+	}
+	c.ab.log(srcFrames, send+(recv-send)/2, err)
+	c.ab.tickNotes = c.ab.tickNotes[:0]
 }
 
 // absorb turns one tick's output into a Sample. due is when the tick was

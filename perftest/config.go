@@ -105,6 +105,10 @@ type Config struct {
 	// every step. A crash or ANR in any other step fails the test at Stop,
 	// with or without a crash budget.
 	ExpectCrash []string
+
+	// files is the stem the session's Result and the files it links share
+	// in the results folder; withDefaults gives each session its own.
+	files *stem
 }
 
 // Live is the running state a session reports after each tick.
@@ -223,6 +227,10 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Name == "" {
 		c.Name = "perftest"
 	}
+	c.files = &stem{}
+	if c.ResultFile != "" && c.ResultFile != "-" {
+		c.files = fixedStem(c.ResultFile)
+	}
 	if c.Trace != nil {
 		tc, err := c.Trace.withDefaults()
 		if err != nil {
@@ -265,9 +273,21 @@ func (c Config) writeResult(r *Result) error {
 	case "-":
 		return nil
 	case "":
-		return r.WriteInDir(c.resultsDir(), resultBase(c.Name))
+		return r.writeInDir(c.resultsDir(), resultBase(c.Name), c.fileStem())
 	}
 	return r.WriteFile(c.ResultFile)
+}
+
+// fileStem is the stem the session's files share (see stem); a Config
+// that withDefaults did not fill gets a fresh one.
+func (c Config) fileStem() *stem {
+	switch {
+	case c.files != nil:
+		return c.files
+	case c.ResultFile != "" && c.ResultFile != "-":
+		return fixedStem(c.ResultFile)
+	}
+	return &stem{}
 }
 
 // rewriteResult writes r again where writeResult wrote it, under the same

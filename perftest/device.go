@@ -67,6 +67,14 @@ type puller interface {
 	pull(ctx context.Context, remote string, w io.Writer) error
 }
 
+// streamer is a device that can hand a command's output over as it is
+// printed (adb's shell service), for outputs too large to hold whole. A
+// command that fails reads as an error from the reader (*adbx.ExitError
+// with its stderr).
+type streamer interface {
+	stream(ctx context.Context, cmd string) (io.ReadCloser, error)
+}
+
 // Errors callers branch on.
 var (
 	// ErrAppNotInstalled: the package is not installed on the device (the

@@ -86,7 +86,9 @@ func (c *collector) absorbFrames(res adbx.Result, cmd string, filtered bool, sen
 // clock the session maps steps onto, and a map is as tight as its best
 // round trips.
 func (c *collector) framesDue() bool {
-	if c.lastFramePoll == 0 || c.sfFenceWait || c.refreshHz <= 0 || c.ticks < clockPolls {
+	// A step that ended waits for a poll after its end to be written
+	// with its frames (Session.polledLocked).
+	if c.lastFramePoll == 0 || c.sfFenceWait || c.refreshHz <= 0 || c.ticks < clockPolls || c.s.ckArmed {
 		return true
 	}
 	for _, st := range c.gfxWin {
@@ -442,7 +444,21 @@ const sfBufferLen = 127
 // polls: the oldest frame of a full buffer, at device time to, is newer
 // than the newest of the poll before, at from; the frames between are
 // lost.
+//
+// The span is narrowed by half a refresh period at each end: a frame's time
+// is a vsync's, so a frame lost is a vsync or more after from and before
+// to, and half the period now still holds should the display switch to
+// twice its rate. A span with no room for one (the ring turned exactly
+// once between the polls) lost none, and is no gap: otherwise a step
+// ending within a frame of from would be told its frames were lost.
 func (c *collector) lostFrames(hostNs int64, cmd string, from, to int64) {
+	if c.refreshHz > 0 || c.sfPeriod > 0 {
+		p := c.periodNs()
+		if to-from < p {
+			return
+		}
+		from, to = from+p/2-1, to-p/2+1
+	}
 	c.s.res.Gaps = append(c.s.res.Gaps, Gap{
 		Lane: "cheap", HostNs: hostNs, Step: c.s.stepAtLocked(hostNs),
 		Error:      cmd + ": frame buffer wrapped between polls; frames were lost",

@@ -58,9 +58,10 @@ func TestAbsorbGfxinfoDetectsWrappedBuffer(t *testing.T) {
 	text := fixtures.Read(t, "gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt")
 	c := bareCollector(SourceGfxInfo)
 	name := "com.soundvisualization.accessibility/com.soundvisualization.accessibility.MainActivity/android.view.ViewRootImpl@73f2e63"
-	// The previous dump's newest row is older than the full buffer's
-	// oldest row.
-	c.gfxWin[name] = &gfxWindowState{prevMax: 314856675367713 - 1, lastKept: 314856675367713 - 1,
+	// The previous dump's newest row is two vsyncs (120 Hz) older than the
+	// full buffer's oldest row: the frame between was lost.
+	const oldest, period = 314856675367713, 8333333
+	c.gfxWin[name] = &gfxWindowState{prevMax: oldest - 2*period, lastKept: oldest - 2*period,
 		done: map[gfxRowKey]struct{}{}, pending: map[gfxRowKey]*gfxPending{}}
 	c.absorbFrames(adbx.Result{Stdout: text}, "dumpsys gfxinfo com.x.y framestats", false, 0, 1, 0)
 	if len(c.gfxWin) != 1 {
@@ -70,8 +71,16 @@ func TestAbsorbGfxinfoDetectsWrappedBuffer(t *testing.T) {
 		t.Fatalf("gaps %+v, want one naming the lost frames", c.s.res.Gaps)
 	}
 	// The lost frames lie between the two dumps' frames.
-	if g := c.s.res.Gaps[0]; g.LostFromNs != 314856675367713-1 || g.LostToNs != 314856675367713 {
-		t.Errorf("lost span (%d, %d), want the previous dump's newest vsync to the capture's oldest", g.LostFromNs, g.LostToNs)
+	if g := c.s.res.Gaps[0]; g.LostFromNs != oldest-2*period+period/2-1 || g.LostToNs != oldest-period/2+1 {
+		t.Errorf("lost span (%d, %d), want the previous dump's newest vsync to the capture's oldest, half a period in", g.LostFromNs, g.LostToNs)
+	}
+	// Less than a vsync apart, no frame fits between: nothing was lost.
+	c = bareCollector(SourceGfxInfo)
+	c.gfxWin[name] = &gfxWindowState{prevMax: oldest - period/2, lastKept: oldest - period/2,
+		done: map[gfxRowKey]struct{}{}, pending: map[gfxRowKey]*gfxPending{}}
+	c.absorbFrames(adbx.Result{Stdout: text}, "dumpsys gfxinfo com.x.y framestats", false, 0, 1, 0)
+	if len(c.s.res.Gaps) != 0 {
+		t.Errorf("gaps %+v for a ring whose oldest frame is half a vsync after the last kept", c.s.res.Gaps)
 	}
 }
 
@@ -97,8 +106,23 @@ func TestAbsorbSurfaceFlingerDetectsWrappedBuffer(t *testing.T) {
 	if len(c.s.res.Gaps) != 1 {
 		t.Fatalf("gaps %+v, want the wrap", c.s.res.Gaps)
 	}
-	if g := c.s.res.Gaps[0]; g.LostFromNs != 1e9+226*16666666+1e6 || g.LostToNs != 1e9+300*16666666+1e6 {
-		t.Errorf("lost span (%d, %d), want the last present kept to the new ring's oldest", g.LostFromNs, g.LostToNs)
+	// From the last present kept to the new ring's oldest, half a period
+	// in at each end: a frame lost is a vsync from both.
+	const half = 16666666 / 2
+	if g := c.s.res.Gaps[0]; g.LostFromNs != 1e9+226*16666666+1e6+half-1 || g.LostToNs != 1e9+300*16666666+1e6-half+1 {
+		t.Errorf("lost span (%d, %d), want the last present kept to the new ring's oldest, half a period in", g.LostFromNs, g.LostToNs)
+	}
+	// A ring that turned short of once between polls, its oldest frame
+	// less than a period after the last kept (a frame presented early),
+	// lost nothing: no frame fits between.
+	c = bareCollector(SourceSurfaceFlinger)
+	c.layer = "L"
+	c.absorbFrames(adbx.Result{Stdout: ring(0)}, "sf", false, 0, 1, 10e9)
+	oldest := int64(1e9 + 127*16666666 + 1e6)
+	early := strings.Replace(string(ring(127)), fmt.Sprintf("\t%d\t", oldest), fmt.Sprintf("\t%d\t", oldest-2e6), 1)
+	c.absorbFrames(adbx.Result{Stdout: []byte(early)}, "sf", false, 2, 3, 10e9)
+	if len(c.s.res.Gaps) != 0 || len(c.s.res.Frames) != 254 {
+		t.Errorf("%d frames, gaps %+v; want 254 and no gap", len(c.s.res.Frames), c.s.res.Gaps)
 	}
 }
 

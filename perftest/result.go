@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -77,7 +78,15 @@ type Result struct {
 	// unreadable on this device and what replaced it.
 	Notes []string `json:"notes,omitempty"`
 	// Error says why the session ended early; empty when it ran to Stop.
+	// A Result written before Stop (see Unfinished) says so here too.
 	Error string `json:"error,omitempty"`
+	// Unfinished is set on a Result the session wrote while it ran, as
+	// its steps ended: the session had not reached Stop then. Found on
+	// disk, it is the last such write of a session that never reached
+	// Stop (killed, crashed) or still runs; nil on a Result written at
+	// Stop. Such a Result fails (see Failed), and its steps are never
+	// recorded as budgets or baselines.
+	Unfinished *Unfinished `json:"unfinished,omitempty"`
 	// Verdicts are the verdicts of every check of the session: budgets
 	// checked in Go (assert, the session-bound checks), budget files,
 	// scenario budgets, regression gates, crashes no step expected and UI
@@ -97,6 +106,16 @@ type Result struct {
 	// rec guards Verdicts, which checks may record from several
 	// goroutines, and says whether the file on disk lacks some of them.
 	rec *recorder
+	// ckSeq numbers a session's writes before Stop (checkpointLocked).
+	ckSeq uint64
+}
+
+// verdicts is a copy of r.Verdicts, taken while no check records one.
+func (r *Result) verdicts() []budget.Verdict {
+	rec := r.recorder()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return slices.Clone(r.Verdicts)
 }
 
 // own makes r the Result its steps record verdicts in.
@@ -139,11 +158,16 @@ func (r *Result) RecordVerdicts(vs ...budget.Verdict) {
 }
 
 // marshal is r as indented JSON, taken while no check records a verdict in
-// it.
+// it. A Result written before Stop (Unfinished) is compact: a session
+// writes it again as each step ends, and indenting takes longer than
+// encoding.
 func (r *Result) marshal() ([]byte, error) {
 	rec := r.recorder()
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
+	if r.Unfinished != nil {
+		return json.Marshal(r)
+	}
 	return json.MarshalIndent(r, "", "  ")
 }
 
@@ -381,7 +405,8 @@ type Gap struct {
 	// LostFromNs and LostToNs bound, on the device clock of frame times
 	// (Frame.Time), the frames lost when the phone's frame buffer wrapped
 	// between two polls: after the newest frame the poll before showed,
-	// before the oldest this poll shows. Both are 0 for a failed read.
+	// before the oldest this poll shows, each narrowed by half a refresh
+	// period (frames are a vsync apart). Both are 0 for a failed read.
 	LostFromNs int64 `json:"lost_from_ns,omitempty"`
 	LostToNs   int64 `json:"lost_to_ns,omitempty"`
 }
@@ -433,8 +458,9 @@ func (r *Result) Step(name string) *Step {
 	return &Step{Name: name, Missing: true, res: r}
 }
 
-// WriteFile writes r as indented JSON to path, creating its directory, with
-// an atomic rename so a reader never sees half a file.
+// WriteFile writes r as indented JSON to path, creating its directory,
+// through a temporary file synced to disk and renamed over path, so a
+// reader never sees half a file.
 func (r *Result) WriteFile(path string) error {
 	if r.Schema == "" {
 		r.Schema = Schema
@@ -452,10 +478,7 @@ func (r *Result) WriteFile(path string) error {
 		return fmt.Errorf("perftest: write %s: %w", path, err)
 	}
 	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
+	werr = errors.Join(werr, tmp.Sync(), tmp.Close())
 	if werr == nil {
 		werr = os.Rename(tmp.Name(), path)
 	}

@@ -80,32 +80,41 @@ const resultsLock = ".perfgate.lock"
 // WriteInDir writes r into dir as base.json, or base.2.json, base.3.json, …
 // when that name is taken, and records the path in r.Path.
 //
-// A name is free when nothing is there, or when the file there is an
-// earlier run's Result: a regular file (a link, or anything else, is never
-// followed or replaced) whose JSON starts with perfgate's schema
-// ("perfgate.result/v1"), that no running process holds and that this
-// process did not write. Every process holds the files it writes (a shared
-// advisory lock, on systems that have them, for its first 2000 files), so
-// a run going on at the same time keeps its files, and it remembers them,
-// so a second session of one name in a run (go test -count=2) gets
-// base.2.json. Any other file, such
-// as a scenario named base.json in a folder used as results folder, is
-// never replaced or removed: the Result goes to the next name.
+// Names go by stem, the name without its extension: a session's Result
+// and the files it links (its folded stacks and Perfetto trace) share one
+// (base.3.json, base.3.folded, base.3.perfetto-trace), so a Result's links
+// always name its own files however many sessions of one name write into
+// the folder at once. A stem is free when each of those names is: nothing
+// is there, or the file there is an earlier run's of that kind (for a
+// Result: a regular file, never a link, whose JSON starts with perfgate's
+// schema, "perfgate.result/v1") that no running process holds and that
+// this process did not write. Every process holds the files it writes (a
+// shared advisory lock, on systems that have them, for its first 2000
+// files), so a run going on at the same time keeps its files, and it
+// remembers them, so a second session of one name in a run (go test
+// -count=2) gets base.2.json. Any other file, such as a scenario named
+// base.json in a folder used as results folder, is never replaced or
+// removed: the Result goes to the next stem.
 //
 // A later run replaces an earlier run's files, all of them: the first time
 // a process writes a file of base into dir, it removes every earlier run's
 // Result of base there (base.json and base.N.json, by the rule above)
 // with the files that Result names beside it (its folded stacks and
 // Perfetto trace) and its reports (<its name>.html and .md, when they start
-// as perfgate's reports do). Running a test again thus leaves one set of
-// files, never a stale base.2.json that reads as a run of today.
+// as perfgate's reports do); the earlier run's files under the stem it
+// takes go too. Running a test again thus leaves one set of files, never a
+// stale base.2.json that reads as a run of today.
 //
-// Choosing the name, removing and renaming into place happen under a lock
+// Choosing the stem, removing and renaming into place happen under a lock
 // file in dir (waited for at most $PERFGATE_LOCK_TIMEOUT, default 30s), so
 // runs writing at once never overwrite each other. Where the system has no
 // advisory locks (Windows), a run that has ended and one going on at the
 // same time in another process look alike: its files may be replaced.
-func (r *Result) WriteInDir(dir, base string) error {
+func (r *Result) WriteInDir(dir, base string) error { return r.writeInDir(dir, base, nil) }
+
+// writeInDir is WriteInDir under the stem st, which the files r links
+// share (nil: a stem of its own).
+func (r *Result) writeInDir(dir, base string, st *stem) error {
 	if base == "" || strings.ContainsAny(base, `/\`) || base != filepath.Base(base) {
 		return fmt.Errorf("perftest: write result in %s: bad file name %q", dir, base)
 	}
@@ -127,11 +136,11 @@ func (r *Result) WriteInDir(dir, base string) error {
 		return fail(err)
 	}
 	_, werr := tmp.Write(append(b, '\n'))
-	if err := errors.Join(werr, tmp.Close(), os.Chmod(tmp.Name(), 0o644)); err != nil {
+	if err := errors.Join(werr, tmp.Sync(), tmp.Close(), os.Chmod(tmp.Name(), 0o644)); err != nil {
 		os.Remove(tmp.Name())
 		return fail(err)
 	}
-	p, err := claim(dir, base, ".json", tmp.Name())
+	p, err := st.claim(dir, base, ".json", tmp.Name())
 	if err != nil {
 		os.Remove(tmp.Name())
 		return fail(err)
@@ -170,7 +179,7 @@ func (r *Result) Rewrite() error {
 		return fail(err)
 	}
 	_, werr := tmp.Write(append(b, '\n'))
-	if err := errors.Join(werr, tmp.Close(), os.Chmod(tmp.Name(), fi.Mode().Perm())); err != nil {
+	if err := errors.Join(werr, tmp.Sync(), tmp.Close(), os.Chmod(tmp.Name(), fi.Mode().Perm())); err != nil {
 		os.Remove(tmp.Name())
 		return fail(err)
 	}
@@ -181,44 +190,123 @@ func (r *Result) Rewrite() error {
 	return nil
 }
 
-// claim renames the written file tmp to the first free name of base in
-// dir with extension ext (base.ext, base.2.ext, …), under the folder's
-// lock, and returns it; the file is then this process's (see keep). A
-// name is free when nothing is there or the file there is an earlier
-// run's of that kind (earlier); an earlier run's Result goes with the
-// files it names (companions). The first claim of base in dir by this
-// process first removes every earlier run's Result of base there (sweep),
-// so that the Result, its folded stacks and its trace, claimed one after
-// the other, each find their first name free again.
+// stemKinds are the extensions of the files named after a stem: a Result
+// and the files it links.
+var stemKinds = []string{".json", ".folded", ".perfetto-trace"}
+
+// A stem is the name, without its extension, that a session's files share
+// in its results folder: "TestFeed@pkg.3" for TestFeed@pkg.3.json, .folded
+// and .perfetto-trace. The first of them claimed chooses it, and the
+// others follow it, whatever order the session writes them in; a stem
+// with a fixed name (a session's Config.ResultFile) chooses nothing. A
+// nil *stem is a fresh one.
+type stem struct {
+	mu   sync.Mutex
+	dir  string // the folder it was chosen in
+	name string // "" until chosen
+}
+
+// fixedStem is the stem of a Result written at the path file, its name
+// the file's without ".json".
+func fixedStem(file string) *stem {
+	return &stem{dir: filepath.Dir(file), name: strings.TrimSuffix(filepath.Base(file), ".json")}
+}
+
+// claim renames the written file tmp to base's first free name in dir with
+// extension ext (base.ext, base.2.ext, …), under the folder's lock, and
+// returns it; the file is then this process's (see keep). It is the claim
+// of a fresh stem: a file no other goes with.
 func claim(dir, base, ext, tmp string) (string, error) {
+	return (*stem)(nil).claim(dir, base, ext, tmp)
+}
+
+// claim renames the written file tmp to the stem's name with extension ext
+// in dir, under the folder's lock, and returns it; the file is then this
+// process's (see keep). The first claim of an unchosen stem chooses it
+// (freeStem): a stem under which every kind of file is free, so that no
+// file of another Result shares it. The first claim of base in dir by
+// this process first removes every earlier run's Result of base there
+// (sweep).
+//
+// Once chosen, the stem's name for ext is the stem's own: nothing there,
+// or the stem's own file written again, or an earlier run's file of that
+// kind (which goes, with what an earlier Result names); any other file
+// there is an error, and stays.
+func (st *stem) claim(dir, base, ext, tmp string) (string, error) {
+	if st == nil {
+		st = &stem{}
+	}
 	timeout, err := filelock.Timeout()
 	if err != nil {
 		return "", err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.name != "" && !sameFolder(dir, st.dir) {
+		return "", fmt.Errorf("the session's files are in %s, not %s", st.dir, dir)
 	}
 	unlock, err := filelock.Lock(filepath.Join(dir, resultsLock), timeout)
 	if err != nil {
 		return "", err
 	}
 	defer unlock()
-	if firstClaim(dir, base) {
-		sweep(dir, base)
+	if st.name == "" {
+		if firstClaim(dir, base) {
+			sweep(dir, base)
+		}
+		name, err := freeStem(dir, base)
+		if err != nil {
+			return "", err
+		}
+		st.dir, st.name = dir, name
 	}
+	p := filepath.Join(dir, st.name+ext)
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return "", err
+	case fi.Mode().IsRegular() && wroteFile(p):
+		// The stem's own file, written again.
+	case !earlier(p, fi, ext):
+		return "", fmt.Errorf("%s is taken by a file that is not this run's (not replaced)", p)
+	case ext == ".json":
+		removeAll(companions(p, base))
+	}
+	if err := keep(tmp, p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// freeStem is the first of base, base.2, base.3, … under which every kind
+// of file (stemKinds) is free: nothing there, or an earlier run's file of
+// that kind, which it removes, with what an earlier Result there names.
+func freeStem(dir, base string) (string, error) {
+next:
 	for n := 1; n <= 10000; n++ {
-		p := filepath.Join(dir, numberedName(base, n, ext))
-		fi, err := os.Lstat(p)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			return "", err
-		case !earlier(p, fi, ext):
-			continue // this run's, a concurrent run's, or not perfgate's
-		case ext == ".json":
-			removeAll(companions(p, base))
+		name := numberedName(base, n, "")
+		var old []string
+		for _, ext := range stemKinds {
+			p := filepath.Join(dir, name+ext)
+			fi, err := os.Lstat(p)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+			case err != nil:
+				return "", err
+			case !earlier(p, fi, ext):
+				continue next // this run's, a concurrent run's, or not perfgate's
+			default:
+				old = append(old, p)
+			}
 		}
-		if err := keep(tmp, p); err != nil {
-			return "", err
+		for _, p := range old {
+			if strings.HasSuffix(p, ".json") {
+				removeAll(companions(p, base))
+			}
 		}
-		return p, nil
+		removeAll(old)
+		return name, nil
 	}
 	return "", errors.New("10000 names taken")
 }

@@ -230,24 +230,36 @@ func TestResultFilesNotAResult(t *testing.T) {
 }
 
 // The name of a folded stacks file or a trace that no Result names is
-// taken over only when what is there is of that kind and no one's now.
+// taken over only when what is there is of that kind and no one's now;
+// a name that is not free takes its whole stem with it, so the files of
+// one session go to the next stem together.
 func TestResultFilesCompanionNames(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, runBase+".folded", "scroll;main;draw 3\nscroll;main 1\n")
-	writeFile(t, dir, runBase+".perfetto-trace", "my notes on the trace\n")
 	folded, err := claimString(dir, runBase, ".folded", "new;main 1\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	trace, err := claimString(dir, runBase, ".perfetto-trace", "\x0a\x01\x00")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := filepath.Join(dir, runBase+".folded"); folded != want {
 		t.Errorf("folded stacks went to %s, want the earlier run's %s", folded, want)
 	}
+
+	dir = t.TempDir()
+	writeFile(t, dir, runBase+".perfetto-trace", "my notes on the trace\n")
+	st := &stem{}
+	trace, err := st.claimString(dir, runBase, ".perfetto-trace", "\x0a\x01\x00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	folded, err = st.claimString(dir, runBase, ".folded", "new;main 1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if want := filepath.Join(dir, runBase+".2.perfetto-trace"); trace != want {
 		t.Errorf("the trace went to %s, want %s", trace, want)
+	}
+	if want := filepath.Join(dir, runBase+".2.folded"); folded != want {
+		t.Errorf("its folded stacks went to %s, want %s", folded, want)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, runBase+".perfetto-trace")); string(b) != "my notes on the trace\n" {
 		t.Errorf("the notes now read %q", b)
@@ -524,19 +536,20 @@ func TestResultRunChild(t *testing.T) {
 
 // writeRunSet writes the files of one session of runBase into dir as a
 // session with causes and a trace, and a reporter, write them: the trace,
-// the folded stacks, the Result naming both, its HTML and Markdown
-// reports. It returns them in that order.
+// the folded stacks, the Result naming both, all under one stem, its HTML
+// and Markdown reports. It returns them in that order.
 func writeRunSet(dir, name string) ([]string, error) {
-	trace, err := claimString(dir, runBase, ".perfetto-trace", "\x0a\x02\x08\x01")
+	st := &stem{}
+	trace, err := st.claimString(dir, runBase, ".perfetto-trace", "\x0a\x02\x08\x01")
 	if err != nil {
 		return nil, err
 	}
-	stacks, err := claimString(dir, runBase, ".folded", "scroll;main;draw 3\n")
+	stacks, err := st.claimString(dir, runBase, ".folded", "scroll;main;draw 3\n")
 	if err != nil {
 		return nil, err
 	}
 	r := &Result{Name: name, Causes: &CauseRun{StacksFile: filepath.Base(stacks)}, Trace: &TraceInfo{File: trace}}
-	if err := r.WriteInDir(dir, runBase); err != nil {
+	if err := r.writeInDir(dir, runBase, st); err != nil {
 		return nil, err
 	}
 	stem := strings.TrimSuffix(r.Path, ".json")
@@ -550,15 +563,21 @@ func writeRunSet(dir, name string) ([]string, error) {
 }
 
 // claimString writes s into dir under the first free name of base with
-// extension ext, as a session writes its trace and folded stacks.
+// extension ext, a file of a stem of its own.
 func claimString(dir, base, ext, s string) (string, error) {
+	return (*stem)(nil).claimString(dir, base, ext, s)
+}
+
+// claimString writes s into dir under the stem with extension ext, as a
+// session writes its trace and folded stacks.
+func (st *stem) claimString(dir, base, ext, s string) (string, error) {
 	tmp, err := os.CreateTemp(dir, ".claim.*")
 	if err != nil {
 		return "", err
 	}
 	tmp.WriteString(s)
 	tmp.Close()
-	p, err := claim(dir, base, ext, tmp.Name())
+	p, err := st.claim(dir, base, ext, tmp.Name())
 	if err != nil {
 		os.Remove(tmp.Name())
 	}

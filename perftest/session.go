@@ -70,6 +70,28 @@ type Session struct {
 	deferPublish bool
 	publishMu    sync.Mutex
 	published    bool
+
+	// The Result is written as each step ends (checkpoint.go). stopping
+	// ends those writes once Stop began; ckSeq numbers them. Once a frame
+	// poll after ckAfter (host ns, the end of step ckAfterName) comes back,
+	// the lane has the Result written again, when ckArmed; writers are
+	// those writes still going on. ckDone keeps the summaries of steps
+	// that no longer change.
+	stopping    bool
+	ckSeq       uint64
+	ckAfter     int64
+	ckAfterName string
+	ckArmed     bool
+	writers     sync.WaitGroup
+	ckDone      map[*Step]ckStep
+	// fileMu serialises the writes of the Result file: ckWritten is the
+	// newest checkpoint written, finalWritten says Stop wrote the final
+	// Result (no checkpoint does after it), ckErr is why a checkpoint
+	// could not be written.
+	fileMu       sync.Mutex
+	ckWritten    uint64
+	finalWritten bool
+	ckErr        error
 }
 
 // Start begins measuring under a test. dev is the device (see adbx.Open);
@@ -192,13 +214,15 @@ func (s *Session) Begin(name string) {
 	if s == nil {
 		return
 	}
+	var snap *Result
+	defer func() { s.writeCheckpoint(snap) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
 		return
 	}
-	if s.cur != nil {
-		s.endLocked()
+	if st := s.endLocked(); st != nil {
+		snap = s.stepEndedLocked(st)
 	}
 	s.names[name]++
 	if n := s.names[name]; n > 1 {
@@ -217,24 +241,32 @@ func (s *Session) Begin(name string) {
 	}
 }
 
-// End closes the open step; without one it does nothing.
+// End closes the open step; without one it does nothing. The Result so
+// far, with the step, is written before End returns (see Unfinished).
 func (s *Session) End() {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.endLocked()
+	var snap *Result
+	if st := s.endLocked(); st != nil {
+		snap = s.stepEndedLocked(st)
+	}
+	s.mu.Unlock()
+	s.writeCheckpoint(snap)
 }
 
-func (s *Session) endLocked() {
-	if s.cur == nil {
-		return
+// endLocked closes the open step and returns it; nil without one.
+func (s *Session) endLocked() *Step {
+	st := s.cur
+	if st == nil {
+		return nil
 	}
 	now := s.now()
-	s.cur.HostEndNs = now
-	s.cur.HostEnd = s.start.Add(time.Duration(now))
+	st.HostEndNs = now
+	st.HostEnd = s.start.Add(time.Duration(now))
 	s.cur = nil
+	return st
 }
 
 // stepAt names the step open at host time ns ("" between steps).
@@ -282,11 +314,15 @@ func (s *Session) EndUnfinished() {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.cur != nil {
 		s.cur.Unfinished = true
 	}
-	s.endLocked()
+	var snap *Result
+	if st := s.endLocked(); st != nil {
+		snap = s.stepEndedLocked(st)
+	}
+	s.mu.Unlock()
+	s.writeCheckpoint(snap)
 }
 
 // FailStep records that a UI action of the named step failed: line says
@@ -390,6 +426,7 @@ func (s *Session) tick(ctx context.Context, due int64) error {
 	s.failing = 0
 	s.lastOK = recv
 	s.col.absorb(plan, out, due, send, recv)
+	s.polledLocked()
 	if s.cfg.OnTick != nil {
 		s.cfg.OnTick(s.liveLocked())
 	}
@@ -462,8 +499,10 @@ func (s *Session) slowTick(ctx context.Context) {
 
 // Stop ends the session: it stops the collectors and polls once more
 // (unless the device is gone), and again while frames of the last moments
-// may still be drawing (at most Config.Settle), closes an open step,
-// summarises every step, writes the Result and returns it. Under a test, a
+// may still be drawing (at most Config.Settle); when none of those polls
+// got through, it polls frames once more after its other reads of the
+// phone. It closes an open step, summarises every step, writes the Result
+// (over the one written as the last step ended) and returns it. Under a test, a
 // session that ended early fails the test (Errorf) naming the error and
 // the partial result's path. Calling Stop again returns the same Result.
 func (s *Session) Stop() *Result {
@@ -491,6 +530,9 @@ func (s *Session) stop() {
 		}
 	}
 	stopNs := s.now()
+	s.mu.Lock()
+	s.stopping = true
+	s.mu.Unlock()
 	s.cancel()
 	s.lanes.Wait()
 	s.mu.Lock()
@@ -519,6 +561,9 @@ func (s *Session) stop() {
 		slow.Wait()
 	}
 	s.restoreLooper()
+	if !ended && s.cfg.has(CollectFrames) {
+		s.pollFramesAgain(stopNs)
+	}
 
 	// The trace ends after the last poll, so it holds every frame counted.
 	s.col.stopTrace(context.Background())
@@ -558,10 +603,18 @@ func (s *Session) stop() {
 	}
 	r.unsaved()
 
+	// The writes of the Result as steps ended are done before the final
+	// one replaces them.
+	s.writers.Wait()
+	s.fileMu.Lock()
+	if s.ckErr != nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("result: the Result could not be written %v: a session killed then would have lost its steps", s.ckErr))
+	}
+	s.fileMu.Unlock()
 	// The stacks go first, so the Result names their file; the Result's
 	// own error comes first in what is reported.
 	serr := s.cfg.writeStacks(r, stacks)
-	werr := errors.Join(s.cfg.writeResult(r), serr)
+	werr := errors.Join(s.writeFinal(r), serr)
 	var rerr error
 	note := ""
 	if !s.deferPublish {
@@ -675,6 +728,39 @@ func (s *Session) settle(stopNs int64) error {
 		}
 		time.Sleep(wait)
 	}
+}
+
+// pollFramesAgain polls frames once more when none of Stop's polls got
+// through (a phone frozen, or too busy to answer, as Stop began): Stop's
+// reads since gave the phone time to answer again, and the frames the last
+// step drew after the lanes' last poll are still in its buffer unless it
+// wrapped meanwhile, which the poll tells (the step then says which of its
+// frames were lost). Only frames are read: a CPU or memory read this late
+// would stretch the last step's figures over the time the phone froze.
+func (s *Session) pollFramesAgain(stopNs int64) {
+	s.mu.Lock()
+	if s.col.framesReadAfter(stopNs) {
+		s.mu.Unlock()
+		return
+	}
+	p := s.col.framesPlan()
+	s.mu.Unlock()
+	send := s.now()
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.TickTimeout)
+	out, err := s.dev.batch(ctx, p.cmds)
+	recv := s.now()
+	cancel()
+	if err == nil && len(out) != len(p.cmds) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(p.cmds), len(out))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.res.Gaps = append(s.res.Gaps, Gap{Lane: "cheap", HostNs: send, DurationNs: recv - send,
+			Step: s.stepAtLocked(send), Error: "frames polled again at Stop: " + err.Error()})
+		return
+	}
+	s.col.absorbFramesPoll(p, out, send, recv)
 }
 
 // minCPUInterval is the shortest time between the lanes' last tick and

@@ -23,10 +23,7 @@ func (c *collector) finish() {
 		}
 		c.note("frames: dumpsys SurfaceFlinger --latency %s showed %s in every poll: the layer holds no frames of the app (on Android 11+ a wrong or non-BLAST layer prints this)", shellQuote(c.layer), what)
 	}
-	clk := &c.clockGfx
-	if !clk.ok() {
-		clk = &c.clockProc
-	}
+	clk := c.stepClock()
 	if clk.ok() && clk.source == "/proc/uptime" {
 		c.note("clock: mapped through /proc/uptime (10 ms resolution; counts suspend time, so valid only while the device stays awake)")
 	}
@@ -90,6 +87,15 @@ func (c *collector) finish() {
 	if r.Steps == nil {
 		r.Steps = []*Step{}
 	}
+}
+
+// stepClock is the clock map steps are placed on the device with: the
+// gfxinfo dumps' Uptime, else /proc/uptime.
+func (c *collector) stepClock() *clockMap {
+	if c.clockGfx.ok() {
+		return &c.clockGfx
+	}
+	return &c.clockProc
 }
 
 func (c *collector) summarise(st *Step) {

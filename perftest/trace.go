@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -516,17 +515,15 @@ func (c *collector) fetchTrace(ctx context.Context) (o traceOutcome) {
 		o.notes = c.releaseTrace(ctx, true)
 		return o
 	}
-	dir := c.cfg.resultsDir()
-	base := resultBase(c.cfg.Name)
-	if f := c.cfg.ResultFile; f != "" && f != "-" {
-		base = strings.TrimSuffix(filepath.Base(f), ".json")
-	}
+	// The trace takes the Result's stem, so that the Result names it
+	// (and it the Result) whatever else writes into the folder meanwhile.
+	dir, base, st := c.cfg.resultsDir(), resultBase(c.cfg.Name), c.cfg.fileStem()
 	bound := size
 	if size < 0 {
 		// The file holds at most the ring buffer and a little more.
 		bound = int64(tr.cfg.BufferKB) * 1024 * 5 / 4
 	}
-	path, err := c.pullWhole(ctx, tr.remote, size, tracePullDeadline(bound), dir, base, ".perfetto-trace")
+	path, err := c.pullWhole(ctx, tr.remote, size, tracePullDeadline(bound), dir, base, ".perfetto-trace", st)
 	if err != nil {
 		o.notRecorded = fmt.Sprintf("%v; the trace stays on the phone: adb pull %s", err, tr.remote)
 		o.notes = c.releaseTrace(ctx, false)

@@ -387,7 +387,7 @@ func (c *collector) pullLeftovers(ctx context.Context) []string {
 		var took string
 		if size > 0 {
 			base := strings.TrimSuffix(path.Base(l.path), ".perfetto-trace") + ".leftover"
-			p, err := c.pullWhole(ctx, l.path, size, tracePullDeadline(size), dir, base, ".perfetto-trace")
+			p, err := c.pullWhole(ctx, l.path, size, tracePullDeadline(size), dir, base, ".perfetto-trace", nil)
 			if err != nil {
 				notes = append(notes, fmt.Sprintf("leftover: %s (%s) not pulled: %v; it stays on the phone: adb pull %s", l.path, l.why, err, l.path))
 				continue
@@ -410,12 +410,13 @@ func (c *collector) pullLeftovers(ctx context.Context) []string {
 	return notes
 }
 
-// pullWhole copies the device file remote into dir as base+ext (or
-// base.2+ext …, as Results are named), with deadline dl, and returns its
-// path once the copy is whole: as long as the device's stat said (size;
-// a negative size is unknown and not compared), written to disk (fsync)
-// and renamed into place. On error nothing is left in dir.
-func (c *collector) pullWhole(ctx context.Context, remote string, size int64, dl time.Duration, dir, base, ext string) (string, error) {
+// pullWhole copies the device file remote into dir under the stem st (nil:
+// a stem of its own, base or base.2 …, as Results are named) with
+// extension ext, with deadline dl, and returns its path once the copy is
+// whole: as long as the device's stat said (size; a negative size is
+// unknown and not compared), written to disk (fsync) and renamed into
+// place. On error nothing is left in dir.
+func (c *collector) pullWhole(ctx context.Context, remote string, size int64, dl time.Duration, dir, base, ext string, st *stem) (string, error) {
 	cmd := "adb pull " + remote
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("%s: %w", cmd, err)
@@ -441,7 +442,7 @@ func (c *collector) pullWhole(ctx context.Context, remote string, size int64, dl
 		os.Remove(tmp.Name())
 		return "", fmt.Errorf("%s (%s, deadline %v): the pull ended short: the copy has %d bytes", cmd, of, dl.Round(time.Second), fi.Size())
 	}
-	p, err := claim(dir, base, ext, tmp.Name())
+	p, err := st.claim(dir, base, ext, tmp.Name())
 	if err != nil {
 		os.Remove(tmp.Name())
 		return "", fmt.Errorf("%s into %s: %w", cmd, dir, err)

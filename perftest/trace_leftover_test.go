@@ -95,7 +95,7 @@ func TestTracePullWhole(t *testing.T) {
 			dir := t.TempDir()
 			d := &pullDevice{data: []byte(tc.data), err: tc.err}
 			c := &collector{s: &Session{dev: d}}
-			p, err := c.pullWhole(context.Background(), remote, tc.size, tracePullDeadline(1<<30), dir, "x", ".perfetto-trace")
+			p, err := c.pullWhole(context.Background(), remote, tc.size, tracePullDeadline(1<<30), dir, "x", ".perfetto-trace", nil)
 			ents, _ := os.ReadDir(dir)
 			var names []string
 			for _, e := range ents {

@@ -21,11 +21,17 @@ import (
 // Durations are in ns and memory and traffic in B, so benchstat scales
 // them; a step repeated in one session ("scroll#2") is one more run of
 // "scroll". Configuration lines are written when they change between
-// results.
+// results. A Result of a session that did not reach Stop
+// (perftest.Result.Unfinished) is no run: a comment line says it was
+// left out.
 func WriteBenchstat(w io.Writer, results []*perftest.Result) error {
 	bw := bufio.NewWriter(w)
 	last := map[string]string{}
 	for _, r := range results {
+		if r.Unfinished != nil {
+			fmt.Fprintf(bw, "# %s\n", oneLine(unfinishedLine(r)))
+			continue
+		}
 		d := r.Device
 		cfg := [][2]string{
 			{"device", strings.TrimSpace(d.Manufacturer + " " + d.Model)},

@@ -111,6 +111,9 @@ type Side struct {
 	devices map[string]string
 	// n counts the sessions.
 	n int
+	// unfinished says which Results were left out for not having reached
+	// Stop (perftest.Result.Unfinished), one line each.
+	unfinished []string
 }
 
 // NewSide is an empty side.
@@ -145,7 +148,9 @@ func (s *Side) AddRuns(n int) { s.n += n }
 
 // SideOf reads Results into a side: each Result a run of its test (its
 // Key) on its device model ("" for every model, with acrossDevices), each
-// iteration of a step ("scroll#2") one more run.
+// iteration of a step ("scroll#2") one more run. A Result of a session
+// that did not reach Stop (perftest.Result.Unfinished) is no run: it is
+// left out, and the comparison warns of it.
 func SideOf(results []*perftest.Result, acrossDevices bool) *Side {
 	return sideOf(results, acrossDevices, false)
 }
@@ -163,6 +168,7 @@ func sideOf(results []*perftest.Result, acrossDevices, perRun bool) *Side {
 		s := NewSide()
 		for _, r := range results {
 			one := sideOf([]*perftest.Result{r}, acrossDevices, false)
+			s.unfinished = append(s.unfinished, one.unfinished...)
 			for model, d := range one.devices {
 				s.SetDevice(model, d)
 			}
@@ -186,12 +192,16 @@ func sideOf(results []*perftest.Result, acrossDevices, perRun bool) *Side {
 				s.Add(k, m, ft, frames)
 			}
 		}
-		s.n = len(results)
+		s.n = len(results) - len(s.unfinished)
 		return s
 	}
 	s := NewSide()
-	s.n = len(results)
 	for _, r := range results {
+		if r.Unfinished != nil {
+			s.unfinished = append(s.unfinished, unfinishedLine(r))
+			continue
+		}
+		s.n++
 		model := DeviceKey(r.Device.Manufacturer, r.Device.Model, r.Device.API)
 		s.SetDevice(model, deviceText(r))
 		if acrossDevices {
@@ -232,6 +242,20 @@ func sideOf(results []*perftest.Result, acrossDevices, perRun bool) *Side {
 	return s
 }
 
+// unfinishedLine says that the Result r of a session that did not reach
+// Stop is left out of a comparison.
+func unfinishedLine(r *perftest.Result) string {
+	where := r.Key()
+	if r.Path != "" {
+		where += " (" + r.Path + ")"
+	}
+	return fmt.Sprintf("%s: left out: %s", where, r.Error)
+}
+
+// Unfinished says which Results the side left out for not having reached
+// Stop (perftest.Result.Unfinished), one line each.
+func (s *Side) Unfinished() []string { return s.unfinished }
+
 // DeviceKey names the device a run is keyed by: its model (manufacturer and
 // model) and Android API level, "Google Pixel 7, API 34". Emulators of
 // every API level share a model name, and one API level's runs say nothing
@@ -269,6 +293,11 @@ func CompareSides(base, next *Side, opts CompareOptions) *Comparison {
 	opts = opts.withDefaults()
 	c := &Comparison{Options: opts}
 	sides := [2]string{"baseline runs", "new runs"}
+	for i, s := range []*Side{base, next} {
+		for _, u := range s.unfinished {
+			c.Warnings = append(c.Warnings, sides[i]+": "+u)
+		}
+	}
 	for _, k := range next.order {
 		if _, ok := base.runs[k]; ok || !base.hasTest(k) {
 			continue // the test as a whole is warned of below

@@ -119,7 +119,17 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		opts.From = "baseline " + paths[0]
 		c = report.Compare(base, next, opts)
 	}
+	// A session that did not reach Stop is no run, and no pass: the
+	// comparison leaves it out and warns, and compare fails for it.
+	var unfinished error
+	if n := countUnfinished(next); n > 0 {
+		unfinished = exitError{code: 1, err: fmt.Errorf("compare: %d of the %d new Results are of sessions that did not reach Stop (unfinished), left out", n, len(next))}
+	}
 	if len(c.Rows) == 0 {
+		if unfinished != nil {
+			c.WriteText(stdout)
+			return unfinished
+		}
 		if *hist != "" {
 			// No base runs yet (a new repository, a new test): nothing to
 			// gate on, which is no failure.
@@ -155,7 +165,19 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		}
 		return exitError{code: 1, err: fmt.Errorf("compare: %d significant %s past %g%%", len(regs), what, *threshold)}
 	}
-	return nil
+	return unfinished
+}
+
+// countUnfinished counts the Results of sessions that did not reach Stop
+// (perftest.Result.Unfinished).
+func countUnfinished(results []*perftest.Result) int {
+	n := 0
+	for _, r := range results {
+		if r.Unfinished != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // writeVerdicts keeps the comparison's verdicts in the new Results they
@@ -163,6 +185,9 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 func writeVerdicts(c *report.Comparison, next []*perftest.Result, across bool) error {
 	var errs []error
 	for _, r := range next {
+		if r.Unfinished != nil {
+			continue // left out of the comparison; its session may still write it
+		}
 		model := report.DeviceKey(r.Device.Manufacturer, r.Device.Model, r.Device.API)
 		if across {
 			model = ""

@@ -68,7 +68,9 @@ With -pool the scenario runs on every device of a device pool ($PERFGATE_POOL,
 $PERFGATE_ADB_SERVERS, $PERFGATE_DEVICE_MODELS, $PERFGATE_DEVICE_API,
 $PERFGATE_DEVICE_SERIAL; see package devicepool), or on one of each model,
 at most -parallel at once, each writing its own Result; -shard k/n takes
-every n-th device, for CI jobs that split a lab.
+every n-th device, for CI jobs that split a lab. A phone that two servers
+list, or one on USB and TCP at once, runs once (it says which serials it
+took for one phone).
 "trace" records a Perfetto trace around the steps (Android 10+; FrameTimeline
 jank types on 12+) into the results folder: true, or an object with
 buffer_kb (1024 to 1048576), categories (atrace categories) and

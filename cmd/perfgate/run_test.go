@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/scenario"
@@ -71,8 +72,8 @@ func FuzzParseScenario(f *testing.F) {
 			if !strings.HasPrefix(err.Error(), "s.json") {
 				t.Fatalf("error without the file name: %v", err)
 			}
-			if len(err.Error()) > 2000 {
-				t.Fatalf("a %d-byte error for %d bytes of input", len(err.Error()), len(b))
+			if cerr := excerpt.Check(err.Error()); cerr != nil {
+				t.Fatalf("%v, for %d bytes of input", cerr, len(b))
 			}
 			return
 		}

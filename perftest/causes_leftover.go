@@ -1,0 +1,114 @@
+package perftest
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+)
+
+// What the profiler leaves on a phone, and how a later session finds it.
+//
+// A session's profiler writes its samples to
+// /data/local/tmp/perfgate-<16 hex digits>.data (simpleperf) or .trace
+// (ART's profiler), and Stop removes the file once it has read it. A
+// session that dies between (SIGKILL, a crashed host) leaves the file. So
+// a session that samples stacks lists, in the round trip that picks its
+// profiler, the phone's clock, those files and the processes: a file is a
+// leftover when no running simpleperf writes it and it is older than
+// traceGrace (a live recording's file is read and removed within seconds
+// of its recording's end). Leftovers are removed, each with a note: the
+// samples of a session that never stopped belong to no Result.
+
+// profFile matches the profiler files of perfgate's sessions.
+var profFile = regexp.MustCompile(`^` + traceLeaseDir + `/perfgate-[0-9a-f]{16}\.(data|trace)$`)
+
+// profilerListing lists the phone's clock, perfgate's profiler files
+// (time and path) and the processes.
+func profilerListing() []string {
+	return []string{
+		"date +%s",
+		"for f in " + traceLeaseDir + "/perfgate-*.data " + traceLeaseDir + "/perfgate-*.trace; do [ -f \"$f\" ] && stat -c '%Y %n' \"$f\"; done; true",
+		"ps -A -o PID,ARGS",
+	}
+}
+
+// profilerLeftovers reads profilerListing's output: each leftover file,
+// with how long nobody has touched it. Output it cannot read gives none.
+func profilerLeftovers(out []adbx.Result) map[string]time.Duration {
+	if len(out) != 3 || out[0].ExitCode != 0 || out[2].ExitCode != 0 {
+		return nil
+	}
+	now, err := strconv.ParseInt(strings.TrimSpace(string(out[0].Stdout)), 10, 64)
+	if err != nil || now <= 0 {
+		return nil
+	}
+	// A file a recorder writes is its recording's, however old.
+	written := map[string]bool{}
+	for _, line := range strings.Split(string(out[2].Stdout), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || path.Base(f[1]) != "simpleperf" {
+			continue
+		}
+		for i, a := range f[2:] {
+			if a == "-o" && i+3 < len(f) {
+				written[f[i+3]] = true
+			}
+		}
+	}
+	left := map[string]time.Duration{}
+	for _, line := range strings.Split(string(out[1].Stdout), "\n") {
+		f := strings.SplitN(strings.TrimSpace(line), " ", 2)
+		if len(f) != 2 || !profFile.MatchString(f[1]) || written[f[1]] {
+			continue
+		}
+		mt, err := strconv.ParseInt(f[0], 10, 64)
+		if age := time.Duration(now-mt) * time.Second; err == nil && age >= traceGrace {
+			left[f[1]] = age
+		}
+	}
+	return left
+}
+
+// removeProfilerLeftovers removes the leftover profiler files that
+// profilerListing's output out shows, with a note for each.
+func (c *collector) removeProfilerLeftovers(ctx context.Context, out []adbx.Result) {
+	left := profilerLeftovers(out)
+	if len(left) == 0 {
+		return
+	}
+	files := slices.Sorted(func(yield func(string) bool) {
+		for f := range left {
+			if !yield(f) {
+				return
+			}
+		}
+	})
+	cmd := "rm -f"
+	for _, f := range files {
+		cmd += " " + shellQuote(f)
+	}
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	res, err := c.s.dev.batch(rctx, []string{cmd})
+	cancel()
+	if err == nil && (len(res) != 1 || res[0].ExitCode != 0) {
+		if len(res) == 1 {
+			err = fmt.Errorf("%s", failure(res[0], cmd))
+		} else {
+			err = fmt.Errorf("batch of 1 command returned %d results", len(res))
+		}
+	}
+	for _, f := range files {
+		if err != nil {
+			c.note("stacks: leftover: %s, a profiler's file of an earlier session that ended without removing it (untouched for %v), could not be removed: %v", f, left[f], err)
+			continue
+		}
+		c.note("stacks: leftover: removed %s, a profiler's file of an earlier session that ended without removing it (untouched for %v)", f, left[f])
+	}
+}

@@ -1,0 +1,231 @@
+package perftest
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/perfgate/perfgate/metrics"
+)
+
+// A session writes its Result as each step ends, not only at Stop, so that
+// a session that never reaches Stop (SIGKILL, a crashed host, os.Exit, a
+// test binary's -timeout) still leaves every step it finished on disk. Each
+// write goes to the file Stop's write replaces later, whole (a temporary
+// file, synced, renamed over it), and says it is unfinished (Unfinished,
+// and an Error for readers that know only that): no reader takes it for a
+// session that ran to Stop and passed.
+//
+// A step is written twice: when it ends, with what the session read up to
+// then, and again once frame polls after its end brought the frames it
+// drew last (they are only known from such a poll; until then its frame
+// figures are not measured, and say why). Neither write asks the
+// phone for anything: the figures come from what the lanes read.
+
+// Unfinished marks a Result written while its session ran, before Stop:
+// the session wrote it as a step ended. A session that reached Stop
+// replaced it with its final Result, which has no Unfinished; one that
+// did not (killed, crashed, or still running) left this one, whose steps
+// are those that had ended, summarised from what had been read by then.
+type Unfinished struct {
+	// After names the last step that had ended when it was written.
+	After string `json:"after"`
+	// InStep names the step that had begun since, "" for none.
+	InStep string `json:"in_step,omitempty"`
+	// Written is when it was written, on the host's wall clock.
+	Written time.Time `json:"written"`
+}
+
+// reason is what an Unfinished Result's Error says.
+func (u *Unfinished) reason() string {
+	in := ""
+	if u.InStep != "" {
+		in = " (step " + strconv.Quote(u.InStep) + " in progress)"
+	}
+	return fmt.Sprintf("unfinished: the session had not reached Stop when this Result was written, after step %q ended%s; it was killed, or it still runs",
+		u.After, in)
+}
+
+// checkpointLocked is the Result so far, for a write after the step named
+// after ended, or nil when nothing is to be written (the session is
+// stopping, or writes no Result). It copies what the lanes go on changing,
+// so that it can be written without the lock; the finished steps are
+// summarised as Stop would summarise them from what was read by now.
+func (s *Session) checkpointLocked(after string) *Result {
+	if s.stopping || s.cfg.ResultFile == "-" {
+		return nil
+	}
+	s.ckSeq++
+	r, c := s.res, s.col
+	clk := c.stepClock()
+	snap := &Result{
+		Schema: Schema, Name: r.Name, TestPackage: r.TestPackage,
+		Device: r.Device, App: r.App, Config: r.Config,
+		Start: r.Start, End: time.Now(), Clock: clk.sync(),
+		Frames:         slices.Clone(r.Frames),
+		FramesRejected: maps.Clone(r.FramesRejected),
+		RejectedFrames: slices.Clone(r.RejectedFrames),
+		Samples:        slices.Clone(r.Samples),
+		Memory:         slices.Clone(r.Memory),
+		Traffic:        slices.Clone(r.Traffic),
+		Gaps:           slices.Clone(r.Gaps),
+		Crashes:        slices.Clone(r.Crashes),
+		Restarts:       slices.Clone(r.Restarts),
+		ProcessEnds:    slices.Clone(r.ProcessEnds),
+		Notes:          slices.Clone(r.Notes),
+		Unfinished:     &Unfinished{After: after, Written: time.Now()},
+		ckSeq:          s.ckSeq,
+	}
+	snap.App.PIDs = slices.Clone(r.App.PIDs)
+	if s.cur != nil {
+		snap.Unfinished.InStep = s.cur.Name
+	}
+	snap.Error = snap.Unfinished.reason()
+	if r.Causes != nil {
+		cr := *r.Causes
+		snap.Causes = &cr
+	}
+	if r.Trace != nil {
+		ti := *r.Trace
+		ti.Notes = slices.Clone(ti.Notes)
+		snap.Trace = &ti
+	}
+	for i := range snap.Samples {
+		snap.Samples[i].DeviceNs = clk.toDevice(snap.Samples[i].HostNs)
+	}
+	for i := range snap.Memory {
+		snap.Memory[i].DeviceNs = clk.toDevice(snap.Memory[i].HostNs)
+	}
+	for i := range snap.Traffic {
+		snap.Traffic[i].DeviceNs = clk.toDevice(snap.Traffic[i].HostNs)
+	}
+	for _, list := range [][]Crash{snap.Crashes, snap.Restarts, snap.ProcessEnds} {
+		for i := range list {
+			list[i].DeviceNs = clk.toDevice(list[i].HostNs)
+		}
+	}
+	// Summaries note what Stop's summaries note too; these are not kept.
+	// A step summarised once a poll after its end came back is taken
+	// again as it was, unless what it is summarised from changed since.
+	c.provisional = true
+	for _, st := range r.Steps {
+		if st == s.cur {
+			continue
+		}
+		key := ckKey{crashes: len(r.Crashes), ends: len(r.ProcessEnds), gaps: len(r.Gaps), rejected: len(r.RejectedFrames),
+			action: st.ActionFailed, unfinished: st.Unfinished}
+		if done, ok := s.ckDone[st]; ok {
+			key.frames = framesIn(r.Frames, done.step.DeviceStartNs, done.step.DeviceEndNs)
+			if done.key == key {
+				cp := *done.step
+				snap.Steps = append(snap.Steps, &cp)
+				continue
+			}
+		}
+		cp := *st
+		cp.DeviceStartNs, cp.DeviceEndNs = clk.toDevice(cp.HostStartNs), clk.toDevice(cp.HostEndNs)
+		c.summarise(&cp)
+		snap.Steps = append(snap.Steps, &cp)
+		if c.framesReadAfter(st.HostEndNs) || !s.cfg.has(CollectFrames) {
+			if s.ckDone == nil {
+				s.ckDone = map[*Step]ckStep{}
+			}
+			done := cp
+			key.frames = framesIn(r.Frames, cp.DeviceStartNs, cp.DeviceEndNs)
+			s.ckDone[st] = ckStep{key: key, step: &done}
+		}
+	}
+	c.provisional = false
+	snap.Verdicts = r.verdicts()
+	snap.own()
+	return snap
+}
+
+// ckStep is a step summarised for a checkpoint once a poll after its end
+// came back, and what it was summarised from that can still change.
+type ckStep struct {
+	key  ckKey
+	step *Step
+}
+
+// ckKey is what a finished step's summary depends on that can grow after
+// the step ended: the crashes, process ends and gaps recorded (a crash's
+// log read finishes later), the frames in its window (one that finished
+// drawing late) and the rows rejected, a failed action, the step cut
+// short.
+type ckKey struct {
+	crashes, ends, gaps, frames, rejected int
+	action                                string
+	unfinished                            bool
+}
+
+// framesIn counts the frames, in time order, whose time is in [start, end).
+func framesIn(fs []metrics.Frame, start, end int64) int {
+	i := sort.Search(len(fs), func(i int) bool { return fs[i].Time() >= start })
+	j := sort.Search(len(fs), func(i int) bool { return fs[i].Time() >= end })
+	return max(0, j-i)
+}
+
+// writeCheckpoint writes snap, a checkpointLocked Result, unless Stop wrote
+// the final Result or a later checkpoint was written already. A write that
+// fails is remembered: Stop notes it in the final Result.
+func (s *Session) writeCheckpoint(snap *Result) {
+	if snap == nil {
+		return
+	}
+	s.fileMu.Lock()
+	defer s.fileMu.Unlock()
+	if s.finalWritten || snap.ckSeq <= s.ckWritten {
+		return
+	}
+	s.ckWritten = snap.ckSeq
+	if err := s.cfg.writeResult(snap); err != nil && s.ckErr == nil {
+		s.ckErr = fmt.Errorf("after step %q: %w", snap.Unfinished.After, err)
+	}
+}
+
+// writeFinal writes the final Result r, after which no checkpoint does.
+func (s *Session) writeFinal(r *Result) error {
+	s.fileMu.Lock()
+	defer s.fileMu.Unlock()
+	s.finalWritten = true
+	return s.cfg.writeResult(r)
+}
+
+// stepEndedLocked takes the checkpoint of the step st that just ended, and
+// arms the one the lane writes once a frame poll after its end came back.
+func (s *Session) stepEndedLocked(st *Step) *Result {
+	snap := s.checkpointLocked(st.Name)
+	if snap != nil && s.cfg.has(CollectFrames) {
+		s.ckAfter, s.ckAfterName, s.ckArmed = st.HostEndNs, st.Name, true
+	}
+	return snap
+}
+
+// polledLocked runs after each tick the lane absorbed: once a frame poll
+// came back after the end of the step the last checkpoint was taken at,
+// and the frames of the step's last moments are in as Stop waits for them
+// (no longer drawing, or Config.Settle past the step's end), it takes
+// another checkpoint, and writes it without holding up the lane (a long
+// session's Result takes longer to write than a tick's interval).
+func (s *Session) polledLocked() {
+	if !s.ckArmed || !s.col.framesReadAfter(s.ckAfter) {
+		return
+	}
+	if s.col.framesPending(s.ckAfter) && s.now()-s.ckAfter < int64(s.cfg.Settle) {
+		return
+	}
+	s.ckArmed = false
+	snap := s.checkpointLocked(s.ckAfterName)
+	if snap == nil {
+		return
+	}
+	s.writers.Add(1)
+	go func() {
+		defer s.writers.Done()
+		s.writeCheckpoint(snap)
+	}()
+}
