@@ -73,12 +73,14 @@ func Suggest(trends []Trend, o SuggestOptions) (out []Suggestion, skipped []stri
 		if t.Better == metrics.Neither {
 			continue
 		}
-		from := max(0, len(t.Points)-o.Last)
+		// Indexes over all the series' runs; a budget rests on runs read
+		// in full (Points), which a bounded read keeps the newest of.
+		from := max(t.Older, t.Len()-o.Last)
 		after := false
 		if k := len(t.Changes); k > 0 && t.Changes[k-1].Index > from {
 			from, after = t.Changes[k-1].Index, true
 		}
-		pts := t.Points[from:]
+		pts := t.Points[from-t.Older:]
 		if len(pts) < o.MinRuns {
 			skipped = append(skipped, fmt.Sprintf("%s: %d runs at the current level, want %d", t.Key, len(pts), o.MinRuns))
 			continue

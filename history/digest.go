@@ -71,7 +71,7 @@ func WriteDigest(w io.Writer, trends []Trend, o DigestOptions) error {
 	fmt.Fprintf(&b, "## %s\n\n", mdText(title))
 	runs := 0
 	for _, t := range trends {
-		runs = max(runs, len(t.Points))
+		runs = max(runs, t.Len())
 	}
 	entries := Digest(trends, o)
 	scope := ""

@@ -13,6 +13,11 @@
 //		}
 //	}
 //
+// Store.Trends does both for a history of any length in bounded memory:
+// every run's value goes into change point detection, which costs time in
+// proportion to the runs (package changepoint reads a long series in
+// windows), and only each series' newest runs are read in full.
+//
 // The history is an SQLite file (modernc.org/sqlite: pure Go, so tests and
 // the CLI need no cgo) or, when a team shares one, a PostgreSQL database
 // (github.com/jackc/pgx/v5) chosen by its DSN; both hold the same schema,

@@ -107,21 +107,32 @@ var indexPage = template.Must(template.New("index").Parse(`<!doctype html>
 var metricPage = template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}: {{.Metric}}</title><style>` + pageStyle + `</style></head>
 <body><p><a href="index.html">all metrics</a></p><h1>{{.Metric}}</h1>
-<p>{{.Definition}}. Each point is one run: the median of the step's iterations in that run; click it for the run's report. Dashed vertical lines are change points (E-divisive means, permutation test), flat lines the median level between them{{if .HasBudget}}, pink dashed lines budgets{{end}}.</p>
+<p>{{.Definition}}. Each point is one run: the median of the step's iterations in that run; click it for the run's report. Dashed vertical lines are change points (E-divisive means, permutation test), flat lines the median level between them{{if .HasBudget}}, pink dashed lines budgets{{end}}.{{if .Summarised}} Of a long series the newest runs are points; the older ones are summarised on the left, each bar spanning the lowest to the highest value of a stretch of runs, its dot their median, a dashed line marking a stretch with change points (perfgate history html -last N draws the newest N runs as points; perfgate history trend lists every change point).{{end}}</p>
 {{range .Series}}<section><h2>{{.Name}}</h2>
-{{.Chart}}
+{{if .Note}}<p>{{.Note}}</p>
+{{end}}{{.Chart}}
 {{if .Changes}}<table><tr><th>first run of the new level</th><th>change</th><th>levels</th><th>p</th></tr>
 {{range .Changes}}<tr><td>{{.At}}</td><td class="{{.Class}}">{{.Pct}}</td><td>{{.Levels}}</td><td>{{.P}}</td></tr>
-{{end}}</table>{{else}}<p>No change points in {{.Runs}} runs.</p>{{end}}</section>
+{{end}}</table>{{if .Earlier}}<p>{{.Earlier}} earlier change points are not listed (perfgate history trend lists them all).</p>{{end}}{{else}}<p>No change points in {{.Runs}} runs.</p>{{end}}</section>
 {{end}}</body></html>
 `))
 
 type pageSeries struct {
 	Name    string
+	Note    string
 	Chart   template.HTML
 	Runs    int
 	Changes []pageChange
+	Earlier int
 }
+
+// Bounds on a page, whatever the history holds: a series draws at most
+// maxSpans bars for its older runs and lists its newest maxListed change
+// points.
+const (
+	maxSpans  = 100
+	maxListed = 50
+)
 
 type pageChange struct {
 	At, Class, Pct, Levels, P string
@@ -132,7 +143,7 @@ type pageChange struct {
 func WritePage(w io.Writer, metric string, trends []Trend, o PageOptions) error {
 	data := struct {
 		Title, Metric, Definition string
-		HasBudget                 bool
+		HasBudget, Summarised     bool
 		Series                    []pageSeries
 	}{Title: o.title(), Metric: metric}
 	for _, t := range trends {
@@ -144,8 +155,18 @@ func WritePage(w io.Writer, metric string, trends []Trend, o PageOptions) error 
 		}
 		budgets := budgetsFor(o.Budgets, t.Step, metric)
 		data.HasBudget = data.HasBudget || len(budgets) > 0
-		ps := pageSeries{Name: fmt.Sprintf("%s · %s · %s", t.Test, t.Step, deviceName(t.Device)), Chart: template.HTML(trendSVG(t, budgets)), Runs: len(t.Points)}
-		for _, c := range t.Changes {
+		ps := pageSeries{Name: fmt.Sprintf("%s · %s · %s", t.Test, t.Step, deviceName(t.Device)), Chart: template.HTML(trendSVG(t, budgets)), Runs: t.Len()}
+		if t.Older > 0 {
+			data.Summarised = true
+			ps.Note = fmt.Sprintf("%d runs, %s … %s: the newest %d are points, the %d before them are summarised in stretches of about %d.",
+				t.Len(), t.Time(0).UTC().Format("2006-01-02"), t.Time(t.Len()-1).UTC().Format("2006-01-02"), len(t.Points), t.Older, (t.Older+maxSpans-1)/min(maxSpans, t.Older))
+		}
+		changes := t.Changes
+		if len(changes) > maxListed {
+			ps.Earlier = len(changes) - maxListed
+			changes = changes[ps.Earlier:]
+		}
+		for _, c := range changes {
 			class := ""
 			switch {
 			case c.Regression:
@@ -191,21 +212,30 @@ const (
 
 // trendSVG draws one series: runs along x in order, the value up y from
 // zero, every point a link to its run's report, the level between change
-// points, the change points and the budgets. No script: the page works
-// wherever HTML does.
+// points, the change points and the budgets. A series read in part
+// (Older > 0) gets its older runs summarised on the left quarter of the
+// chart, as at most maxSpans bars from the lowest to the highest value of
+// a stretch of runs with a dot at their median, so the chart's size does
+// not grow with the history. No script: the page works wherever HTML
+// does.
 func trendSVG(t Trend, budgets []budget.Limit) string {
 	var b strings.Builder
 	esc := template.HTMLEscapeString
+	n := t.Len()
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="trend" data-metric="%s" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
-		esc(t.Metric), chartW, chartH, chartW, chartH, esc(t.Metric+" of "+t.Step+" over "+fmt.Sprint(len(t.Points))+" runs"))
-	n := len(t.Points)
+		esc(t.Metric), chartW, chartH, chartW, chartH, esc(t.Metric+" of "+t.Step+" over "+fmt.Sprint(n)+" runs"))
 	if n == 0 {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#999">no runs measured this metric</text></svg>`, padL+20, padT+plotH/2)
 		return b.String()
 	}
+	older := t.Older
+	spans := t.Spans(maxSpans)
 	yMax := 0.0
 	for _, p := range t.Points {
 		yMax = max(yMax, p.Value)
+	}
+	for _, sp := range spans {
+		yMax = max(yMax, sp.Max)
 	}
 	for _, bu := range budgets {
 		if !math.IsInf(bu.Value, 0) && !math.IsNaN(bu.Value) {
@@ -217,11 +247,21 @@ func trendSVG(t Trend, budgets []budget.Limit) string {
 	}
 	yStep := report.NiceStep(yMax * 1.05)
 	yTop := math.Ceil(yMax*1.05/yStep) * yStep
+	// x: the older runs' spans across the left quarter, then the runs
+	// read in full, one by one, across the rest.
+	detailL, detailW := float64(padL), float64(plotW)
+	if older > 0 {
+		detailL, detailW = padL+plotW/4, plotW*3/4
+	}
 	X := func(i float64) float64 {
-		if n == 1 {
-			return padL + plotW/2
+		if i < float64(older) {
+			return padL + (i+0.5)/float64(older)*(detailL-padL)
 		}
-		return padL + i/float64(n-1)*plotW
+		i -= float64(older)
+		if d := len(t.Points); d > 1 {
+			return detailL + i/float64(d-1)*detailW
+		}
+		return detailL + detailW/2
 	}
 	Y := func(v float64) float64 { return padT + plotH - v/yTop*plotH }
 	for i := 0; i <= 12; i++ {
@@ -234,27 +274,56 @@ func trendSVG(t Trend, budgets []budget.Limit) string {
 	}
 	fmt.Fprintf(&b, `<text x="4" y="%d" font-size="11">%s</text>`, padT-6, esc(t.Unit))
 	fmt.Fprintf(&b, `<path class="axis" d="M%d %dV%dH%d" stroke="#333" fill="none"/>`, padL, padT, padT+plotH, padL+plotW)
-	// Commit labels under about eight evenly spaced runs.
-	every := max(1, (n+7)/8)
-	for i := 0; i < n; i += every {
-		p := t.Points[i]
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="10">%s</text><text x="%.1f" y="%d" text-anchor="middle" font-size="10" fill="#777">%s</text>`,
-			X(float64(i)), padT+plotH+14, esc(shortCommit(p.Commit, p.RunID)), X(float64(i)), padT+plotH+27, p.Time.UTC().Format("01-02"))
+	if older > 0 {
+		// The older runs: a bar and a dot per stretch, the boundary, and
+		// the first date of the first and last stretch.
+		fmt.Fprintf(&b, `<line class="older-edge" x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#999" stroke-dasharray="2 2"/>`, detailL-4, detailL-4, padT, padT+plotH)
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="10" fill="#777">%d older runs</text><text x="%.1f" y="%d" font-size="10" fill="#777">newest %d runs</text>`,
+			padL+4, padT+10, older, detailL+4, padT+10, len(t.Points))
+		for k, sp := range spans {
+			x := X(float64(sp.From+sp.To-1) / 2)
+			title := fmt.Sprintf("%s … %s, %d runs: median %s, %s … %s", sp.First.UTC().Format("2006-01-02 15:04"), sp.Last.UTC().Format("2006-01-02 15:04"), sp.Runs,
+				withUnit(sp.Median, t.Unit), report.FormatValue(sp.Min), report.FormatValue(sp.Max))
+			if sp.ChangePoints > 0 {
+				title += fmt.Sprintf("; %d change points", sp.ChangePoints)
+				fmt.Fprintf(&b, `<line class="older-change" x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="%s" stroke-dasharray="4 3"/>`, x, x, padT, padT+plotH, colNeutral)
+			}
+			fmt.Fprintf(&b, `<g class="older"><title>%s</title><line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2" opacity="0.35"/><circle cx="%.1f" cy="%.1f" r="2" fill="%s"/></g>`,
+				esc(title), x, x, Y(sp.Min), Y(sp.Max), colPoint, x, Y(sp.Median), colPoint)
+			if k == 0 || k == len(spans)-1 {
+				fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="10" fill="#777">%s</text>`, x, padT+plotH+27, sp.First.UTC().Format("01-02"))
+			}
+		}
 	}
-	// The level of each segment.
+	// Commit labels under about eight evenly spaced runs read in full.
+	d := len(t.Points)
+	every := max(1, (d+7)/8)
+	for k := 0; k < d; k += every {
+		p := t.Points[k]
+		x := X(float64(older + k))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="10">%s</text><text x="%.1f" y="%d" text-anchor="middle" font-size="10" fill="#777">%s</text>`,
+			x, padT+plotH+14, esc(shortCommit(p.Commit, p.RunID)), x, padT+plotH+27, p.Time.UTC().Format("01-02"))
+	}
+	// The level of each segment between change points, over the runs
+	// read in full.
 	edges := []int{0}
 	for _, c := range t.Changes {
 		edges = append(edges, c.Index)
 	}
 	edges = append(edges, n)
 	for i := 0; i+1 < len(edges); i++ {
-		seg := make([]float64, 0, edges[i+1]-edges[i])
-		for _, p := range t.Points[edges[i]:edges[i+1]] {
-			seg = append(seg, p.Value)
+		lo, hi := edges[i], edges[i+1]
+		if hi <= older {
+			continue
+		}
+		seg := make([]float64, 0, hi-lo)
+		for k := lo; k < hi; k++ {
+			seg = append(seg, t.Value(k))
 		}
 		lvl := metrics.NearestRank(seg, 50)
+		from := max(lo, older)
 		fmt.Fprintf(&b, `<line class="level" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2" opacity="0.6"><title>median %s over %d runs</title></line>`,
-			X(float64(edges[i])-0.4*boolf(i > 0)), X(float64(edges[i+1]-1)+0.4*boolf(i+2 < len(edges))), Y(lvl), Y(lvl), colLevel, esc(withUnit(lvl, t.Unit)), len(seg))
+			X(float64(from)-0.4*boolf(from > 0 && from == lo)), X(float64(hi-1)+0.4*boolf(i+2 < len(edges))), Y(lvl), Y(lvl), colLevel, esc(withUnit(lvl, t.Unit)), len(seg))
 	}
 	for _, bu := range budgets {
 		if math.IsInf(bu.Value, 0) || math.IsNaN(bu.Value) {
@@ -264,19 +333,19 @@ func trendSVG(t Trend, budgets []budget.Limit) string {
 			padL, padL+plotW, Y(bu.Value), Y(bu.Value), colBudget, esc(bu.String()))
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="10" fill="%s">budget %s</text>`, padL+4, Y(bu.Value)-3, colBudget, esc(bu.String()))
 	}
-	// The series.
-	var d strings.Builder
-	for i, p := range t.Points {
+	// The runs read in full.
+	var path strings.Builder
+	for k, p := range t.Points {
 		cmd := "L"
-		if i == 0 {
+		if k == 0 {
 			cmd = "M"
 		}
-		fmt.Fprintf(&d, "%s%.1f %.1f", cmd, X(float64(i)), Y(p.Value))
+		fmt.Fprintf(&path, "%s%.1f %.1f", cmd, X(float64(older+k)), Y(p.Value))
 	}
-	fmt.Fprintf(&b, `<path class="series" d="%s" stroke="%s" stroke-width="1" fill="none" opacity="0.5"/>`, d.String(), colPoint)
-	for i, p := range t.Points {
+	fmt.Fprintf(&b, `<path class="series" d="%s" stroke="%s" stroke-width="1" fill="none" opacity="0.5"/>`, path.String(), colPoint)
+	for k, p := range t.Points {
 		circle := fmt.Sprintf(`<circle class="run" cx="%.1f" cy="%.1f" r="3" fill="%s" stroke="%s"><title>%s · %s · %s (median of %d)</title></circle>`,
-			X(float64(i)), Y(p.Value), colPoint, colPoint, esc(shortCommit(p.Commit, p.RunID)), p.Time.UTC().Format("2006-01-02 15:04"), esc(withUnit(p.Value, t.Unit)), p.Iterations)
+			X(float64(older+k)), Y(p.Value), colPoint, colPoint, esc(shortCommit(p.Commit, p.RunID)), p.Time.UTC().Format("2006-01-02 15:04"), esc(withUnit(p.Value, t.Unit)), p.Iterations)
 		if p.ReportURL != "" && SafeURL(p.ReportURL) {
 			// Only a link a click cannot run: a shared history's rows come
 			// from anyone who can write to it.
@@ -285,9 +354,13 @@ func trendSVG(t Trend, budgets []budget.Limit) string {
 			b.WriteString(circle)
 		}
 	}
-	// Change points, between the last run of the old level and the first
-	// of the new.
+	// Change points among the runs read in full, between the last run of
+	// the old level and the first of the new (those among the older runs
+	// mark their stretch above).
 	for _, c := range t.Changes {
+		if c.Index <= older {
+			continue
+		}
 		col := colNeutral
 		switch {
 		case c.Regression:

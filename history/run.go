@@ -126,8 +126,10 @@ func RunOf(r *perftest.Result, m Meta) Run {
 	return run
 }
 
-// check refuses a run the store cannot keep honestly.
-func (r *Run) check() error {
+// Check refuses a run the store cannot keep honestly: one without an id,
+// a test name or a start time, or with a value that is not a measurement
+// or is given twice. Add and AddRuns check every run before they write.
+func (r *Run) Check() error {
 	switch {
 	case r.ID == "":
 		return fmt.Errorf("run has no id")

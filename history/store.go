@@ -275,45 +275,91 @@ func parseTime(s string) (time.Time, error) { return time.Parse(timeFormat, s) }
 // Add stores a run and its values in one transaction. It returns false,
 // and changes nothing, when a run with its ID is stored already.
 func (s *Store) Add(ctx context.Context, r Run) (bool, error) {
-	if err := r.check(); err != nil {
-		return false, fmt.Errorf("history %s: add: %w", s.name, err)
+	added, err := s.AddRuns(ctx, []Run{r})
+	if err != nil {
+		return false, err
 	}
-	added := false
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.bind(`INSERT INTO runs (id, test, commit_sha, branch, started, device_model, manufacturer, serial,
+	return added[0], nil
+}
+
+// AddRuns stores runs and their values in one transaction: all of them, or
+// on an error none. added[i] is false for a run whose ID was stored already
+// (or given twice), which is left as it is. Every run is checked before
+// anything is written.
+func (s *Store) AddRuns(ctx context.Context, runs []Run) (added []bool, err error) {
+	for i := range runs {
+		if err := runs[i].Check(); err != nil {
+			return nil, fmt.Errorf("history %s: add: %w", s.name, err)
+		}
+	}
+	added = make([]bool, len(runs))
+	now := formatTime(time.Now())
+	var failed *Run
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		insRun, err := tx.PrepareContext(ctx, s.bind(`INSERT INTO runs (id, test, commit_sha, branch, started, device_model, manufacturer, serial,
 			android, api, package, app_version, report_url, notes, added)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`),
-			r.ID, r.Test, r.Commit, r.Branch, formatTime(r.Time), r.Device, r.Manufacturer, r.Serial,
-			r.Android, r.API, r.Package, r.AppVersion, r.ReportURL, strings.Join(r.Notes, "\n"), formatTime(time.Now()))
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`))
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err
+		defer insRun.Close()
+		// Values go in many rows per statement into PostgreSQL, one round
+		// trip per hundred values, with one prepared statement per row
+		// count; SQLite, in this process, takes one row per statement,
+		// which needs no statement journal to undo a part of it.
+		batch := 100
+		if s.dialect == sqliteDialect {
+			batch = 1
 		}
-		added = true
-		// Many rows per statement: one round trip per hundred values.
-		const batch = 100
-		for i := 0; i < len(r.Values); i += batch {
-			vs := r.Values[i:min(i+batch, len(r.Values))]
-			var q strings.Builder
-			q.WriteString("INSERT INTO run_values (run_id, step, metric, value, iterations, unit, definition, better) VALUES ")
-			args := make([]any, 0, 8*len(vs))
-			for j, v := range vs {
-				if j > 0 {
-					q.WriteString(", ")
-				}
-				q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?)")
-				args = append(args, r.ID, v.Step, v.Metric, v.Value, v.Iterations, v.Unit, v.Definition, int(v.Better))
+		insValues := map[int]*sql.Stmt{}
+		defer func() {
+			for _, st := range insValues {
+				st.Close()
 			}
-			if _, err := tx.ExecContext(ctx, s.bind(q.String()), args...); err != nil {
+		}()
+		args := make([]any, 0, 8*batch)
+		for i := range runs {
+			r := &runs[i]
+			failed = r
+			res, err := insRun.ExecContext(ctx, r.ID, r.Test, r.Commit, r.Branch, formatTime(r.Time), r.Device, r.Manufacturer, r.Serial,
+				r.Android, r.API, r.Package, r.AppVersion, r.ReportURL, strings.Join(r.Notes, "\n"), now)
+			if err != nil {
 				return err
 			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n == 0 {
+				continue
+			}
+			added[i] = true
+			for j := 0; j < len(r.Values); j += batch {
+				vs := r.Values[j:min(j+batch, len(r.Values))]
+				st := insValues[len(vs)]
+				if st == nil {
+					q := "INSERT INTO run_values (run_id, step, metric, value, iterations, unit, definition, better) VALUES " +
+						strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", len(vs)), ", ")
+					if st, err = tx.PrepareContext(ctx, s.bind(q)); err != nil {
+						return err
+					}
+					insValues[len(vs)] = st
+				}
+				args = args[:0]
+				for _, v := range vs {
+					args = append(args, r.ID, v.Step, v.Metric, v.Value, v.Iterations, v.Unit, v.Definition, int(v.Better))
+				}
+				if _, err := st.ExecContext(ctx, args...); err != nil {
+					return err
+				}
+			}
 		}
+		failed = nil
 		return nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("history %s: add run %s (%s): %w", s.name, r.ID, r.Test, err)
+		if failed != nil {
+			return nil, fmt.Errorf("history %s: add run %s (%s): %w", s.name, failed.ID, failed.Test, err)
+		}
+		return nil, fmt.Errorf("history %s: add: %w", s.name, err)
 	}
 	return added, nil
 }
@@ -360,23 +406,42 @@ type Filter struct {
 
 // where turns f into SQL conditions over runs r and run_values v.
 func (f Filter) where() (string, []any) {
-	var conds []string
-	var args []any
-	eq := func(col, v string) {
-		if v != "" {
-			conds = append(conds, col+" = ?")
-			args = append(args, v)
+	rc, ra := f.runConds()
+	vc, va := f.valueConds()
+	return whereOf(append(rc, vc...)), append(ra, va...)
+}
+
+// whereOf joins conditions into a WHERE clause ("" for none).
+func whereOf(conds []string) string {
+	if len(conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(conds, " AND ")
+}
+
+// valueConds are f's conditions over run_values v.
+func (f Filter) valueConds() (conds []string, args []any) {
+	for _, c := range [][2]string{{"v.step", f.Step}, {"v.metric", f.Metric}} {
+		if c[1] != "" {
+			conds = append(conds, c[0]+" = ?")
+			args = append(args, c[1])
 		}
 	}
+	return conds, args
+}
+
+// runConds are f's conditions over runs r.
+func (f Filter) runConds() (conds []string, args []any) {
 	if f.Test != "" {
 		// A test's bare name matches it in every package: runs are kept
 		// as "TestFeed@feed" (perftest.Result.Key).
 		conds = append(conds, "(r.test = ? OR r.test LIKE ? ESCAPE '\\')")
 		args = append(args, f.Test, likeEscape(f.Test)+"@%")
 	}
-	eq("v.step", f.Step)
-	eq("v.metric", f.Metric)
-	eq("r.device_model", f.Device)
+	if f.Device != "" {
+		conds = append(conds, "r.device_model = ?")
+		args = append(args, f.Device)
+	}
 	if len(f.Branches) > 0 {
 		conds = append(conds, "r.branch IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(f.Branches)), ", ")+")")
 		for _, b := range f.Branches {
@@ -387,10 +452,7 @@ func (f Filter) where() (string, []any) {
 		conds = append(conds, "r.started >= ?")
 		args = append(args, formatTime(f.Since))
 	}
-	if len(conds) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(conds, " AND "), args
+	return conds, args
 }
 
 // likeEscape escapes LIKE's wildcards in s, with \ as the escape.
@@ -427,7 +489,44 @@ type Series struct {
 	// Unit, Definition and Better are those of the newest run.
 	Unit, Definition string
 	Better           metrics.Better
-	Points           []Point
+	// Points are the runs read in full, oldest first: all of them, or
+	// the newest ones when the read was bounded (Store.Trends with
+	// TrendOptions.Last), after Older runs read as values only.
+	Points []Point
+	// Older counts the runs before Points; Value and Time give theirs.
+	Older int
+	// values and times (Unix ns) are every run's, oldest first, when
+	// Older > 0.
+	values []float64
+	times  []int64
+}
+
+// Len is how many runs the series has.
+func (s *Series) Len() int { return s.Older + len(s.Points) }
+
+// Value is the value of run i of the series (0 ≤ i < Len), oldest first.
+func (s *Series) Value(i int) float64 {
+	if i >= s.Older {
+		return s.Points[i-s.Older].Value
+	}
+	return s.values[i]
+}
+
+// Time is when run i of the series (0 ≤ i < Len) started.
+func (s *Series) Time(i int) time.Time {
+	if i >= s.Older {
+		return s.Points[i-s.Older].Time
+	}
+	return time.Unix(0, s.times[i]).UTC()
+}
+
+// point is run i as far as the series knows it: in full from Points, else
+// its time and value.
+func (s *Series) point(i int) Point {
+	if i >= s.Older {
+		return s.Points[i-s.Older]
+	}
+	return Point{Time: s.Time(i), Value: s.values[i]}
 }
 
 // Point is one run's value.
@@ -441,42 +540,15 @@ type Point struct {
 }
 
 // Series reads every series f matches (f.Test, Step, Metric and Device
-// narrow it; empty means all), each in the order the runs started. A run
-// that did not measure the metric has no point in it.
+// narrow it; empty means all), each in the order the runs started, every
+// run in full. A run that did not measure the metric has no point in it.
+// Store.Trends reads a long history in bounded memory.
 func (s *Store) Series(ctx context.Context, f Filter) ([]Series, error) {
-	w, args := f.where()
-	rows, err := s.db.QueryContext(ctx, s.bind(`SELECT r.test, v.step, v.metric, r.device_model, r.id, r.commit_sha, r.branch, r.started,
-		v.value, v.iterations, r.android, r.app_version, r.report_url, v.unit, v.definition, v.better
-		FROM run_values v JOIN runs r ON r.id = v.run_id`+w+`
-		ORDER BY r.test, v.step, v.metric, r.device_model, r.started, r.id`), args...)
+	rd, err := s.read(ctx, f, -1)
 	if err != nil {
-		return nil, fmt.Errorf("history %s: series: %w", s.name, err)
+		return nil, err
 	}
-	defer rows.Close()
-	var out []Series
-	for rows.Next() {
-		var k Key
-		var p Point
-		var started, unit, def string
-		var better int
-		if err := rows.Scan(&k.Test, &k.Step, &k.Metric, &k.Device, &p.RunID, &p.Commit, &p.Branch, &started,
-			&p.Value, &p.Iterations, &p.Android, &p.AppVersion, &p.ReportURL, &unit, &def, &better); err != nil {
-			return nil, fmt.Errorf("history %s: series: %w", s.name, err)
-		}
-		if p.Time, err = parseTime(started); err != nil {
-			return nil, fmt.Errorf("history %s: series: run %s: start time %q: %w", s.name, p.RunID, started, err)
-		}
-		if len(out) == 0 || out[len(out)-1].Key != k {
-			out = append(out, Series{Key: k})
-		}
-		sr := &out[len(out)-1]
-		sr.Unit, sr.Definition, sr.Better = unit, def, metrics.Better(better)
-		sr.Points = append(sr.Points, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("history %s: series: %w", s.name, err)
-	}
-	return out, nil
+	return rd.series, nil
 }
 
 // Count returns how many runs the history holds.

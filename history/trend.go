@@ -10,13 +10,18 @@ import (
 	"github.com/perfgate/perfgate/report"
 )
 
-// TrendOptions shape Analyze. The zero value uses changepoint's defaults:
-// α = 0.01, 999 permutations, segments of at least 4 runs, levels from up
-// to 30 runs on each side of a change.
+// TrendOptions shape Analyze and Store.Trends. The zero value uses
+// changepoint's defaults: α = 0.01, 999 permutations, segments of at least
+// 4 runs, levels from up to 30 runs on each side of a change; and
+// Store.Trends reads the newest DefaultLast runs of each series in full.
 type TrendOptions struct {
 	Detect changepoint.Options
 	// Window is how many runs on each side a change's levels come from.
 	Window int
+	// Last is how many of each series' newest runs Store.Trends reads in
+	// full (Series.Points): DefaultLast when 0, every run when negative.
+	// Change points are looked for among all the runs whatever it is.
+	Last int
 }
 
 // Trend is a series with the change points found in it.
@@ -39,21 +44,28 @@ type Change struct {
 }
 
 // Analyze finds the change points of a series by E-divisive means (see
-// package changepoint).
+// package changepoint). A change among the series' Older runs has only
+// the time and value of the runs on either side of it; Store.Trends reads
+// those runs in full.
 func Analyze(s Series, o TrendOptions) Trend {
-	values := make([]float64, len(s.Points))
-	for i, p := range s.Points {
-		values[i] = p.Value
+	values := make([]float64, s.Len())
+	for i := range values {
+		values[i] = s.Value(i)
 	}
 	t := Trend{Series: s}
 	for _, c := range changepoint.Detect(values, o.Detect, o.Window) {
-		ch := Change{Change: c, First: s.Points[c.Index], Last: s.Points[c.Index-1]}
-		rose, fell := c.After.Center > c.Before.Center, c.After.Center < c.Before.Center
-		ch.Regression = s.Better == metrics.Lower && rose || s.Better == metrics.Higher && fell
-		ch.Improvement = s.Better == metrics.Lower && fell || s.Better == metrics.Higher && rose
-		t.Changes = append(t.Changes, ch)
+		t.Changes = append(t.Changes, changeOf(c, s.point(c.Index), s.point(c.Index-1), s.Better))
 	}
 	return t
+}
+
+// changeOf is c with its runs and its direction.
+func changeOf(c changepoint.Change, first, last Point, better metrics.Better) Change {
+	ch := Change{Change: c, First: first, Last: last}
+	rose, fell := c.After.Center > c.Before.Center, c.After.Center < c.Before.Center
+	ch.Regression = better == metrics.Lower && rose || better == metrics.Higher && fell
+	ch.Improvement = better == metrics.Lower && fell || better == metrics.Higher && rose
+	return ch
 }
 
 // Sentence says what happened in one line, the digest's:

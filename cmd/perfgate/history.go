@@ -17,6 +17,7 @@ import (
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/history/changepoint"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 )
 
@@ -155,21 +156,31 @@ func quoteBounded(s string) string {
 	return s
 }
 
-// trends reads and analyses every series the flags select.
+// trends reads and analyses every series the flags select: change points
+// among all the runs, the newest o.Last of each series read in full.
 func (h *historyFlags) trends(ctx context.Context, s *history.Store, o history.TrendOptions) ([]history.Trend, error) {
 	f, err := h.filter(time.Now())
 	if err != nil {
 		return nil, err
 	}
-	series, err := s.Series(ctx, f)
-	if err != nil {
-		return nil, err
+	return s.Trends(ctx, f, o)
+}
+
+// lastFlag adds -last, how many of each series' newest runs are shown in
+// full; set returns it into the options.
+func lastFlag(fs *flag.FlagSet, what string) func(*history.TrendOptions) error {
+	last := fs.Int("last", history.DefaultLast, "how many of each series' newest runs "+what+"; the older ones are summarised (0: every run)")
+	return func(o *history.TrendOptions) error {
+		switch {
+		case *last < 0:
+			return fmt.Errorf("-last %d: want 0 (every run) or more", *last)
+		case *last == 0:
+			o.Last = -1
+		default:
+			o.Last = *last
+		}
+		return nil
 	}
-	out := make([]history.Trend, len(series))
-	for i, sr := range series {
-		out[i] = history.Analyze(sr, o)
-	}
-	return out, nil
 }
 
 const historyAddUsage = `usage: perfgate history add [-history DSN] [-commit SHA] [-branch NAME] [-app-version V] [-id ID] [-report-base URL] result.json|dir...
@@ -178,8 +189,18 @@ Adds Results to the history, each once: a run already there (same id) is
 left as it is. Commit and branch default to $PERFGATE_COMMIT / $GITHUB_SHA
 and $PERFGATE_BRANCH / $GITHUB_HEAD_REF / $GITHUB_REF_NAME, else the git
 checkout; the id defaults to a hash of the test name, start time, device
-serial and package.
+serial and package. Every file is read and checked first, one at a time,
+and nothing is added when one is not a Result the history can keep; then
+the runs go in, a batch per transaction. A Result of a session that did not
+reach Stop (killed, or still running: its "unfinished" is set) is skipped,
+with a line saying so.
 `
+
+// addBatch bounds a transaction of history add: this many runs, or values.
+const (
+	addBatchRuns   = 100
+	addBatchValues = 10_000
+)
 
 func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	h := newHistoryFlags("add", historyAddUsage, stderr, false)
@@ -199,20 +220,9 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		h.fs.Usage()
 		return errors.New("history add: no result file given")
 	}
-	results, err := readResults(paths)
-	if err != nil {
-		return fmt.Errorf("history add: %w", err)
-	}
-	if *id != "" && len(results) != 1 {
-		return fmt.Errorf("history add: -id %q names one run, but %d Results were given", quoteBounded(*id), len(results))
-	}
-	dir := "."
-	if len(paths) > 0 {
-		if fi, err := os.Stat(paths[0]); err == nil && fi.IsDir() {
-			dir = paths[0]
-		} else {
-			dir = filepath.Dir(paths[0])
-		}
+	dir := filepath.Dir(paths[0])
+	if fi, err := os.Stat(paths[0]); err == nil && fi.IsDir() {
+		dir = paths[0]
 	}
 	m := history.MetaFromEnv(dir)
 	m.ID = *id
@@ -225,34 +235,134 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *appVersion != "" {
 		m.AppVersion = *appVersion
 	}
+	runOf := func(r *perftest.Result) history.Run {
+		rm := m
+		if *reportBase != "" && r.Name != "" {
+			rm.ReportURL = strings.TrimSuffix(*reportBase, "/") + "/" + history.ReportPage(r)
+		}
+		return history.RunOf(r, rm)
+	}
+	// Check every file before the history is touched, holding one Result
+	// at a time: a bad file among a thousand adds nothing.
+	files, err := resultFilesOf(paths, func(path string, r *perftest.Result) error {
+		if r.Unfinished != nil {
+			return nil // skipped below
+		}
+		run := runOf(r)
+		if err := run.Check(); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("history add: %w", err)
+	}
+	if *id != "" && len(files) != 1 {
+		return fmt.Errorf("history add: -id %q names one run, but %d Results were given", quoteBounded(*id), len(files))
+	}
 	s, err := h.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	added := 0
-	for _, r := range results {
-		rm := m
-		if *reportBase != "" && r.Name != "" {
-			rm.ReportURL = strings.TrimSuffix(*reportBase, "/") + "/" + history.ReportPage(r)
+	type line struct {
+		path  string
+		run   string
+		notes []string
+	}
+	var batch []history.Run
+	var lines []line
+	values := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
 		}
-		run := history.RunOf(r, rm)
-		ok, err := s.Add(ctx, run)
+		ok, err := s.AddRuns(ctx, batch)
 		if err != nil {
-			return fmt.Errorf("history add: %s: %w", r.Path, err)
+			return fmt.Errorf("history add: %s … %s: %w", lines[0].path, lines[len(lines)-1].path, err)
 		}
-		state := "already there"
-		if ok {
-			added++
-			state = "added"
+		for i, l := range lines {
+			state := "already there"
+			if ok[i] {
+				added++
+				state = "added"
+			}
+			fmt.Fprintf(stdout, "%s %s: %s\n", state, l.path, l.run)
+			for _, n := range l.notes {
+				fmt.Fprintf(stdout, "  note: %s\n", n)
+			}
 		}
-		fmt.Fprintf(stdout, "%s %s: run %s, commit %s, %d values\n", state, r.Path, run.ID, orNone(run.Commit), len(run.Values))
-		for _, n := range run.Notes {
-			fmt.Fprintf(stdout, "  note: %s\n", n)
+		batch, lines, values = batch[:0], lines[:0], 0
+		return nil
+	}
+	for _, f := range files {
+		r, err := perftest.ReadResult(f)
+		if err != nil {
+			return fmt.Errorf("history add: %w (it changed since it was checked)", err)
+		}
+		if r.Unfinished != nil {
+			// Its steps are not those of a run that ended: no trend or
+			// baseline may take them for one.
+			fmt.Fprintf(stdout, "skipped %s: %s\n", r.Path, r.Error)
+			continue
+		}
+		run := runOf(r)
+		batch = append(batch, run)
+		lines = append(lines, line{path: r.Path, run: fmt.Sprintf("run %s, commit %s, %d values", run.ID, orNone(run.Commit), len(run.Values)), notes: run.Notes})
+		if values += len(run.Values); len(batch) >= addBatchRuns || values >= addBatchValues {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
 	}
-	fmt.Fprintf(stdout, "history %s: %d of %d runs added\n", s, added, len(results))
+	if err := flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "history %s: %d of %d runs added\n", s, added, len(files))
 	return s.Close()
+}
+
+// resultFilesOf lists the Result files paths name, folders walked as
+// readResults walks them (their *.json files of another schema passed
+// over), reading each one, handing it to check and letting it go before
+// the next: the errors are readResults', and check's.
+func resultFilesOf(paths []string, check func(path string, r *perftest.Result) error) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		files := []string{p}
+		walked := false
+		if fi, err := os.Stat(p); err != nil {
+			return nil, err
+		} else if fi.IsDir() {
+			files, err = resultFiles(p)
+			if err != nil {
+				return nil, err
+			}
+			walked = true
+			if len(files) == 0 {
+				return nil, fmt.Errorf("%s: no *.json result files in the directory or its subfolders", p)
+			}
+		}
+		n := len(out)
+		for _, f := range files {
+			r, err := perftest.ReadResult(f)
+			if walked && errors.Is(err, perftest.ErrSchema) {
+				continue // a folder's other JSON: a budget file, a workload
+			}
+			if err != nil {
+				return nil, err
+			}
+			if err := check(f, r); err != nil {
+				return nil, err
+			}
+			out = append(out, f)
+		}
+		if walked && len(out) == n {
+			return nil, fmt.Errorf("%s: no Result (schema %s) among the *.json files in the directory or its subfolders", p, perftest.Schema)
+		}
+	}
+	return out, nil
 }
 
 func orNone(s string) string {
@@ -281,24 +391,30 @@ func detectFlags(fs *flag.FlagSet) func() (history.TrendOptions, error) {
 	}
 }
 
-const historyTrendUsage = `usage: perfgate history trend [-history DSN] [-test T] [-step S] [-metric M] [-device D] [-branch B,…] [-from WHEN] [-series] [-json]
+const historyTrendUsage = `usage: perfgate history trend [-history DSN] [-test T] [-step S] [-metric M] [-device D] [-branch B,…] [-from WHEN] [-series] [-last N] [-json]
 
 Prints every series the filters select, oldest run first, with the change
-points E-divisive means finds in it (permutation test at -alpha): the first
-commit of the new level, the change with its 95% interval, and p.
+points E-divisive means finds among all its runs (permutation test at
+-alpha): the first commit of the new level, the change with its 95%
+interval, and p. -series and -json give the newest -last runs of a series
+one by one and summarise the older ones.
 `
 
 func historyTrend(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	h := newHistoryFlags("trend", historyTrendUsage, stderr, true)
 	opts := detectFlags(h.fs)
-	showSeries := h.fs.Bool("series", false, "also print every run's value")
+	showSeries := h.fs.Bool("series", false, "also print the runs' values")
 	asJSON := h.fs.Bool("json", false, "print JSON")
+	last := lastFlag(h.fs, "-series and -json print one by one")
 	if rest, err := parseInterleaved(h.fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
 		return fmt.Errorf("history trend: unexpected argument %q", quoteBounded(rest[0]))
 	}
 	o, err := opts()
+	if err == nil {
+		err = last(&o)
+	}
 	if err != nil {
 		return fmt.Errorf("history trend: %w", err)
 	}
@@ -321,9 +437,14 @@ func historyTrend(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return nil
 	}
 	for _, t := range trends {
-		first, last := t.Points[0], t.Points[len(t.Points)-1]
-		fmt.Fprintf(stdout, "%s (%s, %s): %d runs, %s … %s\n", t.Key, t.Unit, t.Definition, len(t.Points), first.Time.UTC().Format("2006-01-02"), last.Time.UTC().Format("2006-01-02"))
+		n := t.Len()
+		fmt.Fprintf(stdout, "%s (%s, %s): %d runs, %s … %s\n", t.Key, t.Unit, t.Definition, n, t.Time(0).UTC().Format("2006-01-02"), t.Time(n-1).UTC().Format("2006-01-02"))
 		if *showSeries {
+			if t.Older > 0 {
+				sp := t.Span(0, t.Older)
+				fmt.Fprintf(stdout, "  %s … %s  %d older runs: median %s, %s … %s (-last %d prints them)\n", sp.First.UTC().Format("2006-01-02 15:04"), sp.Last.UTC().Format("2006-01-02 15:04"),
+					sp.Runs, report.FormatValue(sp.Median), report.FormatValue(sp.Min), report.FormatValue(sp.Max), n)
+			}
 			for _, p := range t.Points {
 				fmt.Fprintf(stdout, "  %s  %-12s %s (median of %d)\n", p.Time.UTC().Format("2006-01-02 15:04"), orNone(p.Commit), report.FormatValue(p.Value), p.Iterations)
 			}
@@ -380,7 +501,7 @@ func historyDigest(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	do := history.DigestOptions{Title: *title, MinPct: *minPct, TrendLink: *link}
 	if *since != "" {
-		if do.Since, err = sinceOf(*since, trends); err != nil {
+		if do.Since, err = h.sinceOf(ctx, s, *since); err != nil {
 			return fmt.Errorf("history digest: -since: %w", err)
 		}
 	}
@@ -398,32 +519,34 @@ func historyDigest(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 // sinceOf reads -since: a time or duration, else a commit (or its prefix
-// of at least 7 characters) whose first run in the history starts it.
-func sinceOf(s string, trends []history.Trend) (time.Time, error) {
+// of at least 7 characters) whose first run in the selected series starts
+// it.
+func (h *historyFlags) sinceOf(ctx context.Context, st *history.Store, s string) (time.Time, error) {
 	if t, err := parseWhen(s, time.Now()); err == nil {
 		return t, nil
 	}
-	var first time.Time
 	if len(s) >= 7 {
-		for _, t := range trends {
-			for _, p := range t.Points {
-				if strings.HasPrefix(p.Commit, s) && (first.IsZero() || p.Time.Before(first)) {
-					first = p.Time
-				}
-			}
+		f, err := h.filter(time.Now())
+		if err != nil {
+			return time.Time{}, err
+		}
+		first, ok, err := st.FirstRun(ctx, f, s)
+		if err != nil {
+			return first, err
+		}
+		if ok {
+			return first, nil
 		}
 	}
-	if first.IsZero() {
-		return first, fmt.Errorf("%q is not a time, a duration, or a commit (7 characters or more) with a run in the selected series", quoteBounded(s))
-	}
-	return first, nil
+	return time.Time{}, fmt.Errorf("%q is not a time, a duration, or a commit (7 characters or more) with a run in the selected series", quoteBounded(s))
 }
 
-const historyHTMLUsage = `usage: perfgate history html [-history DSN] [filters] [-budgets file] -o dir
+const historyHTMLUsage = `usage: perfgate history html [-history DSN] [filters] [-budgets file] [-last N] -o dir
 
 Writes one self-contained page per metric into dir (trend-<metric>.html:
-every series of that metric, each run a point linking to its report,
-change points and budgets marked) and index.html.
+every series of that metric, each of its newest -last runs a point linking
+to its report, the older ones summarised, change points and budgets
+marked) and index.html.
 `
 
 func historyHTML(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -434,6 +557,7 @@ func historyHTML(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	budgetFile := h.fs.String("budgets", "", "a golden budget file whose limits the charts draw")
 	var budgets budgetFlags
 	h.fs.Var(&budgets, "budget", "a budget to draw, [step:]metric<=limit or [step:]metric>=limit (repeatable)")
+	last := lastFlag(h.fs, "are drawn as points that link to their reports")
 	if rest, err := parseInterleaved(h.fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
@@ -444,6 +568,9 @@ func historyHTML(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return errors.New("history html: no -o folder given")
 	}
 	o, err := opts()
+	if err == nil {
+		err = last(&o)
+	}
 	if err != nil {
 		return fmt.Errorf("history html: %w", err)
 	}
@@ -502,6 +629,7 @@ func historyBudget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fmt.Errorf("history budget: %w", err)
 	}
+	o.Last = max(history.DefaultLast, *last)
 	s, err := h.read(ctx)
 	if err != nil {
 		return err
@@ -558,15 +686,28 @@ func historyBudget(ctx context.Context, args []string, stdout, stderr io.Writer)
 // jsonTrend is a trend as `history trend -json` prints it. Figures that are
 // not finite (a change from a level of zero) are null.
 type jsonTrend struct {
-	Test       string       `json:"test"`
-	Step       string       `json:"step"`
-	Metric     string       `json:"metric"`
-	Device     string       `json:"device"`
-	Unit       string       `json:"unit"`
-	Definition string       `json:"definition"`
-	Better     string       `json:"better"`
-	Points     []jsonPoint  `json:"points"`
-	Changes    []jsonChange `json:"changes"`
+	Test       string `json:"test"`
+	Step       string `json:"step"`
+	Metric     string `json:"metric"`
+	Device     string `json:"device"`
+	Unit       string `json:"unit"`
+	Definition string `json:"definition"`
+	Better     string `json:"better"`
+	// Runs counts every run; Older summarises those before Points (the
+	// newest -last runs).
+	Runs    int          `json:"runs"`
+	Older   *jsonSpan    `json:"older,omitempty"`
+	Points  []jsonPoint  `json:"points"`
+	Changes []jsonChange `json:"changes"`
+}
+
+type jsonSpan struct {
+	Runs   int       `json:"runs"`
+	First  time.Time `json:"first"`
+	Last   time.Time `json:"last"`
+	Min    float64   `json:"min"`
+	Median float64   `json:"median"`
+	Max    float64   `json:"max"`
 }
 
 type jsonPoint struct {
@@ -606,7 +747,11 @@ func trendsJSON(trends []history.Trend) []jsonTrend {
 	for _, t := range trends {
 		jt := jsonTrend{Test: t.Test, Step: t.Step, Metric: t.Metric, Device: t.Device, Unit: t.Unit, Definition: t.Definition,
 			Better: map[metrics.Better]string{metrics.Lower: "lower", metrics.Higher: "higher", metrics.Neither: "neither"}[t.Better],
-			Points: []jsonPoint{}, Changes: []jsonChange{}}
+			Runs:   t.Len(), Points: []jsonPoint{}, Changes: []jsonChange{}}
+		if t.Older > 0 {
+			sp := t.Span(0, t.Older)
+			jt.Older = &jsonSpan{Runs: sp.Runs, First: sp.First, Last: sp.Last, Min: sp.Min, Median: sp.Median, Max: sp.Max}
+		}
 		for _, p := range t.Points {
 			jt.Points = append(jt.Points, jsonPoint{p.RunID, p.Commit, p.Branch, p.Time, p.Value, p.Iterations, p.ReportURL})
 		}

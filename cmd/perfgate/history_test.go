@@ -8,7 +8,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	rtmetrics "runtime/metrics"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -154,5 +157,201 @@ func TestHistoryReadMissing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Dir(missing)); err == nil {
 		t.Errorf("reading a missing history created %s", filepath.Dir(missing))
+	}
+}
+
+// addHeapPeak samples the heap's live-and-unswept object bytes every
+// millisecond until stopped and returns the most it saw.
+func addHeapPeak() (stop func() uint64) {
+	sample := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tk := time.NewTicker(time.Millisecond)
+		defer tk.Stop()
+		for {
+			rtmetrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-tk.C:
+			}
+		}
+	})
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return peak
+	}
+}
+
+// copiesOf writes n copies of a real Result into a folder, each a run of
+// its own (its start an hour after the last).
+func copiesOf(t *testing.T, n int) (dir string, size int64) {
+	t.Helper()
+	r, err := perftest.ReadResult(filepath.Join("..", "..", "report", "testdata", "janky-scroll.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	for i := range n {
+		r.Start = r.Start.Add(time.Hour)
+		p := filepath.Join(dir, fmt.Sprintf("run%03d.json", i))
+		if err := r.WriteFile(p); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	return dir, size
+}
+
+// history add holds one Result at a time, never the folder: adding 150
+// Result files (30 MB of JSON) keeps the heap under a third of that, where
+// reading them all first held them all (the heap peaked above the files'
+// size). Every run is added, in transactions of at most 100 runs.
+func TestHistoryAddStreams(t *testing.T) {
+	t.Setenv("PERFGATE_HISTORY", "")
+	dir, size := copiesOf(t, 150)
+	db := filepath.Join(t.TempDir(), "h.db")
+	runtime.GC()
+	stop := addHeapPeak()
+	out, _, err := perfgate("history", "add", "-history", db, "-commit", "abc1234", dir)
+	peak := stop()
+	if err != nil || !strings.Contains(out, "150 of 150 runs added") || strings.Count(out, "\nadded ") != 149 {
+		t.Fatalf("add: %v\n%.500s", err, out)
+	}
+	t.Logf("%d Result files, %.1f MB: heap peak %.1f MB", 150, float64(size)/(1<<20), float64(peak)/(1<<20))
+	if peak > uint64(size/3) {
+		t.Errorf("the heap peaked at %.1f MB adding %.1f MB of Results", float64(peak)/(1<<20), float64(size)/(1<<20))
+	}
+}
+
+// A file that is not a Result, or a Result the history cannot keep,
+// stops history add before anything is added, with an error that names
+// the file; a folder's JSON files of another schema are passed over.
+func TestHistoryAddBadFiles(t *testing.T) {
+	t.Setenv("PERFGATE_HISTORY", "")
+	// count is how many runs the history holds: those of its longest
+	// series.
+	count := func(db string) int {
+		t.Helper()
+		out, _, err := perfgate("history", "trend", "-history", db, "-json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var js []struct {
+			Points []any `json:"points"`
+		}
+		if err := json.Unmarshal([]byte(out), &js); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, s := range js {
+			n = max(n, len(s.Points))
+		}
+		return n
+	}
+	for _, c := range []struct {
+		name, file, content string
+		want                []string
+	}{
+		{"broken JSON", "run001b.json", `{"schema": "perfgate.result/v`, []string{"run001b.json", "unexpected end of JSON input"}},
+		{"no start time", "run001b.json", "", []string{"run001b.json", "has no start time"}},
+	} {
+		dir, _ := copiesOf(t, 3)
+		if err := os.WriteFile(filepath.Join(dir, "budget.json"), []byte(`{"schema": "perfgate.budget/v1"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		content := []byte(c.content)
+		if c.content == "" {
+			r, err := perftest.ReadResult(filepath.Join(dir, "run001.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Start = time.Time{}
+			if err := r.WriteFile(filepath.Join(dir, c.file)); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.WriteFile(filepath.Join(dir, c.file), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		db := filepath.Join(t.TempDir(), "h.db")
+		// The history exists, holding one run of another test.
+		one := historyResults(t, 1, 1)
+		if _, _, err := perfgate("history", "add", "-history", db, one[0]); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := perfgate("history", "add", "-history", db, dir)
+		if err == nil || !contains(err.Error(), c.want...) {
+			t.Errorf("%s: err %v, want it to say %q", c.name, err, c.want)
+		}
+		if n := count(db); n != 1 {
+			t.Errorf("%s: the history holds %d runs, want 1 (nothing added)", c.name, n)
+		}
+		// Without the bad file, the folder adds (its budget file passed
+		// over).
+		os.Remove(filepath.Join(dir, c.file))
+		if out, _, err := perfgate("history", "add", "-history", db, dir); err != nil || !strings.Contains(out, "3 of 3 runs added") {
+			t.Errorf("%s: without the bad file: %v\n%s", c.name, err, out)
+		}
+	}
+}
+
+func contains(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// -last bounds what trend and html show of a series one run at a time;
+// the runs before are summarised, and change points are still looked for
+// among them all.
+func TestHistoryLast(t *testing.T) {
+	t.Setenv("PERFGATE_HISTORY", "")
+	db := filepath.Join(t.TempDir(), "perf.db")
+	paths := historyResults(t, 30, 20)
+	if _, _, err := perfgate("history", "add", "-history", db, "-commit", "abc", filepath.Dir(paths[0])); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := perfgate("history", "trend", "-history", db, "-metric", "frame_time_p95", "-series", "-last", "5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "30 runs, 2026-11-01 … 2026-11-02") || !strings.Contains(out, "  2026-11-01 09:00 … 2026-11-02 09:00  25 older runs: median 18.") ||
+		strings.Count(out, "(median of 1)") != 5 || !strings.Contains(out, "change: frame_time_p95 of scroll rose") {
+		t.Errorf("trend -series -last 5:\n%s", out)
+	}
+	out, _, err = perfgate("history", "trend", "-history", db, "-metric", "frame_time_p95", "-json", "-last", "5")
+	var js []struct {
+		Runs  int `json:"runs"`
+		Older *struct {
+			Runs int `json:"runs"`
+		} `json:"older"`
+		Points  []json.RawMessage     `json:"points"`
+		Changes []struct{ Index int } `json:"changes"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &js) != nil || len(js) != 1 || js[0].Runs != 30 || js[0].Older == nil || js[0].Older.Runs != 25 || len(js[0].Points) != 5 ||
+		len(js[0].Changes) != 1 || js[0].Changes[0].Index != 20 {
+		t.Errorf("trend -json -last 5: %v\n%s", err, out)
+	}
+	pages := t.TempDir()
+	if _, _, err := perfgate("history", "html", "-history", db, "-o", pages, "-last", "3"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(pages, "trend-frame_time_p95.html"))
+	if err != nil || strings.Count(string(b), `<circle class="run"`) != 3 || !strings.Contains(string(b), "the newest 3 are points, the 27 before them are summarised") {
+		t.Errorf("html -last 3: %v", err)
+	}
+	if _, _, err := perfgate("history", "trend", "-history", db, "-last", "-1"); err == nil || !strings.Contains(err.Error(), "-last -1") {
+		t.Errorf("-last -1: %v", err)
 	}
 }

@@ -200,35 +200,12 @@ func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 // error naming it.
 func readResults(paths []string) ([]*perftest.Result, error) {
 	var out []*perftest.Result
-	for _, p := range paths {
-		files := []string{p}
-		walked := false
-		if fi, err := os.Stat(p); err != nil {
-			return nil, err
-		} else if fi.IsDir() {
-			files, err = resultFiles(p)
-			if err != nil {
-				return nil, err
-			}
-			walked = true
-			if len(files) == 0 {
-				return nil, fmt.Errorf("%s: no *.json result files in the directory or its subfolders", p)
-			}
-		}
-		n := len(out)
-		for _, f := range files {
-			r, err := perftest.ReadResult(f)
-			if walked && errors.Is(err, perftest.ErrSchema) {
-				continue // a folder's other JSON: a budget file, a workload
-			}
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, r)
-		}
-		if walked && len(out) == n {
-			return nil, fmt.Errorf("%s: no Result (schema %s) among the *.json files in the directory or its subfolders", p, perftest.Schema)
-		}
+	_, err := resultFilesOf(paths, func(_ string, r *perftest.Result) error {
+		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

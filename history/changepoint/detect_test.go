@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // kind is one family of generated series.
@@ -329,4 +330,74 @@ func ExampleDetect() {
 	}
 	// Output:
 	// run 20: +17% (p = 0.001)
+}
+
+// generateLong makes a long series: n runs at a level between 5 and 50,
+// stepping up or down by 5–30 % every 50 to 550 runs, each run the median
+// of 5 iterations with 5 % noise, with outliers and gaps as generate's.
+func generateLong(rng *rand.Rand, n int, outliers, gaps float64) truth {
+	var at []int
+	var sizes []float64
+	for p := 50 + rng.IntN(500); p < n-50; p += 50 + rng.IntN(500) {
+		s := 0.05 + 0.25*rng.Float64()
+		if rng.IntN(2) == 0 {
+			s = -s / (1 + s)
+		}
+		at, sizes = append(at, p), append(sizes, s)
+	}
+	l, j := 5+45*rng.Float64(), 0
+	it := make([]float64, 5)
+	var tr truth
+	pos := make([]int, n)
+	for i := range n {
+		if j < len(at) && at[j] == i {
+			l *= 1 + sizes[j]
+			j++
+		}
+		for k := range it {
+			it[k] = l * (1 + noise*rng.NormFloat64())
+		}
+		v := median(it)
+		if rng.Float64() < outliers {
+			v *= 1.3 + 0.7*rng.Float64()
+		}
+		pos[i] = len(tr.values)
+		if rng.Float64() >= gaps {
+			tr.values = append(tr.values, v)
+		}
+	}
+	for k, p := range at {
+		tr.changes = append(tr.changes, pos[p])
+		tr.sizes = append(tr.sizes, sizes[k])
+	}
+	tr.creepFrom, tr.creepTo = -1, -1
+	return tr
+}
+
+// TestDetectionLong: on long series detection costs time in proportion to
+// their length, not to their length times their number of changes, and
+// finds their changes as well as on short ones. Twelve seeded series of
+// 8,000 runs (a change every 50–550 runs, 5–30 %; half with 5 % outliers
+// and 15 % missing runs) are read in windows of DefaultSpan runs: ≥ 95 %
+// of the changes of 10 % or more are found at the right run ±1, < 8 % of
+// the change points reported are false, all within a minute (testing the
+// whole series at once, as short series are, took over a minute for the
+// first series alone).
+func TestDetectionLong(t *testing.T) {
+	skipUnderRace(t)
+	start := time.Now()
+	var all tally
+	for i := range 12 {
+		tr := generateLong(rand.New(rand.NewPCG(uint64(i), 11)), 8000, 0.05*float64(i%2), 0.15*float64(i%2))
+		all.add(score(tr, Detect(tr.values, Options{}, 0)))
+		if d := time.Since(start); d > time.Minute {
+			t.Fatalf("%d series of 8000 runs took %v", i+1, d)
+		}
+	}
+	found, falseShare := rate(all.bigFound, all.big), rate(all.falsePoints, all.reported)
+	t.Logf("%d series of 8000 runs in %v: %.1f%% of %d changes ≥10%% found at ±1, 5–10%% found %d/%d; %.1f%% of %d change points false",
+		all.series, time.Since(start).Round(time.Millisecond), found, all.big, all.smallHit, all.small, falseShare, all.reported)
+	if found < 95 || falseShare >= 8 {
+		t.Errorf("found %.1f%% (want ≥ 95%%), false %.1f%% (want < 8%%)", found, falseShare)
+	}
 }

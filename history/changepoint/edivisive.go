@@ -43,7 +43,17 @@ type Options struct {
 	// MaxChanges bounds how many change points are looked for; 0 means no
 	// bound.
 	MaxChanges int
+	// Span is the most runs one test looks at; default DefaultSpan. A
+	// longer series is read in overlapping windows of Span runs (see
+	// Splits), so detection costs time in proportion to the series' length,
+	// not to its length times its number of change points. A negative Span
+	// tests the whole series at once, however long.
+	Span int
 }
+
+// DefaultSpan is Options.Span's default: windows of 200 runs, in which each
+// change has up to 50 runs on either side that no other window judges.
+const DefaultSpan = 200
 
 func (o Options) withDefaults() Options {
 	if o.Alpha <= 0 || o.Alpha >= 1 {
@@ -54,6 +64,14 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MinSize < 2 {
 		o.MinSize = 4
+	}
+	if o.Span == 0 {
+		o.Span = DefaultSpan
+	}
+	if o.Span > 0 {
+		// A window must hold a change's runs on both sides of it besides
+		// the parts it shares with its neighbours.
+		o.Span = max(o.Span, 8*o.MinSize)
 	}
 	return o
 }
@@ -79,6 +97,22 @@ type Split struct {
 // values within every current segment, so earlier change points stay
 // where they are. NaN and infinite values are not measurements: the caller
 // leaves them out, and a series holding one has no change points.
+//
+// A series longer than o.Span is read in windows of Span runs, each one
+// split as above on its own. A window starts at the series' start, at the
+// last change point found, or Span/2 runs after the previous window; of
+// the change points a window finds it keeps those that are neither in its
+// first quarter (the previous window's to judge, unless the window starts
+// at a change point) nor in its last (the next window's, where they have
+// runs after them), so every run is judged by one window and a change by
+// the window that sees the level on both sides of it. Each test then
+// costs O(Span log Span) per permutation, and a series of n runs with k
+// changes needs about 2n/Span + k windows: time in proportion to n. Within
+// a window the test is the same as on a short series; over a long series
+// with no change, each window may find a false one with probability
+// Alpha, as a short series may. Change points found once do not move as
+// runs are added after them: a window sees only the runs up to Span after
+// its start.
 func Splits(values []float64, o Options) []Split {
 	o = o.withDefaults()
 	n := len(values)
@@ -95,14 +129,121 @@ func Splits(values []float64, o Options) []Split {
 		seed = seedOf(values)
 	}
 	values = despike(values)
-
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	bounds := []int{0, n} // segment edges, sorted
+	if o.Span < 0 || n <= o.Span {
+		return splitsIn(values, o, seed)
+	}
 	var out []Split
-	work := newScratch(n)
-	rank := ranks(values)
-	pv, pr := make([]float64, n), make([]int, n) // the permuted series and its ranks
-	for order := 0; o.MaxChanges == 0 || order < o.MaxChanges; order++ {
+	lead, margin := o.Span/8, o.Span/8
+	start, anchored := 0, true // anchored: start is the series' start or a change point
+	w := newWindows(o.Span)
+	for {
+		end := min(n, start+o.Span)
+		from, to := start, end-margin
+		if !anchored {
+			from += lead
+		}
+		if end == n {
+			to = n
+		}
+		wo := o
+		if o.MaxChanges > 0 {
+			wo.MaxChanges = o.MaxChanges - len(out)
+		}
+		lastKept := -1
+		for _, sp := range w.splits(values[start:end], wo, seed^uint64(start)*0x9e3779b97f4a7c15) {
+			if sp.Index += start; sp.Index >= from && sp.Index < to {
+				sp.Order = len(out)
+				out = append(out, sp)
+				lastKept = sp.Index
+			}
+		}
+		if end == n || o.MaxChanges > 0 && len(out) >= o.MaxChanges {
+			break
+		}
+		if next := end - margin - lead; lastKept >= next {
+			start, anchored = lastKept, true
+		} else {
+			start, anchored = next, false
+		}
+	}
+	return out
+}
+
+// windows holds the buffers splitsIn needs, reused from window to window.
+type windows struct {
+	work   *scratch
+	pv     []float64
+	pr     []int
+	idx    []int
+	rank   []int
+	bounds []int
+	byRank []float64 // the value of each rank
+	stop   []int     // see stopTable
+	stopOf [2]float64
+}
+
+// earlyRisk bounds how likely drawing that stops early, on stopTable's
+// rule, ends with another decision than drawing every permutation would.
+const earlyRisk = 1e-3
+
+// stopTable returns, for d permutations drawn, how many reaching the
+// observed statistic end the test as not significant: limit (then p >
+// Alpha whatever the rest give), or fewer when so many would happen by
+// d draws with probability under earlyRisk if p were Alpha. A split
+// whose true p is near Alpha is where the two rules can disagree; at
+// worst (p ≈ 0.8 α with the defaults) they do one time in 2000. Against
+// a split with no change, whose p is uniform, about 32 permutations are
+// drawn on average instead of 54.
+func (w *windows) stopTable(o Options, limit int) []int {
+	if w.stop != nil && w.stopOf == [2]float64{o.Alpha, float64(o.Permutations)} {
+		return w.stop
+	}
+	p := o.Alpha
+	stop := make([]int, o.Permutations+1)
+	for d := 1; d <= o.Permutations; d++ {
+		// The smallest r with P(X ≥ r) ≤ earlyRisk, X ~ Binomial(d, p).
+		pmf := math.Pow(1-p, float64(d)) // P(X = 0)
+		cdf, r := pmf, 1
+		for r < limit && r <= d && 1-cdf > earlyRisk {
+			pmf *= float64(d-r+1) / float64(r) * p / (1 - p)
+			cdf += pmf
+			r++
+		}
+		stop[d] = min(limit, max(r, 1))
+	}
+	w.stop, w.stopOf = stop, [2]float64{o.Alpha, float64(o.Permutations)}
+	return stop
+}
+
+func newWindows(n int) *windows {
+	return &windows{work: newScratch(n), pv: make([]float64, n), pr: make([]int, n), idx: make([]int, n), rank: make([]int, n), byRank: make([]float64, n+1)}
+}
+
+// splitsIn is E-divisive means over the whole of values (already
+// despiked), permuting with seed.
+func splitsIn(values []float64, o Options, seed uint64) []Split {
+	return newWindows(len(values)).splits(values, o, seed)
+}
+
+func (w *windows) splits(values []float64, o Options, seed uint64) []Split {
+	n := len(values)
+	if n < 2*o.MinSize {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	bounds := append(w.bounds[:0], 0, n) // segment edges, sorted
+	var out []Split
+	work := w.work
+	rank := ranksInto(values, w.idx[:n], w.rank[:n])
+	pv, pr := w.pv[:n], w.pr[:n] // the permuted series and its ranks
+	byRank := w.byRank[:n+1]
+	for i, r := range rank {
+		byRank[r] = values[i]
+	}
+	for order := 0; o.MaxChanges <= 0 || order < o.MaxChanges; order++ {
+		for i := 0; i+1 < len(bounds); i++ {
+			work.totals(byRank, rank[bounds[i]:bounds[i+1]])
+		}
 		// The best split of every segment.
 		bestQ, bestAt := math.Inf(-1), -1
 		for i := 0; i+1 < len(bounds); i++ {
@@ -116,12 +257,14 @@ func Splits(values []float64, o Options) []Split {
 		}
 		// The permutation test: how often does the largest statistic over
 		// all segments, with each segment's values shuffled, reach bestQ?
-		// Drawing stops as soon as p can no longer be ≤ Alpha.
+		// Drawing stops as soon as p can no longer be ≤ Alpha, or is all
+		// but certain not to be (stop).
 		copy(pv, values)
 		copy(pr, rank)
 		reached, drawn := 0, 0
 		limit := int(o.Alpha * float64(o.Permutations+1)) // p ≤ α ⇔ 1+reached ≤ limit
-		for drawn < o.Permutations && 1+reached <= limit {
+		stop := w.stopTable(o, limit)
+		for drawn < o.Permutations && 1+reached <= limit && (drawn == 0 || reached < stop[drawn]) {
 			drawn++
 			maxQ := math.Inf(-1)
 			for i := 0; i+1 < len(bounds); i++ {
@@ -139,13 +282,14 @@ func Splits(values []float64, o Options) []Split {
 				reached++
 			}
 		}
-		if 1+reached > limit {
+		if 1+reached > limit || drawn < o.Permutations {
 			break
 		}
 		out = append(out, Split{Index: bestAt, Q: bestQ, P: float64(1+reached) / float64(1+drawn), Order: order})
 		bounds = append(bounds, bestAt)
 		slices.Sort(bounds)
 	}
+	w.bounds = bounds
 	slices.SortFunc(out, func(a, b Split) int { return cmp.Compare(a.Index, b.Index) })
 	return out
 }
@@ -153,12 +297,14 @@ func Splits(values []float64, o Options) []Split {
 // ranks returns the rank (1…n) of every value; equal values get distinct
 // ranks, which the sums of distances do not notice.
 func ranks(values []float64) []int {
-	idx := make([]int, len(values))
+	return ranksInto(values, make([]int, len(values)), make([]int, len(values)))
+}
+
+func ranksInto(values []float64, idx, r []int) []int {
 	for i := range idx {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(values[a], values[b]) })
-	r := make([]int, len(values))
 	for k, i := range idx {
 		r[i] = k + 1
 	}
@@ -183,11 +329,42 @@ func seedOf(values []float64) uint64 {
 // scratch holds the buffers best needs, reused across calls.
 type scratch struct {
 	left, right []float64 // within-sums of prefixes and suffixes
+	dist        []float64 // each value's summed distance to those passed
 	cnt, sum    []float64 // Fenwick trees over the series' ranks, all zero between uses
+	// total holds, by rank, each value's summed distance to every other
+	// value of its segment (see totals): the same however the segment is
+	// shuffled.
+	total  []float64
+	sorted []int
+	// coef holds best's factors for segments of coefM values.
+	coef  []float64
+	coefM int
 }
 
 func newScratch(n int) *scratch {
-	return &scratch{left: make([]float64, n+1), right: make([]float64, n+1), cnt: make([]float64, n+1), sum: make([]float64, n+1)}
+	return &scratch{left: make([]float64, n+1), right: make([]float64, n+1), dist: make([]float64, n), cnt: make([]float64, n+1), sum: make([]float64, n+1),
+		total: make([]float64, n+1), sorted: make([]int, n)}
+}
+
+// totals sets total for the values of one segment, given by their ranks
+// (byRank holds the value of each rank): sorted, the k-th of m values v
+// is v·k − (the sum of those below) above them and (the sum of those
+// above) − v·(m−1−k) below.
+func (s *scratch) totals(byRank []float64, rank []int) {
+	m := len(rank)
+	sorted := s.sorted[:m]
+	copy(sorted, rank)
+	slices.Sort(sorted)
+	all := 0.0
+	for _, r := range sorted {
+		all += byRank[r]
+	}
+	below := 0.0
+	for k, r := range sorted {
+		v := byRank[r]
+		s.total[r] = v*float64(k) - below + (all - below - v) - v*float64(m-1-k)
+		below += v
+	}
 }
 
 // naiveUpTo is the segment length up to which the within-sums are summed
@@ -214,16 +391,32 @@ func (s *scratch) best(x []float64, rank []int, minSize int) (float64, int) {
 	}
 	total := left[m]
 	bestQ, bestAt := math.Inf(-1), -1
-	fm := float64(m)
+	coef := s.coefs(m)
 	for t := minSize; t <= m-minSize; t++ {
-		a, b := float64(t), float64(m-t)
+		c := coef[4*t : 4*t+4]
 		cross := total - left[t] - right[t]
-		e := 2*cross/(a*b) - 2*left[t]/(a*(a-1)) - 2*right[t]/(b*(b-1))
-		if q := a * b / fm * e; q > bestQ {
+		e := cross*c[0] - left[t]*c[1] - right[t]*c[2]
+		if q := c[3] * e; q > bestQ {
 			bestQ, bestAt = q, t
 		}
 	}
 	return bestQ, bestAt
+}
+
+// coefs returns, for each split t of m values, best's factors 2/(a·b),
+// 2/(a(a−1)), 2/(b(b−1)) and a·b/m, with a = t and b = m − t.
+func (s *scratch) coefs(m int) []float64 {
+	if s.coefM == m && s.coef != nil {
+		return s.coef
+	}
+	s.coef = slices.Grow(s.coef[:0], 4*(m+1))[:4*(m+1)]
+	fm := float64(m)
+	for t := 1; t < m; t++ {
+		a, b := float64(t), float64(m-t)
+		s.coef[4*t], s.coef[4*t+1], s.coef[4*t+2], s.coef[4*t+3] = 2/(a*b), 2/(a*(a-1)), 2/(b*(b-1)), a*b/fm
+	}
+	s.coefM = m
+	return s.coef
 }
 
 // withinNaive fills left[t] with the sum of |xᵢ−xₖ| over pairs before t and
@@ -251,36 +444,50 @@ func withinNaive(x, left, right []float64) {
 // withinFenwick is withinNaive in O(m log n): the distances of x[t] to the
 // values already passed are count·x[t] − sum of those ranked below it,
 // plus sum − count·x[t] of those ranked above, with counts and sums kept
-// in Fenwick trees indexed by rank.
+// in Fenwick trees indexed by rank. The totals of x's values must be set
+// (totals).
 func (s *scratch) withinFenwick(x []float64, rank []int, left, right []float64) {
 	m := len(x)
+	// The distances of each value to those before it, summed up from the
+	// start; those to the values after it are the rest of its total
+	// (totals), summed up from the end.
+	d := s.dist[:m]
+	s.pass(x, rank, d)
 	left[0] = 0
-	s.pass(x, rank, 0, 1, func(k int, d float64) { left[k+1] = left[k] + d })
+	for k, v := range d {
+		left[k+1] = left[k] + v
+	}
 	right[m] = 0
-	s.pass(x, rank, m-1, -1, func(k int, d float64) { right[k] = right[k+1] + d })
+	for k := m - 1; k >= 0; k-- {
+		right[k] = right[k+1] + s.total[rank[k]] - d[k]
+	}
 }
 
-// pass walks x from start in steps of dir, handing each index and its
-// summed distance to the values passed before it to out, and leaves the
-// trees zero again.
-func (s *scratch) pass(x []float64, rank []int, start, dir int, out func(k int, d float64)) {
+// pass walks x, setting out[k] to the summed distance of x[k] to the
+// values before it, and leaves the trees zero again.
+func (s *scratch) pass(x []float64, rank []int, out []float64) {
 	cnt, sum := s.cnt, s.sum
 	n := len(cnt) - 1
 	seenSum, seen := 0.0, 0.0
-	for k := start; k >= 0 && k < len(x); k += dir {
-		v, r := x[k], rank[k]
+	for k, v := range x {
+		r := rank[k]
 		var c, sm float64
-		for j := r; j > 0; j -= j & -j {
+		for j := r; j > 0; j &= j - 1 {
 			c += cnt[j]
 			sm += sum[j]
 		}
-		out(k, c*v-sm+(seenSum-sm)-(seen-c)*v)
+		out[k] = c*v - sm + (seenSum - sm) - (seen-c)*v
 		for j := r; j <= n; j += j & -j {
 			cnt[j]++
 			sum[j] += v
 		}
 		seenSum += v
 		seen++
+	}
+	if n <= 8*len(x) {
+		clear(cnt)
+		clear(sum)
+		return
 	}
 	for k := range x {
 		for j := rank[k]; j <= n && cnt[j] != 0; j += j & -j {

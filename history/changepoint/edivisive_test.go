@@ -19,7 +19,13 @@ func sumsAgree(t *testing.T, x []float64) {
 	withinNaive(x, nl, nr)
 	s := newScratch(m)
 	fl, fr := make([]float64, m+1), make([]float64, m+1)
-	s.withinFenwick(x, ranks(x), fl, fr)
+	rank := ranks(x)
+	byRank := make([]float64, m+1)
+	for i, r := range rank {
+		byRank[r] = x[i]
+	}
+	s.totals(byRank, rank)
+	s.withinFenwick(x, rank, fl, fr)
 	for i := range nl {
 		tol := 1e-9 * max(1, math.Abs(nl[i]), math.Abs(nr[i]))
 		if math.Abs(nl[i]-fl[i]) > tol || math.Abs(nr[i]-fr[i]) > tol {
