@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"os"
 	"path/filepath"
@@ -102,6 +103,41 @@ func TestAnalyzeCaptureTooLong(t *testing.T) {
 		}
 		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 48<<20 {
 			t.Errorf("%s: allocated %d MiB for a %d MiB file", args[1], alloc>>20, (maxCapture+len(line))>>20)
+		}
+	}
+}
+
+// analyze trace reads a trace as a stream of packets, each at most
+// trace.DefaultMaxPacket: a 1 GiB file that is one packet (its length
+// says 1 GiB) is refused at the packet's length, having allocated a few
+// MiB, and so is a 1 GiB file of one line of text.
+func TestAnalyzeTraceOneHugePacket(t *testing.T) {
+	onePacket := filepath.Join(t.TempDir(), "one-packet.perfetto-trace")
+	f, err := os.Create(onePacket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Field 1 (packet), length-delimited, length 1 GiB − 16 as a varint.
+	head := append([]byte{0x0a}, binary.AppendUvarint(nil, 1<<30-16)...)
+	if _, err := f.Write(head); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 30); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{onePacket, longLineFile(t, 1<<30)} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := run([]string{"analyze", "trace", file}, io.Discard, io.Discard)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), file+": ") || excerpt.Check(strings.Replace(err.Error(), file, "FILE", 1)) != nil {
+			t.Errorf("%s: %v", filepath.Base(file), err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+			t.Errorf("%s: allocated %d MiB for a 1 GiB file", filepath.Base(file), alloc>>20)
 		}
 	}
 }
