@@ -90,7 +90,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := report.CompareOptions{Alpha: *alpha, ThresholdPct: th, AcrossDevices: *across,
 		Gate: budget.Gate{MinCount: *minCount, MinBaseRuns: *minBase, FramesOnlyPct: *framesOnly}}
-	next, err := readResults(paths[len(paths)-1:])
+	next, err := perftest.ReadResults(paths[len(paths)-1:])
 	if err != nil {
 		return fmt.Errorf("compare: new runs: %w", err)
 	}
@@ -112,7 +112,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		}
 		c = report.CompareSides(side, report.RunsOf(next, *across), opts)
 	} else {
-		base, err = readResults(paths[:1])
+		base, err = perftest.ReadResults(paths[:1])
 		if err != nil {
 			return fmt.Errorf("compare: baseline: %w", err)
 		}

@@ -244,7 +244,7 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	// Check every file before the history is touched, holding one Result
 	// at a time: a bad file among a thousand adds nothing.
-	files, err := resultFilesOf(paths, func(path string, r *perftest.Result) error {
+	files, err := perftest.ResultFiles(paths, func(path string, r *perftest.Result) error {
 		if r.Unfinished != nil {
 			return nil // skipped below
 		}
@@ -321,48 +321,6 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(stdout, "history %s: %d of %d runs added\n", s, added, len(files))
 	return s.Close()
-}
-
-// resultFilesOf lists the Result files paths name, folders walked as
-// readResults walks them (their *.json files of another schema passed
-// over), reading each one, handing it to check and letting it go before
-// the next: the errors are readResults', and check's.
-func resultFilesOf(paths []string, check func(path string, r *perftest.Result) error) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		files := []string{p}
-		walked := false
-		if fi, err := os.Stat(p); err != nil {
-			return nil, err
-		} else if fi.IsDir() {
-			files, err = resultFiles(p)
-			if err != nil {
-				return nil, err
-			}
-			walked = true
-			if len(files) == 0 {
-				return nil, fmt.Errorf("%s: no *.json result files in the directory or its subfolders", p)
-			}
-		}
-		n := len(out)
-		for _, f := range files {
-			r, err := perftest.ReadResult(f)
-			if walked && errors.Is(err, perftest.ErrSchema) {
-				continue // a folder's other JSON: a budget file, a workload
-			}
-			if err != nil {
-				return nil, err
-			}
-			if err := check(f, r); err != nil {
-				return nil, err
-			}
-			out = append(out, f)
-		}
-		if walked && len(out) == n {
-			return nil, fmt.Errorf("%s: no Result (schema %s) among the *.json files in the directory or its subfolders", p, perftest.Schema)
-		}
-	}
-	return out, nil
 }
 
 func orNone(s string) string {

@@ -6,10 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/budget"
@@ -69,7 +67,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errors.New("report: no result file given")
 	}
-	results, err := readResults(paths)
+	results, err := perftest.ReadResults(paths)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -92,7 +90,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := report.Options{Title: *title, Budgets: budgets, BudgetFile: budgetsOf, HTMLLink: *link}
 	if *base != "" {
-		old, err := readResults([]string{*base})
+		old, err := perftest.ReadResults([]string{*base})
 		if err != nil {
 			return fmt.Errorf("report: -base: %w", err)
 		}
@@ -193,46 +191,6 @@ func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// readResults reads the Result files named, a directory standing for the
-// *.json files in it in name order. A file that is not a Result is an
-// error naming it.
-func readResults(paths []string) ([]*perftest.Result, error) {
-	var out []*perftest.Result
-	_, err := resultFilesOf(paths, func(_ string, r *perftest.Result) error {
-		out = append(out, r)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// resultFiles lists the *.json files under dir, its subfolders too (a CI
-// job's shards, one folder each), in name order; hidden files and folders
-// (a run's temporary files) are left out.
-func resultFiles(dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if p != dir && strings.HasPrefix(name, ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && strings.HasSuffix(name, ".json") {
-			out = append(out, p)
-		}
-		return nil
-	})
-	slices.Sort(out)
-	return out, err
 }
 
 // parseInterleaved parses flags that may come before, between or after the
