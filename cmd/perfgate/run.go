@@ -11,8 +11,6 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,8 +18,6 @@ import (
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/excerpt"
-	"github.com/perfgate/perfgate/internal/jsondup"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
@@ -77,360 +73,31 @@ buffer_kb (1024 to 1048576), categories (atrace categories) and
 max_duration_ms.
 `
 
-// scenarioFile is a `perfgate run` file.
-type scenarioFile struct {
-	Package   string          `json:"package"`
-	Simulated *simulatedSpec  `json:"simulated,omitempty"`
-	Steps     []stepSpec      `json:"steps"`
-	Budgets   json.RawMessage `json:"budgets,omitempty"`
-	Results   string          `json:"results,omitempty"`
-	Trace     *traceSpec      `json:"trace,omitempty"`
+// parseScenario reads and checks a scenario file, the simulated phone it
+// asks for too.
+func parseScenario(path string, b []byte) (*scenario.File, error) {
+	return scenario.ParseFile(path, b, scenario.ParseOptions{CheckSimulated: func(s *scenario.Simulated, dir string) error {
+		_, err := simulatedConfig(s, dir)
+		return err
+	}})
 }
 
-// traceSpec is a scenario file's "trace": true, or an object with the
-// trace's settings (perftest.TraceConfig).
-type traceSpec struct {
-	On            bool     `json:"-"`
-	BufferKB      int      `json:"buffer_kb,omitempty"`
-	Categories    []string `json:"categories,omitempty"`
-	MaxDurationMs int      `json:"max_duration_ms,omitempty"`
-}
-
-func (t *traceSpec) UnmarshalJSON(b []byte) error {
-	var on bool
-	if err := json.Unmarshal(b, &on); err == nil {
-		*t = traceSpec{On: on}
-		return nil
-	}
-	type plain traceSpec
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var p plain
-	if err := dec.Decode(&p); err != nil {
-		return fmt.Errorf("trace: want true, false or {\"buffer_kb\", \"categories\", \"max_duration_ms\"}: %v", err)
-	}
-	*t = traceSpec(p)
-	t.On = true
-	return nil
-}
-
-// config is the session's TraceConfig; nil when the file asks for none.
-func (t *traceSpec) config() (*perftest.TraceConfig, error) {
-	if t == nil || !t.On {
-		return nil, nil
-	}
-	if t.MaxDurationMs < 0 {
-		return nil, fmt.Errorf("max_duration_ms %d is negative", t.MaxDurationMs)
-	}
-	tc := &perftest.TraceConfig{BufferKB: t.BufferKB, Categories: t.Categories, MaxDuration: time.Duration(t.MaxDurationMs) * time.Millisecond}
-	if err := tc.Validate(); err != nil {
-		return nil, err
-	}
-	return tc, nil
-}
-
-type simulatedSpec struct {
-	Workload string `json:"workload"`
-	API      int    `json:"api,omitempty"`
-	// Noise makes the simulated phone vary from run to run and frame to
-	// frame as real ones do (simdevice.Noise).
-	Noise *simdevice.Noise `json:"noise,omitempty"`
-}
-
-type stepSpec struct {
-	Name    string       `json:"name"`
-	Actions []actionSpec `json:"actions"`
-	// ExpectCrash says the app is meant to crash (or stop responding) in
-	// the step; any other step's crash fails the run.
-	ExpectCrash bool `json:"expect_crash,omitempty"`
-}
-
-type actionSpec struct {
-	Action     string  `json:"action"`
-	Kind       string  `json:"kind,omitempty"`
-	Iterations int     `json:"iterations,omitempty"`
-	FullyDrawn int     `json:"fully_drawn_ms,omitempty"`
-	Activity   string  `json:"activity,omitempty"`
-	Text       string  `json:"text,omitempty"`
-	ID         string  `json:"id,omitempty"`
-	Desc       string  `json:"desc,omitempty"`
-	Input      string  `json:"input,omitempty"`
-	X          *int    `json:"x,omitempty"`
-	Y          *int    `json:"y,omitempty"`
-	Direction  string  `json:"direction,omitempty"`
-	Count      int     `json:"count,omitempty"`
-	Distance   float64 `json:"distance,omitempty"`
-	DurationMs int     `json:"duration_ms,omitempty"`
-	Code       int     `json:"code,omitempty"`
-	Ms         int     `json:"ms,omitempty"`
-	TimeoutMs  int     `json:"timeout_ms,omitempty"`
-}
-
-// parsedScenario is a checked scenario file.
-type parsedScenario struct {
-	file       scenarioFile
-	steps      [][]scenario.Action
-	budgets    *budget.File // inline budgets
-	budgetPath string       // or a budget file
-	// headroom is what -update leaves above (below, for floors) each
-	// value it records (-headroom).
-	headroom budget.Headroom
-}
-
-// parseScenario reads and checks a scenario file; errors name the file,
-// the step and the action, and quote a bounded excerpt of the bad value.
-func parseScenario(path string, b []byte) (*parsedScenario, error) {
-	if d := jsondup.Find(b); d != nil {
-		return nil, d.Error(path)
-	}
-	var f scenarioFile
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("%s:%d: bad JSON: %s", path, 1+bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n")), excerpt.Text(err.Error()))
-		}
-		return nil, fmt.Errorf("%s: %s", path, excerpt.Text(err.Error()))
-	}
-	if err := metrics.ValidatePackage(f.Package); err != nil {
-		return nil, fmt.Errorf("%s: package %s: %s", path, excerpt.Quote(f.Package), excerpt.Text(err.Error()))
-	}
-	if f.Simulated != nil {
-		if _, err := scenarioWorkload(f.Simulated.Workload, filepath.Dir(path)); err != nil {
-			return nil, fmt.Errorf("%s: simulated: %v", path, err)
-		}
-	}
-	if len(f.Steps) == 0 {
-		return nil, fmt.Errorf("%s: no steps", path)
-	}
-	if _, err := f.Trace.config(); err != nil {
-		return nil, fmt.Errorf("%s: trace: %s", path, excerpt.Text(err.Error()))
-	}
-	p := &parsedScenario{file: f}
-	seen := map[string]bool{}
-	for i, st := range f.Steps {
-		where := fmt.Sprintf("%s: step %d %s", path, i+1, excerpt.Quote(st.Name))
-		if strings.TrimSpace(st.Name) == "" || strings.ContainsAny(st.Name, "#\n") {
-			return nil, fmt.Errorf("%s: a step needs a name without '#' or newlines", where)
-		}
-		if seen[st.Name] {
-			return nil, fmt.Errorf("%s: the name is used twice (a step's iterations go in one step)", where)
-		}
-		seen[st.Name] = true
-		if len(st.Actions) == 0 {
-			return nil, fmt.Errorf("%s: no actions", where)
-		}
-		var acts []scenario.Action
-		for j, a := range st.Actions {
-			act, err := a.action()
-			if err != nil {
-				return nil, fmt.Errorf("%s: action %d %s: %v", where, j+1, excerpt.Quote(a.Action), err)
-			}
-			acts = append(acts, act)
-		}
-		p.steps = append(p.steps, acts)
-	}
-	if len(f.Budgets) > 0 {
-		var s string
-		if json.Unmarshal(f.Budgets, &s) == nil {
-			if s == "" {
-				return nil, fmt.Errorf("%s: budgets: empty path", path)
-			}
-			if !filepath.IsAbs(s) {
-				// Relative to the scenario file, and never a bare name,
-				// which assert would read from testdata/.
-				s = filepath.Join(filepath.Dir(path), s)
-				if !filepath.IsAbs(s) {
-					s = "." + string(filepath.Separator) + s
-				}
-			}
-			p.budgetPath = s
-		} else {
-			bf, err := inlineBudgets(path, b, f.Budgets)
-			if err != nil {
-				return nil, err
-			}
-			if err := p.checkBudgetSteps(bf); err != nil {
-				return nil, err
-			}
-			p.budgets = bf
-		}
-	}
-	return p, nil
-}
-
-// checkBudgetSteps refuses budgets of a step the scenario does not have:
-// a misspelt step would otherwise be a budget nobody checks. The error
-// names the file and line of the step's first budget.
-func (p *parsedScenario) checkBudgetSteps(f *budget.File) error {
-	steps := map[string]bool{}
-	names := make([]string, len(p.file.Steps))
-	for i, st := range p.file.Steps {
-		steps[st.Name], names[i] = true, st.Name
-	}
-	u := f.UnknownSteps(func(step string) bool { return steps[step] })
-	if len(u) == 0 {
-		return nil
-	}
-	model := ""
-	if u[0].Model != "" {
-		model = " of model " + strconv.Quote(u[0].Model)
-	}
-	return fmt.Errorf("%s: budgets%s of step %s, which the scenario does not have (its steps: %s)", u[0].Where, model, excerpt.Quote(u[0].Step), strings.Join(names, ", "))
-}
-
-var budgetLine = regexp.MustCompile(`^budgets:(\d+): `)
-
-// inlineBudgets parses the "budgets" object with the budget file parser,
-// naming lines of the scenario file in its errors.
-func inlineBudgets(path string, whole, raw []byte) (*budget.File, error) {
-	doc := append([]byte(`{"schema": "`+budget.BudgetSchema+`", "steps": `), raw...)
-	doc = append(doc, '}')
-	bf, err := budget.ParseBudgetFile("budgets", doc)
+// simulatedConfig is the simulated phone a scenario file's "simulated"
+// describes.
+func simulatedConfig(s *scenario.Simulated, dir string) (simdevice.Config, error) {
+	wl, err := scenarioWorkload(s.Workload, dir)
 	if err != nil {
-		first := 1 + bytes.Count(whole[:bytes.Index(whole, raw)], []byte("\n"))
-		msg := err.Error()
-		if m := budgetLine.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			msg = fmt.Sprintf("%s:%d: budgets: %s", path, first+n-1, msg[len(m[0]):])
-		} else {
-			msg = path + ": " + msg
-		}
-		return nil, errors.New(msg)
+		return simdevice.Config{}, err
 	}
-	bf.Path = path
-	// The entries' lines count in the wrapped document, whose first line
-	// is the scenario's line of "budgets".
-	first := 1 + bytes.Count(whole[:bytes.Index(whole, raw)], []byte("\n"))
-	for _, steps := range append([]map[string]map[string]*budget.Entry{bf.Steps}, modelSteps(bf)...) {
-		for _, es := range steps {
-			for _, e := range es {
-				e.Line += first - 1
-			}
+	cfg := simdevice.Config{Workload: wl, API: s.API}
+	if len(s.Noise) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(s.Noise))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg.Noise); err != nil {
+			return cfg, fmt.Errorf("noise: %s", excerpt.Text(err.Error()))
 		}
 	}
-	return bf, nil
-}
-
-// modelSteps are the budgets of every model of f.
-func modelSteps(f *budget.File) []map[string]map[string]*budget.Entry {
-	var out []map[string]map[string]*budget.Entry
-	for _, m := range f.Models {
-		out = append(out, m.Steps)
-	}
-	return out
-}
-
-// selector is the action's element selector.
-func (a actionSpec) selector() (scenario.Selector, error) {
-	n := 0
-	var sel scenario.Selector
-	if a.Text != "" {
-		n, sel = n+1, scenario.Text(a.Text)
-	}
-	if a.ID != "" {
-		n, sel = n+1, scenario.ID(a.ID)
-	}
-	if a.Desc != "" {
-		n, sel = n+1, scenario.Desc(a.Desc)
-	}
-	if n != 1 {
-		return sel, errors.New("give exactly one of text, id, desc")
-	}
-	return sel, nil
-}
-
-// maxMs bounds every time a scenario file gives in milliseconds: a sleep
-// (scenario.MaxSleep), a wait, a swipe's duration.
-const maxMs = int(scenario.MaxSleep / time.Millisecond)
-
-// maxRepeat bounds a scenario's launch iterations and swipe counts: a
-// thousand is hours of a phone's time; more is a typo that would run until
-// killed.
-const maxRepeat = 1000
-
-func (a actionSpec) action() (scenario.Action, error) {
-	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
-	for _, f := range []struct {
-		name string
-		v    int
-		ms   bool
-	}{{"iterations", a.Iterations, false}, {"count", a.Count, false}, {"duration_ms", a.DurationMs, true}, {"ms", a.Ms, true}, {"timeout_ms", a.TimeoutMs, true}, {"fully_drawn_ms", a.FullyDrawn, true}} {
-		if f.v < 0 {
-			return nil, fmt.Errorf("%s %d is negative", f.name, f.v)
-		}
-		if f.ms && f.v > maxMs {
-			return nil, fmt.Errorf("%s %d is over the maximum %d (%v)", f.name, f.v, maxMs, scenario.MaxSleep)
-		}
-		if !f.ms && f.v > maxRepeat {
-			return nil, fmt.Errorf("%s %d is over the maximum %d", f.name, f.v, maxRepeat)
-		}
-	}
-	switch a.Action {
-	case "launch":
-		kind := scenario.StartKind(a.Kind)
-		switch kind {
-		case "":
-			kind = scenario.Cold
-		case scenario.Cold, scenario.Warm, scenario.Hot:
-		default:
-			return nil, fmt.Errorf("kind %s: want cold, warm or hot", excerpt.Quote(a.Kind))
-		}
-		n := max(a.Iterations, 1)
-		return scenario.LaunchWith(kind, n, scenario.StartupOptions{Activity: a.Activity, FullyDrawn: ms(a.FullyDrawn)}), nil
-	case "tap":
-		sel, err := a.selector()
-		if err != nil {
-			return nil, err
-		}
-		return scenario.Tap(sel), nil
-	case "tap_at":
-		if a.X == nil || a.Y == nil || *a.X < 0 || *a.Y < 0 {
-			return nil, errors.New("needs x and y, both ≥ 0")
-		}
-		return scenario.TapAt(*a.X, *a.Y), nil
-	case "swipe", "fling":
-		switch scenario.Direction(a.Direction) {
-		case scenario.Up, scenario.Down, scenario.Left, scenario.Right:
-		default:
-			return nil, fmt.Errorf("direction %s: want up, down, left or right", excerpt.Quote(a.Direction))
-		}
-		if a.Distance < 0 || a.Distance > 0.9 {
-			return nil, fmt.Errorf("distance %v: want a fraction of the screen in (0, 0.9]", a.Distance)
-		}
-		if a.Action == "fling" {
-			return scenario.FlingWith(scenario.SwipeOptions{Direction: scenario.Direction(a.Direction), Distance: a.Distance, Count: a.Count}), nil
-		}
-		return scenario.SwipeWith(scenario.SwipeOptions{Direction: scenario.Direction(a.Direction), Count: a.Count, Distance: a.Distance, Duration: ms(a.DurationMs)}), nil
-	case "back":
-		return scenario.Back(), nil
-	case "home":
-		return scenario.Home(), nil
-	case "key":
-		if a.Code <= 0 {
-			return nil, fmt.Errorf("code %d: want an Android KeyEvent code", a.Code)
-		}
-		return scenario.Key(a.Code), nil
-	case "type":
-		sel, err := a.selector()
-		if err != nil {
-			return nil, err
-		}
-		return scenario.Type(sel, a.Input), nil
-	case "wait":
-		sel, err := a.selector()
-		if err != nil {
-			return nil, err
-		}
-		return scenario.WaitFor(sel, ms(a.TimeoutMs)), nil
-	case "sleep":
-		if a.Ms <= 0 {
-			return nil, errors.New("needs ms > 0")
-		}
-		return scenario.Sleep(ms(a.Ms)), nil
-	}
-	return nil, errors.New("unknown action (want launch, tap, tap_at, swipe, fling, back, home, key, type, wait, sleep)")
+	return cfg, nil
 }
 
 // scenarioWorkload is a preset name or a workload JSON file relative to
@@ -459,147 +126,92 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 	return scenarioRun(sigs, args, stdout, stderr)
 }
 
+// runFlags are `perfgate run`'s flags.
+type runFlags struct {
+	fs             *flag.FlagSet
+	serial, server *string
+	update         *bool
+	headroom       *float64
+	pool           poolFlags
+}
+
+func newRunFlags(stderr io.Writer) *runFlags {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
+	f := &runFlags{fs: fs,
+		serial:   fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device); ignored with \"simulated\""),
+		server:   fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)"),
+		update:   fs.Bool("update", false, "rewrite the budget file from this run"),
+		headroom: fs.Float64("headroom", 10, "with -update: percent a recorded budget leaves above (below, for floors such as fps) the measured value, 1 to 500"),
+	}
+	f.pool.register(fs)
+	return f
+}
+
+// load reads the scenario file the arguments name, and its budgets: a
+// budget file's steps must be the scenario's before anything is measured.
+func (f *runFlags) load() (*scenario.File, *budget.File, error) {
+	if f.fs.NArg() != 1 {
+		f.fs.Usage()
+		return nil, nil, fmt.Errorf("run: want one scenario file, got %d arguments", f.fs.NArg())
+	}
+	path := f.fs.Arg(0)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("run: %w", err)
+	}
+	sc, err := parseScenario(path, b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("run: %w", err)
+	}
+	if *f.headroom < 1 || *f.headroom > 500 {
+		return nil, nil, fmt.Errorf("run: -headroom %g: want a percentage from 1 to 500", *f.headroom)
+	}
+	if *f.update {
+		if sc.BudgetPath == "" {
+			return nil, nil, fmt.Errorf("run: -update needs \"budgets\" to name a budget file in %s", path)
+		}
+		return sc, nil, nil
+	}
+	budgets, err := sc.ReadBudgets()
+	if errors.Is(err, iofs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("run: budget file %s does not exist: run 'perfgate run -update %s' to record it", sc.BudgetPath, path)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("run: %w", err)
+	}
+	return sc, budgets, nil
+}
+
 // scenarioRun runs a scenario file until its end or the first signal from
 // sigs. A signal ends the step in progress as unfinished, skips the rest,
 // writes the Result of what was measured and exits with the signal's
 // status; budgets are then neither checked nor rewritten, since a cut run
 // would break them or record from half a step.
 func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
-	serial := fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device); ignored with \"simulated\"")
-	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)")
-	update := fs.Bool("update", false, "rewrite the budget file from this run")
-	headroom := fs.Float64("headroom", 10, "with -update: percent a recorded budget leaves above (below, for floors such as fps) the measured value, 1 to 500")
-	var pf poolFlags
-	pf.register(fs)
-	if err := fs.Parse(args); err != nil {
+	f := newRunFlags(stderr)
+	if err := f.fs.Parse(args); err != nil {
 		return err
 	}
-
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("run: want one scenario file, got %d arguments", fs.NArg())
-	}
-	path := fs.Arg(0)
-	b, err := os.ReadFile(path)
+	sc, budgets, err := f.load()
 	if err != nil {
-		return fmt.Errorf("run: %w", err)
+		return err
 	}
-	sc, err := parseScenario(path, b)
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
+	if f.pool.on() {
+		return runOnPool(sigs, f.fs, f.pool, sc, stdout)
 	}
-	if *headroom < 1 || *headroom > 500 {
-		return fmt.Errorf("run: -headroom %g: want a percentage from 1 to 500", *headroom)
-	}
-	sc.headroom = budget.Headroom{Pct: *headroom}
-	if *update && sc.budgetPath == "" {
-		return fmt.Errorf("run: -update needs \"budgets\" to name a budget file in %s", path)
-	}
-	// A budget file's steps must be the scenario's before anything is
-	// measured: a misspelt step would be a budget nobody checks.
-	var budgets *budget.File
-	switch {
-	case sc.budgets != nil:
-		budgets = sc.budgets
-	case sc.budgetPath != "" && !*update:
-		f, err := budget.ReadBudgetFile(sc.budgetPath)
-		if errors.Is(err, iofs.ErrNotExist) {
-			return fmt.Errorf("run: budget file %s does not exist: run 'perfgate run -update %s' to record it", sc.budgetPath, path)
-		}
-		if err != nil {
-			return fmt.Errorf("run: %w", err)
-		}
-		if err := sc.checkBudgetSteps(f); err != nil {
-			return fmt.Errorf("run: %w", err)
-		}
-		budgets = f
-	}
-	if pf.on() {
-		return runOnPool(sigs, fs, pf, path, sc, stdout)
-	}
-
 	stopCtx, stopWatch := watchStop(sigs)
 	defer stopWatch()
-	interrupted := func(where string) error {
-		sig, _ := caught(stopCtx)
-		return exitError{code: sig.exitCode(), err: fmt.Errorf("run: %v %s", sig, where)}
-	}
-	openFailed := func(err error) error {
-		if _, ok := caught(stopCtx); ok {
-			return interrupted("before the device was open; nothing measured")
-		}
-		return fmt.Errorf("run: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(stopCtx, 30*time.Second)
-	defer cancel()
-	var dev *adbx.Device
-	if s := sc.file.Simulated; s != nil {
-		wl, _ := scenarioWorkload(s.Workload, filepath.Dir(path))
-		wl.Package = sc.file.Package
-		simCfg := simdevice.Config{Workload: wl, API: s.API}
-		if s.Noise != nil {
-			simCfg.Noise = *s.Noise
-		}
-		sim, err := simdevice.New(simCfg)
-		if err != nil {
-			return fmt.Errorf("run: simulated device: %w", err)
-		}
-		defer sim.Close()
-		srv := adbtest.NewServer(sim)
-		defer srv.Close()
-		if dev, err = adbx.Open(ctx, adbx.Options{Server: srv.Addr}); err != nil {
-			return openFailed(err)
-		}
-		fmt.Fprintf(stdout, "device: simulated %s, API %d, workload %s\n", sim.Serial(), sim.Config().API, wl.Name)
-	} else {
-		if dev, err = adbx.Open(ctx, adbx.Options{Serial: *serial, Server: *server}); err != nil {
-			return openFailed(err)
-		}
-		fmt.Fprintf(stdout, "device: %s\n", dev.Serial())
-	}
-
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	// The Results' folder is the scenario's, as its budget file's is:
-	// relative to the scenario file, not to wherever perfgate runs.
-	results := sc.file.Results
-	if results == "" {
-		results = "perf-results"
-	}
-	if !filepath.IsAbs(results) {
-		results = filepath.Join(filepath.Dir(path), results)
-	}
-	cfg := perftest.Config{Name: name, ResultsDir: results}
-	if tc, _ := sc.file.Trace.config(); tc != nil {
-		perftest.WithTrace(*tc)(&cfg)
-	}
-	var expect []string
-	for _, st := range sc.file.Steps {
-		if st.ExpectCrash {
-			expect = append(expect, st.Name)
-		}
-	}
-	perftest.ExpectCrash(expect...)(&cfg)
-	s, err := scenario.New(ctx, dev, sc.file.Package, cfg)
+	s, closeAll, err := f.open(stopCtx, sc, stdout)
+	defer closeAll()
 	if err != nil {
-		return openFailed(err)
+		return err
 	}
-	for i, st := range sc.file.Steps {
-		if stopCtx.Err() != nil {
-			break
-		}
-		// The line goes out once the step is open, so a signal after it
-		// always lands inside the step.
-		begun := scenario.Func("begin", func(context.Context, *scenario.Driver) error {
-			fmt.Fprintf(stderr, "run: step %d of %d: %s\n", i+1, len(sc.file.Steps), st.Name)
-			return nil
-		})
-		s.StepContext(stopCtx, st.Name, append([]scenario.Action{begun}, sc.steps[i]...)...)
-	}
+	sc.Run(stopCtx, s, func(i int) {
+		fmt.Fprintf(stderr, "run: step %d of %d: %s\n", i+1, len(sc.Steps), sc.Steps[i].Name)
+	})
 	r := s.Stop()
-	sess := s.Session()
 	failedStep := map[string]bool{}
 	for _, v := range r.Verdicts {
 		if v.Kind == budget.KindAction {
@@ -611,45 +223,92 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	}
 	printHealth(stdout, r)
 	if _, ok := caught(stopCtx); ok {
-		// A cut run would break its budgets or record from half a step:
-		// neither checked nor rewritten.
-		werr := sess.Publish()
-		printResultPath(stdout, r)
-		for _, e := range s.Errors() {
-			fmt.Fprintln(stdout, e)
-		}
-		if werr != nil {
-			fmt.Fprintln(stdout, werr)
-		}
-		done := 0
-		for _, st := range r.Steps {
-			if !st.Unfinished {
-				done++
-			}
-		}
-		return interrupted(fmt.Sprintf("after %d of %d steps; budgets not checked", done, len(sc.file.Steps)))
+		return runCut(stopCtx, s, r, len(sc.Steps), stdout)
 	}
-	var notes []string
-	switch {
-	case *update:
-		u, err := budget.RecordBudgets(r, sc.budgetPath, sc.headroom, budget.PolicyFromEnv())
+	notes := sc.Judge(r, budgets, *f.update, budget.Headroom{Pct: *f.headroom})
+	return runEnd(sc, s, r, notes, stdout)
+}
+
+// open opens the device (the simulated phone the file asks for, started
+// here, or -serial's) and starts the scenario's session on it. Call
+// closeAll when the run is over, whatever the error.
+func (f *runFlags) open(stopCtx context.Context, sc *scenario.File, stdout io.Writer) (s *scenario.Scenario, closeAll func(), err error) {
+	var closers []func()
+	closeAll = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	openFailed := func(err error) error {
+		if _, ok := caught(stopCtx); ok {
+			return interrupted(stopCtx, "before the device was open; nothing measured")
+		}
+		return fmt.Errorf("run: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(stopCtx, 30*time.Second)
+	closers = append(closers, cancel)
+	var dev *adbx.Device
+	if sim := sc.Simulated; sim != nil {
+		cfg, _ := simulatedConfig(sim, filepath.Dir(sc.Path))
+		cfg.Workload.Package = sc.Package
+		phone, err := simdevice.New(cfg)
 		if err != nil {
-			r.RecordVerdicts(budget.Verdict{Kind: budget.KindUpdate, Status: budget.Fail, From: sc.budgetPath, Reason: err.Error(), Line: err.Error()})
+			return nil, closeAll, fmt.Errorf("run: simulated device: %w", err)
 		}
-		notes = u.Notes
-		r.RecordVerdicts(u.Refused...)
-	case budgets != nil:
-		vs, n := budget.CheckFile(r, budgets)
-		notes = n
-		r.RecordVerdicts(vs...)
+		srv := adbtest.NewServer(phone)
+		closers = append(closers, func() { phone.Close() }, srv.Close)
+		if dev, err = adbx.Open(ctx, adbx.Options{Server: srv.Addr}); err != nil {
+			return nil, closeAll, openFailed(err)
+		}
+		fmt.Fprintf(stdout, "device: simulated %s, API %d, workload %s\n", phone.Serial(), phone.Config().API, cfg.Workload.Name)
+	} else {
+		if dev, err = adbx.Open(ctx, adbx.Options{Serial: *f.serial, Server: *f.server}); err != nil {
+			return nil, closeAll, openFailed(err)
+		}
+		fmt.Fprintf(stdout, "device: %s\n", dev.Serial())
 	}
-	werr := sess.Publish()
+	if s, err = scenario.New(ctx, dev, sc.Package, sc.Config()); err != nil {
+		return nil, closeAll, openFailed(err)
+	}
+	return s, closeAll, nil
+}
+
+// interrupted is the error of a run the signal that ended ctx cut short.
+func interrupted(ctx context.Context, where string) error {
+	sig, _ := caught(ctx)
+	return exitError{code: sig.exitCode(), err: fmt.Errorf("run: %v %s", sig, where)}
+}
+
+// runCut writes the Result of a run a signal cut short: its budgets are
+// neither checked nor rewritten, since a cut run would break them or
+// record from half a step.
+func runCut(ctx context.Context, s *scenario.Scenario, r *perftest.Result, steps int, stdout io.Writer) error {
+	werr := s.Session().Publish()
+	printResultPath(stdout, r)
+	for _, e := range s.Errors() {
+		fmt.Fprintln(stdout, e)
+	}
+	if werr != nil {
+		fmt.Fprintln(stdout, werr)
+	}
+	done := 0
+	for _, st := range r.Steps {
+		if !st.Unfinished {
+			done++
+		}
+	}
+	return interrupted(ctx, fmt.Sprintf("after %d of %d steps; budgets not checked", done, steps))
+}
+
+// runEnd writes the Result of a run that ended and prints every failing
+// verdict it holds: crashes no step expected, failed actions, broken
+// budgets, refused updates. Any of them is exit status 1.
+func runEnd(sc *scenario.File, s *scenario.Scenario, r *perftest.Result, notes []string, stdout io.Writer) error {
+	werr := s.Session().Publish()
 	printResultPath(stdout, r)
 	for _, n := range notes {
 		fmt.Fprintln(stdout, n)
 	}
-	// Every failing verdict of the run, as the Result keeps it: crashes no
-	// step expected, failed actions, broken budgets, refused updates.
 	counts := map[budget.Kind]int{}
 	for _, v := range r.Verdicts {
 		if !v.Fails() {
@@ -665,26 +324,26 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	if werr != nil {
 		fmt.Fprintln(stdout, werr)
 	}
-	if counts[budget.KindBudget] > 0 && sc.budgetPath != "" {
-		fmt.Fprintf(stdout, "run 'perfgate run -update %s' to rewrite %s if the change is intended\n", path, sc.budgetPath)
+	if counts[budget.KindBudget] > 0 && sc.BudgetPath != "" {
+		fmt.Fprintf(stdout, "run 'perfgate run -update %s' to rewrite %s if the change is intended\n", sc.Path, sc.BudgetPath)
 	}
-	if len(counts) > 0 || r.Error != "" || werr != nil {
-		msg := fmt.Sprintf("run: %d failed steps, %d broken budgets", counts[budget.KindAction], counts[budget.KindBudget])
-		if n := counts[budget.KindCrash]; n > 0 {
-			msg += fmt.Sprintf(", %d steps crashed", n)
-		}
-		if n := counts[budget.KindUpdate]; n > 0 {
-			msg += fmt.Sprintf(", %d updates refused", n)
-		}
-		if r.Error != "" {
-			msg += ", session ended early: " + r.Error
-		}
-		if werr != nil {
-			msg += ", results not written"
-		}
-		return exitError{code: 1, err: errors.New(msg)}
+	if len(counts) == 0 && r.Error == "" && werr == nil {
+		return nil
 	}
-	return nil
+	msg := fmt.Sprintf("run: %d failed steps, %d broken budgets", counts[budget.KindAction], counts[budget.KindBudget])
+	if n := counts[budget.KindCrash]; n > 0 {
+		msg += fmt.Sprintf(", %d steps crashed", n)
+	}
+	if n := counts[budget.KindUpdate]; n > 0 {
+		msg += fmt.Sprintf(", %d updates refused", n)
+	}
+	if r.Error != "" {
+		msg += ", session ended early: " + r.Error
+	}
+	if werr != nil {
+		msg += ", results not written"
+	}
+	return exitError{code: 1, err: errors.New(msg)}
 }
 
 // printResultPath says where the Result went.

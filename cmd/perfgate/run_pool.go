@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/perfgate/perfgate/devicepool"
+	"github.com/perfgate/perfgate/scenario"
 )
 
 // poolFlags are `perfgate run`'s fan-out flags.
@@ -60,7 +61,8 @@ func (p *poolFlags) on() bool { return p.pool }
 // when any run fails.
 // The scenario is read and -update handled (for every run at once: each
 // records its own model where the file holds budgets per model).
-func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, path string, sc *parsedScenario, stdout io.Writer) error {
+func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, sc *scenario.File, stdout io.Writer) error {
+	path := sc.Path
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["serial"] || set["adb"] {
@@ -73,7 +75,7 @@ func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, path strin
 	if err != nil {
 		return fmt.Errorf("run: -shard: %w", err)
 	}
-	if sc.file.Simulated != nil {
+	if sc.Simulated != nil {
 		return fmt.Errorf("run: -pool: %s runs on a simulated phone of its own (\"simulated\"); drop it to run on the pool", path)
 	}
 	cfg, err := pf.poolConfig()
