@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +15,6 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/history/changepoint"
-	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 )
 
@@ -122,30 +119,13 @@ func (h *historyFlags) filter(now time.Time) (history.Filter, error) {
 		}
 	}
 	if *h.since != "" {
-		t, err := parseWhen(*h.since, now)
+		t, err := history.ParseTime(*h.since, now)
 		if err != nil {
 			return f, fmt.Errorf("-from: %w", err)
 		}
 		f.Since = t
 	}
 	return f, nil
-}
-
-// parseWhen reads a time as RFC 3339 (or a date), or as a duration back
-// from now.
-func parseWhen(s string, now time.Time) (time.Time, error) {
-	if d, err := time.ParseDuration(s); err == nil {
-		if d < 0 {
-			return time.Time{}, fmt.Errorf("%q: a duration back from now must not be negative", s)
-		}
-		return now.Add(-d), nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is neither a time (2006-01-02T15:04:05Z07:00, 2006-01-02) nor a duration (720h)", quoteBounded(s))
 }
 
 // quoteBounded keeps a quoted piece of user input short.
@@ -196,12 +176,6 @@ reach Stop (killed, or still running: its "unfinished" is set) is skipped,
 with a line saying so.
 `
 
-// addBatch bounds a transaction of history add: this many runs, or values.
-const (
-	addBatchRuns   = 100
-	addBatchValues = 10_000
-)
-
 func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	h := newHistoryFlags("add", historyAddUsage, stderr, false)
 	commit := h.fs.String("commit", "", "the commit measured")
@@ -224,36 +198,14 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fi, err := os.Stat(paths[0]); err == nil && fi.IsDir() {
 		dir = paths[0]
 	}
-	m := history.MetaFromEnv(dir)
-	m.ID = *id
-	if *commit != "" {
-		m.Commit = *commit
-	}
-	if *branch != "" {
-		m.Branch = *branch
-	}
-	if *appVersion != "" {
-		m.AppVersion = *appVersion
-	}
-	runOf := func(r *perftest.Result) history.Run {
-		rm := m
-		if *reportBase != "" && r.Name != "" {
-			rm.ReportURL = strings.TrimSuffix(*reportBase, "/") + "/" + history.ReportPage(r)
+	o := history.AddOptions{Meta: history.MetaFromEnv(dir), ReportBase: *reportBase, Added: printAdded(stdout)}
+	o.Meta.ID = *id
+	for _, f := range []struct{ flag, meta *string }{{commit, &o.Meta.Commit}, {branch, &o.Meta.Branch}, {appVersion, &o.Meta.AppVersion}} {
+		if *f.flag != "" {
+			*f.meta = *f.flag
 		}
-		return history.RunOf(r, rm)
 	}
-	// Check every file before the history is touched, holding one Result
-	// at a time: a bad file among a thousand adds nothing.
-	files, err := perftest.ResultFiles(paths, func(path string, r *perftest.Result) error {
-		if r.Unfinished != nil {
-			return nil // skipped below
-		}
-		run := runOf(r)
-		if err := run.Check(); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return nil
-	})
+	files, err := history.CheckFiles(paths, o)
 	if err != nil {
 		return fmt.Errorf("history add: %w", err)
 	}
@@ -265,62 +217,31 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer s.Close()
-	added := 0
-	type line struct {
-		path  string
-		run   string
-		notes []string
-	}
-	var batch []history.Run
-	var lines []line
-	values := 0
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		ok, err := s.AddRuns(ctx, batch)
-		if err != nil {
-			return fmt.Errorf("history add: %s … %s: %w", lines[0].path, lines[len(lines)-1].path, err)
-		}
-		for i, l := range lines {
-			state := "already there"
-			if ok[i] {
-				added++
-				state = "added"
-			}
-			fmt.Fprintf(stdout, "%s %s: %s\n", state, l.path, l.run)
-			for _, n := range l.notes {
-				fmt.Fprintf(stdout, "  note: %s\n", n)
-			}
-		}
-		batch, lines, values = batch[:0], lines[:0], 0
-		return nil
-	}
-	for _, f := range files {
-		r, err := perftest.ReadResult(f)
-		if err != nil {
-			return fmt.Errorf("history add: %w (it changed since it was checked)", err)
-		}
-		if r.Unfinished != nil {
-			// Its steps are not those of a run that ended: no trend or
-			// baseline may take them for one.
-			fmt.Fprintf(stdout, "skipped %s: %s\n", r.Path, r.Error)
-			continue
-		}
-		run := runOf(r)
-		batch = append(batch, run)
-		lines = append(lines, line{path: r.Path, run: fmt.Sprintf("run %s, commit %s, %d values", run.ID, orNone(run.Commit), len(run.Values)), notes: run.Notes})
-		if values += len(run.Values); len(batch) >= addBatchRuns || values >= addBatchValues {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-	}
-	if err := flush(); err != nil {
-		return err
+	added, err := s.AddFiles(ctx, files, o)
+	if err != nil {
+		return fmt.Errorf("history add: %w", err)
 	}
 	fmt.Fprintf(stdout, "history %s: %d of %d runs added\n", s, added, len(files))
 	return s.Close()
+}
+
+// printAdded prints a line for each file history add added, found there
+// already, or skipped.
+func printAdded(stdout io.Writer) func(history.AddedFile) {
+	return func(a history.AddedFile) {
+		if a.Run == nil {
+			fmt.Fprintf(stdout, "skipped %s: %s\n", a.Path, a.Skipped)
+			return
+		}
+		state := "already there"
+		if a.New {
+			state = "added"
+		}
+		fmt.Fprintf(stdout, "%s %s: run %s, commit %s, %d values\n", state, a.Path, a.Run.ID, orNone(a.Run.Commit), len(a.Run.Values))
+		for _, n := range a.Run.Notes {
+			fmt.Fprintf(stdout, "  note: %s\n", n)
+		}
+	}
 }
 
 func orNone(s string) string {
@@ -386,9 +307,7 @@ func historyTrend(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return fmt.Errorf("history trend: %w", err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(trendsJSON(trends))
+		return history.WriteTrendsJSON(stdout, trends)
 	}
 	if len(trends) == 0 {
 		fmt.Fprintf(stdout, "history %s: no series match\n", s)
@@ -459,7 +378,8 @@ func historyDigest(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	do := history.DigestOptions{Title: *title, MinPct: *minPct, TrendLink: *link}
 	if *since != "" {
-		if do.Since, err = h.sinceOf(ctx, s, *since); err != nil {
+		f, _ := h.filter(time.Now()) // h.trends read it
+		if do.Since, err = s.Since(ctx, f, *since, time.Now()); err != nil {
 			return fmt.Errorf("history digest: -since: %w", err)
 		}
 	}
@@ -474,29 +394,6 @@ func historyDigest(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	return nil
-}
-
-// sinceOf reads -since: a time or duration, else a commit (or its prefix
-// of at least 7 characters) whose first run in the selected series starts
-// it.
-func (h *historyFlags) sinceOf(ctx context.Context, st *history.Store, s string) (time.Time, error) {
-	if t, err := parseWhen(s, time.Now()); err == nil {
-		return t, nil
-	}
-	if len(s) >= 7 {
-		f, err := h.filter(time.Now())
-		if err != nil {
-			return time.Time{}, err
-		}
-		first, ok, err := st.FirstRun(ctx, f, s)
-		if err != nil {
-			return first, err
-		}
-		if ok {
-			return first, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not a time, a duration, or a commit (7 characters or more) with a run in the selected series", quoteBounded(s))
 }
 
 const historyHTMLUsage = `usage: perfgate history html [-history DSN] [filters] [-budgets file] [-last N] -o dir
@@ -639,86 +536,4 @@ func historyBudget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	b = append(b, '\n')
 	return writeOutput(*out, stdout, func(w io.Writer) error { _, err := w.Write(b); return err })
-}
-
-// jsonTrend is a trend as `history trend -json` prints it. Figures that are
-// not finite (a change from a level of zero) are null.
-type jsonTrend struct {
-	Test       string `json:"test"`
-	Step       string `json:"step"`
-	Metric     string `json:"metric"`
-	Device     string `json:"device"`
-	Unit       string `json:"unit"`
-	Definition string `json:"definition"`
-	Better     string `json:"better"`
-	// Runs counts every run; Older summarises those before Points (the
-	// newest -last runs).
-	Runs    int          `json:"runs"`
-	Older   *jsonSpan    `json:"older,omitempty"`
-	Points  []jsonPoint  `json:"points"`
-	Changes []jsonChange `json:"changes"`
-}
-
-type jsonSpan struct {
-	Runs   int       `json:"runs"`
-	First  time.Time `json:"first"`
-	Last   time.Time `json:"last"`
-	Min    float64   `json:"min"`
-	Median float64   `json:"median"`
-	Max    float64   `json:"max"`
-}
-
-type jsonPoint struct {
-	RunID      string    `json:"run_id"`
-	Commit     string    `json:"commit"`
-	Branch     string    `json:"branch"`
-	Time       time.Time `json:"time"`
-	Value      float64   `json:"value"`
-	Iterations int       `json:"iterations"`
-	ReportURL  string    `json:"report_url,omitempty"`
-}
-
-type jsonChange struct {
-	Index       int       `json:"index"`
-	Commit      string    `json:"commit"`
-	RunID       string    `json:"run_id"`
-	Time        time.Time `json:"time"`
-	Before      *float64  `json:"before"`
-	After       *float64  `json:"after"`
-	ChangePct   *float64  `json:"change_pct"`
-	Low         *float64  `json:"change_pct_low"`
-	High        *float64  `json:"change_pct_high"`
-	P           float64   `json:"p"`
-	Regression  bool      `json:"regression"`
-	Improvement bool      `json:"improvement"`
-}
-
-func finite(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
-}
-
-func trendsJSON(trends []history.Trend) []jsonTrend {
-	out := make([]jsonTrend, 0, len(trends))
-	for _, t := range trends {
-		jt := jsonTrend{Test: t.Test, Step: t.Step, Metric: t.Metric, Device: t.Device, Unit: t.Unit, Definition: t.Definition,
-			Better: map[metrics.Better]string{metrics.Lower: "lower", metrics.Higher: "higher", metrics.Neither: "neither"}[t.Better],
-			Runs:   t.Len(), Points: []jsonPoint{}, Changes: []jsonChange{}}
-		if t.Older > 0 {
-			sp := t.Span(0, t.Older)
-			jt.Older = &jsonSpan{Runs: sp.Runs, First: sp.First, Last: sp.Last, Min: sp.Min, Median: sp.Median, Max: sp.Max}
-		}
-		for _, p := range t.Points {
-			jt.Points = append(jt.Points, jsonPoint{p.RunID, p.Commit, p.Branch, p.Time, p.Value, p.Iterations, p.ReportURL})
-		}
-		for _, c := range t.Changes {
-			jt.Changes = append(jt.Changes, jsonChange{Index: c.Index, Commit: c.First.Commit, RunID: c.First.RunID, Time: c.First.Time,
-				Before: finite(c.Before.Center), After: finite(c.After.Center), ChangePct: finite(c.ChangePct), Low: finite(c.Low), High: finite(c.High),
-				P: c.P, Regression: c.Regression, Improvement: c.Improvement})
-		}
-		out = append(out, jt)
-	}
-	return out
 }
