@@ -123,3 +123,16 @@ func ParseShard(v string) (k, n int, err error) {
 	}
 	return k, n, nil
 }
+
+// ShardMembers is shard k (1..n) of n of members, as ParseShard reads it:
+// every n-th member from the k-th, so n CI jobs given 1/n … n/n split a
+// lab's devices between them, each device in exactly one shard.
+func ShardMembers(members []*Member, k, n int) []*Member {
+	var out []*Member
+	for i, m := range members {
+		if i%n == k-1 {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -62,54 +62,89 @@ func (p *poolFlags) on() bool { return p.pool }
 // The scenario is read and -update handled (for every run at once: each
 // records its own model where the file holds budgets per model).
 func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, sc *scenario.File, stdout io.Writer) error {
-	path := sc.Path
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	mine, err := pf.members(ctx, fs, sc, stdout)
+	if err != nil {
+		return err
+	}
+	fan := fanOut(ctx, sigs, len(mine))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var failed []string
+	slots := make(chan struct{}, pf.parallel)
+	for i, m := range mine {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			var out bytes.Buffer
+			err := scenarioRun(fan[i], memberArgs(fs, m, sc.Path), &out, &out)
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(stdout, "=== %s\n%s", m, out.String())
+			if err != nil {
+				fmt.Fprintf(stdout, "perfgate: %v\n", err)
+				failed = append(failed, m.String())
+			}
+		}()
+	}
+	wg.Wait()
+	if len(failed) > 0 {
+		return exitError{code: 1, err: fmt.Errorf("run: failed on %d of %d devices: %s", len(failed), len(mine), strings.Join(failed, "; "))}
+	}
+	fmt.Fprintf(stdout, "run: passed on %d devices; merge their Results with perfgate report\n", len(mine))
+	return nil
+}
+
+// members checks the pool flags and lists the devices of -shard, one per
+// model with -per-model, saying how many run at once.
+func (pf poolFlags) members(ctx context.Context, fs *flag.FlagSet, sc *scenario.File, stdout io.Writer) ([]*devicepool.Member, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["serial"] || set["adb"] {
-		return errors.New("run: -pool picks the devices; drop -serial and -adb")
+		return nil, errors.New("run: -pool picks the devices; drop -serial and -adb")
 	}
 	if pf.parallel < 1 || pf.parallel > 256 {
-		return fmt.Errorf("run: -parallel %d: want 1 to 256", pf.parallel)
+		return nil, fmt.Errorf("run: -parallel %d: want 1 to 256", pf.parallel)
 	}
 	k, n, err := devicepool.ParseShard(pf.shard)
 	if err != nil {
-		return fmt.Errorf("run: -shard: %w", err)
+		return nil, fmt.Errorf("run: -shard: %w", err)
 	}
 	if sc.Simulated != nil {
-		return fmt.Errorf("run: -pool: %s runs on a simulated phone of its own (\"simulated\"); drop it to run on the pool", path)
+		return nil, fmt.Errorf("run: -pool: %s runs on a simulated phone of its own (\"simulated\"); drop it to run on the pool", sc.Path)
 	}
 	cfg, err := pf.poolConfig()
 	if err != nil {
-		return fmt.Errorf("run: %w", err)
+		return nil, fmt.Errorf("run: %w", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	p, err := devicepool.New(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("run: %w", err)
+		return nil, fmt.Errorf("run: %w", err)
 	}
 	members := p.Members()
 	if pf.perModel {
 		members = p.PerModel()
 	}
-	var mine []*devicepool.Member
-	for i, m := range members {
-		if i%n == k-1 {
-			mine = append(mine, m)
-		}
-	}
+	mine := devicepool.ShardMembers(members, k, n)
 	if len(mine) == 0 {
-		return fmt.Errorf("run: shard %d/%d of %d devices is empty", k, n, len(members))
+		return nil, fmt.Errorf("run: shard %d/%d of %d devices is empty", k, n, len(members))
 	}
-	fmt.Fprintf(stdout, "run: %s on %d devices, %d at a time\n", path, len(mine), min(pf.parallel, len(mine)))
+	fmt.Fprintf(stdout, "run: %s on %d devices, %d at a time\n", sc.Path, len(mine), min(pf.parallel, len(mine)))
 	// A phone two servers list (or one on USB and TCP) runs once: say
 	// which serials were taken for one phone.
 	for _, n := range p.Notes() {
 		fmt.Fprintf(stdout, "run: %s\n", n)
 	}
+	return mine, nil
+}
 
-	// Every run gets the same signals: each child stops its own step.
-	fan := make([]chan os.Signal, len(mine))
+// fanOut gives every run the signals sigs brings, until ctx ends: each
+// run stops its own step.
+func fanOut(ctx context.Context, sigs <-chan os.Signal, n int) []chan os.Signal {
+	fan := make([]chan os.Signal, n)
 	for i := range fan {
 		fan[i] = make(chan os.Signal, 1)
 	}
@@ -128,37 +163,19 @@ func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, sc *scenar
 			}
 		}
 	}()
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	var failed []string
-	slots := make(chan struct{}, pf.parallel)
-	for i, m := range mine {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			var out bytes.Buffer
-			args := []string{"-adb", m.Server(), "-serial", m.Serial()}
-			for _, name := range []string{"update", "headroom"} {
-				if f := fs.Lookup(name); set[name] {
-					args = append(args, "-"+name+"="+f.Value.String())
-				}
+	return fan
+}
+
+// memberArgs are the `perfgate run` arguments of one device's run: its
+// server and serial, and the -update and -headroom given.
+func memberArgs(fs *flag.FlagSet, m *devicepool.Member, path string) []string {
+	args := []string{"-adb", m.Server(), "-serial", m.Serial()}
+	for _, name := range []string{"update", "headroom"} {
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == name {
+				args = append(args, "-"+name+"="+f.Value.String())
 			}
-			err := scenarioRun(fan[i], append(args, path), &out, &out)
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(stdout, "=== %s\n%s", m, out.String())
-			if err != nil {
-				fmt.Fprintf(stdout, "perfgate: %v\n", err)
-				failed = append(failed, m.String())
-			}
-		}()
+		})
 	}
-	wg.Wait()
-	if len(failed) > 0 {
-		return exitError{code: 1, err: fmt.Errorf("run: failed on %d of %d devices: %s", len(failed), len(mine), strings.Join(failed, "; "))}
-	}
-	fmt.Fprintf(stdout, "run: passed on %d devices; merge their Results with perfgate report\n", len(mine))
-	return nil
+	return append(args, path)
 }
