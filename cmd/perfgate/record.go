@@ -39,59 +39,79 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	return record(sigs, args, stdout, stderr)
 }
 
-// record runs until the first signal from sigs or -duration passes.
-func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) error {
+// recordFlags are `perfgate record`'s flags.
+type recordFlags struct {
+	fs                         *flag.FlagSet
+	serial, pkg, out, server   *string
+	source, layer              *string
+	duration, interval, giveUp *time.Duration
+	wait                       *bool
+	trace                      traceOpts
+}
+
+func newRecordFlags(stderr io.Writer) *recordFlags {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, recordUsage); fs.PrintDefaults() }
-	serial := fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)")
-	pkg := fs.String("package", "", "the app's package name (required)")
-	duration := fs.Duration("duration", 0, "how long to record; 0 records until Ctrl-C")
-	out := fs.String("out", "result.json", `where to write the Result JSON ("-" for stdout)`)
-	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)")
-	interval := fs.Duration("interval", 0, "cheap-lane sampling interval (default 100ms; lowered, with a note, where the device's frame buffers hold less)")
-	source := fs.String("source", "auto", "frame source: auto, gfxinfo or surfaceflinger")
-	layer := fs.String("layer", "", "SurfaceFlinger layer to poll (default: picked from --list)")
-	wait := fs.Bool("wait", false, "start even when the app is not running yet")
-	giveUp := fs.Duration("give-up", 10*time.Second, "end the recording, keeping what it took, once the phone has not answered for this long")
-	tf := traceFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	return &recordFlags{fs: fs,
+		serial:   fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)"),
+		pkg:      fs.String("package", "", "the app's package name (required)"),
+		duration: fs.Duration("duration", 0, "how long to record; 0 records until Ctrl-C"),
+		out:      fs.String("out", "result.json", `where to write the Result JSON ("-" for stdout)`),
+		server:   fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)"),
+		interval: fs.Duration("interval", 0, "cheap-lane sampling interval (default 100ms; lowered, with a note, where the device's frame buffers hold less)"),
+		source:   fs.String("source", "auto", "frame source: auto, gfxinfo or surfaceflinger"),
+		layer:    fs.String("layer", "", "SurfaceFlinger layer to poll (default: picked from --list)"),
+		wait:     fs.Bool("wait", false, "start even when the app is not running yet"),
+		giveUp:   fs.Duration("give-up", 10*time.Second, "end the recording, keeping what it took, once the phone has not answered for this long"),
+		trace:    traceFlags(fs),
+	}
+}
+
+// config parses args into the session's configuration.
+func (f *recordFlags) config(args []string, onTick func(perftest.Live)) (perftest.Config, error) {
+	if err := f.fs.Parse(args); err != nil {
+		return perftest.Config{}, err
+	}
+	switch {
+	case f.fs.NArg() > 0:
+		return perftest.Config{}, fmt.Errorf("record: unexpected argument %q", f.fs.Arg(0))
+	case *f.pkg == "":
+		f.fs.Usage()
+		return perftest.Config{}, errors.New("record: -package is required")
+	case *f.duration < 0:
+		return perftest.Config{}, fmt.Errorf("record: -duration %v is negative", *f.duration)
+	case *f.interval < 0:
+		return perftest.Config{}, fmt.Errorf("record: -interval %v is negative", *f.interval)
+	case *f.giveUp <= 0:
+		return perftest.Config{}, fmt.Errorf("record: -give-up %v: want a positive duration such as 10s", *f.giveUp)
+	case *f.out == "":
+		return perftest.Config{}, errors.New(`record: -out is empty (give a file, or "-" for stdout)`)
+	}
+	tc, err := f.trace.config(*f.duration)
+	if err != nil {
+		return perftest.Config{}, fmt.Errorf("record: %w", err)
+	}
+	src := perftest.FrameSource(*f.source)
+	switch src {
+	case "auto":
+		src = perftest.SourceAuto
+	case perftest.SourceGfxInfo, perftest.SourceSurfaceFlinger:
+	default:
+		return perftest.Config{}, fmt.Errorf("record: -source %q: want auto, gfxinfo or surfaceflinger", *f.source)
+	}
+	return perftest.Config{Package: *f.pkg, Name: "record", ResultFile: *f.out, Interval: *f.interval, FrameSource: src,
+		Layer: *f.layer, WaitForApp: *f.wait, GiveUpAfter: *f.giveUp, OnTick: onTick, Trace: tc}, nil
+}
+
+// record runs until the first signal from sigs or -duration passes.
+func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) error {
+	f := newRecordFlags(stderr)
+	live := &liveLine{w: stderr}
+	cfg, err := f.config(args, live.tick)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("record: unexpected argument %q", fs.Arg(0))
-	}
-	if *pkg == "" {
-		fs.Usage()
-		return errors.New("record: -package is required")
-	}
-	if *duration < 0 {
-		return fmt.Errorf("record: -duration %v is negative", *duration)
-	}
-	if *interval < 0 {
-		return fmt.Errorf("record: -interval %v is negative", *interval)
-	}
-	if *giveUp <= 0 {
-		return fmt.Errorf("record: -give-up %v: want a positive duration such as 10s", *giveUp)
-	}
-	if *out == "" {
-		return errors.New(`record: -out is empty (give a file, or "-" for stdout)`)
-	}
-	tc, err := tf.config(*duration)
-	if err != nil {
-		return fmt.Errorf("record: %w", err)
-	}
-	var src perftest.FrameSource
-	switch *source {
-	case "auto":
-	case "gfxinfo":
-		src = perftest.SourceGfxInfo
-	case "surfaceflinger":
-		src = perftest.SourceSurfaceFlinger
-	default:
-		return fmt.Errorf("record: -source %q: want auto, gfxinfo or surfaceflinger", *source)
-	}
-
 	ctx, stopWatch := watchStop(sigs)
 	defer stopWatch()
 	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -103,30 +123,18 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 		}
 		return fmt.Errorf("record: %w", err)
 	}
-	dev, err := adbx.Open(openCtx, adbx.Options{Serial: *serial, Server: *server})
+	dev, err := adbx.Open(openCtx, adbx.Options{Serial: *f.serial, Server: *f.server})
 	if err != nil {
 		return setupFailed(err)
 	}
-	live := &liveLine{w: stderr}
-	sess, err := perftest.NewSession(openCtx, dev, perftest.Config{
-		Package:     *pkg,
-		Name:        "record",
-		ResultFile:  *out,
-		Interval:    *interval,
-		FrameSource: src,
-		Layer:       *layer,
-		WaitForApp:  *wait,
-		GiveUpAfter: *giveUp,
-		OnTick:      live.tick,
-		Trace:       tc,
-	})
+	sess, err := perftest.NewSession(openCtx, dev, cfg)
 	if err != nil {
 		return setupFailed(err)
 	}
 	sess.Begin("record")
 	var timeout <-chan time.Time
-	if *duration > 0 {
-		t := time.NewTimer(*duration)
+	if *f.duration > 0 {
+		t := time.NewTimer(*f.duration)
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -136,14 +144,27 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 	case <-sess.Done():
 	}
 	sig, signalled := caught(ctx)
-	cut := signalled && *duration > 0
+	cut := signalled && *f.duration > 0
 	if cut {
 		sess.EndUnfinished()
 	} else {
 		sess.End()
 	}
 	r := sess.Stop()
+	if err := printRecorded(sess, r, *f.out, cut, stdout, stderr); err != nil {
+		return err
+	}
+	if cut {
+		return exitError{code: sig.exitCode(), err: fmt.Errorf("record: %v %v into -duration %v; the step is marked unfinished (result in %s)",
+			sig, r.Step("record").Duration().Round(time.Millisecond), *f.duration, where(r, *f.out))}
+	}
+	return nil
+}
 
+// printRecorded writes the Result to stdout for -out -, prints the
+// recording's summary, and fails when the Result was not written or the
+// session ended early.
+func printRecorded(sess *perftest.Session, r *perftest.Result, out string, cut bool, stdout, stderr io.Writer) error {
 	st := r.Step("record")
 	f := stepFigures(st)
 	summary := fmt.Sprintf("%s, %s, %d gaps", st.Duration().Round(time.Millisecond), strings.Join(f.parts, ", "), len(r.Gaps))
@@ -152,7 +173,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 	}
 	werr := sess.WriteErr()
 	info := stdout // the summary lines; stderr when stdout carries the Result
-	if *out == "-" {
+	if out == "-" {
 		info = stderr
 		b, err := json.MarshalIndent(r, "", "  ")
 		if err == nil {
@@ -173,11 +194,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("record: the Result was not written: %w", werr)
 	}
 	if r.Error != "" {
-		return fmt.Errorf("record: %s (partial result in %s)", r.Error, where(r, *out))
-	}
-	if cut {
-		return exitError{code: sig.exitCode(), err: fmt.Errorf("record: %v %v into -duration %v; the step is marked unfinished (result in %s)",
-			sig, st.Duration().Round(time.Millisecond), *duration, where(r, *out))}
+		return fmt.Errorf("record: %s (partial result in %s)", r.Error, where(r, out))
 	}
 	return nil
 }
