@@ -43,107 +43,138 @@ var interruptContext = func() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-func runSimdevice(args []string, stdout, stderr io.Writer) error {
+// simdeviceFlags are `perfgate simdevice`'s flags.
+type simdeviceFlags struct {
+	fs                                     *flag.FlagSet
+	listen, workload, truth, serial        *string
+	replay, replayPkg, labFile             *string
+	api, count                             *int
+	refreshHz, speed, frameNoise, runNoise *float64
+	connect                                *bool
+	noiseSeed                              *int64
+}
+
+func newSimdeviceFlags(stderr io.Writer) *simdeviceFlags {
 	fs := flag.NewFlagSet("simdevice", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	listen := fs.String("listen", "127.0.0.1:15555", "loopback `address` to serve adbd on (not a port in 5555-5585)")
-	api := fs.Int("api", simdevice.DefaultAPI, "Android API `level` whose output formats the device speaks (28, 30, 33, 34)")
-	workload := fs.String("workload", "", "built-in workload `name` ("+strings.Join(simdevice.PresetNames(), ", ")+") or a workload JSON file; default smooth-scroll")
-	truth := fs.String("truth", "", "write every rendered frame as JSON lines to `file` (ground truth)")
-	refreshHz := fs.Float64("refresh-hz", 0, "display refresh rate in `Hz`; default the workload's, else 60")
-	serial := fs.String("serial", "", "`serial` number the device reports; default "+simdevice.DefaultSerial)
-	replay := fs.String("replay", "", "play this `file`, a `dumpsys gfxinfo <pkg> framestats` capture, as the phone that printed it (instead of --workload)")
-	replayPkg := fs.String("package", "", "with --replay: the `package` whose frames play (needed when the capture has several)")
-	speed := fs.Float64("replay-speed", 1, "with --replay: device time per host time (0.1 to 100)")
-	count := fs.Int("count", 0, "serve a lab of `n` phones of four models, every other one for the stock adb server")
-	labFile := fs.String("lab", "", "serve the phones a lab `file` lists (see README, \"The simulated lab\")")
-	connect := fs.Bool("connect", false, "with -count or -lab: join the lab's \"adb\" phones to your adb server (runs adb connect)")
-	noiseSeed := fs.Int64("noise-seed", 0, "with -frame-noise or -run-noise: the `seed` every noise draw derives from")
-	frameNoise := fs.Float64("frame-noise", 0, "standard deviation in `percent` of the noise on each frame's work, CPU tick and launch (0 to 50)")
-	runNoise := fs.Float64("run-noise", 0, "standard deviation in `percent` of the factor drawn once per run on frame work, CPU, memory and launch times (0 to 50)")
+	f := &simdeviceFlags{fs: fs,
+		listen:     fs.String("listen", "127.0.0.1:15555", "loopback `address` to serve adbd on (not a port in 5555-5585)"),
+		api:        fs.Int("api", simdevice.DefaultAPI, "Android API `level` whose output formats the device speaks (28, 30, 33, 34)"),
+		workload:   fs.String("workload", "", "built-in workload `name` ("+strings.Join(simdevice.PresetNames(), ", ")+") or a workload JSON file; default smooth-scroll"),
+		truth:      fs.String("truth", "", "write every rendered frame as JSON lines to `file` (ground truth)"),
+		refreshHz:  fs.Float64("refresh-hz", 0, "display refresh rate in `Hz`; default the workload's, else 60"),
+		serial:     fs.String("serial", "", "`serial` number the device reports; default "+simdevice.DefaultSerial),
+		replay:     fs.String("replay", "", "play this `file`, a `dumpsys gfxinfo <pkg> framestats` capture, as the phone that printed it (instead of --workload)"),
+		replayPkg:  fs.String("package", "", "with --replay: the `package` whose frames play (needed when the capture has several)"),
+		speed:      fs.Float64("replay-speed", 1, "with --replay: device time per host time (0.1 to 100)"),
+		count:      fs.Int("count", 0, "serve a lab of `n` phones of four models, every other one for the stock adb server"),
+		labFile:    fs.String("lab", "", "serve the phones a lab `file` lists (see README, \"The simulated lab\")"),
+		connect:    fs.Bool("connect", false, "with -count or -lab: join the lab's \"adb\" phones to your adb server (runs adb connect)"),
+		noiseSeed:  fs.Int64("noise-seed", 0, "with -frame-noise or -run-noise: the `seed` every noise draw derives from"),
+		frameNoise: fs.Float64("frame-noise", 0, "standard deviation in `percent` of the noise on each frame's work, CPU tick and launch (0 to 50)"),
+		runNoise:   fs.Float64("run-noise", 0, "standard deviation in `percent` of the factor drawn once per run on frame work, CPU, memory and launch times (0 to 50)"),
+	}
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), simdeviceUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("simdevice: unexpected arguments %q", fs.Args())
-	}
-	if *refreshHz < 0 {
-		return fmt.Errorf("simdevice: --refresh-hz %v: must be positive", *refreshHz)
-	}
-	if *count != 0 || *labFile != "" {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		return runLab(*count, *labFile, *connect, set, stdout)
-	}
-	if *connect {
-		return errors.New("simdevice: --connect goes with --count or --lab")
-	}
+	return f
+}
 
-	cfg := simdevice.Config{API: *api, RefreshHz: *refreshHz, Serial: *serial}
-	for _, f := range []struct {
+// config checks the one-phone flags and returns the phone's configuration
+// (its truth file still to open).
+func (f *simdeviceFlags) config() (simdevice.Config, error) {
+	cfg := simdevice.Config{API: *f.api, RefreshHz: *f.refreshHz, Serial: *f.serial}
+	for _, n := range []struct {
 		name string
 		v    float64
-	}{{"frame-noise", *frameNoise}, {"run-noise", *runNoise}} {
-		if !(f.v >= 0 && f.v <= simdevice.MaxNoisePct) {
-			return fmt.Errorf("simdevice: --%s %v: want 0 to %d percent", f.name, f.v, simdevice.MaxNoisePct)
+	}{{"frame-noise", *f.frameNoise}, {"run-noise", *f.runNoise}} {
+		if !(n.v >= 0 && n.v <= simdevice.MaxNoisePct) {
+			return cfg, fmt.Errorf("simdevice: --%s %v: want 0 to %d percent", n.name, n.v, simdevice.MaxNoisePct)
 		}
 	}
-	cfg.Noise = simdevice.Noise{Seed: *noiseSeed, FramePct: *frameNoise, RunPct: *runNoise}
-	if *noiseSeed != 0 && *frameNoise == 0 && *runNoise == 0 {
-		return errors.New("simdevice: --noise-seed goes with --frame-noise or --run-noise")
+	cfg.Noise = simdevice.Noise{Seed: *f.noiseSeed, FramePct: *f.frameNoise, RunPct: *f.runNoise}
+	switch {
+	case *f.noiseSeed != 0 && *f.frameNoise == 0 && *f.runNoise == 0:
+		return cfg, errors.New("simdevice: --noise-seed goes with --frame-noise or --run-noise")
+	case *f.replay != "" && (*f.frameNoise != 0 || *f.runNoise != 0):
+		return cfg, errors.New("simdevice: --frame-noise and --run-noise do not apply to --replay: it plays the capture's frames")
+	case *f.replay == "" && (*f.replayPkg != "" || *f.speed != 1):
+		return cfg, errors.New("simdevice: --package and --replay-speed go with --replay")
 	}
-	if *replay != "" && (*frameNoise != 0 || *runNoise != 0) {
-		return errors.New("simdevice: --frame-noise and --run-noise do not apply to --replay: it plays the capture's frames")
-	}
-	if *replay == "" && (*replayPkg != "" || *speed != 1) {
-		return errors.New("simdevice: --package and --replay-speed go with --replay")
-	}
-	if *replay != "" {
-		if *workload != "" {
-			return errors.New("simdevice: --replay and --workload: give one")
+	if *f.replay != "" {
+		if *f.workload != "" {
+			return cfg, errors.New("simdevice: --replay and --workload: give one")
 		}
-		b, err := os.ReadFile(*replay)
+		b, err := os.ReadFile(*f.replay)
 		if err != nil {
-			return fmt.Errorf("simdevice: --replay: %w", err)
+			return cfg, fmt.Errorf("simdevice: --replay: %w", err)
 		}
-		cfg.Replay = &simdevice.Replay{Capture: b, Package: *replayPkg, Speed: *speed}
+		cfg.Replay = &simdevice.Replay{Capture: b, Package: *f.replayPkg, Speed: *f.speed}
 	}
-	if *workload != "" {
-		w, err := loadWorkload(*workload)
+	if *f.workload != "" {
+		w, err := loadWorkload(*f.workload)
 		if err != nil {
-			return err
+			return cfg, err
 		}
 		cfg.Workload = w
 	}
+	return cfg, nil
+}
+
+func runSimdevice(args []string, stdout, stderr io.Writer) error {
+	f := newSimdeviceFlags(stderr)
+	if err := f.fs.Parse(args); err != nil {
+		return err
+	}
+	if f.fs.NArg() > 0 {
+		f.fs.Usage()
+		return fmt.Errorf("simdevice: unexpected arguments %q", f.fs.Args())
+	}
+	if *f.refreshHz < 0 {
+		return fmt.Errorf("simdevice: --refresh-hz %v: must be positive", *f.refreshHz)
+	}
+	if *f.count != 0 || *f.labFile != "" {
+		set := map[string]bool{}
+		f.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		return runLab(*f.count, *f.labFile, *f.connect, set, stdout)
+	}
+	if *f.connect {
+		return errors.New("simdevice: --connect goes with --count or --lab")
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
 	var truthFile *os.File
-	if *truth != "" {
-		f, err := os.Create(*truth)
+	if *f.truth != "" {
+		tf, err := os.Create(*f.truth)
 		if err != nil {
 			return fmt.Errorf("simdevice: --truth: %w", err)
 		}
-		defer f.Close()
-		cfg.Truth, truthFile = f, f
+		defer tf.Close()
+		cfg.Truth, truthFile = tf, tf
 	}
 	dev, err := simdevice.New(cfg)
 	if err != nil {
-		if *replay != "" {
-			return fmt.Errorf("simdevice: --replay %s: %w", *replay, err)
+		if *f.replay != "" {
+			return fmt.Errorf("simdevice: --replay %s: %w", *f.replay, err)
 		}
 		return fmt.Errorf("simdevice: %w", err)
 	}
 	defer dev.Close()
-	adbd, err := adbtest.ListenAdbd(*listen, dev)
+	return f.serve(dev, truthFile, stdout)
+}
+
+// serve serves dev on -listen until interrupted.
+func (f *simdeviceFlags) serve(dev *simdevice.Device, truthFile *os.File, stdout io.Writer) error {
+	adbd, err := adbtest.ListenAdbd(*f.listen, dev)
 	if err != nil {
 		if errors.Is(err, adbtest.ErrReservedPort) {
 			// The stock adb server probes these ports for emulators.
-			return fmt.Errorf("simdevice: --listen %s: %w; pick another port, such as 127.0.0.1:15555", *listen, adbtest.ErrReservedPort)
+			return fmt.Errorf("simdevice: --listen %s: %w; pick another port, such as 127.0.0.1:15555", *f.listen, adbtest.ErrReservedPort)
 		}
-		return fmt.Errorf("simdevice: --listen %s: %w", *listen, err)
+		return fmt.Errorf("simdevice: --listen %s: %w", *f.listen, err)
 	}
 	defer adbd.Close()
 
@@ -155,8 +186,8 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 	if n := dev.Config().Noise; n.FramePct > 0 || n.RunPct > 0 {
 		fmt.Fprintf(stdout, "noise: seed %d, run factor %.4f (run noise %g %%), frame noise %g %%\n", n.Seed, n.RunFactor(), n.RunPct, n.FramePct)
 	}
-	if *replay != "" {
-		fmt.Fprintf(stdout, "replaying %s for %s: it plays from the first `dumpsys gfxinfo %s`\n", *replay, dev.World().Package(), dev.World().Package())
+	if *f.replay != "" {
+		fmt.Fprintf(stdout, "replaying %s for %s: it plays from the first `dumpsys gfxinfo %s`\n", *f.replay, dev.World().Package(), dev.World().Package())
 	}
 	fmt.Fprintln(stdout, "stop with Ctrl-C")
 	<-ctx.Done()
@@ -169,7 +200,7 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 		err = errors.Join(err, truthFile.Close())
 	}
 	if err != nil {
-		return fmt.Errorf("simdevice: --truth %s: %w", *truth, err)
+		return fmt.Errorf("simdevice: --truth %s: %w", *f.truth, err)
 	}
 	return nil
 }
