@@ -11,6 +11,10 @@
 //	assert.MaxStartup(t, r.Step("launch"), 800*time.Millisecond)
 //	assert.MaxJank(t, r.Step("scroll feed"), 3)
 //
+// A scenario file (the JSON `perfgate run` reads) says the same without
+// Go: ParseFile checks it into a File, whose Config, Run and Judge are the
+// session, its steps and its budgets.
+//
 // The uiautomator2 server is the Appium UiAutomator2 server on a phone
 // (device port 6790, reached through an adb forward) or the simulated
 // device's own. Requests go through guia2 with a client of this package's
