@@ -59,3 +59,28 @@ func ExampleFlingWith() {
 	// fling down ×3
 	// swipe up ×2
 }
+
+// Read a scenario file, the JSON `perfgate run` takes, into steps of Go
+// actions and the session's configuration.
+func ExampleParseFile() {
+	f, err := scenario.ParseFile("feed.json", []byte(`{
+  "package": "com.example.feed",
+  "steps": [
+    { "name": "launch", "actions": [ { "action": "launch", "kind": "cold", "iterations": 3 } ] },
+    { "name": "scroll", "actions": [ { "action": "swipe", "direction": "up", "count": 5 } ], "expect_crash": true }
+  ],
+  "budgets": "feed.budget.json"
+}`), scenario.ParseOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, st := range f.Steps {
+		fmt.Println(st.Name, st.Actions)
+	}
+	cfg := f.Config()
+	fmt.Println(cfg.Name, cfg.ResultsDir, f.BudgetPath, cfg.ExpectCrash)
+	// Output:
+	// launch [launch cold ×3]
+	// scroll [swipe up ×5]
+	// feed perf-results ./feed.budget.json [scroll]
+}
