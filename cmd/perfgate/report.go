@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
@@ -131,32 +130,23 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 // budget file and line.
 func budgetStepsExist(results []*perftest.Result, limits []budget.Limit, f *budget.File) error {
 	have := map[string]bool{}
-	var names []string
+	var steps []string
 	for _, r := range results {
 		for _, st := range r.Steps {
 			if b := metrics.BaseStep(st.Name); !have[b] {
 				have[b] = true
-				names = append(names, b)
+				steps = append(steps, b)
 			}
 		}
 		if len(r.Steps) == 0 && r.Whole != nil && !have["session"] {
 			have["session"] = true
-			names = append(names, "session")
+			steps = append(steps, "session")
 		}
 	}
-	known := strings.Join(names, ", ")
-	for _, l := range limits {
-		if l.Step != "" && !have[l.Step] {
-			return fmt.Errorf("-budget %s:%s: no result has step %q (they have: %s)", l.Step, l, l.Step, known)
-		}
+	if err := budget.CheckSteps(steps, limits, nil); err != nil {
+		return fmt.Errorf("-budget %w", err)
 	}
-	if f == nil {
-		return nil
-	}
-	if u := f.UnknownSteps(func(step string) bool { return have[step] }); len(u) > 0 {
-		return fmt.Errorf("%s: budgets of step %q, which no result has (they have: %s)", u[0].Where, u[0].Step, known)
-	}
-	return nil
+	return budget.CheckSteps(steps, nil, f)
 }
 
 // failedSessions counts the results with a broken budget, a crash or an
