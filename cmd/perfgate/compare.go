@@ -204,7 +204,7 @@ func (f *compareFlags) writeOutputs(c *report.Comparison, base, next []*perftest
 		}
 	}
 	if *f.write {
-		return writeVerdicts(c, next, *f.across)
+		return c.Record(next)
 	}
 	return nil
 }
@@ -219,28 +219,4 @@ func countUnfinished(results []*perftest.Result) int {
 		}
 	}
 	return n
-}
-
-// writeVerdicts keeps the comparison's verdicts in the new Results they
-// judged: each Result gets those of its test on its device.
-func writeVerdicts(c *report.Comparison, next []*perftest.Result, across bool) error {
-	var errs []error
-	for _, r := range next {
-		if r.Unfinished != nil {
-			continue // left out of the comparison; its session may still write it
-		}
-		model := report.DeviceKey(r.Device.Manufacturer, r.Device.Model, r.Device.API)
-		if across {
-			model = ""
-		}
-		vs := c.Verdicts(r.Key(), model)
-		if len(vs) == 0 {
-			continue
-		}
-		r.RecordVerdicts(vs...)
-		if err := r.WriteFile(r.Path); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
 }
