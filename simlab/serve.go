@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -44,6 +45,27 @@ func (s *Served) Unplug() {
 	if s.adbd != nil {
 		s.adbd.Close()
 	}
+}
+
+// String describes the phone in a line: "sim-2: Pixel 4a, API 30, 60 Hz,
+// speed 0.6, janky-scroll on adbd 127.0.0.1:40123", where "adb server
+// host:port" is the pure-Go server that lists it and "adbd host:port" the
+// endpoint the stock one joins.
+func (s *Served) String() string {
+	where := "adb server " + s.Server
+	if s.Config.Server == ServerADB {
+		where = "adbd " + s.Serial
+	}
+	return fmt.Sprintf("%s: %s, API %d, %s, speed %g, %s on %s", s.Dev.Serial(), s.Device.Model, s.Dev.Config().API,
+		hz(s.Dev.World().RefreshPeriod()), s.Speed, s.Device.Workload.Name, where)
+}
+
+// hz formats a refresh period as a rate.
+func hz(period time.Duration) string {
+	if period <= 0 {
+		return "? Hz"
+	}
+	return fmt.Sprintf("%.0f Hz", float64(time.Second)/float64(period))
 }
 
 // Options say how Serve reaches the stock adb server.

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/devicepool"
@@ -46,7 +42,7 @@ func runLab(count int, file string, connect bool, set map[string]bool, stdout io
 	if err != nil {
 		return fmt.Errorf("simdevice: %w", err)
 	}
-	opt := simlab.Options{ADB: addr, Connect: adbConnect}
+	opt := simlab.Options{ADB: addr, Connect: simlab.ConnectStock}
 	if !connect {
 		// The user runs adb connect; the server will list the phone under
 		// the address it joined.
@@ -63,15 +59,10 @@ func runLab(count int, file string, connect bool, set map[string]bool, stdout io
 	fmt.Fprintf(stdout, "perfgate simdevice: a lab of %d phones\n", len(r.Phones))
 	var join []string
 	for _, p := range r.Phones {
-		where := "adb server " + p.Server
-		if p.Config.Server == simlab.ServerADB {
-			where = "adbd " + p.Serial
-			if !connect {
-				join = append(join, p.Serial)
-			}
+		if p.Config.Server == simlab.ServerADB && !connect {
+			join = append(join, p.Serial)
 		}
-		fmt.Fprintf(stdout, "  %s: %s, API %d, %s, speed %g, %s on %s\n", p.Dev.Serial(), p.Device.Model, p.Dev.Config().API,
-			hz(p.Dev.World().RefreshPeriod()), p.Speed, p.Device.Workload.Name, where)
+		fmt.Fprintf(stdout, "  %s\n", p)
 	}
 	if len(join) > 0 {
 		fmt.Fprintln(stdout, "join the adbd phones to your adb server with:")
@@ -86,45 +77,12 @@ func runLab(count int, file string, connect bool, set map[string]bool, stdout io
 	if connect {
 		for _, p := range r.Phones {
 			if p.Config.Server == simlab.ServerADB {
-				_ = adbRun("disconnect", p.Serial)
+				_ = simlab.DisconnectStock(p.Serial)
 			}
 		}
 	}
 	if err := r.Close(); err != nil {
 		return fmt.Errorf("simdevice: %w", err)
-	}
-	return nil
-}
-
-// hz formats a refresh period as a rate.
-func hz(period time.Duration) string {
-	if period <= 0 {
-		return "? Hz"
-	}
-	return fmt.Sprintf("%.0f Hz", float64(time.Second)/float64(period))
-}
-
-// adbConnect joins addr to the user's adb server with the stock adb
-// binary and returns the serial the server lists it under.
-func adbConnect(addr string) (string, error) {
-	if err := adbRun("connect", addr); err != nil {
-		return "", err
-	}
-	return addr, adbRun("-s", addr, "wait-for-device")
-}
-
-// adbRun runs the stock adb binary with the user's environment, bounded.
-func adbRun(args ...string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "adb", args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("adb %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(out.String()))
-	}
-	if s := out.String(); strings.Contains(s, "failed") || strings.Contains(s, "cannot") {
-		return fmt.Errorf("adb %s: %s", strings.Join(args, " "), strings.TrimSpace(s))
 	}
 	return nil
 }
