@@ -9,11 +9,11 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/report"
 )
 
 const recordUsage = `usage: perfgate record -package PKG [-serial S] [-duration 10s] [-out result.json] [-adb host:port] [-trace]
@@ -107,8 +107,7 @@ func (f *recordFlags) config(args []string, onTick func(perftest.Live)) (perftes
 // record runs until the first signal from sigs or -duration passes.
 func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) error {
 	f := newRecordFlags(stderr)
-	live := &liveLine{w: stderr}
-	cfg, err := f.config(args, live.tick)
+	cfg, err := f.config(args, report.NewLiveText(stderr).Tick)
 	if err != nil {
 		return err
 	}
@@ -166,8 +165,8 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 // session ended early.
 func printRecorded(sess *perftest.Session, r *perftest.Result, out string, cut bool, stdout, stderr io.Writer) error {
 	st := r.Step("record")
-	f := stepFigures(st)
-	summary := fmt.Sprintf("%s, %s, %d gaps", st.Duration().Round(time.Millisecond), strings.Join(f.parts, ", "), len(r.Gaps))
+	figs, why := report.Figures(st)
+	summary := fmt.Sprintf("%s, %s, %d gaps", st.Duration().Round(time.Millisecond), strings.Join(figs, ", "), len(r.Gaps))
 	if cut {
 		summary += ", unfinished"
 	}
@@ -186,10 +185,10 @@ func printRecorded(sess *perftest.Session, r *perftest.Result, out string, cut b
 	} else {
 		fmt.Fprintf(stdout, "recorded: %s\n", summary)
 	}
-	if why := f.why(); why != "" {
+	if why != "" {
 		fmt.Fprintln(info, why)
 	}
-	printHealth(info, r)
+	report.WriteHealth(info, r)
 	if werr != nil {
 		return fmt.Errorf("record: the Result was not written: %w", werr)
 	}
@@ -205,58 +204,4 @@ func where(r *perftest.Result, out string) string {
 		return "stdout"
 	}
 	return r.Path
-}
-
-// liveLine prints the session's state at most once a second.
-type liveLine struct {
-	mu   sync.Mutex
-	w    io.Writer
-	last time.Duration
-}
-
-func (l *liveLine) tick(s perftest.Live) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	// After the step ends the session reports no step, and its figures
-	// are of no step at all: such a line would end the output with
-	// "frames 0" above a summary of hundreds.
-	if s.Step == "" {
-		return
-	}
-	if l.last != 0 && s.Elapsed-l.last < time.Second {
-		return
-	}
-	l.last = s.Elapsed
-	// FPS needs two frames and PSS a meminfo read (a running app never
-	// has 0): until then they are not measured, not 0.
-	fps, pss := "    -", "-"
-	if s.Frames >= 2 {
-		fps = fmt.Sprintf("%5.1f", s.FPS)
-	}
-	if s.PSSKB > 0 {
-		pss = fmt.Sprint(s.PSSKB)
-	}
-	fmt.Fprintf(l.w, "%6.1fs  fps %s  jank %3d  cpu %5.1f%%  pss %s KiB  frames %d  gaps %d\n",
-		s.Elapsed.Seconds(), fps, s.Jank, s.CPUPct, pss, s.Frames, s.Gaps)
-}
-
-// printHealth prints how regularly the session sampled, the app's process
-// ends that were not crashes, and every note of the Result: the options
-// the session changed, the sources it fell back on.
-func printHealth(w io.Writer, r *perftest.Result) {
-	if t := r.Whole; t != nil {
-		fmt.Fprintf(w, "ticks: %d every %gms, %d late; spacing p95 %.0fms, max %.0fms; round trip max %.0fms\n",
-			t.Ticks.Ticks, r.Config.IntervalMs, t.Ticks.Late, t.Ticks.P95SpacingMs, t.Ticks.MaxSpacingMs, t.Ticks.MaxRTTMs)
-	}
-	for _, e := range r.ProcessEnds {
-		fmt.Fprintf(w, "process end: pid %d in step %q: %s", e.PID, e.Step, strings.ReplaceAll(e.Reason, "_", "-"))
-		if e.Cause != "" {
-			fmt.Fprintf(w, " (%s)", e.Cause)
-		}
-		fmt.Fprintln(w)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	printTrace(w, r)
 }

@@ -191,18 +191,3 @@ func TestRecordDeviceGone(t *testing.T) {
 		t.Errorf("partial result: error %q frames %d", r.Error, r.Step("record").Frames().Frames)
 	}
 }
-
-// The live line reports the step in progress only: a tick after the step
-// ended (no step, no frames) prints nothing, so the last line is not
-// "frames 0" above a summary of 332 frames.
-func TestRecordLiveLineEndsWithTheStep(t *testing.T) {
-	var b strings.Builder
-	l := &liveLine{w: &b}
-	l.tick(perftest.Live{Elapsed: time.Second, Step: "record", Frames: 60, FPS: 60, PSSKB: 1000})
-	l.tick(perftest.Live{Elapsed: 2 * time.Second, Step: "record", Frames: 120, FPS: 60, PSSKB: 1000})
-	l.tick(perftest.Live{Elapsed: 3500 * time.Millisecond})
-	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[1], "frames 120") {
-		t.Fatalf("live lines %q, want two, the last with frames 120", lines)
-	}
-}

@@ -19,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -219,9 +220,9 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 		}
 	}
 	for _, st := range r.Steps {
-		fmt.Fprintln(stdout, stepLine(st, failedStep[st.Name]))
+		fmt.Fprintln(stdout, report.StepLine(st, failedStep[st.Name]))
 	}
-	printHealth(stdout, r)
+	report.WriteHealth(stdout, r)
 	if _, ok := caught(stopCtx); ok {
 		return runCut(stopCtx, s, r, len(sc.Steps), stdout)
 	}
@@ -353,51 +354,4 @@ func printResultPath(stdout io.Writer, r *perftest.Result) {
 	} else {
 		fmt.Fprintln(stdout, "result: not written")
 	}
-}
-
-// stepLine is a step's one-line summary.
-func stepLine(st *perftest.Step, failed bool) string {
-	var b strings.Builder
-	mark, cut := "ok  ", ""
-	if failed || st.Crashed() && !st.CrashExpected {
-		mark = "FAIL"
-	}
-	if st.Unfinished {
-		mark, cut = "STOP", ", unfinished"
-	}
-	fmt.Fprintf(&b, "%s %s (%v%s):", mark, st.Name, st.Duration().Round(time.Millisecond), cut)
-	if su := st.Startup; su != nil {
-		fmt.Fprintf(&b, " %s start %.0f ms (median of %d)", su.Kind, su.InitialDisplayMs, len(su.Iterations))
-		if su.FullDisplayMs > 0 {
-			fmt.Fprintf(&b, ", fully drawn %.0f ms", su.FullDisplayMs)
-		}
-		b.WriteString(";")
-	}
-	f := stepFigures(st)
-	fmt.Fprintf(&b, " %s; %s;", strings.Join(f.parts[:3], ", "), strings.Join(f.parts[3:], "; "))
-	if st.Crashed() {
-		expected := ""
-		if st.CrashExpected {
-			expected = " (expected)"
-		}
-		fmt.Fprintf(&b, " CRASHED %d times%s", len(st.Crashes), expected)
-		for i, c := range st.Crashes {
-			sep := " ("
-			if i > 0 {
-				sep = ", "
-			}
-			b.WriteString(sep + c.Reason)
-			if c.Cause != "" {
-				b.WriteString(" " + c.Cause)
-			}
-		}
-		b.WriteString(");")
-	}
-	if t := st.Ticks; t.Late > 0 {
-		fmt.Fprintf(&b, " %d of %d ticks late (spacing max %.0fms);", t.Late, t.Ticks, t.MaxSpacingMs)
-	}
-	if why := f.why(); why != "" {
-		fmt.Fprintf(&b, " %s;", why)
-	}
-	return strings.TrimSuffix(b.String(), ";")
 }

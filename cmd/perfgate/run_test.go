@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -49,20 +48,6 @@ func TestRunScenarioLongValues(t *testing.T) {
 		if err == nil || len(err.Error()) > 1000 || !strings.Contains(err.Error(), "bytes)") || !strings.HasPrefix(err.Error(), "feed.json") {
 			t.Errorf("%d-byte error: %.300v", len(fmt.Sprint(err)), err)
 		}
-	}
-}
-
-// A step's line says which figures were not measured and why.
-func TestStepLineNotMeasured(t *testing.T) {
-	st := &perftest.Step{Name: "tap", HostEndNs: 40e6, FrameStats: metrics.FrameSummary{Source: "gfxinfo"},
-		CPUStats:    perftest.CPUStats{Intervals: 1, Mean: 3.25},
-		NotMeasured: map[metrics.Name]string{"pss_max": "memory: no dumpsys meminfo com.example read in the step (the step lasted 40ms; reads come every 1s)"}}
-	// A step without frames says so where the frames are counted, not
-	// only as the reason fps and jank are missing.
-	want := "ok   tap (40ms): 0 frames (the app drew none in the step: is it on screen?), fps not measured, jank not measured; cpu 3.2%; pss max not measured;" +
-		" not measured: fps, jank (frames: no frame in the step); pss_max (memory: no dumpsys meminfo com.example read in the step (the step lasted 40ms; reads come every 1s))"
-	if got := stepLine(st, false); got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
 

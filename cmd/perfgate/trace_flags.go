@@ -3,14 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/perftest"
-	"github.com/perfgate/perfgate/trace"
 )
 
 // traceOpts are the -trace flags of `perfgate record`.
@@ -51,36 +47,4 @@ func (o traceOpts) config(duration time.Duration) (*perftest.TraceConfig, error)
 		return nil, fmt.Errorf("-trace: %w", err)
 	}
 	return tc, nil
-}
-
-// printTrace says where the session's trace is and what each step's
-// FrameTimeline says, or why there is no trace.
-func printTrace(w io.Writer, r *perftest.Result) {
-	t := r.Trace
-	if t == nil {
-		return
-	}
-	if t.File == "" {
-		fmt.Fprintf(w, "trace: not recorded: %s\n", t.NotRecorded)
-		return
-	}
-	fmt.Fprintf(w, "trace: %s (%.1f MB); open %s and choose Open trace file\n", t.File, float64(t.SizeBytes)/1e6, trace.PerfettoUI)
-	for _, st := range r.Steps {
-		ts := st.Trace
-		if ts == nil {
-			continue
-		}
-		by := make([]string, 0, len(ts.ByType))
-		for _, n := range slices.Sorted(maps.Keys(ts.ByType)) {
-			by = append(by, fmt.Sprintf("%s %d", n, ts.ByType[n]))
-		}
-		fmt.Fprintf(w, "trace: %s: %d frames, %d janky, %d app jank (FrameTimeline)", st.Name, ts.Frames, ts.Janky, ts.AppJank)
-		if len(by) > 0 {
-			fmt.Fprintf(w, "; %s", strings.Join(by, ", "))
-		}
-		if ts.Partial != "" {
-			fmt.Fprintf(w, "; partial: %s", ts.Partial)
-		}
-		fmt.Fprintln(w)
-	}
 }
