@@ -15,7 +15,6 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/history/changepoint"
-	"github.com/perfgate/perfgate/report"
 )
 
 const historyUsage = `usage: perfgate history <command> [flags]
@@ -198,7 +197,7 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fi, err := os.Stat(paths[0]); err == nil && fi.IsDir() {
 		dir = paths[0]
 	}
-	o := history.AddOptions{Meta: history.MetaFromEnv(dir), ReportBase: *reportBase, Added: printAdded(stdout)}
+	o := history.AddOptions{Meta: history.MetaFromEnv(dir), ReportBase: *reportBase, Added: func(a history.AddedFile) { a.WriteText(stdout) }}
 	o.Meta.ID = *id
 	for _, f := range []struct{ flag, meta *string }{{commit, &o.Meta.Commit}, {branch, &o.Meta.Branch}, {appVersion, &o.Meta.AppVersion}} {
 		if *f.flag != "" {
@@ -223,32 +222,6 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(stdout, "history %s: %d of %d runs added\n", s, added, len(files))
 	return s.Close()
-}
-
-// printAdded prints a line for each file history add added, found there
-// already, or skipped.
-func printAdded(stdout io.Writer) func(history.AddedFile) {
-	return func(a history.AddedFile) {
-		if a.Run == nil {
-			fmt.Fprintf(stdout, "skipped %s: %s\n", a.Path, a.Skipped)
-			return
-		}
-		state := "already there"
-		if a.New {
-			state = "added"
-		}
-		fmt.Fprintf(stdout, "%s %s: run %s, commit %s, %d values\n", state, a.Path, a.Run.ID, orNone(a.Run.Commit), len(a.Run.Values))
-		for _, n := range a.Run.Notes {
-			fmt.Fprintf(stdout, "  note: %s\n", n)
-		}
-	}
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
 }
 
 // detectFlags adds the change point settings to fs.
@@ -314,28 +287,7 @@ func historyTrend(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return nil
 	}
 	for _, t := range trends {
-		n := t.Len()
-		fmt.Fprintf(stdout, "%s (%s, %s): %d runs, %s … %s\n", t.Key, t.Unit, t.Definition, n, t.Time(0).UTC().Format("2006-01-02"), t.Time(n-1).UTC().Format("2006-01-02"))
-		if *showSeries {
-			if t.Older > 0 {
-				sp := t.Span(0, t.Older)
-				fmt.Fprintf(stdout, "  %s … %s  %d older runs: median %s, %s … %s (-last %d prints them)\n", sp.First.UTC().Format("2006-01-02 15:04"), sp.Last.UTC().Format("2006-01-02 15:04"),
-					sp.Runs, report.FormatValue(sp.Median), report.FormatValue(sp.Min), report.FormatValue(sp.Max), n)
-			}
-			for _, p := range t.Points {
-				fmt.Fprintf(stdout, "  %s  %-12s %s (median of %d)\n", p.Time.UTC().Format("2006-01-02 15:04"), orNone(p.Commit), report.FormatValue(p.Value), p.Iterations)
-			}
-		}
-		for _, c := range t.Changes {
-			kind := ""
-			switch {
-			case c.Regression:
-				kind = " — for the worse"
-			case c.Improvement:
-				kind = " — for the better"
-			}
-			fmt.Fprintf(stdout, "  change: %s: %s%s\n", c.Sentence(t.Key), c.Detail(t.Unit), kind)
-		}
+		t.WriteText(stdout, *showSeries)
 	}
 	return nil
 }
@@ -513,15 +465,7 @@ func historyBudget(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "no budget: %s\n", sk)
 	}
 	for _, sg := range sugs {
-		op := "≤"
-		if sg.Min {
-			op = "≥"
-		}
-		from := ""
-		if sg.AfterChange {
-			from = ", since its change at " + orNone(sg.From.Commit)
-		}
-		fmt.Fprintf(stderr, "%s %s %s %s: level %s over %d runs%s\n", sg.Step, sg.Metric, op, report.FormatValue(sg.Limit), report.FormatValue(sg.Level), sg.Runs, from)
+		fmt.Fprintln(stderr, sg.Line())
 	}
 	f, err := history.BudgetFile(sugs)
 	if err != nil {
