@@ -9,10 +9,28 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/trace"
 )
+
+// WriteSteps writes the StepLine of each step of r, a line each, those
+// with a failed action (a budget.KindAction verdict) marked FAIL.
+func WriteSteps(w io.Writer, r *perftest.Result) error {
+	failed := map[string]bool{}
+	for _, v := range r.Verdicts {
+		if v.Kind == budget.KindAction {
+			failed[v.Step] = true
+		}
+	}
+	var b strings.Builder
+	for _, st := range r.Steps {
+		b.WriteString(StepLine(st, failed[st.Name]) + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
 
 // StepLine is a step's one-line plain-text summary: "ok  ", "FAIL" (failed,
 // or a crash the step did not expect) or "STOP" (unfinished), the step's

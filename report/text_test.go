@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -96,6 +97,21 @@ func TestText(t *testing.T) {
 		if g != w {
 			t.Errorf("line %d:\ngot  %q\nwant %q", i+1, g, w)
 		}
+	}
+}
+
+// A run's step lines mark the steps whose action failed, and those only.
+func TestWriteSteps(t *testing.T) {
+	r := textResults(t, "testdata/janky-scroll.json")[0]
+	r.RecordVerdicts(budget.Verdict{Kind: budget.KindAction, Step: "settle", Status: budget.Fail, Reason: "no view with text \"Done\""})
+	var b strings.Builder
+	if err := report.WriteSteps(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "ok   scroll (3.001s): 166 frames, 55.3 fps, jank 3 (deadline_missed); cpu 7.2%; pss max 124000 KiB\n" +
+		"FAIL settle (750ms): 40 frames, 53.2 fps, jank 1 (deadline_missed); cpu 7.3%; pss max 124000 KiB\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
 

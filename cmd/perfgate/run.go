@@ -213,15 +213,7 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "run: step %d of %d: %s\n", i+1, len(sc.Steps), sc.Steps[i].Name)
 	})
 	r := s.Stop()
-	failedStep := map[string]bool{}
-	for _, v := range r.Verdicts {
-		if v.Kind == budget.KindAction {
-			failedStep[v.Step] = true
-		}
-	}
-	for _, st := range r.Steps {
-		fmt.Fprintln(stdout, report.StepLine(st, failedStep[st.Name]))
-	}
+	report.WriteSteps(stdout, r)
 	report.WriteHealth(stdout, r)
 	if _, ok := caught(stopCtx); ok {
 		return runCut(stopCtx, s, r, len(sc.Steps), stdout)
