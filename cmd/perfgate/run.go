@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,17 +9,16 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
+	"github.com/perfgate/perfgate/simlab"
 )
 
 const runUsage = `usage: perfgate run [-update] [-serial S] [-adb host:port] scenario.json
@@ -78,45 +75,9 @@ max_duration_ms.
 // asks for too.
 func parseScenario(path string, b []byte) (*scenario.File, error) {
 	return scenario.ParseFile(path, b, scenario.ParseOptions{CheckSimulated: func(s *scenario.Simulated, dir string) error {
-		_, err := simulatedConfig(s, dir)
+		_, err := simlab.ScenarioPhone(s.Workload, s.API, s.Noise, dir)
 		return err
 	}})
-}
-
-// simulatedConfig is the simulated phone a scenario file's "simulated"
-// describes.
-func simulatedConfig(s *scenario.Simulated, dir string) (simdevice.Config, error) {
-	wl, err := scenarioWorkload(s.Workload, dir)
-	if err != nil {
-		return simdevice.Config{}, err
-	}
-	cfg := simdevice.Config{Workload: wl, API: s.API}
-	if len(s.Noise) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(s.Noise))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg.Noise); err != nil {
-			return cfg, fmt.Errorf("noise: %s", excerpt.Text(err.Error()))
-		}
-	}
-	return cfg, nil
-}
-
-// scenarioWorkload is a preset name or a workload JSON file relative to
-// the scenario file's folder.
-func scenarioWorkload(name, dir string) (*simdevice.Workload, error) {
-	if name == "" {
-		name = "smooth-scroll"
-	}
-	if wl, err := simdevice.Preset(name); err == nil {
-		return wl, nil
-	}
-	if !strings.HasSuffix(name, ".json") {
-		return nil, fmt.Errorf("workload %s: no such preset (have %s) and not a .json file", excerpt.Quote(name), strings.Join(simdevice.PresetNames(), ", "))
-	}
-	if !filepath.IsAbs(name) {
-		name = filepath.Join(dir, name)
-	}
-	return simdevice.LoadWorkload(name)
 }
 
 // runScenario is `perfgate run`; SIGINT, SIGTERM and SIGHUP stop it early
@@ -242,7 +203,7 @@ func (f *runFlags) open(stopCtx context.Context, sc *scenario.File, stdout io.Wr
 	closers = append(closers, cancel)
 	var dev *adbx.Device
 	if sim := sc.Simulated; sim != nil {
-		cfg, _ := simulatedConfig(sim, filepath.Dir(sc.Path))
+		cfg, _ := simlab.ScenarioPhone(sim.Workload, sim.API, sim.Noise, filepath.Dir(sc.Path))
 		cfg.Workload.Package = sc.Package
 		phone, err := simdevice.New(cfg)
 		if err != nil {

@@ -1,0 +1,51 @@
+package simlab
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfgate/perfgate/internal/excerpt"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// ScenarioPhone is the simulated phone a scenario file's "simulated" asks
+// for (scenario.Simulated): workload is a preset's name (default
+// smooth-scroll) or a workload JSON file, relative to dir, the scenario
+// file's folder; api is the API level (0: simdevice's default); noise is
+// a simdevice.Noise as the file has it, every key one it knows.
+func ScenarioPhone(workload string, api int, noise []byte, dir string) (simdevice.Config, error) {
+	wl, err := scenarioWorkload(workload, dir)
+	if err != nil {
+		return simdevice.Config{}, err
+	}
+	cfg := simdevice.Config{Workload: wl, API: api}
+	if len(noise) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(noise))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg.Noise); err != nil {
+			return cfg, fmt.Errorf("noise: %s", excerpt.Text(err.Error()))
+		}
+	}
+	return cfg, nil
+}
+
+// scenarioWorkload is a preset name or a workload JSON file relative to
+// the scenario file's folder.
+func scenarioWorkload(name, dir string) (*simdevice.Workload, error) {
+	if name == "" {
+		name = "smooth-scroll"
+	}
+	if wl, err := simdevice.Preset(name); err == nil {
+		return wl, nil
+	}
+	if !strings.HasSuffix(name, ".json") {
+		return nil, fmt.Errorf("workload %s: no such preset (have %s) and not a .json file", excerpt.Quote(name), strings.Join(simdevice.PresetNames(), ", "))
+	}
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(dir, name)
+	}
+	return simdevice.LoadWorkload(name)
+}
