@@ -298,13 +298,13 @@ func (b *builder) packetFailed(p Packet, err error) {
 		return
 	}
 	fe := &FormatError{Offset: p.Offset, Msg: err.Error()}
-	if pe, ok := err.(*packetError); ok {
-		fe.Field, fe.Msg = "TracePacket", pe.msg
-		if pe.field != "" {
-			fe.Field += "." + pe.field
+	if pe, ok := err.(*pb.PathError); ok {
+		fe.Field, fe.Msg = "TracePacket", pe.Msg
+		if pe.Field != "" {
+			fe.Field += "." + pe.Field
 		}
 		if !p.Compressed {
-			fe.Offset += int64(pe.off)
+			fe.Offset += int64(pe.Off)
 		} else {
 			fe.Msg = "in a compressed batch: " + fe.Msg
 		}
@@ -330,6 +330,21 @@ func (b *builder) see(at stamp) {
 	s[1] = max(s[1], at.ns)
 	b.span[at.clock] = s
 }
+
+// str is a string field's value, cut to maxString bytes: a name longer than
+// that is taken for garbage, not kept whole.
+func str(f pb.Field) string { return cutString(f.Bytes) }
+
+func cutString(b []byte) string {
+	if len(b) > maxString {
+		return string(b[:maxString]) + "…"
+	}
+	return string(b)
+}
+
+// maxString bounds every string kept from a trace (slice, layer and process
+// names).
+const maxString = 1024
 
 // layerName is the layer's name, one string per layer however many frames
 // name it.
@@ -389,7 +404,7 @@ type packetFields struct {
 
 func (b *builder) decodePacket(pkt []byte) error {
 	var pf packetFields
-	err := walk(pkt, pkt, mTracePacket, func(num protowire.Number, f pb.Field) error {
+	err := pb.Walk(pkt, pkt, pb.TracePacket, func(num protowire.Number, f pb.Field) error {
 		switch num {
 		case 8:
 			pf.ts, pf.hasTs = f.Int, true
@@ -456,25 +471,25 @@ func (b *builder) decodePacket(pkt []byte) error {
 	if pf.dropped {
 		seq.broken = true
 	}
-	if pf.cleared || pf.flags&seqIncrementalStateCleared != 0 {
+	if pf.cleared || pf.flags&pb.SeqIncrementalStateCleared != 0 {
 		*seq = sequence{names: map[uint64]string{}, clocks: map[uint32]*seqClock{}, part: b.part}
 	}
-	if pf.flags&seqNeedsIncrementalState != 0 && seq.broken {
+	if pf.flags&pb.SeqNeedsIncrementalState != 0 && seq.broken {
 		b.reject("packet_incremental_state_lost")
 		return nil
 	}
 	if pf.defaults != nil {
 		if err := b.defaults(pkt, pf.defaults, seq); err != nil {
-			return within(err, "trace_packet_defaults(59)", 0)
+			return pb.Within(err, "trace_packet_defaults(59)", 0)
 		}
 	}
 	if pf.interned != nil {
 		if err := b.interned(pkt, pf.interned, seq); err != nil {
-			return within(err, "interned_data(12)", 0)
+			return pb.Within(err, "interned_data(12)", 0)
 		}
 	}
 	if pf.hasSnap {
-		return within(b.clockSnapshot(pkt, pf.snap, seq), "clock_snapshot(6)", 0)
+		return pb.Within(b.clockSnapshot(pkt, pf.snap, seq), "clock_snapshot(6)", 0)
 	}
 
 	// The packet's time, on a builtin clock.
@@ -506,32 +521,32 @@ func (b *builder) decodePacket(pkt []byte) error {
 			b.reject("frametimeline_no_timestamp")
 			return nil
 		}
-		return within(b.frameTimeline(pkt, pf.ft, at), "frame_timeline_event(76)", 0)
+		return pb.Within(b.frameTimeline(pkt, pf.ft, at), "frame_timeline_event(76)", 0)
 	case pf.hasFtrace:
-		return within(b.ftraceBundle(pkt, pf.ftrace), "ftrace_events(1)", 0)
+		return pb.Within(b.ftraceBundle(pkt, pf.ftrace), "ftrace_events(1)", 0)
 	case pf.hasPtree:
-		return within(b.processTree(pkt, pf.ptree), "process_tree(2)", 0)
+		return pb.Within(b.processTree(pkt, pf.ptree), "process_tree(2)", 0)
 	case pf.hasTd:
-		return within(b.trackDescriptor(pkt, pf.td), "track_descriptor(60)", 0)
+		return pb.Within(b.trackDescriptor(pkt, pf.td), "track_descriptor(60)", 0)
 	case pf.hasTe:
 		if !pf.hasTs {
 			b.reject("track_event_no_timestamp")
 			return nil
 		}
-		return within(b.trackEvent(pkt, pf.te, at, seq), "track_event(11)", 0)
+		return pb.Within(b.trackEvent(pkt, pf.te, at, seq), "track_event(11)", 0)
 	case pf.hasSysinfo:
-		return within(b.systemInfo(pkt, pf.sysinfo), "system_info(45)", 0)
+		return pb.Within(b.systemInfo(pkt, pf.sysinfo), "system_info(45)", 0)
 	}
 	return nil
 }
 
 func (b *builder) defaults(pkt, data []byte, seq *sequence) error {
-	return walk(pkt, data, mTracePacketDefaults, func(num protowire.Number, f pb.Field) error {
+	return pb.Walk(pkt, data, pb.TracePacketDefaults, func(num protowire.Number, f pb.Field) error {
 		switch num {
 		case 58:
 			seq.defaultClock = Clock(f.Int)
 		case 11:
-			return walk(pkt, f.Bytes, mTrackEventDefaults, func(_ protowire.Number, g pb.Field) error {
+			return pb.Walk(pkt, f.Bytes, pb.TrackEventDefaults, func(_ protowire.Number, g pb.Field) error {
 				seq.defaultTrack = g.Int
 				return nil
 			})
@@ -541,10 +556,10 @@ func (b *builder) defaults(pkt, data []byte, seq *sequence) error {
 }
 
 func (b *builder) interned(pkt, data []byte, seq *sequence) error {
-	return walk(pkt, data, mInternedData, func(_ protowire.Number, f pb.Field) error {
+	return pb.Walk(pkt, data, pb.InternedData, func(_ protowire.Number, f pb.Field) error {
 		var iid uint64
 		var name string
-		err := walk(pkt, f.Bytes, mEventName, func(num protowire.Number, g pb.Field) error {
+		err := pb.Walk(pkt, f.Bytes, pb.EventName, func(num protowire.Number, g pb.Field) error {
 			if num == 1 {
 				iid = g.Int
 			} else {
@@ -568,13 +583,13 @@ func (b *builder) clockSnapshot(pkt, data []byte, seq *sequence) error {
 	}
 	var cs []clk
 	primary := uint64(0)
-	err := walk(pkt, data, mClockSnapshot, func(num protowire.Number, f pb.Field) error {
+	err := pb.Walk(pkt, data, pb.ClockSnapshot, func(num protowire.Number, f pb.Field) error {
 		if num == 2 {
 			primary = f.Int
 			return nil
 		}
 		var c clk
-		err := walk(pkt, f.Bytes, mClock, func(n protowire.Number, g pb.Field) error {
+		err := pb.Walk(pkt, f.Bytes, pb.Clock, func(n protowire.Number, g pb.Field) error {
 			switch n {
 			case 1:
 				c.id = uint32(g.Int)
@@ -635,14 +650,14 @@ func (b *builder) clockSnapshot(pkt, data []byte, seq *sequence) error {
 }
 
 func (b *builder) systemInfo(pkt, data []byte) error {
-	return walk(pkt, data, mSystemInfo, func(num protowire.Number, f pb.Field) error {
+	return pb.Walk(pkt, data, pb.SystemInfo, func(num protowire.Number, f pb.Field) error {
 		switch num {
 		case 2:
 			b.device = str(f)
 		case 5:
 			b.sdk = int(f.Int)
 		case 1:
-			return walk(pkt, f.Bytes, mUtsname, func(_ protowire.Number, g pb.Field) error {
+			return pb.Walk(pkt, f.Bytes, pb.Utsname, func(_ protowire.Number, g pb.Field) error {
 				b.kernel = str(g)
 				return nil
 			})
@@ -654,10 +669,10 @@ func (b *builder) systemInfo(pkt, data []byte) error {
 // frameTimeline decodes one FrameTimelineEvent.
 func (b *builder) frameTimeline(pkt, data []byte, at stamp) error {
 	b.haveFT = true
-	return walk(pkt, data, mFrameTimelineEvent, func(num protowire.Number, f pb.Field) error {
+	return pb.Walk(pkt, data, pb.FrameTimelineEvent, func(num protowire.Number, f pb.Field) error {
 		if num == 5 {
 			var cookie int64
-			err := walk(pkt, f.Bytes, mFrameEnd, func(_ protowire.Number, g pb.Field) error {
+			err := pb.Walk(pkt, f.Bytes, pb.FrameEnd, func(_ protowire.Number, g pb.Field) error {
 				cookie = g.Int64()
 				return nil
 			})
@@ -670,11 +685,11 @@ func (b *builder) frameTimeline(pkt, data []byte, at stamp) error {
 		s := ftStart{kind: num, at: at}
 		var cookie int64
 		var err error
-		m, renumber := mSurfaceFrameStart, func(n protowire.Number) protowire.Number { return n }
+		m, renumber := pb.SurfaceFrameStart, func(n protowire.Number) protowire.Number { return n }
 		if num == 1 || num == 2 {
-			m, renumber = mDisplayFrameStart, displayAsSurface
+			m, renumber = pb.DisplayFrameStart, displayAsSurface
 		}
-		err = walk(pkt, f.Bytes, m, func(n protowire.Number, g pb.Field) error {
+		err = pb.Walk(pkt, f.Bytes, m, func(n protowire.Number, g pb.Field) error {
 			switch renumber(n) {
 			case 1:
 				cookie = g.Int64()
@@ -840,13 +855,13 @@ func isPackageProcess(name, pkg string) bool {
 
 func (b *builder) processTree(pkt, data []byte) error {
 	b.haveProcTree = true
-	return walk(pkt, data, mProcessTree, func(num protowire.Number, f pb.Field) error {
+	return pb.Walk(pkt, data, pb.ProcessTree, func(num protowire.Number, f pb.Field) error {
 		if num == 1 {
 			var pid, ppid int32
 			var name string
 			var kthread bool
 			first := true
-			err := walk(pkt, f.Bytes, mProcess, func(n protowire.Number, g pb.Field) error {
+			err := pb.Walk(pkt, f.Bytes, pb.Process, func(n protowire.Number, g pb.Field) error {
 				switch n {
 				case 1:
 					pid = g.Int32()
@@ -873,7 +888,7 @@ func (b *builder) processTree(pkt, data []byte) error {
 			return nil
 		}
 		var tid, tgid int32
-		err := walk(pkt, f.Bytes, mThread, func(n protowire.Number, g pb.Field) error {
+		err := pb.Walk(pkt, f.Bytes, pb.Thread, func(n protowire.Number, g pb.Field) error {
 			switch n {
 			case 1:
 				tid = g.Int32()
@@ -894,13 +909,13 @@ func (b *builder) trackDescriptor(pkt, data []byte) error {
 	var info trackInfo
 	var pname string
 	var hasProc bool
-	err := walk(pkt, data, mTrackDescriptor, func(num protowire.Number, f pb.Field) error {
+	err := pb.Walk(pkt, data, pb.TrackDescriptor, func(num protowire.Number, f pb.Field) error {
 		switch num {
 		case 1:
 			uuid = f.Int
 		case 3:
 			hasProc = true
-			return walk(pkt, f.Bytes, mProcessDescriptor, func(n protowire.Number, g pb.Field) error {
+			return pb.Walk(pkt, f.Bytes, pb.ProcessDescriptor, func(n protowire.Number, g pb.Field) error {
 				switch n {
 				case 1:
 					info.pid = g.Int32()
@@ -915,7 +930,7 @@ func (b *builder) trackDescriptor(pkt, data []byte) error {
 			})
 		case 4:
 			info.thread = true
-			return walk(pkt, f.Bytes, mThreadDescriptor, func(n protowire.Number, g pb.Field) error {
+			return pb.Walk(pkt, f.Bytes, pb.ThreadDescriptor, func(n protowire.Number, g pb.Field) error {
 				switch n {
 				case 1:
 					info.pid = g.Int32()
@@ -948,7 +963,7 @@ func (b *builder) trackEvent(pkt, data []byte, at stamp, seq *sequence) error {
 	var name string
 	var iid uint64
 	var hasName, hasIid bool
-	err := walk(pkt, data, mTrackEvent, func(num protowire.Number, f pb.Field) error {
+	err := pb.Walk(pkt, data, pb.TrackEvent, func(num protowire.Number, f pb.Field) error {
 		switch num {
 		case 9:
 			typ = f.Int
@@ -964,7 +979,7 @@ func (b *builder) trackEvent(pkt, data []byte, at stamp, seq *sequence) error {
 	if err != nil {
 		return err
 	}
-	if typ != teSliceBegin && typ != teSliceEnd {
+	if typ != pb.TrackEventSliceBegin && typ != pb.TrackEventSliceEnd {
 		return nil
 	}
 	if uuid == 0 {
@@ -982,7 +997,7 @@ func (b *builder) trackEvent(pkt, data []byte, at stamp, seq *sequence) error {
 		return nil
 	}
 	ev := teEvent{at: at, kind: evEnd}
-	if typ == teSliceBegin {
+	if typ == pb.TrackEventSliceBegin {
 		ev.kind = evBegin
 		switch {
 		case hasName:

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/perfgate/perfgate/trace/internal/pb"
 )
 
 // ftraceBundle decodes one FtraceEventBundle: the events of one CPU's ring
@@ -17,9 +19,9 @@ func (b *builder) ftraceBundle(pkt, data []byte) error {
 	var ftraceClock uint64
 	var ftraceTs, bootTs int64
 	var hasFtraceTs, hasBootTs bool
-	w := newWalker(pkt, data, mFtraceEventBundle)
-	for w.next() {
-		f := w.f
+	w := pb.NewWalker(pkt, data, pb.FtraceEventBundle)
+	for w.Next() {
+		f := w.Field()
 		switch f.Num {
 		case 1:
 			cpu = uint32(f.Int)
@@ -37,8 +39,8 @@ func (b *builder) ftraceBundle(pkt, data []byte) error {
 			bootTs, hasBootTs = f.Int64(), true
 		}
 	}
-	if w.err != nil {
-		return w.err
+	if w.Err() != nil {
+		return w.Err()
 	}
 	// Timestamps are on the ftrace clock: boottime unless the bundle says
 	// otherwise, then moved onto boottime by the pair of readings it carries.
@@ -63,12 +65,12 @@ func (b *builder) ftraceBundle(pkt, data []byte) error {
 	}
 	if compact != nil {
 		if err := b.compactSched(pkt, compact, cs, offset); err != nil {
-			return within(err, "compact_sched(4)", 0)
+			return pb.Within(err, "compact_sched(4)", 0)
 		}
 	}
 	for _, ev := range events {
 		if err := b.ftraceEvent(pkt, ev, cs, offset); err != nil {
-			return within(err, "event(2)", 0)
+			return pb.Within(err, "event(2)", 0)
 		}
 	}
 	return nil
@@ -107,10 +109,10 @@ func (b *builder) inOrder(cs *cpuState, last *int64, ts int64, what string) bool
 
 func (b *builder) compactSched(pkt, data []byte, cs *cpuState, offset int64) error {
 	var swTs, swState, swNext, wkTs, wkPid []uint64
-	w := newWalker(pkt, data, mCompactSched)
-	for w.next() {
+	w := pb.NewWalker(pkt, data, pb.CompactSched)
+	for w.Next() {
 		var dst *[]uint64
-		switch w.f.Num {
+		switch w.Field().Num {
 		case 1:
 			dst = &swTs
 		case 2:
@@ -124,12 +126,12 @@ func (b *builder) compactSched(pkt, data []byte, cs *cpuState, offset int64) err
 		default:
 			continue
 		}
-		if err := packedInto(pkt, w.f, dst); err != nil {
-			return w.wrap(err)
+		if err := pb.AppendPacked(pkt, w.Field(), dst); err != nil {
+			return w.Wrap(err)
 		}
 	}
-	if w.err != nil {
-		return w.err
+	if w.Err() != nil {
+		return w.Err()
 	}
 	if len(swTs) != len(swState) || len(swTs) != len(swNext) {
 		b.rejected["compact_sched_mismatched_arrays"] += max(len(swTs), len(swState), len(swNext))
@@ -234,40 +236,40 @@ func (b *builder) ftraceEvent(pkt, data []byte, cs *cpuState, offset int64) erro
 	var pid int32
 	var kindNum protowire.Number
 	var payload []byte
-	w := newWalker(pkt, data, mFtraceEvent)
-	for w.next() {
-		switch w.f.Num {
+	w := pb.NewWalker(pkt, data, pb.FtraceEvent)
+	for w.Next() {
+		switch w.Field().Num {
 		case 1:
-			ts = w.f.Int64()
+			ts = w.Field().Int64()
 		case 2:
-			pid = w.f.Int32()
+			pid = w.Field().Int32()
 		default:
-			kindNum, payload = w.f.Num, w.f.Bytes
+			kindNum, payload = w.Field().Num, w.Field().Bytes
 		}
 	}
-	if w.err != nil || kindNum == 0 {
-		return w.err
+	if w.Err() != nil || kindNum == 0 {
+		return w.Err()
 	}
 	if ts != 0 {
 		ts += offset
 	}
-	var pw walker
+	var pw pb.Walker
 	switch kindNum {
 	case 4: // sched_switch
 		var prevPid, nextPid int32
 		var prevState int64
-		pw = newWalker(pkt, payload, mSchedSwitch)
-		for pw.next() {
-			switch pw.f.Num {
+		pw = pb.NewWalker(pkt, payload, pb.SchedSwitch)
+		for pw.Next() {
+			switch pw.Field().Num {
 			case 2:
-				prevPid = pw.f.Int32()
+				prevPid = pw.Field().Int32()
 			case 4:
-				prevState = pw.f.Int64()
+				prevState = pw.Field().Int64()
 			case 6:
-				nextPid = pw.f.Int32()
+				nextPid = pw.Field().Int32()
 			}
 		}
-		if pw.err != nil {
+		if pw.Err() != nil {
 			break
 		}
 		b.haveSched = true
@@ -276,13 +278,13 @@ func (b *builder) ftraceEvent(pkt, data []byte, cs *cpuState, offset int64) erro
 		}
 	case 17, 20: // sched_wakeup, sched_waking
 		var wpid int32
-		pw = newWalker(pkt, payload, mSchedWaking)
-		for pw.next() {
-			if pw.f.Num == 2 {
-				wpid = pw.f.Int32()
+		pw = pb.NewWalker(pkt, payload, pb.SchedWaking)
+		for pw.Next() {
+			if pw.Field().Num == 2 {
+				wpid = pw.Field().Int32()
 			}
 		}
-		if pw.err != nil {
+		if pw.Err() != nil {
 			break
 		}
 		b.haveSched = true
@@ -293,11 +295,11 @@ func (b *builder) ftraceEvent(pkt, data []byte, cs *cpuState, offset int64) erro
 		}
 	case 3: // print: atrace markers
 		var buf []byte
-		pw = newWalker(pkt, payload, mPrint)
-		for pw.next() {
-			buf = pw.f.Bytes
+		pw = pb.NewWalker(pkt, payload, pb.Print)
+		for pw.Next() {
+			buf = pw.Field().Bytes
 		}
-		if pw.err != nil {
+		if pw.Err() != nil {
 			break
 		}
 		if b.inOrder(cs, &cs.lastTs, ts, "atrace") {
@@ -306,18 +308,18 @@ func (b *builder) ftraceEvent(pkt, data []byte, cs *cpuState, offset int64) erro
 	case 50: // binder_transaction
 		var reply, flags uint64
 		var toThread int32
-		pw = newWalker(pkt, payload, mBinderTransaction)
-		for pw.next() {
-			switch pw.f.Num {
+		pw = pb.NewWalker(pkt, payload, pb.BinderTransaction)
+		for pw.Next() {
+			switch pw.Field().Num {
 			case 4:
-				toThread = pw.f.Int32()
+				toThread = pw.Field().Int32()
 			case 5:
-				reply = pw.f.Int
+				reply = pw.Field().Int
 			case 7:
-				flags = pw.f.Int
+				flags = pw.Field().Int
 			}
 		}
-		if pw.err != nil {
+		if pw.Err() != nil {
 			break
 		}
 		if !b.inOrder(cs, &cs.lastTs, ts, "binder") {
@@ -335,8 +337,8 @@ func (b *builder) ftraceEvent(pkt, data []byte, cs *cpuState, offset int64) erro
 			}
 		}
 	}
-	if pw.err != nil {
-		return within(pw.err, fieldName(mFtraceEvent.fields[kindNum].name, kindNum), 0)
+	if pw.Err() != nil {
+		return pb.Within(pw.Err(), pb.FtraceEvent.FieldName(kindNum), 0)
 	}
 	return nil
 }
