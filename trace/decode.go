@@ -403,6 +403,38 @@ type packetFields struct {
 }
 
 func (b *builder) decodePacket(pkt []byte) error {
+	pf, err := readPacketFields(pkt)
+	if err != nil {
+		return err
+	}
+	seq, ok := b.sequenceOf(&pf)
+	if !ok {
+		b.reject("packet_incremental_state_lost")
+		return nil
+	}
+	if pf.defaults != nil {
+		if err := b.defaults(pkt, pf.defaults, seq); err != nil {
+			return pb.Within(err, "trace_packet_defaults(59)", 0)
+		}
+	}
+	if pf.interned != nil {
+		if err := b.interned(pkt, pf.interned, seq); err != nil {
+			return pb.Within(err, "interned_data(12)", 0)
+		}
+	}
+	if pf.hasSnap {
+		return pb.Within(b.clockSnapshot(pkt, pf.snap, seq), "clock_snapshot(6)", 0)
+	}
+	at, ok := b.packetTime(&pf, seq)
+	if !ok {
+		b.reject("packet_unknown_clock")
+		return nil
+	}
+	return b.payload(pkt, &pf, at, seq)
+}
+
+// readPacketFields reads the TracePacket fields the analysis looks at.
+func readPacketFields(pkt []byte) (packetFields, error) {
 	var pf packetFields
 	err := pb.Walk(pkt, pkt, pb.TracePacket, func(num protowire.Number, f pb.Field) error {
 		switch num {
@@ -443,10 +475,13 @@ func (b *builder) decodePacket(pkt []byte) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
+	return pf, err
+}
 
+// sequenceOf is the state of the packet's sequence, begun anew when the
+// packet clears it; false when the packet needs state that was lost. A
+// packet can begin another trace of the file.
+func (b *builder) sequenceOf(pf *packetFields) (*sequence, bool) {
 	seq := b.seqs[pf.seq]
 	// Another trace begins with a packet each trace has once, seen again,
 	// or with a sequence's first packet on a sequence this trace has had.
@@ -474,47 +509,38 @@ func (b *builder) decodePacket(pkt []byte) error {
 	if pf.cleared || pf.flags&pb.SeqIncrementalStateCleared != 0 {
 		*seq = sequence{names: map[uint64]string{}, clocks: map[uint32]*seqClock{}, part: b.part}
 	}
-	if pf.flags&pb.SeqNeedsIncrementalState != 0 && seq.broken {
-		b.reject("packet_incremental_state_lost")
-		return nil
-	}
-	if pf.defaults != nil {
-		if err := b.defaults(pkt, pf.defaults, seq); err != nil {
-			return pb.Within(err, "trace_packet_defaults(59)", 0)
-		}
-	}
-	if pf.interned != nil {
-		if err := b.interned(pkt, pf.interned, seq); err != nil {
-			return pb.Within(err, "interned_data(12)", 0)
-		}
-	}
-	if pf.hasSnap {
-		return pb.Within(b.clockSnapshot(pkt, pf.snap, seq), "clock_snapshot(6)", 0)
-	}
+	return seq, pf.flags&pb.SeqNeedsIncrementalState == 0 || !seq.broken
+}
 
-	// The packet's time, on a builtin clock.
+// packetTime is the packet's time on a builtin clock (zero without one);
+// false when its clock is unknown.
+func (b *builder) packetTime(pf *packetFields, seq *sequence) (stamp, bool) {
 	var at stamp
-	if pf.hasTs {
-		clock := Boottime
-		switch {
-		case pf.hasClock:
-			clock = Clock(pf.clock)
-		case seq.defaultClock != 0:
-			clock = seq.defaultClock
-		}
-		if sc := seq.clocks[uint32(clock)]; sc != nil {
-			at = sc.resolve(pf.ts)
-		} else if clock >= 64 {
-			b.reject("packet_unknown_clock")
-			return nil
-		} else {
-			at = stamp{clock: clock, ns: int64(pf.ts)}
-		}
-		if at.ns > 0 {
-			b.see(at)
-		}
+	if !pf.hasTs {
+		return at, true
 	}
+	clock := Boottime
+	switch {
+	case pf.hasClock:
+		clock = Clock(pf.clock)
+	case seq.defaultClock != 0:
+		clock = seq.defaultClock
+	}
+	if sc := seq.clocks[uint32(clock)]; sc != nil {
+		at = sc.resolve(pf.ts)
+	} else if clock >= 64 {
+		return at, false
+	} else {
+		at = stamp{clock: clock, ns: int64(pf.ts)}
+	}
+	if at.ns > 0 {
+		b.see(at)
+	}
+	return at, true
+}
 
+// payload decodes what the packet carries.
+func (b *builder) payload(pkt []byte, pf *packetFields, at stamp, seq *sequence) error {
 	switch {
 	case pf.hasFt:
 		if !pf.hasTs {

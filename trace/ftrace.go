@@ -107,22 +107,28 @@ func (b *builder) inOrder(cs *cpuState, last *int64, ts int64, what string) bool
 	return true
 }
 
+// compactSched holds a CompactSched's switch and waking arrays, each
+// timestamp a delta on the one before.
+type compactSched struct {
+	swTs, swState, swNext, wkTs, wkPid []uint64
+}
+
 func (b *builder) compactSched(pkt, data []byte, cs *cpuState, offset int64) error {
-	var swTs, swState, swNext, wkTs, wkPid []uint64
+	var c compactSched
 	w := pb.NewWalker(pkt, data, pb.CompactSched)
 	for w.Next() {
 		var dst *[]uint64
 		switch w.Field().Num {
 		case 1:
-			dst = &swTs
+			dst = &c.swTs
 		case 2:
-			dst = &swState
+			dst = &c.swState
 		case 3:
-			dst = &swNext
+			dst = &c.swNext
 		case 7:
-			dst = &wkTs
+			dst = &c.wkTs
 		case 8:
-			dst = &wkPid
+			dst = &c.wkPid
 		default:
 			continue
 		}
@@ -133,62 +139,71 @@ func (b *builder) compactSched(pkt, data []byte, cs *cpuState, offset int64) err
 	if w.Err() != nil {
 		return w.Err()
 	}
-	if len(swTs) != len(swState) || len(swTs) != len(swNext) {
-		b.rejected["compact_sched_mismatched_arrays"] += max(len(swTs), len(swState), len(swNext))
+	if len(c.swTs) != len(c.swState) || len(c.swTs) != len(c.swNext) {
+		b.rejected["compact_sched_mismatched_arrays"] += max(len(c.swTs), len(c.swState), len(c.swNext))
 		cs.known = false
-		swTs = nil
+		c.swTs = nil
 	}
-	if len(wkTs) != len(wkPid) {
-		b.rejected["compact_sched_mismatched_arrays"] += max(len(wkTs), len(wkPid))
-		wkTs = nil
+	if len(c.wkTs) != len(c.wkPid) {
+		b.rejected["compact_sched_mismatched_arrays"] += max(len(c.wkTs), len(c.wkPid))
+		c.wkTs = nil
 	}
-	if len(swTs) > 0 || len(wkTs) > 0 {
+	if len(c.swTs) > 0 || len(c.wkTs) > 0 {
 		b.haveSched = true
 	}
-	// Switches and wakings are delta-encoded separately; replay them merged
-	// in time, as the CPU recorded them.
+	b.replayCompact(&c, cs, offset)
+	return nil
+}
+
+// replayCompact replays the switches and wakings, delta-encoded separately,
+// merged in time as the CPU recorded them.
+func (b *builder) replayCompact(c *compactSched, cs *cpuState, offset int64) {
 	var st, wt int64
 	i, j := 0, 0
 	var nextSw, nextWk int64
-	if len(swTs) > 0 {
-		nextSw = int64(swTs[0])
+	if len(c.swTs) > 0 {
+		nextSw = int64(c.swTs[0])
 	}
-	if len(wkTs) > 0 {
-		nextWk = int64(wkTs[0])
+	if len(c.wkTs) > 0 {
+		nextWk = int64(c.wkTs[0])
 	}
-	for i < len(swTs) || j < len(wkTs) {
-		if i < len(swTs) && (j >= len(wkTs) || nextSw <= nextWk) {
+	for i < len(c.swTs) || j < len(c.wkTs) {
+		if i < len(c.swTs) && (j >= len(c.wkTs) || nextSw <= nextWk) {
 			st = nextSw
 			ts := st + offset
 			if b.inOrder(cs, &cs.lastCompact, ts, "sched") {
-				b.switchTo(cs, ts, int64(swState[i]), int32(int64(swNext[i])), 0, false)
+				b.switchTo(cs, ts, int64(c.swState[i]), int32(int64(c.swNext[i])), 0, false)
 			}
 			i++
-			if i < len(swTs) {
-				nextSw = st + int64(swTs[i])
+			if i < len(c.swTs) {
+				nextSw = st + int64(c.swTs[i])
 			}
 			continue
 		}
 		wt = nextWk
-		ts := wt + offset
-		switch {
-		case b.part > 0 && ts > 0 && ts <= cs.readWake:
-			b.readAgain("ftrace_events") // as in inOrder
-		case ts > 0:
-			cs.lastWake = max(cs.lastWake, ts)
-			b.see(stamp{Boottime, ts})
-			if t := b.thread(int32(int64(wkPid[j]))); t != nil {
-				t.add(tev{ts: ts, kind: evWake})
-			}
-		default:
-			b.reject("sched_no_timestamp")
-		}
+		b.compactWaking(cs, wt+offset, int32(int64(c.wkPid[j])))
 		j++
-		if j < len(wkTs) {
-			nextWk = wt + int64(wkTs[j])
+		if j < len(c.wkTs) {
+			nextWk = wt + int64(c.wkTs[j])
 		}
 	}
-	return nil
+}
+
+// compactWaking records a waking of the compact encoding, whose times are
+// in order among the wakings only.
+func (b *builder) compactWaking(cs *cpuState, ts int64, pid int32) {
+	switch {
+	case b.part > 0 && ts > 0 && ts <= cs.readWake:
+		b.readAgain("ftrace_events") // as in inOrder
+	case ts > 0:
+		cs.lastWake = max(cs.lastWake, ts)
+		b.see(stamp{Boottime, ts})
+		if t := b.thread(pid); t != nil {
+			t.add(tev{ts: ts, kind: evWake})
+		}
+	default:
+		b.reject("sched_no_timestamp")
+	}
 }
 
 // switchTo records a context switch on a CPU: the task that ran leaves it
@@ -231,114 +246,142 @@ func taskState(raw int64) ThreadState {
 	return StateRunnable
 }
 
+// ftraceEv is one plain ftrace event: its payload (inside the packet pkt),
+// its CPU, its time on boottime and the task that wrote it.
+type ftraceEv struct {
+	pkt, payload []byte
+	cs           *cpuState
+	ts           int64
+	pid          int32
+}
+
 func (b *builder) ftraceEvent(pkt, data []byte, cs *cpuState, offset int64) error {
-	var ts int64
-	var pid int32
+	ev := ftraceEv{pkt: pkt, cs: cs}
 	var kindNum protowire.Number
-	var payload []byte
 	w := pb.NewWalker(pkt, data, pb.FtraceEvent)
 	for w.Next() {
 		switch w.Field().Num {
 		case 1:
-			ts = w.Field().Int64()
+			ev.ts = w.Field().Int64()
 		case 2:
-			pid = w.Field().Int32()
+			ev.pid = w.Field().Int32()
 		default:
-			kindNum, payload = w.Field().Num, w.Field().Bytes
+			kindNum, ev.payload = w.Field().Num, w.Field().Bytes
 		}
 	}
 	if w.Err() != nil || kindNum == 0 {
 		return w.Err()
 	}
-	if ts != 0 {
-		ts += offset
+	if ev.ts != 0 {
+		ev.ts += offset
 	}
-	var pw pb.Walker
+	var err error
 	switch kindNum {
-	case 4: // sched_switch
-		var prevPid, nextPid int32
-		var prevState int64
-		pw = pb.NewWalker(pkt, payload, pb.SchedSwitch)
-		for pw.Next() {
-			switch pw.Field().Num {
-			case 2:
-				prevPid = pw.Field().Int32()
-			case 4:
-				prevState = pw.Field().Int64()
-			case 6:
-				nextPid = pw.Field().Int32()
-			}
-		}
-		if pw.Err() != nil {
-			break
-		}
-		b.haveSched = true
-		if b.inOrder(cs, &cs.lastTs, ts, "sched") {
-			b.switchTo(cs, ts, prevState, nextPid, prevPid, true)
-		}
+	case 4:
+		err = b.schedSwitch(&ev)
 	case 17, 20: // sched_wakeup, sched_waking
-		var wpid int32
-		pw = pb.NewWalker(pkt, payload, pb.SchedWaking)
-		for pw.Next() {
-			if pw.Field().Num == 2 {
-				wpid = pw.Field().Int32()
-			}
-		}
-		if pw.Err() != nil {
-			break
-		}
-		b.haveSched = true
-		if b.inOrder(cs, &cs.lastTs, ts, "sched") {
-			if t := b.thread(wpid); t != nil {
-				t.add(tev{ts: ts, kind: evWake})
-			}
-		}
-	case 3: // print: atrace markers
-		var buf []byte
-		pw = pb.NewWalker(pkt, payload, pb.Print)
-		for pw.Next() {
-			buf = pw.Field().Bytes
-		}
-		if pw.Err() != nil {
-			break
-		}
-		if b.inOrder(cs, &cs.lastTs, ts, "atrace") {
-			b.atrace(ts, pid, buf)
-		}
-	case 50: // binder_transaction
-		var reply, flags uint64
-		var toThread int32
-		pw = pb.NewWalker(pkt, payload, pb.BinderTransaction)
-		for pw.Next() {
-			switch pw.Field().Num {
-			case 4:
-				toThread = pw.Field().Int32()
-			case 5:
-				reply = pw.Field().Int
-			case 7:
-				flags = pw.Field().Int
-			}
-		}
-		if pw.Err() != nil {
-			break
-		}
-		if !b.inOrder(cs, &cs.lastTs, ts, "binder") {
-			return nil
-		}
-		const oneWay = 0x01 // TF_ONE_WAY: the caller does not wait
-		switch {
-		case reply == 0 && flags&oneWay == 0:
-			if t := b.thread(pid); t != nil {
-				t.add(tev{ts: ts, kind: evBinderCall})
-			}
-		case reply != 0 && toThread > 0:
-			if t := b.thread(toThread); t != nil {
-				t.add(tev{ts: ts, kind: evBinderReply})
-			}
+		err = b.schedWaking(&ev)
+	case 3:
+		err = b.printEvent(&ev)
+	case 50:
+		err = b.binderTransaction(&ev)
+	}
+	if err != nil {
+		return pb.Within(err, pb.FtraceEvent.FieldName(kindNum), 0)
+	}
+	return nil
+}
+
+func (b *builder) schedSwitch(ev *ftraceEv) error {
+	var prevPid, nextPid int32
+	var prevState int64
+	pw := pb.NewWalker(ev.pkt, ev.payload, pb.SchedSwitch)
+	for pw.Next() {
+		switch pw.Field().Num {
+		case 2:
+			prevPid = pw.Field().Int32()
+		case 4:
+			prevState = pw.Field().Int64()
+		case 6:
+			nextPid = pw.Field().Int32()
 		}
 	}
 	if pw.Err() != nil {
-		return pb.Within(pw.Err(), pb.FtraceEvent.FieldName(kindNum), 0)
+		return pw.Err()
+	}
+	b.haveSched = true
+	if b.inOrder(ev.cs, &ev.cs.lastTs, ev.ts, "sched") {
+		b.switchTo(ev.cs, ev.ts, prevState, nextPid, prevPid, true)
+	}
+	return nil
+}
+
+func (b *builder) schedWaking(ev *ftraceEv) error {
+	var wpid int32
+	pw := pb.NewWalker(ev.pkt, ev.payload, pb.SchedWaking)
+	for pw.Next() {
+		if pw.Field().Num == 2 {
+			wpid = pw.Field().Int32()
+		}
+	}
+	if pw.Err() != nil {
+		return pw.Err()
+	}
+	b.haveSched = true
+	if b.inOrder(ev.cs, &ev.cs.lastTs, ev.ts, "sched") {
+		if t := b.thread(wpid); t != nil {
+			t.add(tev{ts: ev.ts, kind: evWake})
+		}
+	}
+	return nil
+}
+
+// printEvent reads an atrace marker.
+func (b *builder) printEvent(ev *ftraceEv) error {
+	var buf []byte
+	pw := pb.NewWalker(ev.pkt, ev.payload, pb.Print)
+	for pw.Next() {
+		buf = pw.Field().Bytes
+	}
+	if pw.Err() != nil {
+		return pw.Err()
+	}
+	if b.inOrder(ev.cs, &ev.cs.lastTs, ev.ts, "atrace") {
+		b.atrace(ev.ts, ev.pid, buf)
+	}
+	return nil
+}
+
+func (b *builder) binderTransaction(ev *ftraceEv) error {
+	var reply, flags uint64
+	var toThread int32
+	pw := pb.NewWalker(ev.pkt, ev.payload, pb.BinderTransaction)
+	for pw.Next() {
+		switch pw.Field().Num {
+		case 4:
+			toThread = pw.Field().Int32()
+		case 5:
+			reply = pw.Field().Int
+		case 7:
+			flags = pw.Field().Int
+		}
+	}
+	if pw.Err() != nil {
+		return pw.Err()
+	}
+	if !b.inOrder(ev.cs, &ev.cs.lastTs, ev.ts, "binder") {
+		return nil
+	}
+	const oneWay = 0x01 // TF_ONE_WAY: the caller does not wait
+	switch {
+	case reply == 0 && flags&oneWay == 0:
+		if t := b.thread(ev.pid); t != nil {
+			t.add(tev{ts: ev.ts, kind: evBinderCall})
+		}
+	case reply != 0 && toThread > 0:
+		if t := b.thread(toThread); t != nil {
+			t.add(tev{ts: ev.ts, kind: evBinderReply})
+		}
 	}
 	return nil
 }
