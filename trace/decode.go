@@ -1,13 +1,13 @@
 package trace
 
 import (
-	"container/heap"
 	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/perfgate/perfgate/trace/internal/pb"
+	"github.com/perfgate/perfgate/trace/internal/threadlog"
 )
 
 // builder turns packets into what an Analysis needs, holding only that:
@@ -31,7 +31,7 @@ type builder struct {
 	// Processes and threads.
 	procNames map[int32]string
 	notMain   map[int32]bool
-	threads   map[int32]*threadLog
+	threads   map[int32]*threadlog.Log
 	cpus      map[uint32]*cpuState
 	names     []string
 	nameIdx   map[string]uint32
@@ -106,112 +106,6 @@ type rawFrame struct {
 	end stamp
 }
 
-// tev is one event of a thread, kept small: there can be millions.
-type tev struct {
-	ts   int64  // boottime ns
-	arg  uint32 // slice name index
-	kind uint8
-	st   uint8 // ThreadState after a switch-out
-}
-
-const (
-	evSwitchIn uint8 = iota + 1
-	evSwitchOut
-	evWake
-	evBinderCall
-	evBinderReply
-	evBegin
-	evEnd
-)
-
-// threadLog is a thread's events in the order they were read, packed: a
-// zigzag varint of the time since the previous event (events of different
-// CPUs come out of order), a byte of kind and state, and for a slice begin
-// a varint of its name. About 4 bytes an event instead of 16: without a
-// package to look at, every thread that may be a main thread is kept.
-type threadLog struct {
-	buf  []byte
-	last int64
-	n    int
-	// latest is the latest time added, back the furthest an event came
-	// before an event added earlier: the events come in time order but
-	// for that (each CPU's are in order, and the CPUs' bundles take
-	// turns).
-	latest, back int64
-}
-
-func (t *threadLog) add(e tev) {
-	t.buf = protowire.AppendVarint(t.buf, protowire.EncodeZigZag(e.ts-t.last))
-	t.last = e.ts
-	if t.n == 0 || e.ts > t.latest {
-		t.latest = e.ts
-	} else {
-		t.back = max(t.back, t.latest-e.ts)
-	}
-	t.buf = append(t.buf, e.kind|e.st<<4)
-	if e.kind == evBegin {
-		t.buf = protowire.AppendVarint(t.buf, uint64(e.arg))
-	}
-	t.n++
-}
-
-// each unpacks the log and hands its events to fn in time order, those of
-// one time in the order they came, holding only the events that may yet
-// be passed by one to come: those within back of the latest unpacked (a
-// nil log has none).
-func (t *threadLog) each(fn func(tev)) {
-	if t == nil {
-		return
-	}
-	var h evHeap
-	var ts, latest int64
-	i := 0
-	for b := t.buf; len(b) > 0; i++ {
-		d, n := protowire.ConsumeVarint(b)
-		ts += protowire.DecodeZigZag(d)
-		e := tev{ts: ts, kind: b[n] & 0x0f, st: b[n] >> 4}
-		b = b[n+1:]
-		if e.kind == evBegin {
-			v, m := protowire.ConsumeVarint(b)
-			e.arg = uint32(v)
-			b = b[m:]
-		}
-		if i == 0 || ts > latest {
-			latest = ts
-		}
-		heap.Push(&h, ordered{e, i})
-		// Every event still to come is at latest − back or later.
-		for len(h) > 0 && h[0].ts <= latest-t.back {
-			fn(heap.Pop(&h).(ordered).tev)
-		}
-	}
-	for len(h) > 0 {
-		fn(heap.Pop(&h).(ordered).tev)
-	}
-}
-
-// ordered is an event and its place in a log.
-type ordered struct {
-	tev
-	i int
-}
-
-// evHeap orders events by time, then by their place.
-type evHeap []ordered
-
-func (h evHeap) Len() int { return len(h) }
-func (h evHeap) Less(a, b int) bool {
-	return h[a].ts < h[b].ts || h[a].ts == h[b].ts && h[a].i < h[b].i
-}
-func (h evHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *evHeap) Push(x any)   { *h = append(*h, x.(ordered)) }
-func (h *evHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 type cpuState struct {
 	tid         int32 // the task that runs, after the last switch
 	known       bool
@@ -231,7 +125,7 @@ type trackInfo struct {
 type teEvent struct {
 	at   stamp
 	name uint32
-	kind uint8
+	kind threadlog.Kind
 }
 
 func newBuilder(opts Options) *builder {
@@ -244,7 +138,7 @@ func newBuilder(opts Options) *builder {
 		displayJank: map[int64]JankType{},
 		procNames:   map[int32]string{},
 		notMain:     map[int32]bool{},
-		threads:     map[int32]*threadLog{},
+		threads:     map[int32]*threadlog.Log{},
 		cpus:        map[uint32]*cpuState{},
 		nameIdx:     map[string]uint32{},
 		layers:      map[string]string{},
@@ -813,13 +707,13 @@ func (b *builder) frameEnd(cookie int64, at stamp) {
 
 // thread is the event log of tid, or nil when tid cannot be a main thread
 // worth keeping.
-func (b *builder) thread(tid int32) *threadLog {
+func (b *builder) thread(tid int32) *threadlog.Log {
 	if tid <= 0 || b.notMain[tid] {
 		return nil
 	}
 	t := b.threads[tid]
 	if t == nil {
-		t = &threadLog{}
+		t = &threadlog.Log{}
 		b.threads[tid] = t
 	}
 	return t
@@ -1022,9 +916,9 @@ func (b *builder) trackEvent(pkt, data []byte, at stamp, seq *sequence) error {
 		b.readAgain("track_events")
 		return nil
 	}
-	ev := teEvent{at: at, kind: evEnd}
+	ev := teEvent{at: at, kind: threadlog.End}
 	if typ == pb.TrackEventSliceBegin {
-		ev.kind = evBegin
+		ev.kind = threadlog.Begin
 		switch {
 		case hasName:
 		case hasIid:

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/perfgate/perfgate/trace/internal/pb"
+	"github.com/perfgate/perfgate/trace/internal/threadlog"
 )
 
 // ftraceBundle decodes one FtraceEventBundle: the events of one CPU's ring
@@ -199,7 +200,7 @@ func (b *builder) compactWaking(cs *cpuState, ts int64, pid int32) {
 		cs.lastWake = max(cs.lastWake, ts)
 		b.see(stamp{Boottime, ts})
 		if t := b.thread(pid); t != nil {
-			t.add(tev{ts: ts, kind: evWake})
+			t.Add(threadlog.Event{Ts: ts, Kind: threadlog.Wake})
 		}
 	default:
 		b.reject("sched_no_timestamp")
@@ -216,11 +217,11 @@ func (b *builder) switchTo(cs *cpuState, ts, prevState int64, next, prev int32, 
 	}
 	if explicit {
 		if t := b.thread(prev); t != nil {
-			t.add(tev{ts: ts, kind: evSwitchOut, st: uint8(taskState(prevState))})
+			t.Add(threadlog.Event{Ts: ts, Kind: threadlog.SwitchOut, St: uint8(taskState(prevState))})
 		}
 	}
 	if t := b.thread(next); t != nil {
-		t.add(tev{ts: ts, kind: evSwitchIn})
+		t.Add(threadlog.Event{Ts: ts, Kind: threadlog.SwitchIn})
 	}
 	cs.tid, cs.known = next, true
 }
@@ -330,7 +331,7 @@ func (b *builder) schedWaking(ev *ftraceEv) error {
 	b.haveSched = true
 	if b.inOrder(ev.cs, &ev.cs.lastTs, ev.ts, "sched") {
 		if t := b.thread(wpid); t != nil {
-			t.add(tev{ts: ev.ts, kind: evWake})
+			t.Add(threadlog.Event{Ts: ev.ts, Kind: threadlog.Wake})
 		}
 	}
 	return nil
@@ -376,11 +377,11 @@ func (b *builder) binderTransaction(ev *ftraceEv) error {
 	switch {
 	case reply == 0 && flags&oneWay == 0:
 		if t := b.thread(ev.pid); t != nil {
-			t.add(tev{ts: ev.ts, kind: evBinderCall})
+			t.Add(threadlog.Event{Ts: ev.ts, Kind: threadlog.BinderCall})
 		}
 	case reply != 0 && toThread > 0:
 		if t := b.thread(toThread); t != nil {
-			t.add(tev{ts: ev.ts, kind: evBinderReply})
+			t.Add(threadlog.Event{Ts: ev.ts, Kind: threadlog.BinderReply})
 		}
 	}
 	return nil
@@ -427,11 +428,11 @@ func (b *builder) atrace(ts int64, tid int32, buf []byte) {
 		return
 	}
 	if phase == 'E' {
-		t.add(tev{ts: ts, kind: evEnd})
+		t.Add(threadlog.Event{Ts: ts, Kind: threadlog.End})
 		return
 	}
 	if len(rest) == 0 {
 		rest = []byte("[empty slice name]")
 	}
-	t.add(tev{ts: ts, kind: evBegin, arg: b.nameOf(rest)})
+	t.Add(threadlog.Event{Ts: ts, Kind: threadlog.Begin, Arg: b.nameOf(rest)})
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/perfgate/perfgate/trace/internal/threadlog"
 )
 
 // timeline is what one thread did: its states as a step function and its
@@ -49,7 +51,7 @@ func (o *overlap) with(a, b int64) bool {
 }
 
 // buildTimeline replays a thread's events in time order (they were kept in
-// the order they came, each CPU's in time order; see threadLog.each) and
+// the order they came, each CPU's in time order; see threadlog.Log.Each) and
 // keeps of the thread's states and slices what the frames need: the
 // states over the spans (the janky frames), the slices that overlap them,
 // and the Choreographer#doFrame slices of the tokens with every slice
@@ -57,20 +59,20 @@ func (o *overlap) with(a, b int64) bool {
 // trace holds is replayed and let go, so a thread switched in millions of
 // times costs the memory of its log. conv moves a boottime ns onto the
 // trace clock.
-func (b *builder) buildTimeline(tid int32, log *threadLog, conv func(int64) int64, spans []span, tokens map[int64]bool) *timeline {
+func (b *builder) buildTimeline(tid int32, log *threadlog.Log, conv func(int64) int64, spans []span, tokens map[int64]bool) *timeline {
 	states := newStateLog(spans)
 	ss := b.newSliceStack(tid, tokens, slices.Clone(spans), nil)
-	log.each(func(e tev) {
-		e.ts = conv(e.ts)
-		switch e.kind {
-		case evBegin:
-			ss.begin(e.arg, e.ts)
-		case evEnd:
-			ss.end(e.ts)
+	log.Each(func(e threadlog.Event) {
+		e.Ts = conv(e.Ts)
+		switch e.Kind {
+		case threadlog.Begin:
+			ss.begin(e.Arg, e.Ts)
+		case threadlog.End:
+			ss.end(e.Ts)
 		default:
 			states.event(e)
 		}
-		states.settle(e.ts, ss.binders > 0)
+		states.settle(e.Ts, ss.binders > 0)
 	})
 	ss.close()
 	tl := &timeline{segs: states.close(), slices: ss.kept}
@@ -101,19 +103,19 @@ func newStateLog(spans []span) *stateLog {
 }
 
 // event takes a switch, a waking or a binder transaction.
-func (s *stateLog) event(e tev) {
-	switch e.kind {
-	case evSwitchIn:
+func (s *stateLog) event(e threadlog.Event) {
+	switch e.Kind {
+	case threadlog.SwitchIn:
 		s.base = StateRunning
-	case evSwitchOut:
-		s.base = ThreadState(e.st)
-	case evWake:
+	case threadlog.SwitchOut:
+		s.base = ThreadState(e.St)
+	case threadlog.Wake:
 		if s.base != StateRunning && s.base != StateRunnable {
 			s.base = StateRunnable
 		}
-	case evBinderCall:
+	case threadlog.BinderCall:
 		s.binderCall = true
-	case evBinderReply:
+	case threadlog.BinderReply:
 		s.binderCall = false
 	}
 }
@@ -234,7 +236,7 @@ func (b *builder) trackSlices(tid int32, conv func(int64) int64, spans []span, t
 		}
 		ss := b.newSliceStack(tid, tokens, slices.Clone(spans), doFrames)
 		for _, e := range b.trackEvents(b.trackLogs[uuid], conv) {
-			if e.kind == evBegin {
+			if e.kind == threadlog.Begin {
 				ss.begin(e.name, e.ts)
 			} else {
 				ss.end(e.ts)
@@ -250,7 +252,7 @@ func (b *builder) trackSlices(tid int32, conv func(int64) int64, spans []span, t
 type trackEv struct {
 	ts   int64
 	name uint32
-	kind uint8
+	kind threadlog.Kind
 }
 
 // trackEvents are a track's events on the trace clock, in time order.
