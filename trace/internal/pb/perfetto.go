@@ -2,10 +2,9 @@ package pb
 
 import "google.golang.org/protobuf/encoding/protowire"
 
-// The fields package trace reads, by number, from perfetto's
+// The messages and fields package trace reads, by number, from perfetto's
 // protos/perfetto/trace/**.proto (and, for FrameTimeline, the Android tree's
 // frameworks_native_trace_packet.proto mirrored there).
-
 var (
 	TracePacket = NewMessage("TracePacket", map[protowire.Number]Def{
 		1:  {"ftrace_events", KBytes},

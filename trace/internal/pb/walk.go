@@ -12,10 +12,11 @@ import (
 // Kind is what a field of a message must be on the wire.
 type Kind uint8
 
+// The kinds a Def can have.
 const (
-	KVarint Kind = iota + 1
-	KBytes       // string, bytes or a nested message
-	KPacked      // a repeated varint: packed (bytes) or one varint per field
+	KVarint Kind = iota + 1 // an integer or bool
+	KBytes                  // string, bytes or a nested message
+	KPacked                 // a repeated varint: packed (bytes) or one varint per field
 )
 
 // Message names the fields of a proto message a reader reads: number →
