@@ -261,13 +261,13 @@ func (b *builder) ftraceEvent(pkt, data []byte, cs *cpuState, offset int64) erro
 	var kindNum protowire.Number
 	w := pb.NewWalker(pkt, data, pb.FtraceEvent)
 	for w.Next() {
-		switch w.Field().Num {
+		switch f := w.Field(); f.Num {
 		case 1:
-			ev.ts = w.Field().Int64()
+			ev.ts = f.Int64()
 		case 2:
-			ev.pid = w.Field().Int32()
+			ev.pid = f.Int32()
 		default:
-			kindNum, ev.payload = w.Field().Num, w.Field().Bytes
+			kindNum, ev.payload = f.Num, f.Bytes
 		}
 	}
 	if w.Err() != nil || kindNum == 0 {
@@ -298,13 +298,13 @@ func (b *builder) schedSwitch(ev *ftraceEv) error {
 	var prevState int64
 	pw := pb.NewWalker(ev.pkt, ev.payload, pb.SchedSwitch)
 	for pw.Next() {
-		switch pw.Field().Num {
+		switch f := pw.Field(); f.Num {
 		case 2:
-			prevPid = pw.Field().Int32()
+			prevPid = f.Int32()
 		case 4:
-			prevState = pw.Field().Int64()
+			prevState = f.Int64()
 		case 6:
-			nextPid = pw.Field().Int32()
+			nextPid = f.Int32()
 		}
 	}
 	if pw.Err() != nil {
@@ -321,8 +321,8 @@ func (b *builder) schedWaking(ev *ftraceEv) error {
 	var wpid int32
 	pw := pb.NewWalker(ev.pkt, ev.payload, pb.SchedWaking)
 	for pw.Next() {
-		if pw.Field().Num == 2 {
-			wpid = pw.Field().Int32()
+		if f := pw.Field(); f.Num == 2 {
+			wpid = f.Int32()
 		}
 	}
 	if pw.Err() != nil {
@@ -358,13 +358,13 @@ func (b *builder) binderTransaction(ev *ftraceEv) error {
 	var toThread int32
 	pw := pb.NewWalker(ev.pkt, ev.payload, pb.BinderTransaction)
 	for pw.Next() {
-		switch pw.Field().Num {
+		switch f := pw.Field(); f.Num {
 		case 4:
-			toThread = pw.Field().Int32()
+			toThread = f.Int32()
 		case 5:
-			reply = pw.Field().Int
+			reply = f.Int
 		case 7:
-			flags = pw.Field().Int
+			flags = f.Int
 		}
 	}
 	if pw.Err() != nil {
