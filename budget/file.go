@@ -133,164 +133,189 @@ func ParseBudgetFile(path string, b []byte) (*File, error) {
 		return nil, d.Error(path)
 	}
 	f := &File{Path: path, Steps: map[string]map[string]*Entry{}}
-	lineAt := func(off int64) int { return 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n")) }
-	fail := func(off int64, format string, args ...any) error {
-		return fmt.Errorf("%s:%d: %s", path, lineAt(off), fmt.Sprintf(format, args...))
-	}
-	syntax := func(err error, dec *json.Decoder) error {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return fail(se.Offset, "bad JSON: %s", excerpt.Text(err.Error()))
-		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return fail(int64(len(b)), "bad JSON: unexpected end of file")
-		}
-		return fail(dec.InputOffset(), "bad JSON: %s", excerpt.Text(err.Error()))
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	expectDelim := func(want json.Delim, what string) error {
-		tok, err := dec.Token()
-		if err != nil {
-			return syntax(err, dec)
-		}
-		if d, ok := tok.(json.Delim); !ok || d != want {
-			return fail(dec.InputOffset(), "%s: want %q, found %s", what, want, token(tok))
-		}
-		return nil
-	}
-	key := func() (string, bool, error) {
-		if !dec.More() {
-			_, err := dec.Token() // the closing brace
-			if err != nil {
-				return "", false, syntax(err, dec)
-			}
-			return "", false, nil
-		}
-		tok, err := dec.Token()
-		if err != nil {
-			return "", false, syntax(err, dec)
-		}
-		return tok.(string), true, nil
-	}
-	// steps reads a "steps" object into into; where prefixes errors
-	// ("model \"Pixel 7\", ").
-	steps := func(into map[string]map[string]*Entry, where string) error {
-		if err := expectDelim('{', where+`"steps"`); err != nil {
-			return err
-		}
-		for {
-			step, ok, err := key()
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return nil
-			}
-			if step == "" {
-				return fail(dec.InputOffset(), "%sempty step name", where)
-			}
-			if err := expectDelim('{', where+"step "+excerpt.Quote(step)); err != nil {
-				return err
-			}
-			entries := map[string]*Entry{}
-			into[step] = entries
-			for {
-				metric, ok, err := key()
-				if err != nil {
-					return err
-				}
-				if !ok {
-					break
-				}
-				at := dec.InputOffset()
-				var raw json.RawMessage
-				if err := dec.Decode(&raw); err != nil {
-					return syntax(err, dec)
-				}
-				at += int64(len(raw) - len(bytes.TrimLeft(raw, " \t\r\n:"))) // skip to the value
-				e, err := parseEntry(raw, metric)
-				if err != nil {
-					return fail(at+1, "%sstep %s, metric %s: %v", where, excerpt.Quote(step), excerpt.Quote(metric), err)
-				}
-				e.Line = lineAt(at + 1)
-				entries[metric] = e
-			}
-		}
-	}
-	if err := expectDelim('{', "top level"); err != nil {
+	p := &budgetParser{path: path, b: b, dec: json.NewDecoder(bytes.NewReader(b))}
+	p.dec.UseNumber()
+	if err := p.expectDelim('{', "top level"); err != nil {
 		return nil, err
 	}
 	for {
-		k, ok, err := key()
+		k, ok, err := p.key()
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			break
 		}
-		off := dec.InputOffset()
+		off := p.dec.InputOffset()
 		switch k {
 		case "schema":
-			if err := dec.Decode(&f.Schema); err != nil {
-				return nil, syntax(err, dec)
+			if err := p.dec.Decode(&f.Schema); err != nil {
+				return nil, p.syntax(err)
 			}
 			if f.Schema != BudgetSchema {
-				return nil, fail(off, "schema %s, want %q", excerpt.Quote(f.Schema), BudgetSchema)
+				return nil, p.fail(off, "schema %s, want %q", excerpt.Quote(f.Schema), BudgetSchema)
 			}
 		case "steps":
-			if err := steps(f.Steps, ""); err != nil {
-				return nil, err
-			}
+			err = p.steps(f.Steps, "")
 		case "models":
 			f.Models = map[string]*ModelBudgets{}
-			if err := expectDelim('{', `"models"`); err != nil {
-				return nil, err
-			}
-			for {
-				model, ok, err := key()
-				if err != nil {
-					return nil, err
-				}
-				if !ok {
-					break
-				}
-				if strings.TrimSpace(model) == "" {
-					return nil, fail(dec.InputOffset(), "empty model name")
-				}
-				mb := &ModelBudgets{Steps: map[string]map[string]*Entry{}}
-				f.Models[model] = mb
-				what := "model " + excerpt.Quote(model)
-				if err := expectDelim('{', what); err != nil {
-					return nil, err
-				}
-				for {
-					k, ok, err := key()
-					if err != nil {
-						return nil, err
-					}
-					if !ok {
-						break
-					}
-					if k != "steps" {
-						return nil, fail(dec.InputOffset(), "%s: unknown field %s (want steps)", what, excerpt.Quote(k))
-					}
-					if err := steps(mb.Steps, what+", "); err != nil {
-						return nil, err
-					}
-				}
-			}
+			err = p.models(f.Models)
 		default:
-			return nil, fail(off, "unknown field %s (want schema, steps, models)", excerpt.Quote(k))
+			return nil, p.fail(off, "unknown field %s (want schema, steps, models)", excerpt.Quote(k))
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fail(dec.InputOffset(), "bad JSON: text after the top-level object")
+	if _, err := p.dec.Token(); err != io.EOF {
+		return nil, p.fail(p.dec.InputOffset(), "bad JSON: text after the top-level object")
 	}
 	if f.Schema == "" {
-		return nil, fail(0, "no schema (want %q)", BudgetSchema)
+		return nil, p.fail(0, "no schema (want %q)", BudgetSchema)
 	}
 	return f, nil
+}
+
+// budgetParser reads a budget file token by token, so that an error can
+// name the line, the step and the metric.
+type budgetParser struct {
+	path string
+	b    []byte
+	dec  *json.Decoder
+}
+
+func (p *budgetParser) lineAt(off int64) int {
+	return 1 + bytes.Count(p.b[:min(int(off), len(p.b))], []byte("\n"))
+}
+
+func (p *budgetParser) fail(off int64, format string, args ...any) error {
+	return fmt.Errorf("%s:%d: %s", p.path, p.lineAt(off), fmt.Sprintf(format, args...))
+}
+
+// syntax is a decoding error at its line.
+func (p *budgetParser) syntax(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return p.fail(se.Offset, "bad JSON: %s", excerpt.Text(err.Error()))
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return p.fail(int64(len(p.b)), "bad JSON: unexpected end of file")
+	}
+	return p.fail(p.dec.InputOffset(), "bad JSON: %s", excerpt.Text(err.Error()))
+}
+
+func (p *budgetParser) expectDelim(want json.Delim, what string) error {
+	tok, err := p.dec.Token()
+	if err != nil {
+		return p.syntax(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return p.fail(p.dec.InputOffset(), "%s: want %q, found %s", what, want, token(tok))
+	}
+	return nil
+}
+
+// key reads an object's next key; false at its closing brace.
+func (p *budgetParser) key() (string, bool, error) {
+	if !p.dec.More() {
+		_, err := p.dec.Token() // the closing brace
+		if err != nil {
+			return "", false, p.syntax(err)
+		}
+		return "", false, nil
+	}
+	tok, err := p.dec.Token()
+	if err != nil {
+		return "", false, p.syntax(err)
+	}
+	return tok.(string), true, nil
+}
+
+// steps reads a "steps" object into into; where prefixes errors
+// ("model \"Pixel 7\", ").
+func (p *budgetParser) steps(into map[string]map[string]*Entry, where string) error {
+	if err := p.expectDelim('{', where+`"steps"`); err != nil {
+		return err
+	}
+	for {
+		step, ok, err := p.key()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if step == "" {
+			return p.fail(p.dec.InputOffset(), "%sempty step name", where)
+		}
+		if err := p.expectDelim('{', where+"step "+excerpt.Quote(step)); err != nil {
+			return err
+		}
+		entries := map[string]*Entry{}
+		into[step] = entries
+		if err := p.entries(entries, where, step); err != nil {
+			return err
+		}
+	}
+}
+
+// entries reads the metrics of one step, up to its closing brace.
+func (p *budgetParser) entries(into map[string]*Entry, where, step string) error {
+	for {
+		metric, ok, err := p.key()
+		if err != nil || !ok {
+			return err
+		}
+		at := p.dec.InputOffset()
+		var raw json.RawMessage
+		if err := p.dec.Decode(&raw); err != nil {
+			return p.syntax(err)
+		}
+		at += int64(len(raw) - len(bytes.TrimLeft(raw, " \t\r\n:"))) // skip to the value
+		e, err := parseEntry(raw, metric)
+		if err != nil {
+			return p.fail(at+1, "%sstep %s, metric %s: %v", where, excerpt.Quote(step), excerpt.Quote(metric), err)
+		}
+		e.Line = p.lineAt(at + 1)
+		into[metric] = e
+	}
+}
+
+// models reads the "models" object into into.
+func (p *budgetParser) models(into map[string]*ModelBudgets) error {
+	if err := p.expectDelim('{', `"models"`); err != nil {
+		return err
+	}
+	for {
+		model, ok, err := p.key()
+		if err != nil || !ok {
+			return err
+		}
+		if strings.TrimSpace(model) == "" {
+			return p.fail(p.dec.InputOffset(), "empty model name")
+		}
+		mb := &ModelBudgets{Steps: map[string]map[string]*Entry{}}
+		into[model] = mb
+		what := "model " + excerpt.Quote(model)
+		if err := p.expectDelim('{', what); err != nil {
+			return err
+		}
+		for {
+			k, ok, err := p.key()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			if k != "steps" {
+				return p.fail(p.dec.InputOffset(), "%s: unknown field %s (want steps)", what, excerpt.Quote(k))
+			}
+			if err := p.steps(mb.Steps, what+", "); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // parseEntry decodes and checks one entry.

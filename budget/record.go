@@ -94,155 +94,17 @@ func RecordBudgets(r Run, path string, h Headroom, p Policy) (Update, error) {
 	if err != nil {
 		return Update{}, err
 	}
-	path = Path(path)
-	h = h.withDefaults()
-	type worst struct {
-		m     metrics.Metric
-		value float64
-		ticks float64 // fewest read intervals (Def.Span) of the repeats it was taken from
-	}
-	byStep := map[string]map[metrics.Name]*worst{}
-	var order []string
-	var skipped []string
-	for _, m := range r.Measurements() {
-		if m.Missing {
-			continue
+	rec := &recorder{path: Path(path), h: h.withDefaults(), p: p, byStep: map[string]map[metrics.Name]*worst{}}
+	skipped := rec.collect(r.Measurements())
+	where := rec.path
+	err = UpdateBudgetFile(rec.path, func(f *File) error {
+		steps, shared, w, err := rec.stepsOf(f, r.RunDevice().Name())
+		if err != nil {
+			return err
 		}
-		if m.Incomplete != "" {
-			skipped = append(skipped, fmt.Sprintf("perf budget not recorded: %s: %s", m.Step, m.Incomplete))
-			continue
-		}
-		// A step that rendered a handful of frames (a tap, a key) gives
-		// frame figures that come and go with timing: no frame budgets
-		// are recorded for it.
-		fewFrames := true
-		if f, ok := m.Metric(metrics.Frames); ok && f.Value >= minBudgetFrames {
-			fewFrames = false
-		}
-		// Likewise a figure taken between the reads around the step (a
-		// CPU share, a byte count) over fewer than ten read intervals (a
-		// second of CPU ticks at the default 100 ms; the tail of a
-		// session, a key press, a fling) gets no budget: it hangs on where
-		// the reads fall, 0 % in one run and 1.3 % in the next.
-		span := func(d metrics.Def) float64 {
-			n, _ := m.Metric(d.Span)
-			return n.Value
-		}
-		step := metrics.BaseStep(m.Step)
-		if byStep[step] == nil {
-			byStep[step] = map[metrics.Name]*worst{}
-			order = append(order, step)
-		}
-		for _, x := range m.Metrics {
-			if !x.Name.Known() || fewFrames && x.FromFrames() || x.Span != "" && span(x.Def) < minBudgetSpan {
-				continue
-			}
-			w := byStep[step][x.Name]
-			switch {
-			case w == nil:
-				byStep[step][x.Name] = &worst{x, x.Value, span(x.Def)}
-				continue
-			case x.Floor():
-				w.value = math.Min(w.value, x.Value)
-			default:
-				w.value = math.Max(w.value, x.Value)
-			}
-			w.ticks = math.Min(w.ticks, span(x.Def))
-		}
-	}
-	var refused, notes []string
-	where := path
-	err = UpdateBudgetFile(path, func(f *File) error {
-		steps, shared := f.Steps, map[string]map[string]*Entry(nil)
-		if f.Models != nil {
-			// A file with budgets per model records the model it ran on.
-			name := r.RunDevice().Name()
-			if name == "" {
-				return fmt.Errorf("perf budget file %s holds budgets per model, and the run's device has no model name to record them under", path)
-			}
-			mb := f.Models[name]
-			if mb == nil {
-				mb = &ModelBudgets{Steps: map[string]map[string]*Entry{}}
-				f.Models[name] = mb
-			}
-			steps, shared = mb.Steps, f.Steps
-			where = fmt.Sprintf("%s, model %q", path, name)
-		}
-		// wanted lists the metrics of entries that have a limit.
-		wanted := func(entries map[string]*Entry) []metrics.Name {
-			var want []metrics.Name
-			for _, n := range slices.Sorted(maps.Keys(entries)) {
-				if _, has := entries[n].Limit(n); has {
-					want = append(want, metrics.Name(n))
-				}
-			}
-			return want
-		}
-		for _, step := range order {
-			entries := steps[step]
-			want := wanted(entries)
-			if len(want) == 0 {
-				// A model new to the file gets the metrics the shared
-				// budgets of the step have, else the usual ones.
-				want = wanted(shared[step])
-			}
-			if len(want) == 0 {
-				want = defaults(func(d metrics.Def) bool { return d.Budget })
-			}
-			if entries == nil {
-				entries = map[string]*Entry{}
-				steps[step] = entries
-			}
-			for _, n := range want {
-				w := byStep[step][n]
-				if w == nil {
-					continue
-				}
-				e := entries[string(n)]
-				if e == nil {
-					e = &Entry{}
-					entries[string(n)] = e
-				}
-				hn := h
-				if w.m.Span != "" {
-					// A CPU share or byte count is taken between whole
-					// reads: the reads at the step's two edges hold time
-					// outside it, so the figure can move by two intervals'
-					// worth, 2/n of itself, between runs that did the same
-					// work.
-					hn.Pct = math.Max(h.Pct, 200/w.ticks)
-				}
-				old, had := e.Limit(string(n))
-				var oldp *Limit
-				if had {
-					oldp = &old
-				}
-				nl := newLimit(w.m.Def, w.value, hn, floor(w.m.Def, oldp))
-				if had && keepLimit(w.m.Def, old, w.value, hn) {
-					continue
-				}
-				e.Unit, e.Definition = w.m.Unit, w.m.Definition
-				looser := had && (nl.Min && nl.Value < old.Value || !nl.Min && nl.Value > old.Value)
-				change := fmt.Sprintf("%s: %s %s → %s (measured %s)", step, n, metrics.FormatValue(old.Value, e.Unit), metrics.FormatValue(nl.Value, e.Unit), metrics.FormatValue(w.value, e.Unit))
-				switch {
-				case looser && !p.Loosen:
-					refused = append(refused, change)
-					continue
-				case looser:
-					notes = append(notes, "perf budget loosened: "+change)
-				case had && old.Value != nl.Value:
-					notes = append(notes, "perf budget tightened: "+change)
-				case !had:
-					notes = append(notes, fmt.Sprintf("perf budget recorded: %s: %s", step, nl))
-				}
-				v := nl.Value
-				e.Max, e.Min = nil, nil
-				if nl.Min {
-					e.Min = &v
-				} else {
-					e.Max = &v
-				}
-			}
+		where = w
+		for _, step := range rec.order {
+			rec.recordStep(step, steps, shared)
 		}
 		return nil
 	})
@@ -250,14 +112,193 @@ func RecordBudgets(r Run, path string, h Headroom, p Policy) (Update, error) {
 		return Update{Path: where}, err
 	}
 	u := Update{Path: where, Notes: skipped}
-	for _, n := range notes {
+	for _, n := range rec.notes {
 		u.Notes = append(u.Notes, fmt.Sprintf("%s (%s)", n, where))
 	}
-	for _, c := range refused {
+	for _, c := range rec.refused {
 		line := fmt.Sprintf("perf budget not loosened: %s; set %s=loosen to loosen it in %s", c, EnvUpdate, where)
 		u.Refused = append(u.Refused, Verdict{Kind: KindUpdate, Status: Fail, From: where, Line: line})
 	}
 	return u, nil
+}
+
+// recorder rewrites the budgets of one budget file from a run: the worst
+// value of each step's metrics over its repeats, then per budget a kept,
+// tightened, loosened or refused limit.
+type recorder struct {
+	path   string
+	h      Headroom
+	p      Policy
+	byStep map[string]map[metrics.Name]*worst
+	order  []string // the steps, in the order the run measured them
+
+	refused, notes []string
+}
+
+// worst is a metric's worst value over a step's repeats.
+type worst struct {
+	m     metrics.Metric
+	value float64
+	ticks float64 // fewest read intervals (Def.Span) of the repeats it was taken from
+}
+
+// collect takes the worst values of the run's complete measurements and
+// says which steps it does not record.
+func (rec *recorder) collect(ms []Measurement) (skipped []string) {
+	for _, m := range ms {
+		if m.Missing {
+			continue
+		}
+		if m.Incomplete != "" {
+			skipped = append(skipped, fmt.Sprintf("perf budget not recorded: %s: %s", m.Step, m.Incomplete))
+			continue
+		}
+		rec.add(m)
+	}
+	return skipped
+}
+
+// add takes one measurement's figures into its step's worst values.
+func (rec *recorder) add(m Measurement) {
+	// A step that rendered a handful of frames (a tap, a key) gives
+	// frame figures that come and go with timing: no frame budgets
+	// are recorded for it.
+	fewFrames := true
+	if f, ok := m.Metric(metrics.Frames); ok && f.Value >= minBudgetFrames {
+		fewFrames = false
+	}
+	// Likewise a figure taken between the reads around the step (a
+	// CPU share, a byte count) over fewer than ten read intervals (a
+	// second of CPU ticks at the default 100 ms; the tail of a
+	// session, a key press, a fling) gets no budget: it hangs on where
+	// the reads fall, 0 % in one run and 1.3 % in the next.
+	span := func(d metrics.Def) float64 {
+		n, _ := m.Metric(d.Span)
+		return n.Value
+	}
+	step := metrics.BaseStep(m.Step)
+	if rec.byStep[step] == nil {
+		rec.byStep[step] = map[metrics.Name]*worst{}
+		rec.order = append(rec.order, step)
+	}
+	for _, x := range m.Metrics {
+		if !x.Name.Known() || fewFrames && x.FromFrames() || x.Span != "" && span(x.Def) < minBudgetSpan {
+			continue
+		}
+		w := rec.byStep[step][x.Name]
+		switch {
+		case w == nil:
+			rec.byStep[step][x.Name] = &worst{x, x.Value, span(x.Def)}
+			continue
+		case x.Floor():
+			w.value = math.Min(w.value, x.Value)
+		default:
+			w.value = math.Max(w.value, x.Value)
+		}
+		w.ticks = math.Min(w.ticks, span(x.Def))
+	}
+}
+
+// stepsOf are the budgets of f the run records, those it shares with
+// other models, and where they are, for the run's device model.
+func (rec *recorder) stepsOf(f *File, model string) (steps, shared map[string]map[string]*Entry, where string, err error) {
+	if f.Models == nil {
+		return f.Steps, nil, rec.path, nil
+	}
+	// A file with budgets per model records the model it ran on.
+	if model == "" {
+		return nil, nil, rec.path, fmt.Errorf("perf budget file %s holds budgets per model, and the run's device has no model name to record them under", rec.path)
+	}
+	mb := f.Models[model]
+	if mb == nil {
+		mb = &ModelBudgets{Steps: map[string]map[string]*Entry{}}
+		f.Models[model] = mb
+	}
+	return mb.Steps, f.Steps, fmt.Sprintf("%s, model %q", rec.path, model), nil
+}
+
+// wanted lists the metrics of entries that have a limit.
+func wanted(entries map[string]*Entry) []metrics.Name {
+	var want []metrics.Name
+	for _, n := range slices.Sorted(maps.Keys(entries)) {
+		if _, has := entries[n].Limit(n); has {
+			want = append(want, metrics.Name(n))
+		}
+	}
+	return want
+}
+
+// recordStep records the budgets of one step: the metrics it has limits
+// for, else those of the shared budgets of the step (a model new to the
+// file), else the catalogue's usual ones.
+func (rec *recorder) recordStep(step string, steps, shared map[string]map[string]*Entry) {
+	entries := steps[step]
+	want := wanted(entries)
+	if len(want) == 0 {
+		want = wanted(shared[step])
+	}
+	if len(want) == 0 {
+		want = defaults(func(d metrics.Def) bool { return d.Budget })
+	}
+	if entries == nil {
+		entries = map[string]*Entry{}
+		steps[step] = entries
+	}
+	for _, n := range want {
+		w := rec.byStep[step][n]
+		if w == nil {
+			continue
+		}
+		e := entries[string(n)]
+		if e == nil {
+			e = &Entry{}
+			entries[string(n)] = e
+		}
+		rec.record(step, n, w, e)
+	}
+}
+
+// record sets one budget from the worst value measured, or keeps it.
+func (rec *recorder) record(step string, n metrics.Name, w *worst, e *Entry) {
+	hn := rec.h
+	if w.m.Span != "" {
+		// A CPU share or byte count is taken between whole
+		// reads: the reads at the step's two edges hold time
+		// outside it, so the figure can move by two intervals'
+		// worth, 2/n of itself, between runs that did the same
+		// work.
+		hn.Pct = math.Max(rec.h.Pct, 200/w.ticks)
+	}
+	old, had := e.Limit(string(n))
+	var oldp *Limit
+	if had {
+		oldp = &old
+	}
+	nl := newLimit(w.m.Def, w.value, hn, floor(w.m.Def, oldp))
+	if had && keepLimit(w.m.Def, old, w.value, hn) {
+		return
+	}
+	e.Unit, e.Definition = w.m.Unit, w.m.Definition
+	looser := had && (nl.Min && nl.Value < old.Value || !nl.Min && nl.Value > old.Value)
+	change := fmt.Sprintf("%s: %s %s → %s (measured %s)", step, n, metrics.FormatValue(old.Value, e.Unit), metrics.FormatValue(nl.Value, e.Unit), metrics.FormatValue(w.value, e.Unit))
+	switch {
+	case looser && !rec.p.Loosen:
+		rec.refused = append(rec.refused, change)
+		return
+	case looser:
+		rec.notes = append(rec.notes, "perf budget loosened: "+change)
+	case had && old.Value != nl.Value:
+		rec.notes = append(rec.notes, "perf budget tightened: "+change)
+	case !had:
+		rec.notes = append(rec.notes, fmt.Sprintf("perf budget recorded: %s: %s", step, nl))
+	}
+	v := nl.Value
+	e.Max, e.Min = nil, nil
+	if nl.Min {
+		e.Min = &v
+	} else {
+		e.Max = &v
+	}
 }
 
 // ModelPlaceholder in a budget file's path stands for the run's device

@@ -205,55 +205,83 @@ type Input struct {
 
 // Attribute says why the step's janky frames janked.
 func Attribute(in Input) *Step {
-	out := &Step{NotMeasured: map[string]string{}}
+	a := &attribution{in: &in, out: &Step{NotMeasured: map[string]string{}}, picked: map[int]bool{}}
 	for k, v := range in.NotMeasured {
 		if v != "" {
-			out.NotMeasured[k] = v
+			a.out.NotMeasured[k] = v
 		}
 	}
-	at := func(ns int64) float64 { return math.Round(float64(ns-in.Start)/1e6) / 1e3 }
-	inStep := func(ns int64) bool { return ns >= in.Start && ns < in.End }
-	fs := in.Summary
+	a.blocks()
+	a.frames()
+	a.out.TopBlockers = topBlockers(a.out.Blocks, 5)
+	a.out.TopStacks = stackCounts(a.inJank(), 5)
+	a.anrs()
+	if len(a.out.NotMeasured) == 0 {
+		a.out.NotMeasured = nil
+	}
+	return a.out
+}
 
-	if out.NotMeasured[SourceBlocks] == "" {
-		for _, b := range in.Blocks {
-			if inStep(b.EndNs) {
-				b.AtS = at(b.StartNs)
-				out.Blocks = append(out.Blocks, b)
+// attribution is one run of Attribute: the input, the step it builds, the
+// samples in time order and which of them lie inside a janky frame or a
+// block.
+type attribution struct {
+	in      *Input
+	out     *Step
+	samples []Sample
+	picked  map[int]bool
+}
+
+// at is a device time as seconds into the step, to the ms.
+func (a *attribution) at(ns int64) float64 { return math.Round(float64(ns-a.in.Start)/1e6) / 1e3 }
+
+func (a *attribution) inStep(ns int64) bool { return ns >= a.in.Start && ns < a.in.End }
+
+// span is the indexes of the samples in [lo, hi].
+func (a *attribution) span(lo, hi int64) (int, int) {
+	i := sort.Search(len(a.samples), func(i int) bool { return a.samples[i].TimeNs >= lo })
+	j := sort.Search(len(a.samples), func(i int) bool { return a.samples[i].TimeNs > hi })
+	return i, max(i, j)
+}
+
+// pick marks the samples [i, j) as inside a janky frame or a block.
+func (a *attribution) pick(i, j int) {
+	for k := i; k < j; k++ {
+		a.picked[k] = true
+	}
+}
+
+// blocks keeps the blocks that end in the step, each with the stack
+// sampled most inside it, and puts the samples in time order.
+func (a *attribution) blocks() {
+	if a.out.NotMeasured[SourceBlocks] == "" {
+		for _, b := range a.in.Blocks {
+			if a.inStep(b.EndNs) {
+				b.AtS = a.at(b.StartNs)
+				a.out.Blocks = append(a.out.Blocks, b)
 			}
 		}
 	}
-	samples := in.Samples
-	if !slices.IsSortedFunc(samples, func(a, b Sample) int { return cmp.Compare(a.TimeNs, b.TimeNs) }) {
-		samples = slices.Clone(samples)
-		slices.SortStableFunc(samples, func(a, b Sample) int { return cmp.Compare(a.TimeNs, b.TimeNs) })
+	a.samples = a.in.Samples
+	if !slices.IsSortedFunc(a.samples, bySampleTime) {
+		a.samples = slices.Clone(a.samples)
+		slices.SortStableFunc(a.samples, bySampleTime)
 	}
-	// span is the indexes of the samples in [lo, hi].
-	span := func(lo, hi int64) (int, int) {
-		i := sort.Search(len(samples), func(i int) bool { return samples[i].TimeNs >= lo })
-		j := sort.Search(len(samples), func(i int) bool { return samples[i].TimeNs > hi })
-		return i, max(i, j)
-	}
-	picked := map[int]bool{} // samples inside janky frames and blocks
-	for i := range out.Blocks {
-		b := &out.Blocks[i]
-		lo, hi := span(b.StartNs, b.EndNs)
-		top := stackCounts(samples[lo:hi], 1)
+	for i := range a.out.Blocks {
+		b := &a.out.Blocks[i]
+		lo, hi := a.span(b.StartNs, b.EndNs)
+		top := stackCounts(a.samples[lo:hi], 1)
 		if len(top) > 0 {
 			b.Stack, b.AppFrame = top[0].Stack, top[0].AppFrame
 		}
-		for k := lo; k < hi; k++ {
-			picked[k] = true
-		}
+		a.pick(lo, hi)
 	}
+}
 
-	// The janky frames of each definition, of the step's main window.
-	byTime := map[int64]*metrics.Frame{}
-	for i := range in.Frames {
-		if in.Frames[i].Window == fs.Window {
-			byTime[in.Frames[i].Time()] = &in.Frames[i]
-		}
-	}
+// jankTimes are the times of the janky frames of each definition, with the
+// definitions that count each.
+func (a *attribution) jankTimes() ([]int64, map[int64][]string) {
+	fs := &a.in.Summary
 	janks := map[int64][]string{}
 	for _, d := range []struct {
 		name  string
@@ -269,77 +297,103 @@ func Attribute(in Input) *Step {
 		times = append(times, t)
 	}
 	slices.Sort(times)
+	return times, janks
+}
+
+// frames attributes the janky frames of each definition, of the step's
+// main window.
+func (a *attribution) frames() {
+	fs := &a.in.Summary
+	byTime := map[int64]*metrics.Frame{}
+	for i := range a.in.Frames {
+		if a.in.Frames[i].Window == fs.Window {
+			byTime[a.in.Frames[i].Time()] = &a.in.Frames[i]
+		}
+	}
+	times, janks := a.jankTimes()
 	divided := 0
 	for _, t := range times {
-		fc := Frame{AtS: at(t), TimeNs: t, Janks: janks[t]}
-		lo, hi := t, t
-		if f := byTime[t]; f != nil && f.Source == metrics.FrameSourceGfxInfo {
-			hi = f.FrameCompleted
-			fc.DurationMs = math.Round(float64(f.Duration())/1e3) / 1e3
-			if p, ok := metrics.FramePhasesOf(f.GfxInfoFrame); ok {
-				fc.Phases, fc.Phase = &p, p.Dominant()
-				divided++
-				if slices.Contains(fc.Janks, fs.JankDefinition) {
-					if out.Phases == nil {
-						out.Phases = map[metrics.FramePhase]int{}
-					}
-					out.Phases[fc.Phase]++
-				}
-			}
-		} else if prev := prevTime(in.Frames, fs.Window, t); prev > 0 {
-			lo = prev // a present time ends the frame time that led to it
+		fc, ok := a.frame(t, janks[t], byTime[t])
+		if ok {
+			divided++
 		}
-		best, bestOver := -1, int64(0)
-		for i, b := range out.Blocks {
-			if over := min(hi, b.EndNs) - max(lo, b.StartNs); over > bestOver {
-				best, bestOver = i, over
-			}
-		}
-		if best >= 0 {
-			fc.Block = &best
-			out.Blocks[best].Frames++
-		}
-		i, j := span(lo, hi)
-		if top := stackCounts(samples[i:j], 1); len(top) > 0 {
-			fc.Stack, fc.StackHits, fc.AppFrame = top[0].Stack, top[0].Samples, top[0].AppFrame
-		}
-		fc.StackSamples = j - i
-		for k := i; k < j; k++ {
-			picked[k] = true
-		}
-		out.Frames = append(out.Frames, fc)
+		a.out.Frames = append(a.out.Frames, fc)
 	}
 	switch {
 	case fs.Source != "" && fs.Source != metrics.FrameSourceGfxInfo:
-		out.NotMeasured[SourcePhases] = "phases: need the gfxinfo framestats stage columns; the frames came from " + fs.Source
+		a.out.NotMeasured[SourcePhases] = "phases: need the gfxinfo framestats stage columns; the frames came from " + fs.Source
 	case len(times) > 0 && divided == 0:
-		out.NotMeasured[SourcePhases] = "phases: no janky frame's stage columns divide its duration (columns missing or out of order)"
+		a.out.NotMeasured[SourcePhases] = "phases: no janky frame's stage columns divide its duration (columns missing or out of order)"
 	}
+}
 
-	out.TopBlockers = topBlockers(out.Blocks, 5)
-	idx := make([]int, 0, len(picked))
-	for k := range picked {
+// frame attributes the janky frame at t (f when the frames hold it) to
+// its phases, the block that overlaps it most and the stack sampled most
+// inside it; divided tells that its phases are known.
+func (a *attribution) frame(t int64, janks []string, f *metrics.Frame) (fc Frame, divided bool) {
+	fs := &a.in.Summary
+	fc = Frame{AtS: a.at(t), TimeNs: t, Janks: janks}
+	lo, hi := t, t
+	if f != nil && f.Source == metrics.FrameSourceGfxInfo {
+		hi = f.FrameCompleted
+		fc.DurationMs = math.Round(float64(f.Duration())/1e3) / 1e3
+		if p, ok := metrics.FramePhasesOf(f.GfxInfoFrame); ok {
+			fc.Phases, fc.Phase = &p, p.Dominant()
+			divided = true
+			if slices.Contains(fc.Janks, fs.JankDefinition) {
+				if a.out.Phases == nil {
+					a.out.Phases = map[metrics.FramePhase]int{}
+				}
+				a.out.Phases[fc.Phase]++
+			}
+		}
+	} else if prev := prevTime(a.in.Frames, fs.Window, t); prev > 0 {
+		lo = prev // a present time ends the frame time that led to it
+	}
+	best, bestOver := -1, int64(0)
+	for i, b := range a.out.Blocks {
+		if over := min(hi, b.EndNs) - max(lo, b.StartNs); over > bestOver {
+			best, bestOver = i, over
+		}
+	}
+	if best >= 0 {
+		fc.Block = &best
+		a.out.Blocks[best].Frames++
+	}
+	i, j := a.span(lo, hi)
+	if top := stackCounts(a.samples[i:j], 1); len(top) > 0 {
+		fc.Stack, fc.StackHits, fc.AppFrame = top[0].Stack, top[0].Samples, top[0].AppFrame
+	}
+	fc.StackSamples = j - i
+	a.pick(i, j)
+	return fc, divided
+}
+
+// inJank are the samples inside janky frames and blocks, in time order.
+func (a *attribution) inJank() []Sample {
+	idx := make([]int, 0, len(a.picked))
+	for k := range a.picked {
 		idx = append(idx, k)
 	}
 	slices.Sort(idx)
 	inJank := make([]Sample, len(idx))
 	for n, k := range idx {
-		inJank[n] = samples[k]
+		inJank[n] = a.samples[k]
 	}
-	out.TopStacks = stackCounts(inJank, 5)
+	return inJank
+}
 
-	if out.NotMeasured[SourceANRs] == "" {
-		for _, a := range in.ANRs {
-			if inStep(a.TimeNs) {
-				a.AtS = at(a.TimeNs)
-				out.ANRs = append(out.ANRs, a)
-			}
+// anrs keeps the ANRs in the step.
+func (a *attribution) anrs() {
+	if a.out.NotMeasured[SourceANRs] != "" {
+		return
+	}
+	for _, r := range a.in.ANRs {
+		if a.inStep(r.TimeNs) {
+			r.AtS = a.at(r.TimeNs)
+			a.out.ANRs = append(a.out.ANRs, r)
 		}
 	}
-	if len(out.NotMeasured) == 0 {
-		out.NotMeasured = nil
-	}
-	return out
 }
 
 // prevTime is the time of the frame of window win before t, 0 for none.
@@ -462,3 +516,5 @@ func (s *Step) Line() string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+func bySampleTime(x, y Sample) int { return cmp.Compare(x.TimeNs, y.TimeNs) }

@@ -184,12 +184,62 @@ func perfettoLog(w io.Writer, up time.Duration, line int, format string, args ..
 func (d *Device) perfetto(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	w := d.world
 	up := w.Uptime()
-	usage := func(msg string) int {
-		fmt.Fprintf(stderr, "%s\nUsage: perfetto\n  --background     -d      : Exits immediately and continues in the background.\n  --config         -c      : /path/to/trace/config/file or - for stdin\n  --out            -o      : /path/to/out/trace/file or - for stdout\n  --txt                    : Parse config as pbtxt. Not for production use.\n  --query                  : Queries the service state and prints it.\n", msg)
+	o, code, done := d.parsePerfettoArgs(args, stdout, stderr)
+	if done {
+		return code
+	}
+	if o.query {
+		if len(args) > 1 {
+			perfettoLog(stderr, up, 598, "--query cannot be combined with any other argument")
+			return 1
+		}
+		d.perfettoQuery(stdout)
+		return 0
+	}
+	if o.cfgPath == "" {
+		return perfettoUsage(stderr, "perfetto: the simulated perfetto takes a config (-c); light mode is not simulated")
+	}
+	cfg, ok := d.loadPerfettoConfig(ctx, o, up, stderr)
+	if !ok {
 		return 1
 	}
-	var cfgPath, out string
-	txt, bg, query := false, false, false
+	if o.out == "" {
+		perfettoLog(stderr, up, 870, "Either --out or --upload is required")
+		return 1
+	}
+	path := vfs.Clean(o.out, "/")
+	if err := d.createTraceFile(path); err != nil {
+		perfettoLog(stderr, up, 1353, "Failed to open %s. If you get permission denied in /data/misc/perfetto-traces, the file might have been created by another user, try deleting it first.: %s", o.out, shell.ErrText(err))
+		return 1
+	}
+	run := d.newPerfettoRun(path, cfg, up, strings.Join(append([]string{"perfetto"}, args...), " "))
+	if !o.bg {
+		perfettoLog(stderr, up, 1167, "Connected to the Perfetto traced service, starting tracing")
+		return d.waitPerfetto(ctx, run, cfg, o.out, stderr)
+	}
+	if cfg.durationMs > 0 {
+		run.timer = time.AfterFunc(d.world.hostSpan(time.Duration(cfg.durationMs)*time.Millisecond), func() { d.stopPerfetto(run) })
+	}
+	fmt.Fprintf(stdout, "%d\n", run.pid)
+	return 0
+}
+
+// perfettoOpts are the perfetto command's options.
+type perfettoOpts struct {
+	cfgPath, out   string
+	txt, bg, query bool
+}
+
+// perfettoUsage prints msg and perfetto's usage, and is its exit code.
+func perfettoUsage(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "%s\nUsage: perfetto\n  --background     -d      : Exits immediately and continues in the background.\n  --config         -c      : /path/to/trace/config/file or - for stdin\n  --out            -o      : /path/to/out/trace/file or - for stdout\n  --txt                    : Parse config as pbtxt. Not for production use.\n  --query                  : Queries the service state and prints it.\n", msg)
+	return 1
+}
+
+// parsePerfettoArgs reads perfetto's command line, the options this
+// device's Android version has; done with the exit code when it has
+// nothing more to do (usage, --version).
+func (d *Device) parsePerfettoArgs(args []string, stdout, stderr io.Writer) (o perfettoOpts, code int, done bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		value := func() (string, bool) {
@@ -207,112 +257,95 @@ func (d *Device) perfetto(ctx context.Context, args []string, stdout, stderr io.
 		case name == "-c" || name == "--config":
 			v, ok := value()
 			if !ok {
-				return usage("perfetto: option requires an argument -- 'c'")
+				return o, perfettoUsage(stderr, "perfetto: option requires an argument -- 'c'"), true
 			}
-			cfgPath = v
+			o.cfgPath = v
 		case name == "-o" || name == "--out":
 			v, ok := value()
 			if !ok {
-				return usage("perfetto: option requires an argument -- 'o'")
+				return o, perfettoUsage(stderr, "perfetto: option requires an argument -- 'o'"), true
 			}
-			out = v
+			o.out = v
 		case a == "--txt" && d.cfg.API >= 29:
-			txt = true
+			o.txt = true
 		case a == "-d" || a == "--background":
-			bg = true
+			o.bg = true
 		case (a == "-D" || a == "--background-wait") && d.cfg.API >= 33:
-			bg = true
+			o.bg = true
 		case a == "--query" && d.cfg.API >= 30:
-			query = true
+			o.query = true
 		case a == "--version":
 			fmt.Fprintf(stdout, "Perfetto v%d.0 (simulated)\n", d.cfg.API-2)
-			return 0
+			return o, 0, true
 		case a == "-h" || a == "--help":
-			return usage("")
+			return o, perfettoUsage(stderr, ""), true
 		default:
-			return usage(fmt.Sprintf("perfetto: unrecognized option '%s'", a))
+			return o, perfettoUsage(stderr, fmt.Sprintf("perfetto: unrecognized option '%s'", a)), true
 		}
 	}
-	if query {
-		if len(args) > 1 {
-			perfettoLog(stderr, up, 598, "--query cannot be combined with any other argument")
-			return 1
-		}
-		d.perfettoQuery(stdout)
-		return 0
-	}
-	if cfgPath == "" {
-		return usage("perfetto: the simulated perfetto takes a config (-c); light mode is not simulated")
-	}
+	return o, 0, false
+}
+
+// loadPerfettoConfig reads and parses the config; false after the error
+// is logged.
+func (d *Device) loadPerfettoConfig(ctx context.Context, o perfettoOpts, up time.Duration, stderr io.Writer) (perfettoConfig, bool) {
 	var raw []byte
 	var err error
-	if cfgPath == "-" {
+	if o.cfgPath == "-" {
 		raw, err = io.ReadAll(shell.Stdin(ctx))
 	} else {
-		raw, err = d.readPerfettoConfig(cfgPath)
+		raw, err = d.readPerfettoConfig(o.cfgPath)
 	}
 	if err != nil {
-		perfettoLog(stderr, up, 363, "Could not open %s. If this is a permission denied error, try placing the config in /data/misc/perfetto-configs: Perfetto should always be able to access this directory.: %s", cfgPath, shell.ErrText(err))
-		return 1
+		perfettoLog(stderr, up, 363, "Could not open %s. If this is a permission denied error, try placing the config in /data/misc/perfetto-configs: Perfetto should always be able to access this directory.: %s", o.cfgPath, shell.ErrText(err))
+		return perfettoConfig{}, false
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		perfettoLog(stderr, up, 680, "The TraceConfig is empty")
-		return 1
+		return perfettoConfig{}, false
 	}
-	if !txt {
+	if !o.txt {
 		// The simulation reads only text configs; a text one without --txt
 		// fails as on a phone.
 		perfettoLog(stderr, up, 704, "The trace config is invalid, bailing out.")
 		perfettoLog(stderr, up, 709, "Try adding --txt to the cmdline.")
-		return 1
+		return perfettoConfig{}, false
 	}
 	cfg, err := parsePerfettoConfig(raw)
 	if err != nil {
-		name := cfgPath
+		name := o.cfgPath
 		if name == "-" {
 			name = "<stdin>"
 		}
 		fmt.Fprintf(stderr, "%s:%v\n", name, err)
 		perfettoLog(stderr, up, 704, "The trace config is invalid, bailing out.")
-		return 1
+		return perfettoConfig{}, false
 	}
-	if out == "" {
-		perfettoLog(stderr, up, 870, "Either --out or --upload is required")
-		return 1
-	}
-	path := vfs.Clean(out, "/")
-	if err := d.createTraceFile(path); err != nil {
-		perfettoLog(stderr, up, 1353, "Failed to open %s. If you get permission denied in /data/misc/perfetto-traces, the file might have been created by another user, try deleting it first.: %s", out, shell.ErrText(err))
-		return 1
-	}
-	run := d.newPerfettoRun(path, cfg, up, strings.Join(append([]string{"perfetto"}, args...), " "))
-	if !bg {
-		perfettoLog(stderr, up, 1167, "Connected to the Perfetto traced service, starting tracing")
-		var timeout <-chan time.Time
-		if cfg.durationMs > 0 {
-			t := time.NewTimer(d.world.hostSpan(time.Duration(cfg.durationMs) * time.Millisecond))
-			defer t.Stop()
-			timeout = t.C
-		}
-		select {
-		case <-ctx.Done():
-			// adbd hangs the process up: it dies without writing.
-			d.endPerfetto(run, false)
-			return 130
-		case <-timeout:
-			d.stopPerfetto(run)
-		case <-run.exited:
-		}
-		<-run.exited
-		if n, err := d.fs.ReadFile(path); err == nil {
-			perfettoLog(stderr, d.world.Uptime(), 1321, "Wrote %d bytes into %s", len(n), out)
-		}
-		return 0
-	}
+	return cfg, true
+}
+
+// waitPerfetto waits for a foreground recording's end: its duration, its
+// own end, or the shell hanging up (which kills it unwritten).
+func (d *Device) waitPerfetto(ctx context.Context, run *perfettoRun, cfg perfettoConfig, out string, stderr io.Writer) int {
+	var timeout <-chan time.Time
 	if cfg.durationMs > 0 {
-		run.timer = time.AfterFunc(d.world.hostSpan(time.Duration(cfg.durationMs)*time.Millisecond), func() { d.stopPerfetto(run) })
+		t := time.NewTimer(d.world.hostSpan(time.Duration(cfg.durationMs) * time.Millisecond))
+		defer t.Stop()
+		timeout = t.C
 	}
-	fmt.Fprintf(stdout, "%d\n", run.pid)
+	select {
+	case <-ctx.Done():
+		// adbd hangs the process up: it dies without writing.
+		d.endPerfetto(run, false)
+		return 130
+	case <-timeout:
+		d.stopPerfetto(run)
+	case <-run.exited:
+	}
+	<-run.exited
+	if n, err := d.fs.ReadFile(run.path); err == nil {
+		perfettoLog(stderr, d.world.Uptime(), 1321, "Wrote %d bytes into %s", len(n), out)
+	}
 	return 0
 }
 

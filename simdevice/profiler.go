@@ -86,130 +86,19 @@ func (w *World) Simpleperf(ctx context.Context, args []string, stdout, stderr io
 }
 
 func (w *World) simpleperfRecord(ctx context.Context, args []string, stderr io.Writer) int {
-	fail := func(where, msg string) int {
-		simpleperfLog(stderr, 'E', where, msg)
+	fail := func(e *simpleperfError) int {
+		simpleperfLog(stderr, 'E', e.where, e.msg)
 		return 1
 	}
-	app, out, event, clock := "", "perf.data", "cpu-cycles", "monotonic"
-	tid, freq := -1, int64(4000)
-	var duration float64
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		val := func() (string, bool) {
-			if i+1 >= len(args) {
-				return "", false
-			}
-			i++
-			return args[i], true
-		}
-		var v string
-		var ok bool
-		switch a {
-		case "-g", "--no-inherit", "--post-unwind=yes", "--post-unwind=no", "--trace-offcpu":
-			continue
-		case "--app", "-o", "-e", "-f", "-t", "--clockid", "--duration", "--call-graph":
-			if v, ok = val(); !ok {
-				return fail("command.cpp:144", "No argument following "+a+" option. Try `simpleperf help record`")
-			}
-		default:
-			return fail("command.cpp:116", "Unknown option for record command: '"+a+"'")
-		}
-		switch a {
-		case "--app":
-			app = v
-		case "-o":
-			out = v
-		case "-e":
-			event = v
-		case "--clockid":
-			clock = v
-		case "-f":
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n <= 0 || n > 100_000 {
-				return fail("command.cpp:162", "Invalid argument for option -f: "+v)
-			}
-			freq = n
-		case "-t":
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return fail("command.cpp:162", "Invalid tid '"+v+"'")
-			}
-			tid = n
-		case "--duration":
-			d, err := strconv.ParseFloat(v, 64)
-			if err != nil || d <= 0 {
-				return fail("command.cpp:162", "Invalid argument for option --duration: "+v)
-			}
-			duration = d
-		case "--call-graph":
-			if v != "fp" && !strings.HasPrefix(v, "dwarf") {
-				return fail("cmd_record.cpp:867", "unexpected argument for --call-graph option: "+v)
-			}
-		}
+	o, perr := parseRecordArgs(args)
+	if perr != nil {
+		return fail(perr)
 	}
-	switch event {
-	case "cpu-clock", "task-clock", "cpu-cycles", "instructions":
-	default:
-		return fail("event_type.cpp:281", "Unknown event_type '"+event+"', try `simpleperf list` to list all possible event type names")
+	rec, perr := w.startRecorder(o, args)
+	if perr != nil {
+		return fail(perr)
 	}
-	switch clock {
-	case "monotonic", "perf", "boottime", "monotonic_raw":
-	default:
-		return fail("cmd_record.cpp:901", "Invalid clockid: "+clock)
-	}
-	if app == "" && !w.cfg.Root {
-		return fail("event_fd.cpp:105", "Failed to open perf event file: Permission denied (profiling other users' processes needs root or --app)")
-	}
-	w.mu.Lock()
-	w.advanceLocked()
-	profileable := w.wl.Debuggable || w.wl.Profileable && w.cfg.API >= 29 || w.cfg.Root
-	if app != w.wl.Package || !profileable {
-		w.mu.Unlock()
-		return fail("environment.cpp:681", "Package "+app+" doesn't exist or isn't debuggable/profileable.")
-	}
-	a := w.app
-	if tid < 0 && a != nil {
-		tid = a.pid
-	}
-	if a == nil || tid != a.pid {
-		w.mu.Unlock()
-		return fail("event_selection_set.cpp:540", fmt.Sprintf("failed to open perf event file for event type %s for thread %d: No such process", event, tid))
-	}
-	w.recPid++
-	rec := &recorder{pid: 21000 + w.recPid, cmdline: "simpleperf record " + strings.Join(args, " "), tid: tid,
-		period: int64(time.Second) / freq, event: event, start: w.now, stop: make(chan string, 1)}
-	w.recorders[rec.pid] = rec
-	w.mu.Unlock()
-
-	var until <-chan time.Time
-	if duration > 0 {
-		t := time.NewTimer(time.Duration(duration / w.speed * float64(time.Second)))
-		defer t.Stop()
-		until = t.C
-	}
-	poll := time.NewTicker(20 * time.Millisecond)
-	defer poll.Stop()
-	sig := ""
-wait:
-	for {
-		select {
-		case <-ctx.Done():
-			sig = "KILL" // the shell went away: nothing is written
-			break wait
-		case sig = <-rec.stop:
-			break wait
-		case <-until:
-			break wait
-		case <-poll.C:
-			w.mu.Lock()
-			w.advanceLocked()
-			gone := w.app == nil || w.app.pid != rec.tid
-			w.mu.Unlock()
-			if gone {
-				break wait // no thread left to record
-			}
-		}
-	}
+	sig := w.waitRecorder(ctx, rec, o.duration)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.recorders, rec.pid)
@@ -218,21 +107,169 @@ wait:
 	}
 	w.advanceLocked()
 	started := rec.start
-	data := perfData{App: app, Event: event, Thread: threadComm(w.wl.Package), Samples: w.sampleLocked(rec, started, w.now)}
-	b, err := json.Marshal(data)
-	if err != nil {
-		return fail("record_file_writer.cpp:52", err.Error())
-	}
-	path := vfs.Clean(out, "/")
-	if w.files == nil {
-		return fail("record_file_writer.cpp:52", "failed to open record file '"+out+"': Read-only file system")
-	}
-	if err := w.files.WriteFile(path, append([]byte(perfDataMagic), b...), 0o644, w.bootWall.Add(time.Duration(w.now)), false); err != nil {
-		return fail("record_file_writer.cpp:52", "failed to open record file '"+out+"': "+errWords(err))
+	data := perfData{App: o.app, Event: o.event, Thread: threadComm(w.wl.Package), Samples: w.sampleLocked(rec, started, w.now)}
+	if perr := w.writePerfDataLocked(o.out, data); perr != nil {
+		return fail(perr)
 	}
 	simpleperfLog(stderr, 'I', "cmd_record.cpp:824", fmt.Sprintf("Recorded for %.7g seconds. Start post processing.", float64(w.now-started)/1e9))
 	simpleperfLog(stderr, 'I', "cmd_record.cpp:918", fmt.Sprintf("Samples recorded: %d. Samples lost: 0.", len(data.Samples)))
 	return 0
+}
+
+// simpleperfError is what simpleperf logs at level E before it exits 1,
+// and the source line it names.
+type simpleperfError struct{ where, msg string }
+
+// recordOpts are the options of simpleperf record.
+type recordOpts struct {
+	app, out, event, clock string
+	tid                    int
+	freq                   int64
+	duration               float64
+}
+
+// parseRecordArgs reads simpleperf record's command line.
+func parseRecordArgs(args []string) (recordOpts, *simpleperfError) {
+	o := recordOpts{out: "perf.data", event: "cpu-cycles", clock: "monotonic", tid: -1, freq: 4000}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch a {
+		case "-g", "--no-inherit", "--post-unwind=yes", "--post-unwind=no", "--trace-offcpu":
+			continue
+		case "--app", "-o", "-e", "-f", "-t", "--clockid", "--duration", "--call-graph":
+			if i+1 >= len(args) {
+				return o, &simpleperfError{"command.cpp:144", "No argument following " + a + " option. Try `simpleperf help record`"}
+			}
+			i++
+			if err := o.set(a, args[i]); err != nil {
+				return o, err
+			}
+		default:
+			return o, &simpleperfError{"command.cpp:116", "Unknown option for record command: '" + a + "'"}
+		}
+	}
+	switch o.event {
+	case "cpu-clock", "task-clock", "cpu-cycles", "instructions":
+	default:
+		return o, &simpleperfError{"event_type.cpp:281", "Unknown event_type '" + o.event + "', try `simpleperf list` to list all possible event type names"}
+	}
+	switch o.clock {
+	case "monotonic", "perf", "boottime", "monotonic_raw":
+	default:
+		return o, &simpleperfError{"cmd_record.cpp:901", "Invalid clockid: " + o.clock}
+	}
+	return o, nil
+}
+
+// set takes the value v of option a.
+func (o *recordOpts) set(a, v string) *simpleperfError {
+	switch a {
+	case "--app":
+		o.app = v
+	case "-o":
+		o.out = v
+	case "-e":
+		o.event = v
+	case "--clockid":
+		o.clock = v
+	case "-f":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 || n > 100_000 {
+			return &simpleperfError{"command.cpp:162", "Invalid argument for option -f: " + v}
+		}
+		o.freq = n
+	case "-t":
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return &simpleperfError{"command.cpp:162", "Invalid tid '" + v + "'"}
+		}
+		o.tid = n
+	case "--duration":
+		d, err := strconv.ParseFloat(v, 64)
+		if err != nil || d <= 0 {
+			return &simpleperfError{"command.cpp:162", "Invalid argument for option --duration: " + v}
+		}
+		o.duration = d
+	case "--call-graph":
+		if v != "fp" && !strings.HasPrefix(v, "dwarf") {
+			return &simpleperfError{"cmd_record.cpp:867", "unexpected argument for --call-graph option: " + v}
+		}
+	}
+	return nil
+}
+
+// startRecorder starts recording the app's thread, when simpleperf may.
+func (w *World) startRecorder(o recordOpts, args []string) (*recorder, *simpleperfError) {
+	if o.app == "" && !w.cfg.Root {
+		return nil, &simpleperfError{"event_fd.cpp:105", "Failed to open perf event file: Permission denied (profiling other users' processes needs root or --app)"}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.advanceLocked()
+	profileable := w.wl.Debuggable || w.wl.Profileable && w.cfg.API >= 29 || w.cfg.Root
+	if o.app != w.wl.Package || !profileable {
+		return nil, &simpleperfError{"environment.cpp:681", "Package " + o.app + " doesn't exist or isn't debuggable/profileable."}
+	}
+	a := w.app
+	tid := o.tid
+	if tid < 0 && a != nil {
+		tid = a.pid
+	}
+	if a == nil || tid != a.pid {
+		return nil, &simpleperfError{"event_selection_set.cpp:540", fmt.Sprintf("failed to open perf event file for event type %s for thread %d: No such process", o.event, tid)}
+	}
+	w.recPid++
+	rec := &recorder{pid: 21000 + w.recPid, cmdline: "simpleperf record " + strings.Join(args, " "), tid: tid,
+		period: int64(time.Second) / o.freq, event: o.event, start: w.now, stop: make(chan string, 1)}
+	w.recorders[rec.pid] = rec
+	return rec, nil
+}
+
+// waitRecorder waits for the recording's end: a signal (which it
+// returns), the duration, or the thread's end. A context done is "KILL".
+func (w *World) waitRecorder(ctx context.Context, rec *recorder, duration float64) (sig string) {
+	var until <-chan time.Time
+	if duration > 0 {
+		t := time.NewTimer(time.Duration(duration / w.speed * float64(time.Second)))
+		defer t.Stop()
+		until = t.C
+	}
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return "KILL" // the shell went away: nothing is written
+		case sig = <-rec.stop:
+			return sig
+		case <-until:
+			return ""
+		case <-poll.C:
+			w.mu.Lock()
+			w.advanceLocked()
+			gone := w.app == nil || w.app.pid != rec.tid
+			w.mu.Unlock()
+			if gone {
+				return "" // no thread left to record
+			}
+		}
+	}
+}
+
+// writePerfDataLocked writes the recording to the file out.
+func (w *World) writePerfDataLocked(out string, data perfData) *simpleperfError {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return &simpleperfError{"record_file_writer.cpp:52", err.Error()}
+	}
+	path := vfs.Clean(out, "/")
+	if w.files == nil {
+		return &simpleperfError{"record_file_writer.cpp:52", "failed to open record file '" + out + "': Read-only file system"}
+	}
+	if err := w.files.WriteFile(path, append([]byte(perfDataMagic), b...), 0o644, w.bootWall.Add(time.Duration(w.now)), false); err != nil {
+		return &simpleperfError{"record_file_writer.cpp:52", "failed to open record file '" + out + "': " + errWords(err)}
+	}
+	return nil
 }
 
 // errWords is the strerror text of a file error.
@@ -276,36 +313,9 @@ func (w *World) sampleLocked(rec *recorder, from, to int64) []perfSample {
 }
 
 func (w *World) simpleperfReportSample(args []string, stdout, stderr io.Writer) int {
-	in, callchain := "perf.data", false
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; a {
-		case "-i":
-			if i+1 >= len(args) {
-				simpleperfLog(stderr, 'E', "command.cpp:144", "No argument following -i option. Try `simpleperf help report-sample`")
-				return 1
-			}
-			i++
-			in = args[i]
-		case "--show-callchain":
-			callchain = true
-		case "--remove-unknown-kernel-symbols", "--show-art-frames", "--show-execution-type":
-		default:
-			simpleperfLog(stderr, 'E', "command.cpp:116", "Unknown option for report-sample command: '"+a+"'")
-			return 1
-		}
-	}
-	var raw []byte
-	err := fs.ErrNotExist
-	if w.files != nil {
-		raw, err = w.files.ReadFile(vfs.Clean(in, "/"))
-	}
-	if err != nil {
-		simpleperfLog(stderr, 'E', "record_file_reader.cpp:81", "failed to open record file '"+in+"': "+errWords(err))
-		return 1
-	}
-	var data perfData
-	if !bytes.HasPrefix(raw, []byte(perfDataMagic)) || json.Unmarshal(raw[len(perfDataMagic):], &data) != nil {
-		simpleperfLog(stderr, 'E', "record_file_reader.cpp:120", in+" is not a valid perf.data file")
+	data, callchain, perr := w.readReportInput(args)
+	if perr != nil {
+		simpleperfLog(stderr, 'E', perr.where, perr.msg)
 		return 1
 	}
 	// The report is built with appends: a recording of a few seconds
@@ -326,34 +336,7 @@ func (w *World) simpleperfReportSample(args []string, stdout, stderr io.Writer) 
 		b = append(b, "\n  thread_id: "...)
 		b = strconv.AppendInt(b, int64(s.TID), 10)
 		b = append(b, "\n  thread_name: "+data.Thread+"\n"...)
-		frames := s.Stack
-		if !callchain && len(frames) > 0 {
-			frames = frames[len(frames)-1:]
-		}
-		for i := len(frames) - 1; i >= 0; i-- {
-			indent := "  "
-			if i < len(frames)-1 {
-				indent = "    "
-			}
-			if i == len(frames)-2 {
-				b = append(b, "  callchain:\n"...)
-			}
-			m, ok := methods[frames[i]]
-			if !ok {
-				m = w.methodFrameOf(frames[i])
-				methods[frames[i]] = m
-			}
-			file, sym := m.at(s.TimeNs)
-			b = append(b, indent+"vaddr_in_file: "...)
-			b = strconv.AppendUint(b, m.addr, 16)
-			b = append(b, '\n')
-			b = append(b, indent+"file: "...)
-			b = append(b, file...)
-			b = append(b, '\n')
-			b = append(b, indent+"symbol: "...)
-			b = append(b, sym...)
-			b = append(b, '\n')
-		}
+		b = w.appendCallchain(b, s, callchain, methods)
 	}
 	b = append(b, "lost_situation:\n  sample_count: "...)
 	b = strconv.AppendInt(b, int64(len(data.Samples)), 10)
@@ -362,6 +345,73 @@ func (w *World) simpleperfReportSample(args []string, stdout, stderr io.Writer) 
 		return 1
 	}
 	return 0
+}
+
+// readReportInput reads report-sample's command line and the recording it
+// names; callchain tells whether to print whole stacks.
+func (w *World) readReportInput(args []string) (data perfData, callchain bool, perr *simpleperfError) {
+	in := "perf.data"
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; a {
+		case "-i":
+			if i+1 >= len(args) {
+				return data, false, &simpleperfError{"command.cpp:144", "No argument following -i option. Try `simpleperf help report-sample`"}
+			}
+			i++
+			in = args[i]
+		case "--show-callchain":
+			callchain = true
+		case "--remove-unknown-kernel-symbols", "--show-art-frames", "--show-execution-type":
+		default:
+			return data, false, &simpleperfError{"command.cpp:116", "Unknown option for report-sample command: '" + a + "'"}
+		}
+	}
+	var raw []byte
+	err := fs.ErrNotExist
+	if w.files != nil {
+		raw, err = w.files.ReadFile(vfs.Clean(in, "/"))
+	}
+	if err != nil {
+		return data, false, &simpleperfError{"record_file_reader.cpp:81", "failed to open record file '" + in + "': " + errWords(err)}
+	}
+	if !bytes.HasPrefix(raw, []byte(perfDataMagic)) || json.Unmarshal(raw[len(perfDataMagic):], &data) != nil {
+		return data, false, &simpleperfError{"record_file_reader.cpp:120", in + " is not a valid perf.data file"}
+	}
+	return data, callchain, nil
+}
+
+// appendCallchain appends a sample's frames, innermost first: only the
+// innermost without callchain.
+func (w *World) appendCallchain(b []byte, s perfSample, callchain bool, methods map[string]methodFrame) []byte {
+	frames := s.Stack
+	if !callchain && len(frames) > 0 {
+		frames = frames[len(frames)-1:]
+	}
+	for i := len(frames) - 1; i >= 0; i-- {
+		indent := "  "
+		if i < len(frames)-1 {
+			indent = "    "
+		}
+		if i == len(frames)-2 {
+			b = append(b, "  callchain:\n"...)
+		}
+		m, ok := methods[frames[i]]
+		if !ok {
+			m = w.methodFrameOf(frames[i])
+			methods[frames[i]] = m
+		}
+		file, sym := m.at(s.TimeNs)
+		b = append(b, indent+"vaddr_in_file: "...)
+		b = strconv.AppendUint(b, m.addr, 16)
+		b = append(b, '\n')
+		b = append(b, indent+"file: "...)
+		b = append(b, file...)
+		b = append(b, '\n')
+		b = append(b, indent+"symbol: "...)
+		b = append(b, sym...)
+		b = append(b, '\n')
+	}
+	return b
 }
 
 // methodFrame is how report-sample prints a Java method of the main

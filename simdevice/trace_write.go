@@ -234,103 +234,146 @@ func (j *traceJob) frameTimeline(w *tracewriter.Writer, f *TruthFrame, cookie in
 // thread's (planFrame) on CPU 1, its wake-ups on CPU 0, RenderThread's on
 // CPU 2.
 func (j *traceJob) frameEvents(f *TruthFrame, feat traceFeatures, comm string, cpus []*cpuLog) {
-	boot := func(mono int64) int64 { return mono + j.bootOffset }
-	p := planFrame(f)
 	main, rt := int32(f.Pid), renderThreadTid(f.Pid)
-	names := map[int32]string{tidIdle: "swapper", tidKworker: "kworker/1:1", main: comm, rt: "RenderThread"}
-	prio := func(t int32) int32 {
-		if t == main || t == rt {
-			return prioApp
-		}
-		return prioOther
-	}
-	var per [3][]op
-	sw := func(cpu int, ts int64, prev int32, prevState int64, next int32, rank int) {
-		if !feat.sched {
-			return
-		}
-		per[cpu] = append(per[cpu], op{ts: boot(ts), rank: rank, event: tracewriter.Event{Ts: boot(ts), PID: prev, Switch: &tracewriter.SchedSwitch{
-			PrevComm: names[prev], PrevPID: prev, PrevPrio: prio(prev), PrevState: prevState,
-			NextComm: names[next], NextPID: next, NextPrio: prio(next)}}})
-	}
-	wake := func(cpu int, ts int64, by, who int32, rank int) {
-		if !feat.waking {
-			return
-		}
-		per[cpu] = append(per[cpu], op{ts: boot(ts), rank: rank, event: tracewriter.Event{Ts: boot(ts), PID: by,
-			Waking: &tracewriter.SchedWaking{Comm: names[who], PID: who, Prio: prio(who), TargetCPU: 1}}})
-	}
-	print := func(cpu int, ts int64, tid int32, text string, rank, sub int) {
-		per[cpu] = append(per[cpu], op{ts: boot(ts), rank: rank, sub: sub, event: tracewriter.Event{Ts: boot(ts), PID: tid, Print: text}})
-	}
-	pidText := strconv.Itoa(f.Pid)
+	o := &frameOps{j: j, feat: feat, main: main, rt: rt, pidText: strconv.Itoa(f.Pid),
+		names: map[int32]string{tidIdle: "swapper", tidKworker: "kworker/1:1", main: comm, rt: "RenderThread"}}
+	o.mainThread(f, planFrame(f))
+	o.renderThread(f)
+	o.flush(cpus)
+}
 
+// frameOps gathers one frame's events per CPU before they go, in order,
+// to the CPUs' logs.
+type frameOps struct {
+	j        *traceJob
+	feat     traceFeatures
+	main, rt int32
+	pidText  string // the app's pid
+	names    map[int32]string
+	per      [3][]op
+}
+
+func (o *frameOps) boot(mono int64) int64 { return mono + o.j.bootOffset }
+
+func (o *frameOps) prio(t int32) int32 {
+	if t == o.main || t == o.rt {
+		return prioApp
+	}
+	return prioOther
+}
+
+// add puts an event at mono time ts on cpu.
+func (o *frameOps) add(cpu int, ts int64, rank, sub int, e tracewriter.Event) {
+	e.Ts = o.boot(ts)
+	o.per[cpu] = append(o.per[cpu], op{ts: e.Ts, rank: rank, sub: sub, event: e})
+}
+
+func (o *frameOps) sw(cpu int, ts int64, prev int32, prevState int64, next int32, rank int) {
+	if !o.feat.sched {
+		return
+	}
+	o.add(cpu, ts, rank, 0, tracewriter.Event{PID: prev, Switch: &tracewriter.SchedSwitch{
+		PrevComm: o.names[prev], PrevPID: prev, PrevPrio: o.prio(prev), PrevState: prevState,
+		NextComm: o.names[next], NextPID: next, NextPrio: o.prio(next)}})
+}
+
+func (o *frameOps) wake(cpu int, ts int64, by, who int32, rank int) {
+	if !o.feat.waking {
+		return
+	}
+	o.add(cpu, ts, rank, 0, tracewriter.Event{PID: by,
+		Waking: &tracewriter.SchedWaking{Comm: o.names[who], PID: who, Prio: o.prio(who), TargetCPU: 1}})
+}
+
+func (o *frameOps) print(cpu int, ts int64, tid int32, text string, rank, sub int) {
+	o.add(cpu, ts, rank, sub, tracewriter.Event{PID: tid, Print: text})
+}
+
+// mainThread adds the main thread's events on CPU 1 and its wake-ups on
+// CPU 0.
+func (o *frameOps) mainThread(f *TruthFrame, p framePlan) {
+	main := o.main
 	// Woken by SurfaceFlinger's vsync thread; a kernel worker holds the
 	// CPU until HandleInputStart.
-	wake(0, f.IntendedVsync, pidSF, main, 0)
-	sw(1, f.IntendedVsync, tidIdle, 0, tidKworker, 0)
-	sw(1, f.HandleInputStart, tidKworker, stateSleeping, main, 0)
+	o.wake(0, f.IntendedVsync, pidSF, main, 0)
+	o.sw(1, f.IntendedVsync, tidIdle, 0, tidKworker, 0)
+	o.sw(1, f.HandleInputStart, tidKworker, stateSleeping, main, 0)
 	for _, s := range p.slices {
-		if !feat.cats[s.cat] {
+		if !o.feat.cats[s.cat] {
 			continue
 		}
-		print(1, s.start, main, "B|"+pidText+"|"+s.name, 2, s.depth)
-		print(1, s.end, main, "E|"+pidText, 1, -s.depth)
+		o.print(1, s.start, main, "B|"+o.pidText+"|"+s.name, 2, s.depth)
+		o.print(1, s.end, main, "E|"+o.pidText, 1, -s.depth)
 	}
 	switch {
 	case p.wait != "":
-		st := int64(stateSleeping)
-		if p.wait == WaitIO {
-			st = stateDisk
-		}
-		if p.wait == WaitBinder && feat.binder {
-			per[1] = append(per[1], op{ts: boot(p.waitStart), rank: 3, event: tracewriter.Event{Ts: boot(p.waitStart), PID: main,
-				Binder: &tracewriter.BinderTransaction{DebugID: int32(f.Index), ToProc: pidSystemServer, ToThread: tidServerBinder}}})
-			per[0] = append(per[0], op{ts: boot(p.waitEnd), rank: 3, event: tracewriter.Event{Ts: boot(p.waitEnd), PID: tidServerBinder,
-				Binder: &tracewriter.BinderTransaction{DebugID: int32(f.Index) + 1, ToProc: int32(f.Pid), ToThread: main, Reply: true}}})
-		}
-		sw(1, p.waitStart, main, st, tidIdle, 4)
-		waker := int32(tidServerBinder)
-		switch p.wait {
-		case WaitIO:
-			waker = tidIdle
-		case WaitLock:
-			waker = int32(f.Pid + 18)
-		}
-		wake(0, p.waitEnd, waker, main, 4)
-		sw(1, p.waitEnd, tidIdle, 0, tidKworker, 0)
-		sw(1, p.back, tidKworker, stateSleeping, main, 0)
+		o.wait(f, p)
 	case p.preemptEnd > p.preemptStart:
-		sw(1, p.preemptStart, main, statePreempted, tidKworker, 4)
-		sw(1, p.preemptEnd, tidKworker, stateSleeping, main, 0)
+		o.sw(1, p.preemptStart, main, statePreempted, tidKworker, 4)
+		o.sw(1, p.preemptEnd, tidKworker, stateSleeping, main, 0)
 	}
 	// The frame goes to RenderThread; the main thread sleeps till the
 	// next vsync.
-	wake(1, f.SyncQueued, main, rt, 3)
-	sw(1, f.SyncQueued, main, stateSleeping, tidIdle, 4)
+	o.wake(1, f.SyncQueued, main, o.rt, 3)
+	o.sw(1, f.SyncQueued, main, stateSleeping, tidIdle, 4)
+}
+
+// wait adds the main thread's wait in the frame: on a binder call (with
+// its transaction and reply), I/O or a lock.
+func (o *frameOps) wait(f *TruthFrame, p framePlan) {
+	main := o.main
+	st := int64(stateSleeping)
+	if p.wait == WaitIO {
+		st = stateDisk
+	}
+	if p.wait == WaitBinder && o.feat.binder {
+		o.add(1, p.waitStart, 3, 0, tracewriter.Event{PID: main,
+			Binder: &tracewriter.BinderTransaction{DebugID: int32(f.Index), ToProc: pidSystemServer, ToThread: tidServerBinder}})
+		o.add(0, p.waitEnd, 3, 0, tracewriter.Event{PID: tidServerBinder,
+			Binder: &tracewriter.BinderTransaction{DebugID: int32(f.Index) + 1, ToProc: int32(f.Pid), ToThread: main, Reply: true}})
+	}
+	o.sw(1, p.waitStart, main, st, tidIdle, 4)
+	waker := int32(tidServerBinder)
+	switch p.wait {
+	case WaitIO:
+		waker = tidIdle
+	case WaitLock:
+		waker = int32(f.Pid + 18)
+	}
+	o.wake(0, p.waitEnd, waker, main, 4)
+	o.sw(1, p.waitEnd, tidIdle, 0, tidKworker, 0)
+	o.sw(1, p.back, tidKworker, stateSleeping, main, 0)
+}
+
+// renderThread adds RenderThread's events on CPU 2.
+func (o *frameOps) renderThread(f *TruthFrame) {
 	rtStart, rtEnd := f.SyncQueued, f.Completed
 	if rtEnd-rtStart > 100_000 {
 		rtStart, rtEnd = rtStart+50_000, rtEnd-10_000
 	}
-	sw(2, rtStart, tidIdle, 0, rt, 0)
-	if feat.cats[catGfx] {
-		print(2, rtStart, rt, "B|"+pidText+"|DrawFrames "+strconv.FormatInt(f.VsyncID, 10), 2, 0)
-		print(2, rtEnd, rt, "E|"+pidText, 1, 0)
+	o.sw(2, rtStart, tidIdle, 0, o.rt, 0)
+	if o.feat.cats[catGfx] {
+		o.print(2, rtStart, o.rt, "B|"+o.pidText+"|DrawFrames "+strconv.FormatInt(f.VsyncID, 10), 2, 0)
+		o.print(2, rtEnd, o.rt, "E|"+o.pidText, 1, 0)
 	}
-	sw(2, f.Completed, rt, stateSleeping, tidIdle, 4)
+	o.sw(2, f.Completed, o.rt, stateSleeping, tidIdle, 4)
+}
 
-	for cpu, ops := range per {
+// flush sorts each CPU's events and appends them to its log, switches and
+// wakings in the compact encoding when it is on.
+func (o *frameOps) flush(cpus []*cpuLog) {
+	for cpu, ops := range o.per {
 		slices.SortStableFunc(ops, func(a, b op) int {
 			return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.rank, b.rank), cmp.Compare(a.sub, b.sub))
 		})
 		c := cpus[cpu]
-		for _, o := range ops {
-			e := o.event
+		for _, x := range ops {
+			e := x.event
 			switch {
-			case feat.compact && e.Switch != nil:
+			case o.feat.compact && e.Switch != nil:
 				c.compact.Switches = append(c.compact.Switches, tracewriter.CompactSwitch{Ts: e.Ts, PrevState: e.Switch.PrevState,
 					NextPID: e.Switch.NextPID, NextPrio: e.Switch.NextPrio, NextComm: e.Switch.NextComm})
-			case feat.compact && e.Waking != nil:
+			case o.feat.compact && e.Waking != nil:
 				c.compact.Wakings = append(c.compact.Wakings, tracewriter.CompactWaking{Ts: e.Ts, PID: e.Waking.PID,
 					TargetCPU: e.Waking.TargetCPU, Prio: e.Waking.Prio, Comm: e.Waking.Comm})
 			default:

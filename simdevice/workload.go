@@ -228,140 +228,32 @@ func ParseWorkload(b []byte) (*Workload, error) {
 // Validate reports the first field that cannot be simulated, naming it by
 // its JSON path.
 func (w *Workload) Validate() error {
-	bad := func(field, format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s", ErrWorkload, field, fmt.Sprintf(format, args...))
-	}
-	if !validPackage(w.Package) {
-		return bad("package", "%q is not a Java package name", w.Package)
-	}
-	if w.UID < 10000 || w.UID > 19999 {
-		return bad("uid", "%d is not an app uid (10000..19999)", w.UID)
-	}
-	if w.Activity == "" {
-		return bad("activity", "empty")
-	}
-	if !validPackage(strings.TrimPrefix(w.Activity, ".")) {
-		return bad("activity", "%q is not a class name", w.Activity)
-	}
-	if w.RefreshHz < 0 || w.RefreshHz > 240 {
-		return bad("refresh_hz", "%g out of range 0..240", w.RefreshHz)
-	}
-	if w.Startup.ColdMs <= 0 || w.Startup.WarmMs < 0 || w.Startup.HotMs < 0 || w.Startup.FullyDrawnMs < 0 {
-		return bad("startup", "cold_ms must be > 0 and the other times >= 0")
-	}
-	if w.Startup.ColdMs > 60000 {
-		return bad("startup.cold_ms", "%d ms is longer than am start waits", w.Startup.ColdMs)
-	}
-	m := w.Memory
-	if m.JavaKiB < 0 || m.NativeKiB < 0 || m.CodeKiB < 0 || m.GraphicsKiB < 0 || m.OtherKiB < 0 || m.RSSExtraKiB < 0 {
-		return bad("memory", "sizes must be >= 0")
+	if err := w.validateApp(); err != nil {
+		return err
 	}
 	if err := w.validateCauses(); err != nil {
 		return err
 	}
 	if len(w.Phases) == 0 {
-		return bad("phases", "at least one phase is needed")
+		return badField("phases", "at least one phase is needed")
 	}
 	names := map[string]bool{}
-	for i, p := range w.Phases {
-		f := fmt.Sprintf("phases[%d]", i)
-		if p.Name == "" {
-			return bad(f+".name", "empty")
-		}
-		if names[p.Name] {
-			return bad(f+".name", "%q used twice", p.Name)
-		}
-		names[p.Name] = true
-		if p.DurationMs < 0 {
-			return bad(f+".duration_ms", "%d < 0", p.DurationMs)
-		}
-		if p.EveryVsyncs < 0 || p.EveryVsyncs > 1000 {
-			return bad(f+".every_vsyncs", "%d out of range 0..1000", p.EveryVsyncs)
-		}
-		if p.FrameMs < 0 || p.FrameMs > 10000 {
-			return bad(f+".frame_ms", "%g out of range 0..10000", p.FrameMs)
-		}
-		for j, jk := range p.Janks {
-			jf := fmt.Sprintf("%s.janks[%d]", f, j)
-			if jk.Cause != "" && w.cause(jk.Cause) == nil {
-				return bad(jf+".cause", "no cause named %q", jk.Cause)
-			}
-			if jk.ANR && (jk.Cause == "" || jk.Ms <= 5000) {
-				return bad(jf+".anr", "an ANR needs a cause and a frame longer than 5 s (ms > 5000)")
-			}
-			switch {
-			case jk.SurfaceFlinger && (jk.Vsyncs > 0 || jk.Ms > 0 || jk.Wait != "" || jk.Cause != ""):
-				return bad(jf, "a SurfaceFlinger jank has no vsyncs, ms, wait or cause: the app's frame is on time")
-			case !jk.SurfaceFlinger && (jk.Vsyncs > 0) == (jk.Ms > 0):
-				return bad(jf, "set exactly one of vsyncs and ms")
-			}
-			switch jk.Wait {
-			case "", WaitBinder, WaitIO, WaitLock:
-			default:
-				return bad(jf+".wait", "%q: want binder, io, lock or nothing", jk.Wait)
-			}
-			if jk.Vsyncs > 1000 || jk.Ms > 60000 {
-				return bad(jf, "slow frame longer than a minute")
-			}
-			if jk.Every < 0 || (jk.Every == 0 && len(jk.At) == 0) {
-				return bad(jf, "set at or every > 0")
-			}
-			for _, a := range jk.At {
-				if a < 0 {
-					return bad(jf+".at", "frame index %d < 0", a)
-				}
-			}
-		}
-		for j, c := range p.CPU {
-			cf := fmt.Sprintf("%s.cpu[%d]", f, j)
-			if !validThreadName(c.Thread) {
-				return bad(cf+".thread", "%q is not a thread name (1..15 printable characters, no parentheses)", c.Thread)
-			}
-			if c.Percent < 0 || c.Percent > 100 {
-				return bad(cf+".percent", "%g out of range 0..100 (one core)", c.Percent)
-			}
-		}
-		if p.RxBps < 0 || p.TxBps < 0 {
-			return bad(f, "rx_bps and tx_bps must be >= 0")
-		}
-		if p.JavaGrowthKiBps < -1e6 || p.NativeGrowthKiBps < -1e6 {
-			return bad(f, "growth out of range")
-		}
-		if c := p.Crash; c != nil {
-			if c.AfterMs < 0 || (p.DurationMs > 0 && c.AfterMs >= p.DurationMs) {
-				return bad(f+".crash.after_ms", "%d is not inside the phase", c.AfterMs)
-			}
-			if c.Exception == "" {
-				return bad(f+".crash.exception", "empty")
-			}
+	for i := range w.Phases {
+		if err := w.validatePhase(fmt.Sprintf("phases[%d]", i), &w.Phases[i], names); err != nil {
+			return err
 		}
 	}
 	for i, p := range w.Phases {
 		if p.Next != "" && !names[p.Next] {
-			return bad(fmt.Sprintf("phases[%d].next", i), "no phase named %q", p.Next)
+			return badField(fmt.Sprintf("phases[%d].next", i), "no phase named %q", p.Next)
 		}
 	}
 	if !names[w.Launch] {
-		return bad("launch", "no phase named %q", w.Launch)
+		return badField("launch", "no phase named %q", w.Launch)
 	}
 	for i, a := range w.Actions {
-		f := fmt.Sprintf("actions[%d]", i)
-		if !names[a.Phase] {
-			return bad(f+".phase", "no phase named %q", a.Phase)
-		}
-		kind, arg, _ := strings.Cut(a.On, ":")
-		switch kind {
-		case "tap":
-			if arg == "" {
-				return bad(f+".on", "%q: tap needs an element text", a.On)
-			}
-		case "key":
-			if _, err := strconv.Atoi(arg); err != nil {
-				return bad(f+".on", "%q: key needs a numeric keycode", a.On)
-			}
-		case "swipe", "text":
-		default:
-			return bad(f+".on", "%q: want tap:<text>, swipe, key:<code> or text", a.On)
+		if err := validateAction(fmt.Sprintf("actions[%d]", i), a, names); err != nil {
+			return err
 		}
 	}
 	if err := w.FrameQuirks.validate(); err != nil {
@@ -370,11 +262,151 @@ func (w *Workload) Validate() error {
 	for i, e := range w.Screen {
 		b := e.Bounds
 		if e.Class == "" {
-			return bad(fmt.Sprintf("screen[%d].class", i), "empty")
+			return badField(fmt.Sprintf("screen[%d].class", i), "empty")
 		}
 		if b[0] < 0 || b[1] < 0 || b[2] <= b[0] || b[3] <= b[1] {
-			return bad(fmt.Sprintf("screen[%d].bounds", i), "%v is not a rectangle", b)
+			return badField(fmt.Sprintf("screen[%d].bounds", i), "%v is not a rectangle", b)
 		}
+	}
+	return nil
+}
+
+// badField is an ErrWorkload naming the field at fault by its JSON path.
+func badField(field, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrWorkload, field, fmt.Sprintf(format, args...))
+}
+
+// validateApp checks the app's identity, refresh rate, startup times and
+// memory.
+func (w *Workload) validateApp() error {
+	if !validPackage(w.Package) {
+		return badField("package", "%q is not a Java package name", w.Package)
+	}
+	if w.UID < 10000 || w.UID > 19999 {
+		return badField("uid", "%d is not an app uid (10000..19999)", w.UID)
+	}
+	if w.Activity == "" {
+		return badField("activity", "empty")
+	}
+	if !validPackage(strings.TrimPrefix(w.Activity, ".")) {
+		return badField("activity", "%q is not a class name", w.Activity)
+	}
+	if w.RefreshHz < 0 || w.RefreshHz > 240 {
+		return badField("refresh_hz", "%g out of range 0..240", w.RefreshHz)
+	}
+	if w.Startup.ColdMs <= 0 || w.Startup.WarmMs < 0 || w.Startup.HotMs < 0 || w.Startup.FullyDrawnMs < 0 {
+		return badField("startup", "cold_ms must be > 0 and the other times >= 0")
+	}
+	if w.Startup.ColdMs > 60000 {
+		return badField("startup.cold_ms", "%d ms is longer than am start waits", w.Startup.ColdMs)
+	}
+	m := w.Memory
+	if m.JavaKiB < 0 || m.NativeKiB < 0 || m.CodeKiB < 0 || m.GraphicsKiB < 0 || m.OtherKiB < 0 || m.RSSExtraKiB < 0 {
+		return badField("memory", "sizes must be >= 0")
+	}
+	return nil
+}
+
+// validatePhase checks the phase at path f and adds its name to names.
+func (w *Workload) validatePhase(f string, p *Phase, names map[string]bool) error {
+	if p.Name == "" {
+		return badField(f+".name", "empty")
+	}
+	if names[p.Name] {
+		return badField(f+".name", "%q used twice", p.Name)
+	}
+	names[p.Name] = true
+	if p.DurationMs < 0 {
+		return badField(f+".duration_ms", "%d < 0", p.DurationMs)
+	}
+	if p.EveryVsyncs < 0 || p.EveryVsyncs > 1000 {
+		return badField(f+".every_vsyncs", "%d out of range 0..1000", p.EveryVsyncs)
+	}
+	if p.FrameMs < 0 || p.FrameMs > 10000 {
+		return badField(f+".frame_ms", "%g out of range 0..10000", p.FrameMs)
+	}
+	for j, jk := range p.Janks {
+		if err := w.validateJank(fmt.Sprintf("%s.janks[%d]", f, j), jk); err != nil {
+			return err
+		}
+	}
+	for j, c := range p.CPU {
+		cf := fmt.Sprintf("%s.cpu[%d]", f, j)
+		if !validThreadName(c.Thread) {
+			return badField(cf+".thread", "%q is not a thread name (1..15 printable characters, no parentheses)", c.Thread)
+		}
+		if c.Percent < 0 || c.Percent > 100 {
+			return badField(cf+".percent", "%g out of range 0..100 (one core)", c.Percent)
+		}
+	}
+	if p.RxBps < 0 || p.TxBps < 0 {
+		return badField(f, "rx_bps and tx_bps must be >= 0")
+	}
+	if p.JavaGrowthKiBps < -1e6 || p.NativeGrowthKiBps < -1e6 {
+		return badField(f, "growth out of range")
+	}
+	if c := p.Crash; c != nil {
+		if c.AfterMs < 0 || (p.DurationMs > 0 && c.AfterMs >= p.DurationMs) {
+			return badField(f+".crash.after_ms", "%d is not inside the phase", c.AfterMs)
+		}
+		if c.Exception == "" {
+			return badField(f+".crash.exception", "empty")
+		}
+	}
+	return nil
+}
+
+// validateJank checks the jank at path jf.
+func (w *Workload) validateJank(jf string, jk Jank) error {
+	if jk.Cause != "" && w.cause(jk.Cause) == nil {
+		return badField(jf+".cause", "no cause named %q", jk.Cause)
+	}
+	if jk.ANR && (jk.Cause == "" || jk.Ms <= 5000) {
+		return badField(jf+".anr", "an ANR needs a cause and a frame longer than 5 s (ms > 5000)")
+	}
+	switch {
+	case jk.SurfaceFlinger && (jk.Vsyncs > 0 || jk.Ms > 0 || jk.Wait != "" || jk.Cause != ""):
+		return badField(jf, "a SurfaceFlinger jank has no vsyncs, ms, wait or cause: the app's frame is on time")
+	case !jk.SurfaceFlinger && (jk.Vsyncs > 0) == (jk.Ms > 0):
+		return badField(jf, "set exactly one of vsyncs and ms")
+	}
+	switch jk.Wait {
+	case "", WaitBinder, WaitIO, WaitLock:
+	default:
+		return badField(jf+".wait", "%q: want binder, io, lock or nothing", jk.Wait)
+	}
+	if jk.Vsyncs > 1000 || jk.Ms > 60000 {
+		return badField(jf, "slow frame longer than a minute")
+	}
+	if jk.Every < 0 || (jk.Every == 0 && len(jk.At) == 0) {
+		return badField(jf, "set at or every > 0")
+	}
+	for _, a := range jk.At {
+		if a < 0 {
+			return badField(jf+".at", "frame index %d < 0", a)
+		}
+	}
+	return nil
+}
+
+// validateAction checks the action at path f against the phase names.
+func validateAction(f string, a Action, names map[string]bool) error {
+	if !names[a.Phase] {
+		return badField(f+".phase", "no phase named %q", a.Phase)
+	}
+	kind, arg, _ := strings.Cut(a.On, ":")
+	switch kind {
+	case "tap":
+		if arg == "" {
+			return badField(f+".on", "%q: tap needs an element text", a.On)
+		}
+	case "key":
+		if _, err := strconv.Atoi(arg); err != nil {
+			return badField(f+".on", "%q: key needs a numeric keycode", a.On)
+		}
+	case "swipe", "text":
+	default:
+		return badField(f+".on", "%q: want tap:<text>, swipe, key:<code> or text", a.On)
 	}
 	return nil
 }

@@ -201,41 +201,11 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 	if opt.background < 0 || opt.background > 90 {
 		return nil, fmt.Errorf("background CPU %g%% out of range", opt.background)
 	}
-	wl := cfg.Workload
-	var rp *replay
-	if cfg.Replay != nil {
-		var err error
-		if rp, err = newReplay(cfg.Replay); err != nil {
-			return nil, err
-		}
-		wl = replayWorkload(rp)
+	wl, rp, err := resolveWorkload(cfg)
+	if err != nil {
+		return nil, err
 	}
-	if wl == nil {
-		p, err := Preset("smooth-scroll")
-		if err != nil {
-			return nil, err
-		}
-		wl = p
-	} else {
-		if err := wl.Validate(); err != nil {
-			return nil, err
-		}
-		wl = wl.clone()
-	}
-	hz := cfg.RefreshHz
-	if hz == 0 {
-		hz = wl.RefreshHz
-	}
-	if hz == 0 {
-		hz = 60
-	}
-	if cfg.Cores <= 0 {
-		cfg.Cores = DefaultCores
-	}
-	if cfg.API == 0 {
-		cfg.API = DefaultAPI
-	}
-	cfg.RefreshHz = hz
+	hz := cfg.setDefaults(wl)
 	host := opt.now()
 	w := &World{
 		cfg:         cfg,
@@ -267,6 +237,22 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 		// The app runs from the start, under the capture's pid.
 		w.nextPid = rp.pid - 7 - int(w.now/int64(time.Millisecond))%13
 	}
+	w.boot()
+	if rp != nil {
+		w.launchLocked(w.now)
+	}
+	if opt.ticker > 0 {
+		go w.tick(opt.ticker)
+	} else {
+		close(w.stopped)
+	}
+	return w, nil
+}
+
+// boot sets the device's state as it boots: the app's window and layer,
+// frames, CPUs, battery, traffic, the boot logs and the truth writer.
+func (w *World) boot() {
+	cfg, wl := w.cfg, w.wl
 	w.window = wl.component()
 	w.layer = format.AppLayer(cfg.API, wl.component())
 	w.gfx.reset(w.now)
@@ -278,15 +264,51 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 	if cfg.Truth != nil {
 		w.truthW = bufio.NewWriterSize(cfg.Truth, 64<<10)
 	}
-	if rp != nil {
-		w.launchLocked(w.now)
+}
+
+// resolveWorkload is the workload the world runs: the replay's, the
+// config's (validated, copied) or the smooth-scroll preset.
+func resolveWorkload(cfg Config) (*Workload, *replay, error) {
+	wl := cfg.Workload
+	var rp *replay
+	if cfg.Replay != nil {
+		var err error
+		if rp, err = newReplay(cfg.Replay); err != nil {
+			return nil, nil, err
+		}
+		wl = replayWorkload(rp)
 	}
-	if opt.ticker > 0 {
-		go w.tick(opt.ticker)
-	} else {
-		close(w.stopped)
+	if wl == nil {
+		p, err := Preset("smooth-scroll")
+		if err != nil {
+			return nil, nil, err
+		}
+		return p, rp, nil
 	}
-	return w, nil
+	if err := wl.Validate(); err != nil {
+		return nil, nil, err
+	}
+	return wl.clone(), rp, nil
+}
+
+// setDefaults fills the refresh rate (the workload's, else 60 Hz), the
+// cores and the API level the config leaves zero, and returns the rate.
+func (cfg *Config) setDefaults(wl *Workload) float64 {
+	hz := cfg.RefreshHz
+	if hz == 0 {
+		hz = wl.RefreshHz
+	}
+	if hz == 0 {
+		hz = 60
+	}
+	if cfg.Cores <= 0 {
+		cfg.Cores = DefaultCores
+	}
+	if cfg.API == 0 {
+		cfg.API = DefaultAPI
+	}
+	cfg.RefreshHz = hz
+	return hz
 }
 
 // tick advances the simulation and flushes the truth writer until Close, so

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,42 +44,11 @@ func (w *World) Am(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 func (w *World) amStart(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var wait, stop bool
-	var comp, action, category string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		val := func() string {
-			if i+1 < len(args) {
-				i++
-				return args[i]
-			}
-			return ""
-		}
-		switch a {
-		case "-W":
-			wait = true
-		case "-S":
-			stop = true
-		case "-n":
-			comp = val()
-		case "-a":
-			action = val()
-		case "-c":
-			category = val()
-		case "--user", "-f", "-d", "-t", "--ei", "--es", "--ez":
-			val()
-			if a == "--ei" || a == "--es" || a == "--ez" {
-				val()
-			}
-		case "--activity-clear-top", "--activity-single-top", "--activity-new-task", "-R", "-P", "--start-profiler":
-		default:
-			if strings.HasPrefix(a, "-") {
-				fmt.Fprintf(stderr, "Error: Unknown option: %s\n", a)
-				return 255
-			}
-			comp = a
-		}
+	o, ok := parseAmStart(args, stderr)
+	if !ok {
+		return 255
 	}
+	comp := o.comp
 	w.mu.Lock()
 	w.advanceLocked()
 	target := comp
@@ -89,8 +59,8 @@ func (w *World) amStart(ctx context.Context, args []string, stdout, stderr io.Wr
 	switch {
 	case comp != "":
 		intent = "cmp=" + comp
-	case action != "" || category != "":
-		intent = strings.TrimSpace(fmt.Sprintf("act=%s cat=[%s]", action, category))
+	case o.action != "" || o.category != "":
+		intent = strings.TrimSpace(fmt.Sprintf("act=%s cat=[%s]", o.action, o.category))
 	default:
 		w.mu.Unlock()
 		fmt.Fprintln(stderr, "Error: Intent does not match any activities: Intent {  }")
@@ -102,7 +72,7 @@ func (w *World) amStart(ctx context.Context, args []string, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "Error type 3\nError: Activity class {%s} does not exist.\n", target)
 		return 1
 	}
-	if stop {
+	if o.stop {
 		fmt.Fprintf(stdout, "Stopping: %s\n", w.wl.Package)
 		w.forceStopLocked()
 	}
@@ -114,7 +84,7 @@ func (w *World) amStart(ctx context.Context, args []string, stdout, stderr io.Wr
 	if top {
 		fmt.Fprintln(stdout, "Warning: Activity not started, intent has been delivered to currently running top-most instance.")
 	}
-	if !wait {
+	if !o.wait {
 		return 0
 	}
 	if !top {
@@ -125,6 +95,59 @@ func (w *World) amStart(ctx context.Context, args []string, stdout, stderr io.Wr
 	w.mu.Lock()
 	w.advanceLocked()
 	w.mu.Unlock()
+	w.printAmWait(stdout, kind, d, top, api)
+	return 0
+}
+
+// amStartOpts are the options of am start.
+type amStartOpts struct {
+	wait, stop             bool
+	comp, action, category string
+}
+
+// parseAmStart reads am start's command line; false after an error on
+// stderr.
+func parseAmStart(args []string, stderr io.Writer) (amStartOpts, bool) {
+	var o amStartOpts
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		val := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch a {
+		case "-W":
+			o.wait = true
+		case "-S":
+			o.stop = true
+		case "-n":
+			o.comp = val()
+		case "-a":
+			o.action = val()
+		case "-c":
+			o.category = val()
+		case "--user", "-f", "-d", "-t", "--ei", "--es", "--ez":
+			val()
+			if a == "--ei" || a == "--es" || a == "--ez" {
+				val()
+			}
+		case "--activity-clear-top", "--activity-single-top", "--activity-new-task", "-R", "-P", "--start-profiler":
+		default:
+			if strings.HasPrefix(a, "-") {
+				fmt.Fprintf(stderr, "Error: Unknown option: %s\n", a)
+				return o, false
+			}
+			o.comp = a
+		}
+	}
+	return o, true
+}
+
+// printAmWait prints what am start -W reports of a launch that took d.
+func (w *World) printAmWait(stdout io.Writer, kind string, d time.Duration, top bool, api int) {
 	// WaitTime adds the system's own few milliseconds to TotalTime.
 	total := d.Milliseconds()
 	fmt.Fprintln(stdout, "Status: ok")
@@ -137,13 +160,12 @@ func (w *World) amStart(ctx context.Context, args []string, stdout, stderr io.Wr
 	fmt.Fprintf(stdout, "Activity: %s\n", w.wl.shortComponent())
 	if top {
 		fmt.Fprintf(stdout, "WaitTime: %d\nComplete\n", 2)
-		return 0
+		return
 	}
 	if api < 29 {
 		fmt.Fprintf(stdout, "ThisTime: %d\n", total)
 	}
 	fmt.Fprintf(stdout, "TotalTime: %d\nWaitTime: %d\nComplete\n", total, total+12)
-	return 0
 }
 
 // Monkey runs `monkey -p <pkg> -c android.intent.category.LAUNCHER 1`, the
@@ -309,87 +331,107 @@ func (w *World) Pm(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: pm [list|path] ...")
 		return 1
 	}
-	type pkg struct {
-		name string
-		uid  int
-		path string
-		sys  bool
-	}
-	all := []pkg{{w.wl.Package, w.wl.UID, w.appPath(), false}}
-	for _, p := range systemPackages {
-		all = append(all, pkg{p.name, p.uid, p.path, !strings.HasPrefix(p.path, "/data/")})
-	}
 	switch args[0] {
 	case "resolve-activity":
-		// `cmd package resolve-activity [--brief] [-c CATEGORY] PACKAGE`:
-		// the app's launcher activity, in the two-line --brief form.
-		if len(args) < 2 {
-			fmt.Fprintln(stderr, "Error: no package specified")
-			return 1
-		}
-		if args[len(args)-1] != w.wl.Package {
-			fmt.Fprintln(stdout, "No activity found")
-			return 0
-		}
-		fmt.Fprintln(stdout, "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true")
-		fmt.Fprintln(stdout, w.wl.shortComponent())
-		return 0
+		return w.pmResolveActivity(args, stdout, stderr)
 	case "path":
-		if len(args) < 2 {
-			fmt.Fprintln(stderr, "Error: no package specified")
-			return 1
-		}
-		for _, p := range all {
-			if p.name == args[len(args)-1] {
-				fmt.Fprintf(stdout, "package:%s\n", p.path)
-				return 0
-			}
-		}
-		return 1
+		return pmPath(w.pmPackages(), args, stdout, stderr)
 	case "list":
-		if len(args) < 2 || (args[1] != "packages" && args[1] != "package") {
-			fmt.Fprintln(stderr, "Error: unknown list type")
-			return 1
-		}
-		var showPath, showUID, third, system bool
-		filter := ""
-		for _, a := range args[2:] {
-			switch a {
-			case "-f":
-				showPath = true
-			case "-U":
-				showUID = true
-			case "-3":
-				third = true
-			case "-s":
-				system = true
-			case "-e", "-d", "-i", "-u", "--user", "0":
-			default:
-				if strings.HasPrefix(a, "-") {
-					fmt.Fprintf(stderr, "Error: Unknown option: %s\n", a)
-					return 1
-				}
-				filter = a
-			}
-		}
-		for _, p := range all {
-			if (third && p.sys) || (system && !p.sys) || !strings.Contains(p.name, filter) {
-				continue
-			}
-			line := "package:"
-			if showPath {
-				line += p.path + "="
-			}
-			line += p.name
-			if showUID {
-				line += " uid:" + strconv.Itoa(p.uid)
-			}
-			fmt.Fprintln(stdout, line)
-		}
-		return 0
+		return pmList(w.pmPackages(), args, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "Unknown command: %s\n", args[0])
 	return 1
+}
+
+// pmPackage is a package as pm lists it.
+type pmPackage struct {
+	name string
+	uid  int
+	path string
+	sys  bool
+}
+
+// pmPackages are the app's package and the system's.
+func (w *World) pmPackages() []pmPackage {
+	all := []pmPackage{{w.wl.Package, w.wl.UID, w.appPath(), false}}
+	for _, p := range systemPackages {
+		all = append(all, pmPackage{p.name, p.uid, p.path, !strings.HasPrefix(p.path, "/data/")})
+	}
+	return all
+}
+
+// pmResolveActivity runs `cmd package resolve-activity [--brief] [-c
+// CATEGORY] PACKAGE`: the app's launcher activity, in the two-line --brief
+// form.
+func (w *World) pmResolveActivity(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 {
+		fmt.Fprintln(stderr, "Error: no package specified")
+		return 1
+	}
+	if args[len(args)-1] != w.wl.Package {
+		fmt.Fprintln(stdout, "No activity found")
+		return 0
+	}
+	fmt.Fprintln(stdout, "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true")
+	fmt.Fprintln(stdout, w.wl.shortComponent())
+	return 0
+}
+
+func pmPath(all []pmPackage, args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 {
+		fmt.Fprintln(stderr, "Error: no package specified")
+		return 1
+	}
+	for _, p := range all {
+		if p.name == args[len(args)-1] {
+			fmt.Fprintf(stdout, "package:%s\n", p.path)
+			return 0
+		}
+	}
+	return 1
+}
+
+func pmList(all []pmPackage, args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 || (args[1] != "packages" && args[1] != "package") {
+		fmt.Fprintln(stderr, "Error: unknown list type")
+		return 1
+	}
+	var showPath, showUID, third, system bool
+	filter := ""
+	for _, a := range args[2:] {
+		switch a {
+		case "-f":
+			showPath = true
+		case "-U":
+			showUID = true
+		case "-3":
+			third = true
+		case "-s":
+			system = true
+		case "-e", "-d", "-i", "-u", "--user", "0":
+		default:
+			if strings.HasPrefix(a, "-") {
+				fmt.Fprintf(stderr, "Error: Unknown option: %s\n", a)
+				return 1
+			}
+			filter = a
+		}
+	}
+	for _, p := range all {
+		if (third && p.sys) || (system && !p.sys) || !strings.Contains(p.name, filter) {
+			continue
+		}
+		line := "package:"
+		if showPath {
+			line += p.path + "="
+		}
+		line += p.name
+		if showUID {
+			line += " uid:" + strconv.Itoa(p.uid)
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	return 0
 }
 
 // bgProc is a process the device runs in the background for the shell
@@ -448,6 +490,36 @@ func (w *World) Pidof(args []string, stdout, stderr io.Writer) int {
 // Ps runs toybox ps: `ps -A`, `ps -e`, `ps -ef`, `ps -p PID`, `ps -T -p PID`
 // and `ps NAME` filters, with the real column layouts.
 func (w *World) Ps(args []string, stdout, stderr io.Writer) int {
+	snap := w.psSnapshot()
+	o, ok := parsePsArgs(args, stderr)
+	if !ok {
+		return 1
+	}
+	procs := snap.procs
+	sort.Slice(procs, func(i, j int) bool { return procs[i].pid < procs[j].pid })
+	if len(o.fields) > 0 {
+		psPrintFields(stdout, o.fields, procs, o.keep, snap.cmdlines)
+		return 0
+	}
+	o.printTable(stdout, &snap)
+	return 0
+}
+
+// psSnapshot is what ps shows: the processes, and the app's pid and
+// threads, at one time.
+type psSnapshot struct {
+	procs  []sysProc
+	appPid int
+	start  time.Time
+	now    int64
+	// threads are the app's.
+	threads []*thread
+	// cmdlines holds the command lines of the processes whose ARGS is
+	// more than their name.
+	cmdlines map[int]string
+}
+
+func (w *World) psSnapshot() psSnapshot {
 	w.mu.Lock()
 	w.advanceLocked()
 	procs := append([]sysProc(nil), systemProcs...)
@@ -455,37 +527,40 @@ func (w *World) Ps(args []string, stdout, stderr io.Writer) int {
 		m := w.memLocked()
 		procs = append(procs, sysProc{appUser(w.wl.UID), a.pid, 690, 15_452_832 + m.pss*4, m.rss, "do_epoll_wait", w.wl.Package})
 	}
-	appPid := 0
+	s := psSnapshot{start: w.bootWall, now: w.now, cmdlines: map[int]string{}}
 	if w.app != nil {
-		appPid = w.app.pid
-	}
-	start := w.bootWall
-	now := w.now
-	var threads []*thread
-	if w.app != nil {
-		threads = w.app.threads
+		s.appPid = w.app.pid
+		s.threads = w.app.threads
 	}
 	bg := w.bgProcs
 	w.mu.Unlock()
-	// cmdlines holds the command lines of the processes whose ARGS is
-	// more than their name.
-	cmdlines := map[int]string{}
 	if bg != nil {
 		for _, p := range bg() {
 			procs = append(procs, p.sysProc)
-			cmdlines[p.pid] = p.args
+			s.cmdlines[p.pid] = p.args
 		}
 	}
-	var all, full, showThreads bool
-	var pidsWanted []int
-	var names, fields []string
+	s.procs = procs
+	return s
+}
+
+// psOpts are ps's options.
+type psOpts struct {
+	all, full, showThreads bool
+	pidsWanted             []int
+	names, fields          []string
+}
+
+// parsePsArgs reads ps's command line; false after an error on stderr.
+func parsePsArgs(args []string, stderr io.Writer) (psOpts, bool) {
+	var o psOpts
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case (a == "-o" || a == "-A" && i+2 < len(args) && args[i+1] == "-o") && i+1 < len(args):
 			// toybox: -o takes a comma-separated field list (PID,NAME,...).
 			if a == "-A" {
-				all = true
+				o.all = true
 				i++
 			}
 			i++
@@ -493,94 +568,93 @@ func (w *World) Ps(args []string, stdout, stderr io.Writer) int {
 				f = strings.ToUpper(strings.TrimSpace(f))
 				if _, ok := psFieldWidth[f]; !ok {
 					fmt.Fprintf(stderr, "ps: bad -o %s\n", f)
-					return 1
+					return o, false
 				}
-				fields = append(fields, f)
+				o.fields = append(o.fields, f)
 			}
 		case strings.HasPrefix(a, "-o") && len(a) > 2:
-			fields = append(fields, strings.Split(strings.ToUpper(a[2:]), ",")...)
+			o.fields = append(o.fields, strings.Split(strings.ToUpper(a[2:]), ",")...)
 		case a == "-p" && i+1 < len(args):
 			i++
 			for _, s := range strings.Split(args[i], ",") {
 				n, err := strconv.Atoi(s)
 				if err != nil {
 					fmt.Fprintf(stderr, "ps: bad -p %q\n", s)
-					return 1
+					return o, false
 				}
-				pidsWanted = append(pidsWanted, n)
+				o.pidsWanted = append(o.pidsWanted, n)
 			}
 		case strings.HasPrefix(a, "-"):
-			for _, c := range a[1:] {
-				switch c {
-				case 'A', 'e':
-					all = true
-				case 'f':
-					full = true
-				case 'T':
-					showThreads = true
-				case 'o', 'w', 'Z':
-				default:
-					fmt.Fprintf(stderr, "ps: Unknown option '%c'\n", c)
-					return 1
-				}
+			if !o.flags(a[1:], stderr) {
+				return o, false
 			}
 		default:
-			names = append(names, a)
+			o.names = append(o.names, a)
 		}
 	}
-	sort.Slice(procs, func(i, j int) bool { return procs[i].pid < procs[j].pid })
-	keep := func(p sysProc) bool {
-		if len(pidsWanted) > 0 {
-			for _, n := range pidsWanted {
-				if n == p.pid {
-					return true
-				}
-			}
+	return o, true
+}
+
+// flags takes a group of one-letter options.
+func (o *psOpts) flags(group string, stderr io.Writer) bool {
+	for _, c := range group {
+		switch c {
+		case 'A', 'e':
+			o.all = true
+		case 'f':
+			o.full = true
+		case 'T':
+			o.showThreads = true
+		case 'o', 'w', 'Z':
+		default:
+			fmt.Fprintf(stderr, "ps: Unknown option '%c'\n", c)
 			return false
 		}
-		if len(names) > 0 {
-			for _, n := range names {
-				if n == p.name {
-					return true
-				}
-			}
-			return false
-		}
-		// toybox ps without -A shows only the caller's session.
-		return all || p.user == "shell"
 	}
-	if len(fields) > 0 {
-		psPrintFields(stdout, fields, procs, keep, cmdlines)
-		return 0
+	return true
+}
+
+// keep tells whether ps lists p.
+func (o *psOpts) keep(p sysProc) bool {
+	if len(o.pidsWanted) > 0 {
+		return slices.Contains(o.pidsWanted, p.pid)
 	}
-	if full {
+	if len(o.names) > 0 {
+		return slices.Contains(o.names, p.name)
+	}
+	// toybox ps without -A shows only the caller's session.
+	return o.all || p.user == "shell"
+}
+
+// printTable prints the processes ps lists in its default, -f or -T layout.
+func (o *psOpts) printTable(stdout io.Writer, s *psSnapshot) {
+	if o.full {
 		fmt.Fprintln(stdout, "UID            PID  PPID C STIME TTY          TIME CMD")
-	} else if showThreads {
+	} else if o.showThreads {
 		fmt.Fprintln(stdout, "USER           PID   TID  PPID     VSZ    RSS WCHAN            ADDR S CMD            ")
 	} else {
 		fmt.Fprintln(stdout, "USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME                       ")
 	}
-	for _, p := range procs {
-		if !keep(p) {
+	for _, p := range s.procs {
+		if !o.keep(p) {
 			continue
 		}
 		switch {
-		case full:
-			stime := start.Add(time.Duration(now - int64(time.Minute))).UTC().Format("15:04:05")
+		case o.full:
+			stime := s.start.Add(time.Duration(s.now - int64(time.Minute))).UTC().Format("15:04:05")
 			cmd := p.name
-			if a, ok := cmdlines[p.pid]; ok {
+			if a, ok := s.cmdlines[p.pid]; ok {
 				cmd = a
 			}
 			fmt.Fprintf(stdout, "%-10s %8d %5d %d %s ?     %s %s\n", p.user, p.pid, p.ppid, 0, stime, "00:00:01", cmd)
-		case showThreads && p.pid == appPid:
-			for _, t := range threads {
+		case o.showThreads && p.pid == s.appPid:
+			for _, t := range s.threads {
 				fmt.Fprintf(stdout, "%-10s %8d %5d %5d %7d %6d %-16s %4d %s %s\n", p.user, p.pid, t.tid, p.ppid, p.vsz, p.rss, p.wchan, 0, "S", t.name)
 			}
 		default:
 			fmt.Fprintf(stdout, "%-10s %8d %5d %7d %6d %-16s %4d %s %s\n", p.user, p.pid, p.ppid, p.vsz, p.rss, p.wchan, 0, "S", p.name)
 		}
 	}
-	return 0
 }
 
 // psFieldWidth lists the -o fields the simulated toybox ps knows, with

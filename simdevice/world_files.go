@@ -36,43 +36,8 @@ func (w *World) ReadFile(path string) ([]byte, error) {
 }
 
 func (w *World) readFileLocked(path string) (string, error) {
-	switch path {
-	case "/proc/stat":
-		return w.procStatLocked(), nil
-	case "/proc/uptime":
-		return format.ProcUptime(float64(w.now)/1e9, float64(w.cpu.line().idle)/userHZ), nil
-	case "/proc/meminfo":
-		var rss int64
-		if w.app != nil {
-			rss = w.memLocked().rss
-		}
-		return format.ProcMeminfo(rss), nil
-	case "/proc/loadavg":
-		return format.ProcLoadavg(1.8, w.nextPid), nil // a light, steady load
-	case "/proc/net/dev":
-		return w.netDevLocked(), nil
-	case "/proc/net/xt_qtaguid/stats":
-		if w.cfg.API >= 29 {
-			return "", fs.ErrNotExist
-		}
-		return w.xtQtaguidLocked(), nil
-	case "/proc/sys/kernel/random/uuid":
-		// A fresh random UUID on every read, as the kernel gives; adbx batches
-		// take their output separator from it.
-		return randomUUID(), nil
-	case "/proc/sys/kernel/random/boot_id":
-		// The same UUID on every read until the phone boots again: what
-		// tells one boot from the next (uptime alone restarts near 0).
-		return w.bootID + "\n", nil
-	case "/sys/devices/system/cpu/possible", "/sys/devices/system/cpu/present", "/sys/devices/system/cpu/online":
-		n := w.cfg.Cores
-		if path == "/sys/devices/system/cpu/online" {
-			n = w.cfg.online()
-		}
-		return format.CPUList(n), nil
-	case "/proc/version":
-		p := products[w.cfg.API]
-		return format.ProcVersion(p.kernel, p.kernelBuild), nil
+	if f := fixedFiles[path]; f != nil {
+		return f(w, path)
 	}
 	if s, ok, err := w.sysFileLocked(path); ok {
 		return s, err
@@ -82,18 +47,7 @@ func (w *World) readFileLocked(path string) (string, error) {
 		return "", fs.ErrNotExist
 	}
 	if parts[0] == "uid_stat" && len(parts) == 3 && w.cfg.API <= 28 {
-		uid, err := strconv.Atoi(parts[1])
-		tr := w.traffic[uid]
-		if err != nil || tr == nil {
-			return "", fs.ErrNotExist
-		}
-		switch parts[2] {
-		case "tcp_rcv":
-			return fmt.Sprintf("%d\n", int64(tr.rx)), nil
-		case "tcp_snd":
-			return fmt.Sprintf("%d\n", int64(tr.tx)), nil
-		}
-		return "", fs.ErrNotExist
+		return w.uidStatLocked(parts[1], parts[2])
 	}
 	pid, err := strconv.Atoi(parts[0])
 	if parts[0] == "self" {
@@ -112,6 +66,76 @@ func (w *World) readFileLocked(path string) (string, error) {
 		}
 		return "", fs.ErrNotExist
 	}
+	return w.appFileLocked(rest, parts)
+}
+
+// fixedFiles are the files of /proc and /sys at fixed paths, by path.
+var fixedFiles = map[string]func(w *World, path string) (string, error){
+	"/proc/stat": func(w *World, _ string) (string, error) { return w.procStatLocked(), nil },
+	"/proc/uptime": func(w *World, _ string) (string, error) {
+		return format.ProcUptime(float64(w.now)/1e9, float64(w.cpu.line().idle)/userHZ), nil
+	},
+	"/proc/meminfo": func(w *World, _ string) (string, error) {
+		var rss int64
+		if w.app != nil {
+			rss = w.memLocked().rss
+		}
+		return format.ProcMeminfo(rss), nil
+	},
+	"/proc/loadavg": func(w *World, _ string) (string, error) {
+		return format.ProcLoadavg(1.8, w.nextPid), nil // a light, steady load
+	},
+	"/proc/net/dev": func(w *World, _ string) (string, error) { return w.netDevLocked(), nil },
+	"/proc/net/xt_qtaguid/stats": func(w *World, _ string) (string, error) {
+		if w.cfg.API >= 29 {
+			return "", fs.ErrNotExist
+		}
+		return w.xtQtaguidLocked(), nil
+	},
+	// A fresh random UUID on every read, as the kernel gives; adbx batches
+	// take their output separator from it.
+	"/proc/sys/kernel/random/uuid": func(*World, string) (string, error) { return randomUUID(), nil },
+	// The same UUID on every read until the phone boots again: what tells
+	// one boot from the next (uptime alone restarts near 0).
+	"/proc/sys/kernel/random/boot_id":  func(w *World, _ string) (string, error) { return w.bootID + "\n", nil },
+	"/sys/devices/system/cpu/possible": cpuListFile,
+	"/sys/devices/system/cpu/present":  cpuListFile,
+	"/sys/devices/system/cpu/online":   cpuListFile,
+	"/proc/version": func(w *World, _ string) (string, error) {
+		p := products[w.cfg.API]
+		return format.ProcVersion(p.kernel, p.kernelBuild), nil
+	},
+}
+
+// cpuListFile is /sys/devices/system/cpu/{possible,present,online}.
+func cpuListFile(w *World, path string) (string, error) {
+	n := w.cfg.Cores
+	if path == "/sys/devices/system/cpu/online" {
+		n = w.cfg.online()
+	}
+	return format.CPUList(n), nil
+}
+
+// uidStatLocked is /proc/uid_stat/<uid>/<name> (API 28 and older).
+func (w *World) uidStatLocked(uidText, name string) (string, error) {
+	uid, err := strconv.Atoi(uidText)
+	tr := w.traffic[uid]
+	if err != nil || tr == nil {
+		return "", fs.ErrNotExist
+	}
+	switch name {
+	case "tcp_rcv":
+		return fmt.Sprintf("%d\n", int64(tr.rx)), nil
+	case "tcp_snd":
+		return fmt.Sprintf("%d\n", int64(tr.tx)), nil
+	}
+	return "", fs.ErrNotExist
+}
+
+// appFileLocked is the file rest of the app's /proc/<pid> (parts is the
+// path split after /proc/).
+func (w *World) appFileLocked(rest string, parts []string) (string, error) {
+	a := w.app
 	switch rest {
 	case "stat":
 		return format.PidStat(w.appTaskLocked(a.pid, format.Comm(w.wl.Package))), nil
@@ -198,9 +222,25 @@ func (w *World) ReadDir(path string) ([]string, error) {
 		return nil, &fs.PathError{Op: "readdir", Path: path, Err: fs.ErrNotExist}
 	}
 	var names []string
-	switch path {
-	case "/proc":
-		names = []string{"stat", "uptime", "meminfo", "loadavg", "version", "net", "self"}
+	if f := fixedDirs[path]; f != nil {
+		names = f(w, path)
+	} else {
+		names = w.varDirLocked(path)
+	}
+	if names == nil {
+		return nil, &fs.PathError{Op: "readdir", Path: path, Err: fs.ErrNotExist}
+	}
+	names = slices.DeleteFunc(names, func(n string) bool { return w.cfg.Quirks.hidesFile(path + "/" + n) })
+	sort.Strings(names)
+	return names, nil
+}
+
+// fixedDirs are the directories of /proc and /sys at fixed paths, by
+// path: each call makes a new list (ReadDir filters it in place); nil for
+// one this API level has not.
+var fixedDirs = map[string]func(w *World, path string) []string{
+	"/proc": func(w *World, _ string) []string {
+		names := []string{"stat", "uptime", "meminfo", "loadavg", "version", "net", "self"}
 		for _, p := range systemProcs {
 			names = append(names, strconv.Itoa(p.pid))
 		}
@@ -210,90 +250,93 @@ func (w *World) ReadDir(path string) ([]string, error) {
 		if w.cfg.API <= 28 {
 			names = append(names, "uid_stat")
 		}
-	case "/proc/net":
-		names = []string{"dev"}
+		return names
+	},
+	"/proc/net": func(w *World, _ string) []string {
+		names := []string{"dev"}
 		if w.cfg.API <= 28 {
 			names = append(names, "xt_qtaguid")
 		}
-	case "/proc/net/xt_qtaguid":
+		return names
+	},
+	"/proc/net/xt_qtaguid": func(w *World, _ string) []string {
 		if w.cfg.API <= 28 {
-			names = []string{"stats"}
+			return []string{"stats"}
 		}
-	case "/proc/uid_stat":
+		return nil
+	},
+	"/proc/uid_stat": func(w *World, _ string) []string {
+		var names []string
 		if w.cfg.API <= 28 {
 			for uid := range w.traffic {
 				names = append(names, strconv.Itoa(uid))
 			}
 		}
-	case "/sys", "/sys/class":
-		names = []string{"class", "devices"}
-		if path == "/sys/class" {
-			names = []string{"power_supply", "thermal"}
-		}
-	case "/sys/devices":
-		names = []string{"system"}
-	case "/sys/devices/system":
-		names = []string{"cpu"}
-	case "/sys/devices/system/cpu":
-		names = []string{"online", "possible", "present"}
+		return names
+	},
+	"/sys":                    func(*World, string) []string { return []string{"class", "devices"} },
+	"/sys/class":              func(*World, string) []string { return []string{"power_supply", "thermal"} },
+	"/sys/devices":            func(*World, string) []string { return []string{"system"} },
+	"/sys/devices/system":     func(*World, string) []string { return []string{"cpu"} },
+	"/sys/class/power_supply": func(*World, string) []string { return []string{"battery", "usb"} },
+	"/sys/devices/system/cpu": func(w *World, _ string) []string {
+		names := []string{"online", "possible", "present"}
 		for i := 0; i < w.cfg.Cores; i++ {
 			names = append(names, fmt.Sprintf("cpu%d", i))
 		}
-	case "/sys/class/power_supply":
-		names = []string{"battery", "usb"}
-	case "/sys/class/power_supply/battery":
-		names = []string{"uevent", "capacity", "current_now", "voltage_now", "temp", "status"}
-	case "/sys/class/thermal":
+		return names
+	},
+	"/sys/class/power_supply/battery": func(*World, string) []string {
+		return []string{"uevent", "capacity", "current_now", "voltage_now", "temp", "status"}
+	},
+	"/sys/class/thermal": func(*World, string) []string {
+		var names []string
 		for i := range thermalZones {
 			names = append(names, fmt.Sprintf("thermal_zone%d", i))
 		}
-	default:
-		if z, ok := strings.CutPrefix(path, "/sys/class/thermal/thermal_zone"); ok {
-			if n, err := strconv.Atoi(z); err == nil && n >= 0 && n < len(thermalZones) {
-				names = []string{"temp", "type"}
-			}
-			break
+		return names
+	},
+}
+
+// varDirLocked lists a directory whose path holds a number: a thermal zone
+// or a process; nil for none.
+func (w *World) varDirLocked(path string) []string {
+	if z, ok := strings.CutPrefix(path, "/sys/class/thermal/thermal_zone"); ok {
+		if n, err := strconv.Atoi(z); err == nil && n >= 0 && n < len(thermalZones) {
+			return []string{"temp", "type"}
 		}
-		rest, ok := strings.CutPrefix(path, "/proc/")
-		if !ok {
-			break
-		}
-		parts := strings.Split(rest, "/")
-		pid, err := strconv.Atoi(parts[0])
-		if err != nil {
-			break
-		}
-		if w.app != nil && w.app.pid == pid {
-			switch len(parts) {
-			case 1:
-				names = []string{"cmdline", "comm", "net", "oom_score_adj", "stat", "status", "task"}
-			case 2:
-				if parts[1] == "task" {
-					for _, t := range w.app.threads {
-						names = append(names, strconv.Itoa(t.tid))
-					}
-				} else if parts[1] == "net" {
-					names = []string{"dev"}
-				}
-			case 3:
-				if parts[1] == "task" {
-					names = []string{"stat"}
-				}
-			}
-		} else if len(parts) == 1 {
-			for _, p := range systemProcs {
-				if p.pid == pid {
-					names = []string{"cmdline", "comm", "stat"}
-				}
-			}
-		}
+		return nil
 	}
-	if names == nil {
-		return nil, &fs.PathError{Op: "readdir", Path: path, Err: fs.ErrNotExist}
+	rest, ok := strings.CutPrefix(path, "/proc/")
+	if !ok {
+		return nil
 	}
-	names = slices.DeleteFunc(names, func(n string) bool { return w.cfg.Quirks.hidesFile(path + "/" + n) })
-	sort.Strings(names)
-	return names, nil
+	parts := strings.Split(rest, "/")
+	pid, err := strconv.Atoi(parts[0])
+	if err != nil {
+		return nil
+	}
+	if w.app == nil || w.app.pid != pid {
+		if len(parts) == 1 && slices.ContainsFunc(systemProcs, func(p sysProc) bool { return p.pid == pid }) {
+			return []string{"cmdline", "comm", "stat"}
+		}
+		return nil
+	}
+	switch {
+	case len(parts) == 1:
+		return []string{"cmdline", "comm", "net", "oom_score_adj", "stat", "status", "task"}
+	case len(parts) == 2 && parts[1] == "task":
+		var names []string
+		for _, t := range w.app.threads {
+			names = append(names, strconv.Itoa(t.tid))
+		}
+		return names
+	case len(parts) == 2 && parts[1] == "net":
+		return []string{"dev"}
+	case len(parts) == 3 && parts[1] == "task":
+		return []string{"stat"}
+	}
+	return nil
 }
 
 func randomUUID() string {

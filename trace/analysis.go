@@ -195,9 +195,29 @@ func (b *builder) finish(skipped map[string]int) *Analysis {
 	}
 	b.rejected["frametimeline_no_end"] += len(b.ftOpen)
 	b.actual = b.onceEach(b.actual)
-	conv := func(at stamp) (int64, bool) { return b.clocks.convert(at.ns, at.clock, b.traceClock) }
+	b.traceSpan(a)
+	a.Sources = b.sources()
+	app := b.appPIDs(a)
+	b.frames(a, app)
+	b.notMeasured(a)
+	b.jankyFrames(a)
+	b.notes(a)
+	for k, v := range a.Rejected {
+		if v == 0 {
+			delete(a.Rejected, k)
+		}
+	}
+	if len(a.Rejected) == 0 {
+		a.Rejected = nil
+	}
+	if len(a.NotMeasured) == 0 {
+		a.NotMeasured = nil
+	}
+	return a
+}
 
-	// The trace's span, on the trace clock.
+// traceSpan sets the trace's span, on the trace clock.
+func (b *builder) traceSpan(a *Analysis) {
 	if b.bootSpan[0] != 0 {
 		b.span[Boottime] = b.bootSpan
 	}
@@ -216,84 +236,68 @@ func (b *builder) finish(skipped map[string]int) *Analysis {
 		}
 		first = false
 	}
+}
 
+// sources names what the trace holds.
+func (b *builder) sources() []string {
+	var out []string
 	for _, s := range []struct {
 		on   bool
 		name string
 	}{{b.haveFT, "frametimeline"}, {b.haveSched, "sched"}, {b.haveAtrace, "atrace"}, {b.haveTrackEvent, "track_event"}, {b.haveProcTree, "process_tree"}} {
 		if s.on {
-			a.Sources = append(a.Sources, s.name)
+			out = append(out, s.name)
 		}
 	}
+	return out
+}
 
-	// The app's processes: by name, and by the layers of its windows.
+// appPIDs finds the app's processes, by name and by the layers of its
+// windows, and lists them in a.AppPIDs.
+func (b *builder) appPIDs(a *Analysis) map[int32]bool {
 	app := map[int32]bool{}
-	if p := b.opts.Package; p != "" {
-		for pid, n := range b.procNames {
-			if isPackageProcess(n, p) {
-				app[pid] = true
-			}
-		}
-		for _, f := range b.actual {
-			if isPackageLayer(f.layer, p) {
-				app[f.pid] = true
-			}
-		}
-		for pid := range app {
-			a.AppPIDs = append(a.AppPIDs, pid)
-		}
-		slices.Sort(a.AppPIDs)
+	p := b.opts.Package
+	if p == "" {
+		return app
 	}
+	for pid, n := range b.procNames {
+		if isPackageProcess(n, p) {
+			app[pid] = true
+		}
+	}
+	for _, f := range b.actual {
+		if isPackageLayer(f.layer, p) {
+			app[f.pid] = true
+		}
+	}
+	for pid := range app {
+		a.AppPIDs = append(a.AppPIDs, pid)
+	}
+	slices.Sort(a.AppPIDs)
+	return app
+}
 
-	// Frames.
+// frames turns the analysed layers' actual frames into a.Frames, by time,
+// and sums them up per layer in a.Layers.
+func (b *builder) frames(a *Analysis, app map[int32]bool) {
 	layers := map[expKey]*Layer{} // token unused
 	for k := range b.expected {
 		if b.opts.Package != "" && !app[k.pid] {
 			continue
 		}
-		l := layerOf(layers, k.pid, k.layer, b.procNames)
-		l.Expected++
+		layerOf(layers, k.pid, k.layer, b.procNames).Expected++
 	}
 	for _, rf := range b.actual {
 		if b.opts.Package != "" && !app[rf.pid] {
 			continue
 		}
-		start, ok1 := conv(rf.at)
-		end, ok2 := conv(rf.end)
-		if !ok1 || !ok2 {
+		f, ok := b.frame(&rf)
+		if !ok {
 			b.reject("frametimeline_unknown_clock")
 			continue
 		}
-		f := Frame{
-			Layer: rf.layer, PID: rf.pid, Token: rf.token, DisplayToken: rf.dtoken,
-			Start: start, End: end, Jank: rf.jank, Present: rf.pres, OnTimeFinish: rf.onTime,
-			GPUComposite: rf.gpu, Prediction: rf.pred,
-		}
-		if e, ok := b.expected[expKey{rf.pid, rf.token, rf.layer}]; ok {
-			es, ok1 := conv(e[0])
-			ee, ok2 := conv(e[1])
-			if ok1 && ok2 {
-				f.ExpectedStart, f.ExpectedEnd = es, ee
-			}
-		}
-		if dj, ok := b.displayJank[rf.dtoken]; ok {
-			f.DisplayJank = &dj
-		}
 		a.Frames = append(a.Frames, f)
-		l := layerOf(layers, rf.pid, rf.layer, b.procNames)
-		l.Frames++
-		if f.Jank.Janky() {
-			l.Janky++
-			if f.Jank.App() {
-				l.AppJank++
-			}
-			for _, n := range f.Jank.Names() {
-				if l.ByType == nil {
-					l.ByType = map[string]int{}
-				}
-				l.ByType[n]++
-			}
-		}
+		layerOf(layers, rf.pid, rf.layer, b.procNames).count(&f)
 	}
 	slices.SortStableFunc(a.Frames, func(x, y Frame) int { return cmp.Compare(x.Time(), y.Time()) })
 	for _, l := range layers {
@@ -302,6 +306,56 @@ func (b *builder) finish(skipped map[string]int) *Analysis {
 	slices.SortFunc(a.Layers, func(x, y Layer) int {
 		return cmp.Or(cmp.Compare(x.PID, y.PID), cmp.Compare(x.Name, y.Name))
 	})
+}
+
+// frame is an actual frame on the trace clock, with its expected span and
+// its display frame's jank; false when its clock is not related to the
+// trace clock.
+func (b *builder) frame(rf *rawFrame) (Frame, bool) {
+	conv := func(at stamp) (int64, bool) { return b.clocks.convert(at.ns, at.clock, b.traceClock) }
+	start, ok1 := conv(rf.at)
+	end, ok2 := conv(rf.end)
+	if !ok1 || !ok2 {
+		return Frame{}, false
+	}
+	f := Frame{
+		Layer: rf.layer, PID: rf.pid, Token: rf.token, DisplayToken: rf.dtoken,
+		Start: start, End: end, Jank: rf.jank, Present: rf.pres, OnTimeFinish: rf.onTime,
+		GPUComposite: rf.gpu, Prediction: rf.pred,
+	}
+	if e, ok := b.expected[expKey{rf.pid, rf.token, rf.layer}]; ok {
+		es, ok1 := conv(e[0])
+		ee, ok2 := conv(e[1])
+		if ok1 && ok2 {
+			f.ExpectedStart, f.ExpectedEnd = es, ee
+		}
+	}
+	if dj, ok := b.displayJank[rf.dtoken]; ok {
+		f.DisplayJank = &dj
+	}
+	return f, true
+}
+
+// count adds one of the layer's actual frames.
+func (l *Layer) count(f *Frame) {
+	l.Frames++
+	if !f.Jank.Janky() {
+		return
+	}
+	l.Janky++
+	if f.Jank.App() {
+		l.AppJank++
+	}
+	for _, n := range f.Jank.Names() {
+		if l.ByType == nil {
+			l.ByType = map[string]int{}
+		}
+		l.ByType[n]++
+	}
+}
+
+// notMeasured names the parts of the analysis the trace cannot give.
+func (b *builder) notMeasured(a *Analysis) {
 	switch {
 	case !b.haveFT:
 		a.NotMeasured["frametimeline"] = "the trace has no FrameTimeline events (Android 12+, data source android.surfaceflinger.frametimeline)"
@@ -316,8 +370,11 @@ func (b *builder) finish(skipped map[string]int) *Analysis {
 	if !b.haveAtrace && !b.haveTrackEvent {
 		a.NotMeasured["slices"] = "the trace has no atrace (ftrace/print) or TrackEvent slices"
 	}
+}
 
-	// The janky frames' main threads.
+// jankyFrames gives each janky frame of a.Frames what its process's main
+// thread did meanwhile, in a.Janky.
+func (b *builder) jankyFrames(a *Analysis) {
 	top := b.opts.TopSlices
 	if top <= 0 {
 		top = DefaultTopSlices
@@ -330,21 +387,7 @@ func (b *builder) finish(skipped map[string]int) *Analysis {
 		a.Notes = append(a.Notes, fmt.Sprintf("ftrace times are boottime and the trace clock is %v, with no clock snapshot between them: thread states and slices are left out", b.traceClock))
 		b.haveSched, b.haveAtrace, b.haveTrackEvent = false, false, false
 	}
-	// Each process's janky frames: the spans and tokens its main thread's
-	// timeline is kept for.
-	spans := map[int32][]span{}
-	tokens := map[int32]map[int64]bool{}
-	for i := range a.Frames {
-		f := &a.Frames[i]
-		if !f.Jank.Janky() {
-			continue
-		}
-		spans[f.PID] = append(spans[f.PID], span{f.Start, f.End})
-		if tokens[f.PID] == nil {
-			tokens[f.PID] = map[int64]bool{}
-		}
-		tokens[f.PID][f.Token] = true
-	}
+	spans, tokens := jankySpans(a.Frames)
 	tls := map[int32]*timeline{}
 	for i := range a.Frames {
 		f := &a.Frames[i]
@@ -368,7 +411,29 @@ func (b *builder) finish(skipped map[string]int) *Analysis {
 		}
 		a.Janky = append(a.Janky, jf)
 	}
+}
 
+// jankySpans are each process's janky frames: the spans and tokens its main
+// thread's timeline is kept for.
+func jankySpans(frames []Frame) (map[int32][]span, map[int32]map[int64]bool) {
+	spans := map[int32][]span{}
+	tokens := map[int32]map[int64]bool{}
+	for i := range frames {
+		f := &frames[i]
+		if !f.Jank.Janky() {
+			continue
+		}
+		spans[f.PID] = append(spans[f.PID], span{f.Start, f.End})
+		if tokens[f.PID] == nil {
+			tokens[f.PID] = map[int64]bool{}
+		}
+		tokens[f.PID][f.Token] = true
+	}
+	return spans, tokens
+}
+
+// notes says what else a reader should know, and what was read again.
+func (b *builder) notes(a *Analysis) {
 	if b.dataLoss {
 		a.Notes = append(a.Notes, "data was lost while tracing (a ring buffer overwritten or packets dropped): thread states near the loss may be wrong")
 	}
@@ -393,18 +458,6 @@ func (b *builder) finish(skipped map[string]int) *Analysis {
 	if len(b.dups) > 0 {
 		a.ReadAgain = b.dups
 	}
-	for k, v := range a.Rejected {
-		if v == 0 {
-			delete(a.Rejected, k)
-		}
-	}
-	if len(a.Rejected) == 0 {
-		a.Rejected = nil
-	}
-	if len(a.NotMeasured) == 0 {
-		a.NotMeasured = nil
-	}
-	return a
 }
 
 // frameID is what makes an actual surface frame the frame it is: its

@@ -1,13 +1,13 @@
 package trace
 
 import (
-	"container/heap"
 	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/perfgate/perfgate/trace/internal/pb"
+	"github.com/perfgate/perfgate/trace/internal/threadlog"
 )
 
 // builder turns packets into what an Analysis needs, holding only that:
@@ -31,7 +31,7 @@ type builder struct {
 	// Processes and threads.
 	procNames map[int32]string
 	notMain   map[int32]bool
-	threads   map[int32]*threadLog
+	threads   map[int32]*threadlog.Log
 	cpus      map[uint32]*cpuState
 	names     []string
 	nameIdx   map[string]uint32
@@ -106,112 +106,6 @@ type rawFrame struct {
 	end stamp
 }
 
-// tev is one event of a thread, kept small: there can be millions.
-type tev struct {
-	ts   int64  // boottime ns
-	arg  uint32 // slice name index
-	kind uint8
-	st   uint8 // ThreadState after a switch-out
-}
-
-const (
-	evSwitchIn uint8 = iota + 1
-	evSwitchOut
-	evWake
-	evBinderCall
-	evBinderReply
-	evBegin
-	evEnd
-)
-
-// threadLog is a thread's events in the order they were read, packed: a
-// zigzag varint of the time since the previous event (events of different
-// CPUs come out of order), a byte of kind and state, and for a slice begin
-// a varint of its name. About 4 bytes an event instead of 16: without a
-// package to look at, every thread that may be a main thread is kept.
-type threadLog struct {
-	buf  []byte
-	last int64
-	n    int
-	// latest is the latest time added, back the furthest an event came
-	// before an event added earlier: the events come in time order but
-	// for that (each CPU's are in order, and the CPUs' bundles take
-	// turns).
-	latest, back int64
-}
-
-func (t *threadLog) add(e tev) {
-	t.buf = protowire.AppendVarint(t.buf, protowire.EncodeZigZag(e.ts-t.last))
-	t.last = e.ts
-	if t.n == 0 || e.ts > t.latest {
-		t.latest = e.ts
-	} else {
-		t.back = max(t.back, t.latest-e.ts)
-	}
-	t.buf = append(t.buf, e.kind|e.st<<4)
-	if e.kind == evBegin {
-		t.buf = protowire.AppendVarint(t.buf, uint64(e.arg))
-	}
-	t.n++
-}
-
-// each unpacks the log and hands its events to fn in time order, those of
-// one time in the order they came, holding only the events that may yet
-// be passed by one to come: those within back of the latest unpacked (a
-// nil log has none).
-func (t *threadLog) each(fn func(tev)) {
-	if t == nil {
-		return
-	}
-	var h evHeap
-	var ts, latest int64
-	i := 0
-	for b := t.buf; len(b) > 0; i++ {
-		d, n := protowire.ConsumeVarint(b)
-		ts += protowire.DecodeZigZag(d)
-		e := tev{ts: ts, kind: b[n] & 0x0f, st: b[n] >> 4}
-		b = b[n+1:]
-		if e.kind == evBegin {
-			v, m := protowire.ConsumeVarint(b)
-			e.arg = uint32(v)
-			b = b[m:]
-		}
-		if i == 0 || ts > latest {
-			latest = ts
-		}
-		heap.Push(&h, ordered{e, i})
-		// Every event still to come is at latest − back or later.
-		for len(h) > 0 && h[0].ts <= latest-t.back {
-			fn(heap.Pop(&h).(ordered).tev)
-		}
-	}
-	for len(h) > 0 {
-		fn(heap.Pop(&h).(ordered).tev)
-	}
-}
-
-// ordered is an event and its place in a log.
-type ordered struct {
-	tev
-	i int
-}
-
-// evHeap orders events by time, then by their place.
-type evHeap []ordered
-
-func (h evHeap) Len() int { return len(h) }
-func (h evHeap) Less(a, b int) bool {
-	return h[a].ts < h[b].ts || h[a].ts == h[b].ts && h[a].i < h[b].i
-}
-func (h evHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *evHeap) Push(x any)   { *h = append(*h, x.(ordered)) }
-func (h *evHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 type cpuState struct {
 	tid         int32 // the task that runs, after the last switch
 	known       bool
@@ -231,7 +125,7 @@ type trackInfo struct {
 type teEvent struct {
 	at   stamp
 	name uint32
-	kind uint8
+	kind threadlog.Kind
 }
 
 func newBuilder(opts Options) *builder {
@@ -244,7 +138,7 @@ func newBuilder(opts Options) *builder {
 		displayJank: map[int64]JankType{},
 		procNames:   map[int32]string{},
 		notMain:     map[int32]bool{},
-		threads:     map[int32]*threadLog{},
+		threads:     map[int32]*threadlog.Log{},
 		cpus:        map[uint32]*cpuState{},
 		nameIdx:     map[string]uint32{},
 		layers:      map[string]string{},
@@ -298,13 +192,13 @@ func (b *builder) packetFailed(p Packet, err error) {
 		return
 	}
 	fe := &FormatError{Offset: p.Offset, Msg: err.Error()}
-	if pe, ok := err.(*packetError); ok {
-		fe.Field, fe.Msg = "TracePacket", pe.msg
-		if pe.field != "" {
-			fe.Field += "." + pe.field
+	if pe, ok := err.(*pb.PathError); ok {
+		fe.Field, fe.Msg = "TracePacket", pe.Msg
+		if pe.Field != "" {
+			fe.Field += "." + pe.Field
 		}
 		if !p.Compressed {
-			fe.Offset += int64(pe.off)
+			fe.Offset += int64(pe.Off)
 		} else {
 			fe.Msg = "in a compressed batch: " + fe.Msg
 		}
@@ -330,6 +224,21 @@ func (b *builder) see(at stamp) {
 	s[1] = max(s[1], at.ns)
 	b.span[at.clock] = s
 }
+
+// str is a string field's value, cut to maxString bytes: a name longer than
+// that is taken for garbage, not kept whole.
+func str(f pb.Field) string { return cutString(f.Bytes) }
+
+func cutString(b []byte) string {
+	if len(b) > maxString {
+		return string(b[:maxString]) + "…"
+	}
+	return string(b)
+}
+
+// maxString bounds every string kept from a trace (slice, layer and process
+// names).
+const maxString = 1024
 
 // layerName is the layer's name, one string per layer however many frames
 // name it.
@@ -388,8 +297,40 @@ type packetFields struct {
 }
 
 func (b *builder) decodePacket(pkt []byte) error {
+	pf, err := readPacketFields(pkt)
+	if err != nil {
+		return err
+	}
+	seq, ok := b.sequenceOf(&pf)
+	if !ok {
+		b.reject("packet_incremental_state_lost")
+		return nil
+	}
+	if pf.defaults != nil {
+		if err := b.defaults(pkt, pf.defaults, seq); err != nil {
+			return pb.Within(err, "trace_packet_defaults(59)", 0)
+		}
+	}
+	if pf.interned != nil {
+		if err := b.interned(pkt, pf.interned, seq); err != nil {
+			return pb.Within(err, "interned_data(12)", 0)
+		}
+	}
+	if pf.hasSnap {
+		return pb.Within(b.clockSnapshot(pkt, pf.snap, seq), "clock_snapshot(6)", 0)
+	}
+	at, ok := b.packetTime(&pf, seq)
+	if !ok {
+		b.reject("packet_unknown_clock")
+		return nil
+	}
+	return b.payload(pkt, &pf, at, seq)
+}
+
+// readPacketFields reads the TracePacket fields the analysis looks at.
+func readPacketFields(pkt []byte) (packetFields, error) {
 	var pf packetFields
-	err := walk(pkt, pkt, mTracePacket, func(num protowire.Number, f pb.Field) error {
+	err := pb.Walk(pkt, pkt, pb.TracePacket, func(num protowire.Number, f pb.Field) error {
 		switch num {
 		case 8:
 			pf.ts, pf.hasTs = f.Int, true
@@ -428,10 +369,13 @@ func (b *builder) decodePacket(pkt []byte) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
+	return pf, err
+}
 
+// sequenceOf is the state of the packet's sequence, begun anew when the
+// packet clears it; false when the packet needs state that was lost. A
+// packet can begin another trace of the file.
+func (b *builder) sequenceOf(pf *packetFields) (*sequence, bool) {
 	seq := b.seqs[pf.seq]
 	// Another trace begins with a packet each trace has once, seen again,
 	// or with a sequence's first packet on a sequence this trace has had.
@@ -456,82 +400,73 @@ func (b *builder) decodePacket(pkt []byte) error {
 	if pf.dropped {
 		seq.broken = true
 	}
-	if pf.cleared || pf.flags&seqIncrementalStateCleared != 0 {
+	if pf.cleared || pf.flags&pb.SeqIncrementalStateCleared != 0 {
 		*seq = sequence{names: map[uint64]string{}, clocks: map[uint32]*seqClock{}, part: b.part}
 	}
-	if pf.flags&seqNeedsIncrementalState != 0 && seq.broken {
-		b.reject("packet_incremental_state_lost")
-		return nil
-	}
-	if pf.defaults != nil {
-		if err := b.defaults(pkt, pf.defaults, seq); err != nil {
-			return within(err, "trace_packet_defaults(59)", 0)
-		}
-	}
-	if pf.interned != nil {
-		if err := b.interned(pkt, pf.interned, seq); err != nil {
-			return within(err, "interned_data(12)", 0)
-		}
-	}
-	if pf.hasSnap {
-		return within(b.clockSnapshot(pkt, pf.snap, seq), "clock_snapshot(6)", 0)
-	}
+	return seq, pf.flags&pb.SeqNeedsIncrementalState == 0 || !seq.broken
+}
 
-	// The packet's time, on a builtin clock.
+// packetTime is the packet's time on a builtin clock (zero without one);
+// false when its clock is unknown.
+func (b *builder) packetTime(pf *packetFields, seq *sequence) (stamp, bool) {
 	var at stamp
-	if pf.hasTs {
-		clock := Boottime
-		switch {
-		case pf.hasClock:
-			clock = Clock(pf.clock)
-		case seq.defaultClock != 0:
-			clock = seq.defaultClock
-		}
-		if sc := seq.clocks[uint32(clock)]; sc != nil {
-			at = sc.resolve(pf.ts)
-		} else if clock >= 64 {
-			b.reject("packet_unknown_clock")
-			return nil
-		} else {
-			at = stamp{clock: clock, ns: int64(pf.ts)}
-		}
-		if at.ns > 0 {
-			b.see(at)
-		}
+	if !pf.hasTs {
+		return at, true
 	}
+	clock := Boottime
+	switch {
+	case pf.hasClock:
+		clock = Clock(pf.clock)
+	case seq.defaultClock != 0:
+		clock = seq.defaultClock
+	}
+	if sc := seq.clocks[uint32(clock)]; sc != nil {
+		at = sc.resolve(pf.ts)
+	} else if clock >= 64 {
+		return at, false
+	} else {
+		at = stamp{clock: clock, ns: int64(pf.ts)}
+	}
+	if at.ns > 0 {
+		b.see(at)
+	}
+	return at, true
+}
 
+// payload decodes what the packet carries.
+func (b *builder) payload(pkt []byte, pf *packetFields, at stamp, seq *sequence) error {
 	switch {
 	case pf.hasFt:
 		if !pf.hasTs {
 			b.reject("frametimeline_no_timestamp")
 			return nil
 		}
-		return within(b.frameTimeline(pkt, pf.ft, at), "frame_timeline_event(76)", 0)
+		return pb.Within(b.frameTimeline(pkt, pf.ft, at), "frame_timeline_event(76)", 0)
 	case pf.hasFtrace:
-		return within(b.ftraceBundle(pkt, pf.ftrace), "ftrace_events(1)", 0)
+		return pb.Within(b.ftraceBundle(pkt, pf.ftrace), "ftrace_events(1)", 0)
 	case pf.hasPtree:
-		return within(b.processTree(pkt, pf.ptree), "process_tree(2)", 0)
+		return pb.Within(b.processTree(pkt, pf.ptree), "process_tree(2)", 0)
 	case pf.hasTd:
-		return within(b.trackDescriptor(pkt, pf.td), "track_descriptor(60)", 0)
+		return pb.Within(b.trackDescriptor(pkt, pf.td), "track_descriptor(60)", 0)
 	case pf.hasTe:
 		if !pf.hasTs {
 			b.reject("track_event_no_timestamp")
 			return nil
 		}
-		return within(b.trackEvent(pkt, pf.te, at, seq), "track_event(11)", 0)
+		return pb.Within(b.trackEvent(pkt, pf.te, at, seq), "track_event(11)", 0)
 	case pf.hasSysinfo:
-		return within(b.systemInfo(pkt, pf.sysinfo), "system_info(45)", 0)
+		return pb.Within(b.systemInfo(pkt, pf.sysinfo), "system_info(45)", 0)
 	}
 	return nil
 }
 
 func (b *builder) defaults(pkt, data []byte, seq *sequence) error {
-	return walk(pkt, data, mTracePacketDefaults, func(num protowire.Number, f pb.Field) error {
+	return pb.Walk(pkt, data, pb.TracePacketDefaults, func(num protowire.Number, f pb.Field) error {
 		switch num {
 		case 58:
 			seq.defaultClock = Clock(f.Int)
 		case 11:
-			return walk(pkt, f.Bytes, mTrackEventDefaults, func(_ protowire.Number, g pb.Field) error {
+			return pb.Walk(pkt, f.Bytes, pb.TrackEventDefaults, func(_ protowire.Number, g pb.Field) error {
 				seq.defaultTrack = g.Int
 				return nil
 			})
@@ -541,10 +476,10 @@ func (b *builder) defaults(pkt, data []byte, seq *sequence) error {
 }
 
 func (b *builder) interned(pkt, data []byte, seq *sequence) error {
-	return walk(pkt, data, mInternedData, func(_ protowire.Number, f pb.Field) error {
+	return pb.Walk(pkt, data, pb.InternedData, func(_ protowire.Number, f pb.Field) error {
 		var iid uint64
 		var name string
-		err := walk(pkt, f.Bytes, mEventName, func(num protowire.Number, g pb.Field) error {
+		err := pb.Walk(pkt, f.Bytes, pb.EventName, func(num protowire.Number, g pb.Field) error {
 			if num == 1 {
 				iid = g.Int
 			} else {
@@ -568,13 +503,13 @@ func (b *builder) clockSnapshot(pkt, data []byte, seq *sequence) error {
 	}
 	var cs []clk
 	primary := uint64(0)
-	err := walk(pkt, data, mClockSnapshot, func(num protowire.Number, f pb.Field) error {
+	err := pb.Walk(pkt, data, pb.ClockSnapshot, func(num protowire.Number, f pb.Field) error {
 		if num == 2 {
 			primary = f.Int
 			return nil
 		}
 		var c clk
-		err := walk(pkt, f.Bytes, mClock, func(n protowire.Number, g pb.Field) error {
+		err := pb.Walk(pkt, f.Bytes, pb.Clock, func(n protowire.Number, g pb.Field) error {
 			switch n {
 			case 1:
 				c.id = uint32(g.Int)
@@ -635,14 +570,14 @@ func (b *builder) clockSnapshot(pkt, data []byte, seq *sequence) error {
 }
 
 func (b *builder) systemInfo(pkt, data []byte) error {
-	return walk(pkt, data, mSystemInfo, func(num protowire.Number, f pb.Field) error {
+	return pb.Walk(pkt, data, pb.SystemInfo, func(num protowire.Number, f pb.Field) error {
 		switch num {
 		case 2:
 			b.device = str(f)
 		case 5:
 			b.sdk = int(f.Int)
 		case 1:
-			return walk(pkt, f.Bytes, mUtsname, func(_ protowire.Number, g pb.Field) error {
+			return pb.Walk(pkt, f.Bytes, pb.Utsname, func(_ protowire.Number, g pb.Field) error {
 				b.kernel = str(g)
 				return nil
 			})
@@ -654,10 +589,10 @@ func (b *builder) systemInfo(pkt, data []byte) error {
 // frameTimeline decodes one FrameTimelineEvent.
 func (b *builder) frameTimeline(pkt, data []byte, at stamp) error {
 	b.haveFT = true
-	return walk(pkt, data, mFrameTimelineEvent, func(num protowire.Number, f pb.Field) error {
+	return pb.Walk(pkt, data, pb.FrameTimelineEvent, func(num protowire.Number, f pb.Field) error {
 		if num == 5 {
 			var cookie int64
-			err := walk(pkt, f.Bytes, mFrameEnd, func(_ protowire.Number, g pb.Field) error {
+			err := pb.Walk(pkt, f.Bytes, pb.FrameEnd, func(_ protowire.Number, g pb.Field) error {
 				cookie = g.Int64()
 				return nil
 			})
@@ -670,11 +605,11 @@ func (b *builder) frameTimeline(pkt, data []byte, at stamp) error {
 		s := ftStart{kind: num, at: at}
 		var cookie int64
 		var err error
-		m, renumber := mSurfaceFrameStart, func(n protowire.Number) protowire.Number { return n }
+		m, renumber := pb.SurfaceFrameStart, func(n protowire.Number) protowire.Number { return n }
 		if num == 1 || num == 2 {
-			m, renumber = mDisplayFrameStart, displayAsSurface
+			m, renumber = pb.DisplayFrameStart, displayAsSurface
 		}
-		err = walk(pkt, f.Bytes, m, func(n protowire.Number, g pb.Field) error {
+		err = pb.Walk(pkt, f.Bytes, m, func(n protowire.Number, g pb.Field) error {
 			switch renumber(n) {
 			case 1:
 				cookie = g.Int64()
@@ -772,13 +707,13 @@ func (b *builder) frameEnd(cookie int64, at stamp) {
 
 // thread is the event log of tid, or nil when tid cannot be a main thread
 // worth keeping.
-func (b *builder) thread(tid int32) *threadLog {
+func (b *builder) thread(tid int32) *threadlog.Log {
 	if tid <= 0 || b.notMain[tid] {
 		return nil
 	}
 	t := b.threads[tid]
 	if t == nil {
-		t = &threadLog{}
+		t = &threadlog.Log{}
 		b.threads[tid] = t
 	}
 	return t
@@ -840,13 +775,13 @@ func isPackageProcess(name, pkg string) bool {
 
 func (b *builder) processTree(pkt, data []byte) error {
 	b.haveProcTree = true
-	return walk(pkt, data, mProcessTree, func(num protowire.Number, f pb.Field) error {
+	return pb.Walk(pkt, data, pb.ProcessTree, func(num protowire.Number, f pb.Field) error {
 		if num == 1 {
 			var pid, ppid int32
 			var name string
 			var kthread bool
 			first := true
-			err := walk(pkt, f.Bytes, mProcess, func(n protowire.Number, g pb.Field) error {
+			err := pb.Walk(pkt, f.Bytes, pb.Process, func(n protowire.Number, g pb.Field) error {
 				switch n {
 				case 1:
 					pid = g.Int32()
@@ -873,7 +808,7 @@ func (b *builder) processTree(pkt, data []byte) error {
 			return nil
 		}
 		var tid, tgid int32
-		err := walk(pkt, f.Bytes, mThread, func(n protowire.Number, g pb.Field) error {
+		err := pb.Walk(pkt, f.Bytes, pb.Thread, func(n protowire.Number, g pb.Field) error {
 			switch n {
 			case 1:
 				tid = g.Int32()
@@ -894,13 +829,13 @@ func (b *builder) trackDescriptor(pkt, data []byte) error {
 	var info trackInfo
 	var pname string
 	var hasProc bool
-	err := walk(pkt, data, mTrackDescriptor, func(num protowire.Number, f pb.Field) error {
+	err := pb.Walk(pkt, data, pb.TrackDescriptor, func(num protowire.Number, f pb.Field) error {
 		switch num {
 		case 1:
 			uuid = f.Int
 		case 3:
 			hasProc = true
-			return walk(pkt, f.Bytes, mProcessDescriptor, func(n protowire.Number, g pb.Field) error {
+			return pb.Walk(pkt, f.Bytes, pb.ProcessDescriptor, func(n protowire.Number, g pb.Field) error {
 				switch n {
 				case 1:
 					info.pid = g.Int32()
@@ -915,7 +850,7 @@ func (b *builder) trackDescriptor(pkt, data []byte) error {
 			})
 		case 4:
 			info.thread = true
-			return walk(pkt, f.Bytes, mThreadDescriptor, func(n protowire.Number, g pb.Field) error {
+			return pb.Walk(pkt, f.Bytes, pb.ThreadDescriptor, func(n protowire.Number, g pb.Field) error {
 				switch n {
 				case 1:
 					info.pid = g.Int32()
@@ -948,7 +883,7 @@ func (b *builder) trackEvent(pkt, data []byte, at stamp, seq *sequence) error {
 	var name string
 	var iid uint64
 	var hasName, hasIid bool
-	err := walk(pkt, data, mTrackEvent, func(num protowire.Number, f pb.Field) error {
+	err := pb.Walk(pkt, data, pb.TrackEvent, func(num protowire.Number, f pb.Field) error {
 		switch num {
 		case 9:
 			typ = f.Int
@@ -964,7 +899,7 @@ func (b *builder) trackEvent(pkt, data []byte, at stamp, seq *sequence) error {
 	if err != nil {
 		return err
 	}
-	if typ != teSliceBegin && typ != teSliceEnd {
+	if typ != pb.TrackEventSliceBegin && typ != pb.TrackEventSliceEnd {
 		return nil
 	}
 	if uuid == 0 {
@@ -981,9 +916,9 @@ func (b *builder) trackEvent(pkt, data []byte, at stamp, seq *sequence) error {
 		b.readAgain("track_events")
 		return nil
 	}
-	ev := teEvent{at: at, kind: evEnd}
-	if typ == teSliceBegin {
-		ev.kind = evBegin
+	ev := teEvent{at: at, kind: threadlog.End}
+	if typ == pb.TrackEventSliceBegin {
+		ev.kind = threadlog.Begin
 		switch {
 		case hasName:
 		case hasIid:

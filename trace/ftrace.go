@@ -5,6 +5,9 @@ import (
 	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/perfgate/perfgate/trace/internal/pb"
+	"github.com/perfgate/perfgate/trace/internal/threadlog"
 )
 
 // ftraceBundle decodes one FtraceEventBundle: the events of one CPU's ring
@@ -17,9 +20,9 @@ func (b *builder) ftraceBundle(pkt, data []byte) error {
 	var ftraceClock uint64
 	var ftraceTs, bootTs int64
 	var hasFtraceTs, hasBootTs bool
-	w := newWalker(pkt, data, mFtraceEventBundle)
-	for w.next() {
-		f := w.f
+	w := pb.NewWalker(pkt, data, pb.FtraceEventBundle)
+	for w.Next() {
+		f := w.Field()
 		switch f.Num {
 		case 1:
 			cpu = uint32(f.Int)
@@ -37,8 +40,8 @@ func (b *builder) ftraceBundle(pkt, data []byte) error {
 			bootTs, hasBootTs = f.Int64(), true
 		}
 	}
-	if w.err != nil {
-		return w.err
+	if w.Err() != nil {
+		return w.Err()
 	}
 	// Timestamps are on the ftrace clock: boottime unless the bundle says
 	// otherwise, then moved onto boottime by the pair of readings it carries.
@@ -63,12 +66,12 @@ func (b *builder) ftraceBundle(pkt, data []byte) error {
 	}
 	if compact != nil {
 		if err := b.compactSched(pkt, compact, cs, offset); err != nil {
-			return within(err, "compact_sched(4)", 0)
+			return pb.Within(err, "compact_sched(4)", 0)
 		}
 	}
 	for _, ev := range events {
 		if err := b.ftraceEvent(pkt, ev, cs, offset); err != nil {
-			return within(err, "event(2)", 0)
+			return pb.Within(err, "event(2)", 0)
 		}
 	}
 	return nil
@@ -105,88 +108,103 @@ func (b *builder) inOrder(cs *cpuState, last *int64, ts int64, what string) bool
 	return true
 }
 
+// compactSched holds a CompactSched's switch and waking arrays, each
+// timestamp a delta on the one before.
+type compactSched struct {
+	swTs, swState, swNext, wkTs, wkPid []uint64
+}
+
 func (b *builder) compactSched(pkt, data []byte, cs *cpuState, offset int64) error {
-	var swTs, swState, swNext, wkTs, wkPid []uint64
-	w := newWalker(pkt, data, mCompactSched)
-	for w.next() {
+	var c compactSched
+	w := pb.NewWalker(pkt, data, pb.CompactSched)
+	for w.Next() {
 		var dst *[]uint64
-		switch w.f.Num {
+		switch w.Field().Num {
 		case 1:
-			dst = &swTs
+			dst = &c.swTs
 		case 2:
-			dst = &swState
+			dst = &c.swState
 		case 3:
-			dst = &swNext
+			dst = &c.swNext
 		case 7:
-			dst = &wkTs
+			dst = &c.wkTs
 		case 8:
-			dst = &wkPid
+			dst = &c.wkPid
 		default:
 			continue
 		}
-		if err := packedInto(pkt, w.f, dst); err != nil {
-			return w.wrap(err)
+		if err := pb.AppendPacked(pkt, w.Field(), dst); err != nil {
+			return w.Wrap(err)
 		}
 	}
-	if w.err != nil {
-		return w.err
+	if w.Err() != nil {
+		return w.Err()
 	}
-	if len(swTs) != len(swState) || len(swTs) != len(swNext) {
-		b.rejected["compact_sched_mismatched_arrays"] += max(len(swTs), len(swState), len(swNext))
+	if len(c.swTs) != len(c.swState) || len(c.swTs) != len(c.swNext) {
+		b.rejected["compact_sched_mismatched_arrays"] += max(len(c.swTs), len(c.swState), len(c.swNext))
 		cs.known = false
-		swTs = nil
+		c.swTs = nil
 	}
-	if len(wkTs) != len(wkPid) {
-		b.rejected["compact_sched_mismatched_arrays"] += max(len(wkTs), len(wkPid))
-		wkTs = nil
+	if len(c.wkTs) != len(c.wkPid) {
+		b.rejected["compact_sched_mismatched_arrays"] += max(len(c.wkTs), len(c.wkPid))
+		c.wkTs = nil
 	}
-	if len(swTs) > 0 || len(wkTs) > 0 {
+	if len(c.swTs) > 0 || len(c.wkTs) > 0 {
 		b.haveSched = true
 	}
-	// Switches and wakings are delta-encoded separately; replay them merged
-	// in time, as the CPU recorded them.
+	b.replayCompact(&c, cs, offset)
+	return nil
+}
+
+// replayCompact replays the switches and wakings, delta-encoded separately,
+// merged in time as the CPU recorded them.
+func (b *builder) replayCompact(c *compactSched, cs *cpuState, offset int64) {
 	var st, wt int64
 	i, j := 0, 0
 	var nextSw, nextWk int64
-	if len(swTs) > 0 {
-		nextSw = int64(swTs[0])
+	if len(c.swTs) > 0 {
+		nextSw = int64(c.swTs[0])
 	}
-	if len(wkTs) > 0 {
-		nextWk = int64(wkTs[0])
+	if len(c.wkTs) > 0 {
+		nextWk = int64(c.wkTs[0])
 	}
-	for i < len(swTs) || j < len(wkTs) {
-		if i < len(swTs) && (j >= len(wkTs) || nextSw <= nextWk) {
+	for i < len(c.swTs) || j < len(c.wkTs) {
+		if i < len(c.swTs) && (j >= len(c.wkTs) || nextSw <= nextWk) {
 			st = nextSw
 			ts := st + offset
 			if b.inOrder(cs, &cs.lastCompact, ts, "sched") {
-				b.switchTo(cs, ts, int64(swState[i]), int32(int64(swNext[i])), 0, false)
+				b.switchTo(cs, ts, int64(c.swState[i]), int32(int64(c.swNext[i])), 0, false)
 			}
 			i++
-			if i < len(swTs) {
-				nextSw = st + int64(swTs[i])
+			if i < len(c.swTs) {
+				nextSw = st + int64(c.swTs[i])
 			}
 			continue
 		}
 		wt = nextWk
-		ts := wt + offset
-		switch {
-		case b.part > 0 && ts > 0 && ts <= cs.readWake:
-			b.readAgain("ftrace_events") // as in inOrder
-		case ts > 0:
-			cs.lastWake = max(cs.lastWake, ts)
-			b.see(stamp{Boottime, ts})
-			if t := b.thread(int32(int64(wkPid[j]))); t != nil {
-				t.add(tev{ts: ts, kind: evWake})
-			}
-		default:
-			b.reject("sched_no_timestamp")
-		}
+		b.compactWaking(cs, wt+offset, int32(int64(c.wkPid[j])))
 		j++
-		if j < len(wkTs) {
-			nextWk = wt + int64(wkTs[j])
+		if j < len(c.wkTs) {
+			nextWk = wt + int64(c.wkTs[j])
 		}
 	}
-	return nil
+}
+
+// compactWaking records a waking of the compact encoding, whose times are
+// in order among the wakings only.
+func (b *builder) compactWaking(cs *cpuState, ts int64, pid int32) {
+	switch {
+	case b.part > 0 && ts > 0 && ts <= cs.readWake:
+		b.readAgain("ftrace_events") // as in inOrder
+	case ts > 0:
+		cs.lastWake = max(cs.lastWake, ts)
+		b.see(stamp{Boottime, ts})
+		if t := b.thread(pid); t != nil {
+			t.Add(threadlog.Event{Ts: ts, Kind: threadlog.Wake})
+		}
+	default:
+		b.reject("sched_no_timestamp")
+	}
 }
 
 // switchTo records a context switch on a CPU: the task that ran leaves it
@@ -199,11 +217,11 @@ func (b *builder) switchTo(cs *cpuState, ts, prevState int64, next, prev int32, 
 	}
 	if explicit {
 		if t := b.thread(prev); t != nil {
-			t.add(tev{ts: ts, kind: evSwitchOut, st: uint8(taskState(prevState))})
+			t.Add(threadlog.Event{Ts: ts, Kind: threadlog.SwitchOut, St: uint8(taskState(prevState))})
 		}
 	}
 	if t := b.thread(next); t != nil {
-		t.add(tev{ts: ts, kind: evSwitchIn})
+		t.Add(threadlog.Event{Ts: ts, Kind: threadlog.SwitchIn})
 	}
 	cs.tid, cs.known = next, true
 }
@@ -229,114 +247,142 @@ func taskState(raw int64) ThreadState {
 	return StateRunnable
 }
 
+// ftraceEv is one plain ftrace event: its payload (inside the packet pkt),
+// its CPU, its time on boottime and the task that wrote it.
+type ftraceEv struct {
+	pkt, payload []byte
+	cs           *cpuState
+	ts           int64
+	pid          int32
+}
+
 func (b *builder) ftraceEvent(pkt, data []byte, cs *cpuState, offset int64) error {
-	var ts int64
-	var pid int32
+	ev := ftraceEv{pkt: pkt, cs: cs}
 	var kindNum protowire.Number
-	var payload []byte
-	w := newWalker(pkt, data, mFtraceEvent)
-	for w.next() {
-		switch w.f.Num {
+	w := pb.NewWalker(pkt, data, pb.FtraceEvent)
+	for w.Next() {
+		switch f := w.Field(); f.Num {
 		case 1:
-			ts = w.f.Int64()
+			ev.ts = f.Int64()
 		case 2:
-			pid = w.f.Int32()
+			ev.pid = f.Int32()
 		default:
-			kindNum, payload = w.f.Num, w.f.Bytes
+			kindNum, ev.payload = f.Num, f.Bytes
 		}
 	}
-	if w.err != nil || kindNum == 0 {
-		return w.err
+	if w.Err() != nil || kindNum == 0 {
+		return w.Err()
 	}
-	if ts != 0 {
-		ts += offset
+	if ev.ts != 0 {
+		ev.ts += offset
 	}
-	var pw walker
+	var err error
 	switch kindNum {
-	case 4: // sched_switch
-		var prevPid, nextPid int32
-		var prevState int64
-		pw = newWalker(pkt, payload, mSchedSwitch)
-		for pw.next() {
-			switch pw.f.Num {
-			case 2:
-				prevPid = pw.f.Int32()
-			case 4:
-				prevState = pw.f.Int64()
-			case 6:
-				nextPid = pw.f.Int32()
-			}
-		}
-		if pw.err != nil {
-			break
-		}
-		b.haveSched = true
-		if b.inOrder(cs, &cs.lastTs, ts, "sched") {
-			b.switchTo(cs, ts, prevState, nextPid, prevPid, true)
-		}
+	case 4:
+		err = b.schedSwitch(&ev)
 	case 17, 20: // sched_wakeup, sched_waking
-		var wpid int32
-		pw = newWalker(pkt, payload, mSchedWaking)
-		for pw.next() {
-			if pw.f.Num == 2 {
-				wpid = pw.f.Int32()
-			}
-		}
-		if pw.err != nil {
-			break
-		}
-		b.haveSched = true
-		if b.inOrder(cs, &cs.lastTs, ts, "sched") {
-			if t := b.thread(wpid); t != nil {
-				t.add(tev{ts: ts, kind: evWake})
-			}
-		}
-	case 3: // print: atrace markers
-		var buf []byte
-		pw = newWalker(pkt, payload, mPrint)
-		for pw.next() {
-			buf = pw.f.Bytes
-		}
-		if pw.err != nil {
-			break
-		}
-		if b.inOrder(cs, &cs.lastTs, ts, "atrace") {
-			b.atrace(ts, pid, buf)
-		}
-	case 50: // binder_transaction
-		var reply, flags uint64
-		var toThread int32
-		pw = newWalker(pkt, payload, mBinderTransaction)
-		for pw.next() {
-			switch pw.f.Num {
-			case 4:
-				toThread = pw.f.Int32()
-			case 5:
-				reply = pw.f.Int
-			case 7:
-				flags = pw.f.Int
-			}
-		}
-		if pw.err != nil {
-			break
-		}
-		if !b.inOrder(cs, &cs.lastTs, ts, "binder") {
-			return nil
-		}
-		const oneWay = 0x01 // TF_ONE_WAY: the caller does not wait
-		switch {
-		case reply == 0 && flags&oneWay == 0:
-			if t := b.thread(pid); t != nil {
-				t.add(tev{ts: ts, kind: evBinderCall})
-			}
-		case reply != 0 && toThread > 0:
-			if t := b.thread(toThread); t != nil {
-				t.add(tev{ts: ts, kind: evBinderReply})
-			}
+		err = b.schedWaking(&ev)
+	case 3:
+		err = b.printEvent(&ev)
+	case 50:
+		err = b.binderTransaction(&ev)
+	}
+	if err != nil {
+		return pb.Within(err, pb.FtraceEvent.FieldName(kindNum), 0)
+	}
+	return nil
+}
+
+func (b *builder) schedSwitch(ev *ftraceEv) error {
+	var prevPid, nextPid int32
+	var prevState int64
+	pw := pb.NewWalker(ev.pkt, ev.payload, pb.SchedSwitch)
+	for pw.Next() {
+		switch f := pw.Field(); f.Num {
+		case 2:
+			prevPid = f.Int32()
+		case 4:
+			prevState = f.Int64()
+		case 6:
+			nextPid = f.Int32()
 		}
 	}
-	if pw.err != nil {
-		return within(pw.err, fieldName(mFtraceEvent.fields[kindNum].name, kindNum), 0)
+	if pw.Err() != nil {
+		return pw.Err()
+	}
+	b.haveSched = true
+	if b.inOrder(ev.cs, &ev.cs.lastTs, ev.ts, "sched") {
+		b.switchTo(ev.cs, ev.ts, prevState, nextPid, prevPid, true)
+	}
+	return nil
+}
+
+func (b *builder) schedWaking(ev *ftraceEv) error {
+	var wpid int32
+	pw := pb.NewWalker(ev.pkt, ev.payload, pb.SchedWaking)
+	for pw.Next() {
+		if f := pw.Field(); f.Num == 2 {
+			wpid = f.Int32()
+		}
+	}
+	if pw.Err() != nil {
+		return pw.Err()
+	}
+	b.haveSched = true
+	if b.inOrder(ev.cs, &ev.cs.lastTs, ev.ts, "sched") {
+		if t := b.thread(wpid); t != nil {
+			t.Add(threadlog.Event{Ts: ev.ts, Kind: threadlog.Wake})
+		}
+	}
+	return nil
+}
+
+// printEvent reads an atrace marker.
+func (b *builder) printEvent(ev *ftraceEv) error {
+	var buf []byte
+	pw := pb.NewWalker(ev.pkt, ev.payload, pb.Print)
+	for pw.Next() {
+		buf = pw.Field().Bytes
+	}
+	if pw.Err() != nil {
+		return pw.Err()
+	}
+	if b.inOrder(ev.cs, &ev.cs.lastTs, ev.ts, "atrace") {
+		b.atrace(ev.ts, ev.pid, buf)
+	}
+	return nil
+}
+
+func (b *builder) binderTransaction(ev *ftraceEv) error {
+	var reply, flags uint64
+	var toThread int32
+	pw := pb.NewWalker(ev.pkt, ev.payload, pb.BinderTransaction)
+	for pw.Next() {
+		switch f := pw.Field(); f.Num {
+		case 4:
+			toThread = f.Int32()
+		case 5:
+			reply = f.Int
+		case 7:
+			flags = f.Int
+		}
+	}
+	if pw.Err() != nil {
+		return pw.Err()
+	}
+	if !b.inOrder(ev.cs, &ev.cs.lastTs, ev.ts, "binder") {
+		return nil
+	}
+	const oneWay = 0x01 // TF_ONE_WAY: the caller does not wait
+	switch {
+	case reply == 0 && flags&oneWay == 0:
+		if t := b.thread(ev.pid); t != nil {
+			t.Add(threadlog.Event{Ts: ev.ts, Kind: threadlog.BinderCall})
+		}
+	case reply != 0 && toThread > 0:
+		if t := b.thread(toThread); t != nil {
+			t.Add(threadlog.Event{Ts: ev.ts, Kind: threadlog.BinderReply})
+		}
 	}
 	return nil
 }
@@ -382,11 +428,11 @@ func (b *builder) atrace(ts int64, tid int32, buf []byte) {
 		return
 	}
 	if phase == 'E' {
-		t.add(tev{ts: ts, kind: evEnd})
+		t.Add(threadlog.Event{Ts: ts, Kind: threadlog.End})
 		return
 	}
 	if len(rest) == 0 {
 		rest = []byte("[empty slice name]")
 	}
-	t.add(tev{ts: ts, kind: evBegin, arg: b.nameOf(rest)})
+	t.Add(threadlog.Event{Ts: ts, Kind: threadlog.Begin, Arg: b.nameOf(rest)})
 }

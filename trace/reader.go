@@ -147,14 +147,8 @@ func (r *Reader) next() (Packet, error) {
 // nextOuter reads the next top-level packet of the stream.
 func (r *Reader) nextOuter() (Packet, error) {
 	if !r.started {
-		r.started = true
-		if head, _ := r.br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-			zr, err := gzip.NewReader(r.br)
-			if err != nil {
-				return Packet{}, &FormatError{Offset: 0, Msg: "gzip header: " + err.Error()}
-			}
-			r.br = bufio.NewReaderSize(zr, 256<<10)
-			r.gz = true
+		if err := r.start(); err != nil {
+			return Packet{}, err
 		}
 	}
 	var head []byte
@@ -172,38 +166,18 @@ func (r *Reader) nextOuter() (Packet, error) {
 			return Packet{}, r.streamErr(tagOff, "", "packet tag", err)
 		}
 		num, typ := protowire.DecodeTag(tag)
-		if tagOff == 0 && (num != fieldTracePacket || typ != protowire.BytesType) {
-			// Every trace starts with a packet (0x0a); anything else is
-			// another kind of file.
-			return Packet{}, &FormatError{Offset: 0, Msg: fmt.Sprintf("not a Perfetto trace: it starts with % x, a trace with 0a (a TracePacket)", head)}
-		}
-		if num < protowire.MinValidNumber || num > protowire.MaxValidNumber {
-			return Packet{}, &FormatError{Offset: tagOff, Msg: fmt.Sprintf("not a Perfetto trace: tag %#x has field number %d", tag, num)}
+		if err := checkTag(tagOff, tag, head); err != nil {
+			return Packet{}, err
 		}
 		field := fmt.Sprintf("Trace field %d", num)
 		if num == fieldTracePacket {
 			field = "Trace.packet(1)"
 		}
-		switch typ {
-		case protowire.BytesType:
-		case protowire.VarintType:
-			if _, err := r.varint(); err != nil {
-				return Packet{}, r.streamErr(tagOff, field, "varint value", err)
+		if typ != protowire.BytesType {
+			if err := r.skipScalar(tagOff, field, typ); err != nil {
+				return Packet{}, err
 			}
-			r.skipped["unknown_trace_field"]++
 			continue
-		case protowire.Fixed32Type, protowire.Fixed64Type:
-			n := int64(4)
-			if typ == protowire.Fixed64Type {
-				n = 8
-			}
-			if err := r.discard(n); err != nil {
-				return Packet{}, r.streamErr(tagOff, field, "fixed value", err)
-			}
-			r.skipped["unknown_trace_field"]++
-			continue
-		default:
-			return Packet{}, &FormatError{Offset: tagOff, Field: field, Msg: fmt.Sprintf("not a Perfetto trace: wire type %d", typ)}
 		}
 		n, err := r.varint()
 		if err != nil {
@@ -219,20 +193,76 @@ func (r *Reader) nextOuter() (Packet, error) {
 			r.skipped["unknown_trace_field"]++
 			continue
 		}
-		dataOff := r.off
-		r.buf.Reset()
-		// Grow with what arrives rather than with what the length claims, so
-		// a lying length in a short file costs nothing.
-		got, err := r.buf.ReadFrom(io.LimitReader(r.br, int64(n)))
-		r.off += got
-		if err != nil {
-			return Packet{}, r.streamErr(tagOff, field, fmt.Sprintf("%d-byte packet", n), err)
-		}
-		if got < int64(n) {
-			return Packet{}, &FormatError{Offset: tagOff, Field: field, Msg: fmt.Sprintf("truncated: the packet claims %d bytes, the file ends after %d", n, got)}
-		}
-		return Packet{Offset: dataOff, Data: r.buf.Bytes()}, nil
+		return r.readPacket(tagOff, field, n)
 	}
+}
+
+// start reads a gzip-compressed file through a decompressor.
+func (r *Reader) start() error {
+	r.started = true
+	if head, _ := r.br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(r.br)
+		if err != nil {
+			return &FormatError{Offset: 0, Msg: "gzip header: " + err.Error()}
+		}
+		r.br = bufio.NewReaderSize(zr, 256<<10)
+		r.gz = true
+	}
+	return nil
+}
+
+// checkTag rejects a tag no trace holds at off; head is the file's first
+// bytes.
+func checkTag(off int64, tag uint64, head []byte) error {
+	num, typ := protowire.DecodeTag(tag)
+	if off == 0 && (num != fieldTracePacket || typ != protowire.BytesType) {
+		// Every trace starts with a packet (0x0a); anything else is
+		// another kind of file.
+		return &FormatError{Offset: 0, Msg: fmt.Sprintf("not a Perfetto trace: it starts with % x, a trace with 0a (a TracePacket)", head)}
+	}
+	if num < protowire.MinValidNumber || num > protowire.MaxValidNumber {
+		return &FormatError{Offset: off, Msg: fmt.Sprintf("not a Perfetto trace: tag %#x has field number %d", tag, num)}
+	}
+	return nil
+}
+
+// skipScalar passes over a top-level field that is not length-delimited.
+func (r *Reader) skipScalar(tagOff int64, field string, typ protowire.Type) error {
+	switch typ {
+	case protowire.VarintType:
+		if _, err := r.varint(); err != nil {
+			return r.streamErr(tagOff, field, "varint value", err)
+		}
+	case protowire.Fixed32Type, protowire.Fixed64Type:
+		n := int64(4)
+		if typ == protowire.Fixed64Type {
+			n = 8
+		}
+		if err := r.discard(n); err != nil {
+			return r.streamErr(tagOff, field, "fixed value", err)
+		}
+	default:
+		return &FormatError{Offset: tagOff, Field: field, Msg: fmt.Sprintf("not a Perfetto trace: wire type %d", typ)}
+	}
+	r.skipped["unknown_trace_field"]++
+	return nil
+}
+
+// readPacket reads the n bytes of the packet whose tag is at tagOff.
+func (r *Reader) readPacket(tagOff int64, field string, n uint64) (Packet, error) {
+	dataOff := r.off
+	r.buf.Reset()
+	// Grow with what arrives rather than with what the length claims, so
+	// a lying length in a short file costs nothing.
+	got, err := r.buf.ReadFrom(io.LimitReader(r.br, int64(n)))
+	r.off += got
+	if err != nil {
+		return Packet{}, r.streamErr(tagOff, field, fmt.Sprintf("%d-byte packet", n), err)
+	}
+	if got < int64(n) {
+		return Packet{}, &FormatError{Offset: tagOff, Field: field, Msg: fmt.Sprintf("truncated: the packet claims %d bytes, the file ends after %d", n, got)}
+	}
+	return Packet{Offset: dataOff, Data: r.buf.Bytes()}, nil
 }
 
 // streamErr turns a read error into a FormatError.

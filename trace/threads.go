@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/perfgate/perfgate/trace/internal/threadlog"
 )
 
 // timeline is what one thread did: its states as a step function and its
@@ -49,7 +51,7 @@ func (o *overlap) with(a, b int64) bool {
 }
 
 // buildTimeline replays a thread's events in time order (they were kept in
-// the order they came, each CPU's in time order; see threadLog.each) and
+// the order they came, each CPU's in time order; see threadlog.Log.Each) and
 // keeps of the thread's states and slices what the frames need: the
 // states over the spans (the janky frames), the slices that overlap them,
 // and the Choreographer#doFrame slices of the tokens with every slice
@@ -57,91 +59,24 @@ func (o *overlap) with(a, b int64) bool {
 // trace holds is replayed and let go, so a thread switched in millions of
 // times costs the memory of its log. conv moves a boottime ns onto the
 // trace clock.
-func (b *builder) buildTimeline(tid int32, log *threadLog, conv func(int64) int64, spans []span, tokens map[int64]bool) *timeline {
-	tl := &timeline{}
-	type open struct {
-		name   uint32
-		start  int64
-		binder bool
-		match  bool // a doFrame of one of the tokens
-		below  bool // one is under it
-	}
-	var stack []open
-	matched := 0 // matching doFrames on the stack
-	segsOf, slicesOf := newOverlap(spans), newOverlap(slices.Clone(spans))
-	var doFrames []span // the matching doFrames
-	base, last := StateUnknown, StateUnknown
-	pending := seg{start: math.MinInt64, st: StateUnknown}
-	binderCall := false
-	binderSlices := 0
-	log.each(func(e tev) {
-		e.ts = conv(e.ts)
-		switch e.kind {
-		case evSwitchIn:
-			base = StateRunning
-		case evSwitchOut:
-			base = ThreadState(e.st)
-		case evWake:
-			if base != StateRunning && base != StateRunnable {
-				base = StateRunnable
-			}
-		case evBinderCall:
-			binderCall = true
-		case evBinderReply:
-			binderCall = false
-		case evBegin:
-			name := b.names[e.arg]
-			bi := binderSlice(name)
-			if bi {
-				binderSlices++
-			}
-			o := open{name: e.arg, start: e.ts, binder: bi}
-			if tok, ok := doFrameToken(name); ok && tokens[tok] {
-				o.match = true
-				matched++
-			}
-			stack = append(stack, o)
-		case evEnd:
-			if len(stack) == 0 {
-				b.reject("slice_end_without_begin")
-				break
-			}
-			o := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if o.binder {
-				binderSlices--
-			}
-			name := b.names[o.name]
-			keep := slicesOf.with(o.start, e.ts) || matched > 0 || o.below && strings.HasPrefix(name, "Choreographer#doFrame")
-			if o.match {
-				matched--
-				doFrames = append(doFrames, span{o.start, e.ts})
-			}
-			if n := len(stack); n > 0 && (o.match || o.below) {
-				stack[n-1].below = true
-			}
-			if keep {
-				tl.slices = append(tl.slices, Slice{Name: name, TID: tid, Start: o.start, End: e.ts, Depth: len(stack)})
-			}
+func (b *builder) buildTimeline(tid int32, log *threadlog.Log, conv func(int64) int64, spans []span, tokens map[int64]bool) *timeline {
+	states := newStateLog(spans)
+	ss := b.newSliceStack(tid, tokens, slices.Clone(spans), nil)
+	log.Each(func(e threadlog.Event) {
+		e.Ts = conv(e.Ts)
+		switch e.Kind {
+		case threadlog.Begin:
+			ss.begin(e.Arg, e.Ts)
+		case threadlog.End:
+			ss.end(e.Ts)
+		default:
+			states.event(e)
 		}
-		eff := base
-		if (base == StateSleeping || base == StateUninterruptible) && (binderCall || binderSlices > 0) {
-			eff = StateBinder
-		}
-		if eff != last {
-			// The segment that ends here is kept when a span needs it.
-			if pending.start != math.MinInt64 && segsOf.with(pending.start, e.ts) {
-				tl.segs = append(tl.segs, pending)
-			}
-			pending = seg{start: e.ts, st: eff}
-			last = eff
-		}
+		states.settle(e.Ts, ss.binders > 0)
 	})
-	if pending.start != math.MinInt64 && segsOf.with(pending.start, math.MaxInt64) {
-		tl.segs = append(tl.segs, pending)
-	}
-	b.rejected["slice_unfinished"] += len(stack)
-	tl.slices = append(tl.slices, b.trackSlices(tid, conv, spans, tokens, doFrames)...)
+	ss.close()
+	tl := &timeline{segs: states.close(), slices: ss.kept}
+	tl.slices = append(tl.slices, b.trackSlices(tid, conv, spans, tokens, ss.doFrames)...)
 	slices.SortStableFunc(tl.slices, func(x, y Slice) int { return cmp.Compare(x.Start, y.Start) })
 	for _, s := range tl.slices {
 		tl.maxDur = max(tl.maxDur, s.Dur())
@@ -149,77 +84,190 @@ func (b *builder) buildTimeline(tid int32, log *threadLog, conv func(int64) int6
 	return tl
 }
 
+// stateLog replays a thread's scheduling events into the segments of its
+// states that overlap the spans.
+type stateLog struct {
+	segsOf     *overlap
+	base, last ThreadState
+	pending    seg // the segment under way
+	binderCall bool
+	segs       []seg
+}
+
+func newStateLog(spans []span) *stateLog {
+	return &stateLog{
+		segsOf: newOverlap(spans),
+		base:   StateUnknown, last: StateUnknown,
+		pending: seg{start: math.MinInt64, st: StateUnknown},
+	}
+}
+
+// event takes a switch, a waking or a binder transaction.
+func (s *stateLog) event(e threadlog.Event) {
+	switch e.Kind {
+	case threadlog.SwitchIn:
+		s.base = StateRunning
+	case threadlog.SwitchOut:
+		s.base = ThreadState(e.St)
+	case threadlog.Wake:
+		if s.base != StateRunning && s.base != StateRunnable {
+			s.base = StateRunnable
+		}
+	case threadlog.BinderCall:
+		s.binderCall = true
+	case threadlog.BinderReply:
+		s.binderCall = false
+	}
+}
+
+// settle begins a segment at ts when the state changed there; a sleep in a
+// binder call or slice is StateBinder.
+func (s *stateLog) settle(ts int64, inBinderSlice bool) {
+	eff := s.base
+	if (s.base == StateSleeping || s.base == StateUninterruptible) && (s.binderCall || inBinderSlice) {
+		eff = StateBinder
+	}
+	if eff == s.last {
+		return
+	}
+	// The segment that ends here is kept when a span needs it.
+	if s.pending.start != math.MinInt64 && s.segsOf.with(s.pending.start, ts) {
+		s.segs = append(s.segs, s.pending)
+	}
+	s.pending = seg{start: ts, st: eff}
+	s.last = eff
+}
+
+// close ends the last segment with the trace and returns the segments kept.
+func (s *stateLog) close() []seg {
+	if s.pending.start != math.MinInt64 && s.segsOf.with(s.pending.start, math.MaxInt64) {
+		s.segs = append(s.segs, s.pending)
+	}
+	return s.segs
+}
+
+// sliceStack replays a thread's (or a track's) slice begins and ends, in
+// time order, and keeps the slices the janky frames need: those over the
+// spans, the doFrames of the tokens with what is under them and the
+// doFrames around them, and what lies within the spans of inside.
+type sliceStack struct {
+	b        *builder
+	tid      int32
+	tokens   map[int64]bool
+	over     *overlap
+	inside   []span
+	open     []openSlice
+	matched  int    // matching doFrames open
+	binders  int    // binder slices open
+	doFrames []span // the matching doFrames ended
+	kept     []Slice
+}
+
+type openSlice struct {
+	name   uint32
+	start  int64
+	binder bool
+	match  bool // a doFrame of one of the tokens
+	below  bool // one is under it
+}
+
+func (b *builder) newSliceStack(tid int32, tokens map[int64]bool, spans, inside []span) *sliceStack {
+	return &sliceStack{b: b, tid: tid, tokens: tokens, over: newOverlap(spans), inside: inside}
+}
+
+func (s *sliceStack) begin(name uint32, ts int64) {
+	n := s.b.names[name]
+	o := openSlice{name: name, start: ts, binder: binderSlice(n)}
+	if o.binder {
+		s.binders++
+	}
+	if tok, ok := doFrameToken(n); ok && s.tokens[tok] {
+		o.match = true
+		s.matched++
+	}
+	s.open = append(s.open, o)
+}
+
+func (s *sliceStack) end(ts int64) {
+	if len(s.open) == 0 {
+		s.b.reject("slice_end_without_begin")
+		return
+	}
+	o := s.open[len(s.open)-1]
+	s.open = s.open[:len(s.open)-1]
+	if o.binder {
+		s.binders--
+	}
+	name := s.b.names[o.name]
+	keep := s.over.with(o.start, ts) || s.matched > 0 || o.below && strings.HasPrefix(name, "Choreographer#doFrame") || s.within(o.start, ts)
+	if o.match {
+		s.matched--
+		s.doFrames = append(s.doFrames, span{o.start, ts})
+	}
+	if n := len(s.open); n > 0 && (o.match || o.below) {
+		s.open[n-1].below = true
+	}
+	if keep {
+		s.kept = append(s.kept, Slice{Name: name, TID: s.tid, Start: o.start, End: ts, Depth: len(s.open)})
+	}
+}
+
+// within tells whether [start, end) lies within one of the inside spans.
+func (s *sliceStack) within(start, end int64) bool {
+	for _, d := range s.inside {
+		if start >= d.start && end <= d.end {
+			return true
+		}
+	}
+	return false
+}
+
+// close counts the slices still open.
+func (s *sliceStack) close() { s.b.rejected["slice_unfinished"] += len(s.open) }
+
 // trackSlices builds the TrackEvent slices of thread tid's tracks, keeping
 // those buildTimeline keeps: over the spans, doFrames of the tokens and
 // what is under them, and what lies within the doFrames (atrace's) given.
 func (b *builder) trackSlices(tid int32, conv func(int64) int64, spans []span, tokens map[int64]bool, doFrames []span) []Slice {
 	var out []Slice
-	within := func(s, e int64) bool {
-		for _, d := range doFrames {
-			if s >= d.start && e <= d.end {
-				return true
-			}
-		}
-		return false
-	}
 	for uuid, info := range b.tracks {
 		if !info.thread || info.tid != tid {
 			continue
 		}
-		log := b.trackLogs[uuid]
-		type ev struct {
-			ts   int64
-			name uint32
-			kind uint8
-		}
-		evs := make([]ev, 0, len(log))
-		for _, e := range log {
-			ns, ok := b.clocks.convert(e.at.ns, e.at.clock, Boottime)
-			if !ok {
-				b.reject("track_event_unknown_clock")
-				continue
-			}
-			evs = append(evs, ev{conv(ns), e.name, e.kind})
-		}
-		slices.SortStableFunc(evs, func(x, y ev) int { return cmp.Compare(x.ts, y.ts) })
-		type open struct {
-			ev
-			match, below bool
-		}
-		var stack []open
-		matched := 0
-		of := newOverlap(slices.Clone(spans))
-		for _, e := range evs {
-			if e.kind == evBegin {
-				o := open{ev: e}
-				if tok, ok := doFrameToken(b.names[e.name]); ok && tokens[tok] {
-					o.match = true
-					matched++
-				}
-				stack = append(stack, o)
-				continue
-			}
-			if len(stack) == 0 {
-				b.reject("slice_end_without_begin")
-				continue
-			}
-			o := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			name := b.names[o.name]
-			keep := of.with(o.ts, e.ts) || matched > 0 || o.below && strings.HasPrefix(name, "Choreographer#doFrame") || within(o.ts, e.ts)
-			if o.match {
-				matched--
-			}
-			if n := len(stack); n > 0 && (o.match || o.below) {
-				stack[n-1].below = true
-			}
-			if keep {
-				out = append(out, Slice{Name: name, TID: tid, Start: o.ts, End: e.ts, Depth: len(stack)})
+		ss := b.newSliceStack(tid, tokens, slices.Clone(spans), doFrames)
+		for _, e := range b.trackEvents(b.trackLogs[uuid], conv) {
+			if e.kind == threadlog.Begin {
+				ss.begin(e.name, e.ts)
+			} else {
+				ss.end(e.ts)
 			}
 		}
-		b.rejected["slice_unfinished"] += len(stack)
+		ss.close()
+		out = append(out, ss.kept...)
 	}
 	return out
+}
+
+// trackEv is a track's event on the trace clock.
+type trackEv struct {
+	ts   int64
+	name uint32
+	kind threadlog.Kind
+}
+
+// trackEvents are a track's events on the trace clock, in time order.
+func (b *builder) trackEvents(log []teEvent, conv func(int64) int64) []trackEv {
+	evs := make([]trackEv, 0, len(log))
+	for _, e := range log {
+		ns, ok := b.clocks.convert(e.at.ns, e.at.clock, Boottime)
+		if !ok {
+			b.reject("track_event_unknown_clock")
+			continue
+		}
+		evs = append(evs, trackEv{conv(ns), e.name, e.kind})
+	}
+	slices.SortStableFunc(evs, func(x, y trackEv) int { return cmp.Compare(x.ts, y.ts) })
+	return evs
 }
 
 // binderSlice: a slice that stands for the thread waiting on a binder call

@@ -304,61 +304,14 @@ func (s *Server) hostRequest(c net.Conn, req string, current *hostDevice) (*host
 	if err != nil {
 		return nil, err
 	}
-	switch cmd {
-	case "version":
-		return nil, adbwire.WriteOkay(c, fmt.Sprintf("%04x", serverVersion))
-	case "kill":
-		_ = adbwire.WriteOkay(c)
-		go s.Close()
-		return nil, nil
-	case "devices", "devices-l":
-		return nil, adbwire.WriteOkay(c, s.deviceList(cmd == "devices-l"))
-	case "track-devices", "track-devices-l":
-		s.trackDevices(c, cmd == "track-devices-l")
-		return nil, nil
-	case "host-features":
-		return nil, adbwire.WriteOkay(c, "shell_v2,cmd,stat_v2,ls_v2")
-	case "list-forward":
-		return nil, adbwire.WriteOkay(c, s.forwardList())
-	case "killforward-all":
-		s.killForwards(func(*forward) bool { return true })
-		// The first OKAY says the server took the request, the second
-		// that it succeeded.
-		_, err := c.Write([]byte("OKAYOKAY"))
-		return nil, err
-	case "transport-any", "transport", "tport:any", "tport":
-		// Bare "transport"/"tport" come from a host-serial: prefix.
-		d, err := sel()
-		if err != nil {
-			return nil, err
-		}
-		return s.switchTransport(c, d, strings.HasPrefix(cmd, "tport"))
+	if h := serverServices[cmd]; h != nil {
+		return nil, h(s, c, cmd)
 	}
-	switch {
-	case strings.HasPrefix(cmd, "transport:"):
-		d, err := s.bySerial(strings.TrimPrefix(cmd, "transport:"))
+	if d, tport, ok, err := s.transportTarget(cmd, sel); ok {
 		if err != nil {
 			return nil, err
 		}
-		return s.switchTransport(c, d, false)
-	case strings.HasPrefix(cmd, "transport-id:"):
-		d, err := s.byTransportID(strings.TrimPrefix(cmd, "transport-id:"))
-		if err != nil {
-			return nil, err
-		}
-		return s.switchTransport(c, d, false)
-	case strings.HasPrefix(cmd, "tport:serial:"):
-		d, err := s.bySerial(strings.TrimPrefix(cmd, "tport:serial:"))
-		if err != nil {
-			return nil, err
-		}
-		return s.switchTransport(c, d, true)
-	case strings.HasPrefix(cmd, "tport:transport-id:"):
-		d, err := s.byTransportID(strings.TrimPrefix(cmd, "tport:transport-id:"))
-		if err != nil {
-			return nil, err
-		}
-		return s.switchTransport(c, d, true)
+		return s.switchTransport(c, d, tport)
 	}
 	if !isDeviceCommand(cmd) {
 		return nil, fmt.Errorf("unknown host service %q", req)
@@ -367,35 +320,113 @@ func (s *Server) hostRequest(c net.Conn, req string, current *hostDevice) (*host
 	if err != nil {
 		return nil, err
 	}
+	return nil, s.deviceService(c, d, cmd, req)
+}
+
+// serverServices are the host services about the server rather than a
+// device, by command; an error is sent as FAIL.
+var serverServices = map[string]func(s *Server, c net.Conn, cmd string) error{
+	"version": func(_ *Server, c net.Conn, _ string) error {
+		return adbwire.WriteOkay(c, fmt.Sprintf("%04x", serverVersion))
+	},
+	"kill": func(s *Server, c net.Conn, _ string) error {
+		_ = adbwire.WriteOkay(c)
+		go s.Close()
+		return nil
+	},
+	"devices":         serveDevices,
+	"devices-l":       serveDevices,
+	"track-devices":   serveTrackDevices,
+	"track-devices-l": serveTrackDevices,
+	"host-features": func(_ *Server, c net.Conn, _ string) error {
+		return adbwire.WriteOkay(c, "shell_v2,cmd,stat_v2,ls_v2")
+	},
+	"list-forward": func(s *Server, c net.Conn, _ string) error {
+		return adbwire.WriteOkay(c, s.forwardList())
+	},
+	"killforward-all": func(s *Server, c net.Conn, _ string) error {
+		s.killForwards(func(*forward) bool { return true })
+		// The first OKAY says the server took the request, the second
+		// that it succeeded.
+		_, err := c.Write([]byte("OKAYOKAY"))
+		return err
+	},
+}
+
+func serveDevices(s *Server, c net.Conn, cmd string) error {
+	return adbwire.WriteOkay(c, s.deviceList(cmd == "devices-l"))
+}
+
+func serveTrackDevices(s *Server, c net.Conn, cmd string) error {
+	s.trackDevices(c, cmd == "track-devices-l")
+	return nil
+}
+
+// transportPrefixes are the transport requests naming their device.
+var transportPrefixes = []struct {
+	prefix      string
+	byID, tport bool
+}{
+	{"transport:", false, false},
+	{"transport-id:", true, false},
+	{"tport:serial:", false, true},
+	{"tport:transport-id:", true, true},
+}
+
+// transportTarget is the device a transport request switches to, and
+// whether it is a tport one (which answers with the transport id); ok is
+// false when cmd is not a transport request.
+func (s *Server) transportTarget(cmd string, sel selector) (d *hostDevice, tport, ok bool, err error) {
+	switch cmd {
+	case "transport-any", "transport", "tport:any", "tport":
+		// Bare "transport"/"tport" come from a host-serial: prefix.
+		d, err := sel()
+		return d, strings.HasPrefix(cmd, "tport"), true, err
+	}
+	for _, p := range transportPrefixes {
+		if rest, found := strings.CutPrefix(cmd, p.prefix); found {
+			find := s.bySerial
+			if p.byID {
+				find = s.byTransportID
+			}
+			d, err := find(rest)
+			return d, p.tport, true, err
+		}
+	}
+	return nil, false, false, nil
+}
+
+// deviceService answers a host service about the device d.
+func (s *Server) deviceService(c net.Conn, d *hostDevice, cmd, req string) error {
 	switch {
 	case cmd == "features":
-		return nil, adbwire.WriteOkay(c, strings.Join(servedFeatures(d.dev), ","))
+		return adbwire.WriteOkay(c, strings.Join(servedFeatures(d.dev), ","))
 	case cmd == "get-state":
-		return nil, adbwire.WriteOkay(c, "device")
+		return adbwire.WriteOkay(c, "device")
 	case cmd == "get-serialno":
-		return nil, adbwire.WriteOkay(c, d.serial)
+		return adbwire.WriteOkay(c, d.serial)
 	case cmd == "get-devpath":
-		return nil, adbwire.WriteOkay(c, "unknown")
+		return adbwire.WriteOkay(c, "unknown")
 	case strings.HasPrefix(cmd, "forward:"):
 		port, err := s.addForward(d, strings.TrimPrefix(cmd, "forward:"))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b := []byte("OKAYOKAY")
 		if port != 0 {
 			b = adbwire.AppendString(b, strconv.Itoa(port))
 		}
 		_, err = c.Write(b)
-		return nil, err
+		return err
 	case strings.HasPrefix(cmd, "killforward:"):
 		local := strings.TrimPrefix(cmd, "killforward:")
 		if s.killForwards(func(f *forward) bool { return f.local == local }) == 0 {
-			return nil, fmt.Errorf("listener '%s' not found", local)
+			return fmt.Errorf("listener '%s' not found", local)
 		}
 		_, err := c.Write([]byte("OKAYOKAY"))
-		return nil, err
+		return err
 	}
-	return nil, fmt.Errorf("unknown host service %q", req)
+	return fmt.Errorf("unknown host service %q", req)
 }
 
 // isDeviceCommand says whether cmd is a host service about one device.

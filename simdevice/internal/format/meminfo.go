@@ -55,6 +55,28 @@ func WriteMeminfo(w io.Writer, m Meminfo) {
 	}
 	fmt.Fprintf(&b, "Uptime: %d Realtime: %d\n\n", m.Uptime, m.Realtime)
 	fmt.Fprintf(&b, "** MEMINFO in pid %d [%s] **\n", m.Pid, m.Package)
+	tot := writeMemTable(&b, m, modern)
+	writeAppSummary(&b, m, tot, modern)
+	fmt.Fprintf(&b, ` 
+ Objects
+               Views:       %2d         ViewRootImpl:        1
+         AppContexts:        6           Activities:        1
+              Assets:       30        AssetManagers:        0
+       Local Binders:       35        Proxy Binders:       77
+       Parcel memory:       11         Parcel count:       46
+    Death Recipients:        4             WebViews:        0
+ 
+ SQL
+         MEMORY_USED:        0
+  PAGECACHE_OVERFLOW:        0          MALLOC_SIZE:        0
+ 
+`, m.Views)
+	io.WriteString(w, b.String())
+}
+
+// writeMemTable writes the category rows and their TOTAL row, which it
+// returns.
+func writeMemTable(b *strings.Builder, m Meminfo, modern bool) MemRow {
 	if modern {
 		b.WriteString("                   Pss  Private  Private  SwapPss      Rss     Heap     Heap     Heap\n")
 		b.WriteString("                 Total    Dirty    Clean    Dirty    Total     Size    Alloc     Free\n")
@@ -76,15 +98,21 @@ func WriteMeminfo(w io.Writer, m Meminfo) {
 		tot.HeapFree += r.HeapFree
 	}
 	for _, r := range append(m.Rows, tot) {
-		fmt.Fprintf(&b, "%13s %8d %8d %8d %8d", r.Name, r.Pss, r.PrivDirty, r.PrivClean, r.Swap)
+		fmt.Fprintf(b, "%13s %8d %8d %8d %8d", r.Name, r.Pss, r.PrivDirty, r.PrivClean, r.Swap)
 		if modern {
-			fmt.Fprintf(&b, " %8d", r.Rss)
+			fmt.Fprintf(b, " %8d", r.Rss)
 		}
 		if r.Heap {
-			fmt.Fprintf(&b, " %8d %8d %8d", r.HeapSize, r.HeapAlloc, r.HeapFree)
+			fmt.Fprintf(b, " %8d %8d %8d", r.HeapSize, r.HeapAlloc, r.HeapFree)
 		}
 		b.WriteByte('\n')
 	}
+	return tot
+}
+
+// writeAppSummary writes the App Summary: the PSS (and from API 30 the RSS)
+// of Java, native, code, stack, graphics, other and system memory.
+func writeAppSummary(b *strings.Builder, m Meminfo, tot MemRow, modern bool) {
 	stack := m.row("Stack")
 	priv := tot.PrivDirty + tot.PrivClean
 	privOther := priv - m.Java - m.Native - m.Code - stack.Pss - m.Graphics
@@ -99,36 +127,21 @@ func WriteMeminfo(w io.Writer, m Meminfo) {
 	b.WriteString(" \n App Summary\n")
 	if modern {
 		b.WriteString("                       Pss(KB)                        Rss(KB)\n                        ------                         ------\n")
-		fmt.Fprintf(&b, "           Java Heap: %8d                       %8d\n", m.Java, rssJava)
-		fmt.Fprintf(&b, "         Native Heap: %8d                       %8d\n", m.Native, rssNative)
-		fmt.Fprintf(&b, "                Code: %8d                       %8d\n", m.Code, rssCode)
-		fmt.Fprintf(&b, "               Stack: %8d                       %8d\n", stack.Pss, stack.Rss)
-		fmt.Fprintf(&b, "            Graphics: %8d                       %8d\n", m.Graphics, m.Graphics)
-		fmt.Fprintf(&b, "       Private Other: %8d\n", privOther)
-		fmt.Fprintf(&b, "              System: %8d\n", system)
-		fmt.Fprintf(&b, "             Unknown:                                %8d\n", tot.Rss-rssKnown)
-		fmt.Fprintf(&b, " \n           TOTAL PSS: %8d            TOTAL RSS: %8d       TOTAL SWAP PSS: %8d\n", tot.Pss, tot.Rss, tot.Swap)
+		fmt.Fprintf(b, "           Java Heap: %8d                       %8d\n", m.Java, rssJava)
+		fmt.Fprintf(b, "         Native Heap: %8d                       %8d\n", m.Native, rssNative)
+		fmt.Fprintf(b, "                Code: %8d                       %8d\n", m.Code, rssCode)
+		fmt.Fprintf(b, "               Stack: %8d                       %8d\n", stack.Pss, stack.Rss)
+		fmt.Fprintf(b, "            Graphics: %8d                       %8d\n", m.Graphics, m.Graphics)
+		fmt.Fprintf(b, "       Private Other: %8d\n", privOther)
+		fmt.Fprintf(b, "              System: %8d\n", system)
+		fmt.Fprintf(b, "             Unknown:                                %8d\n", tot.Rss-rssKnown)
+		fmt.Fprintf(b, " \n           TOTAL PSS: %8d            TOTAL RSS: %8d       TOTAL SWAP PSS: %8d\n", tot.Pss, tot.Rss, tot.Swap)
 	} else {
 		b.WriteString("                       Pss(KB)\n                        ------\n")
-		fmt.Fprintf(&b, "           Java Heap: %8d\n         Native Heap: %8d\n                Code: %8d\n               Stack: %8d\n            Graphics: %8d\n       Private Other: %8d\n              System: %8d\n",
+		fmt.Fprintf(b, "           Java Heap: %8d\n         Native Heap: %8d\n                Code: %8d\n               Stack: %8d\n            Graphics: %8d\n       Private Other: %8d\n              System: %8d\n",
 			m.Java, m.Native, m.Code, stack.Pss, m.Graphics, privOther, system)
-		fmt.Fprintf(&b, " \n               TOTAL: %8d      TOTAL SWAP (KB): %8d\n", tot.Pss, tot.Swap)
+		fmt.Fprintf(b, " \n               TOTAL: %8d      TOTAL SWAP (KB): %8d\n", tot.Pss, tot.Swap)
 	}
-	fmt.Fprintf(&b, ` 
- Objects
-               Views:       %2d         ViewRootImpl:        1
-         AppContexts:        6           Activities:        1
-              Assets:       30        AssetManagers:        0
-       Local Binders:       35        Proxy Binders:       77
-       Parcel memory:       11         Parcel count:       46
-    Death Recipients:        4             WebViews:        0
- 
- SQL
-         MEMORY_USED:        0
-  PAGECACHE_OVERFLOW:        0          MALLOC_SIZE:        0
- 
-`, m.Views)
-	io.WriteString(w, b.String())
 }
 
 // MeminfoProcess is one line of a bare `dumpsys meminfo`.

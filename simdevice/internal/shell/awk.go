@@ -146,46 +146,7 @@ func (p *proc) awk() int {
 	}
 	w := bufio.NewWriter(p.stdout)
 	defer w.Flush()
-	nr := 0
-	var fields []string
-	var rec string
-	eval := func(term string) string {
-		switch {
-		case strings.HasPrefix(term, `"`):
-			return strings.Trim(term, `"`)
-		case term == "NR":
-			return strconv.Itoa(nr)
-		case term == "NF":
-			return strconv.Itoa(len(fields))
-		case term == "$NF":
-			if len(fields) == 0 {
-				return ""
-			}
-			return fields[len(fields)-1]
-		case term == "$0":
-			return rec
-		}
-		n, _ := strconv.Atoi(term[1:])
-		if n >= 1 && n <= len(fields) {
-			return fields[n-1]
-		}
-		return ""
-	}
-	emit := func(r awkRule) {
-		if r.items == nil {
-			fmt.Fprintln(w, rec)
-			return
-		}
-		out := make([]string, len(r.items))
-		for i, it := range r.items {
-			var b strings.Builder
-			for _, t := range it {
-				b.WriteString(eval(t))
-			}
-			out[i] = b.String()
-		}
-		fmt.Fprintln(w, strings.Join(out, " "))
-	}
+	a := &awkRun{w: w}
 	for _, op := range inputs(args[1:]) {
 		r, err := p.lineReader(op)
 		if err != nil {
@@ -197,16 +158,10 @@ func (p *proc) awk() int {
 			if line == "" && err != nil {
 				break
 			}
-			rec = strings.TrimSuffix(line, "\n")
-			nr++
-			if sep == "" || sep == " " {
-				fields = strings.Fields(rec)
-			} else {
-				fields = strings.Split(rec, sep)
-			}
+			a.record(strings.TrimSuffix(line, "\n"), sep)
 			for _, rule := range rules {
-				if !rule.end && (rule.match == nil || rule.match.MatchString(rec)) {
-					emit(rule)
+				if !rule.end && (rule.match == nil || rule.match.MatchString(a.rec)) {
+					a.emit(rule)
 				}
 			}
 			if op == "-" && w.Flush() != nil {
@@ -219,8 +174,68 @@ func (p *proc) awk() int {
 	}
 	for _, rule := range rules {
 		if rule.end {
-			emit(rule)
+			a.emit(rule)
 		}
 	}
 	return 0
+}
+
+// awkRun is the state of a running awk program: the record and its fields.
+type awkRun struct {
+	w      *bufio.Writer
+	nr     int
+	rec    string
+	fields []string
+}
+
+// record takes the next record, split on sep (blanks when empty or " ").
+func (a *awkRun) record(rec, sep string) {
+	a.rec = rec
+	a.nr++
+	if sep == "" || sep == " " {
+		a.fields = strings.Fields(rec)
+	} else {
+		a.fields = strings.Split(rec, sep)
+	}
+}
+
+// eval is a term's value for the current record.
+func (a *awkRun) eval(term string) string {
+	switch {
+	case strings.HasPrefix(term, `"`):
+		return strings.Trim(term, `"`)
+	case term == "NR":
+		return strconv.Itoa(a.nr)
+	case term == "NF":
+		return strconv.Itoa(len(a.fields))
+	case term == "$NF":
+		if len(a.fields) == 0 {
+			return ""
+		}
+		return a.fields[len(a.fields)-1]
+	case term == "$0":
+		return a.rec
+	}
+	n, _ := strconv.Atoi(term[1:])
+	if n >= 1 && n <= len(a.fields) {
+		return a.fields[n-1]
+	}
+	return ""
+}
+
+// emit prints what rule r prints: the record, or its items.
+func (a *awkRun) emit(r awkRule) {
+	if r.items == nil {
+		fmt.Fprintln(a.w, a.rec)
+		return
+	}
+	out := make([]string, len(r.items))
+	for i, it := range r.items {
+		var b strings.Builder
+		for _, t := range it {
+			b.WriteString(a.eval(t))
+		}
+		out[i] = b.String()
+	}
+	fmt.Fprintln(a.w, strings.Join(out, " "))
 }

@@ -30,58 +30,39 @@ func parseGrep(args []string, mode byte) (grepOpts, error) {
 		o.mode = 'G'
 	}
 	ops, err := scanFlags(args, func(c byte, value func() (string, error)) error {
+		if f := grepSwitches[c]; f != nil {
+			*f(&o) = true
+			return nil
+		}
 		switch c {
 		case 'E', 'F', 'G':
 			o.mode = c
-		case 'i':
-			o.ignoreCase = true
-		case 'v':
-			o.invert = true
-		case 'w':
-			o.word = true
-		case 'x':
-			o.line = true
-		case 'c':
-			o.count = true
-		case 'q':
-			o.quiet = true
-		case 'o':
-			o.only = true
-		case 'n':
-			o.number = true
-		case 'l':
-			o.list = true
-		case 'h':
-			o.noName = true
-		case 'H':
-			o.withName = true
-		case 's':
-			o.silent = true
+			return nil
 		case 'e', 'm', 'A', 'B', 'C':
-			v, err := value()
-			if err != nil {
-				return err
-			}
-			if c == 'e' {
-				o.patterns = append(o.patterns, v)
-				return nil
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return usageError("Not integer '" + v + "'")
-			}
-			switch c {
-			case 'm':
-				o.max = n
-			case 'A':
-				after = n
-			case 'B':
-				before = n
-			case 'C':
-				both = n
-			}
 		default:
 			return usageError("Unknown option '" + string(c) + "'")
+		}
+		v, err := value()
+		if err != nil {
+			return err
+		}
+		if c == 'e' {
+			o.patterns = append(o.patterns, v)
+			return nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return usageError("Not integer '" + v + "'")
+		}
+		switch c {
+		case 'm':
+			o.max = n
+		case 'A':
+			after = n
+		case 'B':
+			before = n
+		case 'C':
+			both = n
 		}
 		return nil
 	})
@@ -110,6 +91,23 @@ func parseGrep(args []string, mode byte) (grepOpts, error) {
 	o.patterns = pats
 	o.files = ops
 	return o, nil
+}
+
+// grepSwitches are grep's flags without a value, each the option it turns
+// on.
+var grepSwitches = map[byte]func(o *grepOpts) *bool{
+	'i': func(o *grepOpts) *bool { return &o.ignoreCase },
+	'v': func(o *grepOpts) *bool { return &o.invert },
+	'w': func(o *grepOpts) *bool { return &o.word },
+	'x': func(o *grepOpts) *bool { return &o.line },
+	'c': func(o *grepOpts) *bool { return &o.count },
+	'q': func(o *grepOpts) *bool { return &o.quiet },
+	'o': func(o *grepOpts) *bool { return &o.only },
+	'n': func(o *grepOpts) *bool { return &o.number },
+	'l': func(o *grepOpts) *bool { return &o.list },
+	'h': func(o *grepOpts) *bool { return &o.noName },
+	'H': func(o *grepOpts) *bool { return &o.withName },
+	's': func(o *grepOpts) *bool { return &o.silent },
 }
 
 // compileGrep turns the patterns into one Go regexp.
@@ -299,10 +297,10 @@ func (p *proc) grep(mode string) int {
 		return 2
 	}
 	files := inputs(o.files)
-	showName := (len(files) > 1 || o.withName) && !o.noName
 	w := bufio.NewWriter(p.stdout)
 	defer w.Flush()
-	selected, trouble := false, false
+	g := &grepper{p: p, o: o, re: re, w: w, showName: (len(files) > 1 || o.withName) && !o.noName}
+	trouble := false
 	for _, f := range files {
 		r, err := p.lineReader(f)
 		if err != nil {
@@ -313,97 +311,142 @@ func (p *proc) grep(mode string) int {
 			trouble = true
 			continue
 		}
-		name := f
-		if f == "-" {
-			name = "(standard input)"
-		}
-		count := 0
-		ctxOut := o.after > 0 || o.before > 0
-		var held []string // up to o.before lines before the next match
-		lastOut, afterLeft := -1, 0
-		for i := 0; ; i++ {
-			if f == "-" && w.Buffered() > 0 {
-				// Lines from a stream (logcat | grep) go out as they
-				// match: at the latest before grep waits for more input.
-				if b, _ := r.Peek(r.Buffered()); bytes.IndexByte(b, '\n') < 0 && w.Flush() != nil {
-					return 2
-				}
-			}
-			line, err := r.ReadString('\n')
-			if line == "" && err != nil {
-				break
-			}
-			line = strings.TrimSuffix(line, "\n")
-			prefix := func(sep string) string {
-				s := ""
-				if showName {
-					s = name + sep
-				}
-				if o.number {
-					s += strconv.Itoa(i+1) + sep
-				}
-				return s
-			}
-			ms := grepMatches(re, line, o.word, o.only && !o.invert)
-			if (len(ms) > 0) == o.invert || o.max >= 0 && count >= o.max {
-				if o.max >= 0 && count >= o.max && afterLeft == 0 {
-					break
-				}
-				if afterLeft > 0 && !o.count && !o.list {
-					fmt.Fprintf(w, "%s%s\n", prefix("-"), line)
-					lastOut = i
-					afterLeft--
-				} else if o.before > 0 {
-					held = append(held, prefix("-")+line)
-					if len(held) > o.before {
-						held = held[1:]
-					}
-				}
-				continue
-			}
-			count++
-			selected = true
-			if o.quiet {
-				return 0
-			}
-			if o.count || o.list {
-				continue
-			}
-			if ctxOut && lastOut >= 0 && i-len(held) > lastOut+1 {
-				fmt.Fprintln(w, "--")
-			}
-			for _, h := range held {
-				fmt.Fprintln(w, h)
-			}
-			held = held[:0]
-			if o.only && !o.invert {
-				for _, mm := range ms {
-					if mm[1] > mm[0] {
-						fmt.Fprintf(w, "%s%s\n", prefix(":"), line[mm[0]:mm[1]])
-					}
-				}
-			} else {
-				fmt.Fprintf(w, "%s%s\n", prefix(":"), line)
-			}
-			lastOut, afterLeft = i, o.after
-		}
-		if p.ctx.Err() != nil {
-			return 130
-		}
-		switch {
-		case o.list && count > 0:
-			fmt.Fprintln(w, name)
-		case o.count && showName:
-			fmt.Fprintf(w, "%s:%d\n", name, count)
-		case o.count:
-			fmt.Fprintln(w, count)
+		if code, done := g.file(f, r); done {
+			return code
 		}
 	}
 	switch {
-	case trouble && !(o.quiet && selected):
+	case trouble && !(o.quiet && g.selected):
 		return 2
-	case selected:
+	case g.selected:
 		return 0
 	}
 	return 1
+}
+
+// grepper is one grep over its inputs.
+type grepper struct {
+	p        *proc
+	o        grepOpts
+	re       *regexp.Regexp
+	w        *bufio.Writer
+	showName bool
+	selected bool // a line was selected
+	quit     bool // -q and a line was selected: nothing more to do
+	// The current file.
+	name               string
+	count              int
+	held               []string // up to o.before lines before the next match
+	lastOut, afterLeft int
+}
+
+// file greps one input; done with the exit status when grep ends there.
+func (g *grepper) file(f string, r *bufio.Reader) (code int, done bool) {
+	o := &g.o
+	g.name = f
+	if f == "-" {
+		g.name = "(standard input)"
+	}
+	g.count, g.held, g.lastOut, g.afterLeft = 0, nil, -1, 0
+	for i := 0; ; i++ {
+		if f == "-" && g.w.Buffered() > 0 {
+			// Lines from a stream (logcat | grep) go out as they
+			// match: at the latest before grep waits for more input.
+			if b, _ := r.Peek(r.Buffered()); bytes.IndexByte(b, '\n') < 0 && g.w.Flush() != nil {
+				return 2, true
+			}
+		}
+		line, err := r.ReadString('\n')
+		if line == "" && err != nil {
+			break
+		}
+		if !g.line(i, strings.TrimSuffix(line, "\n")) {
+			break
+		}
+	}
+	if g.quit {
+		return 0, true
+	}
+	if g.p.ctx.Err() != nil {
+		return 130, true
+	}
+	switch {
+	case o.list && g.count > 0:
+		fmt.Fprintln(g.w, g.name)
+	case o.count && g.showName:
+		fmt.Fprintf(g.w, "%s:%d\n", g.name, g.count)
+	case o.count:
+		fmt.Fprintln(g.w, g.count)
+	}
+	return 0, false
+}
+
+// prefix is what goes before line i's text: the file's name and the line
+// number, as asked, each followed by sep.
+func (g *grepper) prefix(i int, sep string) string {
+	s := ""
+	if g.showName {
+		s = g.name + sep
+	}
+	if g.o.number {
+		s += strconv.Itoa(i+1) + sep
+	}
+	return s
+}
+
+// line takes line i of the current file; false to stop reading it.
+func (g *grepper) line(i int, line string) bool {
+	o := &g.o
+	ms := grepMatches(g.re, line, o.word, o.only && !o.invert)
+	if (len(ms) > 0) == o.invert || o.max >= 0 && g.count >= o.max {
+		if o.max >= 0 && g.count >= o.max && g.afterLeft == 0 {
+			return false
+		}
+		if g.afterLeft > 0 && !o.count && !o.list {
+			fmt.Fprintf(g.w, "%s%s\n", g.prefix(i, "-"), line)
+			g.lastOut = i
+			g.afterLeft--
+		} else if o.before > 0 {
+			g.held = append(g.held, g.prefix(i, "-")+line)
+			if len(g.held) > o.before {
+				g.held = g.held[1:]
+			}
+		}
+		return true
+	}
+	g.count++
+	g.selected = true
+	if o.quiet {
+		g.quit = true
+		return false
+	}
+	if o.count || o.list {
+		return true
+	}
+	g.printMatch(i, line, ms)
+	return true
+}
+
+// printMatch prints a selected line (or its matches, with -o) after the
+// context lines held before it.
+func (g *grepper) printMatch(i int, line string, ms [][]int) {
+	o := &g.o
+	ctxOut := o.after > 0 || o.before > 0
+	if ctxOut && g.lastOut >= 0 && i-len(g.held) > g.lastOut+1 {
+		fmt.Fprintln(g.w, "--")
+	}
+	for _, h := range g.held {
+		fmt.Fprintln(g.w, h)
+	}
+	g.held = g.held[:0]
+	if o.only && !o.invert {
+		for _, mm := range ms {
+			if mm[1] > mm[0] {
+				fmt.Fprintf(g.w, "%s%s\n", g.prefix(i, ":"), line[mm[0]:mm[1]])
+			}
+		}
+	} else {
+		fmt.Fprintf(g.w, "%s%s\n", g.prefix(i, ":"), line)
+	}
+	g.lastOut, g.afterLeft = i, o.after
 }

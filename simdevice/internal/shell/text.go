@@ -53,37 +53,14 @@ func (p *proc) headTail(head bool) int {
 	if head {
 		name = "head"
 	}
-	args := slices.Clone(p.args[1:])
-	for i, a := range args {
-		// The historic -N form means -n N.
-		if len(a) > 1 && a[0] == '-' && a[1] >= '0' && a[1] <= '9' {
-			args[i] = "-n" + a[1:]
-		}
-	}
-	fl, ops, err := parseFlags(args, "qvf", "nc")
-	if err != nil {
-		return p.usage(name, err)
-	}
-	count, bytesMode, fromStart := 10, false, false
-	spec, ok := fl["n"]
-	if c, okc := fl["c"]; okc {
-		spec, ok, bytesMode = c, true, true
-	}
-	if ok {
-		if !head && strings.HasPrefix(spec, "+") {
-			fromStart = true
-		}
-		n, err := strconv.Atoi(strings.TrimPrefix(spec, "+"))
-		if err != nil || n < 0 {
-			p.errf("%s: Not integer '%s'\n", name, spec)
-			return 1
-		}
-		count = n
+	o, ops, code := p.parseHeadTail(name, head)
+	if code >= 0 {
+		return code
 	}
 	ins := inputs(ops)
 	st := 0
 	for i, op := range ins {
-		if len(ins) > 1 && fl["q"] == "" {
+		if len(ins) > 1 && !o.quiet {
 			if i > 0 {
 				fmt.Fprintln(p.stdout)
 			}
@@ -96,7 +73,7 @@ func (p *proc) headTail(head bool) int {
 				st = 1
 				continue
 			}
-			if !p.copyHead(r, count, bytesMode) {
+			if !p.copyHead(r, o.count, o.bytes) {
 				return 1
 			}
 			continue
@@ -110,22 +87,7 @@ func (p *proc) headTail(head bool) int {
 			st = 1
 			continue
 		}
-		var out []byte
-		switch {
-		case bytesMode && fromStart:
-			out = data[min(max(count-1, 0), len(data)):]
-		case bytesMode:
-			out = data[len(data)-min(count, len(data)):]
-		default:
-			ls := splitKeep(data)
-			if fromStart {
-				ls = ls[min(max(count-1, 0), len(ls)):]
-			} else {
-				ls = ls[len(ls)-min(count, len(ls)):]
-			}
-			out = []byte(strings.Join(ls, ""))
-		}
-		if _, err := p.stdout.Write(out); err != nil {
+		if _, err := p.stdout.Write(o.tail(data)); err != nil {
 			return 1
 		}
 	}
@@ -133,6 +95,63 @@ func (p *proc) headTail(head bool) int {
 		return 130
 	}
 	return st
+}
+
+// headTailOpts are the options of head or tail: count lines (or bytes),
+// from the end or (tail +N) from the start, headers unless quiet.
+type headTailOpts struct {
+	count                   int
+	bytes, fromStart, quiet bool
+}
+
+// parseHeadTail reads the command line of head or tail (name); code is
+// the exit status when it cannot, else -1.
+func (p *proc) parseHeadTail(name string, head bool) (o headTailOpts, ops []string, code int) {
+	args := slices.Clone(p.args[1:])
+	for i, a := range args {
+		// The historic -N form means -n N.
+		if len(a) > 1 && a[0] == '-' && a[1] >= '0' && a[1] <= '9' {
+			args[i] = "-n" + a[1:]
+		}
+	}
+	fl, ops, err := parseFlags(args, "qvf", "nc")
+	if err != nil {
+		return o, nil, p.usage(name, err)
+	}
+	o.count, o.quiet = 10, fl["q"] != ""
+	spec, ok := fl["n"]
+	if c, okc := fl["c"]; okc {
+		spec, ok, o.bytes = c, true, true
+	}
+	if ok {
+		if !head && strings.HasPrefix(spec, "+") {
+			o.fromStart = true
+		}
+		n, err := strconv.Atoi(strings.TrimPrefix(spec, "+"))
+		if err != nil || n < 0 {
+			p.errf("%s: Not integer '%s'\n", name, spec)
+			return o, nil, 1
+		}
+		o.count = n
+	}
+	return o, ops, -1
+}
+
+// tail is what tail prints of data.
+func (o *headTailOpts) tail(data []byte) []byte {
+	switch {
+	case o.bytes && o.fromStart:
+		return data[min(max(o.count-1, 0), len(data)):]
+	case o.bytes:
+		return data[len(data)-min(o.count, len(data)):]
+	}
+	ls := splitKeep(data)
+	if o.fromStart {
+		ls = ls[min(max(o.count-1, 0), len(ls)):]
+	} else {
+		ls = ls[len(ls)-min(o.count, len(ls)):]
+	}
+	return []byte(strings.Join(ls, ""))
 }
 
 // copyHead copies the first n lines (or bytes) of r and stops reading, so

@@ -1,6 +1,9 @@
 // Package pb walks the fields of protobuf messages by field number, the wire
 // layer under package trace: no generated code, no reflection, every length
-// checked against what is left, every failure an error naming where.
+// checked against what is left, every failure an error naming where. A
+// Walker reads the fields a Message lists (perfetto.go lists those of
+// perfetto's messages that package trace reads), checks their wire types
+// and names the path to a malformed one.
 package pb
 
 import (
