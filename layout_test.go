@@ -243,13 +243,9 @@ const (
 
 // The packages and functions still past the sizes.
 var (
-	largePackages = []string{"cmd/perfgate", "metrics", "perftest", "trace"}
+	largePackages = []string{"cmd/perfgate", "metrics", "perftest"}
 	wideAPIs      = []string{"metrics"}
 	longFuncs     = []string{
-		"adbx/adbtest/server.go Server.hostRequest",
-		"budget/file.go ParseBudgetFile",
-		"budget/record.go RecordBudgets",
-		"causes/causes.go Attribute",
 		"cmd/perfgate/analyze_trace.go analyzeTrace",
 		"history/html.go trendSVG",
 		"history/read.go Store.readValues",
@@ -276,30 +272,6 @@ var (
 		"report/markdown.go writeMarkdownResult",
 		"report/svg.go chart.svg",
 		"scenario/startup.go MeasureStartup",
-		"simdevice/internal/format/meminfo.go WriteMeminfo",
-		"simdevice/internal/shell/awk.go proc.awk",
-		"simdevice/internal/shell/grep.go parseGrep",
-		"simdevice/internal/shell/grep.go proc.grep",
-		"simdevice/internal/shell/text.go proc.headTail",
-		"simdevice/perfetto.go Device.perfetto",
-		"simdevice/profiler.go World.simpleperfRecord",
-		"simdevice/profiler.go World.simpleperfReportSample",
-		"simdevice/trace_write.go traceJob.frameEvents",
-		"simdevice/uia2/routes.go Server.routes",
-		"simdevice/workload.go Workload.Validate",
-		"simdevice/world.go newWorldWith",
-		"simdevice/world_cmds.go World.Pm",
-		"simdevice/world_cmds.go World.Ps",
-		"simdevice/world_cmds.go World.amStart",
-		"simdevice/world_files.go World.ReadDir",
-		"simdevice/world_files.go World.readFileLocked",
-		"trace/analysis.go builder.finish",
-		"trace/decode.go builder.decodePacket",
-		"trace/ftrace.go builder.compactSched",
-		"trace/ftrace.go builder.ftraceEvent",
-		"trace/reader.go Reader.nextOuter",
-		"trace/text.go WriteText",
-		"trace/threads.go builder.buildTimeline",
 	}
 )
 
