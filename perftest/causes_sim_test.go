@@ -103,169 +103,179 @@ func launchCold(t *testing.T, s *perftest.Session, d *adbx.Device, dev *simdevic
 // the truth's.
 func TestCausesMatchTruth(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		api int
-		hz  float64
-	}{{33, 60}, {28, 120}} {
+	for _, tc := range causesCases {
 		t.Run(fmt.Sprintf("api%d_%ghz", tc.api, tc.hz), func(t *testing.T) {
 			t.Parallel()
-			// A host stalled past the phone's frame ring (1 s at 120 Hz)
-			// loses frames, and the step's frame figures with them: the
-			// session says so, and it is recorded again, up to three times.
-			var dev *simdevice.Device
-			var r *perftest.Result
-			for try := 1; ; try++ {
-				var d *adbx.Device
-				dev, d = causeDevice(t, tc.api, tc.hz, simdevice.Quirks{LogHistory: true}, nil)
-				s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir(), WaitForApp: true}))
-				launchCold(t, s, d, dev)
-				s.Step("scroll", func() { waitCauseFrames(t, dev, map[string]int{"bind": 8, "decode": 2}) })
-				r = s.Stop()
-				lost := framesLost(r)
-				if lost == "" || try == 3 {
-					break
-				}
-				t.Logf("run %d: %s; recording again", try, lost)
-			}
-			w := dev.World()
-			wl := w.Workload()
-			st := r.Step("scroll")
-			c := st.Causes
-			if c == nil {
-				t.Fatal("no causes")
-			}
-			for _, src := range []string{perftest.CausePhases, perftest.CauseBlocks, perftest.CauseStacks, perftest.CauseANRs} {
-				if why := c.NotMeasured[src]; why != "" {
-					t.Errorf("%s not measured: %s", src, why)
-				}
-			}
-
-			// Every janky frame against the truth's cause.
-			truth := map[int64]simdevice.TruthFrame{}
-			for _, f := range w.TruthFrames() {
-				truth[f.IntendedVsync] = f
-			}
-			// A step's blocks are the messages whose Looper line was logged
-			// before the step's end, and the end is placed on the phone's
-			// clock within the clock map's uncertainty. The message of a
-			// frame presented just before the step ended can be logged
-			// after that end as the session places it: such an edge frame
-			// has no block in the step, and is set apart (at most two).
-			pastEnd := map[int64]bool{}
-			for _, b := range w.TruthBlocks() {
-				if b.LoggedMs > 0 && b.FrameVsync != 0 && b.EndNs >= st.DeviceEndNs {
-					pastEnd[b.FrameVsync] = true
-				}
-			}
-			attributed, janky, edge := 0, 0, 0
-			for _, fc := range c.Frames {
-				if !slices.Contains(fc.Janks, st.FrameStats.JankDefinition) {
-					continue
-				}
-				if fc.Block == nil && pastEnd[fc.TimeNs] {
-					t.Logf("janky frame at %.3fs: its message was logged after the step's end (clock uncertainty %.1f ms)", fc.AtS, r.Clock.UncertaintyMs)
-					edge++
-					continue
-				}
-				janky++
-				tf := truth[fc.TimeNs]
-				ci := slices.IndexFunc(wl.Causes, func(x simdevice.Cause) bool { return x.Name == tf.Cause })
-				if ci < 0 {
-					t.Errorf("janky frame at %.3fs: the truth has no cause for it (%+v)", fc.AtS, tf)
-					continue
-				}
-				cause := wl.Causes[ci]
-				handler, callback := "android.view.Choreographer$FrameHandler", "android.view.Choreographer$FrameDisplayEventReceiver"
-				if cause.Phase == "wait" {
-					handler, callback = cause.Handler, cause.Callback
-				}
-				var b perftest.Block
-				if fc.Block != nil {
-					b = c.Blocks[*fc.Block]
-				}
-				if fc.Block != nil && b.Handler == handler && b.Callback == callback && fc.AppFrame == appFrame(cause.Stack) &&
-					fc.Stack == strings.Join(cause.Stack, ";") && string(fc.Phase) == cause.Phase {
-					attributed++
-				} else {
-					t.Logf("frame at %.3fs (truth %s): phase %s, block %+v, stack %d/%d in %s", fc.AtS, tf.Cause, fc.Phase, b, fc.StackHits, fc.StackSamples, fc.AppFrame)
-				}
-			}
-			t.Logf("%d of %d janky frames attributed to their true cause; top blockers %+v; top stacks %+v", attributed, janky, c.TopBlockers, c.TopStacks)
-			if edge > 2 {
-				t.Errorf("%d janky frames whose message was logged after the step's end, want at most two", edge)
-			}
-			if janky < 8 || float64(attributed) < 0.95*float64(janky) {
-				t.Errorf("%d of %d janky frames attributed to the truth's cause, want at least 95%% of at least 8", attributed, janky)
-			}
-
-			// The truth's top blocker: the messages Looper logged in the step,
-			// by handler, callback class and the cause's app frame.
-			type key struct{ h, c, app string }
-			total := map[key]int64{}
-			work := map[string]int64{}
-			var longest int64
-			for _, b := range w.TruthBlocks() {
-				if b.EndNs < st.DeviceStartNs || b.EndNs >= st.DeviceEndNs {
-					continue
-				}
-				work[b.Cause] += b.WorkNs
-				if b.LoggedMs == 0 {
-					continue
-				}
-				longest = max(longest, b.LoggedMs)
-				cb, _, _ := strings.Cut(b.Callback, "@")
-				app := ""
-				if i := slices.IndexFunc(wl.Causes, func(x simdevice.Cause) bool { return x.Name == b.Cause }); i >= 0 {
-					app = appFrame(wl.Causes[i].Stack)
-				}
-				total[key{b.Handler, cb, app}] += b.LoggedMs
-			}
-			var top key
-			for k, v := range total {
-				if v > total[top] {
-					top = k
-				}
-			}
-			if len(c.TopBlockers) == 0 {
-				t.Fatal("no top blocker")
-			}
-			tb := c.TopBlockers[0]
-			if tb.Handler != top.h || tb.Callback != top.c || tb.AppFrame != top.app || tb.TotalMs != total[top] {
-				t.Errorf("top blocker %+v, truth %+v with %d ms", tb, top, total[top])
-			}
-			if got := metric(t, st, metrics.MaxBlock); int64(got) != longest {
-				t.Errorf("max_block %v, truth %d ms", got, longest)
-			}
-
-			// The truth's top stack: the stack of the cause that worked longest.
-			topCause := ""
-			for k, v := range work {
-				if k != "" && v > work[topCause] {
-					topCause = k
-				}
-			}
-			i := slices.IndexFunc(wl.Causes, func(x simdevice.Cause) bool { return x.Name == topCause })
-			if len(c.TopStacks) == 0 || i < 0 || c.TopStacks[0].Stack != strings.Join(wl.Causes[i].Stack, ";") || c.TopStacks[0].AppFrame != appFrame(wl.Causes[i].Stack) {
-				t.Errorf("top stacks %+v, truth: cause %q", c.TopStacks, topCause)
-			}
-
-			// The gate says why.
-			var out bytes.Buffer
-			rec := &recordT{w: &out}
-			assert.MaxJank(rec, st, 0)
-			if line := out.String(); !strings.Contains(line, "late in layout; top block ") || !strings.Contains(line, " ms in "+pkg+".FeedAdapter.onBindViewHolder") {
-				t.Errorf("failure line %q does not say why", line)
-			}
-
-			// The folded stacks beside the Result, and the property put back.
-			b, err := os.ReadFile(filepath.Join(filepath.Dir(r.Path), r.Causes.StacksFile))
-			if err != nil || !bytes.Contains(b, []byte("scroll;"+strings.Join(wl.Causes[i].Stack, ";")+" ")) {
-				t.Errorf("folded stacks %s: %v\n%.400s", r.Causes.StacksFile, err, b)
-			}
-			if v, ok := w.Prop(metrics.LooperSlowProperty(wl.UID, "main")); ok || r.Causes.LooperSlowMs != int64(1000/tc.hz) {
-				t.Errorf("property after Stop: %q (set %v); threshold %d ms", v, ok, r.Causes.LooperSlowMs)
-			}
+			causesMatchTruth(t, tc)
 		})
+	}
+}
+
+// causesCase is a phone TestCausesMatchTruth runs on.
+type causesCase struct {
+	api int
+	hz  float64
+}
+
+var causesCases = []causesCase{{33, 60}, {28, 120}}
+
+// causesMatchTruth is one case of TestCausesMatchTruth.
+func causesMatchTruth(t *testing.T, tc causesCase) {
+	// A host stalled past the phone's frame ring (1 s at 120 Hz)
+	// loses frames, and the step's frame figures with them: the
+	// session says so, and it is recorded again, up to three times.
+	var dev *simdevice.Device
+	var r *perftest.Result
+	for try := 1; ; try++ {
+		var d *adbx.Device
+		dev, d = causeDevice(t, tc.api, tc.hz, simdevice.Quirks{LogHistory: true}, nil)
+		s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir(), WaitForApp: true}))
+		launchCold(t, s, d, dev)
+		s.Step("scroll", func() { waitCauseFrames(t, dev, map[string]int{"bind": 8, "decode": 2}) })
+		r = s.Stop()
+		lost := framesLost(r)
+		if lost == "" || try == 3 {
+			break
+		}
+		t.Logf("run %d: %s; recording again", try, lost)
+	}
+	w := dev.World()
+	wl := w.Workload()
+	st := r.Step("scroll")
+	c := st.Causes
+	if c == nil {
+		t.Fatal("no causes")
+	}
+	for _, src := range []string{perftest.CausePhases, perftest.CauseBlocks, perftest.CauseStacks, perftest.CauseANRs} {
+		if why := c.NotMeasured[src]; why != "" {
+			t.Errorf("%s not measured: %s", src, why)
+		}
+	}
+
+	// Every janky frame against the truth's cause.
+	truth := map[int64]simdevice.TruthFrame{}
+	for _, f := range w.TruthFrames() {
+		truth[f.IntendedVsync] = f
+	}
+	// A step's blocks are the messages whose Looper line was logged
+	// before the step's end, and the end is placed on the phone's
+	// clock within the clock map's uncertainty. The message of a
+	// frame presented just before the step ended can be logged
+	// after that end as the session places it: such an edge frame
+	// has no block in the step, and is set apart (at most two).
+	pastEnd := map[int64]bool{}
+	for _, b := range w.TruthBlocks() {
+		if b.LoggedMs > 0 && b.FrameVsync != 0 && b.EndNs >= st.DeviceEndNs {
+			pastEnd[b.FrameVsync] = true
+		}
+	}
+	attributed, janky, edge := 0, 0, 0
+	for _, fc := range c.Frames {
+		if !slices.Contains(fc.Janks, st.FrameStats.JankDefinition) {
+			continue
+		}
+		if fc.Block == nil && pastEnd[fc.TimeNs] {
+			t.Logf("janky frame at %.3fs: its message was logged after the step's end (clock uncertainty %.1f ms)", fc.AtS, r.Clock.UncertaintyMs)
+			edge++
+			continue
+		}
+		janky++
+		tf := truth[fc.TimeNs]
+		ci := slices.IndexFunc(wl.Causes, func(x simdevice.Cause) bool { return x.Name == tf.Cause })
+		if ci < 0 {
+			t.Errorf("janky frame at %.3fs: the truth has no cause for it (%+v)", fc.AtS, tf)
+			continue
+		}
+		cause := wl.Causes[ci]
+		handler, callback := "android.view.Choreographer$FrameHandler", "android.view.Choreographer$FrameDisplayEventReceiver"
+		if cause.Phase == "wait" {
+			handler, callback = cause.Handler, cause.Callback
+		}
+		var b perftest.Block
+		if fc.Block != nil {
+			b = c.Blocks[*fc.Block]
+		}
+		if fc.Block != nil && b.Handler == handler && b.Callback == callback && fc.AppFrame == appFrame(cause.Stack) &&
+			fc.Stack == strings.Join(cause.Stack, ";") && string(fc.Phase) == cause.Phase {
+			attributed++
+		} else {
+			t.Logf("frame at %.3fs (truth %s): phase %s, block %+v, stack %d/%d in %s", fc.AtS, tf.Cause, fc.Phase, b, fc.StackHits, fc.StackSamples, fc.AppFrame)
+		}
+	}
+	t.Logf("%d of %d janky frames attributed to their true cause; top blockers %+v; top stacks %+v", attributed, janky, c.TopBlockers, c.TopStacks)
+	if edge > 2 {
+		t.Errorf("%d janky frames whose message was logged after the step's end, want at most two", edge)
+	}
+	if janky < 8 || float64(attributed) < 0.95*float64(janky) {
+		t.Errorf("%d of %d janky frames attributed to the truth's cause, want at least 95%% of at least 8", attributed, janky)
+	}
+
+	// The truth's top blocker: the messages Looper logged in the step,
+	// by handler, callback class and the cause's app frame.
+	type key struct{ h, c, app string }
+	total := map[key]int64{}
+	work := map[string]int64{}
+	var longest int64
+	for _, b := range w.TruthBlocks() {
+		if b.EndNs < st.DeviceStartNs || b.EndNs >= st.DeviceEndNs {
+			continue
+		}
+		work[b.Cause] += b.WorkNs
+		if b.LoggedMs == 0 {
+			continue
+		}
+		longest = max(longest, b.LoggedMs)
+		cb, _, _ := strings.Cut(b.Callback, "@")
+		app := ""
+		if i := slices.IndexFunc(wl.Causes, func(x simdevice.Cause) bool { return x.Name == b.Cause }); i >= 0 {
+			app = appFrame(wl.Causes[i].Stack)
+		}
+		total[key{b.Handler, cb, app}] += b.LoggedMs
+	}
+	var top key
+	for k, v := range total {
+		if v > total[top] {
+			top = k
+		}
+	}
+	if len(c.TopBlockers) == 0 {
+		t.Fatal("no top blocker")
+	}
+	tb := c.TopBlockers[0]
+	if tb.Handler != top.h || tb.Callback != top.c || tb.AppFrame != top.app || tb.TotalMs != total[top] {
+		t.Errorf("top blocker %+v, truth %+v with %d ms", tb, top, total[top])
+	}
+	if got := metric(t, st, metrics.MaxBlock); int64(got) != longest {
+		t.Errorf("max_block %v, truth %d ms", got, longest)
+	}
+
+	// The truth's top stack: the stack of the cause that worked longest.
+	topCause := ""
+	for k, v := range work {
+		if k != "" && v > work[topCause] {
+			topCause = k
+		}
+	}
+	i := slices.IndexFunc(wl.Causes, func(x simdevice.Cause) bool { return x.Name == topCause })
+	if len(c.TopStacks) == 0 || i < 0 || c.TopStacks[0].Stack != strings.Join(wl.Causes[i].Stack, ";") || c.TopStacks[0].AppFrame != appFrame(wl.Causes[i].Stack) {
+		t.Errorf("top stacks %+v, truth: cause %q", c.TopStacks, topCause)
+	}
+
+	// The gate says why.
+	var out bytes.Buffer
+	rec := &recordT{w: &out}
+	assert.MaxJank(rec, st, 0)
+	if line := out.String(); !strings.Contains(line, "late in layout; top block ") || !strings.Contains(line, " ms in "+pkg+".FeedAdapter.onBindViewHolder") {
+		t.Errorf("failure line %q does not say why", line)
+	}
+
+	// The folded stacks beside the Result, and the property put back.
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(r.Path), r.Causes.StacksFile))
+	if err != nil || !bytes.Contains(b, []byte("scroll;"+strings.Join(wl.Causes[i].Stack, ";")+" ")) {
+		t.Errorf("folded stacks %s: %v\n%.400s", r.Causes.StacksFile, err, b)
+	}
+	if v, ok := w.Prop(metrics.LooperSlowProperty(wl.UID, "main")); ok || r.Causes.LooperSlowMs != int64(1000/tc.hz) {
+		t.Errorf("property after Stop: %q (set %v); threshold %d ms", v, ok, r.Causes.LooperSlowMs)
 	}
 }
 

@@ -142,7 +142,11 @@ func TestStepsAfterTheLastPoll(t *testing.T) {
 func serveFaulty(t *testing.T, fd *faultyDevice) (*faultyDevice, *adbx.Device) {
 	t.Helper()
 	fd.Device = sim(t, "smooth-scroll", 60, 33)
-	srv := adbtest.NewServer(fd)
+	newServer := adbtest.NewServer
+	if inBubble() {
+		newServer = adbtest.NewPipeServer
+	}
+	srv := newServer(fd)
 	t.Cleanup(srv.Close)
 	d := srv.Open(fd.Serial())
 	launch(t, d, fd.Device)
@@ -206,8 +210,12 @@ func disconnectRun(t *testing.T, ep string) (early string) {
 	dev := sim(t, "smooth-scroll", 60, 33)
 	var drop func()
 	var d *adbx.Device
-	if ep == "host" {
-		srv := adbtest.NewServer(dev)
+	if ep == "host" || ep == "pipe" {
+		newServer := adbtest.NewServer
+		if ep == "pipe" {
+			newServer = adbtest.NewPipeServer
+		}
+		srv := newServer(dev)
 		t.Cleanup(srv.Close)
 		drop = func() { srv.Remove(dev.Serial()) }
 		d = srv.Open(dev.Serial())

@@ -66,6 +66,9 @@ var endpoints = []endpoint{
 // openHost serves the phone from adbtest's pure-Go host-protocol server.
 func openHost(t testing.TB, dev *simdevice.Device, _ func() *adbtest.ADB) (*adbx.Device, func() int) {
 	t.Helper()
+	if inBubble() {
+		return openPipe(t, dev, nil)
+	}
 	srv := adbtest.NewServer(dev)
 	t.Cleanup(srv.Close)
 	return srv.Open(dev.Serial()), func() int { return srv.Streams(dev.Serial()) }
@@ -550,11 +553,18 @@ func groundTruthRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, preset
 	tk := newTicker()
 	opts = append(opts, func(c *perftest.Config) { c.OnTick = tk.onTick })
 	s := perftest.Start(t, d, opts...)
-	s.Step("scroll", func() { tk.wait(t, 10) }) // a second
+	wait := tk.wait
+	if ep.name == pipeEndpoint.name {
+		wait = tk.settledWait
+	}
+	s.Step("scroll", func() { wait(t, 10) }) // a second
 	r := s.Stop()
 	time.Sleep(50 * time.Millisecond) // let the last polled frames be presented in the truth
 	stalled = len(r.Gaps) > 0
 	st := r.Step("scroll")
+	if ep.name == pipeEndpoint.name {
+		fingerprint(t, r, st)
+	}
 	truth, early, late := truthInStep(r, st, dev.World().TruthFrames(), sf)
 	if late > 2 || early > 2 {
 		fail("%d true frames of the step were presented after the last poll, %d before the history was cleared", late, early)

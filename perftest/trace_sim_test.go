@@ -84,6 +84,11 @@ func traceTruth(dev *simdevice.Device) []simdevice.TruthFrame {
 // it.
 func TestTraceMatchesTruth(t *testing.T) {
 	t.Parallel()
+	traceMatchesTruth(t)
+}
+
+// traceMatchesTruth is TestTraceMatchesTruth's body.
+func traceMatchesTruth(t *testing.T) {
 	tc := perftest.TraceConfig{Categories: append(slices.Clone(perftest.DefaultTraceCategories), "aidl")}
 	dev, r, st := traceSession(t, 33, simdevice.Quirks{}, 40, tc)
 	info := r.Trace

@@ -10,7 +10,11 @@ package simtest
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"strings"
+	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
@@ -37,6 +41,43 @@ func Serve(t TB, cfg simdevice.Config) (*simdevice.Device, *adbtest.Server) {
 	srv := adbtest.NewServer(dev)
 	t.Cleanup(srv.Close)
 	return dev, srv
+}
+
+// ServePipe is Serve over in-memory pipes (adbtest.NewPipeServer), for a
+// test in a testing/synctest bubble: the phone, the server and whatever the
+// test runs against them then keep the bubble's clock. Call it inside the
+// bubble.
+func ServePipe(t TB, cfg simdevice.Config) (*simdevice.Device, *adbtest.Server) {
+	t.Helper()
+	dev, err := simdevice.New(cfg)
+	if err != nil {
+		t.Fatalf("simdevice.New: %v", err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	srv := adbtest.NewPipeServer(dev)
+	t.Cleanup(srv.Close)
+	return dev, srv
+}
+
+// bubbleWall bounds a bubble's time on the host.
+const bubbleWall = 2 * time.Minute
+
+// Bubble runs f in a testing/synctest bubble (synctest.Test), on a fake
+// clock that moves only when every goroutine of the test waits. A
+// goroutine blocked on anything else (a socket, a process, a lock held
+// across a wait) stops that clock for good, and the test would hang to
+// -timeout: after two minutes on the host Bubble ends the test binary
+// instead, with every goroutine's stack, so the one that holds the clock
+// can be found.
+func Bubble(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	stuck := time.AfterFunc(bubbleWall, func() {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		panic(fmt.Sprintf("simtest: %s: the bubble's clock has not moved its test to the end in %v on the host; a goroutine blocked outside the bubble's reach (network I/O, a process, a mutex) holds it:\n%s", t.Name(), bubbleWall, buf))
+	})
+	defer stuck.Stop()
+	synctest.Test(t, f)
 }
 
 // quickColdMs is the cold start QuickStart gives a workload.
