@@ -25,10 +25,10 @@ func TestStacksPastOutputBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dev.Close() })
-	srv := adbtest.NewServer(dev)
+	srv := adbtest.NewPipeServer(dev)
 	t.Cleanup(srv.Close)
 	const bound = 32 << 10
-	d, err := adbx.Open(t.Context(), adbx.Options{Server: srv.Addr, Serial: dev.Serial(), MaxOutput: bound})
+	d, err := adbx.Open(t.Context(), adbx.Options{Server: srv.Addr, Dial: srv.Dial, Serial: dev.Serial(), MaxOutput: bound})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,32 +3,15 @@ package perftest_test
 import (
 	"crypto/sha256"
 	"encoding/json"
-	"fmt"
-	"os"
 	"reflect"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
-	"github.com/perfgate/perfgate/simdevice"
 )
-
-// openPipe serves the phone from adbtest's host-protocol server over
-// in-memory pipes, so a test in a testing/synctest bubble runs the phone,
-// the server and the session on the bubble's clock.
-func openPipe(t testing.TB, dev *simdevice.Device, _ func() *adbtest.ADB) (*adbx.Device, func() int) {
-	t.Helper()
-	srv := adbtest.NewPipeServer(dev)
-	t.Cleanup(srv.Close)
-	return srv.Open(dev.Serial()), func() int { return srv.Streams(dev.Serial()) }
-}
-
-var pipeEndpoint = endpoint{"pipe", openPipe}
 
 // settledWait is wait in a testing/synctest bubble: it first lets every
 // goroutine finish what it does at this instant, so a tick due now counts
@@ -41,44 +24,6 @@ func (tk ticker) settledWait(t *testing.T, n int) {
 	tk.wait(t, n)
 }
 
-// TestFramesMatchGroundTruthFakeClock is TestFramesMatchGroundTruth's
-// host-server cases on the bubble's clock: no retries, since a host cannot
-// stall on a clock that only moves when every goroutine waits.
-func TestFramesMatchGroundTruthFakeClock(t *testing.T) {
-	type tc struct {
-		preset string
-		hz     float64
-		api    int
-		sf     bool
-	}
-	cases := []tc{
-		{"janky-scroll", 60, 33, false},
-		{"janky-scroll", 144, 33, false},
-		{"janky-scroll", 60, 28, false},
-		{"janky-scroll", 60, 33, true},
-	}
-	for _, c := range cases {
-		src := "gfxinfo"
-		if c.sf {
-			src = "surfaceflinger"
-		}
-		t.Run(fmt.Sprintf("%s/%gHz/api%d/%s", c.preset, c.hz, c.api, src), func(t *testing.T) {
-			t.Parallel()
-			simtest.Bubble(t, func(t *testing.T) {
-				start := time.Now()
-				problems, stalled := groundTruthRun(t, pipeEndpoint, nil, c.preset, c.hz, c.api, c.sf)
-				for _, p := range problems {
-					t.Error(p)
-				}
-				if stalled {
-					t.Error("the session recorded a gap on the fake clock")
-				}
-				t.Logf("%v of simulated time", time.Since(start))
-			})
-		})
-	}
-}
-
 // TestJankCountFakeClock: janky-scroll misses three frame deadlines in
 // every 3 s of its scroll (6, 8 and 3 vsyncs; two of them PerfDog Janks,
 // one of those a BigJank), and a 3 s step on the bubble's clock reports
@@ -87,7 +32,7 @@ func TestFramesMatchGroundTruthFakeClock(t *testing.T) {
 func TestJankCountFakeClock(t *testing.T) {
 	var runs [2]jankRun
 	for i := range runs {
-		simtest.Bubble(t, func(t *testing.T) { runs[i] = jankOnce(t, openPipe) })
+		simtest.Bubble(t, func(t *testing.T) { runs[i] = jankOnce(t) })
 	}
 	if t.Failed() {
 		return
@@ -105,20 +50,9 @@ type jankRun struct {
 	start, end int64
 }
 
-// TestJankCountWallClock is TestJankCountFakeClock's run on the wall
-// clock through the TCP server, as the ground-truth tests run before the
-// fake clock: for comparing the two under load
-// (PERFGATE_CLOCK_BASELINE=1), not part of the suite.
-func TestJankCountWallClock(t *testing.T) {
-	if os.Getenv("PERFGATE_CLOCK_BASELINE") == "" {
-		t.Skip("a baseline for comparison; set PERFGATE_CLOCK_BASELINE=1")
-	}
-	jankOnce(t, openHost)
-}
-
-func jankOnce(t *testing.T, open func(testing.TB, *simdevice.Device, func() *adbtest.ADB) (*adbx.Device, func() int)) jankRun {
+func jankOnce(t *testing.T) jankRun {
 	dev := sim(t, "janky-scroll", 60, 33)
-	d, _ := open(t, dev, nil)
+	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
 	s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()),
 		perftest.WithCollectors(perftest.CollectFrames))
@@ -161,50 +95,4 @@ func fingerprint(t *testing.T, r *perftest.Result, st *perftest.Step) {
 	h := sha256.New()
 	_ = json.NewEncoder(h).Encode([]any{r.Frames, st.Frames(), st.DeviceStartNs, st.DeviceEndNs, r.Samples, r.Clock})
 	t.Logf("fingerprint %x: %d frames, %d samples", h.Sum(nil)[:8], len(r.Frames), len(r.Samples))
-}
-
-// inBubble says whether the caller runs in a testing/synctest bubble,
-// whose clock starts at midnight UTC 2000-01-01. (A probe's shortcut: a
-// converted suite passes the endpoint.)
-func inBubble() bool { return time.Now().Year() == 2000 }
-
-// TestTraceMatchesTruthFakeClock is TestTraceMatchesTruth on the bubble's
-// clock.
-func TestTraceMatchesTruthFakeClock(t *testing.T) {
-	simtest.Bubble(t, traceMatchesTruth)
-}
-
-// TestCausesMatchTruthFakeClock is TestCausesMatchTruth on the bubble's
-// clock.
-func TestCausesMatchTruthFakeClock(t *testing.T) {
-	for _, tc := range causesCases {
-		t.Run(fmt.Sprintf("api%d_%ghz", tc.api, tc.hz), func(t *testing.T) {
-			t.Parallel()
-			simtest.Bubble(t, func(t *testing.T) { causesMatchTruth(t, tc) })
-		})
-	}
-}
-
-// TestDeviceDisconnectMidStepFakeClock is TestDeviceDisconnectMidStep's
-// host-server case on the bubble's clock: one run, no retry.
-func TestDeviceDisconnectMidStepFakeClock(t *testing.T) {
-	simtest.Bubble(t, func(t *testing.T) {
-		if early := disconnectRun(t, "pipe"); early != "" {
-			t.Error(early)
-		}
-	})
-}
-
-// TestHungCommandIsAGapFakeClock is TestHungCommandIsAGap on the bubble's
-// clock: one run, no retry.
-func TestHungCommandIsAGapFakeClock(t *testing.T) {
-	simtest.Bubble(t, func(t *testing.T) {
-		problems, stalled := hungRun(t)
-		for _, p := range problems {
-			t.Error(p)
-		}
-		if stalled {
-			t.Error("frames lost on the fake clock")
-		}
-	})
 }

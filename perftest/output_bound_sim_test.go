@@ -29,11 +29,11 @@ func TestMemoryOutputTooLargeOnDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dev.Close() })
-	srv := adbtest.NewServer(dev)
+	srv := adbtest.NewPipeServer(dev)
 	t.Cleanup(srv.Close)
 	// A bound of 1 MiB, so each read stops soon (the default 64 MiB would
 	// move 64 MiB a read through this test's own server).
-	d, err := adbx.Open(t.Context(), adbx.Options{Server: srv.Addr, Serial: dev.Serial(), MaxOutput: 1 << 20})
+	d, err := adbx.Open(t.Context(), adbx.Options{Server: srv.Addr, Dial: srv.Dial, Serial: dev.Serial(), MaxOutput: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -80,30 +81,32 @@ func TestTracePullFailsKeepsDeviceFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dev, r, st := traceSession(t, 33, tc.q, 5, perftest.TraceConfig{})
-			info := r.Trace
-			if info == nil || info.File != "" || info.DeviceFile == "" {
-				t.Fatalf("trace %+v", info)
-			}
-			m := tc.want.FindStringSubmatch(info.NotRecorded)
-			if m == nil || m[1] != info.DeviceFile || m[3] != info.DeviceFile {
-				t.Fatalf("not recorded: %q, want it to match %s with %s", info.NotRecorded, tc.want, info.DeviceFile)
-			}
-			size, ok := onPhone(dev, info.DeviceFile)
-			if !ok || size == 0 || fmt.Sprint(size) != m[2] {
-				t.Errorf("the trace on the phone: %d bytes (there %v); the note says %s", size, ok, m[2])
-			}
-			lease := leaseDir + "/" + strings.TrimSuffix(filepath.Base(info.DeviceFile), ".perfetto-trace") + ".trace-lease"
-			if _, ok := onPhone(dev, lease); ok {
-				t.Errorf("the lease %s stays", lease)
-			}
-			if !slices.Contains(r.Notes, "trace: not recorded: "+info.NotRecorded) {
-				t.Errorf("notes %q", r.Notes)
-			}
-			if fs := traceFiles(t, filepath.Dir(r.Path)); len(fs) > 0 {
-				t.Errorf("the results folder holds %q", fs)
-			}
-			absent(t, st, []metrics.Name{metrics.JankFrameTimeline}, "trace: adb pull "+info.DeviceFile)
+			simtest.Bubble(t, func(t *testing.T) {
+				dev, r, st := traceSession(t, 33, tc.q, 5, perftest.TraceConfig{})
+				info := r.Trace
+				if info == nil || info.File != "" || info.DeviceFile == "" {
+					t.Fatalf("trace %+v", info)
+				}
+				m := tc.want.FindStringSubmatch(info.NotRecorded)
+				if m == nil || m[1] != info.DeviceFile || m[3] != info.DeviceFile {
+					t.Fatalf("not recorded: %q, want it to match %s with %s", info.NotRecorded, tc.want, info.DeviceFile)
+				}
+				size, ok := onPhone(dev, info.DeviceFile)
+				if !ok || size == 0 || fmt.Sprint(size) != m[2] {
+					t.Errorf("the trace on the phone: %d bytes (there %v); the note says %s", size, ok, m[2])
+				}
+				lease := leaseDir + "/" + strings.TrimSuffix(filepath.Base(info.DeviceFile), ".perfetto-trace") + ".trace-lease"
+				if _, ok := onPhone(dev, lease); ok {
+					t.Errorf("the lease %s stays", lease)
+				}
+				if !slices.Contains(r.Notes, "trace: not recorded: "+info.NotRecorded) {
+					t.Errorf("notes %q", r.Notes)
+				}
+				if fs := traceFiles(t, filepath.Dir(r.Path)); len(fs) > 0 {
+					t.Errorf("the results folder holds %q", fs)
+				}
+				absent(t, st, []metrics.Name{metrics.JankFrameTimeline}, "trace: adb pull "+info.DeviceFile)
+			})
 		})
 	}
 }

@@ -80,6 +80,22 @@ func Bubble(t *testing.T, f func(t *testing.T)) {
 	synctest.Test(t, f)
 }
 
+// FakeClock runs a recording once in a Bubble and reports its problems as
+// errors. run reports whether its session recorded a host too busy for the
+// phone (frames lost past the phone's buffer, ticks that did not get
+// through): on the fake clock no host stalls, so that is an error too,
+// not a reason to run again.
+func FakeClock(t *testing.T, run func(t *testing.T) (problems []string, stalled bool)) {
+	t.Helper()
+	Bubble(t, func(t *testing.T) {
+		problems, stalled := run(t)
+		Errors(t, problems)
+		if stalled {
+			t.Error("the session recorded a stalled host on the fake clock")
+		}
+	})
+}
+
 // quickColdMs is the cold start QuickStart gives a workload.
 const quickColdMs = 50
 
@@ -117,6 +133,42 @@ func Launch(t TB, d *adbx.Device, dev *simdevice.Device) {
 			t.Fatalf("%s rendered %d frames in the 30 s after its launch", pkg, len(dev.World().TruthFrames()))
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// WallClock reports the problems of a run on the wall clock, through the
+// stock adb server: a test of the real timing, run once. When busy says
+// the session recorded that the host was too busy for the phone (what
+// says how: frames lost past its buffer, ticks that did not get through),
+// the truth cannot be compared on this host and the test is skipped,
+// naming the problems. The simulated phone's truth is compared without
+// that allowance in a bubble (Bubble, ServePipe), where the host cannot
+// stall.
+func WallClock(t WallT, what string, problems []string, busy bool) {
+	t.Helper()
+	if busy && len(problems) > 0 {
+		t.Skipf("%s, and the session recorded it; the truth cannot be compared on a host this busy (%s)", what, strings.Join(problems, "; "))
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
+
+// WallT is what WallClock needs of a test.
+type WallT interface {
+	Helper()
+	Error(args ...any)
+	Skipf(format string, args ...any)
+}
+
+// Errors reports each of problems as an error of t.
+func Errors(t interface {
+	Helper()
+	Error(args ...any)
+}, problems []string) {
+	t.Helper()
+	for _, p := range problems {
+		t.Error(p)
 	}
 }
 
