@@ -239,50 +239,52 @@ func (f *frozenPhone) Shell(ctx context.Context, cmd string, stdin io.Reader, st
 // lease has run out on the phone's clock) does, and says so.
 func TestLooperRestoreOnFrozenPhone(t *testing.T) {
 	t.Parallel()
-	fp := &frozenPhone{Device: markPhone(t, "sim-frozen", "100")}
-	srv := adbtest.NewPipeServer(fp)
-	t.Cleanup(srv.Close)
-	d := srv.Open(fp.Serial())
-	cfg := markConfig(t)
-	cfg.TickTimeout = 300 * time.Millisecond
-	s := perftest.Start(t, d, perftest.WithConfig(cfg))
-	fp.frozen.Store(true)
-	began := time.Now()
-	r := s.Stop()
-	took := time.Since(began)
-	fp.frozen.Store(false)
-	wantProp(t, fp.Device, "the frozen Stop", "16")
-	wantNote(t, r, "blocks: "+looperProp+` could not be restored to "100" (3 tries over `, "it stays at 16 on the phone, marked in "+looperMark,
-		"the next session on this phone restores it once this session's lease has run out")
-	if len(owners(markFiles(t, fp.Device))) != 1 {
-		t.Errorf("mark after the frozen Stop: %q, want the session's owner file", markFiles(t, fp.Device))
-	}
-	// Three tries of 1.5 tick timeouts, half a tick timeout apart.
-	if took > 10*time.Second {
-		t.Errorf("Stop took %v on the frozen phone", took)
-	}
-
-	next := func(want string) *perftest.Result {
-		t.Helper()
+	simtest.Bubble(t, func(t *testing.T) {
+		fp := &frozenPhone{Device: markPhone(t, "sim-frozen", "100")}
+		srv := adbtest.NewPipeServer(fp)
+		t.Cleanup(srv.Close)
+		d := srv.Open(fp.Serial())
 		cfg := markConfig(t)
+		cfg.TickTimeout = 300 * time.Millisecond
 		s := perftest.Start(t, d, perftest.WithConfig(cfg))
-		wantProp(t, fp.Device, "the next session running", "16")
+		fp.frozen.Store(true)
+		began := time.Now()
 		r := s.Stop()
-		wantProp(t, fp.Device, "the next session stopped", want)
-		return r
-	}
-	// Within the frozen session's lease, it may still be alive: the next
-	// session shares the property and leaves it set.
-	r2 := next("16")
-	wantNote(t, r2, "also held by 1 other live session(s)")
-	// Once the lease has run out on the phone's clock, the next session
-	// restores the leftover.
-	fp.World().Skip(looperLease + time.Second)
-	r3 := next("100")
-	wantNote(t, r3, "blocks: "+looperProp+` was left at 16 by an earlier session that ended without restoring it; restored to "100" (its value before)`)
-	if f := markFiles(t, fp.Device); f != nil {
-		t.Errorf("mark after the leftover was restored: %q, want none", f)
-	}
+		took := time.Since(began)
+		fp.frozen.Store(false)
+		wantProp(t, fp.Device, "the frozen Stop", "16")
+		wantNote(t, r, "blocks: "+looperProp+` could not be restored to "100" (3 tries over `, "it stays at 16 on the phone, marked in "+looperMark,
+			"the next session on this phone restores it once this session's lease has run out")
+		if len(owners(markFiles(t, fp.Device))) != 1 {
+			t.Errorf("mark after the frozen Stop: %q, want the session's owner file", markFiles(t, fp.Device))
+		}
+		// Three tries of 1.5 tick timeouts, half a tick timeout apart.
+		if took > 10*time.Second {
+			t.Errorf("Stop took %v on the frozen phone", took)
+		}
+
+		next := func(want string) *perftest.Result {
+			t.Helper()
+			cfg := markConfig(t)
+			s := perftest.Start(t, d, perftest.WithConfig(cfg))
+			wantProp(t, fp.Device, "the next session running", "16")
+			r := s.Stop()
+			wantProp(t, fp.Device, "the next session stopped", want)
+			return r
+		}
+		// Within the frozen session's lease, it may still be alive: the next
+		// session shares the property and leaves it set.
+		r2 := next("16")
+		wantNote(t, r2, "also held by 1 other live session(s)")
+		// Once the lease has run out on the phone's clock, the next session
+		// restores the leftover.
+		fp.World().Skip(looperLease + time.Second)
+		r3 := next("100")
+		wantNote(t, r3, "blocks: "+looperProp+` was left at 16 by an earlier session that ended without restoring it; restored to "100" (its value before)`)
+		if f := markFiles(t, fp.Device); f != nil {
+			t.Errorf("mark after the leftover was restored: %q, want none", f)
+		}
+	})
 }
 
 // A session renews its lease on the phone's clock once half of it is

@@ -90,9 +90,11 @@ func stallingScroll(t *testing.T) *simdevice.Workload {
 // A phone whose shell has no logcat gives no SM, and says why.
 func TestSmoothnessWithoutLogcat(t *testing.T) {
 	t.Parallel()
-	_, st, _, _ := scrollWith(t, "smooth-scroll", 33, simdevice.Quirks{MissingCommands: []string{"logcat"}}, 5, nil)
-	absent(t, st, []metrics.Name{metrics.SMGT}, "gt sm: ", "logcat")
-	if st.Smoothness != nil {
-		t.Errorf("smoothness %+v without a log", st.Smoothness)
-	}
+	simtest.Bubble(t, func(t *testing.T) {
+		_, st, _, _ := scrollWith(t, "smooth-scroll", 33, simdevice.Quirks{MissingCommands: []string{"logcat"}}, 5, nil)
+		absent(t, st, []metrics.Name{metrics.SMGT}, "gt sm: ", "logcat")
+		if st.Smoothness != nil {
+			t.Errorf("smoothness %+v without a log", st.Smoothness)
+		}
+	})
 }

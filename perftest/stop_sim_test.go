@@ -22,28 +22,30 @@ func TestStopWaitsOnlyForFramesInFlight(t *testing.T) {
 	for _, hz := range []float64{60, 144} {
 		t.Run(fmt.Sprintf("%gHz", hz), func(t *testing.T) {
 			t.Parallel()
-			d, dev, tk, cfg := framesOnly(t, "janky-scroll", hz, nil, simdevice.Quirks{})
-			w := dev.World()
-			cfg.Settle = time.Hour
-			s := perftest.Start(t, d, perftest.WithConfig(cfg))
-			s.Step("scroll", func() { tk.wait(t, 5) })
-			r := s.Stop()
-			if r.Error != "" || len(r.Gaps) > 0 {
-				t.Fatalf("error %q, gaps %+v", r.Error, r.Gaps)
-			}
-			// Stop waits for every frame of the step: none is late. One
-			// shown before the session cleared the app's history at Start
-			// cannot have been read (at most two, where a busy host
-			// widened the clock map around the step's start).
-			st := r.Step("scroll")
-			shown, early, late := truthInStep(r, st, w.TruthFrames(), false)
-			in, missing := missingTruth(r, st, shown)
-			if missing > 0 || late > 0 || early > 2 {
-				t.Errorf("%d of the step's %d readable true frames missing after Stop, %d shown after the last poll, %d before the history was cleared", missing, in, late, early)
-			}
-			if in < 10 {
-				t.Errorf("only %d true frames in the step", in)
-			}
+			simtest.Bubble(t, func(t *testing.T) {
+				d, dev, tk, cfg := framesOnly(t, "janky-scroll", hz, nil, simdevice.Quirks{})
+				w := dev.World()
+				cfg.Settle = time.Hour
+				s := perftest.Start(t, d, perftest.WithConfig(cfg))
+				s.Step("scroll", func() { tk.wait(t, 5) })
+				r := s.Stop()
+				if r.Error != "" || len(r.Gaps) > 0 {
+					t.Fatalf("error %q, gaps %+v", r.Error, r.Gaps)
+				}
+				// Stop waits for every frame of the step: none is late. One
+				// shown before the session cleared the app's history at Start
+				// cannot have been read (at most two, where a busy host
+				// widened the clock map around the step's start).
+				st := r.Step("scroll")
+				shown, early, late := truthInStep(r, st, w.TruthFrames(), false)
+				in, missing := missingTruth(r, st, shown)
+				if missing > 0 || late > 0 || early > 2 {
+					t.Errorf("%d of the step's %d readable true frames missing after Stop, %d shown after the last poll, %d before the history was cleared", missing, in, late, early)
+				}
+				if in < 10 {
+					t.Errorf("only %d true frames in the step", in)
+				}
+			})
 		})
 	}
 }
