@@ -39,7 +39,16 @@ type Options struct {
 	// more is stopped and the call fails with an *OutputError. Default
 	// DefaultMaxOutput. Stream reads without a bound.
 	MaxOutput int64
+	// Dial connects to the adb server; every call of the Device opens its
+	// connections with it. Default: TCP, as net.Dialer.DialContext. A
+	// test serves an in-memory adb server with it (adbtest.NewPipeServer),
+	// whose connections, unlike sockets, let a testing/synctest bubble's
+	// clock advance while a call waits on the server.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
+
+// dialFunc is Options.Dial's type.
+type dialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // A Device is one attached phone, emulator or simulated device, reached
 // through an adb server. Its methods are safe for concurrent use; each call
@@ -47,6 +56,7 @@ type Options struct {
 type Device struct {
 	serial    string
 	server    string
+	dial      dialFunc
 	timeout   time.Duration
 	maxOutput int64 // Options.MaxOutput; outputLimit applies the default
 	features  map[string]bool
@@ -85,7 +95,7 @@ func Open(ctx context.Context, opt Options) (*Device, error) {
 	}
 	ctx, cancel := deadline(ctx, timeout)
 	defer cancel()
-	list, err := hostQuery(ctx, server, "host:devices-l")
+	list, err := hostQuery(ctx, opt.Dial, server, "host:devices-l")
 	if err != nil {
 		return nil, fmt.Errorf("adbx open: list devices: %w", err)
 	}
@@ -98,11 +108,11 @@ func Open(ctx context.Context, opt Options) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("adbx open: %w", err)
 	}
-	feats, err := hostQuery(ctx, server, "host-serial:"+info.Serial+":features")
+	feats, err := hostQuery(ctx, opt.Dial, server, "host-serial:"+info.Serial+":features")
 	if err != nil {
 		return nil, fmt.Errorf("adbx open %s: features: %w", info.Serial, deviceErr(err))
 	}
-	d := &Device{serial: info.Serial, server: server, timeout: timeout, maxOutput: opt.MaxOutput, features: map[string]bool{}, state: info}
+	d := &Device{serial: info.Serial, server: server, dial: opt.Dial, timeout: timeout, maxOutput: opt.MaxOutput, features: map[string]bool{}, state: info}
 	for _, f := range strings.Split(strings.TrimSpace(feats), ",") {
 		if f != "" {
 			d.features[f] = true
@@ -229,6 +239,17 @@ func (d *Device) Info() DeviceInfo { return d.state }
 // Server is the adb server's "host:port" the device is reached through.
 func (d *Device) Server() string { return d.server }
 
+// Dial connects to addr the way the device's calls reach the adb server
+// (Options.Dial, else TCP): how a client reaches the local port of a
+// Forward, which is on the server's host.
+func (d *Device) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if d.dial != nil {
+		return d.dial(ctx, network, addr)
+	}
+	var nd net.Dialer
+	return nd.DialContext(ctx, network, addr)
+}
+
 // HasFeature says whether the device advertised an adb feature such as
 // "shell_v2".
 func (d *Device) HasFeature(name string) bool { return d.features[name] }
@@ -249,7 +270,7 @@ func (d *Device) service(ctx context.Context, name string) (*conn, error) {
 	if strings.IndexByte(name, 0) >= 0 {
 		return nil, fmt.Errorf("request holds a NUL byte: %q", clip([]byte(name)))
 	}
-	c, err := dial(ctx, d.server)
+	c, err := dial(ctx, d.dial, d.server)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +288,7 @@ func (d *Device) service(ctx context.Context, name string) (*conn, error) {
 // hostRequest sends a host request about this device and checks the
 // second OKAY that forward requests answer with.
 func (d *Device) hostRequest(ctx context.Context, req string) (*conn, error) {
-	c, err := dial(ctx, d.server)
+	c, err := dial(ctx, d.dial, d.server)
 	if err != nil {
 		return nil, err
 	}

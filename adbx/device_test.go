@@ -128,7 +128,7 @@ func TestShellTimeout(t *testing.T) {
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
 				t.Parallel()
 				served, _ := ep.open(t, dv.new(t))
-				d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: served.Server(), Serial: served.Serial(), Timeout: 300 * time.Millisecond})
+				d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: served.Server(), Serial: served.Serial(), Timeout: 300 * time.Millisecond, Dial: served.Dial})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -338,7 +338,7 @@ func TestForward(t *testing.T) {
 			if port >= 5555 && port <= 5585 {
 				t.Errorf("forwarded to %d, in the emulator range", port)
 			}
-			c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 5*time.Second)
+			c, err := d.Dial(ctxT(t, 5*time.Second), "tcp", forwardAddr(d, port))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,6 +18,7 @@ func TestGuia2SessionThroughForward(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
 			t.Parallel()
+			tcpOnly(t, ep)
 			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			ctx := ctxT(t, 20*time.Second)
 			port, err := d.Forward(ctx, 6790)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -35,6 +37,30 @@ var endpoints = []endpoint{
 		d, adbd := adbtest.StartADB(t).Serve(t, dev)
 		return d, adbd.DropConnections
 	}},
+	// The host-protocol server over in-memory pipes (adbtest.NewPipeServer),
+	// as ground-truth tests in a testing/synctest bubble reach it; here on
+	// the wall clock, for the transport's semantics.
+	{"pipe", func(t testing.TB, dev adbtest.Device) (*adbx.Device, func()) {
+		srv := adbtest.NewPipeServer(dev)
+		t.Cleanup(srv.Close)
+		return srv.Open(dev.Serial()), func() { srv.Remove(dev.Serial()) }
+	}},
+}
+
+// forwardAddr is the "host:port" of a forward's local port: on the adb
+// server's host, which d.Dial reaches.
+func forwardAddr(d *adbx.Device, port int) string {
+	host, _, _ := net.SplitHostPort(d.Server())
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// tcpOnly skips a test of a client that dials the adb server over TCP
+// itself (gadb, guia2), which an in-memory server cannot serve.
+func tcpOnly(t *testing.T, ep endpoint) {
+	t.Helper()
+	if ep.name == "pipe" {
+		t.Skip("the client dials TCP itself; the pipe server has no port")
+	}
 }
 
 // hostShell is a device whose shell is the host's /bin/sh: a real POSIX

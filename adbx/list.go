@@ -18,7 +18,7 @@ func List(ctx context.Context, server string) ([]DeviceInfo, error) {
 	}
 	ctx, cancel := deadline(ctx, DefaultTimeout)
 	defer cancel()
-	out, err := hostQuery(ctx, addr, "host:devices-l")
+	out, err := hostQuery(ctx, nil, addr, "host:devices-l")
 	if err != nil {
 		return nil, fmt.Errorf("adbx list %s: %w", addr, err)
 	}

@@ -42,7 +42,7 @@ func TestShellOutputBounded(t *testing.T) {
 		for _, dv := range hugeDevices {
 			t.Run(ep.name+"/"+dv.name, func(t *testing.T) {
 				served, _ := ep.open(t, dv.new(t))
-				d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: served.Server(), Serial: served.Serial(), MaxOutput: limit})
+				d, err := adbx.Open(ctxT(t, 10*time.Second), adbx.Options{Server: served.Server(), Dial: served.Dial, Serial: served.Serial(), MaxOutput: limit})
 				if err != nil {
 					t.Fatal(err)
 				}

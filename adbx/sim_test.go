@@ -230,8 +230,9 @@ func TestForwardSim(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer d.RemoveForward(ctx, port)
-			client := &http.Client{Timeout: 10 * time.Second}
-			resp, err := client.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/wd/hub/status")
+			client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: d.Dial}}
+			defer client.CloseIdleConnections()
+			resp, err := client.Get("http://" + forwardAddr(d, port) + "/wd/hub/status")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,6 +252,7 @@ func TestGadb(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run(ep.name, func(t *testing.T) {
 			t.Parallel()
+			tcpOnly(t, ep)
 			d, _ := ep.open(t, newSim(t, simdevice.Config{}))
 			g, err := d.Gadb()
 			if err != nil {

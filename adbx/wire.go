@@ -23,11 +23,14 @@ type conn struct {
 	stop func() bool
 }
 
-// dial connects to the adb server at addr; the connection closes when ctx
-// ends.
-func dial(ctx context.Context, addr string) (*conn, error) {
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "tcp", addr)
+// dial connects to the adb server at addr with dialer (TCP when nil); the
+// connection closes when ctx ends.
+func dial(ctx context.Context, dialer dialFunc, addr string) (*conn, error) {
+	if dialer == nil {
+		var d net.Dialer
+		dialer = d.DialContext
+	}
+	nc, err := dialer(ctx, "tcp", addr)
 	if err != nil {
 		return nil, classifyDial(ctx, addr, err)
 	}
@@ -132,8 +135,8 @@ func (c *conn) readAll(limit int64) (*cappedBuffer, error) {
 
 // hostQuery sends a host request and reads its string reply, on a fresh
 // connection.
-func hostQuery(ctx context.Context, addr, req string) (string, error) {
-	c, err := dial(ctx, addr)
+func hostQuery(ctx context.Context, dialer dialFunc, addr, req string) (string, error) {
+	c, err := dial(ctx, dialer, addr)
 	if err != nil {
 		return "", err
 	}

@@ -336,17 +336,33 @@ func (s *Session) guardSignals() {
 }
 
 // guard is the test binary's one handler of stop signals, for every
-// session it has open.
-var guard signalGuard
+// session it has open. It is made, and its goroutine started, when the
+// package initialises: outside any testing/synctest bubble, so that a
+// session started inside one neither makes the signal channel part of its
+// bubble (the runtime, outside it, sends to that channel) nor starts the
+// os/signal machinery's goroutines there, and the guard outlives it.
+var guard = newSignalGuard()
 
 // signalGuard handles the stop signals while sessions are open: each
 // signal stops them all at once, and is raised again once they stopped
 // (or guardWait passed).
 type signalGuard struct {
-	mu   sync.Mutex
-	live map[*Session]bool
-	sigs chan os.Signal
-	done chan struct{}
+	mu    sync.Mutex
+	live  map[*Session]bool
+	sigs  chan os.Signal   // what signal.Notify delivers
+	arm   chan []os.Signal // signals to catch; nil: catch none
+	armed chan struct{}    // arm's request done
+}
+
+func newSignalGuard() *signalGuard {
+	g := &signalGuard{
+		live:  map[*Session]bool{},
+		sigs:  make(chan os.Signal, 1),
+		arm:   make(chan []os.Signal),
+		armed: make(chan struct{}),
+	}
+	go g.run()
+	return g
 }
 
 // guardWait bounds how long an interrupted test binary waits for its
@@ -358,15 +374,13 @@ const guardWait = 20 * time.Second
 func (g *signalGuard) add(s *Session) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.sigs == nil {
+	if len(g.live) == 0 {
 		guarded := guardedSignals()
 		if len(guarded) == 0 {
 			return false
 		}
-		g.sigs, g.done = make(chan os.Signal, 1), make(chan struct{})
-		g.live = map[*Session]bool{}
-		signal.Notify(g.sigs, guarded...)
-		go g.wait(g.sigs, g.done)
+		g.arm <- guarded
+		<-g.armed
 	}
 	g.live[s] = true
 	return true
@@ -377,22 +391,42 @@ func (g *signalGuard) add(s *Session) bool {
 func (g *signalGuard) remove(s *Session) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if !g.live[s] {
+		return
+	}
 	delete(g.live, s)
-	if len(g.live) == 0 && g.sigs != nil {
-		signal.Stop(g.sigs)
-		close(g.done)
-		g.sigs, g.done = nil, nil
+	if len(g.live) == 0 {
+		g.arm <- nil
+		<-g.armed
 	}
 }
 
-// wait stops every live session on a signal, then raises it again.
-func (g *signalGuard) wait(sigs chan os.Signal, done chan struct{}) {
-	var sig os.Signal
-	select {
-	case sig = <-sigs:
-	case <-done:
-		return
+// run catches and releases the signals as add and remove ask, and stops
+// every live session on a signal.
+func (g *signalGuard) run() {
+	for {
+		select {
+		case sigs := <-g.arm:
+			if sigs == nil {
+				signal.Stop(g.sigs)
+				// A signal caught as the last session left has no
+				// session to stop.
+				select {
+				case <-g.sigs:
+				default:
+				}
+			} else {
+				signal.Notify(g.sigs, sigs...)
+			}
+			g.armed <- struct{}{}
+		case sig := <-g.sigs:
+			go g.stopAll(sig)
+		}
 	}
+}
+
+// stopAll stops every live session, then raises sig again.
+func (g *signalGuard) stopAll(sig os.Signal) {
 	g.mu.Lock()
 	live := make([]*Session, 0, len(g.live))
 	for s := range g.live {
@@ -409,9 +443,8 @@ func (g *signalGuard) wait(sigs chan os.Signal, done chan struct{}) {
 	case <-stopped:
 	case <-time.After(guardWait):
 	}
-	g.mu.Lock()
-	signal.Stop(sigs)
-	g.mu.Unlock()
+	g.arm <- nil
+	<-g.armed
 	if p, err := os.FindProcess(os.Getpid()); err == nil {
 		p.Signal(sig)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -109,31 +110,33 @@ func TestResultWrittenAsStepsEnd(t *testing.T) {
 // as budgets, whatever they measured.
 func TestUnfinishedResultIsNoPass(t *testing.T) {
 	t.Parallel()
-	_, d := simQuirks(t, "smooth-scroll", 33, simdevice.Quirks{})
-	tk := newTicker()
-	cfg := quirkConfig(t, tk)
-	cfg.Causes.Off = true
-	s := perftest.Start(t, d, perftest.WithConfig(cfg))
-	s.Begin("scroll")
-	tk.wait(t, 5)
-	s.End()
-	s.Begin("more")
-	tk.wait(t, 3) // the step's frames came in: the second write is done
-	r := onDisk(t, cfg.ResultsDir)
-	s.End()
-	s.Stop()
-	if r.Unfinished == nil {
-		t.Fatal("the Result written after the step is not marked unfinished")
-	}
-	path := filepath.Join(t.TempDir(), "scroll.budget.json")
-	u, err := budget.RecordBudgets(r, path, budget.Headroom{}, budget.Policy{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), "scroll") {
-		t.Errorf("budgets recorded from an unfinished Result: %s", b)
-	}
-	if len(u.Notes) == 0 || !strings.Contains(strings.Join(u.Notes, "\n"), "perf budget not recorded: scroll: the session did not reach Stop") {
-		t.Errorf("notes %q", u.Notes)
-	}
+	simtest.Bubble(t, func(t *testing.T) {
+		_, d := simQuirks(t, "smooth-scroll", 33, simdevice.Quirks{})
+		tk := newTicker()
+		cfg := quirkConfig(t, tk)
+		cfg.Causes.Off = true
+		s := perftest.Start(t, d, perftest.WithConfig(cfg))
+		s.Begin("scroll")
+		tk.wait(t, 5)
+		s.End()
+		s.Begin("more")
+		tk.wait(t, 3) // the step's frames came in: the second write is done
+		r := onDisk(t, cfg.ResultsDir)
+		s.End()
+		s.Stop()
+		if r.Unfinished == nil {
+			t.Fatal("the Result written after the step is not marked unfinished")
+		}
+		path := filepath.Join(t.TempDir(), "scroll.budget.json")
+		u, err := budget.RecordBudgets(r, path, budget.Headroom{}, budget.Policy{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), "scroll") {
+			t.Errorf("budgets recorded from an unfinished Result: %s", b)
+		}
+		if len(u.Notes) == 0 || !strings.Contains(strings.Join(u.Notes, "\n"), "perf budget not recorded: scroll: the session did not reach Stop") {
+			t.Errorf("notes %q", u.Notes)
+		}
+	})
 }

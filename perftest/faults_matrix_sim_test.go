@@ -68,7 +68,7 @@ func faultRun(t *testing.T, fc faultCase) {
 	dev := markPhone(t, "sim-fault", "100")
 	fp := newFreezingPhone(dev)
 	fp.stall = fc.kind == "stall"
-	srv := adbtest.NewServer(fp)
+	srv := adbtest.NewPipeServer(fp)
 	t.Cleanup(srv.Close)
 	d := srv.Open(fp.Serial())
 	launch(t, d, dev)

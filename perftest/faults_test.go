@@ -82,59 +82,61 @@ func (f *faultyDevice) Shell(ctx context.Context, cmd string, stdin io.Reader, s
 // one), and a step with no tick at all does not call the app stopped.
 func TestStepsAfterTheLastPoll(t *testing.T) {
 	t.Parallel()
-	fd, d := serveFaulty(t, &faultyDevice{hung: make(chan struct{}, 1000)})
-	cfg := quickConfig(t)
-	cfg.GiveUpAfter = time.Minute
-	// Stop reads the log for causes and process ends, each waiting its own
-	// timeout on a phone that answers nothing; the frames need neither.
-	cfg.Collectors = []perftest.Collector{perftest.CollectFrames, perftest.CollectCPU, perftest.CollectMemory}
-	cfg.Causes.Off = true
-	live := make(chan perftest.Live, 1000)
-	cfg.OnTick = func(l perftest.Live) { live <- l }
-	setDark := func() {
-		fd.mu.Lock()
-		fd.dark = true
-		fd.mu.Unlock()
-	}
-	timeout := time.After(time.Minute)
-	waitTick := func(ok func(perftest.Live) bool) {
-		for {
-			select {
-			case l := <-live:
-				if ok(l) {
-					return
+	simtest.Bubble(t, func(t *testing.T) {
+		fd, d := serveFaulty(t, &faultyDevice{hung: make(chan struct{}, 1000)})
+		cfg := quickConfig(t)
+		cfg.GiveUpAfter = time.Minute
+		// Stop reads the log for causes and process ends, each waiting its own
+		// timeout on a phone that answers nothing; the frames need neither.
+		cfg.Collectors = []perftest.Collector{perftest.CollectFrames, perftest.CollectCPU, perftest.CollectMemory}
+		cfg.Causes.Off = true
+		live := make(chan perftest.Live, 1000)
+		cfg.OnTick = func(l perftest.Live) { live <- l }
+		setDark := func() {
+			fd.mu.Lock()
+			fd.dark = true
+			fd.mu.Unlock()
+		}
+		timeout := time.After(time.Minute)
+		waitTick := func(ok func(perftest.Live) bool) {
+			for {
+				select {
+				case l := <-live:
+					if ok(l) {
+						return
+					}
+				case <-timeout:
+					t.Fatal("no such tick within a minute")
 				}
-			case <-timeout:
-				t.Fatal("no such tick within a minute")
 			}
 		}
-	}
-	waitHung := func() {
-		select {
-		case <-fd.hung:
-		case <-timeout:
-			t.Fatal("no poll hung within a minute")
+		waitHung := func() {
+			select {
+			case <-fd.hung:
+			case <-timeout:
+				t.Fatal("no poll hung within a minute")
+			}
 		}
-	}
-	s := perftest.Start(t, d, perftest.WithConfig(cfg))
-	s.Step("lit", func() { waitTick(func(l perftest.Live) bool { return l.Frames > 0 }) })
-	s.Step("half", func() {
-		waitTick(func(perftest.Live) bool { return true })
-		setDark()
-		waitHung()
+		s := perftest.Start(t, d, perftest.WithConfig(cfg))
+		s.Step("lit", func() { waitTick(func(l perftest.Live) bool { return l.Frames > 0 }) })
+		s.Step("half", func() {
+			waitTick(func(perftest.Live) bool { return true })
+			setDark()
+			waitHung()
+		})
+		s.Step("dark", waitHung)
+		r := s.Stop()
+		if v := metric(t, r.Step("lit"), "frames"); v == 0 {
+			t.Errorf("lit: 0 frames, want the frames drawn")
+		}
+		absent(t, r.Step("half"), []metrics.Name{"frames", "fps", "jank"}, "frames: no frame poll succeeded after the step ended")
+		absent(t, r.Step("dark"), []metrics.Name{"frames", "cpu", "rss_max"}, "no tick succeeded from the step's start on")
+		for _, a := range r.Step("dark").Absent() {
+			if strings.Contains(a.Reason, "not running") {
+				t.Errorf("dark: %s: %s; nothing looked for the app", a.Name, a.Reason)
+			}
+		}
 	})
-	s.Step("dark", waitHung)
-	r := s.Stop()
-	if v := metric(t, r.Step("lit"), "frames"); v == 0 {
-		t.Errorf("lit: 0 frames, want the frames drawn")
-	}
-	absent(t, r.Step("half"), []metrics.Name{"frames", "fps", "jank"}, "frames: no frame poll succeeded after the step ended")
-	absent(t, r.Step("dark"), []metrics.Name{"frames", "cpu", "rss_max"}, "no tick succeeded from the step's start on")
-	for _, a := range r.Step("dark").Absent() {
-		if strings.Contains(a.Reason, "not running") {
-			t.Errorf("dark: %s: %s; nothing looked for the app", a.Name, a.Reason)
-		}
-	}
 }
 
 // serveFaulty gives fd a simulated phone scrolling at 60 Hz on API 33,
@@ -142,7 +144,7 @@ func TestStepsAfterTheLastPoll(t *testing.T) {
 func serveFaulty(t *testing.T, fd *faultyDevice) (*faultyDevice, *adbx.Device) {
 	t.Helper()
 	fd.Device = sim(t, "smooth-scroll", 60, 33)
-	srv := adbtest.NewServer(fd)
+	srv := adbtest.NewPipeServer(fd)
 	t.Cleanup(srv.Close)
 	d := srv.Open(fd.Serial())
 	launch(t, d, fd.Device)
@@ -180,42 +182,27 @@ func (r *recT) joined() string {
 	return strings.Join(r.errs, "\n")
 }
 
+// TestDeviceDisconnectMidStep takes the phone away from the pure-Go
+// server mid-step, on the bubble's clock: one run, where no host is too
+// busy to get ticks through before the loss. (TestADBServerRestart loses
+// the stock adb server on the wall clock.)
 func TestDeviceDisconnectMidStep(t *testing.T) {
 	t.Parallel()
-	for _, ep := range []string{"host", "adb"} {
-		t.Run(ep, func(t *testing.T) {
-			t.Parallel()
-			// A host too busy to get ticks through before the loss ends
-			// the session first (every tick failed for seconds, and the
-			// session says so); such a run is tried again, up to three
-			// times.
-			simtest.RetryBusy(t, "the session ended as unreachable before the phone was taken away", func() ([]string, bool) {
-				if early := disconnectRun(t, ep); early != "" {
-					return []string{early}, true
-				}
-				return nil, false
-			})
-		})
-	}
+	simtest.Bubble(t, func(t *testing.T) {
+		if early := disconnectRun(t); early != "" {
+			t.Error(early)
+		}
+	})
 }
 
-// disconnectRun is one run of TestDeviceDisconnectMidStep through endpoint
-// ep. It returns why the session ended before the phone was taken away,
-// "" when it did not.
-func disconnectRun(t *testing.T, ep string) (early string) {
+// disconnectRun is one run of TestDeviceDisconnectMidStep. It returns why
+// the session ended before the phone was taken away, "" when it did not.
+func disconnectRun(t *testing.T) (early string) {
 	dev := sim(t, "smooth-scroll", 60, 33)
-	var drop func()
-	var d *adbx.Device
-	if ep == "host" {
-		srv := adbtest.NewServer(dev)
-		t.Cleanup(srv.Close)
-		drop = func() { srv.Remove(dev.Serial()) }
-		d = srv.Open(dev.Serial())
-	} else {
-		var adbd *adbtest.Adbd
-		d, adbd = adbtest.StartADB(t).Serve(t, dev)
-		drop = adbd.Close
-	}
+	srv := adbtest.NewPipeServer(dev)
+	t.Cleanup(srv.Close)
+	drop := func() { srv.Remove(dev.Serial()) }
+	d := srv.Open(dev.Serial())
 	launch(t, d, dev)
 	rt := &recT{}
 	cfg := quickConfig(t)
@@ -279,14 +266,13 @@ func TestADBServerRestart(t *testing.T) {
 	t.Parallel()
 	// A host too busy to get ticks through the stock adb server before the
 	// restart ends the session first (every tick failed for GiveUpAfter,
-	// and the session says so); such a run is tried again, up to three
-	// times.
-	simtest.RetryBusy(t, "the session ended as unreachable before the adb server restarted", func() ([]string, bool) {
-		if early := restartRun(t); early != "" {
-			return []string{early}, true
-		}
-		return nil, false
-	})
+	// and the session says so): on the wall clock, the test is skipped.
+	var problems []string
+	early := restartRun(t)
+	if early != "" {
+		problems = append(problems, early)
+	}
+	simtest.WallClock(t, "the session ended as unreachable before the adb server restarted", problems, early != "")
 }
 
 // restartRun is one run of TestADBServerRestart. It returns why the
@@ -378,13 +364,13 @@ func restartRun(t *testing.T) (early string) {
 
 func TestHungCommandIsAGap(t *testing.T) {
 	t.Parallel()
-	// A host stalled on top of the hang can let the phone's frame buffer
-	// wrap between polls; the session records that loss as a gap, and the
-	// run is tried again, up to three times.
-	simtest.RetryStalled(t, func() ([]string, bool) { return hungRun(t) })
+	// On the bubble's clock no host stalls on top of the hang: the phone's
+	// frame buffer never wraps between polls.
+	simtest.FakeClock(t, hungRun)
 }
 
-// hungRun is one run of TestHungCommandIsAGap.
+// hungRun is TestHungCommandIsAGap's run: its problems, and whether frames
+// were lost past the phone's buffer.
 func hungRun(t *testing.T) (problems []string, stalled bool) {
 	fd, d := serveFaulty(t, &faultyDevice{hung: make(chan struct{}, 1)})
 	cfg := quickConfig(t)
@@ -434,111 +420,119 @@ func hungRun(t *testing.T) (problems []string, stalled bool) {
 
 func TestProcStatDenied(t *testing.T) {
 	t.Parallel()
-	fd, d := serveFaulty(t, &faultyDevice{statDenied: true})
-	s := perftest.Start(t, d, perftest.WithConfig(quickConfig(t)))
-	w := fd.World()
-	var before, after simdevice.TruthTotals
-	s.Step("scroll", func() {
-		before = w.Truth()
-		time.Sleep(1500 * time.Millisecond)
-		after = w.Truth()
+	simtest.Bubble(t, func(t *testing.T) {
+		fd, d := serveFaulty(t, &faultyDevice{statDenied: true})
+		s := perftest.Start(t, d, perftest.WithConfig(quickConfig(t)))
+		w := fd.World()
+		var before, after simdevice.TruthTotals
+		s.Step("scroll", func() {
+			before = w.Truth()
+			time.Sleep(1500 * time.Millisecond)
+			after = w.Truth()
+		})
+		r := s.Stop()
+		if r.Error != "" {
+			t.Fatal(r.Error)
+		}
+		notes := strings.Join(r.Notes, "\n")
+		if !strings.Contains(notes, "cat /proc/stat: exit status 1: cat: /proc/stat: Permission denied") {
+			t.Errorf("notes %q do not quote the denial", notes)
+		}
+		cpu := r.Step("scroll").CPU()
+		// Without /proc/stat the app's ticks are set against wall time × cores
+		// at 100 ticks/s. The device's own counters over the step give the
+		// same figure within 1 point: both count whole 10 ms ticks (up to 4
+		// ticks apart over 1.5 s of 8 cores, 0.33 point), and the truth spans
+		// the step on the host's clock while the measurement spans the ticks
+		// inside it, which a loaded host puts later. The preset's configured
+		// 57 % of one core, 7.1 % of 8, within 20 % (a loaded host delays the
+		// simulation).
+		secs := (after.Uptime - before.Uptime).Seconds()
+		truth := float64(after.AppTicks-before.AppTicks) / (100 * secs * 8) * 100
+		if !strings.Contains(cpu.Source, "wall time") || !within(cpu.Mean, truth, 1) || !within(cpu.Mean, 57.0/8, 57.0/8/5) {
+			t.Errorf("cpu %+v; truth over the step %.2f%%, configured 7.1%%", cpu, truth)
+		}
 	})
-	r := s.Stop()
-	if r.Error != "" {
-		t.Fatal(r.Error)
-	}
-	notes := strings.Join(r.Notes, "\n")
-	if !strings.Contains(notes, "cat /proc/stat: exit status 1: cat: /proc/stat: Permission denied") {
-		t.Errorf("notes %q do not quote the denial", notes)
-	}
-	cpu := r.Step("scroll").CPU()
-	// Without /proc/stat the app's ticks are set against wall time × cores
-	// at 100 ticks/s. The device's own counters over the step give the
-	// same figure within 1 point: both count whole 10 ms ticks (up to 4
-	// ticks apart over 1.5 s of 8 cores, 0.33 point), and the truth spans
-	// the step on the host's clock while the measurement spans the ticks
-	// inside it, which a loaded host puts later. The preset's configured
-	// 57 % of one core, 7.1 % of 8, within 20 % (a loaded host delays the
-	// simulation).
-	secs := (after.Uptime - before.Uptime).Seconds()
-	truth := float64(after.AppTicks-before.AppTicks) / (100 * secs * 8) * 100
-	if !strings.Contains(cpu.Source, "wall time") || !within(cpu.Mean, truth, 1) || !within(cpu.Mean, 57.0/8, 57.0/8/5) {
-		t.Errorf("cpu %+v; truth over the step %.2f%%, configured 7.1%%", cpu, truth)
-	}
 }
 
 func TestAppNotInstalledOnDevice(t *testing.T) {
 	t.Parallel()
-	dev := sim(t, "smooth-scroll", 60, 33)
-	d, _ := openHost(t, dev, nil)
-	rt := &recT{}
-	cfg := quickConfig(t)
-	cfg.Package = "com.example.absent"
-	if s := perftest.Start(rt, d, perftest.WithConfig(cfg)); s != nil || !rt.failed {
-		t.Fatal("Start did not fail the test")
-	}
-	if !strings.Contains(rt.joined(), "com.example.absent") || !strings.Contains(rt.joined(), "not installed") {
-		t.Errorf("failure %q does not name the package and the reason", rt.joined())
-	}
-	r, err := perftest.ReadResult(filepath.Join(cfg.ResultsDir, t.Name()+"@perftest.json"))
-	if err != nil {
-		t.Fatalf("no result on disk: %v", err)
-	}
-	if !strings.Contains(r.Error, "not installed") {
-		t.Errorf("result error %q", r.Error)
-	}
+	simtest.Bubble(t, func(t *testing.T) {
+		dev := sim(t, "smooth-scroll", 60, 33)
+		d, _ := openHost(t, dev, nil)
+		rt := &recT{}
+		cfg := quickConfig(t)
+		cfg.Package = "com.example.absent"
+		if s := perftest.Start(rt, d, perftest.WithConfig(cfg)); s != nil || !rt.failed {
+			t.Fatal("Start did not fail the test")
+		}
+		if !strings.Contains(rt.joined(), "com.example.absent") || !strings.Contains(rt.joined(), "not installed") {
+			t.Errorf("failure %q does not name the package and the reason", rt.joined())
+		}
+		r, err := perftest.ReadResult(filepath.Join(cfg.ResultsDir, t.Name()+"@perftest.json"))
+		if err != nil {
+			t.Fatalf("no result on disk: %v", err)
+		}
+		if !strings.Contains(r.Error, "not installed") {
+			t.Errorf("result error %q", r.Error)
+		}
+	})
 }
 
 func TestAppNotRunningAtStart(t *testing.T) {
 	t.Parallel()
-	dev := sim(t, "smooth-scroll", 60, 33)
-	d, _ := openHost(t, dev, nil)
-	rt := &recT{}
-	if s := perftest.Start(rt, d, perftest.WithConfig(quickConfig(t))); s != nil || !rt.failed {
-		t.Fatal("Start did not fail for an app that is not running")
-	}
-	if !strings.Contains(rt.joined(), "not running") {
-		t.Errorf("failure %q", rt.joined())
-	}
+	simtest.Bubble(t, func(t *testing.T) {
+		dev := sim(t, "smooth-scroll", 60, 33)
+		d, _ := openHost(t, dev, nil)
+		rt := &recT{}
+		if s := perftest.Start(rt, d, perftest.WithConfig(quickConfig(t))); s != nil || !rt.failed {
+			t.Fatal("Start did not fail for an app that is not running")
+		}
+		if !strings.Contains(rt.joined(), "not running") {
+			t.Errorf("failure %q", rt.joined())
+		}
 
-	// With WaitForApp a step can launch it; the launch is no crash.
-	cfg := quickConfig(t)
-	cfg.WaitForApp = true
-	s := perftest.Start(t, d, perftest.WithConfig(cfg))
-	s.Step("launch", func() {
-		launch(t, d, dev)
-		time.Sleep(500 * time.Millisecond)
+		// With WaitForApp a step can launch it; the launch is no crash.
+		cfg := quickConfig(t)
+		cfg.WaitForApp = true
+		s := perftest.Start(t, d, perftest.WithConfig(cfg))
+		s.Step("launch", func() {
+			launch(t, d, dev)
+			time.Sleep(500 * time.Millisecond)
+		})
+		r := s.Stop()
+		st := r.Step("launch")
+		if st.Crashed() || r.App.RunningAtStart || st.Frames().Frames == 0 || st.Memory().RSSMaxKB == 0 {
+			t.Errorf("crashed %v running_at_start %v frames %d rss %d", st.Crashed(), r.App.RunningAtStart, st.Frames().Frames, st.Memory().RSSMaxKB)
+		}
 	})
-	r := s.Stop()
-	st := r.Step("launch")
-	if st.Crashed() || r.App.RunningAtStart || st.Frames().Frames == 0 || st.Memory().RSSMaxKB == 0 {
-		t.Errorf("crashed %v running_at_start %v frames %d rss %d", st.Crashed(), r.App.RunningAtStart, st.Frames().Frames, st.Memory().RSSMaxKB)
-	}
 }
 
 func TestEmptyGfxinfo(t *testing.T) {
 	t.Parallel()
-	// The app is running but idle after the first tap on Stop: gfxinfo has
-	// no frame rows; the session records zero frames and no error.
-	dev := sim(t, "smooth-scroll", 60, 33)
-	d, _ := openHost(t, dev, nil)
-	launch(t, d, dev)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := d.Shell(ctx, "input tap 540 2270"); err != nil { // "Stop"
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond)
-	cfg := quickConfig(t)
-	tk := newTicker()
-	cfg.OnTick = tk.onTick
-	s := perftest.Start(t, d, perftest.WithConfig(cfg))
-	s.Step("idle", func() { tk.wait(t, 3) })
-	r := s.Stop()
-	st := r.Step("idle")
-	if r.Error != "" || st.Frames().Frames != 0 || st.FPS() != 0 || len(r.Samples) < 3 {
-		t.Errorf("error %q frames %d fps %v samples %d", r.Error, st.Frames().Frames, st.FPS(), len(r.Samples))
-	}
+	simtest.Bubble(t, func(t *testing.T) {
+		// The app is running but idle after the first tap on Stop: gfxinfo has
+		// no frame rows; the session records zero frames and no error.
+		dev := sim(t, "smooth-scroll", 60, 33)
+		d, _ := openHost(t, dev, nil)
+		launch(t, d, dev)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := d.Shell(ctx, "input tap 540 2270"); err != nil { // "Stop"
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+		cfg := quickConfig(t)
+		tk := newTicker()
+		cfg.OnTick = tk.onTick
+		s := perftest.Start(t, d, perftest.WithConfig(cfg))
+		s.Step("idle", func() { tk.wait(t, 3) })
+		r := s.Stop()
+		st := r.Step("idle")
+		if r.Error != "" || st.Frames().Frames != 0 || st.FPS() != 0 || len(r.Samples) < 3 {
+			t.Errorf("error %q frames %d fps %v samples %d", r.Error, st.Frames().Frames, st.FPS(), len(r.Samples))
+		}
+	})
 }
 
 // On a phone slow between the commands of a tick (300 ms, longer than
@@ -549,32 +543,34 @@ func TestEmptyGfxinfo(t *testing.T) {
 // are pending, though the first poll ended past Settle.
 func TestSurfaceFlingerStopOnASlowPhone(t *testing.T) {
 	t.Parallel()
-	fd, d := serveFaulty(t, &faultyDevice{slowAfterSF: true})
-	cfg := quickConfig(t)
-	cfg.TickTimeout, cfg.GiveUpAfter = 5*time.Second, time.Minute
-	cfg.FrameSource = perftest.SourceSurfaceFlinger
-	cfg.Collectors = []perftest.Collector{perftest.CollectFrames, perftest.CollectCPU, perftest.CollectMemory}
-	cfg.Causes.Off = true
-	tk := newTicker()
-	cfg.OnTick = tk.onTick
-	s := perftest.Start(t, d, perftest.WithConfig(cfg))
-	s.Step("scroll", func() { tk.wait(t, 5) })
-	r := s.Stop()
-	st := r.Step("scroll")
-	got := map[int64]bool{}
-	for _, f := range r.Frames {
-		got[f.ActualPresent] = true
-	}
-	missing := 0
-	for _, f := range fd.World().TruthFrames() {
-		if f.SFActual >= st.DeviceStartNs && f.SFActual < st.DeviceEndNs && !got[f.SFActual] {
-			missing++
-			t.Logf("missing %d ms after the start, %d ms before the end", (f.SFActual-st.DeviceStartNs)/1e6, (st.DeviceEndNs-f.SFActual)/1e6)
+	simtest.Bubble(t, func(t *testing.T) {
+		fd, d := serveFaulty(t, &faultyDevice{slowAfterSF: true})
+		cfg := quickConfig(t)
+		cfg.TickTimeout, cfg.GiveUpAfter = 5*time.Second, time.Minute
+		cfg.FrameSource = perftest.SourceSurfaceFlinger
+		cfg.Collectors = []perftest.Collector{perftest.CollectFrames, perftest.CollectCPU, perftest.CollectMemory}
+		cfg.Causes.Off = true
+		tk := newTicker()
+		cfg.OnTick = tk.onTick
+		s := perftest.Start(t, d, perftest.WithConfig(cfg))
+		s.Step("scroll", func() { tk.wait(t, 5) })
+		r := s.Stop()
+		st := r.Step("scroll")
+		got := map[int64]bool{}
+		for _, f := range r.Frames {
+			got[f.ActualPresent] = true
 		}
-	}
-	if missing > 0 || len(r.Gaps) > 0 {
-		t.Errorf("%d frames presented in the step are not in the Result (%d taken); gaps %+v", missing, st.Frames().Frames, r.Gaps)
-	}
+		missing := 0
+		for _, f := range fd.World().TruthFrames() {
+			if f.SFActual >= st.DeviceStartNs && f.SFActual < st.DeviceEndNs && !got[f.SFActual] {
+				missing++
+				t.Logf("missing %d ms after the start, %d ms before the end", (f.SFActual-st.DeviceStartNs)/1e6, (st.DeviceEndNs-f.SFActual)/1e6)
+			}
+		}
+		if missing > 0 || len(r.Gaps) > 0 {
+			t.Errorf("%d frames presented in the step are not in the Result (%d taken); gaps %+v", missing, st.Frames().Frames, r.Gaps)
+		}
+	})
 }
 
 // A phone whose frame polls hang for longer than its frame buffer holds
@@ -585,84 +581,86 @@ func TestSurfaceFlingerStopOnASlowPhone(t *testing.T) {
 // are the phone's.
 func TestFramesLostToAWrap(t *testing.T) {
 	t.Parallel()
-	fd, d := serveFaulty(t, &faultyDevice{hung: make(chan struct{}, 10)})
-	cfg := quickConfig(t)
-	// Three frame polls in a row hang until TickTimeout: at least 3 s
-	// without one.
-	cfg.TickTimeout, cfg.GiveUpAfter = time.Second, time.Minute
-	tk := newTicker()
-	cfg.OnTick = tk.onTick
-	s := perftest.Start(t, d, perftest.WithConfig(cfg))
-	s.Step("before", func() { tk.wait(t, 5) })
-	s.Step("lossy", func() {
-		fd.mu.Lock()
-		fd.hangs = 3
-		fd.mu.Unlock()
-		for range 3 {
-			select {
-			case <-fd.hung:
-			case <-time.After(time.Minute):
-				t.Fatal("no frame poll hung within a minute")
+	simtest.Bubble(t, func(t *testing.T) {
+		fd, d := serveFaulty(t, &faultyDevice{hung: make(chan struct{}, 10)})
+		cfg := quickConfig(t)
+		// Three frame polls in a row hang until TickTimeout: at least 3 s
+		// without one.
+		cfg.TickTimeout, cfg.GiveUpAfter = time.Second, time.Minute
+		tk := newTicker()
+		cfg.OnTick = tk.onTick
+		s := perftest.Start(t, d, perftest.WithConfig(cfg))
+		s.Step("before", func() { tk.wait(t, 5) })
+		s.Step("lossy", func() {
+			fd.mu.Lock()
+			fd.hangs = 3
+			fd.mu.Unlock()
+			for range 3 {
+				select {
+				case <-fd.hung:
+				case <-time.After(time.Minute):
+					t.Fatal("no frame poll hung within a minute")
+				}
+			}
+			tk.wait(t, 3) // ticks that went through after the hangs
+		})
+		s.Step("after", func() { tk.wait(t, 5) })
+		r := s.Stop()
+		if r.Error != "" {
+			t.Fatalf("session ended: %s", r.Error)
+		}
+		var spans [][2]int64
+		for _, g := range r.Gaps {
+			if g.LostToNs != 0 {
+				spans = append(spans, [2]int64{g.LostFromNs, g.LostToNs})
 			}
 		}
-		tk.wait(t, 3) // ticks that went through after the hangs
-	})
-	s.Step("after", func() { tk.wait(t, 5) })
-	r := s.Stop()
-	if r.Error != "" {
-		t.Fatalf("session ended: %s", r.Error)
-	}
-	var spans [][2]int64
-	for _, g := range r.Gaps {
-		if g.LostToNs != 0 {
-			spans = append(spans, [2]int64{g.LostFromNs, g.LostToNs})
+		inSpan := func(ns int64) bool {
+			return slices.ContainsFunc(spans, func(s [2]int64) bool { return ns > s[0] && ns < s[1] })
 		}
-	}
-	inSpan := func(ns int64) bool {
-		return slices.ContainsFunc(spans, func(s [2]int64) bool { return ns > s[0] && ns < s[1] })
-	}
-	if len(spans) == 0 {
-		t.Fatalf("no gap says which frames were lost: %+v", r.Gaps)
-	}
-	// The frames the session does not hold are those the spans name, and
-	// the spans hold frames the phone drew.
-	lost := 0
-	for _, st := range r.Steps {
-		in, _, _ := truthInStep(r, st, fd.World().TruthFrames(), false)
-		held := map[int64]bool{}
-		for _, f := range r.Frames {
-			held[f.Time()] = true
+		if len(spans) == 0 {
+			t.Fatalf("no gap says which frames were lost: %+v", r.Gaps)
 		}
-		reached, missing := false, 0
-		for _, f := range in {
-			if inSpan(f.IntendedVsync) {
-				reached = true
-				if held[f.IntendedVsync] {
-					t.Errorf("%s: frame at %d held, but in a lost span %v", st.Name, f.IntendedVsync, spans)
+		// The frames the session does not hold are those the spans name, and
+		// the spans hold frames the phone drew.
+		lost := 0
+		for _, st := range r.Steps {
+			in, _, _ := truthInStep(r, st, fd.World().TruthFrames(), false)
+			held := map[int64]bool{}
+			for _, f := range r.Frames {
+				held[f.Time()] = true
+			}
+			reached, missing := false, 0
+			for _, f := range in {
+				if inSpan(f.IntendedVsync) {
+					reached = true
+					if held[f.IntendedVsync] {
+						t.Errorf("%s: frame at %d held, but in a lost span %v", st.Name, f.IntendedVsync, spans)
+					}
+					continue
+				}
+				if !held[f.IntendedVsync] {
+					missing++
+				}
+			}
+			if missing > 0 {
+				t.Errorf("%s: %d true frames neither held nor in a lost span %v", st.Name, missing, spans)
+			}
+			if !reached {
+				if got := metric(t, st, "frames"); got != float64(len(in)) {
+					t.Errorf("%s: %v frames, the phone drew %d, none lost", st.Name, got, len(in))
 				}
 				continue
 			}
-			if !held[f.IntendedVsync] {
-				missing++
-			}
+			lost++
+			absent(t, st, []metrics.Name{"frames", "fps", "jank", "frame_time_p95"}, "frames: the phone's frame buffer wrapped between two polls", "s into the step were lost")
 		}
-		if missing > 0 {
-			t.Errorf("%s: %d true frames neither held nor in a lost span %v", st.Name, missing, spans)
+		if lost == 0 || r.Step("lossy").NotMeasured["frames"] == "" {
+			t.Errorf("the lossy step has frame figures: %v (lost spans %v, steps reached %d)", r.Step("lossy").NotMeasured, spans, lost)
 		}
-		if !reached {
-			if got := metric(t, st, "frames"); got != float64(len(in)) {
-				t.Errorf("%s: %v frames, the phone drew %d, none lost", st.Name, got, len(in))
-			}
-			continue
-		}
-		lost++
-		absent(t, st, []metrics.Name{"frames", "fps", "jank", "frame_time_p95"}, "frames: the phone's frame buffer wrapped between two polls", "s into the step were lost")
-	}
-	if lost == 0 || r.Step("lossy").NotMeasured["frames"] == "" {
-		t.Errorf("the lossy step has frame figures: %v (lost spans %v, steps reached %d)", r.Step("lossy").NotMeasured, spans, lost)
-	}
-	absent(t, r.Whole, []metrics.Name{"frames", "jank"}, "frames: the phone's frame buffer wrapped between two polls")
-	t.Logf("lost spans %v; %s", spans, r.Step("lossy").NotMeasured["frames"])
+		absent(t, r.Whole, []metrics.Name{"frames", "jank"}, "frames: the phone's frame buffer wrapped between two polls")
+		t.Logf("lost spans %v; %s", spans, r.Step("lossy").NotMeasured["frames"])
+	})
 }
 
 // A phone whose log clock reads stall around date (0.6 s between its two
@@ -671,18 +669,20 @@ func TestFramesLostToAWrap(t *testing.T) {
 // count a stall in the step next to its own.
 func TestSmoothnessWithAStalledLogClock(t *testing.T) {
 	t.Parallel()
-	fd := &faultyDevice{slowDate: true}
-	fd.Device = simConfig(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: stallingScroll(t)})
-	srv := adbtest.NewServer(fd)
-	t.Cleanup(srv.Close)
-	d := srv.Open(fd.Serial())
-	launch(t, d, fd.Device)
-	tk := newTicker()
-	s := perftest.Start(t, d, perftest.WithConfig(quirkConfig(t, tk)))
-	s.Step("scroll", func() { tk.wait(t, 30) })
-	r := s.Stop()
-	if n := fd.World().Truth(); n.Frames == 0 {
-		t.Fatal("the phone drew nothing")
-	}
-	absent(t, r.Step("scroll"), []metrics.Name{metrics.SMGT}, "the log's times cannot be placed: the device's /proc/uptime reads around", "apart in 3 tries")
+	simtest.Bubble(t, func(t *testing.T) {
+		fd := &faultyDevice{slowDate: true}
+		fd.Device = simConfig(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: stallingScroll(t)})
+		srv := adbtest.NewPipeServer(fd)
+		t.Cleanup(srv.Close)
+		d := srv.Open(fd.Serial())
+		launch(t, d, fd.Device)
+		tk := newTicker()
+		s := perftest.Start(t, d, perftest.WithConfig(quirkConfig(t, tk)))
+		s.Step("scroll", func() { tk.wait(t, 30) })
+		r := s.Stop()
+		if n := fd.World().Truth(); n.Frames == 0 {
+			t.Fatal("the phone drew nothing")
+		}
+		absent(t, r.Step("scroll"), []metrics.Name{metrics.SMGT}, "the log's times cannot be placed: the device's /proc/uptime reads around", "apart in 3 tries")
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -89,73 +90,75 @@ func TestPlanLooperMark(t *testing.T) {
 // spaces and $ goes into the mark and comes back the same, the owners
 // come and go, and the last one restores the value and removes the mark.
 func TestLooperMarkScriptsOnPhone(t *testing.T) {
-	dev, err := simdevice.New(simdevice.Config{Serial: "sim-scripts"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dev.Close() })
-	sh := func(cmd string) (string, string, int) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		var out, errb bytes.Buffer
-		st := dev.Shell(ctx, cmd, nil, &out, &errb)
-		return out.String(), errb.String(), st
-	}
-	dir := looperMarkDir(10234, "main")
-	listing := looperMarkReadCmds(dir, testProp)[readMark]
-	read := func() looperMark {
-		t.Helper()
-		out, errOut, st := sh(listing)
-		m, err := parseLooperMark([]byte(out))
-		if st != 0 || err != nil {
-			t.Fatalf("%s: exit %d %q: %v", listing, st, errOut, err)
+	simtest.Bubble(t, func(t *testing.T) {
+		dev, err := simdevice.New(simdevice.Config{Serial: "sim-scripts"})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return m
-	}
-	if m := read(); m.hasOriginal || len(m.owners) != 0 {
-		t.Fatalf("a mark before any: %+v", m)
-	}
-	value := `it's "x" $HOME \t`
-	a, b := newOwnerID(), newOwnerID()
-	const up = int64(7000 * time.Second)
-	for _, id := range []string{a, b} {
-		cmd := looperMarkCmd(dir, testProp, testBoot, id, up+int64(looperLease), markPlan{kind: markNew, original: value})
-		if _, errOut, st := sh(cmd); st != 0 {
-			t.Fatalf("%s: exit %d: %s", cmd, st, errOut)
+		t.Cleanup(func() { dev.Close() })
+		sh := func(cmd string) (string, string, int) {
+			t.Helper()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			var out, errb bytes.Buffer
+			st := dev.Shell(ctx, cmd, nil, &out, &errb)
+			return out.String(), errb.String(), st
 		}
-	}
-	m := read()
-	if m.original != value || m.boot != testBoot || m.prop != testProp || len(m.owners) != 2 || m.owners[0].expiryNs != up+int64(looperLease) {
-		t.Fatalf("mark %+v", m)
-	}
-	if _, errOut, st := sh(looperRenewCmd(dir, a, up+2*int64(looperLease))); st != 0 {
-		t.Fatalf("renew: exit %d: %s", st, errOut)
-	}
-	sh("setprop " + testProp + " 16")
-	// a goes; b is left, and the release prints the clock and b's line.
-	out, errOut, st := sh(looperReleaseCmd(dir, a, testProp, value, nil, true))
-	left, why := leftOwners([]byte(out))
-	if st != 0 || why != "" || len(left.owners) != 1 || left.owners[0].id != b || left.uptimeNs == 0 {
-		t.Fatalf("release of a: exit %d %q %q: %+v %s", st, out, errOut, left, why)
-	}
-	if v, _ := dev.World().Prop(testProp); v != "16" {
-		t.Errorf("the property after the first release: %q, want 16", v)
-	}
-	// b, the last, restores the value and removes the mark.
-	if out, errOut, st := sh(looperReleaseCmd(dir, b, testProp, value, nil, true)); st != 0 || out != "" {
-		t.Fatalf("release of b: exit %d %q %q", st, out, errOut)
-	}
-	if v, _ := dev.World().Prop(testProp); v != value {
-		t.Errorf("the property after the last release: %q, want %q", v, value)
-	}
-	if _, err := dev.Stat(dir); err == nil {
-		t.Errorf("%s is still there", dir)
-	}
-	// A renewal without a mark fails, and says so.
-	if _, errOut, st := sh(looperRenewCmd(dir, a, up)); st == 0 || !strings.Contains(errOut, "the mark is gone") {
-		t.Errorf("renewal without a mark: exit %d %q", st, errOut)
-	}
+		dir := looperMarkDir(10234, "main")
+		listing := looperMarkReadCmds(dir, testProp)[readMark]
+		read := func() looperMark {
+			t.Helper()
+			out, errOut, st := sh(listing)
+			m, err := parseLooperMark([]byte(out))
+			if st != 0 || err != nil {
+				t.Fatalf("%s: exit %d %q: %v", listing, st, errOut, err)
+			}
+			return m
+		}
+		if m := read(); m.hasOriginal || len(m.owners) != 0 {
+			t.Fatalf("a mark before any: %+v", m)
+		}
+		value := `it's "x" $HOME \t`
+		a, b := newOwnerID(), newOwnerID()
+		const up = int64(7000 * time.Second)
+		for _, id := range []string{a, b} {
+			cmd := looperMarkCmd(dir, testProp, testBoot, id, up+int64(looperLease), markPlan{kind: markNew, original: value})
+			if _, errOut, st := sh(cmd); st != 0 {
+				t.Fatalf("%s: exit %d: %s", cmd, st, errOut)
+			}
+		}
+		m := read()
+		if m.original != value || m.boot != testBoot || m.prop != testProp || len(m.owners) != 2 || m.owners[0].expiryNs != up+int64(looperLease) {
+			t.Fatalf("mark %+v", m)
+		}
+		if _, errOut, st := sh(looperRenewCmd(dir, a, up+2*int64(looperLease))); st != 0 {
+			t.Fatalf("renew: exit %d: %s", st, errOut)
+		}
+		sh("setprop " + testProp + " 16")
+		// a goes; b is left, and the release prints the clock and b's line.
+		out, errOut, st := sh(looperReleaseCmd(dir, a, testProp, value, nil, true))
+		left, why := leftOwners([]byte(out))
+		if st != 0 || why != "" || len(left.owners) != 1 || left.owners[0].id != b || left.uptimeNs == 0 {
+			t.Fatalf("release of a: exit %d %q %q: %+v %s", st, out, errOut, left, why)
+		}
+		if v, _ := dev.World().Prop(testProp); v != "16" {
+			t.Errorf("the property after the first release: %q, want 16", v)
+		}
+		// b, the last, restores the value and removes the mark.
+		if out, errOut, st := sh(looperReleaseCmd(dir, b, testProp, value, nil, true)); st != 0 || out != "" {
+			t.Fatalf("release of b: exit %d %q %q", st, out, errOut)
+		}
+		if v, _ := dev.World().Prop(testProp); v != value {
+			t.Errorf("the property after the last release: %q, want %q", v, value)
+		}
+		if _, err := dev.Stat(dir); err == nil {
+			t.Errorf("%s is still there", dir)
+		}
+		// A renewal without a mark fails, and says so.
+		if _, errOut, st := sh(looperRenewCmd(dir, a, up)); st == 0 || !strings.Contains(errOut, "the mark is gone") {
+			t.Errorf("renewal without a mark: exit %d %q", st, errOut)
+		}
+	})
 }
 
 // The cheap lane renews the lease once half of it is spent, not before.

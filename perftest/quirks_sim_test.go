@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
@@ -92,24 +91,21 @@ func atLeast(n int) func([]simdevice.TruthFrame) bool {
 // counted under the reason the phone says.
 func TestFrameQuirksMatchTruth(t *testing.T) {
 	t.Parallel()
-	stock := stockServer(t)
-	for _, ep := range endpoints {
-		for _, api := range []int{33, 28} {
-			t.Run(fmt.Sprintf("%s/api%d", ep.name, api), func(t *testing.T) {
-				t.Parallel()
-				if testing.Short() && (ep.name != "host" || api != 33) {
-					t.Skip("short mode: host endpoint, API 33 only")
-				}
-				simtest.RetryStalled(t, func() ([]string, bool) { return quirkRun(t, ep, stock, api) })
-			})
-		}
+	for _, api := range []int{33, 28} {
+		t.Run(fmt.Sprintf("api%d", api), func(t *testing.T) {
+			t.Parallel()
+			if testing.Short() && api != 33 {
+				t.Skip("short mode: API 33 only")
+			}
+			simtest.FakeClock(t, func(t *testing.T) ([]string, bool) { return quirkRun(t, api) })
+		})
 	}
 }
 
-func quirkRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, api int) (problems []string, stalled bool) {
+func quirkRun(t *testing.T, api int) (problems []string, stalled bool) {
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	dev := quirkySim(t, hostileFrames, 120, api)
-	d, _ := ep.open(t, dev, stock)
+	d, _ := openHost(t, dev, nil)
 	launch(t, d, dev)
 	// The quirks fall on frame numbers, and a popup's frame takes a number
 	// too, so which of them a given count of rows holds varies: the step
@@ -235,54 +231,56 @@ func lateRowsUnseen(r *perftest.Result, hz float64, lateMs int) bool {
 // that prints only empty rows or only its period gives no frame and says so.
 func TestSurfaceFlingerQuirksMatchTruth(t *testing.T) {
 	t.Parallel()
-	stock := stockServer(t)
-	for _, ep := range endpoints {
-		t.Run(ep.name+"/pending", func(t *testing.T) {
+	t.Run("pending", func(t *testing.T) {
+		t.Parallel()
+		simtest.Bubble(t, sfPending)
+	})
+	for _, rows := range []string{"zeros", "period_only"} {
+		t.Run(rows, func(t *testing.T) {
 			t.Parallel()
-			if testing.Short() && ep.name != "host" {
-				t.Skip("short mode: host endpoint only")
-			}
-			dev := quirkySim(t, simdevice.FrameQuirks{SFPendingMs: 200, SFSentinelAC: true}, 60, 33)
-			d, _ := ep.open(t, dev, stock)
-			launch(t, d, dev)
-			// The fences of the step's last frames signal 200 ms after.
-			r := quirkSession(t, d, dev, atLeast(150), time.Second, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
-			st := r.Step("quirks")
-			want := map[int64]bool{}
-			for _, f := range dev.World().TruthFrames() {
-				if f.SFActual >= st.DeviceStartNs && f.SFActual < st.DeviceEndNs {
-					want[f.SFActual] = true
-				}
-			}
-			got := 0
-			for _, f := range r.Frames {
-				if f.Time() >= st.DeviceStartNs && f.Time() < st.DeviceEndNs {
-					got++
-					if !want[f.ActualPresent] || f.DesiredPresent != 1<<63-1 {
-						t.Errorf("frame %+v is not a true one as the layer prints it", f)
-					}
-				}
-			}
-			if got != len(want) || len(r.FramesRejected) != 0 || len(r.Gaps) != 0 {
-				t.Errorf("%d frames, truth %d; rejected %v; gaps %+v", got, len(want), r.FramesRejected, r.Gaps)
-			}
+			simtest.Bubble(t, func(t *testing.T) { sfEmpty(t, rows) })
 		})
-		for _, rows := range []string{"zeros", "period_only"} {
-			t.Run(ep.name+"/"+rows, func(t *testing.T) {
-				t.Parallel()
-				if testing.Short() && ep.name != "host" {
-					t.Skip("short mode: host endpoint only")
-				}
-				dev := quirkySim(t, simdevice.FrameQuirks{SFRows: rows}, 60, 33)
-				d, _ := ep.open(t, dev, stock)
-				launch(t, d, dev)
-				// Nothing is pending: the rows are all empty, or none.
-				r := quirkSession(t, d, dev, atLeast(30), 0, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
-				want := map[string]string{"zeros": "only empty rows", "period_only": "only the refresh period line"}[rows]
-				if len(r.Frames) != 0 || len(r.FramesRejected) != 0 || !strings.Contains(strings.Join(r.Notes, "\n"), want) {
-					t.Errorf("%d frames, rejected %v, notes %q; want none and a note saying %q", len(r.Frames), r.FramesRejected, r.Notes, want)
-				}
-			})
+	}
+}
+
+// sfPending is TestSurfaceFlingerQuirksMatchTruth's case of pending fences.
+func sfPending(t *testing.T) {
+	dev := quirkySim(t, simdevice.FrameQuirks{SFPendingMs: 200, SFSentinelAC: true}, 60, 33)
+	d, _ := openHost(t, dev, nil)
+	launch(t, d, dev)
+	// The fences of the step's last frames signal 200 ms after.
+	r := quirkSession(t, d, dev, atLeast(150), time.Second, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
+	st := r.Step("quirks")
+	want := map[int64]bool{}
+	for _, f := range dev.World().TruthFrames() {
+		if f.SFActual >= st.DeviceStartNs && f.SFActual < st.DeviceEndNs {
+			want[f.SFActual] = true
 		}
+	}
+	got := 0
+	for _, f := range r.Frames {
+		if f.Time() >= st.DeviceStartNs && f.Time() < st.DeviceEndNs {
+			got++
+			if !want[f.ActualPresent] || f.DesiredPresent != 1<<63-1 {
+				t.Errorf("frame %+v is not a true one as the layer prints it", f)
+			}
+		}
+	}
+	if got != len(want) || len(r.FramesRejected) != 0 || len(r.Gaps) != 0 {
+		t.Errorf("%d frames, truth %d; rejected %v; gaps %+v", got, len(want), r.FramesRejected, r.Gaps)
+	}
+}
+
+// sfEmpty is TestSurfaceFlingerQuirksMatchTruth's case of a layer that
+// prints rows (zeros, period_only) without a frame.
+func sfEmpty(t *testing.T, rows string) {
+	dev := quirkySim(t, simdevice.FrameQuirks{SFRows: rows}, 60, 33)
+	d, _ := openHost(t, dev, nil)
+	launch(t, d, dev)
+	// Nothing is pending: the rows are all empty, or none.
+	r := quirkSession(t, d, dev, atLeast(30), 0, perftest.WithFrameSource(perftest.SourceSurfaceFlinger))
+	want := map[string]string{"zeros": "only empty rows", "period_only": "only the refresh period line"}[rows]
+	if len(r.Frames) != 0 || len(r.FramesRejected) != 0 || !strings.Contains(strings.Join(r.Notes, "\n"), want) {
+		t.Errorf("%d frames, rejected %v, notes %q; want none and a note saying %q", len(r.Frames), r.FramesRejected, r.Notes, want)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/internal/fixtures"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
@@ -25,7 +24,7 @@ var replayCaptures = []struct{ file, pkg string }{
 }
 
 // TestRecordReplayedCaptures records real captures played live by the
-// simulated phone, through the stock adb server and the pure-Go one. Every
+// simulated phone, on the bubble's clock. Every
 // row of the capture must end up once, either as a frame (the rows the
 // rule of metrics finds to be frames in the capture as saved, with the same
 // values) or counted under the reason that rule gives; none lost, none
@@ -34,22 +33,15 @@ var replayCaptures = []struct{ file, pkg string }{
 // 288234774265332736 (SettingsHomepageActivity).
 func TestRecordReplayedCaptures(t *testing.T) {
 	t.Parallel()
-	stock := stockServer(t)
-	for _, ep := range endpoints {
-		for _, c := range replayCaptures {
-			name := ep.name + "/" + c.file[strings.LastIndexByte(c.file, '/')+1:]
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				if testing.Short() && ep.name != "host" {
-					t.Skip("short mode: host endpoint only")
-				}
-				simtest.RetryStalled(t, func() ([]string, bool) { return replayRun(t, ep, stock, c.file, c.pkg) })
-			})
-		}
+	for _, c := range replayCaptures {
+		t.Run(c.file[strings.LastIndexByte(c.file, '/')+1:], func(t *testing.T) {
+			t.Parallel()
+			simtest.FakeClock(t, func(t *testing.T) ([]string, bool) { return replayRun(t, c.file, c.pkg) })
+		})
 	}
 }
 
-func replayRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, file, pkg string) (problems []string, stalled bool) {
+func replayRun(t *testing.T, file, pkg string) (problems []string, stalled bool) {
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	capture := fixtures.Read(t, file)
 	dev, err := simdevice.New(simdevice.Config{Serial: "sim-replay", Replay: &simdevice.Replay{Capture: capture, Package: pkg, Speed: 4}})
@@ -57,7 +49,7 @@ func replayRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, file, pkg s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dev.Close() })
-	d, _ := ep.open(t, dev, stock)
+	d, _ := openHost(t, dev, nil)
 	w := dev.World()
 	var ticks atomic.Int64
 	s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()),

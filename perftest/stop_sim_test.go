@@ -22,28 +22,30 @@ func TestStopWaitsOnlyForFramesInFlight(t *testing.T) {
 	for _, hz := range []float64{60, 144} {
 		t.Run(fmt.Sprintf("%gHz", hz), func(t *testing.T) {
 			t.Parallel()
-			d, dev, tk, cfg := framesOnly(t, "janky-scroll", hz, nil, simdevice.Quirks{})
-			w := dev.World()
-			cfg.Settle = time.Hour
-			s := perftest.Start(t, d, perftest.WithConfig(cfg))
-			s.Step("scroll", func() { tk.wait(t, 5) })
-			r := s.Stop()
-			if r.Error != "" || len(r.Gaps) > 0 {
-				t.Fatalf("error %q, gaps %+v", r.Error, r.Gaps)
-			}
-			// Stop waits for every frame of the step: none is late. One
-			// shown before the session cleared the app's history at Start
-			// cannot have been read (at most two, where a busy host
-			// widened the clock map around the step's start).
-			st := r.Step("scroll")
-			shown, early, late := truthInStep(r, st, w.TruthFrames(), false)
-			in, missing := missingTruth(r, st, shown)
-			if missing > 0 || late > 0 || early > 2 {
-				t.Errorf("%d of the step's %d readable true frames missing after Stop, %d shown after the last poll, %d before the history was cleared", missing, in, late, early)
-			}
-			if in < 10 {
-				t.Errorf("only %d true frames in the step", in)
-			}
+			simtest.Bubble(t, func(t *testing.T) {
+				d, dev, tk, cfg := framesOnly(t, "janky-scroll", hz, nil, simdevice.Quirks{})
+				w := dev.World()
+				cfg.Settle = time.Hour
+				s := perftest.Start(t, d, perftest.WithConfig(cfg))
+				s.Step("scroll", func() { tk.wait(t, 5) })
+				r := s.Stop()
+				if r.Error != "" || len(r.Gaps) > 0 {
+					t.Fatalf("error %q, gaps %+v", r.Error, r.Gaps)
+				}
+				// Stop waits for every frame of the step: none is late. One
+				// shown before the session cleared the app's history at Start
+				// cannot have been read (at most two, where a busy host
+				// widened the clock map around the step's start).
+				st := r.Step("scroll")
+				shown, early, late := truthInStep(r, st, w.TruthFrames(), false)
+				in, missing := missingTruth(r, st, shown)
+				if missing > 0 || late > 0 || early > 2 {
+					t.Errorf("%d of the step's %d readable true frames missing after Stop, %d shown after the last poll, %d before the history was cleared", missing, in, late, early)
+				}
+				if in < 10 {
+					t.Errorf("only %d true frames in the step", in)
+				}
+			})
 		})
 	}
 }
@@ -93,9 +95,9 @@ func framesOnly(t *testing.T, preset string, hz float64, edit func(*simdevice.Wo
 // in none of its step's frame figures, but the step counts it, says how
 // long it had drawn, and a note names it: on the simulated phone a swipe
 // starts a frame whose RenderThread work takes 1.2 s, and Stop, with the
-// default 250 ms Settle, ends while it draws. A host that stalled so long
+// default 250 ms Settle, ends while it draws. (A host that stalled so long
 // in Stop that the frame was done before its last poll read it as any
-// other frame; such a run is tried again.
+// other frame; on the bubble's clock no host stalls.)
 func TestStopCountsFramesStillDrawing(t *testing.T) {
 	t.Parallel()
 	const slowMs = 1200
@@ -112,7 +114,7 @@ func TestStopCountsFramesStillDrawing(t *testing.T) {
 			}
 		}
 	}
-	simtest.RetryBusy(t, "the host stalled in Stop until the slow frame was done", func() (problems []string, busy bool) {
+	simtest.FakeClock(t, func(t *testing.T) (problems []string, busy bool) {
 		d, dev, tk, cfg := framesOnly(t, "smooth-scroll", 60, edit, simdevice.Quirks{})
 		cfg.Settle = 0 // the default
 		s := perftest.Start(t, d, perftest.WithConfig(cfg))

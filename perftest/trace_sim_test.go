@@ -32,36 +32,26 @@ func traceJanks() []simdevice.Jank {
 }
 
 // traceSession records one step named "scroll", n ticks long, with a
-// trace, on a phone of the given API level and quirks. A host stalled past
-// the phone's frame buffer loses frames the trace holds, and a host too
-// busy to poll the phone ends the session: each session says so (a gap, an
-// error), and it is recorded again, up to three times.
+// trace, on a phone of the given API level and quirks, on the bubble's
+// clock (call it in a bubble): one run, where no host stalls past the
+// phone's frame buffer or is too busy to poll it.
 func traceSession(t *testing.T, api int, q simdevice.Quirks, n int, tc perftest.TraceConfig) (dev *simdevice.Device, r *perftest.Result, st *perftest.Step) {
 	t.Helper()
-	for try := 1; ; try++ {
-		wl, err := simdevice.Preset("smooth-scroll")
-		if err != nil {
-			t.Fatal(err)
-		}
-		wl.Phases[0].Janks = traceJanks()
-		var d *adbx.Device
-		dev, d = simWorkload(t, wl, api, q)
-		tk := newTicker()
-		cfg := quirkConfig(t, tk)
-		cfg.Trace = &tc
-		var early string
-		r, early = tickStep(t, d, cfg, tk, "scroll", n)
-		switch {
-		case early != "" && try < 3:
-			t.Logf("run %d: %s; recording again", try, early)
-		case early != "":
-			t.Skipf("in %d runs the host was too busy to poll the phone, and each session said so (last: %s)", try, early)
-		case len(r.Gaps) > 0 && try < 3:
-			t.Logf("run %d: a tick failed on a busy host (%s); recording again", try, r.Gaps[0].Error)
-		default:
-			return dev, r, r.Step("scroll")
-		}
+	wl, err := simdevice.Preset("smooth-scroll")
+	if err != nil {
+		t.Fatal(err)
 	}
+	wl.Phases[0].Janks = traceJanks()
+	var d *adbx.Device
+	dev, d = simWorkload(t, wl, api, q)
+	tk := newTicker()
+	cfg := quirkConfig(t, tk)
+	cfg.Trace = &tc
+	r, early := tickStep(t, d, cfg, tk, "scroll", n)
+	if early != "" || len(r.Gaps) > 0 {
+		t.Fatalf("the session ended early (%q) or recorded gaps %+v on the fake clock", early, r.Gaps)
+	}
+	return dev, r, r.Step("scroll")
 }
 
 // traceTruth is the true frames of the app's main window that have a
@@ -84,6 +74,11 @@ func traceTruth(dev *simdevice.Device) []simdevice.TruthFrame {
 // it.
 func TestTraceMatchesTruth(t *testing.T) {
 	t.Parallel()
+	simtest.Bubble(t, traceMatchesTruth)
+}
+
+// traceMatchesTruth is TestTraceMatchesTruth's body, on the bubble's clock.
+func traceMatchesTruth(t *testing.T) {
 	tc := perftest.TraceConfig{Categories: append(slices.Clone(perftest.DefaultTraceCategories), "aidl")}
 	dev, r, st := traceSession(t, 33, simdevice.Quirks{}, 40, tc)
 	info := r.Trace
@@ -209,26 +204,28 @@ func TestTraceNotMeasured(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, r, st := traceSession(t, tc.api, tc.q, 10, perftest.TraceConfig{})
-			absent(t, st, []metrics.Name{metrics.JankFrameTimeline}, tc.want...)
-			if got := r.Trace != nil && r.Trace.File != ""; got != tc.recorded {
-				t.Errorf("trace recorded %v, want %v: %+v", got, tc.recorded, r.Trace)
-			}
-			if tc.recorded {
-				// What the trace does hold is read: the main thread's
-				// scheduling, the slices.
-				if !slices.Contains(r.Trace.Sources, "sched") || !slices.Contains(r.Trace.Sources, "atrace") {
-					t.Errorf("trace sources %v", r.Trace.Sources)
+			simtest.Bubble(t, func(t *testing.T) {
+				_, r, st := traceSession(t, tc.api, tc.q, 10, perftest.TraceConfig{})
+				absent(t, st, []metrics.Name{metrics.JankFrameTimeline}, tc.want...)
+				if got := r.Trace != nil && r.Trace.File != ""; got != tc.recorded {
+					t.Errorf("trace recorded %v, want %v: %+v", got, tc.recorded, r.Trace)
 				}
-			} else if r.Trace == nil || r.Trace.NotRecorded == "" {
-				t.Errorf("no reason why the trace was not recorded: %+v", r.Trace)
-			}
-			if tc.note != "" && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, tc.note) }) {
-				t.Errorf("notes %q lack %q", r.Notes, tc.note)
-			}
-			for _, m := range []metrics.Name{metrics.FPS, metrics.Jank, metrics.CPU} {
-				metric(t, st, m)
-			}
+				if tc.recorded {
+					// What the trace does hold is read: the main thread's
+					// scheduling, the slices.
+					if !slices.Contains(r.Trace.Sources, "sched") || !slices.Contains(r.Trace.Sources, "atrace") {
+						t.Errorf("trace sources %v", r.Trace.Sources)
+					}
+				} else if r.Trace == nil || r.Trace.NotRecorded == "" {
+					t.Errorf("no reason why the trace was not recorded: %+v", r.Trace)
+				}
+				if tc.note != "" && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, tc.note) }) {
+					t.Errorf("notes %q lack %q", r.Notes, tc.note)
+				}
+				for _, m := range []metrics.Name{metrics.FPS, metrics.Jank, metrics.CPU} {
+					metric(t, st, m)
+				}
+			})
 		})
 	}
 }
@@ -237,29 +234,33 @@ func TestTraceNotMeasured(t *testing.T) {
 // the trace holds of the app, the step's among them.
 func TestTraceWholeSession(t *testing.T) {
 	t.Parallel()
-	_, r, st := traceSession(t, 33, simdevice.Quirks{}, 10, perftest.TraceConfig{})
-	w := r.Whole
-	if w == nil || w.Trace == nil || w.Trace.Partial != "" {
-		t.Fatalf("whole session trace %+v (%s)", w.Trace, w.NotMeasured[metrics.JankFrameTimeline])
-	}
-	if w.Trace.Frames < st.Trace.Frames || w.Trace.AppJank < st.Trace.AppJank {
-		t.Errorf("the session has %d frames, %d app jank; its step %d, %d", w.Trace.Frames, w.Trace.AppJank, st.Trace.Frames, st.Trace.AppJank)
-	}
-	metric(t, w, metrics.JankFrameTimeline)
+	simtest.Bubble(t, func(t *testing.T) {
+		_, r, st := traceSession(t, 33, simdevice.Quirks{}, 10, perftest.TraceConfig{})
+		w := r.Whole
+		if w == nil || w.Trace == nil || w.Trace.Partial != "" {
+			t.Fatalf("whole session trace %+v (%s)", w.Trace, w.NotMeasured[metrics.JankFrameTimeline])
+		}
+		if w.Trace.Frames < st.Trace.Frames || w.Trace.AppJank < st.Trace.AppJank {
+			t.Errorf("the session has %d frames, %d app jank; its step %d, %d", w.Trace.Frames, w.Trace.AppJank, st.Trace.Frames, st.Trace.AppJank)
+		}
+		metric(t, w, metrics.JankFrameTimeline)
+	})
 }
 
 // A trace that ends at MaxDuration, before the step does, covers only part
 // of the step: its figures are no step's, and say so.
 func TestTraceShorterThanStep(t *testing.T) {
 	t.Parallel()
-	_, r, st := traceSession(t, 33, simdevice.Quirks{}, 25, perftest.TraceConfig{MaxDuration: time.Second})
-	if r.Trace == nil || r.Trace.File == "" || st.Trace == nil {
-		t.Fatalf("trace %+v, step %+v", r.Trace, st.Trace)
-	}
-	if !strings.Contains(st.Trace.Partial, "the trace ended") || !strings.Contains(st.Trace.Partial, "TraceConfig.MaxDuration 1s") {
-		t.Errorf("partial %q", st.Trace.Partial)
-	}
-	absent(t, st, []metrics.Name{metrics.JankFrameTimeline}, "trace: covers only part of the step: the trace ended")
+	simtest.Bubble(t, func(t *testing.T) {
+		_, r, st := traceSession(t, 33, simdevice.Quirks{}, 25, perftest.TraceConfig{MaxDuration: time.Second})
+		if r.Trace == nil || r.Trace.File == "" || st.Trace == nil {
+			t.Fatalf("trace %+v, step %+v", r.Trace, st.Trace)
+		}
+		if !strings.Contains(st.Trace.Partial, "the trace ended") || !strings.Contains(st.Trace.Partial, "TraceConfig.MaxDuration 1s") {
+			t.Errorf("partial %q", st.Trace.Partial)
+		}
+		absent(t, st, []metrics.Name{metrics.JankFrameTimeline}, "trace: covers only part of the step: the trace ended")
+	})
 }
 
 // Through the stock adb server too: perfetto started and stopped by the
@@ -267,11 +268,11 @@ func TestTraceShorterThanStep(t *testing.T) {
 // is joined to a polled one, unless the host stalled past the phone's
 // frame buffer: the polls then lost frames (the session says so in a gap),
 // or too busy to poll it at all (the session ends as unreachable), and the
-// test runs again, up to three times.
+// test is skipped: a test of the real timing, on the wall clock.
 func TestTraceThroughStockADB(t *testing.T) {
 	t.Parallel()
 	stock := stockServer(t)
-	simtest.RetryBusy(t, "the host was too busy for the session to keep up with the phone (frames lost past its frame buffer, or no tick got through)", func() (problems []string, stalled bool) {
+	problems, stalled := func() (problems []string, stalled bool) {
 		wl, err := simdevice.Preset("janky-scroll")
 		if err != nil {
 			t.Fatal(err)
@@ -304,5 +305,6 @@ func TestTraceThroughStockADB(t *testing.T) {
 			t.Logf("trace frames unread at the step's edges: %d at its start, %d after the last poll", early, late)
 		}
 		return problems, len(r.Gaps) > 0
-	})
+	}()
+	simtest.WallClock(t, "the host was too busy for the session to keep up with the phone (frames lost past its frame buffer, or no tick got through)", problems, stalled)
 }

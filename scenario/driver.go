@@ -30,11 +30,42 @@ var ErrServerNotRunning = errors.New("uiautomator2 server not running")
 // guia2 v0.1.0 sends through its package variable HTTPClient, which is
 // http.DefaultClient unless replaced, and rewrites that client's transport
 // when given its "forward-to" host form. This package replaces it once with
-// a client of its own and only ever gives guia2 plain loopback URLs, so
-// guia2 never touches http.DefaultClient and the client is never mutated.
-var httpClient = &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{
-	MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
-}}
+// a client of its own and only ever gives guia2 plain URLs of forwarded
+// ports, so guia2 never touches http.DefaultClient and the client is never
+// mutated. Its transport sends each request through the transport of the
+// Driver whose forward the URL names, which dials as the Driver's device
+// does (adbx.Device.Dial): over TCP, or through an in-memory adb server's
+// pipes.
+var httpClient = &http.Client{Timeout: 60 * time.Second, Transport: forwards}
+
+// forwards is httpClient's transport.
+var forwards = &router{}
+
+// router sends a request through the transport registered for its URL's
+// "host:port".
+type router struct{ m sync.Map } // "host:port" → *http.Transport
+
+func (r *router) RoundTrip(req *http.Request) (*http.Response, error) {
+	t, ok := r.m.Load(req.URL.Host)
+	if !ok {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, fmt.Errorf("no open driver forwards %s", req.URL.Host)
+	}
+	return t.(*http.Transport).RoundTrip(req)
+}
+
+// add gives hostPort a transport that dials through dev, and returns the
+// function that removes it and closes its connections.
+func (r *router) add(hostPort string, dev *adbx.Device) (remove func()) {
+	t := &http.Transport{MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second, DialContext: dev.Dial}
+	r.m.Store(hostPort, t)
+	return func() {
+		r.m.CompareAndDelete(hostPort, t)
+		t.CloseIdleConnections()
+	}
+}
 
 var setClient sync.Once
 
@@ -52,13 +83,14 @@ type Options struct {
 
 // Driver is a uiautomator2 session on one device.
 type Driver struct {
-	dev  *adbx.Device
-	port int
-	base string
-	drv  *guia2.Driver
-	opts Options
-	lock *sync.Mutex
-	w, h int
+	dev    *adbx.Device
+	port   int
+	base   string
+	unlist func() // removes the driver's transport from forwards
+	drv    *guia2.Driver
+	opts   Options
+	lock   *sync.Mutex
+	w, h   int
 }
 
 // Connect forwards a local port to the device's uiautomator2 server,
@@ -78,8 +110,10 @@ func Connect(ctx context.Context, dev *adbx.Device, opts Options) (*Driver, erro
 	if h, _, err := net.SplitHostPort(dev.Server()); err == nil && h != "" && h != "localhost" {
 		host = h
 	}
-	d := &Driver{dev: dev, port: port, base: "http://" + net.JoinHostPort(host, strconv.Itoa(port)) + "/wd/hub", opts: opts}
+	hostPort := net.JoinHostPort(host, strconv.Itoa(port))
+	d := &Driver{dev: dev, port: port, base: "http://" + hostPort + "/wd/hub", opts: opts, unlist: forwards.add(hostPort, dev)}
 	if err := d.status(ctx); err != nil {
+		d.unlist()
 		dev.RemoveForward(context.Background(), port)
 		return nil, fmt.Errorf("scenario connect: %w: %v\n%s", ErrServerNotRunning, err, installHint(ctx, dev))
 	}
@@ -89,6 +123,7 @@ func Connect(ctx context.Context, dev *adbx.Device, opts Options) (*Driver, erro
 	defer d.lock.Unlock()
 	drv, err := guia2.NewDriver(nil, d.base)
 	if err != nil {
+		d.unlist()
 		dev.RemoveForward(context.Background(), port)
 		return nil, fmt.Errorf("scenario connect: new uiautomator2 session: %w", err)
 	}
@@ -161,6 +196,7 @@ func (d *Driver) closeLocked() error {
 		err = d.drv.Quit()
 		d.drv = nil
 	}
+	d.unlist()
 	return errors.Join(err, d.dev.RemoveForward(context.Background(), d.port))
 }
 

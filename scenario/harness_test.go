@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -20,16 +21,34 @@ type endpoint struct {
 	open func(t *testing.T, dev adbtest.Device) (*adbx.Device, func())
 }
 
-var endpoints = []endpoint{
-	{"server", func(t *testing.T, dev adbtest.Device) (*adbx.Device, func()) {
-		srv := adbtest.NewServer(dev)
+var (
+	// server is adbtest's host-protocol server over in-memory pipes,
+	// uiautomator2's forward included, so a test in a testing/synctest
+	// bubble runs on the bubble's clock.
+	server = endpoint{"server", func(t *testing.T, dev adbtest.Device) (*adbx.Device, func()) {
+		srv := adbtest.NewPipeServer(dev)
 		t.Cleanup(srv.Close)
 		return srv.Open(dev.Serial()), func() { srv.Remove(dev.Serial()) }
-	}},
-	{"adb", func(t *testing.T, dev adbtest.Device) (*adbx.Device, func()) {
+	}}
+	// stock is the stock adb server, on the wall clock: a test of the
+	// real timing.
+	stock = endpoint{"adb", func(t *testing.T, dev adbtest.Device) (*adbx.Device, func()) {
 		d, adbd := adbtest.StartADB(t).Serve(t, dev)
 		return d, adbd.DropConnections
-	}},
+	}}
+	endpoints = []endpoint{server, stock}
+)
+
+// run runs a test of the endpoint: through the pure-Go server in a
+// testing/synctest bubble, on its fake clock; through the stock adb
+// server, which talks TCP to a process, on the wall clock.
+func (ep endpoint) run(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	if ep.name == server.name {
+		simtest.Bubble(t, f)
+		return
+	}
+	f(t)
 }
 
 // phone is a simulated phone served on an endpoint.
@@ -90,7 +109,7 @@ func newPhoneTB(tb testing.TB, preset string) *phone {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { sim.Close() })
-	srv := adbtest.NewServer(sim)
+	srv := adbtest.NewPipeServer(sim)
 	tb.Cleanup(srv.Close)
 	return &phone{sim: sim, dev: srv.Open(""), pkg: wl.Package}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/scenario"
 )
@@ -32,48 +33,50 @@ func TestSleepBounded(t *testing.T) {
 // not cut short by it.
 func TestStepContextInterrupted(t *testing.T) {
 	t.Parallel()
-	p := newPhone(t, endpoints[0], "smooth-scroll", nil)
-	results := t.TempDir()
-	ft := &fakeT{}
-	sc := scenario.Start(ft, p.dev, p.pkg, perftest.WithResultsDir(results))
-	if sc == nil {
-		t.Fatalf("start: %q", ft.errs)
-	}
-	// The sleep outlasts ActionTimeout, and its deadline is ActionTimeout
-	// past its end.
-	sc.ActionTimeout = 500 * time.Millisecond
-	if !sc.Step("nap", scenario.Sleep(600*time.Millisecond)) {
-		t.Fatalf("a sleep past ActionTimeout failed: %q", ft.errs)
-	}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	began := make(chan struct{})
-	go func() {
-		<-began
-		cancel(errors.New("stop requested"))
-	}()
-	tapped := false
-	ok := sc.StepContext(ctx, "idle",
-		scenario.Func("mark", func(context.Context, *scenario.Driver) error { close(began); return nil }),
-		scenario.Sleep(scenario.MaxSleep),
-		scenario.Func("tap", func(context.Context, *scenario.Driver) error { tapped = true; return nil }))
-	if ok || tapped {
-		t.Fatalf("interrupted step: ok %v, the action after it ran %v", ok, tapped)
-	}
-	want := `scenario step "idle": sleep 10m0s: interrupted: stop requested; the step is marked unfinished`
-	if len(ft.errs) != 1 || ft.errs[0] != want {
-		t.Errorf("got %q\nwant %q", ft.errs, want)
-	}
-	if sc.StepContext(ctx, "later", scenario.Sleep(0)) || len(ft.errs) != 2 || ft.errs[1] != `scenario step "later": not run: stop requested` {
-		t.Errorf("a step after the interrupt: %q", ft.errs)
-	}
-	r := sc.Stop()
-	if st := r.Step("idle"); !st.Unfinished || st.Missing {
-		t.Errorf("step idle: unfinished %v missing %v", st.Unfinished, st.Missing)
-	}
-	if r.Step("nap").Unfinished || !r.Step("later").Missing {
-		t.Errorf("nap unfinished %v, later recorded %v", r.Step("nap").Unfinished, !r.Step("later").Missing)
-	}
-	if ents, _ := os.ReadDir(results); len(ents) != 1 {
-		t.Errorf("results folder holds %d files, want only the Result (no screenshot)", len(ents))
-	}
+	simtest.Bubble(t, func(t *testing.T) {
+		p := newPhone(t, server, "smooth-scroll", nil)
+		results := t.TempDir()
+		ft := &fakeT{}
+		sc := scenario.Start(ft, p.dev, p.pkg, perftest.WithResultsDir(results))
+		if sc == nil {
+			t.Fatalf("start: %q", ft.errs)
+		}
+		// The sleep outlasts ActionTimeout, and its deadline is ActionTimeout
+		// past its end.
+		sc.ActionTimeout = 500 * time.Millisecond
+		if !sc.Step("nap", scenario.Sleep(600*time.Millisecond)) {
+			t.Fatalf("a sleep past ActionTimeout failed: %q", ft.errs)
+		}
+		ctx, cancel := context.WithCancelCause(context.Background())
+		began := make(chan struct{})
+		go func() {
+			<-began
+			cancel(errors.New("stop requested"))
+		}()
+		tapped := false
+		ok := sc.StepContext(ctx, "idle",
+			scenario.Func("mark", func(context.Context, *scenario.Driver) error { close(began); return nil }),
+			scenario.Sleep(scenario.MaxSleep),
+			scenario.Func("tap", func(context.Context, *scenario.Driver) error { tapped = true; return nil }))
+		if ok || tapped {
+			t.Fatalf("interrupted step: ok %v, the action after it ran %v", ok, tapped)
+		}
+		want := `scenario step "idle": sleep 10m0s: interrupted: stop requested; the step is marked unfinished`
+		if len(ft.errs) != 1 || ft.errs[0] != want {
+			t.Errorf("got %q\nwant %q", ft.errs, want)
+		}
+		if sc.StepContext(ctx, "later", scenario.Sleep(0)) || len(ft.errs) != 2 || ft.errs[1] != `scenario step "later": not run: stop requested` {
+			t.Errorf("a step after the interrupt: %q", ft.errs)
+		}
+		r := sc.Stop()
+		if st := r.Step("idle"); !st.Unfinished || st.Missing {
+			t.Errorf("step idle: unfinished %v missing %v", st.Unfinished, st.Missing)
+		}
+		if r.Step("nap").Unfinished || !r.Step("later").Missing {
+			t.Errorf("nap unfinished %v, later recorded %v", r.Step("nap").Unfinished, !r.Step("later").Missing)
+		}
+		if ents, _ := os.ReadDir(results); len(ents) != 1 {
+			t.Errorf("results folder holds %d files, want only the Result (no screenshot)", len(ents))
+		}
+	})
 }

@@ -255,7 +255,7 @@ func (a *ADB) Serve(t TB, dev Device) (*adbx.Device, *Adbd) {
 	t.Helper()
 	adbd := NewAdbd(dev)
 	t.Cleanup(adbd.Close)
-	d, err := openAdbx(a.Addr(), a.connect(t, adbd.Addr))
+	d, err := openAdbx(a.Addr(), a.connect(t, adbd.Addr), nil)
 	if err != nil {
 		t.Fatalf("adbtest: %v", err)
 	}

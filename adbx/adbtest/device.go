@@ -43,9 +43,10 @@ type Device interface {
 // stuck.
 const openTimeout = time.Minute
 
-// openAdbx opens serial through the adb server at addr.
-func openAdbx(addr, serial string) (*adbx.Device, error) {
+// openAdbx opens serial through the adb server at addr, dialled with dial
+// (TCP when nil).
+func openAdbx(addr, serial string, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*adbx.Device, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 	defer cancel()
-	return adbx.Open(ctx, adbx.Options{Server: addr, Serial: serial})
+	return adbx.Open(ctx, adbx.Options{Server: addr, Serial: serial, Dial: dial})
 }

@@ -11,10 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/internal/adbwire"
+	"github.com/perfgate/perfgate/internal/pipenet"
 )
 
 // serverVersion is the host-protocol version the server reports (41, as adb
@@ -26,10 +28,12 @@ const serverVersion = 0x29
 // (adb's SERVICES.TXT) and serves its Devices itself, without an adb binary.
 // Clients such as adbx or gadb connect to it as to `adb start-server`.
 type Server struct {
-	// Addr is the server's address, "127.0.0.1:port".
+	// Addr is the server's address, "127.0.0.1:port" (for a server from
+	// NewPipeServer, "adbtest-N.invalid:5037", which only Dial reaches).
 	Addr string
 
 	ln     net.Listener
+	pipe   *pipenet.Network // nil: the server listens on TCP
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -71,10 +75,49 @@ func NewServer(devs ...Device) *Server {
 	if err != nil {
 		panic(fmt.Sprintf("adbtest: cannot listen on a loopback port: %v", err))
 	}
+	return start(ln, nil, devs)
+}
+
+// pipeServers numbers the servers of NewPipeServer, so each has a host
+// name of its own.
+var pipeServers atomic.Int64
+
+// NewPipeServer starts a Server that listens on no port: its connections,
+// and those of the forwards it adds, are in-memory pipes that only Dial
+// makes, so the server and everything it serves run on the clock of the
+// testing/synctest bubble it is created in (outside a bubble it is only a
+// server without sockets). Addr is a made-up "adbtest-N.invalid:5037";
+// Open returns devices that dial through Dial, and other clients reach the
+// server with adbx.Options{Server: s.Addr, Dial: s.Dial}. Clients that
+// dial TCP themselves, such as gadb and the stock adb, cannot.
+func NewPipeServer(devs ...Device) *Server {
+	n := &pipenet.Network{}
+	host := fmt.Sprintf("adbtest-%d.invalid", pipeServers.Add(1))
+	ln, err := n.Listen(host, 5037, nil)
+	if err != nil {
+		panic(fmt.Sprintf("adbtest: %v", err))
+	}
+	return start(ln, n, devs)
+}
+
+// Dial connects to the server, or to a port it forwards, as
+// net.Dialer.DialContext does: what adbx.Options.Dial takes. A server from
+// NewServer is dialled over TCP, one from NewPipeServer through its pipes.
+func (s *Server) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if s.pipe == nil {
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}
+	return s.pipe.Dial(ctx, network, addr)
+}
+
+// start serves devs on ln, a listener of pipes when pipe is set.
+func start(ln net.Listener, pipe *pipenet.Network, devs []Device) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		Addr:    ln.Addr().String(),
 		ln:      ln,
+		pipe:    pipe,
 		ctx:     ctx,
 		cancel:  cancel,
 		streams: map[string]int{},
@@ -90,7 +133,11 @@ func NewServer(devs ...Device) *Server {
 }
 
 // Port is the server's TCP port, what `adb -P` and gadb.NewClientWith take.
-func (s *Server) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
+func (s *Server) Port() int {
+	_, p, _ := net.SplitHostPort(s.Addr)
+	n, _ := strconv.Atoi(p)
+	return n
+}
 
 // Open returns the attached device with that serial (the only one attached
 // when serial is ""), opened through the server with adbx.Open and ready
@@ -113,11 +160,20 @@ func (s *Server) Open(serial string) *adbx.Device {
 			panic(fmt.Sprintf("adbtest: Open(\"\") with %d devices attached; name one", n))
 		}
 	}
-	d, err := openAdbx(s.Addr, serial)
+	d, err := openAdbx(s.Addr, serial, s.dialer())
 	if err != nil {
 		panic(fmt.Sprintf("adbtest: %v", err))
 	}
 	return d
+}
+
+// dialer is what adbx.Options.Dial gets: nil (TCP) unless the server
+// listens on pipes.
+func (s *Server) dialer() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	if s.pipe == nil {
+		return nil
+	}
+	return s.Dial
 }
 
 // Add attaches dev, as plugging in a phone does. A device with the serial of
@@ -632,11 +688,10 @@ func (s *Server) addForward(d *hostDevice, spec string) (int, error) {
 		}
 	}
 	s.mu.Unlock()
-	ln, err := listenLoopback(lport)
+	ln, bound, err := s.listenForward(lport)
 	if err != nil {
 		return 0, fmt.Errorf("cannot bind listener: %w", err)
 	}
-	bound := ln.Addr().(*net.TCPAddr).Port
 	f := &forward{serial: d.serial, local: "tcp:" + strconv.Itoa(bound), remote: remote, remotePort: rport, ln: ln}
 	s.mu.Lock()
 	if s.closed {
@@ -669,6 +724,24 @@ func parseTCPSpec(spec string) (int, error) {
 
 // reservedPort says whether p is in the range adb scans for emulators.
 func reservedPort(p int) bool { return p >= 5555 && p <= 5585 }
+
+// listenForward listens on the local port of a forward, on the server's
+// pipes or on 127.0.0.1, and says which port it bound.
+func (s *Server) listenForward(port int) (net.Listener, int, error) {
+	if s.pipe != nil {
+		host, _, _ := net.SplitHostPort(s.Addr)
+		ln, err := s.pipe.Listen(host, port, reservedPort)
+		if err != nil {
+			return nil, 0, err
+		}
+		return ln, ln.Port(), nil
+	}
+	ln, err := listenLoopback(port)
+	if err != nil {
+		return nil, 0, err
+	}
+	return ln, ln.Addr().(*net.TCPAddr).Port, nil
+}
 
 // listenLoopback listens on 127.0.0.1:port; for port 0 it keeps clear of
 // the emulator range.

@@ -10,7 +10,11 @@ package simtest
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"strings"
+	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
@@ -37,6 +41,59 @@ func Serve(t TB, cfg simdevice.Config) (*simdevice.Device, *adbtest.Server) {
 	srv := adbtest.NewServer(dev)
 	t.Cleanup(srv.Close)
 	return dev, srv
+}
+
+// ServePipe is Serve over in-memory pipes (adbtest.NewPipeServer), for a
+// test in a testing/synctest bubble: the phone, the server and whatever the
+// test runs against them then keep the bubble's clock. Call it inside the
+// bubble.
+func ServePipe(t TB, cfg simdevice.Config) (*simdevice.Device, *adbtest.Server) {
+	t.Helper()
+	dev, err := simdevice.New(cfg)
+	if err != nil {
+		t.Fatalf("simdevice.New: %v", err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	srv := adbtest.NewPipeServer(dev)
+	t.Cleanup(srv.Close)
+	return dev, srv
+}
+
+// bubbleWall bounds a bubble's time on the host.
+const bubbleWall = 2 * time.Minute
+
+// Bubble runs f in a testing/synctest bubble (synctest.Test), on a fake
+// clock that moves only when every goroutine of the test waits. A
+// goroutine blocked on anything else (a socket, a process, a lock held
+// across a wait) stops that clock for good, and the test would hang to
+// -timeout: after two minutes on the host Bubble ends the test binary
+// instead, with every goroutine's stack, so the one that holds the clock
+// can be found.
+func Bubble(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	stuck := time.AfterFunc(bubbleWall, func() {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		panic(fmt.Sprintf("simtest: %s: the bubble's clock has not moved its test to the end in %v on the host; a goroutine blocked outside the bubble's reach (network I/O, a process, a mutex) holds it:\n%s", t.Name(), bubbleWall, buf))
+	})
+	defer stuck.Stop()
+	synctest.Test(t, f)
+}
+
+// FakeClock runs a recording once in a Bubble and reports its problems as
+// errors. run reports whether its session recorded a host too busy for the
+// phone (frames lost past the phone's buffer, ticks that did not get
+// through): on the fake clock no host stalls, so that is an error too,
+// not a reason to run again.
+func FakeClock(t *testing.T, run func(t *testing.T) (problems []string, stalled bool)) {
+	t.Helper()
+	Bubble(t, func(t *testing.T) {
+		problems, stalled := run(t)
+		Errors(t, problems)
+		if stalled {
+			t.Error("the session recorded a stalled host on the fake clock")
+		}
+	})
 }
 
 // quickColdMs is the cold start QuickStart gives a workload.
@@ -79,44 +136,38 @@ func Launch(t TB, d *adbx.Device, dev *simdevice.Device) {
 	}
 }
 
-// RetryStalled runs a recording up to three times while it fails on a host
-// that stalled past the phone's frame buffer (run reports whether its
-// session recorded frames lost that way), and reports the last run's
-// problems as errors. When all three runs stalled, the session said so
-// each time and the truth cannot be compared on a host this busy: the
-// test is skipped, naming the last run's problems.
-func RetryStalled(t RetryT, run func() (problems []string, stalled bool)) {
+// WallClock reports the problems of a run on the wall clock, through the
+// stock adb server: a test of the real timing, run once. When busy says
+// the session recorded that the host was too busy for the phone (what
+// says how: frames lost past its buffer, ticks that did not get through),
+// the truth cannot be compared on this host and the test is skipped,
+// naming the problems. The simulated phone's truth is compared without
+// that allowance in a bubble (Bubble, ServePipe), where the host cannot
+// stall.
+func WallClock(t WallT, what string, problems []string, busy bool) {
 	t.Helper()
-	RetryBusy(t, "the host stalled past the phone's frame buffer", run)
+	if busy && len(problems) > 0 {
+		t.Skipf("%s, and the session recorded it; the truth cannot be compared on a host this busy (%s)", what, strings.Join(problems, "; "))
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
 }
 
-// RetryT is what RetryBusy and RetryStalled need of a test.
-type RetryT interface {
+// WallT is what WallClock needs of a test.
+type WallT interface {
 	Helper()
-	Logf(format string, args ...any)
 	Error(args ...any)
 	Skipf(format string, args ...any)
 }
 
-// RetryBusy runs a recording up to three times while run reports that the
-// host was too busy for it (busy, what says how: the session recorded it)
-// and it has problems, and reports the last run's problems as errors.
-// When all three runs met a host that busy, the test is skipped, naming
-// the last run's problems.
-func RetryBusy(t RetryT, what string, run func() (problems []string, busy bool)) {
+// Errors reports each of problems as an error of t.
+func Errors(t interface {
+	Helper()
+	Error(args ...any)
+}, problems []string) {
 	t.Helper()
-	for try := 1; ; try++ {
-		problems, busy := run()
-		if busy && len(problems) > 0 {
-			if try < 3 {
-				t.Logf("run %d: %s (%s); trying again", try, what, strings.Join(problems, "; "))
-				continue
-			}
-			t.Skipf("%s in %d runs, and each session recorded it; the truth cannot be compared on a host this busy (last run: %s)", what, try, strings.Join(problems, "; "))
-		}
-		for _, p := range problems {
-			t.Error(p)
-		}
-		return
+	for _, p := range problems {
+		t.Error(p)
 	}
 }
