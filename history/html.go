@@ -177,7 +177,7 @@ func WritePage(w io.Writer, metric string, trends []Trend, o PageOptions) error 
 			ps.Changes = append(ps.Changes, pageChange{
 				At:    fmt.Sprintf("%s (%s)", shortCommit(c.First.Commit, c.First.RunID), c.First.Time.UTC().Format("2006-01-02 15:04")),
 				Class: class, Pct: fmt.Sprintf("%s (95%% CI %s … %s)", signedPct(c.ChangePct), signedPct(c.Low), signedPct(c.High)),
-				Levels: fmt.Sprintf("%s → %s (%d runs before, %d after)", withUnit(c.Before.Center, t.Unit), withUnit(c.After.Center, t.Unit), c.NBefore, c.NAfter),
+				Levels: fmt.Sprintf("%s → %s (%d runs before, %d after)", metrics.FormatValue(c.Before.Center, t.Unit), metrics.FormatValue(c.After.Center, t.Unit), c.NBefore, c.NAfter),
 				P:      formatP(c.P),
 			})
 		}
@@ -283,7 +283,7 @@ func trendSVG(t Trend, budgets []budget.Limit) string {
 		for k, sp := range spans {
 			x := X(float64(sp.From+sp.To-1) / 2)
 			title := fmt.Sprintf("%s … %s, %d runs: median %s, %s … %s", sp.First.UTC().Format("2006-01-02 15:04"), sp.Last.UTC().Format("2006-01-02 15:04"), sp.Runs,
-				withUnit(sp.Median, t.Unit), report.FormatValue(sp.Min), report.FormatValue(sp.Max))
+				metrics.FormatValue(sp.Median, t.Unit), metrics.FormatValue(sp.Min, ""), metrics.FormatValue(sp.Max, ""))
 			if sp.ChangePoints > 0 {
 				title += fmt.Sprintf("; %d change points", sp.ChangePoints)
 				fmt.Fprintf(&b, `<line class="older-change" x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="%s" stroke-dasharray="4 3"/>`, x, x, padT, padT+plotH, colNeutral)
@@ -323,7 +323,7 @@ func trendSVG(t Trend, budgets []budget.Limit) string {
 		lvl := metrics.NearestRank(seg, 50)
 		from := max(lo, older)
 		fmt.Fprintf(&b, `<line class="level" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2" opacity="0.6"><title>median %s over %d runs</title></line>`,
-			X(float64(from)-0.4*boolf(from > 0 && from == lo)), X(float64(hi-1)+0.4*boolf(i+2 < len(edges))), Y(lvl), Y(lvl), colLevel, esc(withUnit(lvl, t.Unit)), len(seg))
+			X(float64(from)-0.4*boolf(from > 0 && from == lo)), X(float64(hi-1)+0.4*boolf(i+2 < len(edges))), Y(lvl), Y(lvl), colLevel, esc(metrics.FormatValue(lvl, t.Unit)), len(seg))
 	}
 	for _, bu := range budgets {
 		if math.IsInf(bu.Value, 0) || math.IsNaN(bu.Value) {
@@ -345,7 +345,7 @@ func trendSVG(t Trend, budgets []budget.Limit) string {
 	fmt.Fprintf(&b, `<path class="series" d="%s" stroke="%s" stroke-width="1" fill="none" opacity="0.5"/>`, path.String(), colPoint)
 	for k, p := range t.Points {
 		circle := fmt.Sprintf(`<circle class="run" cx="%.1f" cy="%.1f" r="3" fill="%s" stroke="%s"><title>%s · %s · %s (median of %d)</title></circle>`,
-			X(float64(older+k)), Y(p.Value), colPoint, colPoint, esc(shortCommit(p.Commit, p.RunID)), p.Time.UTC().Format("2006-01-02 15:04"), esc(withUnit(p.Value, t.Unit)), p.Iterations)
+			X(float64(older+k)), Y(p.Value), colPoint, colPoint, esc(shortCommit(p.Commit, p.RunID)), p.Time.UTC().Format("2006-01-02 15:04"), esc(metrics.FormatValue(p.Value, t.Unit)), p.Iterations)
 		if p.ReportURL != "" && SafeURL(p.ReportURL) {
 			// Only a link a click cannot run: a shared history's rows come
 			// from anyone who can write to it.

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/metrics"
 )
 
 // WriteText writes the trend as lines of plain text: the series, its unit,
@@ -21,10 +21,10 @@ func (t Trend) WriteText(w io.Writer, runs bool) error {
 		if t.Older > 0 {
 			sp := t.Span(0, t.Older)
 			fmt.Fprintf(&b, "  %s … %s  %d older runs: median %s, %s … %s (-last %d prints them)\n", sp.First.UTC().Format("2006-01-02 15:04"), sp.Last.UTC().Format("2006-01-02 15:04"),
-				sp.Runs, report.FormatValue(sp.Median), report.FormatValue(sp.Min), report.FormatValue(sp.Max), n)
+				sp.Runs, metrics.FormatValue(sp.Median, ""), metrics.FormatValue(sp.Min, ""), metrics.FormatValue(sp.Max, ""), n)
 		}
 		for _, p := range t.Points {
-			fmt.Fprintf(&b, "  %s  %-12s %s (median of %d)\n", p.Time.UTC().Format("2006-01-02 15:04"), orNone(p.Commit), report.FormatValue(p.Value), p.Iterations)
+			fmt.Fprintf(&b, "  %s  %-12s %s (median of %d)\n", p.Time.UTC().Format("2006-01-02 15:04"), orNone(p.Commit), metrics.FormatValue(p.Value, ""), p.Iterations)
 		}
 	}
 	for _, c := range t.Changes {
@@ -52,7 +52,7 @@ func (s Suggestion) Line() string {
 	if s.AfterChange {
 		from = ", since its change at " + orNone(s.From.Commit)
 	}
-	return fmt.Sprintf("%s %s %s %s: level %s over %d runs%s", s.Step, s.Metric, op, report.FormatValue(s.Limit), report.FormatValue(s.Level), s.Runs, from)
+	return fmt.Sprintf("%s %s %s %s: level %s over %d runs%s", s.Step, s.Metric, op, metrics.FormatValue(s.Limit, ""), metrics.FormatValue(s.Level, ""), s.Runs, from)
 }
 
 // WriteText writes what AddFiles did with the file as lines of text:

@@ -7,7 +7,6 @@ import (
 
 	"github.com/perfgate/perfgate/history/changepoint"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/report"
 )
 
 // TrendOptions shape Analyze and Store.Trends. The zero value uses
@@ -82,7 +81,7 @@ func (c Change) Sentence(k Key) string {
 // "18.2 ms → 21.5 ms (+18.1%, 95% CI +14.0% … +22.3%; 30 runs before, 12 after)".
 func (c Change) Detail(unit string) string {
 	return fmt.Sprintf("%s → %s (%s, 95%% CI %s … %s; %d runs before, %d after)",
-		withUnit(c.Before.Center, unit), withUnit(c.After.Center, unit), signedPct(c.ChangePct), signedPct(c.Low), signedPct(c.High), c.NBefore, c.NAfter)
+		metrics.FormatValue(c.Before.Center, unit), metrics.FormatValue(c.After.Center, unit), signedPct(c.ChangePct), signedPct(c.Low), signedPct(c.High), c.NBefore, c.NAfter)
 }
 
 // shortCommit names a run by its commit's first 7 characters, else by its
@@ -120,11 +119,4 @@ func signedPct(v float64) string {
 		return "−∞%"
 	}
 	return fmt.Sprintf("%+.1f%%", v)
-}
-
-func withUnit(v float64, unit string) string {
-	if unit == "" {
-		return report.FormatValue(v)
-	}
-	return report.FormatValue(v) + " " + unit
 }

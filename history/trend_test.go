@@ -108,7 +108,7 @@ func TestDigest(t *testing.T) {
 	}
 	md := b.String()
 	for _, want := range []string{"## perfgate history", "1 change points in", "1 of them for the worse",
-		`- ❌ **frame\_time\_p95 of scroll rose `, ` at c00025, p = 0.001** (TestFeed, Pixel 7): `, " ms → ", "95% CI ",
+		`- ❌ **frame\_time\_p95 of scroll rose `, ` at c00025, p = 0.001** (TestFeed, Pixel 7): `, "ms → ", "95% CI ",
 		"[trend](https://ci.example/trends/trend-frame_time_p95.html)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("digest lacks %q:\n%s", want, md)

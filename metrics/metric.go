@@ -266,12 +266,27 @@ type Metric struct {
 	Definition string
 }
 
-// FormatValue writes v the way failure and regression lines do: at most
-// two decimals, the unit glued on for times, sizes, percentages and
-// temperatures ("18.2ms", "35%") and left off for counts and rates ("5",
-// "48.2").
+// FormatValue is the one way perfgate prints a metric's value: in failure,
+// regression and budget lines, report tables and charts, comparisons and
+// trend pages. The rule, by unit:
+//
+//   - the number is rounded half away from zero to at most two decimals,
+//     trailing zeros dropped: 18.25 → "18.25", 18.3 → "18.3", 5 → "5",
+//     -0.004 → "0" (never "-0");
+//   - a unit of measure (ms, %, KiB, KiB/min, B, °C) is glued on, as
+//     benchstat writes units: "18.25ms", "35%", "2003B";
+//   - a count or a rate (frames, fps, periods, intervals, crashes, anrs, or
+//     any unit not listed above) is left off, for the metric's name beside
+//     the value says what it counts: "jank 5 > 3", "fps 48.21";
+//   - unit "" gives the number alone, for a table column or a chart whose
+//     unit is printed once beside it.
 func FormatValue(v float64, unit string) string {
-	r := math.Round(v*100) / 100
+	r := v
+	if math.Abs(v) < 1e15 {
+		// Beyond 1e15 a float64 holds no hundredths to round, and v*100
+		// could overflow.
+		r = math.Round(v*100) / 100
+	}
 	if r == 0 {
 		r = 0 // not "-0"
 	}

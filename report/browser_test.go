@@ -96,7 +96,7 @@ func TestBrowserRendersReport(t *testing.T) {
 	var want []string
 	for _, f := range dev.World().TruthFrames() {
 		if f.Missed && sameWindow(f.Window, st.FrameStats.Window) && f.IntendedVsync >= st.DeviceStartNs && f.IntendedVsync < st.DeviceEndNs {
-			want = append(want, fmt.Sprintf("%.3f s: %.1f ms", float64(f.IntendedVsync-st.DeviceStartNs)/1e9, float64(f.Duration)/1e6))
+			want = append(want, fmt.Sprintf("%.3f s: %s ms", float64(f.IntendedVsync-st.DeviceStartNs)/1e9, metrics.FormatValue(float64(f.Duration)/1e6, "")))
 		}
 	}
 	assert.Assert(t, len(want) > 0, "the janky workload missed no deadline in the step")

@@ -29,7 +29,7 @@ func stepCharts(r *perftest.Result, st *perftest.Step, budgets []budget.Limit) [
 				if b.Min {
 					op = "≥"
 				}
-				label := fmt.Sprintf("budget %s %s %s %s", b.Metric, op, formatValue(b.Value*scale), unit)
+				label := fmt.Sprintf("budget %s %s %s %s", b.Metric, op, metrics.FormatValue(b.Value*scale, ""), unit)
 				if scale != 1 {
 					label += " (" + metrics.FormatValue(b.Value, b.Metric.Def().Unit) + ")"
 				}
@@ -112,7 +112,7 @@ func startupChart(su *perftest.StartupStats, budgets []hline) *chart {
 	if len(full) > 0 {
 		c.lines = append(c.lines, line{name: "full display (Fully drawn)", color: colPSS, pts: full})
 	}
-	c.hlines = append(c.hlines, hline{class: "median", label: fmt.Sprintf("median initial display %s ms", formatValue(su.InitialDisplayMs)), color: colRefresh, y: su.InitialDisplayMs})
+	c.hlines = append(c.hlines, hline{class: "median", label: fmt.Sprintf("median initial display %s ms", metrics.FormatValue(su.InitialDisplayMs, "")), color: colRefresh, y: su.InitialDisplayMs})
 	c.hlines = append(c.hlines, budgets...)
 	return c
 }

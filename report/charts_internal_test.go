@@ -46,7 +46,7 @@ func TestBudgetLineUnits(t *testing.T) {
 	st := &perftest.Step{Name: "scroll", HostEndNs: 2e9}
 	r := &perftest.Result{Steps: []*perftest.Step{st}}
 	mem := chartOf(t, r, st, []budget.Limit{{Metric: metrics.PSSMax, Value: 168000}}, "memory")
-	if len(mem.hlines) != 1 || mem.hlines[0].label != "budget pss_max ≤ 164.1 MiB (168000KiB)" || math.Abs(mem.hlines[0].y-164.0625) > 1e-9 {
+	if len(mem.hlines) != 1 || mem.hlines[0].label != "budget pss_max ≤ 164.06 MiB (168000KiB)" || math.Abs(mem.hlines[0].y-164.0625) > 1e-9 {
 		t.Errorf("PSS budget line %+v", mem.hlines)
 	}
 	fps := chartOf(t, r, st, []budget.Limit{{Metric: metrics.FPS, Value: 50, Min: true}}, "fps")

@@ -443,16 +443,6 @@ func (c *Comparison) Verdicts(test, model string) []budget.Verdict {
 	return out
 }
 
-// withUnit joins a value and its unit the way the gate's messages do:
-// "18.2ms", "35%", but "3 frames".
-func withUnit(v float64, unit string) string {
-	switch unit {
-	case "ms", "%", "KiB", "B", "KiB/min", "°C":
-		return formatValue(v) + unit
-	}
-	return formatValue(v) + " " + unit
-}
-
 // delta is the Δ column: "~" when not significant, as benchstat prints.
 func (r Row) delta() string {
 	if !r.Significant {
@@ -475,9 +465,9 @@ func summaryText(s benchmath.Summary, unit string) string {
 		return "none"
 	}
 	if math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) || math.IsNaN(s.Lo) || s.Lo == s.Hi {
-		return withUnit(s.Center, unit)
+		return metrics.FormatValue(s.Center, unit)
 	}
-	return withUnit(s.Center, unit) + " ± " + s.PctRangeString()
+	return metrics.FormatValue(s.Center, unit) + " ± " + s.PctRangeString()
 }
 
 // WriteText prints the comparison as a benchstat-style table, then the

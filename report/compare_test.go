@@ -186,9 +186,9 @@ func TestCompareOutput(t *testing.T) {
 		assert.Assert(t, strings.Contains(txt.String(), want), "text lacks %q:\n%s", want, txt.String())
 	}
 	for _, want := range []string{
-		"| TestScroll | scroll | frame_time_p95 | 18.6ms ± ",
+		"| TestScroll | scroll | frame_time_p95 | 18.63ms ± ",
 		"| +32.2% | p=0.002 n=6+6 | ❌ |",
-		"| TestScroll | scroll | fps | 60 fps | 60 fps | ~ |",
+		"| TestScroll | scroll | fps | 60 | 60 | ~ |",
 		"- ⚠️ new runs on Pixel 8",
 	} {
 		assert.Assert(t, strings.Contains(md.String(), want), "markdown lacks %q:\n%s", want, md.String())
@@ -256,5 +256,5 @@ func TestCompareKeepsTestsApart(t *testing.T) {
 	})
 	var md bytes.Buffer
 	assert.NilError(t, c.WriteMarkdown(&md))
-	assert.Assert(t, strings.Contains(md.String(), "| TestSearch (Pixel 7, API 34) | scroll | frame_time_p95 | 30.6ms ± 2% | 30.7ms ± 2% | ~ | p=0.699 n=6+6 |  |"), md.String())
+	assert.Assert(t, strings.Contains(md.String(), "| TestSearch (Pixel 7, API 34) | scroll | frame_time_p95 | 30.63ms ± 2% | 30.73ms ± 2% | ~ | p=0.699 n=6+6 |  |"), md.String())
 }

@@ -211,19 +211,19 @@ func metricStrips(step string, rows []Row) string {
 		X := func(v float64) float64 { return stripX0 + (v-lo)/(hi-lo)*(stripX1-stripX0) }
 		// The row's own axis, in the metric's unit.
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ccc"/>`, stripX0, stripX1, mid, mid)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="10" fill="#666" text-anchor="end">%s</text>`, stripX0-4, mid+4, esc(withUnit(lo, r.Unit)))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="10" fill="#666">%s</text>`, stripX1+4, mid+4, esc(strings.TrimSpace(withUnit(hi, r.Unit))))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="10" fill="#666" text-anchor="end">%s</text>`, stripX0-4, mid+4, esc(metrics.FormatValue(lo, r.Unit)))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="10" fill="#666">%s</text>`, stripX1+4, mid+4, esc(metrics.FormatValue(hi, r.Unit)))
 		side := func(s benchmath.Summary, vals []float64, dy float64, col, name string) {
 			yy := mid + dy
 			if !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) && !math.IsNaN(s.Lo) && s.Hi > s.Lo {
 				fmt.Fprintf(&b, `<rect class="ci" x="%.1f" y="%.1f" width="%.1f" height="6" fill="%s" fill-opacity="0.25"><title>%s: 95%% CI %s … %s</title></rect>`,
-					X(s.Lo), yy-3, X(s.Hi)-X(s.Lo), col, name, esc(withUnit(s.Lo, r.Unit)), esc(withUnit(s.Hi, r.Unit)))
+					X(s.Lo), yy-3, X(s.Hi)-X(s.Lo), col, name, esc(metrics.FormatValue(s.Lo, r.Unit)), esc(metrics.FormatValue(s.Hi, r.Unit)))
 			}
 			fmt.Fprintf(&b, `<line class="median" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2.5"><title>%s: median %s</title></line>`,
-				X(s.Center), X(s.Center), yy-7, yy+7, col, name, esc(withUnit(s.Center, r.Unit)))
+				X(s.Center), X(s.Center), yy-7, yy+7, col, name, esc(metrics.FormatValue(s.Center, r.Unit)))
 			for j, v := range vals {
 				fmt.Fprintf(&b, `<circle class="run" cx="%.1f" cy="%.1f" r="3" fill="%s" fill-opacity="0.7"><title>%s run %d: %s</title></circle>`,
-					X(v), yy, col, name, j+1, esc(withUnit(v, r.Unit)))
+					X(v), yy, col, name, j+1, esc(metrics.FormatValue(v, r.Unit)))
 			}
 		}
 		side(r.Old, ov, -6, colBase, "base")

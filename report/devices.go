@@ -143,7 +143,7 @@ func deviceTables(results []*perftest.Result, opts Options) []deviceTable {
 					if c.found {
 						cell = deviceCell{Text: "not measured", Verdict: c.verdict[d.Name]}
 						if m, ok := find(c.ms, d.Name); ok {
-							cell.Text = formatValue(m.Value)
+							cell.Text = metrics.FormatValue(m.Value, "")
 							switch {
 							case measured == 0:
 								row.Worst, worst = i, m.Value

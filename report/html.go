@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -250,7 +251,7 @@ func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
 			hs.Charts = append(hs.Charts, template.HTML(c.svg()))
 		}
 		for _, m := range StepMetrics(st) {
-			hm := htmlMetric{Metric: m, Shown: formatValue(m.Value)}
+			hm := htmlMetric{Metric: m, Shown: metrics.FormatValue(m.Value, "")}
 			hm.Verdict, hm.Budget = metricVerdict(vs, m.Name)
 			hs.Metrics = append(hs.Metrics, hm)
 		}

@@ -86,7 +86,7 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 			mark := map[string]string{"pass": "✅", "fail": "❌"}[verdict]
 			value, def := "not measured", reasonOf(absent, name)
 			if m, ok := find(ms, name); ok {
-				value, def = formatValue(m.Value)+" "+m.Unit, m.Definition
+				value, def = metrics.FormatValue(m.Value, m.Unit), m.Definition
 			} else if def == "" {
 				def = "no such metric in the step"
 			}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/perfgate/perfgate/metrics"
 )
 
 // chart is one SVG line chart. Time runs along x in seconds since the step
@@ -190,7 +192,7 @@ func (c *chart) svg() string {
 		}
 		for _, p := range l.pts {
 			fmt.Fprintf(&b, `<circle class="point" data-series="%s" cx="%.1f" cy="%.1f" r="%.1f" fill="%s" fill-opacity="%g"><title>%s at %s %s: %s %s</title></circle>`,
-				esc(l.name), X(p.x), Y(p.y), r, l.color, op, esc(l.name), tickLabel(p.x, xStep/100), esc(xUnit), esc(formatValue(p.y)), esc(c.unit))
+				esc(l.name), X(p.x), Y(p.y), r, l.color, op, esc(l.name), tickLabel(p.x, xStep/100), esc(xUnit), esc(metrics.FormatValue(p.y, "")), esc(c.unit))
 		}
 	}
 	budgets := 0
@@ -208,7 +210,7 @@ func (c *chart) svg() string {
 	}
 	for _, m := range c.marks {
 		for i, p := range m.pts {
-			what := fmt.Sprintf("%.1f %s", p.y, c.unit)
+			what := metrics.FormatValue(p.y, "") + " " + c.unit
 			if i < len(m.notes) {
 				what = m.notes[i]
 			}
@@ -310,23 +312,6 @@ func formatTick(v float64) string {
 	return strings.TrimSuffix(s, ".")
 }
 
-// formatValue prints a metric value with the precision a reader needs:
-// whole numbers as such, otherwise one decimal from 10 up and two below.
-func formatValue(v float64) string {
-	switch a := math.Abs(v); {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return fmt.Sprint(v)
-	case v == math.Trunc(v) && a < 1e15:
-		return fmt.Sprintf("%.0f", v)
-	case a >= 10:
-		// Round half away from zero first: %.1f alone rounds 18.45, stored
-		// as 18.4499…, down.
-		return fmt.Sprintf("%.1f", math.Round(v*10)/10)
-	default:
-		return fmt.Sprintf("%.2f", math.Round(v*100)/100)
-	}
-}
-
 // NiceStep returns a round axis tick spacing near span/5, the one the
 // report's charts use; other perfgate pages (history trends) draw their
 // axes with it too.
@@ -334,6 +319,3 @@ func NiceStep(span float64) float64 { return niceStep(span) }
 
 // FormatTick prints an axis value the way the report's charts do.
 func FormatTick(v float64) string { return formatTick(v) }
-
-// FormatValue prints a metric value with the precision the report uses.
-func FormatValue(v float64) string { return formatValue(v) }

@@ -86,7 +86,7 @@ func TestReportsShowTheTrace(t *testing.T) {
 	for _, want := range []string{
 		"Perfetto trace: `" + r.Trace.File + "`",
 		"open https://ui.perfetto.dev and choose *Open trace file*",
-		fmt.Sprintf("| %s | %d frames |", metrics.JankFrameTimeline, st.Trace.AppJank),
+		fmt.Sprintf("| %s | %d |", metrics.JankFrameTimeline, st.Trace.AppJank),
 		fmt.Sprintf("FrameTimeline (jank_frametimeline): %d frames, %d janky, %d app jank", st.Trace.Frames, st.Trace.Janky, st.Trace.AppJank),
 	} {
 		if !strings.Contains(md, want) {
