@@ -9,10 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
+	"github.com/perfgate/perfgate/internal/svgchart"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/report"
 )
@@ -201,14 +201,25 @@ func budgetsFor(bs []budget.Limit, step, metric string) []budget.Limit {
 	return out
 }
 
+// frame is the size of a trend chart.
+var frame = svgchart.Frame{W: 860, H: 260, PadL: 64, PadR: 16, PadT: 20, PadB: 44}
+
+// The trend charts' colours.
 const (
-	chartW, chartH         = 860, 260
-	padL, padR, padT, padB = 64, 16, 20, 44
-	plotW, plotH           = chartW - padL - padR, chartH - padT - padB
-	colPoint, colLevel     = "#1f77b4", "#555555"
-	colWorse, colBetter    = "#d62728", "#2ca02c"
-	colNeutral, colBudget  = "#7f7f7f", "#e377c2"
+	colPoint, colLevel    = "#1f77b4", "#555555"
+	colWorse, colBetter   = "#d62728", "#2ca02c"
+	colNeutral, colBudget = "#7f7f7f", "#e377c2"
 )
+
+// trendChart is the chart of one series being drawn: the runs read in
+// full along the right of the x axis, the older runs' spans, when the
+// series was read in part, on its left quarter.
+type trendChart struct {
+	t       Trend
+	cv      *svgchart.Canvas
+	spans   []Span
+	detailL float64 // where the runs read in full begin
+}
 
 // trendSVG draws one series: runs along x in order, the value up y from
 // zero, every point a link to its run's report, the level between change
@@ -219,22 +230,38 @@ const (
 // not grow with the history. No script: the page works wherever HTML
 // does.
 func trendSVG(t Trend, budgets []budget.Limit) string {
-	var b strings.Builder
-	esc := template.HTMLEscapeString
 	n := t.Len()
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="trend" data-metric="%s" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
-		esc(t.Metric), chartW, chartH, chartW, chartH, esc(t.Metric+" of "+t.Step+" over "+fmt.Sprint(n)+" runs"))
+	cv := svgchart.New(frame, "trend", "data-metric", t.Metric, t.Metric+" of "+t.Step+" over "+fmt.Sprint(n)+" runs")
 	if n == 0 {
-		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#999">no runs measured this metric</text></svg>`, padL+20, padT+plotH/2)
-		return b.String()
+		return cv.NoData("no runs measured this metric")
 	}
-	older := t.Older
-	spans := t.Spans(maxSpans)
+	tc := &trendChart{t: t, cv: cv, spans: t.Spans(maxSpans)}
+	cv.ScaleY(tc.yMax(budgets))
+	tc.scaleX()
+	cv.Axes(t.Unit)
+	if t.Older > 0 {
+		tc.drawOlder()
+	}
+	tc.drawCommits()
+	tc.drawLevels()
+	for _, bu := range budgets {
+		if !math.IsInf(bu.Value, 0) && !math.IsNaN(bu.Value) {
+			cv.Rule("budget", "budget "+bu.String(), colBudget, cv.Y(bu.Value), float64(frame.PadL+4), "")
+		}
+	}
+	tc.drawRuns()
+	tc.drawChanges()
+	return cv.End()
+}
+
+// yMax is the highest value the chart draws: of a run, a span or a
+// budget.
+func (tc *trendChart) yMax(budgets []budget.Limit) float64 {
 	yMax := 0.0
-	for _, p := range t.Points {
+	for _, p := range tc.t.Points {
 		yMax = max(yMax, p.Value)
 	}
-	for _, sp := range spans {
+	for _, sp := range tc.spans {
 		yMax = max(yMax, sp.Max)
 	}
 	for _, bu := range budgets {
@@ -242,75 +269,79 @@ func trendSVG(t Trend, budgets []budget.Limit) string {
 			yMax = max(yMax, bu.Value)
 		}
 	}
-	if yMax <= 0 {
-		yMax = 1
-	}
-	yStep := report.NiceStep(yMax * 1.05)
-	yTop := math.Ceil(yMax*1.05/yStep) * yStep
-	// x: the older runs' spans across the left quarter, then the runs
-	// read in full, one by one, across the rest.
-	detailL, detailW := float64(padL), float64(plotW)
+	return yMax
+}
+
+// scaleX maps runs to x: the older runs' spans across the left quarter,
+// then the runs read in full, one by one, across the rest.
+func (tc *trendChart) scaleX() {
+	older, d := float64(tc.t.Older), len(tc.t.Points)
+	padL, plotW := float64(frame.PadL), float64(frame.PlotW())
+	detailL, detailW := padL, plotW
 	if older > 0 {
-		detailL, detailW = padL+plotW/4, plotW*3/4
+		detailL, detailW = padL+float64(frame.PlotW()/4), float64(frame.PlotW()*3/4)
 	}
-	X := func(i float64) float64 {
-		if i < float64(older) {
-			return padL + (i+0.5)/float64(older)*(detailL-padL)
+	tc.detailL = detailL
+	tc.cv.X = func(i float64) float64 {
+		if i < older {
+			return padL + (i+0.5)/older*(detailL-padL)
 		}
-		i -= float64(older)
-		if d := len(t.Points); d > 1 {
+		i -= older
+		if d > 1 {
 			return detailL + i/float64(d-1)*detailW
 		}
 		return detailL + detailW/2
 	}
-	Y := func(v float64) float64 { return padT + plotH - v/yTop*plotH }
-	for i := 0; i <= 12; i++ {
-		y := float64(i) * yStep
-		if y > yTop+yStep/2 {
-			break
+}
+
+// drawOlder summarises the older runs: a bar and a dot per stretch, the
+// boundary, and the first date of the first and last stretch.
+func (tc *trendChart) drawOlder() {
+	cv, t := tc.cv, tc.t
+	top := float64(frame.PadT + 10)
+	cv.VLine("older-edge", tc.detailL-4, svgchart.Paint{Stroke: "#999", Dash: "2 2"}, "")
+	cv.Label(svgchart.Label{X: float64(frame.PadL + 4), Y: top, Size: 10, Fill: "#777", Text: fmt.Sprintf("%d older runs", t.Older)})
+	cv.Label(svgchart.Label{X: tc.detailL + 4, Y: top, Size: 10, Fill: "#777", Text: fmt.Sprintf("newest %d runs", len(t.Points))})
+	for k, sp := range tc.spans {
+		x := cv.X(float64(sp.From+sp.To-1) / 2)
+		title := fmt.Sprintf("%s … %s, %d runs: median %s, %s … %s", sp.First.UTC().Format("2006-01-02 15:04"), sp.Last.UTC().Format("2006-01-02 15:04"), sp.Runs,
+			metrics.FormatValue(sp.Median, t.Unit), metrics.FormatValue(sp.Min, ""), metrics.FormatValue(sp.Max, ""))
+		if sp.ChangePoints > 0 {
+			title += fmt.Sprintf("; %d change points", sp.ChangePoints)
+			cv.VLine("older-change", x, svgchart.Paint{Stroke: colNeutral, Dash: "4 3"}, "")
 		}
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e5e5e5"/>`, padL, padL+plotW, Y(y), Y(y))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="11">%s</text>`, padL-4, Y(y)+4, report.FormatTick(y))
-	}
-	fmt.Fprintf(&b, `<text x="4" y="%d" font-size="11">%s</text>`, padT-6, esc(t.Unit))
-	fmt.Fprintf(&b, `<path class="axis" d="M%d %dV%dH%d" stroke="#333" fill="none"/>`, padL, padT, padT+plotH, padL+plotW)
-	if older > 0 {
-		// The older runs: a bar and a dot per stretch, the boundary, and
-		// the first date of the first and last stretch.
-		fmt.Fprintf(&b, `<line class="older-edge" x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#999" stroke-dasharray="2 2"/>`, detailL-4, detailL-4, padT, padT+plotH)
-		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="10" fill="#777">%d older runs</text><text x="%.1f" y="%d" font-size="10" fill="#777">newest %d runs</text>`,
-			padL+4, padT+10, older, detailL+4, padT+10, len(t.Points))
-		for k, sp := range spans {
-			x := X(float64(sp.From+sp.To-1) / 2)
-			title := fmt.Sprintf("%s … %s, %d runs: median %s, %s … %s", sp.First.UTC().Format("2006-01-02 15:04"), sp.Last.UTC().Format("2006-01-02 15:04"), sp.Runs,
-				metrics.FormatValue(sp.Median, t.Unit), metrics.FormatValue(sp.Min, ""), metrics.FormatValue(sp.Max, ""))
-			if sp.ChangePoints > 0 {
-				title += fmt.Sprintf("; %d change points", sp.ChangePoints)
-				fmt.Fprintf(&b, `<line class="older-change" x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="%s" stroke-dasharray="4 3"/>`, x, x, padT, padT+plotH, colNeutral)
-			}
-			fmt.Fprintf(&b, `<g class="older"><title>%s</title><line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2" opacity="0.35"/><circle cx="%.1f" cy="%.1f" r="2" fill="%s"/></g>`,
-				esc(title), x, x, Y(sp.Min), Y(sp.Max), colPoint, x, Y(sp.Median), colPoint)
-			if k == 0 || k == len(spans)-1 {
-				fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="10" fill="#777">%s</text>`, x, padT+plotH+27, sp.First.UTC().Format("01-02"))
-			}
+		cv.Group("older", title, func() {
+			cv.Line("", x, cv.Y(sp.Min), x, cv.Y(sp.Max), svgchart.Paint{Stroke: colPoint, Width: 2, Opacity: 0.35}, "")
+			cv.Dot(svgchart.Dot{X: x, Y: cv.Y(sp.Median), R: 2, Paint: svgchart.Paint{Fill: colPoint}})
+		})
+		if k == 0 || k == len(tc.spans)-1 {
+			cv.Label(svgchart.Label{X: x, Y: float64(frame.PadT + frame.PlotH() + 27), Anchor: "middle", Size: 10, Fill: "#777", Text: sp.First.UTC().Format("01-02")})
 		}
 	}
-	// Commit labels under about eight evenly spaced runs read in full.
-	d := len(t.Points)
-	every := max(1, (d+7)/8)
-	for k := 0; k < d; k += every {
-		p := t.Points[k]
-		x := X(float64(older + k))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="10">%s</text><text x="%.1f" y="%d" text-anchor="middle" font-size="10" fill="#777">%s</text>`,
-			x, padT+plotH+14, esc(shortCommit(p.Commit, p.RunID)), x, padT+plotH+27, p.Time.UTC().Format("01-02"))
+}
+
+// drawCommits writes commit labels and dates under about eight evenly
+// spaced runs read in full.
+func (tc *trendChart) drawCommits() {
+	d := len(tc.t.Points)
+	base := float64(frame.PadT + frame.PlotH())
+	for k := 0; k < d; k += max(1, (d+7)/8) {
+		p := tc.t.Points[k]
+		x := tc.cv.X(float64(tc.t.Older + k))
+		tc.cv.Label(svgchart.Label{X: x, Y: base + 14, Anchor: "middle", Size: 10, Text: shortCommit(p.Commit, p.RunID)})
+		tc.cv.Label(svgchart.Label{X: x, Y: base + 27, Anchor: "middle", Size: 10, Fill: "#777", Text: p.Time.UTC().Format("01-02")})
 	}
-	// The level of each segment between change points, over the runs
-	// read in full.
+}
+
+// drawLevels draws the level of each segment between change points, over
+// the runs read in full.
+func (tc *trendChart) drawLevels() {
+	t, cv, older := tc.t, tc.cv, tc.t.Older
 	edges := []int{0}
 	for _, c := range t.Changes {
 		edges = append(edges, c.Index)
 	}
-	edges = append(edges, n)
+	edges = append(edges, t.Len())
 	for i := 0; i+1 < len(edges); i++ {
 		lo, hi := edges[i], edges[i+1]
 		if hi <= older {
@@ -322,43 +353,38 @@ func trendSVG(t Trend, budgets []budget.Limit) string {
 		}
 		lvl := metrics.NearestRank(seg, 50)
 		from := max(lo, older)
-		fmt.Fprintf(&b, `<line class="level" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2" opacity="0.6"><title>median %s over %d runs</title></line>`,
-			X(float64(from)-0.4*boolf(from > 0 && from == lo)), X(float64(hi-1)+0.4*boolf(i+2 < len(edges))), Y(lvl), Y(lvl), colLevel, esc(metrics.FormatValue(lvl, t.Unit)), len(seg))
+		x1 := cv.X(float64(from) - 0.4*boolf(from > 0 && from == lo))
+		x2 := cv.X(float64(hi-1) + 0.4*boolf(i+2 < len(edges)))
+		cv.Line("level", x1, cv.Y(lvl), x2, cv.Y(lvl), svgchart.Paint{Stroke: colLevel, Width: 2, Opacity: 0.6},
+			fmt.Sprintf("median %s over %d runs", metrics.FormatValue(lvl, t.Unit), len(seg)))
 	}
-	for _, bu := range budgets {
-		if math.IsInf(bu.Value, 0) || math.IsNaN(bu.Value) {
-			continue
-		}
-		fmt.Fprintf(&b, `<line class="budget" x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s" stroke-dasharray="6 4" stroke-width="1.5"><title>budget %s</title></line>`,
-			padL, padL+plotW, Y(bu.Value), Y(bu.Value), colBudget, esc(bu.String()))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="10" fill="%s">budget %s</text>`, padL+4, Y(bu.Value)-3, colBudget, esc(bu.String()))
-	}
-	// The runs read in full.
-	var path strings.Builder
+}
+
+// drawRuns draws the runs read in full: a faint line through them and a
+// dot per run, a link to its report.
+func (tc *trendChart) drawRuns() {
+	t, cv := tc.t, tc.cv
+	at := func(k int) (x, y float64) { return cv.X(float64(t.Older + k)), cv.Y(t.Points[k].Value) }
+	cv.Path("series", "", len(t.Points), at, svgchart.Paint{Stroke: colPoint, Width: 1, Opacity: 0.5})
 	for k, p := range t.Points {
-		cmd := "L"
-		if k == 0 {
-			cmd = "M"
-		}
-		fmt.Fprintf(&path, "%s%.1f %.1f", cmd, X(float64(older+k)), Y(p.Value))
-	}
-	fmt.Fprintf(&b, `<path class="series" d="%s" stroke="%s" stroke-width="1" fill="none" opacity="0.5"/>`, path.String(), colPoint)
-	for k, p := range t.Points {
-		circle := fmt.Sprintf(`<circle class="run" cx="%.1f" cy="%.1f" r="3" fill="%s" stroke="%s"><title>%s · %s · %s (median of %d)</title></circle>`,
-			X(float64(older+k)), Y(p.Value), colPoint, colPoint, esc(shortCommit(p.Commit, p.RunID)), p.Time.UTC().Format("2006-01-02 15:04"), esc(metrics.FormatValue(p.Value, t.Unit)), p.Iterations)
+		x, y := at(k)
+		dot := svgchart.Dot{Class: "run", X: x, Y: y, R: 3, Paint: svgchart.Paint{Fill: colPoint, Stroke: colPoint},
+			Title: fmt.Sprintf("%s · %s · %s (median of %d)", shortCommit(p.Commit, p.RunID), p.Time.UTC().Format("2006-01-02 15:04"), metrics.FormatValue(p.Value, t.Unit), p.Iterations)}
 		if p.ReportURL != "" && SafeURL(p.ReportURL) {
 			// Only a link a click cannot run: a shared history's rows come
 			// from anyone who can write to it.
-			fmt.Fprintf(&b, `<a href="%s">%s</a>`, esc(p.ReportURL), circle)
-		} else {
-			b.WriteString(circle)
+			dot.Href = p.ReportURL
 		}
+		cv.Dot(dot)
 	}
-	// Change points among the runs read in full, between the last run of
-	// the old level and the first of the new (those among the older runs
-	// mark their stretch above).
-	for _, c := range t.Changes {
-		if c.Index <= older {
+}
+
+// drawChanges draws the change points among the runs read in full,
+// between the last run of the old level and the first of the new (those
+// among the older runs mark their stretch).
+func (tc *trendChart) drawChanges() {
+	for _, c := range tc.t.Changes {
+		if c.Index <= tc.t.Older {
 			continue
 		}
 		col := colNeutral
@@ -368,18 +394,15 @@ func trendSVG(t Trend, budgets []budget.Limit) string {
 		case c.Improvement:
 			col = colBetter
 		}
-		x := X(float64(c.Index) - 0.5)
+		x := tc.cv.X(float64(c.Index) - 0.5)
 		label := fmt.Sprintf("%s at %s, p = %s", signedPct(c.ChangePct), shortCommit(c.First.Commit, c.First.RunID), formatP(c.P))
-		fmt.Fprintf(&b, `<line class="change" x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="%s" stroke-dasharray="4 3" stroke-width="1.5"><title>%s</title></line>`,
-			x, x, padT, padT+plotH, col, esc(label))
-		anchor := "start"
-		if x > padL+plotW*0.75 {
-			anchor = "end"
+		tc.cv.VLine("change", x, svgchart.Paint{Stroke: col, Dash: "4 3", Width: 1.5}, label)
+		l := svgchart.Label{Class: "change-label", X: x + 3, Y: float64(frame.PadT + 12), Anchor: "start", Size: 11, Fill: col, Text: label}
+		if x > float64(frame.PadL)+float64(frame.PlotW())*0.75 {
+			l.X, l.Anchor = x-3, "end"
 		}
-		fmt.Fprintf(&b, `<text class="change-label" x="%.1f" y="%d" text-anchor="%s" font-size="11" fill="%s">%s</text>`, x+3-6*boolf(anchor == "end"), padT+12, anchor, col, esc(label))
+		tc.cv.Label(l)
 	}
-	b.WriteString("</svg>")
-	return b.String()
 }
 
 func boolf(b bool) float64 {

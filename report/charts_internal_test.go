@@ -12,22 +12,6 @@ import (
 	"github.com/perfgate/perfgate/perftest"
 )
 
-// Neighbouring axis ticks never print alike: a CPU axis of 0 … 0.01 %
-// once read "0, 0, 0.01, 0.01".
-func TestTickLabelsDistinct(t *testing.T) {
-	for _, top := range []float64{0.0012, 0.012, 0.3, 7, 130, 2.2e5} {
-		step := niceStep(top)
-		seen := map[string]bool{}
-		for i := 0; float64(i)*step <= top+step/2; i++ {
-			l := tickLabel(float64(i)*step, step)
-			if seen[l] {
-				t.Errorf("axis 0 … %g (step %g): tick %q twice", top, step, l)
-			}
-			seen[l] = true
-		}
-	}
-}
-
 // chartOf returns the step's chart with the given id.
 func chartOf(t *testing.T, r *perftest.Result, st *perftest.Step, budgets []budget.Limit, id string) *chart {
 	t.Helper()
