@@ -17,30 +17,72 @@ func stepCharts(r *perftest.Result, st *perftest.Step, budgets []budget.Limit) [
 	if d := sec(st.DeviceEndNs - st.DeviceStartNs); d > stepS {
 		stepS = d
 	}
-	// budgetLines are the budgets on the named metrics, drawn in the
-	// chart's unit: the label says the budget in that unit, and in the
-	// metric's own when they differ ("budget pss_max ≤ 164 MiB (168000
-	// KiB)"), so a line is never read against the wrong axis.
-	budgetLines := func(scale float64, unit string, names ...metrics.Name) []hline {
-		var out []hline
-		for _, b := range budgets {
-			if b.AppliesTo(st.Name) && slices.Contains(names, b.Metric) {
-				op := "≤"
-				if b.Min {
-					op = "≥"
-				}
-				label := fmt.Sprintf("budget %s %s %s %s", b.Metric, op, metrics.FormatValue(b.Value*scale, ""), unit)
-				if scale != 1 {
-					label += " (" + metrics.FormatValue(b.Value, b.Metric.Def().Unit) + ")"
-				}
-				out = append(out, hline{class: "budget", label: label, color: colBudget, y: b.Value * scale})
-			}
-		}
-		return out
+	lines := func(scale float64, unit string, names ...metrics.Name) []hline {
+		return budgetLines(budgets, st.Name, scale, unit, names...)
 	}
 	gaps := gapsOf(r, st)
-
 	fs := framesOf(r, st)
+	ft := frameTimeChart(fs, stepS, gaps)
+	ft.hlines = append(ft.hlines, lines(1, "ms", metrics.FrameTimeP50, metrics.FrameTimeP90, metrics.FrameTimeP95, metrics.FrameTimeP99)...)
+
+	fps := &chart{id: "fps", title: "FPS per second (frames with t in that second)", unit: "fps", xMax: stepS, gaps: gaps,
+		lines:  []line{{name: "fps", color: colApp, pts: fpsSeries(fs.times, stepS)}},
+		hlines: lines(1, "fps", metrics.FPS)}
+
+	c := cpuOf(r, st)
+	cpu := &chart{id: "cpu", title: "CPU, % of the whole device per tick (/proc/stat)", unit: "%", xMax: stepS, gaps: gaps,
+		lines:  []line{{name: "app", color: colApp, pts: c.app}, {name: "device", color: colDevice, pts: c.device}},
+		hlines: lines(1, "%", metrics.CPU, metrics.CPUMax, metrics.CPUDevice)}
+	for i, th := range c.threads {
+		cpu.lines = append(cpu.lines, line{name: fmt.Sprintf("thread %s (tid %d)", th.name, th.tid), color: threadColors[i%len(threadColors)], pts: th.pts})
+	}
+
+	rss, pss := memOf(r, st)
+	mem := &chart{id: "memory", title: "Memory: RSS per tick (VmRSS), PSS (dumpsys meminfo)", unit: "MiB", xMax: stepS, gaps: gaps,
+		lines:  []line{{name: "RSS", color: colRSS, pts: rss}, {name: "PSS", color: colPSS, pts: pss}},
+		hlines: lines(1.0/1024, "MiB", metrics.PSSMax, metrics.RSSMax)}
+
+	rx, tx := trafficOf(r, st)
+	title := "Traffic since step start"
+	if st.TrafficStats != nil {
+		title += " (" + st.TrafficStats.Source + ", scope " + st.TrafficStats.Scope + ")"
+	}
+	tr := &chart{id: "traffic", title: title, unit: "KiB", xMax: stepS, gaps: gaps,
+		lines:  []line{{name: "received", color: colRx, pts: rx}, {name: "sent", color: colTx, pts: tx}},
+		hlines: lines(1.0/1024, "KiB", metrics.Rx, metrics.Tx)}
+	charts := []*chart{ft, fps, cpu, mem, tr}
+	if su := st.Startup; su != nil && len(su.Iterations) > 0 {
+		charts = append(charts, startupChart(su, lines(1, "ms", metrics.StartupInitial, metrics.StartupFull)))
+	}
+	return charts
+}
+
+// budgetLines are the budgets on the named metrics that apply to step,
+// drawn in a chart's unit (a value times scale): the label says the
+// budget in that unit, and in the metric's own when they differ ("budget
+// pss_max ≤ 164.06 MiB (168000KiB)"), so a line is never read against
+// the wrong axis.
+func budgetLines(budgets []budget.Limit, step string, scale float64, unit string, names ...metrics.Name) []hline {
+	var out []hline
+	for _, b := range budgets {
+		if b.AppliesTo(step) && slices.Contains(names, b.Metric) {
+			op := "≤"
+			if b.Min {
+				op = "≥"
+			}
+			label := fmt.Sprintf("budget %s %s %s %s", b.Metric, op, metrics.FormatValue(b.Value*scale, ""), unit)
+			if scale != 1 {
+				label += " (" + metrics.FormatValue(b.Value, b.Metric.Def().Unit) + ")"
+			}
+			out = append(out, hline{class: "budget", label: label, color: colBudget, y: b.Value * scale})
+		}
+	}
+	return out
+}
+
+// frameTimeChart draws each frame's time, the refresh period, and the
+// janky frames by each definition.
+func frameTimeChart(fs frameSeries, stepS float64, gaps [][2]float64) *chart {
 	what, name := "frame time (t[i] − t[i−1], present times)", "frame time"
 	if fs.source == metrics.FrameSourceGfxInfo {
 		what, name = "frame duration (FrameCompleted − IntendedVsync)", "duration"
@@ -50,7 +92,6 @@ func stepCharts(r *perftest.Result, st *perftest.Step, budgets []budget.Limit) [
 	if fs.periodMS > 0 {
 		ft.hlines = append(ft.hlines, hline{class: "deadline", label: fmt.Sprintf("refresh period %.2f ms", fs.periodMS), color: colRefresh, y: fs.periodMS})
 	}
-	ft.hlines = append(ft.hlines, budgetLines(1, "ms", metrics.FrameTimeP50, metrics.FrameTimeP90, metrics.FrameTimeP95, metrics.FrameTimeP99)...)
 	// PerfDog judges the interval between frame times, which for gfxinfo
 	// is not the duration the line shows: its marks sit at that interval.
 	perfDogName, perfDogNote := "PerfDog ", ""
@@ -62,37 +103,7 @@ func stepCharts(r *perftest.Result, st *perftest.Step, budgets []budget.Limit) [
 		{class: "jank-perfdog", name: perfDogName + "Jank" + perfDogNote, color: colPerfDog, r: 5.5, pts: fs.perfDog, notes: fs.perfDogNotes},
 		{class: "jank-deadline", name: "deadline missed", color: colJank, r: 3.5, pts: fs.deadlineMissed},
 	}
-
-	fps := &chart{id: "fps", title: "FPS per second (frames with t in that second)", unit: "fps", xMax: stepS, gaps: gaps,
-		lines:  []line{{name: "fps", color: colApp, pts: fpsSeries(fs.times, stepS)}},
-		hlines: budgetLines(1, "fps", metrics.FPS)}
-
-	c := cpuOf(r, st)
-	cpu := &chart{id: "cpu", title: "CPU, % of the whole device per tick (/proc/stat)", unit: "%", xMax: stepS, gaps: gaps,
-		lines:  []line{{name: "app", color: colApp, pts: c.app}, {name: "device", color: colDevice, pts: c.device}},
-		hlines: budgetLines(1, "%", metrics.CPU, metrics.CPUMax, metrics.CPUDevice)}
-	for i, th := range c.threads {
-		cpu.lines = append(cpu.lines, line{name: fmt.Sprintf("thread %s (tid %d)", th.name, th.tid), color: threadColors[i%len(threadColors)], pts: th.pts})
-	}
-
-	rss, pss := memOf(r, st)
-	mem := &chart{id: "memory", title: "Memory: RSS per tick (VmRSS), PSS (dumpsys meminfo)", unit: "MiB", xMax: stepS, gaps: gaps,
-		lines:  []line{{name: "RSS", color: colRSS, pts: rss}, {name: "PSS", color: colPSS, pts: pss}},
-		hlines: budgetLines(1.0/1024, "MiB", metrics.PSSMax, metrics.RSSMax)}
-
-	rx, tx := trafficOf(r, st)
-	title := "Traffic since step start"
-	if st.TrafficStats != nil {
-		title += " (" + st.TrafficStats.Source + ", scope " + st.TrafficStats.Scope + ")"
-	}
-	tr := &chart{id: "traffic", title: title, unit: "KiB", xMax: stepS, gaps: gaps,
-		lines:  []line{{name: "received", color: colRx, pts: rx}, {name: "sent", color: colTx, pts: tx}},
-		hlines: budgetLines(1.0/1024, "KiB", metrics.Rx, metrics.Tx)}
-	charts := []*chart{ft, fps, cpu, mem, tr}
-	if su := st.Startup; su != nil && len(su.Iterations) > 0 {
-		charts = append(charts, startupChart(su, budgetLines(1, "ms", metrics.StartupInitial, metrics.StartupFull)))
-	}
-	return charts
+	return ft
 }
 
 // startupChart draws each launch of a step: time to initial display (am

@@ -68,28 +68,25 @@ func deviceKey(r *perftest.Result) string {
 	return name
 }
 
+// deviceRun is one test's Result on one device.
+type deviceRun struct {
+	r      *perftest.Result
+	device string
+}
+
+// deviceColumn is one device's figures for a step of a device table.
+type deviceColumn struct {
+	ms      []Metric
+	verdict map[metrics.Name]string
+	found   bool
+}
+
 // deviceTables lines up the Results of each test that ran on more than one
 // device: per test and step, one column a device, one row a summary
 // metric (metrics.Catalogue's Summary ones, and every budgeted one), the
 // worst device of each row marked. Tests on one device get no table.
 func deviceTables(results []*perftest.Result, opts Options) []deviceTable {
-	type run struct {
-		r      *perftest.Result
-		device string
-	}
-	byTest := map[string][]run{}
-	var tests []string
-	for _, r := range results {
-		name := r.Key()
-		if _, ok := byTest[name]; !ok {
-			tests = append(tests, name)
-		}
-		dk := deviceKey(r)
-		if slices.ContainsFunc(byTest[name], func(x run) bool { return x.device == dk }) {
-			continue // a second session of the test on one device: its own section shows it
-		}
-		byTest[name] = append(byTest[name], run{r, dk})
-	}
+	tests, byTest := runsByTest(results)
 	var out []deviceTable
 	for _, test := range tests {
 		runs := byTest[test]
@@ -105,71 +102,96 @@ func deviceTables(results []*perftest.Result, opts Options) []deviceTable {
 			}
 		}
 		for _, step := range steps {
-			t := deviceTable{Test: test, Step: step}
-			type col struct {
-				ms      []Metric
-				absent  []perftest.AbsentMetric
-				verdict map[metrics.Name]string
-				found   bool
-			}
-			cols := make([]col, len(runs))
-			budgeted := map[metrics.Name]bool{}
-			for i, x := range runs {
-				t.Devices = append(t.Devices, x.device)
-				st := x.r.Step(step)
-				if st == nil {
-					continue
-				}
-				c := col{ms: StepMetrics(st), absent: st.Absent(), verdict: map[metrics.Name]string{}, found: true}
-				vs := stepVerdicts(x.r, st, opts.BudgetsFor(x.r))
-				for _, v := range vs {
-					if v.Metric != "" && v.Kind == budget.KindBudget {
-						budgeted[v.Metric] = true
-						c.verdict[v.Metric], _ = metricVerdict(vs, v.Metric)
-					}
-				}
-				cols[i] = c
-			}
-			for _, d := range metrics.Catalogue() {
-				if !d.Summary && !budgeted[d.Name] {
-					continue
-				}
-				row := deviceRow{Metric: d.Name, Unit: d.Unit, Worst: -1}
-				measured := 0
-				var worst float64
-				same := true
-				for i, c := range cols {
-					cell := deviceCell{Text: "no such step"}
-					if c.found {
-						cell = deviceCell{Text: "not measured", Verdict: c.verdict[d.Name]}
-						if m, ok := find(c.ms, d.Name); ok {
-							cell.Text = metrics.FormatValue(m.Value, "")
-							switch {
-							case measured == 0:
-								row.Worst, worst = i, m.Value
-							case m.Value != worst:
-								same = false
-								if d.Floor() == (m.Value < worst) {
-									row.Worst, worst = i, m.Value
-								}
-							}
-							measured++
-						}
-					}
-					row.Cells = append(row.Cells, cell)
-				}
-				if measured == 0 {
-					continue
-				}
-				if measured < 2 || same {
-					row.Worst = -1
-				}
-				t.Rows = append(t.Rows, row)
-			}
-			out = append(out, t)
+			out = append(out, deviceTableOf(test, step, runs, opts))
 		}
 	}
 	return out
+}
+
+// runsByTest groups results by test, in the order tests first appear,
+// one run a device: a second session of a test on one device has its own
+// section in the report.
+func runsByTest(results []*perftest.Result) ([]string, map[string][]deviceRun) {
+	byTest := map[string][]deviceRun{}
+	var tests []string
+	for _, r := range results {
+		name := r.Key()
+		if _, ok := byTest[name]; !ok {
+			tests = append(tests, name)
+		}
+		dk := deviceKey(r)
+		if slices.ContainsFunc(byTest[name], func(x deviceRun) bool { return x.device == dk }) {
+			continue
+		}
+		byTest[name] = append(byTest[name], deviceRun{r, dk})
+	}
+	return tests, byTest
+}
+
+// deviceTableOf is the table of one step of a test across its runs.
+func deviceTableOf(test, step string, runs []deviceRun, opts Options) deviceTable {
+	t := deviceTable{Test: test, Step: step}
+	cols := make([]deviceColumn, len(runs))
+	budgeted := map[metrics.Name]bool{}
+	for i, x := range runs {
+		t.Devices = append(t.Devices, x.device)
+		st := x.r.Step(step)
+		if st == nil {
+			continue
+		}
+		c := deviceColumn{ms: StepMetrics(st), verdict: map[metrics.Name]string{}, found: true}
+		vs := stepVerdicts(x.r, st, opts.BudgetsFor(x.r))
+		for _, v := range vs {
+			if v.Metric != "" && v.Kind == budget.KindBudget {
+				budgeted[v.Metric] = true
+				c.verdict[v.Metric], _ = metricVerdict(vs, v.Metric)
+			}
+		}
+		cols[i] = c
+	}
+	for _, d := range metrics.Catalogue() {
+		if !d.Summary && !budgeted[d.Name] {
+			continue
+		}
+		if row, ok := deviceRowOf(d, cols); ok {
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+// deviceRowOf is the row of metric d across the columns, the worst device
+// marked when at least two measured it and they differ; false when no
+// device measured it.
+func deviceRowOf(d metrics.Def, cols []deviceColumn) (deviceRow, bool) {
+	row := deviceRow{Metric: d.Name, Unit: d.Unit, Worst: -1}
+	measured := 0
+	var worst float64
+	same := true
+	for i, c := range cols {
+		cell := deviceCell{Text: "no such step"}
+		if c.found {
+			cell = deviceCell{Text: "not measured", Verdict: c.verdict[d.Name]}
+			if m, ok := find(c.ms, d.Name); ok {
+				cell.Text = metrics.FormatValue(m.Value, "")
+				switch {
+				case measured == 0:
+					row.Worst, worst = i, m.Value
+				case m.Value != worst:
+					same = false
+					if d.Floor() == (m.Value < worst) {
+						row.Worst, worst = i, m.Value
+					}
+				}
+				measured++
+			}
+		}
+		row.Cells = append(row.Cells, cell)
+	}
+	if measured < 2 || same {
+		row.Worst = -1
+	}
+	return row, measured > 0
 }
 
 // markdownDevices writes the devices-side-by-side tables.

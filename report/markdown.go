@@ -63,59 +63,32 @@ func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error 
 func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) bool {
 	failures := Failures(r, opts.Budgets)
 	failed := len(failures) > 0
-	var steps strings.Builder
-	for _, st := range r.Steps {
-		vs := stepVerdicts(r, st, opts.Budgets)
-		ms := StepMetrics(st)
-		flags := ""
-		if st.Unfinished {
-			flags += " · ⚠️ unfinished"
-		}
-		if st.Gaps > 0 {
-			flags += fmt.Sprintf(" · ⚠️ %d failed ticks", st.Gaps)
-		}
-		fmt.Fprintf(&steps, "#### `%s` (%s%s)\n\n", codeSpan(st.Name), st.Duration().Round(time.Millisecond), flags)
-		steps.WriteString("| metric | value | definition | budget | |\n|---|---:|---|---|---|\n")
-		absent := st.Absent()
-		shown := map[metrics.Name]bool{}
-		// row writes a metric's line; an unmeasured one says so and why,
-		// never 0 and never a blank.
-		row := func(name metrics.Name) {
-			shown[name] = true
-			verdict, bound := metricVerdict(vs, name)
-			mark := map[string]string{"pass": "✅", "fail": "❌"}[verdict]
-			value, def := "not measured", reasonOf(absent, name)
-			if m, ok := find(ms, name); ok {
-				value, def = metrics.FormatValue(m.Value, m.Unit), m.Definition
-			} else if def == "" {
-				def = "no such metric in the step"
-			}
-			fmt.Fprintf(&steps, "| %s | %s | %s | %s | %s |\n", name, value, mdEscape(def), bound, mark)
-		}
-		// The catalogue's summary metrics, and every budgeted one.
-		// FrameTimeline's jank too, beside the other definitions, when the
-		// session recorded a trace.
-		// A step that launched the app shows its startup times.
-		for _, d := range metrics.Catalogue() {
-			_, ok := find(ms, d.Name)
-			summary := d.Summary || d.Name == metrics.JankFrameTimeline && r.Trace != nil || d.Family == metrics.FamilyStartup && st.Startup != nil
-			if summary && (ok || reasonOf(absent, d.Name) != "") {
-				row(d.Name)
-			}
-		}
-		for _, v := range vs {
-			if v.Metric != "" && !shown[v.Metric] && (v.Kind == budget.KindBudget || v.Kind == budget.KindRegression) {
-				row(v.Metric)
-			}
-		}
-		steps.WriteString("\n")
-		markdownTraceStep(&steps, st)
-	}
 	mark := "✅"
 	if failed {
 		mark = "❌"
 	}
 	fmt.Fprintf(b, "### %s %s\n\n", mark, mdEscape(resultName(r)))
+	b.WriteString(mdEscape(deviceLine(r)) + "\n\n")
+	if r.Error != "" {
+		fmt.Fprintf(b, "> ❌ session ended early: %s\n\n", mdEscape(r.Error))
+	}
+	markdownTrace(b, r)
+	if len(failures) > 0 {
+		b.WriteString("```\n" + strings.Join(failures, "\n") + "\n```\n\n")
+	}
+	for _, st := range r.Steps {
+		markdownStep(b, r, st, opts)
+	}
+	markdownCrashes(b, r)
+	if len(r.Gaps) > 0 {
+		fmt.Fprintf(b, "⚠️ %d failed reads (gaps); first: `%s`\n\n", len(r.Gaps), codeSpan(r.Gaps[0].Error))
+	}
+	return failed
+}
+
+// deviceLine is a session's device facts in benchstat's lower-case
+// key: value form, and the app's package.
+func deviceLine(r *perftest.Result) string {
 	d := r.Device
 	line := []string{}
 	if m := strings.TrimSpace(d.Manufacturer + " " + d.Model); m != "" {
@@ -128,36 +101,80 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 		line = append(line, fmt.Sprintf("refresh: %g Hz", d.RefreshHz))
 	}
 	line = append(line, "package: "+r.App.Package)
-	b.WriteString(mdEscape(strings.Join(line, " · ")) + "\n\n")
-	if r.Error != "" {
-		fmt.Fprintf(b, "> ❌ session ended early: %s\n\n", mdEscape(r.Error))
+	return strings.Join(line, " · ")
+}
+
+// markdownStep writes a step's heading and its table: the catalogue's
+// summary metrics, and every budgeted one, each with its verdict.
+func markdownStep(b *strings.Builder, r *perftest.Result, st *perftest.Step, opts Options) {
+	vs := stepVerdicts(r, st, opts.Budgets)
+	ms := StepMetrics(st)
+	flags := ""
+	if st.Unfinished {
+		flags += " · ⚠️ unfinished"
 	}
-	markdownTrace(b, r)
-	if len(failures) > 0 {
-		b.WriteString("```\n" + strings.Join(failures, "\n") + "\n```\n\n")
+	if st.Gaps > 0 {
+		flags += fmt.Sprintf(" · ⚠️ %d failed ticks", st.Gaps)
 	}
-	b.WriteString(steps.String())
-	if len(r.Crashes) > 0 {
-		mark, expected := "❌", ""
-		if !unexpectedCrash(r) {
-			mark, expected = "⚠️", " the test expected"
+	fmt.Fprintf(b, "#### `%s` (%s%s)\n\n", codeSpan(st.Name), st.Duration().Round(time.Millisecond), flags)
+	b.WriteString("| metric | value | definition | budget | |\n|---|---:|---|---|---|\n")
+	absent := st.Absent()
+	shown := map[metrics.Name]bool{}
+	// row writes a metric's line; an unmeasured one says so and why,
+	// never 0 and never a blank.
+	row := func(name metrics.Name) {
+		shown[name] = true
+		verdict, bound := metricVerdict(vs, name)
+		mark := map[string]string{"pass": "✅", "fail": "❌"}[verdict]
+		value, def := "not measured", reasonOf(absent, name)
+		if m, ok := find(ms, name); ok {
+			value, def = metrics.FormatValue(m.Value, m.Unit), m.Definition
+		} else if def == "" {
+			def = "no such metric in the step"
 		}
-		fmt.Fprintf(b, "%s %d crashes%s: ", mark, len(r.Crashes), expected)
-		for i, c := range r.Crashes {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(b, "in `%s` at %.3f s", codeSpan(c.Step), sec(c.HostNs))
-			if c.Cause != "" {
-				fmt.Fprintf(b, " (%s)", mdEscape(c.Cause))
-			}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", name, value, mdEscape(def), bound, mark)
+	}
+	// The catalogue's summary metrics, and every budgeted one.
+	// FrameTimeline's jank too, beside the other definitions, when the
+	// session recorded a trace.
+	// A step that launched the app shows its startup times.
+	for _, d := range metrics.Catalogue() {
+		_, ok := find(ms, d.Name)
+		summary := d.Summary || d.Name == metrics.JankFrameTimeline && r.Trace != nil || d.Family == metrics.FamilyStartup && st.Startup != nil
+		if summary && (ok || reasonOf(absent, d.Name) != "") {
+			row(d.Name)
 		}
-		b.WriteString("\n\n")
 	}
-	if len(r.Gaps) > 0 {
-		fmt.Fprintf(b, "⚠️ %d failed reads (gaps); first: `%s`\n\n", len(r.Gaps), codeSpan(r.Gaps[0].Error))
+	for _, v := range vs {
+		if v.Metric != "" && !shown[v.Metric] && (v.Kind == budget.KindBudget || v.Kind == budget.KindRegression) {
+			row(v.Metric)
+		}
 	}
-	return failed
+	b.WriteString("\n")
+	markdownTraceStep(b, st)
+}
+
+// markdownCrashes writes a session's crashes, each with its step and
+// cause; one the test expected is a warning.
+func markdownCrashes(b *strings.Builder, r *perftest.Result) {
+	if len(r.Crashes) == 0 {
+		return
+	}
+	mark, expected := "❌", ""
+	if !unexpectedCrash(r) {
+		mark, expected = "⚠️", " the test expected"
+	}
+	fmt.Fprintf(b, "%s %d crashes%s: ", mark, len(r.Crashes), expected)
+	for i, c := range r.Crashes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(b, "in `%s` at %.3f s", codeSpan(c.Step), sec(c.HostNs))
+		if c.Cause != "" {
+			fmt.Fprintf(b, " (%s)", mdEscape(c.Cause))
+		}
+	}
+	b.WriteString("\n\n")
 }
 
 // mdEscape keeps text from breaking a table cell or starting markup.
