@@ -61,35 +61,10 @@ func (vr *valueRead) key(sv *seriesValues) Key {
 func (s *Store) readValues(ctx context.Context, f Filter) (*valueRead, error) {
 	vr := &valueRead{}
 	rc, ra := f.runConds()
-	rows, err := s.db.QueryContext(ctx, s.bind(`SELECT r.id, r.test, r.device_model, r.started FROM runs r`+whereOf(rc)+`
-		ORDER BY r.test, r.device_model, r.started, r.id`), ra...)
+	index, err := s.readRuns(ctx, vr, rc, ra)
 	if err != nil {
-		return nil, fmt.Errorf("history %s: series: %w", s.name, err)
+		return nil, err
 	}
-	index := map[string]int32{}
-	var test, device, started sql.RawBytes
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id, &test, &device, &started); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("history %s: series: %w", s.name, err)
-		}
-		t, err := parseTime(string(started))
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("history %s: series: run %s: start time %q: %w", s.name, id, started, err)
-		}
-		if n := len(vr.tds); n == 0 || vr.tds[n-1][0] != string(test) || vr.tds[n-1][1] != string(device) {
-			vr.tds = append(vr.tds, [2]string{string(test), string(device)})
-		}
-		index[id] = int32(len(vr.runs))
-		vr.runs = append(vr.runs, runInfo{id: id, td: int32(len(vr.tds) - 1), started: t.UnixNano()})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("history %s: series: %w", s.name, err)
-	}
-
 	// The values, in parts read at once (an SQLite table in ranges of
 	// rowids; PostgreSQL, a server, in one).
 	vc, va := f.valueConds()
@@ -116,6 +91,47 @@ func (s *Store) readValues(ctx context.Context, f Filter) (*valueRead, error) {
 			return nil, fmt.Errorf("history %s: series: %w", s.name, err)
 		}
 	}
+	vr.merge(scans)
+	return vr, nil
+}
+
+// readRuns reads the start and id of every run the conditions rc (with
+// arguments ra) select into vr, in the order of the runs' index, and
+// returns where each run id went.
+func (s *Store) readRuns(ctx context.Context, vr *valueRead, rc []string, ra []any) (map[string]int32, error) {
+	rows, err := s.db.QueryContext(ctx, s.bind(`SELECT r.id, r.test, r.device_model, r.started FROM runs r`+whereOf(rc)+`
+		ORDER BY r.test, r.device_model, r.started, r.id`), ra...)
+	if err != nil {
+		return nil, fmt.Errorf("history %s: series: %w", s.name, err)
+	}
+	defer rows.Close()
+	index := map[string]int32{}
+	var test, device, started sql.RawBytes
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id, &test, &device, &started); err != nil {
+			return nil, fmt.Errorf("history %s: series: %w", s.name, err)
+		}
+		t, err := parseTime(string(started))
+		if err != nil {
+			return nil, fmt.Errorf("history %s: series: run %s: start time %q: %w", s.name, id, started, err)
+		}
+		if n := len(vr.tds); n == 0 || vr.tds[n-1][0] != string(test) || vr.tds[n-1][1] != string(device) {
+			vr.tds = append(vr.tds, [2]string{string(test), string(device)})
+		}
+		index[id] = int32(len(vr.runs))
+		vr.runs = append(vr.runs, runInfo{id: id, td: int32(len(vr.tds) - 1), started: t.UnixNano()})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("history %s: series: %w", s.name, err)
+	}
+	return index, nil
+}
+
+// merge joins the series the parts of the first pass read, each series'
+// runs in order, the series in order of test, step, metric and device.
+func (vr *valueRead) merge(scans []*valueScan) {
 	sms := map[[2]string]int32{}
 	at := map[seriesAt]int32{}
 	for _, sc := range scans {
@@ -146,7 +162,6 @@ func (s *Store) readValues(ctx context.Context, f Filter) (*valueRead, error) {
 		ka, kb := vr.key(&a), vr.key(&b)
 		return cmp.Or(cmp.Compare(ka.Test, kb.Test), cmp.Compare(ka.Step, kb.Step), cmp.Compare(ka.Metric, kb.Metric), cmp.Compare(ka.Device, kb.Device))
 	})
-	return vr, nil
 }
 
 // seriesAt names a series by the indexes of its test and device, and of
