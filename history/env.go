@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -11,8 +12,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/excerpt"
+	"github.com/perfgate/perfgate/internal/filename"
 	"github.com/perfgate/perfgate/perftest"
-	"github.com/perfgate/perfgate/report"
 )
 
 // Variables that describe a run's build, read by MetaFromEnv.
@@ -108,7 +109,7 @@ func ReportURL(r *perftest.Result) (string, error) {
 // ReportPage is the file name of r's HTML report: the page the report
 // wrote when it did (perftest.Result.ReportFile), else the one it writes
 // beside a Result of r's file name (<test>@<package>.html, numbered as
-// the Result is), else the test's name made a file name.
+// the Result is), else the test's name made a file name (filename.Of).
 func ReportPage(r *perftest.Result) string {
 	switch {
 	case r.ReportFile != "":
@@ -116,7 +117,7 @@ func ReportPage(r *perftest.Result) string {
 	case r.Path != "":
 		return strings.TrimSuffix(filepath.Base(r.Path), ".json") + ".html"
 	}
-	return report.FileName(r.Name) + ".html"
+	return cmp.Or(filename.Of(r.Name), "session") + ".html"
 }
 
 // SafeURL reports whether u may be a link on a page: an http or https

@@ -12,9 +12,9 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
+	"github.com/perfgate/perfgate/internal/filename"
 	"github.com/perfgate/perfgate/internal/svgchart"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/report"
 )
 
 // PageOptions shape the trend pages.
@@ -34,7 +34,7 @@ func (o PageOptions) title() string {
 }
 
 // PageName is the file name (without .html) of a metric's trend page.
-func PageName(metric string) string { return report.FileName("trend-" + metric) }
+func PageName(metric string) string { return filename.Of("trend-" + metric) }
 
 // WritePages writes one self-contained HTML page per metric into dir
 // (trend-<metric>.html, every series of that metric, one chart each) and

@@ -224,7 +224,7 @@ func TestAddFromEnv(t *testing.T) {
 		t.Fatalf("series %+v, %v", sr, err)
 	}
 	p := sr[0].Points[0]
-	if p.Commit != "0123456789abcdef0123456789abcdef01234567" || p.Branch != "main" || p.AppVersion != "2.0.1" || p.ReportURL != "https://ci.example/run/7/TestFeed__fast.html" {
+	if p.Commit != "0123456789abcdef0123456789abcdef01234567" || p.Branch != "main" || p.AppVersion != "2.0.1" || p.ReportURL != "https://ci.example/run/7/TestFeed_fast.html" {
 		t.Errorf("point %+v", p)
 	}
 	t.Setenv(EnvHistory, "")

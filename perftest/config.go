@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/perfgate/perfgate/metrics"
@@ -263,8 +262,6 @@ func pollInterval(want time.Duration, refreshHz float64) time.Duration {
 	limit := time.Duration(float64(frameBufferLen/2) / refreshHz * float64(time.Second))
 	return min(want, limit)
 }
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // writeResult writes r where the Config says: ResultFile as given, nothing
 // for "-", else into the results folder under a name no other run holds.

@@ -3,6 +3,7 @@ package perftest
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfgate/perfgate/internal/filelock"
+	"github.com/perfgate/perfgate/internal/filename"
 )
 
 // TestPackage names the Go package whose test binary is running, as a path
@@ -59,14 +61,11 @@ func packageInModule(binary, module string) string {
 }
 
 // resultBase is the file name, without ".json", of the Result of a session
-// named name in a results folder: the name made safe for a file name, then
+// named name in a results folder: the name made a file name (filename.Of), then
 // "@" and the test's package when a test binary runs it:
 // "TestFeed_scroll@example_test".
 func resultBase(name string) string {
-	base := strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_")
-	if base == "" {
-		base = "perftest"
-	}
+	base := cmp.Or(filename.Of(name), "perftest")
 	if pkg := TestPackage(); pkg != "" {
 		base += "@" + strings.ReplaceAll(pkg, "/", ".")
 	}

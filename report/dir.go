@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
+	"github.com/perfgate/perfgate/internal/filename"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -35,7 +36,7 @@ func WriteDir(dir string, r *perftest.Result, opts Options) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report dir: %w", err)
 	}
-	name := FileName(resultName(r))
+	name := pageStem(resultName(r))
 	if pkg := perftest.TestPackage(); pkg != "" {
 		name += "@" + strings.ReplaceAll(pkg, "/", ".")
 	}
@@ -93,22 +94,10 @@ func ReportFromEnv(r *perftest.Result, opts Options) error {
 	return WriteDir(dir, r, opts)
 }
 
-// FileName turns a test name ("TestFeed/scroll fast") into a file name
-// ("TestFeed__scroll_fast") that is the same on every OS.
-func FileName(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		switch {
-		case r == '/':
-			b.WriteString("__")
-		case r == '-' || r == '_' || r == '.' || r == '#' || r == '=' ||
-			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	s := strings.TrimLeft(b.String(), ".")
+// pageStem is a session's name made the file name (without extension)
+// of its reports, never that of the folder's index.html.
+func pageStem(name string) string {
+	s := filename.Of(name)
 	if s == "" || s == "index" {
 		s = "session-" + s
 	}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/filename"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -220,19 +220,8 @@ func (sc *Scenario) screenshot(step string) (string, error) {
 	if err := os.MkdirAll(sc.results, 0o755); err != nil {
 		return "", err
 	}
-	p := filepath.Join(sc.results, fileName(sc.name+"__"+step+"@"+sc.dev.Serial())+".png")
+	p := filepath.Join(sc.results, filename.Of(sc.name+"__"+step)+"@"+filename.Of(sc.dev.Serial())+".png")
 	return p, os.WriteFile(p, png, 0o644)
-}
-
-// fileName makes a test and step name safe as a file name.
-func fileName(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '-' || r == '_' || r == '.' || r == '#' || r == '@' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
-			return r
-		}
-		return '_'
-	}, strings.TrimLeft(s, "."))
 }
 
 // Stop stops the session and closes the driver, and returns the Result.
