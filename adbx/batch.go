@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/perfgate/perfgate/internal/excerpt"
 )
 
 // A batch runs N commands in one shell session and splits the session's
@@ -148,9 +150,10 @@ func batchHeader(b []byte) (marker, rest []byte, err error) {
 	return marker, b[i+1:], nil
 }
 
-// clip shortens device text quoted in an error message.
+// clip shortens device text quoted in an error message, at excerpt's
+// limit.
 func clip(b []byte) []byte {
-	const max = 120
+	const max = excerpt.Max
 	if len(b) > max {
 		return append(b[:max:max], "…"...)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -73,10 +74,7 @@ func short(r adbx.Result) string {
 	if msg == "" {
 		return fmt.Sprintf("exit %d, no output", r.ExitCode)
 	}
-	if len(msg) > 160 {
-		msg = msg[:160] + "…"
-	}
-	return fmt.Sprintf("exit %d: %q", r.ExitCode, msg)
+	return fmt.Sprintf("exit %d: %s", r.ExitCode, excerpt.Quote(msg))
 }
 
 // readErr is "" when a read gave its value (ok), else why not: the note
@@ -102,10 +100,7 @@ func quoteOutput(err error, out []byte) string {
 	if i := strings.IndexByte(ln, '\n'); i >= 0 {
 		ln = ln[:i]
 	}
-	if len(ln) > 160 {
-		ln = ln[:160] + "…"
-	}
-	return fmt.Sprintf("%v (output: %q)", err, ln)
+	return fmt.Sprintf("%v (output: %s)", err, excerpt.Quote(ln))
 }
 
 // logTick records how each source of one cheap-lane tick fared. Per-process

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -35,9 +36,9 @@ func failure(r adbx.Result, cmd string) string {
 	return fmt.Sprintf("%s: exit status 0: %q", cmd, clipText(out))
 }
 
-// clipText shortens device text quoted in a note.
+// clipText shortens device text quoted in a note, at excerpt's limit.
 func clipText(s string) string {
-	const max = 120
+	const max = excerpt.Max
 	if len(s) > max {
 		return s[:max] + "…"
 	}
