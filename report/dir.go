@@ -21,8 +21,9 @@ const EnvReportDir = perftest.EnvReport
 
 // WriteDir writes one session's reports into dir: <name>.html,
 // <name>.md and <name>.json (the Result), where name is the test's name
-// made safe for a file name (FileName) and, in a test binary, "@" and the
-// test's package ("TestFeed__scroll@example_test"; see
+// made a file name as its Result's is (filename.Of; "session-…" for one
+// that would be "index" or nothing) and, in a test binary, "@" and the
+// test's package ("TestFeed_scroll@example_test"; see
 // perftest.TestPackage), then rewrites dir/index.html linking every
 // session found there. The Result's name is chosen as
 // perftest.Result.WriteInDir chooses it, so a same-named test of another
