@@ -247,8 +247,6 @@ var (
 	wideAPIs      = []string{"metrics"}
 	longFuncs     = []string{
 		"cmd/perfgate/analyze_trace.go analyzeTrace",
-		"history/html.go trendSVG",
-		"history/read.go Store.readValues",
 		"metrics/arttrace.go ParseARTTrace",
 		"metrics/gfxinfo.go gfxParser.summaryLine",
 		"metrics/meminfo.go memParseBlock",
@@ -267,10 +265,6 @@ var (
 		"perftest/summary.go collector.cpuStats",
 		"perftest/trace.go collector.fetchTrace",
 		"perftest/trace.go collector.startTrace",
-		"report/charts.go stepCharts",
-		"report/devices.go deviceTables",
-		"report/markdown.go writeMarkdownResult",
-		"report/svg.go chart.svg",
 		"scenario/startup.go MeasureStartup",
 	}
 )
