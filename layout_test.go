@@ -243,16 +243,16 @@ const (
 
 // The packages and functions still past the sizes.
 var (
-	largePackages = []string{"cmd/perfgate", "metrics", "perftest"}
-	wideAPIs      = []string{"metrics"}
+	largePackages = []string{"cmd/perfgate", "perftest"}
+	wideAPIs      = []string{}
 	longFuncs     = []string{
+		"android/dumpsys/meminfo.go memParseBlock",
+		"android/dumpsys/netstats.go ParseNetstats",
+		"android/gfxinfo/gfxinfo.go gfxParser.summaryLine",
+		"android/profiler/arttrace.go ParseARTTrace",
+		"android/profiler/simpleperf.go parseReportSample",
+		"android/surfaceflinger/surfaceflinger.go ParseTimeStats",
 		"cmd/perfgate/analyze_trace.go analyzeTrace",
-		"metrics/arttrace.go ParseARTTrace",
-		"metrics/gfxinfo.go gfxParser.summaryLine",
-		"metrics/meminfo.go memParseBlock",
-		"metrics/simpleperf.go parseReportSample",
-		"metrics/surfaceflinger.go ParseSurfaceFlingerTimeStats",
-		"metrics/traffic.go ParseTrafficNetstats",
 		"perftest/absent.go collector.markAbsent",
 		"perftest/causes_device.go collector.setLooperProp",
 		"perftest/checkpoint.go Session.checkpointLocked",

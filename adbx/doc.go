@@ -13,13 +13,13 @@
 // context does, exit statuses come back, and output streams; Gadb hands
 // the same device to libraries built on github.com/electricbubble/gadb.
 // The device's text (ps, pm, dumpsys package, dumpsys display, /proc/stat)
-// is read with package metrics' parsers, the one parser of each format, and
-// Facts returns a metrics.DeviceFacts, the type a Result records.
+// is read with the parsers under android/, the one parser of each format, and
+// Facts returns a procfs.DeviceFacts, the type a Result records.
 //
-// A package name goes into a command only after metrics.ValidatePackage has
+// A package name goes into a command only after dumpsys.ValidatePackage has
 // accepted it, and any other text a caller passes is quoted (Quote). The
-// package imports metrics and internal/adbwire of perfgate, nothing above
-// them.
+// package imports the android/ parsers and internal/adbwire of perfgate,
+// nothing above them.
 //
 // Every Shell and Batch call reads at most Options.MaxOutput bytes
 // (DefaultMaxOutput, 64 MiB): a command printing more is stopped.

@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/dumpsys"
+	"github.com/perfgate/perfgate/android/procfs"
 )
 
 // factsCmds are the commands Facts runs, in one batch. The getprop ones
@@ -85,22 +86,22 @@ const defaultClockTicks = 100
 // fact disagree. Only the API level is required: without it Facts fails
 // with every command's exit status and stderr. Any other fact no source
 // gave is left empty, with a note.
-func (d *Device) Facts(ctx context.Context) (facts metrics.DeviceFacts, notes []string, err error) {
+func (d *Device) Facts(ctx context.Context) (facts procfs.DeviceFacts, notes []string, err error) {
 	rs, err := d.Batch(ctx, factsCmds)
 	if err != nil {
-		return metrics.DeviceFacts{}, nil, fmt.Errorf("adbx facts: %w", err)
+		return procfs.DeviceFacts{}, nil, fmt.Errorf("adbx facts: %w", err)
 	}
 	var props *Result
 	if len(rs) == len(factsCmds) && needBuildProp(rs) {
 		pr, err := d.Batch(ctx, []string{buildPropCmd})
 		if err != nil {
-			return metrics.DeviceFacts{}, nil, fmt.Errorf("adbx facts %s: %w", d.serial, err)
+			return procfs.DeviceFacts{}, nil, fmt.Errorf("adbx facts %s: %w", d.serial, err)
 		}
 		props = &pr[0]
 	}
 	f, notes, err := parseFacts(rs, props)
 	if err != nil {
-		return metrics.DeviceFacts{}, nil, fmt.Errorf("adbx facts %s: %w", d.serial, err)
+		return procfs.DeviceFacts{}, nil, fmt.Errorf("adbx facts %s: %w", d.serial, err)
 	}
 	f.Serial = d.serial
 	return f, notes, nil
@@ -125,18 +126,18 @@ func parseAPI(s string) (int, bool) {
 
 // parseFacts reads the Results of factsCmds and, when it was read, of
 // buildPropCmd.
-func parseFacts(rs []Result, buildProp *Result) (metrics.DeviceFacts, []string, error) {
+func parseFacts(rs []Result, buildProp *Result) (procfs.DeviceFacts, []string, error) {
 	if len(rs) != len(factsCmds) {
-		return metrics.DeviceFacts{}, nil, fmt.Errorf("got %d results for %d commands", len(rs), len(factsCmds))
+		return procfs.DeviceFacts{}, nil, fmt.Errorf("got %d results for %d commands", len(rs), len(factsCmds))
 	}
-	var f metrics.DeviceFacts
+	var f procfs.DeviceFacts
 	var notes []string
 	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
 	var props map[string]string
 	if buildProp != nil {
 		// cat exits 1 when one of the files is missing and still prints
 		// the others.
-		props = metrics.ParseBuildProp(buildProp.Stdout)
+		props = procfs.ParseBuildProp(buildProp.Stdout)
 	}
 	getprop := make([]string, len(factsProps))
 	for i, keys := range factsProps {
@@ -174,7 +175,7 @@ func parseFacts(rs []Result, buildProp *Result) (metrics.DeviceFacts, []string, 
 		} else {
 			why += "; " + buildPropFailure(buildProp)
 		}
-		return metrics.DeviceFacts{}, nil, errors.New(why)
+		return procfs.DeviceFacts{}, nil, errors.New(why)
 	}
 	f.API = api
 	f.Cores, f.CoresSource = cores(rs, note)
@@ -188,7 +189,7 @@ func parseFacts(rs []Result, buildProp *Result) (metrics.DeviceFacts, []string, 
 	}
 	if r := rs[factDisplay]; r.ExitCode != 0 {
 		note("refresh rate: %s", describe(factsCmds[factDisplay], r))
-	} else if d, err := metrics.ParseDisplayRefresh(r.Stdout); err != nil {
+	} else if d, err := dumpsys.ParseDisplayRefresh(r.Stdout); err != nil {
 		note("refresh rate: %v", err)
 	} else {
 		// Apps render at renderFrameRate, which can be a divisor of the
@@ -220,13 +221,13 @@ func cores(rs []Result, note func(string, ...any)) (int, string) {
 		srcs = append(srcs, source{name: "nproc", why: describe(factsCmds[factNproc], r)})
 	}
 	r = rs[factPossible]
-	if n, err := metrics.ParseCPUList(r.Stdout); err == nil && r.ExitCode == 0 {
+	if n, err := procfs.ParseCPUList(r.Stdout); err == nil && r.ExitCode == 0 {
 		srcs = append(srcs, source{name: "/sys/devices/system/cpu/possible", n: n})
 	} else {
 		srcs = append(srcs, source{name: "/sys/devices/system/cpu/possible", why: describe(factsCmds[factPossible], r)})
 	}
 	r = rs[factProcStat]
-	if st, err := metrics.ParseProcStat(r.Stdout); r.ExitCode != 0 || len(bytes.TrimSpace(r.Stdout)) == 0 {
+	if st, err := procfs.ParseStat(r.Stdout); r.ExitCode != 0 || len(bytes.TrimSpace(r.Stdout)) == 0 {
 		srcs = append(srcs, source{name: "/proc/stat", why: describe(factsCmds[factProcStat], r)})
 	} else if err != nil {
 		srcs = append(srcs, source{name: "/proc/stat", why: err.Error()})
@@ -295,7 +296,7 @@ func describe(cmd string, r Result) string {
 
 // AppProcesses lists the running processes of pkg: its main process and
 // those named "pkg:suffix". None running is an empty list, not an error.
-func (d *Device) AppProcesses(ctx context.Context, pkg string) ([]metrics.PSProcess, error) {
+func (d *Device) AppProcesses(ctx context.Context, pkg string) ([]dumpsys.PSProcess, error) {
 	if err := validatePackage(pkg); err != nil {
 		return nil, err
 	}
@@ -308,14 +309,14 @@ func (d *Device) AppProcesses(ctx context.Context, pkg string) ([]metrics.PSProc
 	if err != nil {
 		return nil, fmt.Errorf("adbx app processes %s: %w", pkg, err)
 	}
-	var procs []metrics.PSProcess
+	var procs []dumpsys.PSProcess
 	var firstErr error
 	for i, r := range rs {
 		if err := r.Err(cmds[i]); err != nil {
 			firstErr = cmp.Or(firstErr, err)
 			continue
 		}
-		p, err := metrics.ParsePS(r.Stdout)
+		p, err := dumpsys.ParsePS(r.Stdout)
 		if err != nil {
 			firstErr = cmp.Or(firstErr, fmt.Errorf("%q: %w", cmds[i], err))
 			continue
@@ -327,7 +328,7 @@ func (d *Device) AppProcesses(ctx context.Context, pkg string) ([]metrics.PSProc
 	if procs == nil && firstErr != nil {
 		return nil, fmt.Errorf("adbx app processes %s %s: %w", d.serial, pkg, firstErr)
 	}
-	return metrics.PackageProcesses(procs, pkg), nil
+	return dumpsys.PackageProcesses(procs, pkg), nil
 }
 
 // AppUID returns the Linux uid pkg runs as (what per-UID traffic counters
@@ -366,7 +367,7 @@ func listedUID(r Result, pkg string) (uid int, found, ok bool) {
 	if r.ExitCode != 0 {
 		return 0, false, false
 	}
-	entries, err := metrics.ParsePackageList(r.Stdout)
+	entries, err := dumpsys.ParsePackageList(r.Stdout)
 	if err != nil {
 		return 0, false, false
 	}
@@ -382,23 +383,23 @@ func listedUID(r Result, pkg string) (uid int, found, ok bool) {
 }
 
 // dumpsysPackage reads pkg's block of `dumpsys package <pkg>`.
-func (d *Device) dumpsysPackage(ctx context.Context, pkg string) (metrics.PackageInfo, error) {
+func (d *Device) dumpsysPackage(ctx context.Context, pkg string) (dumpsys.PackageInfo, error) {
 	cmd := "dumpsys package " + pkg
 	r, err := d.Shell(ctx, cmd)
 	if err != nil {
-		return metrics.PackageInfo{}, fmt.Errorf("%s: %w", pkg, err)
+		return dumpsys.PackageInfo{}, fmt.Errorf("%s: %w", pkg, err)
 	}
 	if err := r.Err(cmd); err != nil {
-		return metrics.PackageInfo{}, fmt.Errorf("%s: %w", pkg, err)
+		return dumpsys.PackageInfo{}, fmt.Errorf("%s: %w", pkg, err)
 	}
-	info, err := metrics.ParseDumpsysPackage(r.Stdout)
+	info, err := dumpsys.ParsePackage(r.Stdout)
 	switch {
-	case errors.Is(err, metrics.ErrPackageNotFound):
-		return metrics.PackageInfo{}, fmt.Errorf("%w: %s (%q: %w)", ErrAppNotInstalled, pkg, cmd, err)
+	case errors.Is(err, dumpsys.ErrPackageNotFound):
+		return dumpsys.PackageInfo{}, fmt.Errorf("%w: %s (%q: %w)", ErrAppNotInstalled, pkg, cmd, err)
 	case err != nil:
-		return metrics.PackageInfo{}, fmt.Errorf("%q: %w", cmd, err)
+		return dumpsys.PackageInfo{}, fmt.Errorf("%q: %w", cmd, err)
 	case info.Package != "" && info.Package != pkg:
-		return metrics.PackageInfo{}, fmt.Errorf("%w: %s (%q printed the block of %q)", ErrAppNotInstalled, pkg, cmd, info.Package)
+		return dumpsys.PackageInfo{}, fmt.Errorf("%w: %s (%q printed the block of %q)", ErrAppNotInstalled, pkg, cmd, info.Package)
 	}
 	return info, nil
 }

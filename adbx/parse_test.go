@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/internal/fixtures"
-	"github.com/perfgate/perfgate/metrics"
 )
 
 func TestParseFacts(t *testing.T) {
@@ -25,7 +25,7 @@ func TestParseFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := metrics.DeviceFacts{Model: "Pixel 7", Manufacturer: "Google", ABI: "arm64-v8a", API: 33, Release: "13",
+	want := procfs.DeviceFacts{Model: "Pixel 7", Manufacturer: "Google", ABI: "arm64-v8a", API: 33, Release: "13",
 		Cores: 8, CoresSource: "/sys/devices/system/cpu/possible", ClockTicks: 100, RefreshHz: 120.00001, Root: true}
 	wantNotes := []string{
 		`cores: nproc: exit status 127: not found; counted 8 from /sys/devices/system/cpu/possible`,

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/dumpsys"
 )
 
 // Quote quotes s for the device's POSIX shell (mksh or toybox sh): the
@@ -35,7 +35,7 @@ func isSafeShellByte(c byte) bool {
 
 // validatePackage checks a package name that goes into a device command.
 func validatePackage(pkg string) error {
-	if err := metrics.ValidatePackage(pkg); err != nil {
+	if err := dumpsys.ValidatePackage(pkg); err != nil {
 		return fmt.Errorf("adbx: %w", err)
 	}
 	return nil

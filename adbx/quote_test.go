@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/dumpsys"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -101,7 +101,7 @@ func FuzzQuote(f *testing.F) {
 	})
 }
 
-// FuzzValidatePackage checks that whatever metrics.ValidatePackage accepts
+// FuzzValidatePackage checks that whatever dumpsys.ValidatePackage accepts
 // is one plain shell word, so it can go into a command line unquoted, and
 // that adbx refuses it with a command appended.
 func FuzzValidatePackage(f *testing.F) {
@@ -109,7 +109,7 @@ func FuzzValidatePackage(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if metrics.ValidatePackage(s) != nil {
+		if dumpsys.ValidatePackage(s) != nil {
 			return
 		}
 		if Quote(s) != s {

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/procfs"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -51,9 +52,9 @@ func scrollStep() *perftest.Step {
 	return &perftest.Step{
 		Name: "scroll", HostStartNs: 1e9, HostEndNs: 5e9,
 		FrameStats: perftest.FrameStats{
-			Source: "gfxinfo", Frames: 230, FPS: 57.46, Jank: 5, JankDefinition: metrics.JankDefinitionDeadlineMissed,
-			DeadlineMissed: &dm, PerfDog: metrics.FramePerfDog{Jank: 3, BigJank: 2, Stutter: 0.0412},
-			FrameTimeMS: metrics.FramePercentiles{P50: 7.5, P90: 12.1, P95: 18.24, P99: 95.8},
+			Source: "gfxinfo", Frames: 230, FPS: 57.46, Jank: 5, JankDefinition: frames.JankDefinitionDeadlineMissed,
+			DeadlineMissed: &dm, PerfDog: frames.PerfDog{Jank: 3, BigJank: 2, Stutter: 0.0412},
+			FrameTimeMS: frames.Percentiles{P50: 7.5, P90: 12.1, P95: 18.24, P99: 95.8},
 		},
 		JankAtS:      []float64{1.84, 2.1, 2.31, 3.02, 3.4},
 		BigJankAtS:   []float64{2.1, 3.4},
@@ -73,5 +74,5 @@ func crashStep() *perftest.Step {
 
 // run wraps steps into a Result on a named device.
 func run(model, release string, steps ...*perftest.Step) *perftest.Result {
-	return &perftest.Result{Schema: perftest.Schema, Device: metrics.DeviceFacts{Manufacturer: "Google", Model: model, Release: release, API: 34}, Steps: steps}
+	return &perftest.Result{Schema: perftest.Schema, Device: procfs.DeviceFacts{Manufacturer: "Google", Model: model, Release: release, API: 34}, Steps: steps}
 }

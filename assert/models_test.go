@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -47,10 +47,10 @@ func TestBudgetsPerModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ls, own := file.LimitsFor(metrics.DeviceFacts{Manufacturer: "Google", Model: "Pixel 7"}); !own || len(ls) != 1 || ls[0].Value != 6 {
+	if ls, own := file.LimitsFor(procfs.DeviceFacts{Manufacturer: "Google", Model: "Pixel 7"}); !own || len(ls) != 1 || ls[0].Value != 6 {
 		t.Errorf("Pixel 7 limits %v (own %v)", ls, own)
 	}
-	if ls, own := file.LimitsFor(metrics.DeviceFacts{Model: "Pixel 4a"}); own || len(ls) != 1 || ls[0].Value != 3 {
+	if ls, own := file.LimitsFor(procfs.DeviceFacts{Model: "Pixel 4a"}); own || len(ls) != 1 || ls[0].Value != 3 {
 		t.Errorf("Pixel 4a limits %v (own %v)", ls, own)
 	}
 
@@ -128,7 +128,7 @@ func TestBudgetFilePerModel(t *testing.T) {
 		t.Errorf("Pixel 4a without a file: %q", f.errs)
 	}
 	f = &fakeT{}
-	if assert.Budget(f, &perftest.Result{Device: metrics.DeviceFacts{Serial: "emulator-5554"}, Steps: []*perftest.Step{scrollStep()}}, p) || !strings.Contains(f.text(), `the run's device (device "emulator-5554") has no model name`) {
+	if assert.Budget(f, &perftest.Result{Device: procfs.DeviceFacts{Serial: "emulator-5554"}, Steps: []*perftest.Step{scrollStep()}}, p) || !strings.Contains(f.text(), `the run's device (device "emulator-5554") has no model name`) {
 		t.Errorf("a device without a model: %q", f.errs)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -234,7 +235,7 @@ func RecordBaselines(r Run, path string, g Gate) (Update, error) {
 // threshold (so too few iterations to tell keep the old baseline only
 // while the medians stay close). A run of more iterations than the
 // baseline holds replaces it: it knows more.
-func sameBaseline(old *Baseline, vals []float64, dev metrics.DeviceFacts, def metrics.Def, g Gate) bool {
+func sameBaseline(old *Baseline, vals []float64, dev procfs.DeviceFacts, def metrics.Def, g Gate) bool {
 	if old == nil || len(old.Values) == 0 || len(vals) > len(old.Values) || old.Device != dev.Name() || old.Android != dev.Release || old.API != dev.API {
 		return false
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -78,7 +79,7 @@ func (f *File) Where(e *Entry) string {
 }
 
 // deviceName names a device in a message: its model, else its serial.
-func deviceName(d metrics.DeviceFacts) string {
+func deviceName(d procfs.DeviceFacts) string {
 	if n := d.Name(); n != "" {
 		return strconv.Quote(n)
 	}

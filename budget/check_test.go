@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -16,8 +17,8 @@ type run struct {
 }
 
 func (r run) Measurements() []budget.Measurement { return r.ms }
-func (r run) RunDevice() metrics.DeviceFacts {
-	return metrics.DeviceFacts{Manufacturer: "Google", Model: r.model, Release: "13", API: 33}
+func (r run) RunDevice() procfs.DeviceFacts {
+	return procfs.DeviceFacts{Manufacturer: "Google", Model: r.model, Release: "13", API: 33}
 }
 
 func step(name string, vals map[metrics.Name]float64) budget.Measurement {

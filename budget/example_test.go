@@ -3,6 +3,7 @@ package budget_test
 import (
 	"fmt"
 
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -73,7 +74,7 @@ func ExampleFile_LimitsFor() {
 		fmt.Println(err)
 		return
 	}
-	for _, d := range []metrics.DeviceFacts{{Manufacturer: "Google", Model: "Pixel 4a"}, {Manufacturer: "Google", Model: "Pixel 8"}} {
+	for _, d := range []procfs.DeviceFacts{{Manufacturer: "Google", Model: "Pixel 4a"}, {Manufacturer: "Google", Model: "Pixel 8"}} {
 		limits, own := f.LimitsFor(d)
 		fmt.Printf("%s: %v (its own: %v)\n", d.Name(), limits, own)
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/internal/atomicfile"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/internal/filelock"
@@ -46,7 +47,7 @@ type File struct {
 	Schema string                       `json:"schema"`
 	Steps  map[string]map[string]*Entry `json:"steps"`
 	// Models, when the file has them, hold budgets per device model, under
-	// the model's full name ("Google Pixel 7", metrics.DeviceFacts.Name):
+	// the model's full name ("Google Pixel 7", procfs.DeviceFacts.Name):
 	// a run is checked against its model's budgets, and -update records
 	// the model it ran on. Steps are then the budgets of any model without
 	// its own. A file without "models" holds one set for every device.
@@ -462,7 +463,7 @@ func lockPath(path string) string {
 // other shared budget still applies; own says whether d's model has
 // budgets of its own. The maps returned are new; their entries are the
 // file's.
-func (f *File) For(d metrics.DeviceFacts) (steps map[string]map[string]*Entry, own bool) {
+func (f *File) For(d procfs.DeviceFacts) (steps map[string]map[string]*Entry, own bool) {
 	if f.Models == nil {
 		return f.Steps, true
 	}
@@ -491,7 +492,7 @@ func (f *File) Limits() []Limit { return limitsOf(f.Steps) }
 
 // LimitsFor lists the budgets that apply to a run on device d (see For),
 // as Limits does, and whether they are d's model's own.
-func (f *File) LimitsFor(d metrics.DeviceFacts) (limits []Limit, own bool) {
+func (f *File) LimitsFor(d procfs.DeviceFacts) (limits []Limit, own bool) {
 	steps, own := f.For(d)
 	return limitsOf(steps), own
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/aclements/go-moremath/mathx"
 	"golang.org/x/perf/benchmath"
 
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -340,7 +341,7 @@ func framesOnly(base, next Runs, def metrics.Def, g Gate) (Change, bool) {
 			return Change{}, false
 		}
 		c.F1, c.F2 = len(bf), len(nf)
-		cut := metrics.NearestRank(bf, q)
+		cut := frames.NearestRank(bf, q)
 		above := 0
 		for _, x := range nf {
 			if x > cut || !worse && x < cut {
@@ -448,7 +449,7 @@ func medianSummary(v []float64) benchmath.Summary {
 	}
 	s := slices.Clone(v)
 	slices.Sort(s)
-	return benchmath.Summary{Center: metrics.NearestRank(s, 50), Lo: s[0], Hi: s[len(s)-1], Confidence: 0.95}
+	return benchmath.Summary{Center: frames.NearestRank(s, 50), Lo: s[0], Hi: s[len(s)-1], Confidence: 0.95}
 }
 
 func flat(v [][]float64) []float64 {

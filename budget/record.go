@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -309,7 +310,7 @@ const ModelPlaceholder = "{model}"
 // ModelPath puts the device's model into a path holding ModelPlaceholder:
 // its full name with every byte but letters, digits, '.', '-' and '_'
 // turned to '_'.
-func ModelPath(path string, d metrics.DeviceFacts) (string, error) {
+func ModelPath(path string, d procfs.DeviceFacts) (string, error) {
 	if !strings.Contains(path, ModelPlaceholder) {
 		return path, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -57,7 +58,7 @@ type Run interface {
 	Subject
 	// RunDevice is the device the run was measured on; baselines and
 	// budgets per model are kept under its Name and Release.
-	RunDevice() metrics.DeviceFacts
+	RunDevice() procfs.DeviceFacts
 }
 
 // Recorder keeps verdicts with what they judged: a Subject that is one

@@ -30,7 +30,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/logcat"
+	"github.com/perfgate/perfgate/android/profiler"
+	"github.com/perfgate/perfgate/frames"
 )
 
 // Sources of causes, the keys of Step.NotMeasured.
@@ -51,7 +53,7 @@ type Step struct {
 	Frames []Frame `json:"frames,omitempty"`
 	// Phases counts the janky frames of the default jank definition by the
 	// phase each spent longest in.
-	Phases map[metrics.FramePhase]int `json:"phases,omitempty"`
+	Phases map[frames.Phase]int `json:"phases,omitempty"`
 	// Blocks are the main thread's messages Looper logged as slow in the
 	// step, in time order.
 	Blocks      []Block   `json:"blocks,omitempty"`
@@ -77,8 +79,8 @@ type Frame struct {
 	Janks []string `json:"janks"`
 	// Phases are the frame's phases, Phase the longest (gfxinfo frames
 	// with every stage column).
-	Phases *metrics.FramePhases `json:"phases,omitempty"`
-	Phase  metrics.FramePhase   `json:"phase,omitempty"`
+	Phases *frames.Phases `json:"phases,omitempty"`
+	Phase  frames.Phase   `json:"phase,omitempty"`
 	// Block is the index in Step.Blocks of the slow message that overlapped
 	// the frame most, nil for none.
 	Block *int `json:"block,omitempty"`
@@ -160,7 +162,7 @@ type ANR struct {
 }
 
 // Sample is one sample of the app's main thread: its time, the stack
-// folded (metrics.FoldStack) and the stack's innermost frame of the app's
+// folded (profiler.FoldStack) and the stack's innermost frame of the app's
 // own code ("" for none).
 type Sample struct {
 	TimeNs   int64
@@ -169,17 +171,17 @@ type Sample struct {
 }
 
 // SampleOf makes a profiler's sample of package pkg's main thread a Sample.
-func SampleOf(s metrics.StackSample, pkg string) Sample {
+func SampleOf(s profiler.StackSample, pkg string) Sample {
 	app := ""
-	if i := metrics.AppFrame(s.Frames, pkg); i >= 0 {
-		app = metrics.FrameName(s.Frames[i])
+	if i := profiler.AppFrame(s.Frames, pkg); i >= 0 {
+		app = profiler.FrameName(s.Frames[i])
 	}
-	return Sample{TimeNs: s.TimeNs, Stack: metrics.FoldStack(s.Frames), AppFrame: app}
+	return Sample{TimeNs: s.TimeNs, Stack: profiler.FoldStack(s.Frames), AppFrame: app}
 }
 
 // BlockOf makes a Looper slow-dispatch line logged at device time endNs a
 // Block: it ran for the ms the line gives, up to when it was logged.
-func BlockOf(l metrics.LooperSlow, endNs int64) Block {
+func BlockOf(l logcat.LooperSlow, endNs int64) Block {
 	return Block{StartNs: endNs - l.Millis*1e6, EndNs: endNs, Ms: l.Millis, Handler: l.Handler, Callback: l.CallbackClass(), What: l.What}
 }
 
@@ -189,8 +191,8 @@ type Input struct {
 	Start, End int64
 	// Frames are the step's frames and Summary their summary (the main
 	// window's, which names the frames each definition counted).
-	Frames  []metrics.Frame
-	Summary metrics.FrameSummary
+	Frames  []frames.Frame
+	Summary frames.Summary
 	// Blocks are the app's main-thread slow messages and ANRs its ANRs,
 	// of the session or the step; Attribute keeps those in the step.
 	// Samples are the main thread's samples, in time order.
@@ -286,7 +288,7 @@ func (a *attribution) jankTimes() ([]int64, map[int64][]string) {
 	for _, d := range []struct {
 		name  string
 		times []int64
-	}{{metrics.JankDefinitionDeadlineMissed, fs.Janked.DeadlineMissed}, {metrics.JankDefinitionPerfDog, fs.Janked.PerfDog},
+	}{{frames.JankDefinitionDeadlineMissed, fs.Janked.DeadlineMissed}, {frames.JankDefinitionPerfDog, fs.Janked.PerfDog},
 		{"perfdog_big", fs.Janked.PerfDogBig}, {"chromium", fs.Janked.Chromium}} {
 		for _, t := range d.times {
 			janks[t] = append(janks[t], d.name)
@@ -304,7 +306,7 @@ func (a *attribution) jankTimes() ([]int64, map[int64][]string) {
 // main window.
 func (a *attribution) frames() {
 	fs := &a.in.Summary
-	byTime := map[int64]*metrics.Frame{}
+	byTime := map[int64]*frames.Frame{}
 	for i := range a.in.Frames {
 		if a.in.Frames[i].Window == fs.Window {
 			byTime[a.in.Frames[i].Time()] = &a.in.Frames[i]
@@ -320,7 +322,7 @@ func (a *attribution) frames() {
 		a.out.Frames = append(a.out.Frames, fc)
 	}
 	switch {
-	case fs.Source != "" && fs.Source != metrics.FrameSourceGfxInfo:
+	case fs.Source != "" && fs.Source != frames.SourceGfxInfo:
 		a.out.NotMeasured[SourcePhases] = "phases: need the gfxinfo framestats stage columns; the frames came from " + fs.Source
 	case len(times) > 0 && divided == 0:
 		a.out.NotMeasured[SourcePhases] = "phases: no janky frame's stage columns divide its duration (columns missing or out of order)"
@@ -330,19 +332,19 @@ func (a *attribution) frames() {
 // frame attributes the janky frame at t (f when the frames hold it) to
 // its phases, the block that overlaps it most and the stack sampled most
 // inside it; divided tells that its phases are known.
-func (a *attribution) frame(t int64, janks []string, f *metrics.Frame) (fc Frame, divided bool) {
+func (a *attribution) frame(t int64, janks []string, f *frames.Frame) (fc Frame, divided bool) {
 	fs := &a.in.Summary
 	fc = Frame{AtS: a.at(t), TimeNs: t, Janks: janks}
 	lo, hi := t, t
-	if f != nil && f.Source == metrics.FrameSourceGfxInfo {
+	if f != nil && f.Source == frames.SourceGfxInfo {
 		hi = f.FrameCompleted
 		fc.DurationMs = math.Round(float64(f.Duration())/1e3) / 1e3
-		if p, ok := metrics.FramePhasesOf(f.GfxInfoFrame); ok {
+		if p, ok := frames.PhasesOf(f.FrameStats); ok {
 			fc.Phases, fc.Phase = &p, p.Dominant()
 			divided = true
 			if slices.Contains(fc.Janks, fs.JankDefinition) {
 				if a.out.Phases == nil {
-					a.out.Phases = map[metrics.FramePhase]int{}
+					a.out.Phases = map[frames.Phase]int{}
 				}
 				a.out.Phases[fc.Phase]++
 			}
@@ -397,7 +399,7 @@ func (a *attribution) anrs() {
 }
 
 // prevTime is the time of the frame of window win before t, 0 for none.
-func prevTime(frames []metrics.Frame, win string, t int64) int64 {
+func prevTime(frames []frames.Frame, win string, t int64) int64 {
 	var prev int64
 	for _, f := range frames {
 		if f.Window == win && f.Time() < t && f.Time() > prev {
@@ -462,10 +464,10 @@ func stackCounts(ss []Sample, n int) []Stack {
 
 // TopPhase is the phase most janky frames spent longest in (the earlier
 // phase on a tie) and how many; "", 0 when no frame had phases.
-func (s *Step) TopPhase() (metrics.FramePhase, int) {
-	var best metrics.FramePhase
+func (s *Step) TopPhase() (frames.Phase, int) {
+	var best frames.Phase
 	n := 0
-	for _, p := range metrics.FramePhaseOrder {
+	for _, p := range frames.PhaseOrder {
 		if s.Phases[p] > n {
 			best, n = p, s.Phases[p]
 		}

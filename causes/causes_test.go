@@ -6,14 +6,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/android/logcat"
+	"github.com/perfgate/perfgate/android/surfaceflinger"
+	framespkg "github.com/perfgate/perfgate/frames"
 )
 
 const ms = int64(1_000_000)
 
 // gfxFrame is a frame at vsync v lasting d ms: a normal frame's stages, and
 // extra ms of work at the end of phase p (-1: none).
-func gfxFrame(v, dMs int64, p int, extraMs int64) metrics.Frame {
+func gfxFrame(v, dMs int64, p int, extraMs int64) framespkg.Frame {
 	base := dMs - extraMs
 	st := []int64{1, 2, 5, 20, 40, 43, 80, 100} // percent of base: stage ends
 	stamps := make([]int64, len(st))
@@ -23,7 +26,7 @@ func gfxFrame(v, dMs int64, p int, extraMs int64) metrics.Frame {
 			stamps[i] += extraMs * ms
 		}
 	}
-	return metrics.Frame{Source: metrics.FrameSourceGfxInfo, Window: "w", GfxInfoFrame: metrics.GfxInfoFrame{
+	return framespkg.Frame{Source: framespkg.SourceGfxInfo, Window: "w", FrameStats: gfxinfo.FrameStats{
 		IntendedVsync: v, Vsync: v, HandleInputStart: stamps[0], AnimationStart: stamps[1], PerformTraversalsStart: stamps[2],
 		DrawStart: stamps[3], SyncQueued: stamps[4], SyncStart: stamps[4], IssueDrawCommandsStart: stamps[5],
 		SwapBuffers: stamps[6], FrameCompleted: stamps[7]}}
@@ -36,7 +39,7 @@ func gfxFrame(v, dMs int64, p int, extraMs int64) metrics.Frame {
 func scene() Input {
 	const period = 16_666_667
 	start := int64(1000) * ms
-	var frames []metrics.Frame
+	var frames []framespkg.Frame
 	var samples []Sample
 	v := start
 	for i := 0; i < 30; i++ {
@@ -60,14 +63,14 @@ func scene() Input {
 			v += period
 		}
 	}
-	sum := metrics.FrameSummarize(metrics.FrameSourceGfxInfo, frames, period)
+	sum := framespkg.Summarize(framespkg.SourceGfxInfo, frames, period)
 	sum.Window = "w"
 	blocks := []Block{
-		BlockOf(metrics.LooperSlow{Kind: metrics.LooperDispatch, Millis: 41, Handler: "android.view.Choreographer$FrameHandler", Callback: "android.view.Choreographer$FrameDisplayEventReceiver@1f"}, frames[10].IssueDrawCommandsStart),
-		BlockOf(metrics.LooperSlow{Kind: metrics.LooperDispatch, Millis: 41, Handler: "android.view.Choreographer$FrameHandler", Callback: "android.view.Choreographer$FrameDisplayEventReceiver@1f"}, frames[11].IssueDrawCommandsStart),
-		BlockOf(metrics.LooperSlow{Kind: metrics.LooperDispatch, Millis: 70, Handler: "android.os.Handler", Callback: "com.x.Cache$1@9a"}, frames[20].HandleInputStart),
+		BlockOf(logcat.LooperSlow{Kind: logcat.LooperDispatch, Millis: 41, Handler: "android.view.Choreographer$FrameHandler", Callback: "android.view.Choreographer$FrameDisplayEventReceiver@1f"}, frames[10].IssueDrawCommandsStart),
+		BlockOf(logcat.LooperSlow{Kind: logcat.LooperDispatch, Millis: 41, Handler: "android.view.Choreographer$FrameHandler", Callback: "android.view.Choreographer$FrameDisplayEventReceiver@1f"}, frames[11].IssueDrawCommandsStart),
+		BlockOf(logcat.LooperSlow{Kind: logcat.LooperDispatch, Millis: 70, Handler: "android.os.Handler", Callback: "com.x.Cache$1@9a"}, frames[20].HandleInputStart),
 		// Outside the step: left out.
-		BlockOf(metrics.LooperSlow{Kind: metrics.LooperDispatch, Millis: 500, Handler: "android.app.ActivityThread$H", What: 110}, start-ms),
+		BlockOf(logcat.LooperSlow{Kind: logcat.LooperDispatch, Millis: 500, Handler: "android.app.ActivityThread$H", What: 110}, start-ms),
 	}
 	return Input{Start: start, End: v, Frames: frames, Summary: sum, Blocks: blocks, Samples: samples,
 		ANRs: []ANR{{TimeNs: start + 100*ms, PID: 42, Reason: "Input dispatching timed out"}, {TimeNs: v + ms, PID: 42}}}
@@ -82,19 +85,19 @@ func TestAttribute(t *testing.T) {
 		t.Fatalf("frames %+v, not measured %v", c.Frames, c.NotMeasured)
 	}
 	want := []struct {
-		phase    metrics.FramePhase
+		phase    framespkg.Phase
 		block    int
 		handler  string
 		appFrame string
 	}{
-		{metrics.PhaseLayout, 0, "android.view.Choreographer$FrameHandler", "com.x.Feed.bind"},
-		{metrics.PhaseLayout, 1, "android.view.Choreographer$FrameHandler", "com.x.Feed.bind"},
-		{metrics.PhaseWait, 2, "android.os.Handler", "com.x.Cache.decode"},
+		{framespkg.PhaseLayout, 0, "android.view.Choreographer$FrameHandler", "com.x.Feed.bind"},
+		{framespkg.PhaseLayout, 1, "android.view.Choreographer$FrameHandler", "com.x.Feed.bind"},
+		{framespkg.PhaseWait, 2, "android.os.Handler", "com.x.Cache.decode"},
 	}
 	for i, w := range want {
 		f := c.Frames[i]
 		if f.Phase != w.phase || f.Block == nil || *f.Block != w.block || c.Blocks[*f.Block].Handler != w.handler || f.AppFrame != w.appFrame ||
-			f.StackHits != f.StackSamples || f.StackSamples == 0 || len(f.Janks) == 0 || f.Janks[0] != metrics.JankDefinitionDeadlineMissed {
+			f.StackHits != f.StackSamples || f.StackSamples == 0 || len(f.Janks) == 0 || f.Janks[0] != framespkg.JankDefinitionDeadlineMissed {
 			t.Errorf("frame %d: %+v (block %v)", i, f, f.Block)
 		}
 	}
@@ -105,13 +108,13 @@ func TestAttribute(t *testing.T) {
 		c.TopBlockers[1].Where() != "com.x.Cache.decode" {
 		t.Errorf("top blockers %+v", c.TopBlockers)
 	}
-	if f := c.Frames[3]; f.Block != nil || f.StackSamples != 0 || f.Phase != metrics.PhaseCommands || strings.Join(f.Janks, ",") != "perfdog,chromium" {
+	if f := c.Frames[3]; f.Block != nil || f.StackSamples != 0 || f.Phase != framespkg.PhaseCommands || strings.Join(f.Janks, ",") != "perfdog,chromium" {
 		t.Errorf("frame after the pause: %+v", f)
 	}
 	if len(c.TopStacks) != 2 || c.TopStacks[0].AppFrame != "com.x.Feed.bind" || c.TopStacks[0].Samples != 82 || c.TopStacks[1].Samples != 71 {
 		t.Errorf("top stacks %+v", c.TopStacks)
 	}
-	if p, n := c.TopPhase(); p != metrics.PhaseLayout || n != 2 || c.Phases[metrics.PhaseWait] != 1 {
+	if p, n := c.TopPhase(); p != framespkg.PhaseLayout || n != 2 || c.Phases[framespkg.PhaseWait] != 1 {
 		t.Errorf("phases %v", c.Phases)
 	}
 	if len(c.ANRs) != 1 || c.ANRs[0].AtS != 0.1 {
@@ -149,11 +152,11 @@ func TestAttributeWithoutSources(t *testing.T) {
 	for _, f := range in.Frames {
 		pres = append(pres, f.FrameCompleted)
 	}
-	sf := make([]metrics.Frame, len(pres))
+	sf := make([]framespkg.Frame, len(pres))
 	for i, p := range pres {
-		sf[i] = metrics.Frame{Source: metrics.FrameSourceSurfaceFlinger, Window: "w", SurfaceFlingerFrame: metrics.SurfaceFlingerFrame{ActualPresent: p}}
+		sf[i] = framespkg.Frame{Source: framespkg.SourceSurfaceFlinger, Window: "w", LatencyFrame: surfaceflinger.LatencyFrame{ActualPresent: p}}
 	}
-	in.Frames, in.Summary = sf, metrics.FrameSummarize(metrics.FrameSourceSurfaceFlinger, sf, 16_666_667)
+	in.Frames, in.Summary = sf, framespkg.Summarize(framespkg.SourceSurfaceFlinger, sf, 16_666_667)
 	in.Summary.Window = "w"
 	c = Attribute(in)
 	if !strings.Contains(c.NotMeasured[SourcePhases], "surfaceflinger") || c.Phases != nil {
@@ -188,7 +191,7 @@ func Example() {
 // janked.
 func TestTopBlockerExplainsJank(t *testing.T) {
 	s := &Step{
-		Phases: map[metrics.FramePhase]int{metrics.PhaseLayout: 4},
+		Phases: map[framespkg.Phase]int{framespkg.PhaseLayout: 4},
 		Blocks: []Block{
 			{Handler: "android.app.ActivityThread$H", Ms: 355},
 			{Handler: "android.view.Choreographer$FrameHandler", AppFrame: "com.x.FeedAdapter.onBindViewHolder", Ms: 41, Frames: 1},

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/internal/jsondup"
-	"github.com/perfgate/perfgate/metrics"
 )
 
 // Config says which adb servers a pool draws devices from and which of
@@ -56,7 +56,7 @@ func (f Filter) serialOK(serial string) bool {
 }
 
 // why says why the filter leaves a device out, "" when it does not.
-func (f Filter) why(d metrics.DeviceFacts) string {
+func (f Filter) why(d procfs.DeviceFacts) string {
 	if len(f.Models) > 0 {
 		ok := false
 		for _, m := range f.Models {

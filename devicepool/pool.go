@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/procfs"
 )
 
 // DefaultWait bounds how long a lease waits for a free device when
@@ -28,7 +28,7 @@ var (
 // server, and its facts as the pool read them when it opened it.
 type Member struct {
 	*adbx.Device
-	Facts metrics.DeviceFacts
+	Facts procfs.DeviceFacts
 	// Identity is the phone's, read when the pool opened it; the zero
 	// Identity when it could not be read (see Pool.Notes), and the
 	// device is then taken for a phone of its own.

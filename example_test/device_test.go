@@ -10,9 +10,9 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/android/dumpsys"
 	_ "github.com/perfgate/perfgate/history" // sessions join the history when PERFGATE_HISTORY is set
-	"github.com/perfgate/perfgate/metrics"
-	_ "github.com/perfgate/perfgate/report" // sessions write reports when PERFGATE_REPORT is set
+	_ "github.com/perfgate/perfgate/report"  // sessions write reports when PERFGATE_REPORT is set
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -71,7 +71,7 @@ func launch(t *testing.T, dev *adbx.Device, app string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := metrics.ValidatePackage(app); err != nil {
+	if err := dumpsys.ValidatePackage(app); err != nil {
 		t.Fatal(err)
 	}
 	res, err := dev.Shell(ctx, "am force-stop "+app+"; monkey -p "+app+" -c android.intent.category.LAUNCHER 1")

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/memwatch"
-	pm "github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/metrics"
 )
 
 // BenchmarkHistory100k reads a history of 100,000 runs (one test on one
@@ -77,14 +77,14 @@ func BenchmarkHistory100k(b *testing.B) {
 var bigMetrics = []struct {
 	name   string
 	unit   string
-	better pm.Better
+	better metrics.Better
 	level  float64
 }{
-	{"frame_time_p50", "ms", pm.Lower, 8}, {"frame_time_p90", "ms", pm.Lower, 12},
-	{"frame_time_p95", "ms", pm.Lower, 16}, {"frame_time_p99", "ms", pm.Lower, 24},
-	{"fps", "fps", pm.Higher, 58}, {"jank", "frames", pm.Lower, 40},
-	{"cpu", "%", pm.Lower, 30}, {"cpu_max", "%", pm.Lower, 60},
-	{"pss_max", "KiB", pm.Lower, 150000}, {"rss_max", "KiB", pm.Lower, 220000},
+	{"frame_time_p50", "ms", metrics.Lower, 8}, {"frame_time_p90", "ms", metrics.Lower, 12},
+	{"frame_time_p95", "ms", metrics.Lower, 16}, {"frame_time_p99", "ms", metrics.Lower, 24},
+	{"fps", "fps", metrics.Higher, 58}, {"jank", "frames", metrics.Lower, 40},
+	{"cpu", "%", metrics.Lower, 30}, {"cpu_max", "%", metrics.Lower, 60},
+	{"pss_max", "KiB", metrics.Lower, 150000}, {"rss_max", "KiB", metrics.Lower, 220000},
 }
 
 var bigSteps = []string{"launch", "scroll"}

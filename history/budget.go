@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -94,14 +95,14 @@ func Suggest(trends []Trend, o SuggestOptions) (out []Suggestion, skipped []stri
 		count := def.Count
 		switch {
 		case s.Min:
-			s.Level = metrics.NearestRank(vs, 5)
+			s.Level = frames.NearestRank(vs, 5)
 			if count {
 				s.Limit = math.Floor(s.Level) - float64(o.Count)
 			} else {
 				s.Limit = roundTo3(s.Level*(1-o.Pct/100), math.Floor)
 			}
 		default:
-			s.Level = metrics.NearestRank(vs, 95)
+			s.Level = frames.NearestRank(vs, 95)
 			switch {
 			case def.Family == metrics.FamilyCrashes:
 				// A crash that happened is no licence for more.

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/android/procfs"
+	framespkg "github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -23,17 +26,17 @@ func simRun(t testing.TB, wl *simdevice.Workload, noise simdevice.Noise, start t
 	if err != nil {
 		t.Fatal(err)
 	}
-	frames := make([]metrics.Frame, len(truth))
+	frames := make([]framespkg.Frame, len(truth))
 	for i, f := range truth {
-		frames[i] = metrics.Frame{Source: metrics.FrameSourceGfxInfo, Window: f.Window, GfxInfoFrame: metrics.GfxInfoFrame{
+		frames[i] = framespkg.Frame{Source: framespkg.SourceGfxInfo, Window: f.Window, FrameStats: gfxinfo.FrameStats{
 			IntendedVsync: f.IntendedVsync, Vsync: f.Vsync, FrameDeadline: f.Deadline, FrameCompleted: f.Completed}}
 	}
 	st := &perftest.Step{Name: "scroll", DeviceStartNs: truth[0].IntendedVsync, DeviceEndNs: truth[len(truth)-1].IntendedVsync + 1,
 		HostStartNs: 0, HostEndNs: int64(2 * time.Second)}
-	st.FrameStats = metrics.FrameSummarize(metrics.FrameSourceGfxInfo, frames, int64(time.Second/60))
+	st.FrameStats = framespkg.Summarize(framespkg.SourceGfxInfo, frames, int64(time.Second/60))
 	st.FrameStats.Window = frames[0].Window
 	return &perftest.Result{Schema: perftest.Schema, Name: "TestFeed", TestPackage: "feed", Start: start,
-		Device: metrics.DeviceFacts{Manufacturer: "Google", Model: "Pixel 7", Release: "13", API: 33, Serial: fmt.Sprint(noise.Seed)},
+		Device: procfs.DeviceFacts{Manufacturer: "Google", Model: "Pixel 7", Release: "13", API: 33, Serial: fmt.Sprint(noise.Seed)},
 		App:    perftest.AppInfo{Package: wl.Package}, Steps: []*perftest.Step{st}, Frames: frames}
 }
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -28,7 +28,7 @@ func scrollStep(name string, p95, cpu float64) *perftest.Step {
 // result is a session of test on model that started at start.
 func result(test, model string, start time.Time, steps ...*perftest.Step) *perftest.Result {
 	return &perftest.Result{Schema: perftest.Schema, Name: test, Start: start, End: start.Add(time.Minute),
-		Device: metrics.DeviceFacts{Serial: "emulator-5554", Model: model, Manufacturer: "Google", API: 34, Release: "14"},
+		Device: procfs.DeviceFacts{Serial: "emulator-5554", Model: model, Manufacturer: "Google", API: 34, Release: "14"},
 		App:    perftest.AppInfo{Package: "com.example.feed"}, Steps: steps}
 }
 

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/internal/atomicfile"
 	"github.com/perfgate/perfgate/internal/filename"
 	"github.com/perfgate/perfgate/internal/svgchart"
@@ -351,7 +352,7 @@ func (tc *trendChart) drawLevels() {
 		for k := lo; k < hi; k++ {
 			seg = append(seg, t.Value(k))
 		}
-		lvl := metrics.NearestRank(seg, 50)
+		lvl := frames.NearestRank(seg, 50)
 		from := max(lo, older)
 		x1 := cv.X(float64(from) - 0.4*boolf(from > 0 && from == lo))
 		x2 := cv.X(float64(hi-1) + 0.4*boolf(i+2 < len(edges)))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -120,7 +121,7 @@ func RunOf(r *perftest.Result, m Meta) Run {
 	}
 	for _, k := range order {
 		mt := first[k]
-		run.Values = append(run.Values, Value{Step: k.step, Metric: k.metric, Value: metrics.NearestRank(vals[k], 50),
+		run.Values = append(run.Values, Value{Step: k.step, Metric: k.metric, Value: frames.NearestRank(vals[k], 50),
 			Iterations: len(vals[k]), Unit: mt.Unit, Definition: mt.Definition, Better: mt.Better})
 	}
 	return run

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/frames"
 )
 
 // Span summarises consecutive runs of a series, runs [From, To) oldest
@@ -35,7 +35,7 @@ func (s *Series) Span(from, to int) Span {
 		}
 		vs = append(vs, v)
 	}
-	sp.Median = metrics.NearestRank(vs, 50)
+	sp.Median = frames.NearestRank(vs, 50)
 	return sp
 }
 

@@ -88,7 +88,7 @@ const (
 	// (logcat "Looper: Slow dispatch took …").
 	FamilyBlocks
 	// FamilyANR is the system's log of the app not responding (logcat
-	// "ActivityManager: ANR in …").
+	// "ActivityManager: logcat.ANR in …").
 	FamilyANR
 	// FamilyTrace is a Perfetto trace recorded around the steps (Android's
 	// own FrameTimeline classification of the app's frames).

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/android/devtext"
+	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -92,11 +94,11 @@ func readErr(ok bool, res adbx.Result, note string) string {
 // quoteOutput is err for a reason, with the first line of the output it
 // came from when the error does not quote any.
 func quoteOutput(err error, out []byte) string {
-	var pe *metrics.ParseError
-	if errors.As(err, &pe) && pe.Text != "" || errors.Is(err, metrics.ErrMeminfoNoProcess) {
+	var pe *devtext.ParseError
+	if errors.As(err, &pe) && pe.Text != "" || errors.Is(err, dumpsys.ErrMeminfoNoProcess) {
 		return err.Error()
 	}
-	ln := strings.TrimSpace(string(metrics.Normalize(out)))
+	ln := strings.TrimSpace(string(devtext.Normalize(out)))
 	if i := strings.IndexByte(ln, '\n'); i >= 0 {
 		ln = ln[:i]
 	}

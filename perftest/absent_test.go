@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/android/dumpsys"
+	"github.com/perfgate/perfgate/android/procfs"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -45,8 +48,8 @@ func wantAbsent(t *testing.T, st *Step, want string, names ...metrics.Name) {
 // full display every launch's "Fully drawn".
 func TestAbsentFromFigures(t *testing.T) {
 	dm := 0
-	one := &Step{Name: "tap", FrameStats: FrameStats{Source: "gfxinfo", Frames: 1, DeadlineMissed: &dm, Vitals: &metrics.FrameVitals{},
-		FrameTimeMS: metrics.FramePercentiles{P50: 7, P90: 7, P95: 7, P99: 7}}}
+	one := &Step{Name: "tap", FrameStats: FrameStats{Source: "gfxinfo", Frames: 1, DeadlineMissed: &dm, Vitals: &frames.Vitals{},
+		FrameTimeMS: frames.Percentiles{P50: 7, P90: 7, P95: 7, P99: 7}}}
 	wantAbsent(t, one, "needs two frames (intervals between frames); the step had 1", "fps", "stutter_perfdog", "jank_chromium", "max_frame_delay")
 	for _, n := range []metrics.Name{"frames", "jank", "jank_deadline_missed", "frame_time_p95", "slow_frames"} {
 		if _, ok := hasMetric(one, n); !ok {
@@ -159,7 +162,7 @@ func TestTrafficAbsentWhenCountersFail(t *testing.T) {
 			t.Errorf("%s: rx %v %v (%v), want whole ticks of 1000 B", name, rx, ok, st.NotMeasured)
 		}
 	}
-	wantAbsent(t, r.Step("reset"), "traffic: "+trafficQtaguid+": "+metrics.ErrTrafficCounterReset.Error(), "rx", "tx")
+	wantAbsent(t, r.Step("reset"), "traffic: "+trafficQtaguid+": "+procfs.ErrTrafficCounterReset.Error(), "rx", "tx")
 	wantAbsent(t, r.Step("partly"), "traffic: "+trafficQtaguid+" unreadable at the step's edge (", "rx", "tx")
 	wantAbsent(t, r.Step("never"), "traffic: "+trafficQtaguid+" unreadable on every read in the step", "rx", "tx")
 	// The last good read before "recover" lies in "partly": its bytes
@@ -232,7 +235,7 @@ func TestBatteryTemperatureAbsent(t *testing.T) {
 		switch cmd {
 		case "cat /sys/class/power_supply/battery/uevent":
 			return adbx.Result{Stdout: []byte("POWER_SUPPLY_NAME=battery\nPOWER_SUPPLY_STATUS=Discharging\nPOWER_SUPPLY_CAPACITY=81\n")}, true
-		case metrics.ThermalZonesCommand:
+		case dumpsys.ThermalZonesCommand:
 			return adbx.Result{ExitCode: 1, Stderr: []byte("cat: /sys/class/thermal/thermal_zone*/temp: No such file or directory")}, true
 		}
 		return adbx.Result{}, false
@@ -246,7 +249,7 @@ func TestBatteryTemperatureAbsent(t *testing.T) {
 	if st.BatteryStats == nil || st.BatteryStats.StartLevelPct != 81 {
 		t.Fatalf("battery %+v, want the level read", st.BatteryStats)
 	}
-	wantAbsent(t, st, "battery: "+metrics.BatteryUeventSource+" has no POWER_SUPPLY_TEMP", "battery_temp_max")
+	wantAbsent(t, st, "battery: "+dumpsys.BatteryUeventSource+" has no POWER_SUPPLY_TEMP", "battery_temp_max")
 	// The collectors left out are not measured, and say so.
 	wantAbsent(t, st, `cpu: not collected (Config.Collectors has no "cpu")`, "cpu", "cpu_device", "cpu_intervals")
 	wantAbsent(t, st, `frames: not collected`, "frames", "fps")
@@ -277,8 +280,8 @@ func TestStepListsTheCatalogue(t *testing.T) {
 // The samples keep the JSON names a Result has always had for the CPU
 // line and the processes' times, now that they are metrics' own types.
 func TestSampleJSON(t *testing.T) {
-	smp := Sample{CPU: &metrics.CPUTimes{User: 1, Nice: 2, System: 3, Idle: 4, IOWait: 5, IRQ: 6, SoftIRQ: 7, Steal: 8, Guest: 9, GuestNice: 10},
-		Procs: []metrics.ProcPidStat{{PID: 42, Comm: "com.x", State: "S", UTime: 11, STime: 12, StartTime: 13, Processor: -1}}}
+	smp := Sample{CPU: &procfs.CPUTimes{User: 1, Nice: 2, System: 3, Idle: 4, IOWait: 5, IRQ: 6, SoftIRQ: 7, Steal: 8, Guest: 9, GuestNice: 10},
+		Procs: []procfs.PidStat{{PID: 42, Comm: "com.x", State: "S", UTime: 11, STime: 12, StartTime: 13, Processor: -1}}}
 	b, err := json.Marshal(smp)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,8 @@ import (
 	"io"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/dumpsys"
+	"github.com/perfgate/perfgate/android/procfs"
 )
 
 // adbxAdaptor gives a session what it needs from an *adbx.Device.
@@ -36,7 +37,7 @@ func (a adbxAdaptor) stream(ctx context.Context, cmd string) (io.ReadCloser, err
 	return a.d.Stream(ctx, cmd)
 }
 
-func (a adbxAdaptor) facts(ctx context.Context) (metrics.DeviceFacts, []string, error) {
+func (a adbxAdaptor) facts(ctx context.Context) (procfs.DeviceFacts, []string, error) {
 	return a.d.Facts(ctx)
 }
 
@@ -68,7 +69,7 @@ func (a adbxAdaptor) appProcesses(ctx context.Context, pkg string) ([]string, []
 		// pidof exits 1 when no process has the name; a shell without
 		// pidof finds none either.
 		if out[0].ExitCode == 0 {
-			if pids, err = metrics.ParsePidof(out[0].Stdout); err != nil {
+			if pids, err = dumpsys.ParsePidof(out[0].Stdout); err != nil {
 				return nil, nil, fmt.Errorf("perftest: %w", err)
 			}
 		}
@@ -94,8 +95,8 @@ type nilDevice struct{}
 var errNilDevice = errors.New("no device (nil *adbx.Device)")
 
 func (nilDevice) serial() string { return "" }
-func (nilDevice) facts(context.Context) (metrics.DeviceFacts, []string, error) {
-	return metrics.DeviceFacts{}, nil, errNilDevice
+func (nilDevice) facts(context.Context) (procfs.DeviceFacts, []string, error) {
+	return procfs.DeviceFacts{}, nil, errNilDevice
 }
 func (nilDevice) appUID(context.Context, string) (int, error)            { return 0, errNilDevice }
 func (nilDevice) batch(context.Context, []string) ([]adbx.Result, error) { return nil, errNilDevice }

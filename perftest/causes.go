@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/causes"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/frames"
 )
 
 // CauseOptions control how a session finds out why frames janked (README
@@ -82,7 +82,7 @@ type causeLog struct {
 
 // summariseCauses finds why the step's janky frames janked (see
 // StepCauses). frames are the step's frames.
-func (c *collector) summariseCauses(st *Step, frames []metrics.Frame) *StepCauses {
+func (c *collector) summariseCauses(st *Step, frames []frames.Frame) *StepCauses {
 	if !c.causesOn() {
 		return nil
 	}

@@ -18,8 +18,11 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/android/devtext"
+	"github.com/perfgate/perfgate/android/logcat"
+	"github.com/perfgate/perfgate/android/procfs"
+	profilerpkg "github.com/perfgate/perfgate/android/profiler"
 	"github.com/perfgate/perfgate/causes"
-	"github.com/perfgate/perfgate/metrics"
 )
 
 // looperAPI is the first API level whose Looper reads the slow-message
@@ -118,7 +121,7 @@ func (c *collector) setupCauses(ctx context.Context) {
 		cmds = append(cmds, profilerListing()...)
 	}
 	if looper {
-		c.looper.prop = metrics.LooperSlowProperty(c.uid, "main")
+		c.looper.prop = logcat.LooperSlowProperty(c.uid, "main")
 		c.looper.hold.dir = looperMarkDir(c.uid, "main")
 		cmds = append(cmds, looperMarkReadCmds(c.looper.hold.dir, c.looper.prop)...)
 	}
@@ -197,7 +200,7 @@ func (c *collector) setLooperProp(ctx context.Context, read []adbx.Result, readE
 		l.why = fmt.Sprintf("blocks: %s was not set: its mark could not be read: %s", l.prop, failure(read[readMark], rcmds[readMark]))
 	default:
 		var err error
-		if up, err = metrics.ParseProcUptime(read[readUptime].Stdout); err != nil {
+		if up, err = procfs.ParseUptime(read[readUptime].Stdout); err != nil {
 			l.why = fmt.Sprintf("blocks: %s was not set: its mark needs the phone's clock: %s: %v", l.prop, rcmds[readUptime], err)
 		}
 	}
@@ -649,17 +652,17 @@ func (c *collector) readSamples(ctx context.Context) ([]causes.Sample, []string)
 // sample, so a minute of a main thread busy throughout at 1000 Hz is some
 // 200 MB of text, past what one shell call may read (adbx
 // Options.MaxOutput). A device that cannot stream runs it in a batch.
-func (c *collector) readReport(ctx context.Context, report string, tid int) (*metrics.SimpleperfSamples, error) {
+func (c *collector) readReport(ctx context.Context, report string, tid int) (*profilerpkg.SimpleperfSamples, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	keep := func(s *metrics.StackSample) bool { return s.TID == tid }
+	keep := func(s *profilerpkg.StackSample) bool { return s.TID == tid }
 	if st, ok := c.s.dev.(streamer); ok {
 		rc, err := st.stream(ctx, report)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", report, err)
 		}
 		defer rc.Close()
-		rep, err := metrics.ReadSimpleperfSamples(rc, keep)
+		rep, err := profilerpkg.ReadSimpleperfSamples(rc, keep)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", report, err)
 		}
@@ -675,7 +678,7 @@ func (c *collector) readReport(ctx context.Context, report string, tid int) (*me
 	if res[0].ExitCode != 0 {
 		return nil, errors.New(failure(res[0], report))
 	}
-	rep, err := metrics.ReadSimpleperfSamples(bytes.NewReader(res[0].Stdout), keep)
+	rep, err := profilerpkg.ReadSimpleperfSamples(bytes.NewReader(res[0].Stdout), keep)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", report, err)
 	}
@@ -706,7 +709,7 @@ func (c *collector) readARTTrace(ctx context.Context, r *profRun) ([]causes.Samp
 		case len(res) != 1 || res[0].ExitCode != 0:
 			return nil, "stacks: " + failure(res[0], cmd)
 		}
-		tr, err := metrics.ParseARTTrace(res[0].Stdout)
+		tr, err := profilerpkg.ParseARTTrace(res[0].Stdout)
 		if err != nil {
 			why = fmt.Sprintf("stacks: %s: %v", cmd, err)
 			continue
@@ -760,10 +763,10 @@ func (c *collector) readCauseLog(ctx context.Context) causeLog {
 	c.s.mu.Unlock()
 	// The buffer's oldest line; an empty buffer lost nothing.
 	var l causeLog
-	first := strings.TrimSpace(string(metrics.Normalize(out[1].Stdout)))
+	first := strings.TrimSpace(string(devtext.Normalize(out[1].Stdout)))
 	l.logFrom = -1
 	for _, raw := range strings.Split(first, "\n") {
-		if e, ok := metrics.ParseLogcatLine(raw); ok && e.Epoch {
+		if e, ok := logcat.ParseLine(raw); ok && e.Epoch {
 			l.logFrom = e.Time.UnixNano()
 			break
 		}
@@ -775,21 +778,21 @@ func (c *collector) readCauseLog(ctx context.Context) causeLog {
 	default:
 		return causeLog{logWhy: fmt.Sprintf("%s printed no line with a monotonic time: %q", cmds[1], clipText(first))}
 	}
-	text := metrics.Normalize(out[0].Stdout)
-	var entries []metrics.LogcatEntry
+	text := devtext.Normalize(out[0].Stdout)
+	var entries []logcat.Entry
 	for _, raw := range strings.Split(string(text), "\n") {
-		if e, ok := metrics.ParseLogcatLine(raw); ok && e.Epoch {
+		if e, ok := logcat.ParseLine(raw); ok && e.Epoch {
 			entries = append(entries, e)
 		}
 	}
-	for _, ln := range metrics.LooperLines(entries) {
+	for _, ln := range logcat.LooperLines(entries) {
 		e := entries[ln.Entry]
-		if ln.Drained || ln.Kind != metrics.LooperDispatch || ln.Thread != "main" || e.PID != e.TID || !slices.Contains(pids, e.PID) {
+		if ln.Drained || ln.Kind != logcat.LooperDispatch || ln.Thread != "main" || e.PID != e.TID || !slices.Contains(pids, e.PID) {
 			continue
 		}
 		l.blocks = append(l.blocks, causes.BlockOf(ln.LooperSlow, e.Time.UnixNano()))
 	}
-	for _, a := range metrics.ParseANRs(text) {
+	for _, a := range logcat.ParseANRs(text) {
 		if a.Process != c.cfg.Package && !slices.Contains(pids, a.PID) {
 			continue
 		}
@@ -815,10 +818,10 @@ func (c *collector) readANRStacks(ctx context.Context, anrs []ANR) []string {
 	if err != nil {
 		return []string{fmt.Sprintf("anrs: the ANR stack dumps could not be read (%s; %s): %v", cmds[0], cmds[1], err)}
 	}
-	var secs []metrics.ANRTrace
+	var secs []logcat.ANRTrace
 	for _, o := range out {
 		if o.ExitCode == 0 {
-			secs = append(secs, metrics.ParseANRTraces(o.Stdout)...)
+			secs = append(secs, logcat.ParseANRTraces(o.Stdout)...)
 		}
 	}
 	var notes []string

@@ -18,7 +18,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -87,7 +87,7 @@ func startGuardChild(t *testing.T, ignoreINT bool) *guardChild {
 	t.Cleanup(func() { dev.Close() })
 	srv := adbtest.NewServer(dev)
 	t.Cleanup(srv.Close)
-	c := &guardChild{dev: dev, prop: metrics.LooperSlowProperty(wl.UID, "main"), results: t.TempDir()}
+	c := &guardChild{dev: dev, prop: logcat.LooperSlowProperty(wl.UID, "main"), results: t.TempDir()}
 	args := []string{os.Args[0], "-test.run=^TestLooperGuardChild$", "-test.v"}
 	if ignoreINT {
 		// A shell's trap "" is an ignored signal that exec keeps.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
@@ -267,7 +268,7 @@ func causesMatchTruth(t *testing.T, tc causesCase) {
 	if err != nil || !bytes.Contains(b, []byte("scroll;"+strings.Join(wl.Causes[i].Stack, ";")+" ")) {
 		t.Errorf("folded stacks %s: %v\n%.400s", r.Causes.StacksFile, err, b)
 	}
-	if v, ok := w.Prop(metrics.LooperSlowProperty(wl.UID, "main")); ok || r.Causes.LooperSlowMs != int64(1000/tc.hz) {
+	if v, ok := w.Prop(logcat.LooperSlowProperty(wl.UID, "main")); ok || r.Causes.LooperSlowMs != int64(1000/tc.hz) {
 		t.Errorf("property after Stop: %q (set %v); threshold %d ms", v, ok, r.Causes.LooperSlowMs)
 	}
 }
@@ -454,7 +455,7 @@ func TestCauseOptions(t *testing.T) {
 		s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir(), WaitForApp: true}),
 			perftest.WithCauses(perftest.CauseOptions{LooperSlow: 50 * time.Millisecond, NoStacks: true}))
 		launchCold(t, s, d, dev)
-		prop := metrics.LooperSlowProperty(10234, "main")
+		prop := logcat.LooperSlowProperty(10234, "main")
 		var set string
 		s.Step("scroll", func() {
 			set, _ = dev.World().Prop(prop)

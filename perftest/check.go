@@ -6,7 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/internal/callsite"
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -47,7 +49,7 @@ func (s *Step) Measurements() []budget.Measurement {
 	}
 	if len(s.JankAtS) > 0 {
 		m.Evidence[metrics.Jank] = secs(s.JankAtS)
-		if s.FrameStats.JankDefinition == metrics.JankDefinitionDeadlineMissed {
+		if s.FrameStats.JankDefinition == frames.JankDefinitionDeadlineMissed {
 			m.Evidence[metrics.JankDeadlineMissed] = m.Evidence[metrics.Jank]
 		} else {
 			m.Evidence[metrics.JankPerfDog] = m.Evidence[metrics.Jank]
@@ -58,7 +60,7 @@ func (s *Step) Measurements() []budget.Measurement {
 	}
 	if why := s.Causes.Line(); why != "" && len(s.JankAtS) > 0 {
 		m.Causes = map[metrics.Name]string{metrics.Jank: why}
-		if s.FrameStats.JankDefinition == metrics.JankDefinitionDeadlineMissed {
+		if s.FrameStats.JankDefinition == frames.JankDefinitionDeadlineMissed {
 			m.Causes[metrics.JankDeadlineMissed] = why
 		} else {
 			m.Causes[metrics.JankPerfDog] = why
@@ -106,7 +108,7 @@ func (r *Result) Measurements() []budget.Measurement {
 }
 
 // RunDevice is the device the run was measured on, for baselines.
-func (r *Result) RunDevice() metrics.DeviceFacts { return r.Device }
+func (r *Result) RunDevice() procfs.DeviceFacts { return r.Device }
 
 // sessions maps each test given to Start to its session, for the checks
 // bound to a test (MaxJank(t, 3)).

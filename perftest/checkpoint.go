@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/frames"
 )
 
 // A session writes its Result as each step ends, not only at Stop, so that
@@ -163,7 +163,7 @@ type ckKey struct {
 }
 
 // framesIn counts the frames, in time order, whose time is in [start, end).
-func framesIn(fs []metrics.Frame, start, end int64) int {
+func framesIn(fs []frames.Frame, start, end int64) int {
 	i := sort.Search(len(fs), func(i int) bool { return fs[i].Time() >= start })
 	j := sort.Search(len(fs), func(i int) bool { return fs[i].Time() >= end })
 	return max(0, j-i)

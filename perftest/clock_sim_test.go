@@ -8,8 +8,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/internal/simtest"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -45,8 +45,8 @@ func TestJankCountFakeClock(t *testing.T) {
 
 // jankRun is what TestJankCountFakeClock compares between runs.
 type jankRun struct {
-	summary    metrics.FrameSummary
-	frames     []metrics.Frame
+	summary    frames.Summary
+	frames     []frames.Frame
 	start, end int64
 }
 
@@ -77,7 +77,7 @@ func jankOnce(t *testing.T) jankRun {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("summary\n got %+v\nwant %+v", got, want)
 	}
-	var frames []metrics.Frame
+	var frames []frames.Frame
 	for _, fr := range r.Frames {
 		if ft := fr.Time(); ft >= st.DeviceStartNs && ft < st.DeviceEndNs {
 			frames = append(frames, fr)

@@ -12,7 +12,12 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/devtext"
+	"github.com/perfgate/perfgate/android/dumpsys"
+	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/android/procfs"
+	"github.com/perfgate/perfgate/android/surfaceflinger"
+	"github.com/perfgate/perfgate/frames"
 )
 
 // Traffic modes, from the most to the least specific (DESIGN.md "Traffic").
@@ -70,7 +75,7 @@ type collector struct {
 	laterBuf     []bool
 	flaggedAt    []int64
 	sfLast       int64                       // greatest B kept
-	sfKey        metrics.SurfaceFlingerFrame // the last row taken or rejected
+	sfKey        surfaceflinger.LatencyFrame // the last row taken or rejected
 	sfHaveKey    bool
 	sfPolls      int      // --latency polls,
 	sfEmptyPolls int      // those that showed no frame,
@@ -129,7 +134,7 @@ func (c *collector) note(format string, args ...any) {
 func (c *collector) setup(ctx context.Context) error {
 	r := c.s.res
 	pkg := c.cfg.Package
-	if err := metrics.ValidatePackage(pkg); err != nil {
+	if err := dumpsys.ValidatePackage(pkg); err != nil {
 		return fmt.Errorf("perftest: %w", err)
 	}
 	facts, notes, err := c.s.dev.facts(ctx)
@@ -215,7 +220,7 @@ func (c *collector) probe(ctx context.Context) error {
 	}
 	if c.cfg.has(CollectBattery) {
 		iBat = add("cat /sys/class/power_supply/battery/uevent")
-		iTh = add(metrics.ThermalZonesCommand)
+		iTh = add(dumpsys.ThermalZonesCommand)
 	}
 	if c.cfg.has(CollectCPU) {
 		iStat = add("cat /proc/stat")
@@ -248,7 +253,7 @@ func (c *collector) probe(ctx context.Context) error {
 		}
 	}
 	if iPids >= 0 {
-		if sts, err := metrics.ParseProcPidStats(out[iPids].Stdout); err == nil {
+		if sts, err := procfs.ParsePidStats(out[iPids].Stdout); err == nil {
 			for _, st := range sts {
 				c.startTicks[st.PID] = st.StartTime
 			}
@@ -293,10 +298,10 @@ func (c *collector) probe(ctx context.Context) error {
 			c.ab.batteryWhy = failure(out[iBat], cmds[iBat])
 			c.note("battery: %s; battery not collected", c.ab.batteryWhy)
 		}
-		zones, err := metrics.ParseThermalZones(out[iTh].Stdout)
+		zones, err := dumpsys.ParseThermalZones(out[iTh].Stdout)
 		c.thermalOK = err == nil && len(thermalTemps(zones)) > 0
 		if !c.thermalOK {
-			c.note("thermal: %s; no readable zone; thermal not collected", failure(out[iTh], metrics.ThermalZonesCommand))
+			c.note("thermal: %s; no readable zone; thermal not collected", failure(out[iTh], dumpsys.ThermalZonesCommand))
 		}
 	}
 	if iStat >= 0 {
@@ -344,11 +349,11 @@ func (c *collector) chooseSource(ctx context.Context, gfx adbx.Result) error {
 	}
 	var gfxT, sfT []int64
 	gfxClock := int64(0)
-	if g, err := metrics.ParseGfxInfo(output(gfx)); err == nil {
+	if g, err := gfxinfo.Parse(output(gfx)); err == nil {
 		gfxClock = g.ClockNs()
 		for _, w := range g.Windows() {
 			if w.Frames != nil {
-				for _, f := range metrics.GfxInfoUsableFrames(w.Frames.Frames()) {
+				for _, f := range frames.UsableGfxInfo(w.Frames.Frames()) {
 					gfxT = append(gfxT, f.IntendedVsync)
 				}
 			}
@@ -360,7 +365,7 @@ func (c *collector) chooseSource(ctx context.Context, gfx adbx.Result) error {
 		return fmt.Errorf("perftest: probe: %s: %w", cmd, err)
 	}
 	if len(out) == 1 && out[0].ExitCode == 0 {
-		if l, err := metrics.ParseSurfaceFlingerLatency(out[0].Stdout); err == nil {
+		if l, err := surfaceflinger.ParseLatency(out[0].Stdout); err == nil {
 			sfT = l.PresentTimes()
 		}
 	}
@@ -441,7 +446,7 @@ func (c *collector) runConfig() RunConfig {
 		rc.Sources["battery"] = "cat /sys/class/power_supply/battery/uevent (%, °C, mV, mA)"
 	}
 	if c.thermalOK {
-		rc.Sources["thermal"] = metrics.ThermalZonesCommand + " (°C)"
+		rc.Sources["thermal"] = dumpsys.ThermalZonesCommand + " (°C)"
 	}
 	switch c.traffic {
 	case trafficQtaguid, trafficUIDStat, trafficNetstats:
@@ -520,7 +525,7 @@ func (c *collector) plan(allFrames bool) tickPlan {
 		p.batt = add("cat /sys/class/power_supply/battery/uevent")
 	}
 	if c.thermalOK && c.ticks%10 == 0 {
-		p.thermal = add(metrics.ThermalZonesCommand)
+		p.thermal = add(dumpsys.ThermalZonesCommand)
 	}
 	p.lease = c.planLease(add)
 	return p
@@ -600,7 +605,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 	if p.uptime >= 0 {
 		if out[p.uptime].ExitCode != 0 {
 			c.note("clock: %s", failure(out[p.uptime], p.cmds[p.uptime]))
-		} else if ns, err := metrics.ParseProcUptime(out[p.uptime].Stdout); err == nil {
+		} else if ns, err := procfs.ParseUptime(out[p.uptime].Stdout); err == nil {
 			c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
 			smp.UptimeNs = ns
 			uptimeNs = ns
@@ -627,7 +632,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 		var err error
 		if c.pidofOK {
 			// What is not a list of pids says nothing about the app either.
-			pids, err = metrics.ParsePidof(res.Stdout)
+			pids, err = dumpsys.ParsePidof(res.Stdout)
 			c.pidofOK = err == nil
 		}
 		switch {
@@ -643,7 +648,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 	if p.stat >= 0 {
 		if out[p.stat].ExitCode != 0 {
 			c.note("cpu: %s", failure(out[p.stat], p.cmds[p.stat]))
-		} else if ps, err := metrics.ParseProcStat(out[p.stat].Stdout); err != nil {
+		} else if ps, err := procfs.ParseStat(out[p.stat].Stdout); err != nil {
 			c.note("cpu: %v", err)
 		} else {
 			cpu := ps.CPU
@@ -653,7 +658,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 	}
 	if p.pidStat >= 0 {
 		if res := out[p.pidStat]; len(bytes.TrimSpace(res.Stdout)) > 0 {
-			if sts, err := metrics.ParseProcPidStats(res.Stdout); err != nil {
+			if sts, err := procfs.ParsePidStats(res.Stdout); err != nil {
 				c.note("cpu: %v", err)
 			} else {
 				smp.Procs = sts
@@ -666,7 +671,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 		}
 	}
 	if p.tasks >= 0 && len(bytes.TrimSpace(out[p.tasks].Stdout)) > 0 {
-		if sts, err := metrics.ParseProcPidStats(out[p.tasks].Stdout); err != nil {
+		if sts, err := procfs.ParsePidStats(out[p.tasks].Stdout); err != nil {
 			c.note("cpu threads: %v", err)
 		} else {
 			smp.Threads = sts
@@ -684,7 +689,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 	if p.thermal >= 0 {
 		if out[p.thermal].ExitCode != 0 {
 			c.note("thermal: %s", failure(out[p.thermal], p.cmds[p.thermal]))
-		} else if zones, err := metrics.ParseThermalZones(out[p.thermal].Stdout); err == nil {
+		} else if zones, err := dumpsys.ParseThermalZones(out[p.thermal].Stdout); err == nil {
 			smp.ThermalC = thermalTemps(zones)
 		}
 	}
@@ -697,8 +702,8 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 	}
 	if smp.CPU != nil && len(r.Samples) > 0 {
 		if prev := r.Samples[len(r.Samples)-1]; prev.CPU != nil && procsRead(prev) && procsRead(smp) {
-			if total, _, err := metrics.CPUDelta(*prev.CPU, *smp.CPU); err == nil {
-				app := metrics.CPUAppTicksBetween(prev.Procs, smp.Procs, c.uptimeTicks(prev))
+			if total, _, err := procfs.CPUDelta(*prev.CPU, *smp.CPU); err == nil {
+				app := procfs.CPUAppTicksBetween(prev.Procs, smp.Procs, c.uptimeTicks(prev))
 				c.lastCPUPct = float64(app) / float64(total) * 100
 			}
 		}
@@ -713,7 +718,7 @@ func procsRead(s Sample) bool { return len(s.PIDs) == 0 || len(s.Procs) > 0 }
 
 // uptimeTicks is a sample's device time in clock ticks since boot, less
 // one tick for the two clocks' resolutions, the bound a process that
-// started after the sample passes (metrics.CPUAppTicksBetween); 0 when the
+// started after the sample passes (procfs.CPUAppTicksBetween); 0 when the
 // sample has no device time.
 func (c *collector) uptimeTicks(s Sample) uint64 {
 	hz := int64(c.s.res.Device.ClockTicks)
@@ -782,7 +787,7 @@ func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
 func (c *collector) sumRSS(b []byte) int64 {
 	var total int64
 	for _, part := range splitBefore(b, "Name:") {
-		st, err := metrics.ParseProcStatus(part)
+		st, err := procfs.ParseStatus(part)
 		if err != nil {
 			c.note("memory: %v", err)
 			continue
@@ -821,7 +826,7 @@ func uptimeOf(res adbx.Result) (int64, bool) {
 	if res.ExitCode != 0 {
 		return 0, false
 	}
-	ns, err := metrics.ParseProcUptime(res.Stdout)
+	ns, err := procfs.ParseUptime(res.Stdout)
 	return ns, err == nil
 }
 
@@ -835,12 +840,12 @@ func (c *collector) absorbTraffic(res adbx.Result, cmd string, hostNs, uptimeNs 
 		c.ab.log(srcTraffic, hostNs, short(res))
 		return
 	}
-	var tc metrics.TrafficCounters
+	var tc procfs.TrafficCounters
 	var err error
 	switch c.traffic {
 	case trafficQtaguid:
-		var m map[int]*metrics.TrafficUID
-		if m, err = metrics.ParseTrafficQtaguid(res.Stdout); err == nil {
+		var m map[int]*procfs.TrafficUID
+		if m, err = procfs.ParseTrafficQtaguid(res.Stdout); err == nil {
 			// The probe saw the uid's row; a read without it is no count.
 			if m[c.uid] == nil {
 				err = fmt.Errorf("no tag 0x0 row for uid %d", c.uid)
@@ -851,17 +856,17 @@ func (c *collector) absorbTraffic(res adbx.Result, cmd string, hostNs, uptimeNs 
 	case trafficUIDStat:
 		tc, err = parseUIDStat(res.Stdout)
 	case trafficNetstats:
-		var ns metrics.TrafficNetstats
-		if ns, err = metrics.ParseTrafficNetstats(res.Stdout); err == nil {
+		var ns dumpsys.Netstats
+		if ns, err = dumpsys.ParseNetstats(res.Stdout); err == nil {
 			var ok bool
 			if tc, ok = ns.AppUIDStats[c.uid]; !ok {
 				err = fmt.Errorf("no mAppUidStatsMap row for uid %d", c.uid)
 			}
 		}
 	case trafficNetDev:
-		var m map[string]metrics.TrafficCounters
-		if m, err = metrics.ParseTrafficNetDev(res.Stdout); err == nil {
-			tc = metrics.TrafficNetDevTotal(m)
+		var m map[string]procfs.TrafficCounters
+		if m, err = procfs.ParseTrafficNetDev(res.Stdout); err == nil {
+			tc = procfs.TrafficNetDevTotal(m)
 		}
 	}
 	if err != nil {
@@ -876,28 +881,28 @@ func (c *collector) absorbTraffic(res adbx.Result, cmd string, hostNs, uptimeNs 
 }
 
 // parseUIDStat reads `cat tcp_rcv tcp_snd`: two byte counts, one a line.
-func parseUIDStat(b []byte) (metrics.TrafficCounters, error) {
-	f := strings.Fields(string(metrics.Normalize(b)))
+func parseUIDStat(b []byte) (procfs.TrafficCounters, error) {
+	f := strings.Fields(string(devtext.Normalize(b)))
 	if len(f) != 2 {
-		return metrics.TrafficCounters{}, fmt.Errorf("/proc/uid_stat/<uid>: want 2 counters, got %q", string(b))
+		return procfs.TrafficCounters{}, fmt.Errorf("/proc/uid_stat/<uid>: want 2 counters, got %q", string(b))
 	}
-	rx, err := metrics.ParseTrafficUIDStat([]byte(f[0]))
+	rx, err := procfs.ParseTrafficUIDStat([]byte(f[0]))
 	if err != nil {
-		return metrics.TrafficCounters{}, err
+		return procfs.TrafficCounters{}, err
 	}
-	tx, err := metrics.ParseTrafficUIDStat([]byte(f[1]))
-	return metrics.TrafficCounters{RxBytes: rx, TxBytes: tx}, err
+	tx, err := procfs.ParseTrafficUIDStat([]byte(f[1]))
+	return procfs.TrafficCounters{RxBytes: rx, TxBytes: tx}, err
 }
 
 // qtaguidOK reports whether xt_qtaguid lists the uid (a device can keep the
 // file while its counters stay empty).
 func qtaguidOK(b []byte, uid int) bool {
-	m, err := metrics.ParseTrafficQtaguid(b)
+	m, err := procfs.ParseTrafficQtaguid(b)
 	return err == nil && m[uid] != nil
 }
 
 func netstatsHasUID(b []byte, uid int) bool {
-	ns, err := metrics.ParseTrafficNetstats(b)
+	ns, err := dumpsys.ParseNetstats(b)
 	if err != nil {
 		return false
 	}
@@ -938,9 +943,9 @@ func (c *collector) absorbSlow(p tickPlan, out []adbx.Result, send, recv int64, 
 		c.note("memory: %s", failure(res, p.cmds[p.stat]))
 		return
 	}
-	m, err := metrics.ParseMeminfo(output(out[p.stat]))
+	m, err := dumpsys.ParseMeminfo(output(out[p.stat]))
 	if err != nil {
-		if !errors.Is(err, metrics.ErrMeminfoNoProcess) {
+		if !errors.Is(err, dumpsys.ErrMeminfoNoProcess) {
 			c.note("memory: %v", err)
 		}
 		c.ab.log(srcMeminfo, mid, quoteOutput(err, output(out[p.stat])))
@@ -969,7 +974,7 @@ func (c *collector) liveCPU() float64 { return c.lastCPUPct }
 
 // thermalTemps maps each readable zone's type to °C; zones sharing a type
 // keep the hottest.
-func thermalTemps(zones []metrics.ThermalZone) map[string]float64 {
+func thermalTemps(zones []dumpsys.ThermalZone) map[string]float64 {
 	m := map[string]float64{}
 	for _, z := range zones {
 		if !z.HasTemp {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -34,8 +35,8 @@ type FrameSource string
 // deadlines make the better jank definition.
 const (
 	SourceAuto           FrameSource = ""
-	SourceGfxInfo        FrameSource = metrics.FrameSourceGfxInfo
-	SourceSurfaceFlinger FrameSource = metrics.FrameSourceSurfaceFlinger
+	SourceGfxInfo        FrameSource = frames.SourceGfxInfo
+	SourceSurfaceFlinger FrameSource = frames.SourceSurfaceFlinger
 )
 
 // Config is a session's settings. The zero value (with Package set) polls

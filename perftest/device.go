@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/internal/excerpt"
-	"github.com/perfgate/perfgate/metrics"
 )
 
 // output is what a command of a batch printed; stderr follows stdout so
@@ -51,7 +51,7 @@ type device interface {
 	serial() string
 	// facts reads the device's facts (one round trip), with notes on the
 	// facts that came from a fallback or whose sources disagree.
-	facts(ctx context.Context) (metrics.DeviceFacts, []string, error)
+	facts(ctx context.Context) (procfs.DeviceFacts, []string, error)
 	// appUID returns the app's uid; an error wrapping ErrAppNotInstalled
 	// when the package is unknown.
 	appUID(ctx context.Context, pkg string) (int, error)

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/devtext"
+	"github.com/perfgate/perfgate/android/logcat"
+	"github.com/perfgate/perfgate/android/procfs"
 )
 
 // processEnd is an app process that disappeared, with the device times
@@ -71,7 +73,7 @@ func (c *collector) readEnd(cr Crash, end processEnd) {
 		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
 	}
 	if err != nil {
-		cr.Reason = metrics.EndUnknown
+		cr.Reason = logcat.EndUnknown
 		c.note("process end: pid %d: the log could not be read (%v); counted as a crash", end.pid, err)
 		r.Crashes = append(r.Crashes, cr)
 		return
@@ -103,7 +105,7 @@ func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, 
 	}
 	type line struct {
 		raw  string
-		e    metrics.LogcatEntry
+		e    logcat.Entry
 		boot int64 // device boottime ns; 0 unknown
 	}
 	var lines []line
@@ -112,8 +114,8 @@ func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, 
 		if o.ExitCode != 0 {
 			failed = append(failed, failure(o, cmds[2+i]))
 		}
-		for _, raw := range strings.Split(string(metrics.Normalize(o.Stdout)), "\n") {
-			e, ok := metrics.ParseLogcatLine(raw)
+		for _, raw := range strings.Split(string(devtext.Normalize(o.Stdout)), "\n") {
+			e, ok := logcat.ParseLine(raw)
 			if !ok {
 				continue
 			}
@@ -149,7 +151,7 @@ func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, 
 	}
 	inside := func(l line, a, b int64) bool { return err != nil || l.boot >= a && l.boot <= b }
 
-	entries := make([]metrics.LogcatEntry, len(lines))
+	entries := make([]logcat.Entry, len(lines))
 	for i, l := range lines {
 		entries[i] = l.e
 	}
@@ -157,15 +159,15 @@ func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, 
 	for i, l := range lines {
 		keep[i] = l.e.PID == end.pid && inside(l, from, to)
 	}
-	var events []metrics.LogcatProcEvent
-	for _, ev := range metrics.LogcatProcEvents(entries) {
+	var events []logcat.ProcEvent
+	for _, ev := range logcat.ProcEvents(entries) {
 		l := lines[ev.Entry]
 		mine := ev.PID == end.pid && inside(l, from, to)
-		if ev.Kind == metrics.LogcatProcForceStop {
+		if ev.Kind == logcat.ProcForceStop {
 			// Without a clock an old force-stop cannot be told apart.
 			mine = ev.Process == pkg && err == nil && inside(l, stopFrom, stopTo)
 		}
-		if ev.Kind == metrics.LogcatProcStart {
+		if ev.Kind == logcat.ProcStart {
 			mine = false // a start is another process's story
 		}
 		if mine {
@@ -173,7 +175,7 @@ func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, 
 			keep[ev.Entry] = true
 		}
 	}
-	cl := metrics.LogcatClassifyEnd(events)
+	cl := logcat.ClassifyEnd(events)
 	cr.Reason, cr.Cause = cl.Reason, cl.Cause
 	if cl.Event != nil {
 		cr.Evidence = lines[cl.Event.Entry].raw
@@ -196,10 +198,10 @@ func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, 
 	case len(failed) > 0:
 		notes = append(notes, "process end: "+strings.Join(failed, "; "))
 	}
-	if cr.Reason == metrics.EndUnknown {
+	if cr.Reason == logcat.EndUnknown {
 		notes = append(notes, fmt.Sprintf("process end: pid %d ended with no crash, kill or force-stop in the log (the app exited, or the lines are gone); recorded as a process end, not a crash", end.pid))
 	}
-	return cr, notes, cr.Reason == metrics.EndCrash
+	return cr, notes, cr.Reason == logcat.EndCrash
 }
 
 // logClock places logcat times on the device's boottime clock, from one
@@ -231,7 +233,7 @@ func parseLogClock(uptime, date adbx.Result) (logClock, error) {
 	if uptime.ExitCode != 0 {
 		return c, fmt.Errorf("no device clock: %s", failure(uptime, "cat /proc/uptime"))
 	}
-	up, err := metrics.ParseProcUptime(uptime.Stdout)
+	up, err := procfs.ParseUptime(uptime.Stdout)
 	if err != nil {
 		return c, fmt.Errorf("no device clock: /proc/uptime printed %q", clipText(string(uptime.Stdout)))
 	}
@@ -264,7 +266,7 @@ func parseLogClock(uptime, date adbx.Result) (logClock, error) {
 		return c, bad
 	}
 	c.local = local.Add(time.Duration(ns))
-	if up2, err := metrics.ParseProcUptime([]byte(after)); err == nil && up2 >= up {
+	if up2, err := procfs.ParseUptime([]byte(after)); err == nil && up2 >= up {
 		c.spread = time.Duration(up2-up) / 2
 		c.up = up + int64(c.spread)
 	}
@@ -274,7 +276,7 @@ func parseLogClock(uptime, date adbx.Result) (logClock, error) {
 // boot maps a log line's time to device boottime ns (0 for a line without
 // a time). Year-less local times take the year that puts them nearest the
 // clock reading; a daylight-saving change between the two is not undone.
-func (c logClock) boot(e metrics.LogcatEntry) int64 {
+func (c logClock) boot(e logcat.Entry) int64 {
 	switch {
 	case e.Time.IsZero():
 		return 0

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/internal/fixtures"
-	"github.com/perfgate/perfgate/metrics"
 )
 
 // endOut builds the output of endCmds for API 24+: the device clock read at
@@ -61,31 +61,31 @@ func TestAttributeEnd(t *testing.T) {
 			endOut(0, oldCrashOther+reusedPid+crash, at(-400*ms, 4242, 4250, "D", "Feed", "loading")+
 				at(-100*ms, 1000, 1100, "I", "ActivityManager", "Process com.perfgate.demo (pid 4242) has died: fg  TOP ")+
 				at(-50*ms, 1000, 1100, "I", "ActivityManager", "Start proc 4300:com.perfgate.demo/u0a234 for activity {com.perfgate.demo/.MainActivity}")),
-			metrics.EndCrash, "java", "FATAL EXCEPTION: main", "perfgate demo crash", 5, true},
+			logcat.EndCrash, "java", "FATAL EXCEPTION: main", "perfgate demo crash", 5, true},
 		{"force-stopped, with an old crash of another app and of the pid's last owner",
 			endOut(0, oldCrashOther+reusedPid, at(-60*ms, 1000, 1100, "I", "ActivityManager", "Force stopping com.perfgate.demo appid=10234 user=0: from pid 5555")+
 				at(-59*ms, 1000, 1100, "I", "ActivityManager", "Killing 4242:com.perfgate.demo/u0a234 (adj 0): stop com.perfgate.demo due to from pid 5555")),
-			metrics.EndForceStopped, "from pid 5555", "Force stopping com.perfgate.demo", "Killing 4242", 2, false},
+			logcat.EndForceStopped, "from pid 5555", "Force stopping com.perfgate.demo", "Killing 4242", 2, false},
 		{"killed by the low memory killer",
 			endOut(0, reusedPid, at(-20*ms, 321, 321, "I", "lowmemorykiller", "Kill 'com.perfgate.demo' (4242), uid 10234, oom_score_adj 900 to free 45000kB rss, 1000kB swap; reason: low watermark is breached")),
-			metrics.EndKilled, "low memory killer: low watermark is breached", "Kill 'com.perfgate.demo' (4242)", "oom_score_adj", 1, false},
+			logcat.EndKilled, "low memory killer: low watermark is breached", "Kill 'com.perfgate.demo' (4242)", "oom_score_adj", 1, false},
 		{"an old force-stop is another death's",
 			endOut(0, "", at(-40*s, 1000, 1100, "I", "ActivityManager", "Force stopping com.perfgate.demo appid=10234 user=0: from pid 5555")),
-			metrics.EndUnknown, "", "", "", 0, false},
+			logcat.EndUnknown, "", "", "", 0, false},
 		{"year-less local times, two hours east of UTC",
 			[]adbx.Result{{Stdout: []byte("12000.00 1.00\n")}, {Stdout: []byte("1732438812.000000000 2024-11-24 11:00:12\n")},
 				{Stdout: []byte("11-24 10:50:12.000  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main\n" + // 600 s earlier: the pid's last owner
 					"11-24 11:00:11.800  4242  4242 F libc    : Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0 in tid 4242 (main), pid 4242 (com.perfgate.demo)\n")},
 				{Stdout: []byte("11-24 11:00:11.900  1000  1100 I ActivityManager: Process com.perfgate.demo (pid 4242) has died: fg  TOP\n")}},
-			metrics.EndCrash, "native", "Fatal signal 11", "has died", 2, true},
+			logcat.EndCrash, "native", "Fatal signal 11", "has died", 2, true},
 		{"no wall clock: lines by pid alone",
 			[]adbx.Result{{Stdout: []byte("12000.00 1.00\n")}, {Stderr: []byte("/system/bin/sh: date: inaccessible or not found"), ExitCode: 127},
 				{Stdout: []byte(crash)}, {Stdout: []byte(oldCrashOther)}},
-			metrics.EndCrash, "java", "FATAL EXCEPTION", "IllegalStateException", 3, true},
+			logcat.EndCrash, "java", "FATAL EXCEPTION", "IllegalStateException", 3, true},
 		{"the log cannot be read",
 			[]adbx.Result{{Stdout: []byte("12000.00 1.00\n")}, {Stdout: []byte("1732438812.000000000 2024-11-24 09:00:12\n")},
 				{Stderr: []byte("logcat: permission denied"), ExitCode: 1}, {Stderr: []byte("logcat: permission denied"), ExitCode: 1}},
-			metrics.EndUnknown, "", "", "", 0, true},
+			logcat.EndUnknown, "", "", "", 0, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,7 +101,7 @@ func TestAttributeEnd(t *testing.T) {
 					t.Errorf("kept another process's line %q", l)
 				}
 			}
-			if (tc.reason == metrics.EndUnknown || tc.name == "no wall clock: lines by pid alone") && len(notes) == 0 {
+			if (tc.reason == logcat.EndUnknown || tc.name == "no wall clock: lines by pid alone") && len(notes) == 0 {
 				t.Error("no note")
 			}
 			t.Logf("notes %q", notes)
@@ -118,12 +118,12 @@ func TestAttributeEndCapture(t *testing.T) {
 		{Stdout: log}, {}}
 	end := processEnd{pid: 1012, aliveUp: 4999_900_000_000, deadUp: 5000_000_000_000}
 	cr, _, crash := attributeEnd(Crash{}, end, "com.android.launcher3", 100*time.Millisecond, endCmds(23), out)
-	if crash || cr.Reason != metrics.EndUnknown || len(cr.Logcat) != 3 {
+	if crash || cr.Reason != logcat.EndUnknown || len(cr.Logcat) != 3 {
 		t.Errorf("launcher end: %s (%s) by %q, crash %v, lines %q", cr.Reason, cr.Cause, cr.Evidence, crash, cr.Logcat)
 	}
 	end.pid = 139
 	cr, _, crash = attributeEnd(Crash{}, end, "surfaceflinger", 100*time.Millisecond, endCmds(23), out)
-	if !crash || cr.Reason != metrics.EndCrash || cr.Cause != "native" || !strings.Contains(cr.Evidence, "SIGSEGV") {
+	if !crash || cr.Reason != logcat.EndCrash || cr.Cause != "native" || !strings.Contains(cr.Evidence, "SIGSEGV") {
 		t.Errorf("surfaceflinger end: %s (%s) by %q, crash %v", cr.Reason, cr.Cause, cr.Evidence, crash)
 	}
 }
@@ -164,11 +164,11 @@ func FuzzAttributeEnd(f *testing.F) {
 			t.Fatalf("%d lines kept", len(cr.Logcat))
 		}
 		switch cr.Reason {
-		case metrics.EndCrash:
+		case logcat.EndCrash:
 			if !crash || cr.Evidence == "" {
 				t.Fatalf("crash %+v not counted or without evidence", cr)
 			}
-		case metrics.EndKilled, metrics.EndForceStopped, metrics.EndUnknown:
+		case logcat.EndKilled, logcat.EndForceStopped, logcat.EndUnknown:
 			if crash {
 				t.Fatalf("%s counted as a crash from a readable log", cr.Reason)
 			}

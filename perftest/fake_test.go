@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/procfs"
 )
 
 // fakeDevice is a scripted phone for the session's own unit tests: every
@@ -19,7 +19,7 @@ import (
 type fakeDevice struct {
 	mu sync.Mutex
 
-	info   metrics.DeviceFacts
+	info   procfs.DeviceFacts
 	uid    int
 	uidErr error
 	pids   []int // pidof answer; nil = not running
@@ -52,7 +52,7 @@ type fakeDevice struct {
 
 func newFake() *fakeDevice {
 	return &fakeDevice{
-		info:     metrics.DeviceFacts{Serial: "fake", Model: "Fake", API: 28, Cores: 8, ClockTicks: 100, RefreshHz: 60},
+		info:     procfs.DeviceFacts{Serial: "fake", Model: "Fake", API: 28, Cores: 8, ClockTicks: 100, RefreshHz: 60},
 		uid:      10234,
 		pids:     []int{4242},
 		busyStep: 200, idleStep: 600, appStep: 40,
@@ -67,7 +67,7 @@ func (f *fakeDevice) deviceNow() int64 { return f.bootNs + int64(time.Since(f.t0
 
 func (f *fakeDevice) serial() string { return f.info.Serial }
 
-func (f *fakeDevice) facts(ctx context.Context) (metrics.DeviceFacts, []string, error) {
+func (f *fakeDevice) facts(ctx context.Context) (procfs.DeviceFacts, []string, error) {
 	return f.info, nil, nil
 }
 

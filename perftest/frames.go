@@ -10,17 +10,18 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/gfxinfo"
+	framespkg "github.com/perfgate/perfgate/frames"
 )
 
 // FrameStats is a step's frame summary, with every definition side by side
 // under the names `perfgate analyze frames` prints.
-type FrameStats = metrics.FrameSummary
+type FrameStats = framespkg.Summary
 
 // absorbFrames parses one frame poll and takes the frames it has not taken
 // yet (DESIGN.md: SurfaceFlinger keeps B greater than the last B kept;
 // gfxinfo keeps IntendedVsync greater than the last kept for that window),
-// counts the rows that are not frames by reason (metrics.FrameReject), feeds
+// counts the rows that are not frames by reason (gfxinfo.Reject), feeds
 // the gfxinfo Uptime line to the clock map and returns how many frames were
 // new. uptimeNs is the device clock read in the same tick, 0 if unknown.
 func (c *collector) absorbFrames(res adbx.Result, cmd string, filtered bool, send, recv, uptimeNs int64) int {
@@ -42,8 +43,8 @@ func (c *collector) absorbFrames(res adbx.Result, cmd string, filtered bool, sen
 		}
 		return c.absorbSF(text, cmd, send, uptimeNs)
 	}
-	g, err := metrics.ParseGfxInfo(text)
-	if errors.Is(err, metrics.ErrGfxInfoNoProcess) {
+	g, err := gfxinfo.Parse(text)
+	if errors.Is(err, gfxinfo.ErrNoProcess) {
 		return 0 // the app is not running; health tracking records why
 	}
 	if err != nil {
@@ -145,8 +146,8 @@ type gfxRowKey struct {
 }
 
 type gfxPending struct {
-	frame  metrics.GfxInfoFrame
-	reason metrics.FrameReject
+	frame  gfxinfo.FrameStats
+	reason gfxinfo.Reject
 	// firstDev and firstHost are when the row was first seen; afterDev,
 	// afterHost and afterPolls count from the first dump in which a later
 	// row of the window had completed.
@@ -156,12 +157,12 @@ type gfxPending struct {
 }
 
 // gfxRowDone reports a row with a completion time, whatever its flags.
-func gfxRowDone(f metrics.GfxInfoFrame) bool {
+func gfxRowDone(f gfxinfo.FrameStats) bool {
 	return f.FrameCompleted > 0 && f.FrameCompleted >= f.IntendedVsync && f.FrameCompleted != math.MaxInt64
 }
 
 // absorbGfxWindow takes one window's new frames from one dump.
-func (c *collector) absorbGfxWindow(name string, rows []metrics.GfxInfoFrame, clock int64, cmd string, send int64) int {
+func (c *collector) absorbGfxWindow(name string, rows []gfxinfo.FrameStats, clock int64, cmd string, send int64) int {
 	st := c.gfxWin[name]
 	if st == nil {
 		st = &gfxWindowState{done: map[gfxRowKey]struct{}{}, pending: map[gfxRowKey]*gfxPending{}}
@@ -195,10 +196,10 @@ func (c *collector) absorbGfxWindow(name string, rows []metrics.GfxInfoFrame, cl
 		if _, ok := st.done[key]; ok {
 			continue
 		}
-		r := metrics.GfxInfoRowReject(f, clock)
+		r := gfxinfo.RowReject(f, clock)
 		pk := gfxRowKey{f.IntendedVsync, f.Vsync, false}
 		p := st.pending[pk]
-		if f.Flags == 0 && metrics.GfxInfoRowPending(r) {
+		if f.Flags == 0 && gfxinfo.RowPending(r) {
 			if p == nil {
 				p = &gfxPending{firstDev: clock, firstHost: send}
 				st.pending[pk] = p
@@ -228,7 +229,7 @@ func (c *collector) absorbGfxWindow(name string, rows []metrics.GfxInfoFrame, cl
 		// A row that was drawing when later rows were taken completes
 		// below the last kept vsync; it is still new.
 		if r == "" && f.IntendedVsync <= st.lastKept && p == nil {
-			r = metrics.FrameRejectDuplicateVsync
+			r = gfxinfo.RejectDuplicateVsync
 		}
 		if r != "" {
 			c.rejectRow(gfxFrame(name, f), r, 0, send)
@@ -269,8 +270,8 @@ func (c *collector) dropPending(name string, st *gfxWindowState, pk gfxRowKey, c
 // gfxFrame is a gfxinfo row of window name as the Result keeps it: the
 // columns the frame math reads, and the stage columns a janky frame's
 // phases are made of.
-func gfxFrame(name string, f metrics.GfxInfoFrame) metrics.Frame {
-	return metrics.Frame{Source: metrics.FrameSourceGfxInfo, Window: name, GfxInfoFrame: metrics.GfxInfoFrame{
+func gfxFrame(name string, f gfxinfo.FrameStats) framespkg.Frame {
+	return framespkg.Frame{Source: framespkg.SourceGfxInfo, Window: name, FrameStats: gfxinfo.FrameStats{
 		IntendedVsync: f.IntendedVsync, Vsync: f.Vsync, FrameCompleted: f.FrameCompleted, FrameDeadline: f.FrameDeadline,
 		HandleInputStart: f.HandleInputStart, AnimationStart: f.AnimationStart, PerformTraversalsStart: f.PerformTraversalsStart,
 		DrawStart: f.DrawStart, SyncQueued: f.SyncQueued, SyncStart: f.SyncStart,
@@ -394,7 +395,7 @@ func (c *collector) stepInFlight(st *Step) {
 
 // addFrame adds a frame to the Result, in time order: a row that finished
 // drawing late goes before the frames taken past it.
-func (c *collector) addFrame(f metrics.Frame) {
+func (c *collector) addFrame(f framespkg.Frame) {
 	fr := c.s.res.Frames
 	i := len(fr)
 	for i > 0 && fr[i-1].Time() > f.Time() {
@@ -405,13 +406,13 @@ func (c *collector) addFrame(f metrics.Frame) {
 
 // rejectRow counts a row that is not a frame; every reason but Flags ≠ 0
 // (the many animation rows) also names the row in the Result.
-func (c *collector) rejectRow(f metrics.Frame, reason metrics.FrameReject, waited, host int64) {
+func (c *collector) rejectRow(f framespkg.Frame, reason gfxinfo.Reject, waited, host int64) {
 	r := c.s.res
 	if r.FramesRejected == nil {
-		r.FramesRejected = metrics.FrameRejects{}
+		r.FramesRejected = gfxinfo.Rejects{}
 	}
 	r.FramesRejected.Add(reason)
-	if reason == metrics.FrameRejectFlags {
+	if reason == gfxinfo.RejectFlags {
 		c.flaggedAt = append(c.flaggedAt, f.Time())
 		return
 	}
@@ -419,16 +420,16 @@ func (c *collector) rejectRow(f metrics.Frame, reason metrics.FrameReject, waite
 }
 
 // stepRejects counts the rejected rows whose time lies in [start, end).
-func (c *collector) stepRejects(start, end int64) metrics.FrameRejects {
-	out := metrics.FrameRejects{}
+func (c *collector) stepRejects(start, end int64) gfxinfo.Rejects {
+	out := gfxinfo.Rejects{}
 	for _, t := range c.flaggedAt {
 		if t >= start && t < end {
-			out.Add(metrics.FrameRejectFlags)
+			out.Add(gfxinfo.RejectFlags)
 		}
 	}
 	for _, rf := range c.s.res.RejectedFrames {
 		if t := rf.Time(); t >= start && t < end {
-			out.Add(metrics.FrameReject(rf.Reason))
+			out.Add(gfxinfo.Reject(rf.Reason))
 		}
 	}
 	if len(out) == 0 {
@@ -477,9 +478,9 @@ func (c *collector) periodNs() int64 {
 
 // frameStats summarises a step's frames: the window (or layer) with the
 // most frames is the step's; the others are listed.
-func (c *collector) frameStats(frames []metrics.Frame) (FrameStats, []WindowFrames) {
+func (c *collector) frameStats(frames []framespkg.Frame) (FrameStats, []WindowFrames) {
 	var order []string
-	by := map[string][]metrics.Frame{}
+	by := map[string][]framespkg.Frame{}
 	for _, f := range frames {
 		if _, ok := by[f.Window]; !ok {
 			order = append(order, f.Window)
@@ -494,7 +495,7 @@ func (c *collector) frameStats(frames []metrics.Frame) (FrameStats, []WindowFram
 			best = w
 		}
 	}
-	st := metrics.FrameSummarize(string(c.source), by[best], c.periodNs())
+	st := framespkg.Summarize(string(c.source), by[best], c.periodNs())
 	st.Window = best
 	return st, windows
 }

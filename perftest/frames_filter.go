@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/gfxinfo"
 )
 
 // The framestats filter. A dump holds each window's last 120 frames, and
@@ -114,7 +114,7 @@ func intAbove(t int64) string {
 // learnGfxColumns notes where IntendedVsync sits in a dump's header, so
 // later polls can be filtered; a header without Flags first is never
 // filtered.
-func (c *collector) learnGfxColumns(t *metrics.GfxInfoFrameTable) {
+func (c *collector) learnGfxColumns(t *gfxinfo.FrameTable) {
 	if c.gfxVsyncCol != 0 || len(t.Columns) == 0 {
 		return
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/internal/fixtures"
-	"github.com/perfgate/perfgate/metrics"
 )
 
 func TestIntAbove(t *testing.T) {
@@ -56,11 +56,11 @@ func TestGfxFilterOfRealCaptures(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			text := fixtures.Read(t, name)
-			full, err := metrics.ParseGfxInfo(text)
+			full, err := gfxinfo.Parse(text)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var all []metrics.GfxInfoFrame
+			var all []gfxinfo.FrameStats
 			col := 0
 			for _, w := range full.Windows() {
 				if w.Frames != nil {
@@ -83,7 +83,7 @@ func TestGfxFilterOfRealCaptures(t *testing.T) {
 			if len(pending) == 0 {
 				pending = []int64{all[1].IntendedVsync}
 			}
-			got, err := metrics.ParseGfxInfo(grepLines(t, text, gfxFilterPattern(col, from, pending)))
+			got, err := gfxinfo.Parse(grepLines(t, text, gfxFilterPattern(col, from, pending)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +98,7 @@ func TestGfxFilterOfRealCaptures(t *testing.T) {
 				if w.Frames == nil {
 					continue
 				}
-				var want []metrics.GfxInfoFrame
+				var want []gfxinfo.FrameStats
 				for _, f := range w.Frames.Frames() {
 					if f.IntendedVsync >= from || containsInt64(pending, f.IntendedVsync) {
 						want = append(want, f)
@@ -121,7 +121,7 @@ func containsInt64(xs []int64, x int64) bool {
 	return false
 }
 
-func equalFrames(a, b []metrics.GfxInfoFrame) bool {
+func equalFrames(a, b []gfxinfo.FrameStats) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -201,7 +201,7 @@ func TestGfxFilterKeepsAnimationRows(t *testing.T) {
 	if got := keptVsyncsMs(c.s.res); fmt.Sprint(got) != "[100 116 132 148]" {
 		t.Errorf("frames %v, want [100 116 132 148]", got)
 	}
-	if got := c.s.res.FramesRejected[metrics.FrameRejectFlags]; got != 2 {
+	if got := c.s.res.FramesRejected[gfxinfo.RejectFlags]; got != 2 {
 		t.Errorf("%d rows rejected for flags, want the 2 animation rows (rejects %v)", got, c.s.res.FramesRejected)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/android/surfaceflinger"
+	"github.com/perfgate/perfgate/frames"
 )
 
 // absorbSF takes the --latency rows printed after the last row it took or
@@ -15,7 +17,7 @@ import (
 // taken when it signals, and counted only when a later row was presented
 // first.
 func (c *collector) absorbSF(text []byte, cmd string, send, uptimeNs int64) int {
-	l, err := metrics.ParseSurfaceFlingerLatency(text)
+	l, err := surfaceflinger.ParseLatency(text)
 	if err != nil {
 		c.note("frames: %s: %v", cmd, err)
 		return 0
@@ -25,7 +27,7 @@ func (c *collector) absorbSF(text []byte, cmd string, send, uptimeNs int64) int 
 	}
 	rows := l.Rows
 	c.sfFenceWait = false
-	real := func(f metrics.SurfaceFlingerFrame) bool {
+	real := func(f surfaceflinger.LatencyFrame) bool {
 		return f.ActualPresent != 0 && f.ActualPresent != math.MaxInt64
 	}
 	c.sfPolls++
@@ -64,16 +66,16 @@ func (c *collector) absorbSF(text []byte, cmd string, send, uptimeNs int64) int 
 	n := 0
 	for i := start; i < len(rows); i++ {
 		f := rows[i]
-		r := metrics.SurfaceFlingerRowReject(f, prevB, uptimeNs)
-		if r == metrics.FrameRejectEmpty {
+		r := surfaceflinger.RowReject(f, prevB, uptimeNs)
+		if r == gfxinfo.RejectEmpty {
 			continue
 		}
-		if r == metrics.FrameRejectPendingFence && !slices.ContainsFunc(rows[i+1:], real) {
+		if r == gfxinfo.RejectPendingFence && !slices.ContainsFunc(rows[i+1:], real) {
 			c.sfFenceWait = true
 			break // its fence may still signal
 		}
 		c.sfKey, c.sfHaveKey = f, true
-		fr := metrics.Frame{Source: metrics.FrameSourceSurfaceFlinger, Window: c.layer, SurfaceFlingerFrame: f}
+		fr := frames.Frame{Source: frames.SourceSurfaceFlinger, Window: c.layer, LatencyFrame: f}
 		if r != "" {
 			c.rejectRow(fr, r, 0, send)
 			continue
@@ -86,13 +88,13 @@ func (c *collector) absorbSF(text []byte, cmd string, send, uptimeNs int64) int 
 }
 
 // pickLayer chooses the app's layer from `dumpsys SurfaceFlinger --list`
-// with metrics.PickLayer; "" when the app has none.
+// with surfaceflinger.PickLayer; "" when the app has none.
 func pickLayer(list []byte, pkg string) string {
-	layers, err := metrics.ParseSurfaceFlingerList(list)
+	layers, err := surfaceflinger.ParseList(list)
 	if err != nil {
 		return ""
 	}
-	l, err := metrics.PickLayer(layers, pkg)
+	l, err := surfaceflinger.PickLayer(layers, pkg)
 	if err != nil {
 		return ""
 	}

@@ -6,8 +6,9 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/android/gfxinfo"
+	framespkg "github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/internal/fixtures"
-	"github.com/perfgate/perfgate/metrics"
 )
 
 // bareCollector is a collector outside a running session, for feeding it
@@ -152,15 +153,15 @@ func TestFrameStatsPicksBusiestWindow(t *testing.T) {
 	c := bareCollector(SourceGfxInfo)
 	c.refreshHz = 60
 	ms := int64(1_000_000)
-	var frames []metrics.Frame
+	var frames []framespkg.Frame
 	// Window "main" draws 5 frames 16 ms apart, each 8 ms long; "popup"
 	// draws 2.
 	for i := int64(0); i < 5; i++ {
-		frames = append(frames, gfxFrame("main", metrics.GfxInfoFrame{IntendedVsync: 1000*ms + i*16*ms, FrameCompleted: 1008*ms + i*16*ms}))
+		frames = append(frames, gfxFrame("main", gfxinfo.FrameStats{IntendedVsync: 1000*ms + i*16*ms, FrameCompleted: 1008*ms + i*16*ms}))
 	}
 	frames = append(frames,
-		gfxFrame("popup", metrics.GfxInfoFrame{IntendedVsync: 1000 * ms, FrameCompleted: 1004 * ms}),
-		gfxFrame("popup", metrics.GfxInfoFrame{IntendedVsync: 1016 * ms, FrameCompleted: 1020 * ms}))
+		gfxFrame("popup", gfxinfo.FrameStats{IntendedVsync: 1000 * ms, FrameCompleted: 1004 * ms}),
+		gfxFrame("popup", gfxinfo.FrameStats{IntendedVsync: 1016 * ms, FrameCompleted: 1020 * ms}))
 	st, windows := c.frameStats(frames)
 	if st.Window != "main" || st.Frames != 5 || len(windows) != 2 || windows[1].Window != "popup" || windows[1].Frames != 2 {
 		t.Fatalf("stats %+v windows %+v", st, windows)
@@ -228,7 +229,7 @@ func TestAbsorbGfxinfoStuckRowOfRealCapture(t *testing.T) {
 			named = append(named, rf)
 		}
 	}
-	if len(named) != 1 || named[0].Reason != string(metrics.FrameRejectNotCompleted) || named[0].IntendedVsync != 25828699661927 || named[0].WaitedNs != 3e9 {
+	if len(named) != 1 || named[0].Reason != string(gfxinfo.RejectNotCompleted) || named[0].IntendedVsync != 25828699661927 || named[0].WaitedNs != 3e9 {
 		t.Errorf("SpaActivity rejected rows %+v, want the stuck row at 25828699661927, waited 3 s", named)
 	}
 	if len(c.s.res.Gaps) != 0 {
@@ -244,23 +245,23 @@ func TestAbsorbGfxinfoGarbageOfRealCapture(t *testing.T) {
 	c.refreshHz = 60
 	c.absorbFrames(adbx.Result{Stdout: fixtures.Read(t, "gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt")}, "dumpsys gfxinfo", false, 0, 1, 0)
 	home := "com.android.settings/com.android.settings.homepage.SettingsHomepageActivity/android.view.ViewRootImpl@1634b91"
-	var frames []metrics.Frame
+	var frames []framespkg.Frame
 	for _, f := range c.s.res.Frames {
 		if f.Window == home {
 			frames = append(frames, f)
 		}
 	}
-	st := metrics.FrameSummarize(metrics.FrameSourceGfxInfo, frames, c.periodNs())
+	st := framespkg.Summarize(framespkg.SourceGfxInfo, frames, c.periodNs())
 	if len(frames) != 32 || st.FrameTimeMS.P95 > 1000 || st.Vitals.Frozen != 0 {
 		t.Errorf("home window: %d frames, p95 %v ms, frozen %d; want 32 frames of real lengths", len(frames), st.FrameTimeMS.P95, st.Vitals.Frozen)
 	}
 	beyond := 0
 	for _, rf := range c.s.res.RejectedFrames {
-		if rf.Window == home && rf.Reason == string(metrics.FrameRejectBeyondClock) {
+		if rf.Window == home && rf.Reason == string(gfxinfo.RejectBeyondClock) {
 			beyond++
 		}
 	}
-	if beyond != 2 || c.s.res.FramesRejected[metrics.FrameRejectBeyondClock] != 3 {
+	if beyond != 2 || c.s.res.FramesRejected[gfxinfo.RejectBeyondClock] != 3 {
 		t.Errorf("beyond the clock: %d in the home window, %v in all", beyond, c.s.res.FramesRejected)
 	}
 }

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/devtext"
+	"github.com/perfgate/perfgate/android/procfs"
 )
 
 // The Looper property is the one change a session makes to the phone's
@@ -121,7 +122,7 @@ const noBootID = "-"
 func parseLooperMark(b []byte) (looperMark, error) {
 	var m looperMark
 	seen := map[string]bool{}
-	for i, line := range strings.Split(string(metrics.Normalize(b)), "\n") {
+	for i, line := range strings.Split(string(devtext.Normalize(b)), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
@@ -155,7 +156,7 @@ func parseLooperMark(b []byte) (looperMark, error) {
 			if len(f) != 2 || !ownerIDPattern.MatchString(f[0]) {
 				return bad("want owner <16 hex digits> <lease end>")
 			}
-			ns, err := metrics.ParseProcUptime([]byte(f[1]))
+			ns, err := procfs.ParseUptime([]byte(f[1]))
 			if err != nil {
 				return bad("not a lease end in seconds since boot")
 			}
@@ -418,8 +419,8 @@ type markLeft struct {
 }
 
 func leftOwners(b []byte) (markLeft, string) {
-	first, rest, _ := strings.Cut(strings.TrimSpace(string(metrics.Normalize(b))), "\n")
-	up, err := metrics.ParseProcUptime([]byte(first))
+	first, rest, _ := strings.Cut(strings.TrimSpace(string(devtext.Normalize(b))), "\n")
+	up, err := procfs.ParseUptime([]byte(first))
 	if err != nil {
 		return markLeft{}, err.Error()
 	}

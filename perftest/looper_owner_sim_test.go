@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/internal/simtest"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -27,7 +27,7 @@ const (
 )
 
 // looperProp is the janky-feed app's Looper property.
-var looperProp = metrics.LooperSlowProperty(10234, "main")
+var looperProp = logcat.LooperSlowProperty(10234, "main")
 
 // markPhone is a phone with the janky-feed app installed and not running,
 // its Looper property set to before (unset when "") as the phone's own.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -108,7 +109,7 @@ func (st *Step) catalogue() []entry {
 	// Frame durations exist for one frame; SurfaceFlinger frame times are
 	// differences of present times, so they need two.
 	ft, whyFT := "frame time, nearest rank", fewer
-	if src == metrics.FrameSourceGfxInfo {
+	if src == frames.SourceGfxInfo {
 		ft, whyFT = "frame duration, nearest rank", none
 	}
 	p := fs.FrameTimeMS
@@ -116,7 +117,7 @@ func (st *Step) catalogue() []entry {
 	add(metrics.FrameTimeP90, whyFT, p.P90, ft)
 	add(metrics.FrameTimeP95, whyFT, p.P95, ft)
 	add(metrics.FrameTimeP99, whyFT, p.P99, ft)
-	var vit metrics.FrameVitals
+	var vit frames.Vitals
 	whyVit := durations
 	if fs.Vitals != nil {
 		vit, whyVit = *fs.Vitals, none
@@ -222,9 +223,9 @@ func (st *Step) catalogue() []entry {
 // knows.
 func jankName(def string) string {
 	switch def {
-	case metrics.JankDefinitionDeadlineMissed:
+	case frames.JankDefinitionDeadlineMissed:
 		return metrics.JankDeadlineMissed.Def().Doc
-	case metrics.JankDefinitionPerfDog:
+	case frames.JankDefinitionPerfDog:
 		return metrics.JankPerfDog.Def().Doc
 	}
 	return def

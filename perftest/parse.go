@@ -1,9 +1,11 @@
 package perftest
 
-import "github.com/perfgate/perfgate/metrics"
+import (
+	"github.com/perfgate/perfgate/android/dumpsys"
+)
 
 func parseBatteryUevent(b []byte) (BatteryReading, bool) {
-	st, err := metrics.ParseBatteryUevent(b)
+	st, err := dumpsys.ParseBatteryUevent(b)
 	if err != nil {
 		return BatteryReading{}, false
 	}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/internal/simtest"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -118,9 +118,9 @@ func quirkRun(t *testing.T, api int) (problems []string, stalled bool) {
 			seen["late"] = seen["late"] || f.ShownCompletedNs > 0
 			seen["popup"] = seen["popup"] || strings.HasPrefix(f.Window, "PopupWindow:")
 		}
-		return len(fs) >= 160 && seen["twin"] && seen["late"] && seen["popup"] && seen[string(metrics.FrameRejectNotCompleted)] &&
-			seen[string(metrics.FrameRejectBeyondClock)] && seen[string(metrics.FrameRejectSentinel)] &&
-			seen[string(metrics.FrameRejectCompletedBeforeVsync)] && seen[string(metrics.FrameRejectFlags)]
+		return len(fs) >= 160 && seen["twin"] && seen["late"] && seen["popup"] && seen[string(gfxinfo.RejectNotCompleted)] &&
+			seen[string(gfxinfo.RejectBeyondClock)] && seen[string(gfxinfo.RejectSentinel)] &&
+			seen[string(gfxinfo.RejectCompletedBeforeVsync)] && seen[string(gfxinfo.RejectFlags)]
 	}, settleStuck, perftest.WithFrameSource(perftest.SourceGfxInfo))
 	stalled = len(r.Gaps) > 0 || lateRowsUnseen(r, 120, hostileFrames.LateMs)
 	st := r.Step("quirks")
@@ -131,7 +131,7 @@ func quirkRun(t *testing.T, api int) (problems []string, stalled bool) {
 		vsync  int64
 	}
 	wantFrames := map[key]simdevice.TruthFrame{}
-	wantRejects := metrics.FrameRejects{}
+	wantRejects := gfxinfo.Rejects{}
 	var mainFrames []simdevice.TruthFrame
 	quirks := map[string]int{}
 	for _, f := range truth {
@@ -139,14 +139,14 @@ func quirkRun(t *testing.T, api int) (problems []string, stalled bool) {
 			continue
 		}
 		if f.Twin {
-			wantRejects.Add(metrics.FrameRejectFlags)
+			wantRejects.Add(gfxinfo.RejectFlags)
 			quirks["twin"]++
 		}
 		if f.ShownCompletedNs > 0 {
 			quirks["late"]++
 		}
 		if f.Reject != "" {
-			wantRejects.Add(metrics.FrameReject(f.Reject))
+			wantRejects.Add(gfxinfo.Reject(f.Reject))
 			continue
 		}
 		wantFrames[key{f.Window, f.IntendedVsync}] = f
@@ -157,8 +157,8 @@ func quirkRun(t *testing.T, api int) (problems []string, stalled bool) {
 		}
 	}
 	// Every quirk happened in the step.
-	for _, r := range []metrics.FrameReject{metrics.FrameRejectNotCompleted, metrics.FrameRejectBeyondClock, metrics.FrameRejectSentinel,
-		metrics.FrameRejectCompletedBeforeVsync, metrics.FrameRejectFlags} {
+	for _, r := range []gfxinfo.Reject{gfxinfo.RejectNotCompleted, gfxinfo.RejectBeyondClock, gfxinfo.RejectSentinel,
+		gfxinfo.RejectCompletedBeforeVsync, gfxinfo.RejectFlags} {
 		if wantRejects[r] == 0 {
 			fail("no %s row in the step", r)
 		}

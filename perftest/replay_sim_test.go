@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/internal/fixtures"
 	"github.com/perfgate/perfgate/internal/simtest"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -67,18 +67,18 @@ func replayRun(t *testing.T, file, pkg string) (problems []string, stalled bool)
 	stalled = len(r.Gaps) > 0
 
 	// The verdict of each row in the capture as saved.
-	g, err := metrics.ParseGfxInfo(capture)
+	g, err := gfxinfo.Parse(capture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	verdict := map[string][]metrics.FrameReject{}
+	verdict := map[string][]gfxinfo.Reject{}
 	for _, p := range g.Processes {
 		if p.Package != pkg {
 			continue
 		}
 		for _, win := range p.Windows {
 			if win.Frames != nil {
-				verdict[win.Label()] = metrics.GfxInfoJudge(win.Frames.Frames(), g.ClockNs())
+				verdict[win.Label()] = gfxinfo.Judge(win.Frames.Frames(), g.ClockNs())
 			}
 		}
 	}
@@ -88,7 +88,7 @@ func replayRun(t *testing.T, file, pkg string) (problems []string, stalled bool)
 		vsync  int64
 	}
 	wantFrames := map[key]simdevice.ReplayRow{}
-	wantRejects := metrics.FrameRejects{}
+	wantRejects := gfxinfo.Rejects{}
 	for _, row := range rows {
 		if row.Hidden {
 			fail("row %+v was cleared by a reset", row)
@@ -124,9 +124,9 @@ func replayRun(t *testing.T, file, pkg string) (problems []string, stalled bool)
 	if strings.Contains(file, "anavmode") {
 		named := false
 		for _, rf := range r.RejectedFrames {
-			named = named || strings.Contains(rf.Window, "SpaActivity") && rf.Reason == string(metrics.FrameRejectNotCompleted)
+			named = named || strings.Contains(rf.Window, "SpaActivity") && rf.Reason == string(gfxinfo.RejectNotCompleted)
 		}
-		if !named || wantRejects[metrics.FrameRejectNotCompleted] != 1 || wantRejects[metrics.FrameRejectBeyondClock] != 2 {
+		if !named || wantRejects[gfxinfo.RejectNotCompleted] != 1 || wantRejects[gfxinfo.RejectBeyondClock] != 2 {
 			fail("the stuck SpaActivity row is not named: %+v", r.RejectedFrames)
 		}
 	}

@@ -10,7 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -32,9 +35,9 @@ type Result struct {
 	// apart (see Key).
 	TestPackage string `json:"test_package,omitempty"`
 	// Device is what the session learnt about the device when it started.
-	Device metrics.DeviceFacts `json:"device"`
-	App    AppInfo             `json:"app"`
-	Config RunConfig           `json:"config"`
+	Device procfs.DeviceFacts `json:"device"`
+	App    AppInfo            `json:"app"`
+	Config RunConfig          `json:"config"`
 	// Start and End are host wall-clock times of the session.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
@@ -47,13 +50,13 @@ type Result struct {
 	Whole *Step `json:"whole,omitempty"`
 	// Frames are the frames of every window, in time order, as their
 	// source printed them.
-	Frames []metrics.Frame `json:"frames"`
+	Frames []frames.Frame `json:"frames"`
 	// FramesRejected counts the frame rows the device printed that were not
-	// frames, by reason (metrics.FrameReject; README "Metric definitions"),
+	// frames, by reason (gfxinfo.Reject; README "Metric definitions"),
 	// and RejectedFrames names each of them but the Flags ≠ 0 rows.
-	FramesRejected metrics.FrameRejects `json:"frames_rejected,omitempty"`
-	RejectedFrames []RejectedFrame      `json:"rejected_frames,omitempty"`
-	Samples        []Sample             `json:"samples"`
+	FramesRejected gfxinfo.Rejects `json:"frames_rejected,omitempty"`
+	RejectedFrames []RejectedFrame `json:"rejected_frames,omitempty"`
+	Samples        []Sample        `json:"samples"`
 	// Memory holds the slow lane's `dumpsys meminfo` samples.
 	Memory []MemorySample `json:"memory_samples"`
 	// Traffic holds the traffic counters, read in whichever lane their
@@ -305,8 +308,8 @@ type ClockSync struct {
 // RejectedFrame is a frame row that was not a frame: the row as read and
 // why.
 type RejectedFrame struct {
-	metrics.Frame
-	// Reason is a metrics.FrameReject, e.g. "not_completed" for a row still
+	frames.Frame
+	// Reason is a gfxinfo.Reject, e.g. "not_completed" for a row still
 	// drawing when the collector stopped waiting for it.
 	Reason string `json:"reason"`
 	// WaitedNs is how long a row still drawing was waited for (device
@@ -333,19 +336,19 @@ type Sample struct {
 	// tick, 10 ms resolution; 0 when unreadable.
 	UptimeNs int64 `json:"uptime_ns,omitempty"`
 	// CPU is the /proc/stat `cpu` line, in clock ticks; nil when unreadable.
-	CPU *metrics.CPUTimes `json:"cpu,omitempty"`
+	CPU *procfs.CPUTimes `json:"cpu,omitempty"`
 	// OnlineCores counts the cpuN lines of that /proc/stat: the cores online
 	// (the kernel leaves out hot-unplugged ones, whose time does not grow
 	// the cpu line either).
 	OnlineCores int `json:"online_cores,omitempty"`
 	// Procs are the app's processes' /proc/<pid>/stat times.
-	Procs []metrics.ProcPidStat `json:"procs,omitempty"`
+	Procs []procfs.PidStat `json:"procs,omitempty"`
 	// PIDs are the app's processes (pidof), empty when it is not running.
 	PIDs []int `json:"pids"`
 	// RSSKB is VmRSS summed over the app's processes (/proc/<pid>/status), KiB.
 	RSSKB int64 `json:"rss_kb,omitempty"`
 	// Threads of the app's main process (/proc/<pid>/task/*/stat).
-	Threads []metrics.ProcPidStat `json:"threads,omitempty"`
+	Threads []procfs.PidStat `json:"threads,omitempty"`
 	// Battery and thermal zones (type → °C), read every tenth tick.
 	Battery  *BatteryReading    `json:"battery,omitempty"`
 	ThermalC map[string]float64 `json:"thermal_c,omitempty"`

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/internal/filelock"
-	"github.com/perfgate/perfgate/metrics"
 )
 
 // runBase is the base of the Results the tests of a run's files write.
@@ -423,7 +423,7 @@ func TestResultRewrite(t *testing.T) {
 // included.
 func TestScanResult(t *testing.T) {
 	r := &Result{Name: `a "quoted" {name} [x]`, Notes: []string{`\"}]`}, Causes: &CauseRun{StacksFile: "x.folded"}, Trace: &TraceInfo{File: "x.perfetto-trace", Config: "a\nb {"}}
-	r.Frames = make([]metrics.Frame, 5000)
+	r.Frames = make([]frames.Frame, 5000)
 	r.Schema = Schema
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -165,7 +166,7 @@ func newSession(ctx context.Context, dev device, cfg Config) (*Session, error) {
 			Name:        cfg.Name,
 			TestPackage: TestPackage(),
 			App:         AppInfo{Package: cfg.Package},
-			Device:      metrics.DeviceFacts{Serial: dev.serial()},
+			Device:      procfs.DeviceFacts{Serial: dev.serial()},
 		},
 	}
 	s.res.Start = s.start

@@ -14,6 +14,10 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/android/procfs"
+	"github.com/perfgate/perfgate/android/surfaceflinger"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/internal/testenv"
 	"github.com/perfgate/perfgate/metrics"
@@ -155,11 +159,11 @@ func surfaceViewLayers(t *testing.T, d *adbx.Device) (blast, bare string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	layers, err := metrics.ParseSurfaceFlingerList(out.Stdout)
+	layers, err := surfaceflinger.ParseList(out.Stdout)
 	if err != nil {
 		t.Fatal(err)
 	}
-	picked, err := metrics.PickLayer(layers, pkg)
+	picked, err := surfaceflinger.PickLayer(layers, pkg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,22 +232,22 @@ func truthInStep(r *perftest.Result, st *perftest.Step, truth []simdevice.TruthF
 }
 
 // expectedSummary applies the metric definitions to the true frames.
-func expectedSummary(truth []simdevice.TruthFrame, period int64, sf bool, api int) metrics.FrameSummary {
+func expectedSummary(truth []simdevice.TruthFrame, period int64, sf bool, api int) frames.Summary {
 	if sf {
 		t := make([]int64, len(truth))
 		for i, f := range truth {
 			t[i] = f.SFActual
 		}
-		return metrics.FrameSummarizeSurfaceFlinger(t, period)
+		return frames.SummarizeSurfaceFlinger(t, period)
 	}
-	g := make([]metrics.GfxInfoFrame, len(truth))
+	g := make([]gfxinfo.FrameStats, len(truth))
 	for i, f := range truth {
-		g[i] = metrics.GfxInfoFrame{IntendedVsync: f.IntendedVsync, Vsync: f.Vsync, FrameCompleted: f.Completed}
+		g[i] = gfxinfo.FrameStats{IntendedVsync: f.IntendedVsync, Vsync: f.Vsync, FrameCompleted: f.Completed}
 		if api >= 31 {
 			g[i].FrameDeadline = f.Deadline
 		}
 	}
-	return metrics.FrameSummarizeGfxInfo(g, period)
+	return frames.SummarizeGfxInfo(g, period)
 }
 
 // Every workload preset's frames, and the janky scroll's at every refresh
@@ -591,7 +595,7 @@ func groundTruthRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB, preset
 	if late > 2 || early > 2 {
 		fail("%d true frames of the step were presented after the last poll, %d before the history was cleared", late, early)
 	}
-	var got []metrics.Frame
+	var got []frames.Frame
 	for _, f := range r.Frames {
 		if ft := f.Time(); ft >= st.DeviceStartNs && ft < st.DeviceEndNs {
 			got = append(got, f)
@@ -849,7 +853,7 @@ func TestCPUAppDiesMidStep(t *testing.T) {
 		for seen > a && len(r.Samples[seen].Procs) == 0 {
 			seen--
 		}
-		total := func(c *metrics.CPUTimes) float64 { return float64(c.Total()) }
+		total := func(c *procfs.CPUTimes) float64 { return float64(c.Total()) }
 		measured := cpu.Mean / 100 * (total(r.Samples[b].CPU) - total(r.Samples[a].CPU))
 		truth := float64(after.AppTicksAllProcs - before.AppTicksAllProcs)
 		// What the samples cannot see: the app's time between the last tick

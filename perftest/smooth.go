@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/devtext"
+	"github.com/perfgate/perfgate/android/logcat"
+	"github.com/perfgate/perfgate/frames"
 )
 
 // SmoothnessStats is GT's smoothness over a step (DESIGN.md "GT smoothness"):
@@ -28,7 +30,7 @@ type SmoothnessStats struct {
 // skipLine is one Choreographer "Skipped N frames!" line of the app.
 type skipLine struct {
 	hostNs int64
-	skip   metrics.LogcatSkippedFrames
+	skip   logcat.SkippedFrames
 }
 
 // smoothLog is what the session's one read of the Choreographer lines
@@ -126,11 +128,11 @@ func (c *collector) placeSkips(cmds []string, out []adbx.Result, send, recv int6
 	}
 	c.clockProc.observe("/proc/uptime", send, recv, clk.up, 10*int64(time.Millisecond))
 	offset := c.clockProc.offset()
-	host := func(e metrics.LogcatEntry) int64 { return clk.boot(e) - offset }
-	entries := func(o adbx.Result) []metrics.LogcatEntry {
-		var es []metrics.LogcatEntry
-		for _, raw := range strings.Split(string(metrics.Normalize(o.Stdout)), "\n") {
-			if e, ok := metrics.ParseLogcatLine(raw); ok && !e.Time.IsZero() {
+	host := func(e logcat.Entry) int64 { return clk.boot(e) - offset }
+	entries := func(o adbx.Result) []logcat.Entry {
+		var es []logcat.Entry
+		for _, raw := range strings.Split(string(devtext.Normalize(o.Stdout)), "\n") {
+			if e, ok := logcat.ParseLine(raw); ok && !e.Time.IsZero() {
 				es = append(es, e)
 			}
 		}
@@ -147,7 +149,7 @@ func (c *collector) placeSkips(cmds []string, out []adbx.Result, send, recv int6
 	}
 	l := smoothLog{fromNs: host(first[0])}
 	for _, e := range entries(out[2]) {
-		for _, s := range metrics.LogcatSkipped([]metrics.LogcatEntry{e}) {
+		for _, s := range logcat.Skipped([]logcat.Entry{e}) {
 			if slices.Contains(pids, s.PID) {
 				l.lines = append(l.lines, skipLine{host(e), s})
 			}
@@ -166,7 +168,7 @@ func (c *collector) smoothness(st *Step) *SmoothnessStats {
 	if !l.read || l.why != "" || l.fromNs > st.HostStartNs || !c.ranDuring(st.HostStartNs, st.HostEndNs) {
 		return nil
 	}
-	var skips []metrics.LogcatSkippedFrames
+	var skips []logcat.SkippedFrames
 	out := &SmoothnessStats{Source: "logcat Choreographer: Skipped N frames!", RefreshHz: c.refreshHz, MinSM: c.refreshHz}
 	for _, s := range l.lines {
 		if s.hostNs >= st.HostStartNs && s.hostNs < st.HostEndNs {
@@ -174,7 +176,7 @@ func (c *collector) smoothness(st *Step) *SmoothnessStats {
 			out.Skipped += s.skip.Frames
 		}
 	}
-	for _, sec := range metrics.FrameGTSmoothness(skips, c.refreshHz) {
+	for _, sec := range frames.GTSmoothness(skips, c.refreshHz) {
 		out.MinSM = math.Min(out.MinSM, sec.SM)
 	}
 	return out

@@ -3,7 +3,7 @@ package perftest
 import (
 	"slices"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/frames"
 )
 
 // AddStartup records an app start in the open step, or in the most recent
@@ -42,10 +42,10 @@ func (st *StartupStats) Summarise() {
 			full = append(full, float64(it.FullyDrawnMs))
 		}
 	}
-	st.InitialDisplayMs = metrics.NearestRank(total, 50)
+	st.InitialDisplayMs = frames.NearestRank(total, 50)
 	st.FullDisplayMs = 0
 	if len(full) == len(st.Iterations) {
-		st.FullDisplayMs = metrics.NearestRank(full, 50)
+		st.FullDisplayMs = frames.NearestRank(full, 50)
 	}
 }
 

@@ -3,6 +3,7 @@ package perftest
 import (
 	"time"
 
+	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -49,7 +50,7 @@ type Step struct {
 	Windows []WindowFrames `json:"windows,omitempty"`
 	// FramesRejected counts the rows of the step's time that were not
 	// frames, by reason (see Result.FramesRejected).
-	FramesRejected metrics.FrameRejects `json:"frames_rejected,omitempty"`
+	FramesRejected gfxinfo.Rejects `json:"frames_rejected,omitempty"`
 	// FramesInFlight counts the gfxinfo rows of the step's time that were
 	// still drawing when Stop's last poll ran (Stop waits for such frames
 	// at most Config.Settle): they are in no figure of FrameStats. A

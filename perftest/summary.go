@@ -7,6 +7,9 @@ import (
 	"sort"
 	"time"
 
+	"github.com/perfgate/perfgate/android/dumpsys"
+	"github.com/perfgate/perfgate/android/procfs"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -70,7 +73,7 @@ func (c *collector) finish() {
 		r.Samples = []Sample{}
 	}
 	if r.Frames == nil {
-		r.Frames = []metrics.Frame{}
+		r.Frames = []frames.Frame{}
 	}
 	if r.Memory == nil {
 		r.Memory = []MemorySample{}
@@ -162,13 +165,13 @@ func (c *collector) tickStats(start, end int64) TickStats {
 	for _, v := range spacing {
 		ts.MaxSpacingMs = max(ts.MaxSpacingMs, v)
 	}
-	ts.P95SpacingMs = metrics.NearestRank(spacing, 95)
+	ts.P95SpacingMs = frames.NearestRank(spacing, 95)
 	return ts
 }
 
 // stepFrames returns the frames whose time falls in [start, end).
-func stepFrames(all []metrics.Frame, start, end int64) []metrics.Frame {
-	var out []metrics.Frame
+func stepFrames(all []frames.Frame, start, end int64) []frames.Frame {
+	var out []frames.Frame
 	for _, f := range all {
 		if t := f.Time(); t >= start && t < end {
 			out = append(out, f)
@@ -228,7 +231,7 @@ func bracket(n int, host func(int) int64, ok func(int) bool, start, end int64) (
 // cpuStats follows DESIGN.md "CPU" over every tick interval of the step:
 // the app's share is Σ app Δ / Σ Δtotal, each interval counting the
 // processes present at both of its ends and those that started inside it
-// (metrics.CPUAppTicksBetween), so an app that dies in the step keeps its
+// (procfs.CPUAppTicksBetween), so an app that dies in the step keeps its
 // time up to the last tick that saw it. The top-style per-core figure sets
 // each interval's Δtotal against the cores online in it (the cpuN lines of
 // /proc/stat). Without /proc/stat, wall time × the core count stands in
@@ -263,7 +266,7 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 		// The interval's elapsed ticks on the whole device and on one core.
 		var dt, dCore, dBusy float64
 		if c.cpuOK {
-			t, bz, err := metrics.CPUDelta(*p.CPU, *q.CPU)
+			t, bz, err := procfs.CPUDelta(*p.CPU, *q.CPU)
 			if err != nil {
 				continue
 			}
@@ -281,7 +284,7 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 			dCore = float64(r.Device.ClockTicks) * float64(elapsed) / 1e9
 			dt = dCore * float64(cores)
 		}
-		d := float64(metrics.CPUAppTicksBetween(p.Procs, q.Procs, c.uptimeTicks(p)))
+		d := float64(procfs.CPUAppTicksBetween(p.Procs, q.Procs, c.uptimeTicks(p)))
 		app, total, coreTotal, busy = app+d, total+dt, coreTotal+dCore, busy+dBusy
 		out.Intervals++
 		if dt > 0 {
@@ -304,14 +307,14 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 	if coreTotal > 0 {
 		out.MeanPerCore = app / coreTotal * 100
 	}
-	out.P90 = metrics.NearestRank(ticks, 90)
+	out.P90 = frames.NearestRank(ticks, 90)
 	sa, sb := r.Samples[a], r.Samples[b]
 	online := sb.OnlineCores
 	if online <= 0 {
 		online = cores
 	}
 	if c.cpuOK && len(sb.Threads) > 0 && online > 0 {
-		if th, err := metrics.CPUTopThreads(*sa.CPU, *sb.CPU, sa.Threads, sb.Threads, online, 5); err == nil {
+		if th, err := procfs.CPUTopThreads(*sa.CPU, *sb.CPU, sa.Threads, sb.Threads, online, 5); err == nil {
 			for _, t := range th {
 				out.Threads = append(out.Threads, ThreadCPU{TID: t.TID, Name: t.Name, Pct: t.Percent, CorePct: t.CorePct})
 			}
@@ -323,28 +326,28 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 func (c *collector) memoryStats(st *Step) MemoryStats {
 	r := c.s.res
 	out := MemoryStats{Unit: "KiB", Source: "dumpsys meminfo <pkg> (PSS, App Summary); /proc/<pid>/status VmRSS (RSS)"}
-	var rss []metrics.MemorySample
+	var rss []dumpsys.MemorySample
 	for _, s := range r.Samples {
 		if s.HostNs >= st.HostStartNs && s.HostNs <= st.HostEndNs && s.RSSKB > 0 {
-			rss = append(rss, metrics.MemorySample{At: time.Duration(s.HostNs), KB: s.RSSKB})
+			rss = append(rss, dumpsys.MemorySample{At: time.Duration(s.HostNs), KB: s.RSSKB})
 		}
 	}
 	// Likewise a step shorter than a tick may hold no status read.
 	if len(rss) == 0 {
 		for _, s := range r.Samples {
 			if s.HostNs >= st.HostStartNs && s.HostNs <= st.HostEndNs+int64(c.cfg.Interval) && s.RSSKB > 0 {
-				rss = append(rss, metrics.MemorySample{At: time.Duration(s.HostNs), KB: s.RSSKB})
+				rss = append(rss, dumpsys.MemorySample{At: time.Duration(s.HostNs), KB: s.RSSKB})
 				break
 			}
 		}
 	}
-	if m, err := metrics.MemorySummarize(rss); err == nil {
+	if m, err := dumpsys.MemorySummarize(rss); err == nil {
 		out.RSSSamples, out.RSSMaxKB, out.RSSLastKB, out.RSSMeanKB = m.N, m.MaxKB, m.LastKB, m.MeanKB
 	}
-	var pss []metrics.MemorySample
+	var pss []dumpsys.MemorySample
 	for _, m := range r.Memory {
 		if m.HostNs >= st.HostStartNs && m.HostNs <= st.HostEndNs {
-			pss = append(pss, metrics.MemorySample{At: time.Duration(m.HostNs), KB: m.PSSKB})
+			pss = append(pss, dumpsys.MemorySample{At: time.Duration(m.HostNs), KB: m.PSSKB})
 			if m.Summary != nil {
 				out.Summary = m.Summary
 			}
@@ -356,13 +359,13 @@ func (c *collector) memoryStats(st *Step) MemoryStats {
 	if len(pss) == 0 {
 		for _, m := range r.Memory {
 			if slices.Contains(m.Steps, st.Name) || m.HostNs >= st.HostStartNs && m.HostNs <= st.HostEndNs+int64(c.cfg.SlowInterval) {
-				pss = append(pss, metrics.MemorySample{At: time.Duration(m.HostNs), KB: m.PSSKB})
+				pss = append(pss, dumpsys.MemorySample{At: time.Duration(m.HostNs), KB: m.PSSKB})
 				out.Summary = m.Summary
 				break
 			}
 		}
 	}
-	if m, err := metrics.MemorySummarize(pss); err == nil {
+	if m, err := dumpsys.MemorySummarize(pss); err == nil {
 		out.PSSSamples, out.PSSMaxKB, out.PSSLastKB, out.PSSMeanKB = m.N, m.MaxKB, m.LastKB, m.MeanKB
 		out.PSSGrowthKBPerMin = m.GrowthKBPerMin
 	}
@@ -414,8 +417,8 @@ func (c *collector) trafficStats(st *Step) *TrafficStats {
 		c.setWhy(metrics.FamilyTraffic, fmt.Sprintf("traffic: %s unreadable at the step's edge (%d failed reads; last: %s): the nearest good reads would count bytes from outside the step or miss some of it", c.traffic, failed, last))
 		return nil
 	}
-	counters := func(x TrafficSample) metrics.TrafficCounters {
-		return metrics.TrafficCounters{RxBytes: x.RxBytes, TxBytes: x.TxBytes, RxPackets: x.RxPackets, TxPackets: x.TxPackets}
+	counters := func(x TrafficSample) procfs.TrafficCounters {
+		return procfs.TrafficCounters{RxBytes: x.RxBytes, TxBytes: x.TxBytes, RxPackets: x.RxPackets, TxPackets: x.TxPackets}
 	}
 	// A counter that went backwards anywhere between the two reads (a
 	// reset) leaves the bytes of that interval unknown, even when the
@@ -426,11 +429,11 @@ func (c *collector) trafficStats(st *Step) *TrafficStats {
 		return nil
 	}
 	for i := a + 1; i <= b; i++ {
-		if _, err := metrics.TrafficDelta(counters(r.Traffic[i-1]), counters(r.Traffic[i])); err != nil {
+		if _, err := procfs.TrafficDelta(counters(r.Traffic[i-1]), counters(r.Traffic[i])); err != nil {
 			return backwards(r.Traffic[i-1], r.Traffic[i], err)
 		}
 	}
-	d, err := metrics.TrafficDelta(counters(ta), counters(tb))
+	d, err := procfs.TrafficDelta(counters(ta), counters(tb))
 	if err != nil {
 		return backwards(ta, tb, err)
 	}
@@ -442,7 +445,7 @@ func (c *collector) trafficStats(st *Step) *TrafficStats {
 		out.Clock = "/proc/uptime"
 	}
 	out.DurationSecs = elapsed.Seconds()
-	if rate, err := metrics.TrafficRateOf(d, elapsed); err == nil {
+	if rate, err := procfs.TrafficRateOf(d, elapsed); err == nil {
 		out.RxBytesPerS, out.TxBytesPerS = rate.RxBytesPerSec, rate.TxBytesPerSec
 	}
 	return out
@@ -450,7 +453,7 @@ func (c *collector) trafficStats(st *Step) *TrafficStats {
 
 func (c *collector) batteryStats(st *Step) *BatteryStats {
 	r := c.s.res
-	out := &BatteryStats{Source: metrics.BatteryUeventSource}
+	out := &BatteryStats{Source: dumpsys.BatteryUeventSource}
 	hasB := func(i int) bool { return r.Samples[i].Battery != nil }
 	a, b, ok := bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, hasB, st.HostStartNs, st.HostEndNs)
 	if !ok {
@@ -473,7 +476,7 @@ func (c *collector) batteryStats(st *Step) *BatteryStats {
 		}
 	}
 	if temps == 0 {
-		c.setWhyMetric(metrics.BatteryTempMax, "battery: "+metrics.BatteryUeventSource+" has no POWER_SUPPLY_TEMP")
+		c.setWhyMetric(metrics.BatteryTempMax, "battery: "+dumpsys.BatteryUeventSource+" has no POWER_SUPPLY_TEMP")
 	}
 	out.MeanCurrentMA = cur / float64(n)
 	return out
@@ -486,7 +489,7 @@ func (c *collector) thermalStats(st *Step) *ThermalStats {
 	if !ok {
 		return nil
 	}
-	out := &ThermalStats{Source: metrics.ThermalZonesCommand, ZoneMaxC: map[string]float64{}}
+	out := &ThermalStats{Source: dumpsys.ThermalZonesCommand, ZoneMaxC: map[string]float64{}}
 	for i := a; i <= b; i++ {
 		for zone, v := range r.Samples[i].ThermalC {
 			if old, seen := out.ZoneMaxC[zone]; !seen || v > old {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/android/devtext"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/trace"
 )
@@ -194,7 +196,7 @@ type TraceFrame struct {
 	// Polled is the frame perfgate polled from gfxinfo for the same vsync
 	// (IntendedVsync within half a refresh period of the expected start),
 	// when there is one.
-	Polled *metrics.Frame `json:"polled,omitempty"`
+	Polled *frames.Frame `json:"polled,omitempty"`
 }
 
 // traceRun is the collector's state of the session's trace.
@@ -373,7 +375,7 @@ func lastLine(s string) string {
 func parsePerfettoQuery(b []byte) []string {
 	var out []string
 	in := false
-	for _, line := range strings.Split(string(metrics.Normalize(b)), "\n") {
+	for _, line := range strings.Split(string(devtext.Normalize(b)), "\n") {
 		t := strings.TrimSpace(line)
 		switch {
 		case strings.HasPrefix(t, "DATA SOURCES REGISTERED"):
@@ -632,22 +634,22 @@ func (c *collector) traceStep(st *Step) *TraceStep {
 }
 
 // gfxFrames are the gfxinfo frames the session polled, by IntendedVsync.
-func (c *collector) gfxFrames() []metrics.Frame {
-	var out []metrics.Frame
+func (c *collector) gfxFrames() []frames.Frame {
+	var out []frames.Frame
 	for _, f := range c.s.res.Frames {
-		if f.Source == metrics.FrameSourceGfxInfo {
+		if f.Source == frames.SourceGfxInfo {
 			out = append(out, f)
 		}
 	}
-	slices.SortStableFunc(out, func(x, y metrics.Frame) int { return cmp.Compare(x.IntendedVsync, y.IntendedVsync) })
+	slices.SortStableFunc(out, func(x, y frames.Frame) int { return cmp.Compare(x.IntendedVsync, y.IntendedVsync) })
 	return out
 }
 
 // joinPolled is the polled frame whose IntendedVsync is nearest to due,
 // within half a period; nil when none is.
-func joinPolled(fs []metrics.Frame, due, period int64) *metrics.Frame {
+func joinPolled(fs []frames.Frame, due, period int64) *frames.Frame {
 	i := sort.Search(len(fs), func(k int) bool { return fs[k].IntendedVsync >= due })
-	var best *metrics.Frame
+	var best *frames.Frame
 	bestD := period/2 + 1
 	for _, k := range []int{i - 1, i} {
 		if k < 0 || k >= len(fs) {

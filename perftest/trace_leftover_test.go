@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/procfs"
 )
 
 // The pull's deadline is a floor plus the file's size at 1 MiB/s: a
@@ -49,8 +49,8 @@ type pullDevice struct {
 }
 
 func (d *pullDevice) serial() string { return "pull-1" }
-func (d *pullDevice) facts(context.Context) (metrics.DeviceFacts, []string, error) {
-	return metrics.DeviceFacts{}, nil, nil
+func (d *pullDevice) facts(context.Context) (procfs.DeviceFacts, []string, error) {
+	return procfs.DeviceFacts{}, nil, nil
 }
 func (d *pullDevice) appUID(context.Context, string) (int, error) { return 10100, nil }
 func (d *pullDevice) appProcesses(context.Context, string) ([]string, []int, error) {

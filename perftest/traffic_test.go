@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/procfs"
 )
 
 // A traffic rate divides by the device's clock read beside the counters
@@ -65,8 +65,8 @@ func TestAppCPUOnTheDeviceClock(t *testing.T) {
 			c := bareCollector(SourceGfxInfo)
 			c.cpuOK = false
 			c.s.res.Device.Cores, c.s.res.Device.ClockTicks = 4, 100
-			proc := func(ticks uint64) []metrics.ProcPidStat {
-				return []metrics.ProcPidStat{{PID: 4242, Comm: "com.x.y", UTime: ticks, STime: 10, StartTime: 500}}
+			proc := func(ticks uint64) []procfs.PidStat {
+				return []procfs.PidStat{{PID: 4242, Comm: "com.x.y", UTime: ticks, STime: 10, StartTime: 500}}
 			}
 			c.s.res.Samples = []Sample{
 				{HostNs: 1 * s, UptimeNs: tc.up0, PIDs: []int{4242}, Procs: proc(100)},

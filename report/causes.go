@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -73,7 +73,7 @@ func causesOf(r *perftest.Result, st *perftest.Step, anchor string) (template.HT
 		return "", nil
 	}
 	hc := htmlCauses{Summary: c.Line()}
-	for _, p := range metrics.FramePhaseOrder {
+	for _, p := range frames.PhaseOrder {
 		if n := c.Phases[p]; n > 0 {
 			hc.Phases = append(hc.Phases, htmlFact{string(p), fmt.Sprint(n)})
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -84,7 +85,7 @@ func budgetLines(budgets []budget.Limit, step string, scale float64, unit string
 // janky frames by each definition.
 func frameTimeChart(fs frameSeries, stepS float64, gaps [][2]float64) *chart {
 	what, name := "frame time (t[i] − t[i−1], present times)", "frame time"
-	if fs.source == metrics.FrameSourceGfxInfo {
+	if fs.source == frames.SourceGfxInfo {
 		what, name = "frame duration (FrameCompleted − IntendedVsync)", "duration"
 	}
 	ft := &chart{id: "frametime", title: "Frame time per frame: " + what, unit: "ms", xMax: stepS, gaps: gaps,
@@ -95,7 +96,7 @@ func frameTimeChart(fs frameSeries, stepS float64, gaps [][2]float64) *chart {
 	// PerfDog judges the interval between frame times, which for gfxinfo
 	// is not the duration the line shows: its marks sit at that interval.
 	perfDogName, perfDogNote := "PerfDog ", ""
-	if fs.source == metrics.FrameSourceGfxInfo {
+	if fs.source == frames.SourceGfxInfo {
 		perfDogNote = " (by interval)"
 	}
 	ft.marks = []marks{

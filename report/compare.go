@@ -11,6 +11,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -179,7 +180,7 @@ func sideOf(results []*perftest.Result, acrossDevices, perRun bool) *Side {
 			for _, k := range one.order {
 				runs := one.runs[k]
 				m := one.defs[k]
-				m.Value = metrics.NearestRank(runs.Values, 50)
+				m.Value = frames.NearestRank(runs.Values, 50)
 				var ft []float64
 				frames := 0
 				for i := range runs.Values {

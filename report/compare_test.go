@@ -9,6 +9,8 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/perfgate/perfgate/android/procfs"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -18,10 +20,10 @@ import (
 // PSS are given; the other metrics stay constant.
 func run(p95, fps float64, pssKB int64) *perftest.Result {
 	st := &perftest.Step{Name: "scroll"}
-	st.FrameStats = metrics.FrameSummary{Source: "gfxinfo", Frames: 120, FPS: fps, Jank: 1, JankDefinition: metrics.JankDefinitionDeadlineMissed,
-		FrameTimeMS: metrics.FramePercentiles{P50: 7, P90: p95 - 1, P95: p95, P99: p95 + 4}}
+	st.FrameStats = frames.Summary{Source: "gfxinfo", Frames: 120, FPS: fps, Jank: 1, JankDefinition: frames.JankDefinitionDeadlineMissed,
+		FrameTimeMS: frames.Percentiles{P50: 7, P90: p95 - 1, P95: p95, P99: p95 + 4}}
 	st.MemoryStats = perftest.MemoryStats{PSSMaxKB: pssKB, PSSSamples: 3}
-	return &perftest.Result{Schema: perftest.Schema, Name: "TestScroll", Device: metrics.DeviceFacts{Model: "Pixel 7", Release: "14", API: 34},
+	return &perftest.Result{Schema: perftest.Schema, Name: "TestScroll", Device: procfs.DeviceFacts{Model: "Pixel 7", Release: "14", API: 34},
 		App: perftest.AppInfo{Package: "com.example"}, Steps: []*perftest.Step{st}}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -242,7 +243,7 @@ func overlayCharts(br *perftest.Result, bs *perftest.Step, nr *perftest.Result, 
 	stepS := math.Max(stepSeconds(bs), stepSeconds(ns))
 	bf, nf := framesOf(br, bs), framesOf(nr, ns)
 	name := "frame time"
-	if nf.source == metrics.FrameSourceGfxInfo {
+	if nf.source == frames.SourceGfxInfo {
 		name = "frame duration"
 	}
 	ft := &chart{id: "compare-frametime", title: "Frame time per frame (" + name + "), first run of each side", unit: "ms", xMax: stepS,

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -45,7 +46,7 @@ func ExampleWriteMarkdown() {
 func ExampleCompare() {
 	session := func(p95 float64) *perftest.Result {
 		st := &perftest.Step{Name: "scroll"}
-		st.FrameStats = metrics.FrameSummary{Source: "gfxinfo", Frames: 100, FPS: 60, FrameTimeMS: metrics.FramePercentiles{P95: p95}}
+		st.FrameStats = frames.Summary{Source: "gfxinfo", Frames: 100, FPS: 60, FrameTimeMS: frames.Percentiles{P95: p95}}
 		return &perftest.Result{Schema: perftest.Schema, Steps: []*perftest.Step{st}}
 	}
 	var base, next []*perftest.Result

@@ -19,8 +19,11 @@ import (
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/golden"
 
+	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/android/surfaceflinger"
 	pgassert "github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/budget"
+	framespkg "github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -324,21 +327,21 @@ func TestHTMLEmptyStep(t *testing.T) {
 // vsync + 16.6 ms).
 func TestChartSeriesHandComputed(t *testing.T) {
 	const period = 16_666_667
-	var frames []metrics.Frame
-	var gf []metrics.GfxInfoFrame
+	var frames []framespkg.Frame
+	var gf []gfxinfo.FrameStats
 	for i := range 90 { // 90 frames over 1.5 s
 		iv := int64(1e9) + int64(i)*period
 		dur := int64(8e6)
 		if i == 45 {
 			dur = 40e6
 		}
-		g := metrics.GfxInfoFrame{IntendedVsync: iv, Vsync: iv, FrameCompleted: iv + dur, FrameDeadline: iv + period}
-		frames = append(frames, metrics.Frame{Source: "gfxinfo", Window: "w", GfxInfoFrame: g})
+		g := gfxinfo.FrameStats{IntendedVsync: iv, Vsync: iv, FrameCompleted: iv + dur, FrameDeadline: iv + period}
+		frames = append(frames, framespkg.Frame{Source: "gfxinfo", Window: "w", FrameStats: g})
 		gf = append(gf, g)
 	}
 	st := &perftest.Step{Name: "s", HostStartNs: 0, HostEndNs: 1.5e9, DeviceStartNs: 1e9, DeviceEndNs: 2.5e9,
 		HostEnd: time.Unix(0, 1.5e9), HostStart: time.Unix(0, 0)}
-	st.FrameStats = metrics.FrameSummarizeGfxInfo(gf, period)
+	st.FrameStats = framespkg.SummarizeGfxInfo(gf, period)
 	st.FrameStats.Window = "w"
 	r := &perftest.Result{Schema: perftest.Schema, Name: "hand", Frames: frames, Steps: []*perftest.Step{st}}
 	var b bytes.Buffer
@@ -504,11 +507,11 @@ func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("disk full")
 // allocate a bin per second; the chart now widens its bins instead.
 func TestHTMLHugeStep(t *testing.T) {
 	st := &perftest.Step{Name: "s", HostEndNs: math.MaxInt64, DeviceEndNs: math.MaxInt64}
-	st.FrameStats = metrics.FrameSummary{Source: "surfaceflinger", Window: "w", Frames: 3, RefreshPeriodMS: 16.7}
-	r := &perftest.Result{Schema: perftest.Schema, Steps: []*perftest.Step{st}, Frames: []metrics.Frame{
-		{Source: "surfaceflinger", Window: "w", SurfaceFlingerFrame: metrics.SurfaceFlingerFrame{ActualPresent: 1}},
-		{Source: "surfaceflinger", Window: "w", SurfaceFlingerFrame: metrics.SurfaceFlingerFrame{ActualPresent: 2e7}},
-		{Source: "surfaceflinger", Window: "w", SurfaceFlingerFrame: metrics.SurfaceFlingerFrame{ActualPresent: math.MaxInt64 - 1}}}}
+	st.FrameStats = framespkg.Summary{Source: "surfaceflinger", Window: "w", Frames: 3, RefreshPeriodMS: 16.7}
+	r := &perftest.Result{Schema: perftest.Schema, Steps: []*perftest.Step{st}, Frames: []framespkg.Frame{
+		{Source: "surfaceflinger", Window: "w", LatencyFrame: surfaceflinger.LatencyFrame{ActualPresent: 1}},
+		{Source: "surfaceflinger", Window: "w", LatencyFrame: surfaceflinger.LatencyFrame{ActualPresent: 2e7}},
+		{Source: "surfaceflinger", Window: "w", LatencyFrame: surfaceflinger.LatencyFrame{ActualPresent: math.MaxInt64 - 1}}}}
 	var b bytes.Buffer
 	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{Budgets: []budget.Limit{{Metric: "fps", Value: math.MaxFloat64}}}))
 	assert.Equal(t, len(charts(t, b.String())), 5)

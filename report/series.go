@@ -6,7 +6,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/android/procfs"
+	framespkg "github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -36,9 +38,9 @@ type frameSeries struct {
 
 // stepFrames returns the frames of the window the step's frame summary
 // describes (the one that rendered the most), in time order.
-func stepFrames(r *perftest.Result, st *perftest.Step) []metrics.Frame {
+func stepFrames(r *perftest.Result, st *perftest.Step) []framespkg.Frame {
 	fs := st.FrameStats
-	var out []metrics.Frame
+	var out []framespkg.Frame
 	for _, f := range r.Frames {
 		if f.Source != fs.Source || f.Window != fs.Window {
 			continue
@@ -47,25 +49,25 @@ func stepFrames(r *perftest.Result, st *perftest.Step) []metrics.Frame {
 			out = append(out, f)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b metrics.Frame) int { return cmp.Compare(a.Time(), b.Time()) })
+	slices.SortStableFunc(out, func(a, b framespkg.Frame) int { return cmp.Compare(a.Time(), b.Time()) })
 	return out
 }
 
 // framesOf builds the frame-time chart's data. The jank marks are the
-// frames the step's frame summary (metrics.FrameSummarize) names under
+// frames the step's frame summary (frames.Summarize) names under
 // each definition, so the marks on the chart are the frames its counts
 // counted.
 func framesOf(r *perftest.Result, st *perftest.Step) frameSeries {
 	fs := frameSeries{source: st.FrameStats.Source, periodMS: st.FrameStats.RefreshPeriodMS}
 	frames := stepFrames(r, st)
-	gfx := fs.source == metrics.FrameSourceGfxInfo
+	gfx := fs.source == framespkg.SourceGfxInfo
 	if gfx {
 		// Only frames the summary takes have a duration.
-		frames = slices.DeleteFunc(frames, func(f metrics.Frame) bool {
-			return metrics.GfxInfoRowReject(f.GfxInfoFrame, 0) != ""
+		frames = slices.DeleteFunc(frames, func(f framespkg.Frame) bool {
+			return gfxinfo.RowReject(f.FrameStats, 0) != ""
 		})
 	}
-	janked := metrics.FrameSummarize(fs.source, frames, int64(math.Round(fs.periodMS*1e6))).Janked
+	janked := framespkg.Summarize(fs.source, frames, int64(math.Round(fs.periodMS*1e6))).Janked
 	t := make([]int64, len(frames))
 	at := make(map[int64]int, len(frames))
 	for i, f := range frames {
@@ -161,8 +163,8 @@ type procKey struct {
 	start uint64
 }
 
-func procTicks(ps []metrics.ProcPidStat) map[procKey]metrics.ProcPidStat {
-	m := make(map[procKey]metrics.ProcPidStat, len(ps))
+func procTicks(ps []procfs.PidStat) map[procKey]procfs.PidStat {
+	m := make(map[procKey]procfs.PidStat, len(ps))
 	for _, p := range ps {
 		m[procKey{p.PID, p.StartTime}] = p
 	}
@@ -216,7 +218,7 @@ func cpuOf(r *perftest.Result, st *perftest.Step) cpuSeries {
 	threadSum := map[tkey]float64{}
 	for i := 1; i < len(ss); i++ {
 		a, b := ss[i-1], ss[i]
-		total, busy, err := metrics.CPUDelta(*a.CPU, *b.CPU)
+		total, busy, err := procfs.CPUDelta(*a.CPU, *b.CPU)
 		if err != nil {
 			continue // a counter reset (reboot) or no time passed
 		}
@@ -224,7 +226,7 @@ func cpuOf(r *perftest.Result, st *perftest.Step) cpuSeries {
 		x := sec((a.HostNs+b.HostNs)/2 - st.HostStartNs)
 		out.device = append(out.device, pt{x, float64(busy) / dt * 100})
 		// Processes present at both ends: none started inside counts.
-		app := metrics.CPUAppTicksBetween(a.Procs, b.Procs, math.MaxUint64)
+		app := procfs.CPUAppTicksBetween(a.Procs, b.Procs, math.MaxUint64)
 		out.app = append(out.app, pt{x, float64(app) / dt * 100})
 		before := procTicks(a.Threads)
 		for _, th := range b.Threads {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -117,7 +118,7 @@ func TestWriteSteps(t *testing.T) {
 
 // A step's line says which figures were not measured and why.
 func TestStepLineNotMeasured(t *testing.T) {
-	st := &perftest.Step{Name: "tap", HostEndNs: 40e6, FrameStats: metrics.FrameSummary{Source: "gfxinfo"},
+	st := &perftest.Step{Name: "tap", HostEndNs: 40e6, FrameStats: frames.Summary{Source: "gfxinfo"},
 		CPUStats:    perftest.CPUStats{Intervals: 1, Mean: 3.25},
 		NotMeasured: map[metrics.Name]string{"pss_max": "memory: no dumpsys meminfo com.example read in the step (the step lasted 40ms; reads come every 1s)"}}
 	// A step without frames says so where the frames are counted, not

@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/internal/jsondup"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -99,7 +99,7 @@ func ParseFile(path string, b []byte, o ParseOptions) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := metrics.ValidatePackage(fj.Package); err != nil {
+	if err := dumpsys.ValidatePackage(fj.Package); err != nil {
 		return nil, fmt.Errorf("%s: package %s: %s", path, excerpt.Quote(fj.Package), excerpt.Text(err.Error()))
 	}
 	if fj.Simulated != nil && o.CheckSimulated != nil {

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/dumpsys"
+	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -42,7 +43,7 @@ type StartupOptions struct {
 // "Displayed") and, when asked, to full display (logcat's "Fully drawn").
 func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind StartKind, o StartupOptions) (perftest.StartupSample, error) {
 	var s perftest.StartupSample
-	if err := metrics.ValidatePackage(pkg); err != nil {
+	if err := dumpsys.ValidatePackage(pkg); err != nil {
 		return s, fmt.Errorf("scenario startup: %w", err)
 	}
 	component, err := resolveActivity(ctx, dev, pkg, o.Activity)
@@ -71,7 +72,7 @@ func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind Star
 		if err != nil {
 			return s, err
 		}
-		if _, err := metrics.ParseAmStart([]byte(out)); err != nil {
+		if _, err := dumpsys.ParseAmStart([]byte(out)); err != nil {
 			return s, fmt.Errorf("scenario startup: %s: %w", start, err)
 		}
 		if err := sleep(ctx, 300*time.Millisecond); err != nil {
@@ -98,7 +99,7 @@ func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind Star
 	if err != nil {
 		return s, err
 	}
-	am, err := metrics.ParseAmStart([]byte(out))
+	am, err := dumpsys.ParseAmStart([]byte(out))
 	if err != nil {
 		return s, fmt.Errorf("scenario startup: %s: %w: %q", start, err, strings.TrimSpace(out))
 	}
@@ -134,18 +135,18 @@ func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind Star
 
 // startupLog returns the Displayed and Fully drawn lines logcat holds for
 // component. New ones are those past the count read before a launch.
-func startupLog(ctx context.Context, dev *adbx.Device, component string) ([]metrics.LogcatDisplayed, error) {
+func startupLog(ctx context.Context, dev *adbx.Device, component string) ([]logcat.Displayed, error) {
 	r, err := dev.Shell(ctx, "logcat -d -v threadtime -b main,system")
 	if err != nil {
 		return nil, fmt.Errorf("scenario startup: logcat: %w", err)
 	}
-	entries, err := metrics.ParseLogcat(r.Stdout)
+	entries, err := logcat.Parse(r.Stdout)
 	if err != nil {
 		return nil, fmt.Errorf("scenario startup: logcat: %w", err)
 	}
 	pkg, _, _ := strings.Cut(component, "/")
-	var out []metrics.LogcatDisplayed
-	for _, d := range metrics.LogcatStartups(entries) {
+	var out []logcat.Displayed
+	for _, d := range logcat.Startups(entries) {
 		if strings.HasPrefix(d.Component, pkg+"/") {
 			out = append(out, d)
 		}
@@ -187,7 +188,7 @@ func resolveActivity(ctx context.Context, dev *adbx.Device, pkg, activity string
 // the launches by the nearest-rank method (DESIGN.md percentiles), and
 // full display only when every launch reported it.
 func StartupStatsOf(kind StartKind, samples []perftest.StartupSample) perftest.StartupStats {
-	st := perftest.StartupStats{Kind: string(kind), Source: metrics.AmStartSource + " TotalTime; logcat Fully drawn", Iterations: samples}
+	st := perftest.StartupStats{Kind: string(kind), Source: dumpsys.AmStartSource + " TotalTime; logcat Fully drawn", Iterations: samples}
 	st.Summarise()
 	return st
 }

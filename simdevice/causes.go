@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/logcat"
+	"github.com/perfgate/perfgate/frames"
 )
 
 // The framework's classes the main thread's messages and stacks name.
@@ -22,8 +23,8 @@ const (
 )
 
 // mainThreadCausePhases are the phases whose work runs on the main thread.
-var mainThreadCausePhases = []string{string(metrics.PhaseWait), string(metrics.PhaseInput), string(metrics.PhaseAnimation),
-	string(metrics.PhaseLayout), string(metrics.PhaseDraw)}
+var mainThreadCausePhases = []string{string(frames.PhaseWait), string(frames.PhaseInput), string(frames.PhaseAnimation),
+	string(frames.PhaseLayout), string(frames.PhaseDraw)}
 
 // cause returns the workload's cause named name, nil when none.
 func (w *Workload) cause(name string) *Cause {
@@ -48,8 +49,8 @@ func (w *Workload) validateCauses() error {
 			return bad(f+".name", "%q is empty or used twice", c.Name)
 		}
 		seen[c.Name] = true
-		if !slices.Contains(metrics.FramePhaseOrder[:], metrics.FramePhase(c.Phase)) {
-			return bad(f+".phase", "%q is not a frame phase (%v)", c.Phase, metrics.FramePhaseOrder)
+		if !slices.Contains(frames.PhaseOrder[:], frames.Phase(c.Phase)) {
+			return bad(f+".phase", "%q is not a frame phase (%v)", c.Phase, frames.PhaseOrder)
 		}
 		onMain := slices.Contains(mainThreadCausePhases, c.Phase)
 		if onMain && len(c.Stack) == 0 {
@@ -58,7 +59,7 @@ func (w *Workload) validateCauses() error {
 		if !onMain && len(c.Stack) > 0 {
 			return bad(f+".stack", "phase %q is RenderThread work: the main thread has no stack in it", c.Phase)
 		}
-		if c.Phase == string(metrics.PhaseWait) && !javaClass(c.Handler) {
+		if c.Phase == string(frames.PhaseWait) && !javaClass(c.Handler) {
 			return bad(f+".handler", "%q is not a class name: a message of its own needs its Handler", c.Handler)
 		}
 		if c.Callback != "" && !javaClass(c.Callback) {
@@ -133,12 +134,12 @@ var (
 		"android.os.Handler.dispatchMessage"}
 	doFrameBase = []string{"android.view.Choreographer$FrameDisplayEventReceiver.run", "android.view.Choreographer.doFrame",
 		"android.view.Choreographer.doCallbacks", "android.view.Choreographer$CallbackRecord.run"}
-	phaseStacks = map[metrics.FramePhase][]string{
-		metrics.PhaseInput:     {"android.view.ViewRootImpl$ConsumeBatchedInputRunnable.run", "android.view.ViewRootImpl.doConsumeBatchedInput"},
-		metrics.PhaseAnimation: {"android.animation.AnimationHandler$1.doFrame", "android.animation.AnimationHandler.doAnimationFrame"},
-		metrics.PhaseLayout: {"android.view.ViewRootImpl$TraversalRunnable.run", "android.view.ViewRootImpl.doTraversal",
+	phaseStacks = map[frames.Phase][]string{
+		frames.PhaseInput:     {"android.view.ViewRootImpl$ConsumeBatchedInputRunnable.run", "android.view.ViewRootImpl.doConsumeBatchedInput"},
+		frames.PhaseAnimation: {"android.animation.AnimationHandler$1.doFrame", "android.animation.AnimationHandler.doAnimationFrame"},
+		frames.PhaseLayout: {"android.view.ViewRootImpl$TraversalRunnable.run", "android.view.ViewRootImpl.doTraversal",
 			"android.view.ViewRootImpl.performTraversals", "android.view.ViewRootImpl.performLayout"},
-		metrics.PhaseDraw: {"android.view.ViewRootImpl$TraversalRunnable.run", "android.view.ViewRootImpl.doTraversal",
+		frames.PhaseDraw: {"android.view.ViewRootImpl$TraversalRunnable.run", "android.view.ViewRootImpl.doTraversal",
 			"android.view.ViewRootImpl.performTraversals", "android.view.ViewRootImpl.performDraw", "android.view.ThreadedRenderer.draw"},
 	}
 	launchStacks = map[int][]string{
@@ -167,9 +168,9 @@ func identityHash(pid int, key string) string {
 // reads when a process of uid starts (Looper.getThresholdOverride), -1 when
 // no property holds one. Android 14 added the "any" forms.
 func (w *World) looperThreshold(uid int) int64 {
-	names := []string{metrics.LooperSlowProperty(uid, "main")}
+	names := []string{logcat.LooperSlowProperty(uid, "main")}
 	if w.cfg.API >= 34 {
-		names = []string{"log.looper.any.main.slow", metrics.LooperSlowProperty(uid, "any"), names[0]}
+		names = []string{"log.looper.any.main.slow", logcat.LooperSlowProperty(uid, "any"), names[0]}
 	}
 	for _, n := range names {
 		// SystemProperties.getInt: anything but an integer is the default.
@@ -280,7 +281,7 @@ func (w *World) mainThreadLocked(f *TruthFrame, cause *Cause, work int64, anr bo
 	var out []TruthBlock
 	frameStart := f.HandleInputStart - 50_000 // doFrame starts just before it handles input
 	when := f.IntendedVsync
-	if cause != nil && cause.Phase == string(metrics.PhaseWait) {
+	if cause != nil && cause.Phase == string(frames.PhaseWait) {
 		// The cause's message ran from just before the vsync until the
 		// frame could start.
 		lead := min(w.period/8, int64(time.Millisecond))
@@ -300,15 +301,15 @@ func (w *World) mainThreadLocked(f *TruthFrame, cause *Cause, work int64, anr bo
 	receiver := frameReceiver + "@" + identityHash(a.pid, frameReceiver)
 	logged := w.dispatchLocked(frameStart, end, when, frameHandler, receiver, 0)
 	stages := []struct {
-		phase      metrics.FramePhase
+		phase      frames.Phase
 		start, end int64
 	}{
-		{metrics.PhaseInput, f.HandleInputStart, f.AnimationStart},
-		{metrics.PhaseAnimation, f.AnimationStart, f.PerformTraversalsStart},
-		{metrics.PhaseLayout, f.PerformTraversalsStart, f.DrawStart},
-		{metrics.PhaseDraw, f.DrawStart, f.SyncQueued},
+		{frames.PhaseInput, f.HandleInputStart, f.AnimationStart},
+		{frames.PhaseAnimation, f.AnimationStart, f.PerformTraversalsStart},
+		{frames.PhaseLayout, f.PerformTraversalsStart, f.DrawStart},
+		{frames.PhaseDraw, f.DrawStart, f.SyncQueued},
 	}
-	inFrame := cause != nil && cause.Phase != string(metrics.PhaseWait) && len(cause.Stack) > 0
+	inFrame := cause != nil && cause.Phase != string(frames.PhaseWait) && len(cause.Stack) > 0
 	for _, s := range stages {
 		stack := stackOf(looperBase, doFrameBase, phaseStacks[s.phase])
 		if inFrame && string(s.phase) == cause.Phase {

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/logcat"
+	"github.com/perfgate/perfgate/android/profiler"
 )
 
 func runProg(f func(args []string, stdout, stderr io.Writer) int, args ...string) (int, string, string) {
@@ -61,17 +62,17 @@ func TestSetprop(t *testing.T) {
 
 // looperLines is the system buffer's Looper lines as logcat -v monotonic
 // prints them, parsed.
-func looperLines(t *testing.T, w *World) ([]metrics.LooperLine, []metrics.LogcatEntry) {
+func looperLines(t *testing.T, w *World) ([]logcat.LooperLine, []logcat.Entry) {
 	t.Helper()
 	var o, e bytes.Buffer
 	if st := w.Logcat(context.Background(), strings.Fields("-d -b system -v threadtime -v usec -v monotonic -s Looper:W"), &o, &e); st != 0 {
 		t.Fatalf("logcat: %d %s", st, e.String())
 	}
-	entries, err := metrics.ParseLogcat(o.Bytes())
+	entries, err := logcat.Parse(o.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return metrics.LooperLines(entries), entries
+	return logcat.LooperLines(entries), entries
 }
 
 // The app's main Looper logs its slow messages as the framework does once
@@ -91,13 +92,13 @@ func TestLooperLogsLikeTheFramework(t *testing.T) {
 			logged = append(logged, b)
 		}
 	}
-	var dispatch []metrics.LooperLine
+	var dispatch []logcat.LooperLine
 	kinds := map[string]int{}
 	for _, l := range lines {
 		switch {
 		case l.Drained:
 			kinds["drained"]++
-		case l.Kind == metrics.LooperDelivery:
+		case l.Kind == logcat.LooperDelivery:
 			kinds["delivery"]++
 			if l.Handler != frameHandler || l.CallbackClass() != frameReceiver || l.Millis < 70 {
 				t.Errorf("delivery %+v, want the frame after the decode, late", l)
@@ -226,7 +227,7 @@ func TestSimpleperfRecordsTheMainThread(t *testing.T) {
 		t.Fatalf("pkill: %d %q", code, e)
 	}
 	<-done
-	rec, lost, ok := metrics.ParseSimpleperfRecordLog(stderr.Bytes())
+	rec, lost, ok := profiler.ParseSimpleperfRecordLog(stderr.Bytes())
 	if *st != 0 || !ok || rec == 0 || lost != 0 {
 		t.Fatalf("record: %d %q", *st, stderr.String())
 	}
@@ -234,7 +235,7 @@ func TestSimpleperfRecordsTheMainThread(t *testing.T) {
 	if code := w.Simpleperf(context.Background(), []string{"report-sample", "--show-callchain", "-i", file}, &o, &e); code != 0 {
 		t.Fatalf("report-sample: %d %s", code, e.String())
 	}
-	rep, err := metrics.ParseSimpleperfSamples(o.Bytes())
+	rep, err := profiler.ParseSimpleperfSamples(o.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,10 +256,10 @@ func TestSimpleperfRecordsTheMainThread(t *testing.T) {
 		}
 		if s.TimeNs > decode.StartNs && s.TimeNs < decode.EndNs {
 			in++
-			if got := metrics.FoldStack(s.Frames); got != strings.Join(cause.Stack, ";") {
+			if got := profiler.FoldStack(s.Frames); got != strings.Join(cause.Stack, ";") {
 				t.Fatalf("sample in the decode: %s", got)
 			}
-			if i := metrics.AppFrame(s.Frames, PresetPackage); i < 0 || metrics.FrameName(s.Frames[i]) != PresetPackage+".ImageCache.decodeSync" {
+			if i := profiler.AppFrame(s.Frames, PresetPackage); i < 0 || profiler.FrameName(s.Frames[i]) != PresetPackage+".ImageCache.decodeSync" {
 				t.Fatalf("app frame %d of %v", i, s.Frames)
 			}
 		}
@@ -328,7 +329,7 @@ func TestANRReport(t *testing.T) {
 	clk.advance(7 * time.Second)
 	var o, e bytes.Buffer
 	w.Logcat(context.Background(), strings.Fields("-d -b system -v threadtime -v usec -v monotonic"), &o, &e)
-	anrs := metrics.ParseANRs(o.Bytes())
+	anrs := logcat.ParseANRs(o.Bytes())
 	pid := w.Truth().Pids[0]
 	if len(anrs) != 1 || anrs[0].Process != PresetPackage || anrs[0].PID != pid || !strings.HasPrefix(anrs[0].Reason, "Input dispatching timed out") {
 		t.Fatalf("ANRs %+v in\n%s", anrs, o.String())
@@ -344,7 +345,7 @@ func TestANRReport(t *testing.T) {
 	}
 	o.Reset()
 	w.Dumpsys([]string{"dropbox", "--print", "data_app_anr"}, &o, &e)
-	secs := metrics.ParseANRTraces(o.Bytes())
+	secs := logcat.ParseANRTraces(o.Bytes())
 	if len(secs) != 1 || secs[0].PID != pid || secs[0].Cmd != PresetPackage || secs[0].Main() == nil {
 		t.Fatalf("dropbox sections %+v in\n%s", secs, o.String())
 	}
@@ -450,7 +451,7 @@ func TestAmProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := metrics.ParseARTTrace(b)
+	tr, err := profiler.ParseARTTrace(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +467,7 @@ func TestAmProfile(t *testing.T) {
 	stack := strings.Join(w.Workload().cause("decode").Stack, ";")
 	in, idle := 0, 0
 	for _, s := range tr.Resample(500) {
-		fold := metrics.FoldStack(s.Frames)
+		fold := profiler.FoldStack(s.Frames)
 		switch {
 		case s.TimeNs > decode.StartNs+1e6 && s.TimeNs < decode.EndNs-1e6:
 			in++

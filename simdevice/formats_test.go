@@ -10,15 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/android/devtext"
+	"github.com/perfgate/perfgate/android/dumpsys"
+	"github.com/perfgate/perfgate/android/logcat"
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/internal/fixtures"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/simdevice/internal/format"
 )
 
 // capture returns a real capture as UTF-8 text with "\n" lines.
 func capture(t *testing.T, name string) string {
 	t.Helper()
-	return string(metrics.Normalize(fixtures.Read(t, name)))
+	return string(devtext.Normalize(fixtures.Read(t, name)))
 }
 
 // labels returns the "Label:" prefixes of the lines from the first line
@@ -175,7 +178,7 @@ func TestMeminfoShapeMatchesCaptures(t *testing.T) {
 		if !c.total.MatchString(ours) || !c.total.MatchString(real) {
 			t.Errorf("api %d: TOTAL line differs from the capture's form", c.api)
 		}
-		m, err := metrics.ParseMeminfo([]byte(ours))
+		m, err := dumpsys.ParseMeminfo([]byte(ours))
 		if err != nil {
 			t.Fatalf("api %d: metrics.ParseMeminfo: %v", c.api, err)
 		}
@@ -259,7 +262,7 @@ func TestProcShapesMatchCaptures(t *testing.T) {
 	if !regexp.MustCompile(`^\d+\.\d\d \d+\.\d\d\n$`).MatchString(read("/proc/uptime")) {
 		t.Errorf("/proc/uptime %q", read("/proc/uptime"))
 	}
-	snap, err := metrics.ParseCPUSnapshot([]byte(read("/proc/stat") + read(fmt.Sprintf("/proc/%d/stat", pid))))
+	snap, err := procfs.ParseCPUSnapshot([]byte(read("/proc/stat") + read(fmt.Sprintf("/proc/%d/stat", pid))))
 	if err != nil {
 		t.Fatalf("metrics.ParseCPUSnapshot: %v", err)
 	}
@@ -278,7 +281,7 @@ func TestTrafficShapesMatchCaptures(t *testing.T) {
 	if got, want := strings.SplitN(string(b), "\n", 2)[0], strings.SplitN(real, "\n", 2)[0]; got != want {
 		t.Errorf("xt_qtaguid header\n got %s\nwant %s", got, want)
 	}
-	q, err := metrics.ParseTrafficQtaguid(b)
+	q, err := procfs.ParseTrafficQtaguid(b)
 	if err != nil {
 		t.Fatalf("metrics.ParseTrafficQtaguid: %v", err)
 	}
@@ -295,7 +298,7 @@ func TestTrafficShapesMatchCaptures(t *testing.T) {
 			t.Errorf("netstats lacks %q (as in the capture)", want)
 		}
 	}
-	ns, err := metrics.ParseTrafficNetstats([]byte(out))
+	ns, err := dumpsys.ParseNetstats([]byte(out))
 	if err != nil {
 		t.Fatalf("metrics.ParseTrafficNetstats: %v", err)
 	}
@@ -306,7 +309,7 @@ func TestTrafficShapesMatchCaptures(t *testing.T) {
 	if c := ns.UIDHistory[PresetUID]; int64(c.RxBytes) != tr.RxBytes[PresetUID] {
 		t.Errorf("UID stats history %+v, truth rx %d", c, tr.RxBytes[PresetUID])
 	}
-	dev, err := metrics.ParseTrafficNetDev(mustRead(t, w, fmt.Sprintf("/proc/%d/net/dev", tr.Pids[0])))
+	dev, err := procfs.ParseTrafficNetDev(mustRead(t, w, fmt.Sprintf("/proc/%d/net/dev", tr.Pids[0])))
 	if err != nil || dev["wlan0"].RxBytes == 0 {
 		t.Errorf("net/dev: %v %+v", err, dev)
 	}
@@ -404,7 +407,7 @@ func TestDumpsysMiscShapes(t *testing.T) {
 	if got, want := keys(wdumpsys(w, "battery")), keys(capture(t, "battery/xiaomi_pad6_api34_dumpsys_battery.txt")); !slices.Equal(got, want) {
 		t.Errorf("battery keys\n got %q\nwant %q", got, want)
 	}
-	if _, err := metrics.ParseBatteryUevent(mustRead(t, w, "/sys/class/power_supply/battery/uevent")); err != nil {
+	if _, err := dumpsys.ParseBatteryUevent(mustRead(t, w, "/sys/class/power_supply/battery/uevent")); err != nil {
 		t.Errorf("metrics.ParseBatteryUevent: %v", err)
 	}
 	disp := wdumpsys(w, "display")
@@ -417,12 +420,12 @@ func TestDumpsysMiscShapes(t *testing.T) {
 	if m := mode.FindStringSubmatch(disp); m == nil || m[4] != "60.0" || !strings.Contains(disp, "renderFrameRate 60.0,") {
 		t.Errorf("display:\n%s", disp)
 	}
-	dr, err := metrics.ParseDisplayRefresh([]byte(disp))
+	dr, err := dumpsys.ParseDisplayRefresh([]byte(disp))
 	if err != nil || dr.ActiveHz != 60 {
 		t.Errorf("metrics.ParseDisplayRefresh: %+v %v", dr, err)
 	}
 	w120, _ := newTestWorld(t, Config{API: 33, RefreshHz: 120})
-	if dr, err := metrics.ParseDisplayRefresh([]byte(wdumpsys(w120, "display"))); err != nil || dr.ActiveHz < 119.9 || len(dr.Modes) != 2 {
+	if dr, err := dumpsys.ParseDisplayRefresh([]byte(wdumpsys(w120, "display"))); err != nil || dr.ActiveHz < 119.9 || len(dr.Modes) != 2 {
 		t.Errorf("120 Hz display: %+v %v", dr, err)
 	}
 	act := wdumpsys(w, "activity", "activities")
@@ -502,8 +505,8 @@ func TestLogcatFormatsMatchCaptures(t *testing.T) {
 	if real := capture(t, "logcat_choreographer/mythtv193_ddms_time_format_2013.txt"); !tm.MatchString(real) || !tm.MatchString(line("time")) {
 		t.Errorf("time %q vs capture %q", line("time"), real)
 	}
-	entries, err := metrics.ParseLogcat([]byte(line("threadtime") + "\n"))
-	if err != nil || len(metrics.LogcatSkipped(entries)) != 1 || metrics.LogcatSkipped(entries)[0].Frames != 39 {
+	entries, err := logcat.Parse([]byte(line("threadtime") + "\n"))
+	if err != nil || len(logcat.Skipped(entries)) != 1 || logcat.Skipped(entries)[0].Frames != 39 {
 		t.Errorf("metrics.LogcatSkipped: %+v %v", entries, err)
 	}
 }

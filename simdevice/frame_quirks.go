@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/simdevice/internal/format"
 )
 
@@ -115,15 +115,15 @@ func (w *World) applyQuirks(f *TruthFrame) {
 	i := f.Index
 	switch {
 	case picks(q.StuckEvery, i):
-		f.quirk, f.Reject = quirkStuck, string(metrics.FrameRejectNotCompleted)
+		f.quirk, f.Reject = quirkStuck, string(gfxinfo.RejectNotCompleted)
 	case picks(q.GarbageEvery, i):
-		f.quirk, f.Reject = quirkGarbage, string(metrics.FrameRejectBeyondClock)
+		f.quirk, f.Reject = quirkGarbage, string(gfxinfo.RejectBeyondClock)
 	case picks(q.SentinelEvery, i):
-		f.quirk, f.Reject = quirkSentinel, string(metrics.FrameRejectSentinel)
+		f.quirk, f.Reject = quirkSentinel, string(gfxinfo.RejectSentinel)
 	case picks(q.StaleEvery, i):
-		f.quirk, f.Reject = quirkStale, string(metrics.FrameRejectCompletedBeforeVsync)
+		f.quirk, f.Reject = quirkStale, string(gfxinfo.RejectCompletedBeforeVsync)
 	case picks(q.FlaggedEvery, i):
-		f.quirk, f.Reject = quirkFlagged, string(metrics.FrameRejectFlags)
+		f.quirk, f.Reject = quirkFlagged, string(gfxinfo.RejectFlags)
 	case picks(q.LateEvery, i):
 		f.quirk = quirkLate
 		f.ShownCompletedNs = f.Present + int64(q.LateMs)*1e6

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/devtext"
+	"github.com/perfgate/perfgate/android/gfxinfo"
 )
 
 // Replay makes the device play a real `dumpsys gfxinfo <pkg> framestats`
@@ -99,12 +100,12 @@ var errReplay = errors.New("simdevice: replay")
 
 // newReplay reads a capture.
 func newReplay(r *Replay) (*replay, error) {
-	text := metrics.Normalize(r.Capture)
-	g, err := metrics.ParseGfxInfo(text)
+	text := devtext.Normalize(r.Capture)
+	g, err := gfxinfo.Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errReplay, err)
 	}
-	var proc *metrics.GfxInfoProcess
+	var proc *gfxinfo.Process
 	var withRows []string
 	for _, p := range g.Processes {
 		n := 0
@@ -165,7 +166,7 @@ func newReplay(r *Replay) (*replay, error) {
 
 // layout cuts the capture into the head, the package's section and its
 // blocks, and works out when each row appears and completes.
-func (rp *replay) layout(text string, proc *metrics.GfxInfoProcess) error {
+func (rp *replay) layout(text string, proc *gfxinfo.Process) error {
 	lines := strings.SplitAfter(text, "\n")
 	start, end := -1, len(lines)
 	header := fmt.Sprintf("** Graphics info for pid %d [%s] **", proc.PID, proc.Package)
@@ -199,7 +200,7 @@ func (rp *replay) layout(text string, proc *metrics.GfxInfoProcess) error {
 		}
 		rp.head += ln
 	}
-	var blocks []*metrics.GfxInfoWindow
+	var blocks []*gfxinfo.Window
 	for _, w := range proc.Windows {
 		if w.Frames != nil {
 			blocks = append(blocks, w)
@@ -245,7 +246,7 @@ func (rp *replay) layout(text string, proc *metrics.GfxInfoProcess) error {
 }
 
 // window lays out one block's rows.
-func (rp *replay) window(w *metrics.GfxInfoWindow) *replayWindow {
+func (rp *replay) window(w *gfxinfo.Window) *replayWindow {
 	t := w.Frames
 	rw := &replayWindow{name: w.Label(), cols: t.Columns, complete: t.Column("FrameCompleted"), deadline: t.Column("FrameDeadline")}
 	for _, c := range t.Columns {
@@ -287,7 +288,7 @@ func (rp *replay) window(w *metrics.GfxInfoWindow) *replayWindow {
 
 // realTime reports a value that is a time on the capture's clock.
 func (rp *replay) realTime(v int64) bool {
-	return v > 0 && v <= rp.clockNs+int64(metrics.FrameClockSlack)
+	return v > 0 && v <= rp.clockNs+int64(gfxinfo.ClockSlack)
 }
 
 // start begins the replay at device time now.

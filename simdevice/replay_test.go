@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/internal/fixtures"
-	"github.com/perfgate/perfgate/metrics"
 )
 
 const anavmode = "gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt"
@@ -24,7 +24,7 @@ func TestReplayPlaysCapture(t *testing.T) {
 		t.Errorf("pidof %q, want the capture's pid 1955", pid)
 	}
 	first := wdumpsys(w, "gfxinfo", "com.android.settings", "framestats")
-	g, err := metrics.ParseGfxInfo([]byte(first))
+	g, err := gfxinfo.Parse([]byte(first))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestReplayPlaysCapture(t *testing.T) {
 		t.Fatalf("stuck row %+v", stuck)
 	}
 	clk.advance(time.Duration(stuck.AppearNs-int64(w.Uptime())) + 5*time.Millisecond)
-	mid, err := metrics.ParseGfxInfo([]byte(wdumpsys(w, "gfxinfo", "com.android.settings", "framestats")))
+	mid, err := gfxinfo.Parse([]byte(wdumpsys(w, "gfxinfo", "com.android.settings", "framestats")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +58,12 @@ func TestReplayPlaysCapture(t *testing.T) {
 	}
 	// At the end every row reads as captured, moved by one offset.
 	clk.advance(end - w.Uptime() + time.Second)
-	last, err := metrics.ParseGfxInfo([]byte(wdumpsys(w, "gfxinfo", "com.android.settings", "framestats")))
+	last, err := gfxinfo.Parse([]byte(wdumpsys(w, "gfxinfo", "com.android.settings", "framestats")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	orig, _ := metrics.ParseGfxInfo(capture)
-	var want []*metrics.GfxInfoWindow
+	orig, _ := gfxinfo.Parse(capture)
+	var want []*gfxinfo.Window
 	for _, ow := range orig.Windows() {
 		if strings.HasPrefix(ow.Label(), "com.android.settings/") {
 			want = append(want, ow)
@@ -91,7 +91,7 @@ func TestReplayPlaysCapture(t *testing.T) {
 	}
 	// A reset clears the rows shown so far.
 	wdumpsys(w, "gfxinfo", "com.android.settings", "reset")
-	after, _ := metrics.ParseGfxInfo([]byte(wdumpsys(w, "gfxinfo", "com.android.settings", "framestats")))
+	after, _ := gfxinfo.Parse([]byte(wdumpsys(w, "gfxinfo", "com.android.settings", "framestats")))
 	if n := after.Windows()[0].Frames.Len(); n != 0 {
 		t.Errorf("%d rows after a reset", n)
 	}
@@ -135,7 +135,7 @@ func FuzzReplay(f *testing.F) {
 		rp.start(11_000_000_000_000)
 		var b strings.Builder
 		rp.dump(&b, 11_000_000_000_000+rp.endNs-rp.firstApp+int64(replayLeadIn)+1)
-		g, err := metrics.ParseGfxInfo([]byte(b.String()))
+		g, err := gfxinfo.Parse([]byte(b.String()))
 		if err != nil {
 			t.Fatalf("the replay's last dump does not parse: %v\n%s", err, b.String())
 		}

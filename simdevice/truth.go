@@ -64,7 +64,7 @@ type TruthFrame struct {
 	Stuffed bool `json:"stuffed,omitempty"`
 
 	// Reject is why the frame's gfxinfo row is not a frame (a
-	// metrics.FrameReject, set by FrameQuirks); "" when the row is one.
+	// gfxinfo.Reject, set by FrameQuirks); "" when the row is one.
 	Reject string `json:"reject,omitempty"`
 	// Twin: one more row, with Flags 2 and this frame's IntendedVsync,
 	// comes before the frame's row (rejected as "flags").

@@ -125,7 +125,7 @@ type Jank struct {
 // records the cause of every frame and message in the truth.
 type Cause struct {
 	Name string `json:"name"`
-	// Phase is the frame phase the work falls in (metrics.FramePhase):
+	// Phase is the frame phase the work falls in (frames.Phase):
 	// "wait" is a Looper message of its own that runs just before the
 	// frame, which then starts late; "input", "animation", "layout" and
 	// "draw" run inside the frame's Choreographer message; "sync",

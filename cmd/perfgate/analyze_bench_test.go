@@ -105,7 +105,7 @@ func measureMemory(b *testing.B, loop func()) {
 
 // BenchmarkAnalyzeLongLine is every analyze subcommand on a capture of one
 // 1 GiB line (a file with a hole past its first 2 MiB of digits), which
-// it refuses once the line passes metrics.MaxLine.
+// it refuses once the line passes devtext.MaxLine.
 func BenchmarkAnalyzeLongLine(b *testing.B) {
 	big := longLineFile(b, 1<<30)
 	small := smallCPU(b)

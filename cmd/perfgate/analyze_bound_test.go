@@ -59,7 +59,7 @@ func smallCPU(tb testing.TB) string {
 }
 
 // Every analyze subcommand refuses a 1 GiB capture of one line once the
-// line passes metrics.MaxLine: the error names the file, the line and
+// line passes devtext.MaxLine: the error names the file, the line and
 // quotes a bounded start of it, and the command has allocated a few MiB.
 // (Not parallel: it reads the process's allocation count.)
 func TestAnalyzeLongLine(t *testing.T) {

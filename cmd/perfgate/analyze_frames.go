@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -12,25 +11,27 @@ import (
 	"os"
 	"strings"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/android/surfaceflinger"
+	"github.com/perfgate/perfgate/frames"
 )
 
 // framesOutput is what `perfgate analyze frames` prints: the summary of one
 // window plus, for gfxinfo, the windows it did not pick.
 type framesOutput struct {
-	metrics.FrameSummary
+	frames.Summary
 	// RefreshFrom says where R came from: "capture" or "flag".
 	RefreshFrom string `json:"refresh_from"`
 	// Rejected counts the window's rows that were not frames, by reason
-	// (metrics.FrameReject).
-	Rejected     metrics.FrameRejects `json:"rejected"`
-	OtherWindows []framesWindow       `json:"other_windows,omitempty"`
+	// (gfxinfo.Reject).
+	Rejected     gfxinfo.Rejects `json:"rejected"`
+	OtherWindows []framesWindow  `json:"other_windows,omitempty"`
 }
 
 type framesWindow struct {
-	Window   string               `json:"window"`
-	Frames   int                  `json:"frames"`
-	Rejected metrics.FrameRejects `json:"rejected"`
+	Window   string          `json:"window"`
+	Frames   int             `json:"frames"`
+	Rejected gfxinfo.Rejects `json:"rejected"`
 }
 
 func analyzeFrames(args []string, stdout, stderr io.Writer) error {
@@ -88,9 +89,9 @@ func analyzeFrames(args []string, stdout, stderr io.Writer) error {
 	}
 	var out framesOutput
 	switch kind {
-	case metrics.FrameSourceSurfaceFlinger:
+	case frames.SourceSurfaceFlinger:
 		out, err = framesSurfaceFlinger(in, flagPeriod)
-	case metrics.FrameSourceGfxInfo:
+	case frames.SourceGfxInfo:
 		out, err = framesGfxInfo(in, flagPeriod, *window)
 	default:
 		return fmt.Errorf("analyze frames: -source %q: want auto, surfaceflinger or gfxinfo", kind)
@@ -107,27 +108,11 @@ func analyzeFrames(args []string, stdout, stderr io.Writer) error {
 // capture: gfxinfo has its banner or PROFILEDATA markers; --latency starts
 // with a lone integer.
 func framesDetect(head []byte) string {
-	if len(head) >= 2 && (head[0] == 0xFF || head[0] == 0xFE) {
-		head = head[:len(head)&^1] // whole UTF-16 code units
-	}
-	text := metrics.Normalize(head)
-	if bytes.Contains(text, []byte("---PROFILEDATA---")) || bytes.Contains(text, []byte("Graphics info for pid")) ||
-		bytes.Contains(text, []byte("Applications Graphics Acceleration Info")) {
-		return metrics.FrameSourceGfxInfo
-	}
-	for len(text) > 0 {
-		ln := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			ln, text = text[:i], text[i+1:]
-		} else {
-			text = nil
-		}
-		if first := bytes.TrimSpace(ln); len(first) > 0 {
-			if len(bytes.Trim(first, "0123456789")) == 0 {
-				return metrics.FrameSourceSurfaceFlinger
-			}
-			return ""
-		}
+	switch {
+	case gfxinfo.IsDump(head):
+		return frames.SourceGfxInfo
+	case surfaceflinger.IsLatency(head):
+		return frames.SourceSurfaceFlinger
 	}
 	return ""
 }
@@ -135,7 +120,7 @@ func framesDetect(head []byte) string {
 func framesSurfaceFlinger(in io.Reader, flagPeriod int64) (framesOutput, error) {
 	// The present times held in 4 bytes a frame: a GB of rows is 22
 	// million frames.
-	lat, times, err := metrics.ScanSurfaceFlingerTimes(in)
+	lat, times, err := surfaceflinger.ScanTimes(in)
 	if err != nil {
 		return framesOutput{}, err
 	}
@@ -147,14 +132,14 @@ func framesSurfaceFlinger(in io.Reader, flagPeriod int64) (framesOutput, error) 
 		return framesOutput{}, errors.New("no refresh period: the first line is 0; give -refresh-hz")
 	}
 	return framesOutput{
-		FrameSummary: times.Summarize(period),
-		RefreshFrom:  from,
-		Rejected:     lat.Rejected,
+		Summary:     frames.SummarizeSurfaceFlingerTimes(times, period),
+		RefreshFrom: from,
+		Rejected:    lat.Rejected,
 	}, nil
 }
 
 func framesGfxInfo(in io.Reader, flagPeriod int64, want string) (framesOutput, error) {
-	sc, err := metrics.ScanGfxInfo(in)
+	sc, err := gfxinfo.Scan(in)
 	if err != nil {
 		return framesOutput{}, err
 	}
@@ -181,7 +166,7 @@ func framesGfxInfo(in io.Reader, flagPeriod int64, want string) (framesOutput, e
 	if period <= 0 {
 		return framesOutput{}, errors.New("no refresh period: this gfxinfo has no FrameInterval column; give -refresh-hz")
 	}
-	out := framesOutput{FrameSummary: metrics.FrameSummarizeGfxInfoTimes(picked.Frames, period), RefreshFrom: from, Rejected: picked.Rejected}
+	out := framesOutput{Summary: frames.SummarizeGfxInfoTimes(picked.Frames, period), RefreshFrom: from, Rejected: picked.Rejected}
 	out.Window = picked.Window.Label()
 	for i, w := range sc.Windows {
 		if i != best {

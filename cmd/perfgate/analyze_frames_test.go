@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/internal/fixtures"
-	"github.com/perfgate/perfgate/metrics"
 )
 
 // framesJSON mirrors the documented output of `perfgate analyze frames`.
@@ -143,7 +143,7 @@ func TestAnalyzeFramesSurfaceFlingerRealTimestamps(t *testing.T) {
 // name, remembering that on API 31–34 the column labelled FrameStartTime
 // holds the vsync period.
 func gfxRows(t *testing.T, text string) (intended, completed, deadline []int64, period int64) {
-	text = string(metrics.Normalize([]byte(text)))
+	text = string(devtext.Normalize([]byte(text)))
 	parts := strings.Split(text, "---PROFILEDATA---")
 	lines := strings.Split(strings.TrimSpace(parts[1]), "\n")
 	header := strings.Split(strings.TrimSuffix(lines[0], ","), ",")

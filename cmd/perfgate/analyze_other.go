@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/devtext"
+	"github.com/perfgate/perfgate/android/dumpsys"
+	"github.com/perfgate/perfgate/android/procfs"
 )
 
 // meminfoJSON is the output of `perfgate analyze meminfo`; sizes are KiB.
@@ -53,16 +55,16 @@ func analyzeMeminfo(args []string, stdout, stderr io.Writer) error {
 		return errors.New("analyze meminfo: want exactly one FILE")
 	}
 	path := fs.Arg(0)
-	b, err := readCapture(path, metrics.MeminfoSource)
+	b, err := readCapture(path, dumpsys.MeminfoSource)
 	if err != nil {
 		return fmt.Errorf("analyze meminfo: %w", err)
 	}
-	m, err := metrics.ParseMeminfo(b)
+	m, err := dumpsys.ParseMeminfo(b)
 	if err != nil {
 		return fmt.Errorf("analyze meminfo: %s: %w", path, err)
 	}
 	out := meminfoJSON{
-		Source: metrics.MeminfoSource, File: path, Process: m.Process, PID: m.PID,
+		Source: dumpsys.MeminfoSource, File: path, Process: m.Process, PID: m.PID,
 		PSSKB: m.PSSKB, SwapPSS: m.SwapIsPSS,
 	}
 	if m.HasRSS {
@@ -125,17 +127,17 @@ func analyzeCPU(args []string, stdout, stderr io.Writer) error {
 	if *cores < 0 {
 		return fmt.Errorf("analyze cpu: -cores %d, want > 0", *cores)
 	}
-	var snaps [2]metrics.CPUSnapshot
+	var snaps [2]procfs.CPUSnapshot
 	for i, path := range fs.Args() {
 		b, err := readCapture(path, cpuSource)
 		if err != nil {
 			return fmt.Errorf("analyze cpu: %w", err)
 		}
-		if snaps[i], err = metrics.ParseCPUSnapshot(b); err != nil {
+		if snaps[i], err = procfs.ParseCPUSnapshot(b); err != nil {
 			return fmt.Errorf("analyze cpu: %s: %w", path, err)
 		}
 	}
-	u, err := metrics.CPUUsageBetween(snaps[0], snaps[1], *cores)
+	u, err := procfs.CPUUsageBetween(snaps[0], snaps[1], *cores)
 	if err != nil {
 		return fmt.Errorf("analyze cpu: %s → %s: %w", fs.Arg(0), fs.Arg(1), err)
 	}
@@ -162,9 +164,9 @@ const cpuSource = "/proc/stat, /proc/<pid>/stat"
 const maxCapture = 16 << 20
 
 // readCapture reads the capture at path of the output of source (a
-// command), as metrics.ReadText: decoded as Normalize does, and refused
+// command), as devtext.ReadText: decoded as Normalize does, and refused
 // with an error naming path, the line and quoting its start when a line is
-// longer than any real one (metrics.MaxLine), or when the file is longer
+// longer than any real one (devtext.MaxLine), or when the file is longer
 // than maxCapture.
 func readCapture(path, source string) ([]byte, error) {
 	f, err := os.Open(path)
@@ -172,7 +174,7 @@ func readCapture(path, source string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := metrics.ReadText(f, source, maxCapture)
+	b, err := devtext.ReadText(f, source, maxCapture)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

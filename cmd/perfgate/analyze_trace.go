@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/internal/excerpt"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/trace"
 )
 
@@ -64,7 +64,7 @@ func analyzeTrace(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("analyze trace: -top %d, want > 0", *top)
 	}
 	if *pkg != "" {
-		if err := metrics.ValidatePackage(*pkg); err != nil {
+		if err := dumpsys.ValidatePackage(*pkg); err != nil {
 			return fmt.Errorf("analyze trace: -package: %w", err)
 		}
 	}

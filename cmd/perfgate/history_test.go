@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 )
 
@@ -38,7 +38,7 @@ func historyResults(t *testing.T, n, at int) []string {
 		st.FrameStats.Source, st.FrameStats.Frames, st.FrameStats.FPS = "gfxinfo", 100, 60
 		st.FrameStats.FrameTimeMS.P95 = level * (1 + 0.03*rng.NormFloat64())
 		r := &perftest.Result{Name: "TestFeed", Start: start.Add(time.Duration(i) * time.Hour), Steps: []*perftest.Step{st},
-			Device: metrics.DeviceFacts{Serial: "s1", Model: "Pixel 7", Release: "14", API: 34}, App: perftest.AppInfo{Package: "com.example.feed"}}
+			Device: procfs.DeviceFacts{Serial: "s1", Model: "Pixel 7", Release: "14", API: 34}, App: perftest.AppInfo{Package: "com.example.feed"}}
 		p := filepath.Join(dir, fmt.Sprintf("run%02d.json", i))
 		if err := r.WriteFile(p); err != nil {
 			t.Fatal(err)

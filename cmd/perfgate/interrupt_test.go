@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -165,7 +165,7 @@ func TestRecordProcessInterrupted(t *testing.T) {
 	if st := r.Step("record"); !st.Unfinished || st.Frames().Frames == 0 {
 		t.Errorf("step unfinished %v, %d frames", st.Unfinished, st.Frames().Frames)
 	}
-	prop := metrics.LooperSlowProperty(simdevice.PresetUID, "main")
+	prop := logcat.LooperSlowProperty(simdevice.PresetUID, "main")
 	if v, set := dev.World().Prop(prop); set || r.Causes == nil || r.Causes.LooperProperty != prop {
 		t.Errorf("%s after the interrupt: %q (set %v); the run set %+v", prop, v, set, r.Causes)
 	}

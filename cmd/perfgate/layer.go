@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/android/dumpsys"
+	"github.com/perfgate/perfgate/android/surfaceflinger"
 )
 
 const layerUsage = `usage: perfgate layer -package PKG [-serial S] [-adb host:port] [LIST]
@@ -38,7 +39,7 @@ func runLayer(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := metrics.ValidatePackage(*pkg); err != nil {
+	if err := dumpsys.ValidatePackage(*pkg); err != nil {
 		fs.Usage()
 		return fmt.Errorf("layer: -package: %w", err)
 	}
@@ -47,7 +48,7 @@ func runLayer(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("layer: want at most one LIST file, got %d arguments", fs.NArg())
 	}
 	var list []byte
-	from := metrics.SurfaceFlingerListSource
+	from := surfaceflinger.ListSource
 	if fs.NArg() == 1 {
 		b, err := os.ReadFile(fs.Arg(0))
 		if err != nil {
@@ -61,9 +62,9 @@ func runLayer(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("layer: %w", err)
 		}
-		res, err := dev.Shell(ctx, metrics.SurfaceFlingerListSource)
+		res, err := dev.Shell(ctx, surfaceflinger.ListSource)
 		if err == nil {
-			err = res.Err(metrics.SurfaceFlingerListSource)
+			err = res.Err(surfaceflinger.ListSource)
 		}
 		if err != nil {
 			return fmt.Errorf("layer: %w", err)
@@ -73,12 +74,12 @@ func runLayer(args []string, stdout, stderr io.Writer) error {
 			*serial = dev.Serial()
 		}
 	}
-	layers, err := metrics.ParseSurfaceFlingerList(list)
+	layers, err := surfaceflinger.ParseList(list)
 	if err != nil {
 		return fmt.Errorf("layer: %s: %w", from, err)
 	}
-	l, err := metrics.PickLayer(layers, *pkg)
-	if errors.Is(err, metrics.ErrSurfaceFlingerNoLayer) {
+	l, err := surfaceflinger.PickLayer(layers, *pkg)
+	if errors.Is(err, surfaceflinger.ErrNoLayer) {
 		return fmt.Errorf("layer: %s lists no layer of %s among its %d layers; is the app in the foreground?", from, *pkg, len(layers))
 	}
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/android/surfaceflinger"
 	"github.com/perfgate/perfgate/internal/simtest"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -85,7 +85,7 @@ func TestLayerCommandWorksThroughAdbShell(t *testing.T) {
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("device ran %q: %v, exit %d: %s", onDevice, err, res.ExitCode, res.Stderr)
 	}
-	lat, err := metrics.ParseSurfaceFlingerLatency(res.Stdout)
+	lat, err := surfaceflinger.ParseLatency(res.Stdout)
 	if err != nil {
 		t.Fatalf("%q: %v", onDevice, err)
 	}

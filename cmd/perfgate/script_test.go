@@ -10,10 +10,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/internal/fixtures"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/internal/testenv"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -137,8 +137,8 @@ func cmdIterations(ts *testscript.TestScript, neg bool, args []string) {
 	for i := range int(v[0]) {
 		p95 := v[1] + v[2]*float64(i)
 		st := &perftest.Step{Name: "scroll"}
-		st.FrameStats = metrics.FrameSummary{Source: "gfxinfo", Frames: 100, FPS: 60, JankDefinition: metrics.JankDefinitionDeadlineMissed,
-			FrameTimeMS: metrics.FramePercentiles{P50: 7, P90: p95, P95: p95, P99: p95}}
+		st.FrameStats = frames.Summary{Source: "gfxinfo", Frames: 100, FPS: 60, JankDefinition: frames.JankDefinitionDeadlineMissed,
+			FrameTimeMS: frames.Percentiles{P50: 7, P90: p95, P95: p95, P99: p95}}
 		r := &perftest.Result{Schema: perftest.Schema, Name: "TestScroll", App: perftest.AppInfo{Package: "com.example"}, Steps: []*perftest.Step{st}}
 		ts.Check(r.WriteFile(filepath.Join(dir, fmt.Sprintf("run%02d.json", i))))
 	}

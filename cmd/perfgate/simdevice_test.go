@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/internal/fixtures"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -211,9 +211,9 @@ func TestSimdeviceReplay(t *testing.T) {
 	if out := adb.Run("-s", serial, "shell", "pidof", "com.soundvisualization.accessibility"); strings.TrimSpace(out) == "" {
 		t.Errorf("the replayed app is not running: %q", out)
 	}
-	read := func() *metrics.GfxInfoFrameTable {
+	read := func() *gfxinfo.FrameTable {
 		out := adb.Run("-s", serial, "shell", "dumpsys", "gfxinfo", "com.soundvisualization.accessibility", "framestats")
-		g, err := metrics.ParseGfxInfo([]byte(out))
+		g, err := gfxinfo.Parse([]byte(out))
 		if err != nil || len(g.Windows()) != 1 {
 			t.Fatalf("dumpsys gfxinfo: %v\n%s", err, out)
 		}
@@ -225,7 +225,7 @@ func TestSimdeviceReplay(t *testing.T) {
 	for read().Len() < 120 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	orig, err := metrics.ParseGfxInfo(fixtures.Read(t, "gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt"))
+	orig, err := gfxinfo.Parse(fixtures.Read(t, "gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

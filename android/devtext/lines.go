@@ -1,0 +1,294 @@
+package devtext
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// gfxParseInt parses a decimal int64 with an optional sign, without
+// allocating; it rejects overflow.
+func ParseInt(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	neg := false
+	if b[0] == '-' || b[0] == '+' {
+		neg = b[0] == '-'
+		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if v > (1<<63)/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+		if v > 1<<63 {
+			return 0, false
+		}
+	}
+	if neg {
+		return -int64(v), true // 1<<63 wraps to MinInt64, which is exact
+	}
+	if v > 1<<63-1 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// readerSize is the size of what r reads, when r can tell (a regular file
+// read from its start, a bytes or strings reader), else 0.
+func ReaderSize(r io.Reader) int64 {
+	switch r := r.(type) {
+	case interface{ Size() int64 }:
+		return r.Size()
+	case *os.File:
+		st, err := r.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return 0
+		}
+		if off, err := r.Seek(0, io.SeekCurrent); err == nil && off < st.Size() {
+			return st.Size() - off
+		}
+	}
+	return 0
+}
+
+// scanBuffer is the read buffer of the streaming parsers: large reads
+// keep a long capture's system calls few.
+const ScanBuffer = 1 << 20
+
+// MaxLine is the longest line, in bytes without its end, a parser of this
+// package reads; a longer one is an error (ErrLineTooLong) that quotes only
+// its start, so a capture of one 1 GB line is neither held nor quoted.
+//
+// The longest lines of the real captures (../shared/fixtures, after
+// Normalize), by format: a display dump 2,531 bytes, gfxinfo 1,363 (a
+// PROFILEDATA row of 23 columns is under 400), an logcat.ANR trace 1,196,
+// /proc/stat 901 (its intr line on 8 cores; on a phone's ~1,000 interrupts
+// some 11 KB), logcat 710, am start 615, battery 403, meminfo 136,
+// SurfaceFlinger --latency 59 (three int64s are at most 60). 1 MiB leaves
+// room for 400 times the longest, and for 90 times an intr line of 1,000
+// interrupts, while a streaming parser's memory stays a few MiB.
+const MaxLine = 1 << 20
+
+// ErrLineTooLong is matched (errors.Is) by the *ParseError of a line longer
+// than MaxLine.
+var ErrLineTooLong = errors.New("line too long")
+
+// ErrTextTooLong is matched (errors.Is) by the *ParseError of ReadText for
+// a text longer than its limit.
+var ErrTextTooLong = errors.New("text too long")
+
+// LineStartKept is how much of a line too long to read its *ParseError
+// keeps: more than its quote shows.
+const LineStartKept = 512
+
+// LineTooLong is the error of line lineNo of source, of which start holds
+// the first bytes, for being longer than MaxLine.
+func LineTooLong(source string, lineNo int, start []byte) *ParseError {
+	return &ParseError{
+		Source: source, Line: lineNo, Text: string(start[:min(len(start), LineStartKept)]),
+		Reason: fmt.Sprintf("longer than %d bytes, far longer than any real line of this output", MaxLine),
+		Err:    ErrLineTooLong,
+	}
+}
+
+// ReadText reads all of r and returns it as Normalize would turn it,
+// decoding as it reads, so no text is held twice. It stops with a
+// *ParseError naming source (the command the text came from) at the first
+// line longer than MaxLine (ErrLineTooLong, with the line's number), or
+// once the text passes limit bytes (ErrTextTooLong): a file of one 1 GB
+// line, or of a billion short ones, is refused having read at most a MiB,
+// or limit bytes, of it. A limit ≤ 0 is none.
+func ReadText(r io.Reader, source string, limit int64) ([]byte, error) {
+	nr := NewNormReader(r)
+	var out []byte
+	if size := ReaderSize(r); size > 0 {
+		// Room for a file's text at once, up to a few MiB: a file that is
+		// one long line is refused after its first MiB, and a larger text
+		// grows by doubling.
+		out = make([]byte, 0, min(size+1, readTextReserve))
+	}
+	buf := make([]byte, 64<<10)
+	lineNo, lineAt := 1, 0 // the line being read: its number, where it starts in out
+	for {
+		n, err := nr.Read(buf)
+		if limit > 0 && int64(len(out)+n) > limit {
+			return nil, &ParseError{Source: source, Err: ErrTextTooLong,
+				Reason: fmt.Sprintf("more than %d bytes, far more than any real output of it", limit)}
+		}
+		from := len(out)
+		if len(out)+n > cap(out) {
+			// Doubled, but never past the limit: a text refused at its
+			// limit has held no more than the limit.
+			c := max(2*cap(out), len(out)+n, 4096)
+			if limit > 0 {
+				c = int(min(int64(c), limit))
+			}
+			out = append(make([]byte, 0, c), out...)
+		}
+		out = append(out, buf[:n]...)
+		for {
+			i := bytes.IndexByte(out[from:], '\n')
+			if i < 0 {
+				break
+			}
+			end := from + i
+			if end-lineAt > MaxLine {
+				return nil, LineTooLong(source, lineNo, out[lineAt:end])
+			}
+			lineNo, lineAt, from = lineNo+1, end+1, end+1
+		}
+		if len(out)-lineAt > MaxLine {
+			return nil, LineTooLong(source, lineNo, out[lineAt:])
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+			return out, nil
+		case err != nil:
+			return nil, err
+		}
+	}
+}
+
+// readTextReserve is the most ReadText reserves before it reads.
+const readTextReserve = 4 << 20
+
+// NormReader is Normalize as a stream: it returns what it reads from r
+// decoded from UTF-16 after a byte-order mark, without a UTF-8 byte-order
+// mark, and with "\r\n", "\r\r\n" and a lone "\r" turned into "\n", byte
+// for byte as Normalize turns the whole text.
+type NormReader struct {
+	r     io.Reader
+	order binary.ByteOrder // UTF-16's byte order; nil for UTF-8
+	begun bool             // the byte-order mark was looked for
+	buf   []byte           // read from r; buf[:held] is not decoded yet
+	held  int
+	high  uint16 // a UTF-16 high surrogate waiting for its low half; 0 none
+	cr    bool   // a "\r" was just turned into "\n": drop the "\r"s and one "\n" after it
+	dec   []byte // UTF-16 decoded, before the line ends are turned
+	conv  []byte // with the line ends turned
+	out   []byte // text not returned yet: in buf, dec or conv
+	err   error
+}
+
+func NewNormReader(r io.Reader) *NormReader {
+	return &NormReader{r: r, buf: make([]byte, 64<<10)}
+}
+
+func (n *NormReader) Read(p []byte) (int, error) {
+	for len(n.out) == 0 {
+		if n.err != nil {
+			return 0, n.err
+		}
+		n.fill()
+	}
+	k := copy(p, n.out)
+	n.out = n.out[k:]
+	return k, nil
+}
+
+// fill reads once more from r and turns what it can into out.
+func (n *NormReader) fill() {
+	k, err := n.r.Read(n.buf[n.held:])
+	raw := n.buf[:n.held+k]
+	n.held = 0
+	if err != nil {
+		n.err = err
+	}
+	if !n.begun {
+		if len(raw) < 3 && err == nil {
+			n.held = len(raw) // the mark may not have come whole yet
+			return
+		}
+		n.begun = true
+		switch {
+		case len(raw) >= 2 && raw[0] == 0xFF && raw[1] == 0xFE:
+			n.order, raw = binary.LittleEndian, raw[2:]
+		case len(raw) >= 2 && raw[0] == 0xFE && raw[1] == 0xFF:
+			n.order, raw = binary.BigEndian, raw[2:]
+		case len(raw) >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF:
+			raw = raw[3:]
+		}
+	}
+	text := raw
+	if n.order != nil {
+		text = n.decode(raw, err != nil)
+	}
+	if !n.cr && bytes.IndexByte(text, '\r') < 0 {
+		n.out = text // nothing to turn: returned as read or decoded
+		return
+	}
+	n.out = n.conv[:0]
+	for len(text) > 0 {
+		if n.cr {
+			switch text[0] {
+			case '\r':
+				text = text[1:]
+				continue
+			case '\n':
+				text = text[1:]
+			}
+			n.cr = false
+			continue
+		}
+		i := bytes.IndexByte(text, '\r')
+		if i < 0 {
+			n.out = append(n.out, text...)
+			break
+		}
+		n.out = append(append(n.out, text[:i]...), '\n')
+		text, n.cr = text[i+1:], true
+	}
+	n.conv = n.out
+}
+
+// decode turns the UTF-16 code units of raw into UTF-8, as utf16.Decode
+// and Normalize do: an unpaired surrogate is U+FFFD. An odd last byte
+// waits in buf for the next read; at the end (last) it is dropped, and a
+// high surrogate still waiting is U+FFFD.
+func (n *NormReader) decode(raw []byte, last bool) []byte {
+	n.dec = n.dec[:0]
+	units := len(raw) / 2
+	for i := 0; i < units; i++ {
+		u := n.order.Uint16(raw[2*i:])
+		if n.high != 0 {
+			h := n.high
+			n.high = 0
+			if utf16.IsSurrogate(rune(u)) && u >= 0xDC00 {
+				n.dec = utf8.AppendRune(n.dec, utf16.DecodeRune(rune(h), rune(u)))
+				continue
+			}
+			n.dec = utf8.AppendRune(n.dec, utf8.RuneError)
+		}
+		switch {
+		case u >= 0xD800 && u < 0xDC00:
+			n.high = u
+		case u >= 0xDC00 && u < 0xE000:
+			n.dec = utf8.AppendRune(n.dec, utf8.RuneError)
+		default:
+			n.dec = utf8.AppendRune(n.dec, rune(u))
+		}
+	}
+	if len(raw)%2 == 1 && !last {
+		n.buf[0] = raw[len(raw)-1]
+		n.held = 1
+	}
+	if last && n.high != 0 {
+		n.high = 0
+		n.dec = utf8.AppendRune(n.dec, utf8.RuneError)
+	}
+	return n.dec
+}

@@ -1,0 +1,698 @@
+package surfaceflinger
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/perfgate/perfgate/android/devtext"
+	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/internal/excerpt"
+)
+
+// Sources of SurfaceFlinger output in errors and reports.
+const (
+	LatencySource   = "dumpsys SurfaceFlinger --latency"
+	ListSource      = "dumpsys SurfaceFlinger --list"
+	CounterSource   = "service call SurfaceFlinger 1013"
+	TimeStatsSource = "dumpsys SurfaceFlinger --timestats -dump"
+)
+
+// Latency is `dumpsys SurfaceFlinger --latency <layer>`.
+type Latency struct {
+	// RefreshPeriod is line 1, in ns (16666666 or 16666667 at 60 Hz).
+	RefreshPeriod int64
+	// Rows are every row as printed, oldest first.
+	Rows []LatencyFrame
+	// Frames are the rows RowReject keeps: B neither 0 nor
+	// INT64_MAX and after the previous frame's. An empty list with a period
+	// is what Android 11+ prints for a layer that draws nothing (or the
+	// wrong layer name).
+	Frames []LatencyFrame
+	// Rejected counts the other rows by reason, and Dropped is their total.
+	Rejected gfxinfo.Rejects
+	Dropped  int
+	// Truncated reports a last line cut short by a truncated capture.
+	Truncated bool
+}
+
+// LatencyFrame is one --latency row "A B C" in ns.
+type LatencyFrame struct {
+	DesiredPresent int64 `json:"desired_present_ns,omitempty"` // A: when the app wanted it shown
+	ActualPresent  int64 `json:"actual_present_ns,omitempty"`  // B: when it was shown (the design's present time)
+	FrameReady     int64 `json:"frame_ready_ns,omitempty"`     // C: when its fence signalled
+}
+
+// PresentTimes returns each frame's B, the design's t for this source.
+func (l *Latency) PresentTimes() []int64 { return PresentTimes(l.Frames) }
+
+// PresentTimes returns each frame's B (ns).
+func PresentTimes(frames []LatencyFrame) []int64 {
+	out := make([]int64, len(frames))
+	for i, f := range frames {
+		out[i] = f.ActualPresent
+	}
+	return out
+}
+
+// ParseLatency parses --latency output per the design: line 1
+// is the refresh period; each later line of exactly three integers is a row,
+// a frame unless RowReject rejects it (B 0 or INT64_MAX, or
+// not after the previous frame's B). A last line that is a cut-off row (a
+// truncated capture) is ignored and reported by Truncated; any other line
+// gives a *devtext.ParseError.
+func ParseLatency(b []byte) (*Latency, error) {
+	text := devtext.Normalize(b)
+	p := sfParser{out: &Latency{Rejected: gfxinfo.Rejects{}}, rows: true}
+	lineNo := 0
+	for len(text) > 0 {
+		var ln []byte
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			ln, text = text[:i], text[i+1:]
+		} else {
+			ln, text = text, nil
+		}
+		lineNo++
+		if len(ln) > devtext.MaxLine {
+			return nil, devtext.LineTooLong(LatencySource, lineNo, ln)
+		}
+		if err := p.line(ln, lineNo); err != nil {
+			return nil, err
+		}
+	}
+	return p.end()
+}
+
+// ScanLatency reads --latency output from r as
+// ParseLatency does, with the same errors, as a stream: it
+// keeps no row, only each frame's present time B (Latency's
+// Rows and Frames stay empty), so an hour of frames is read in one pass in
+// little memory. UTF-16 text, and text with carriage returns, is decoded
+// as it is read (as Normalize turns it), and a line longer than devtext.MaxLine
+// ends the reading with an error (devtext.ErrLineTooLong) before it is held.
+func ScanLatency(r io.Reader) (*Latency, []int64, error) {
+	return scanSurfaceFlinger(r, nil)
+}
+
+// scanSurfaceFlinger is ScanLatency, keeping the present
+// times in times instead when it is not nil.
+func scanSurfaceFlinger(r io.Reader, times *Times) (*Latency, []int64, error) {
+	br := bufio.NewReaderSize(r, devtext.ScanBuffer)
+	head, err := br.Peek(1 << 16)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, nil, err
+	}
+	// A reader that knows its size reserves room for all its rows at once,
+	// once its first rows tell their length (so a file that holds none,
+	// one long line say, reserves nothing); past that, and without a
+	// size, the present times double, not grow by a quarter.
+	size, read := devtext.ReaderSize(r), int64(0)
+	utf16 := len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF)
+	switch {
+	case utf16 || bytes.IndexByte(head, '\r') >= 0:
+		br = bufio.NewReaderSize(devtext.NewNormReader(br), devtext.ScanBuffer)
+		if utf16 {
+			size /= 2 // its text, decoded, is half as long
+		}
+	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
+		br.Discard(3)
+	}
+	p := sfParser{out: &Latency{Rejected: gfxinfo.Rejects{}}, times: times}
+	var long []byte
+	for lineNo := 1; ; lineNo++ {
+		ln, err := br.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(long)+len(ln) > devtext.MaxLine {
+				return nil, nil, devtext.LineTooLong(LatencySource, lineNo, append(long, ln[:min(len(ln), devtext.LineStartKept)]...))
+			}
+			long = append(long, ln...)
+			ln, err = br.ReadSlice('\n')
+		}
+		if long != nil {
+			ln, long = append(long, ln...), nil
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, nil, err
+		}
+		if len(ln) > devtext.MaxLine && len(bytes.TrimSuffix(ln, []byte("\n"))) > devtext.MaxLine {
+			return nil, nil, devtext.LineTooLong(LatencySource, lineNo, ln)
+		}
+		if perr := p.line(ln, lineNo); perr != nil {
+			return nil, nil, perr
+		}
+		if read += int64(len(ln)); size > 0 && p.frames() >= sfRowsToSize {
+			// make and copy, not slices.Grow (see sfRoom).
+			if rows := int(min(size/max(read/int64(lineNo), 1)*21/20, 1<<26)); rows > p.frames() {
+				if times != nil {
+					times.f = append(make([]uint32, 0, rows), times.f...)
+				} else {
+					p.present = append(make([]int64, 0, rows), p.present...)
+				}
+			}
+			size = 0
+		}
+		if err != nil {
+			break
+		}
+	}
+	l, err := p.end()
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, p.present, nil
+}
+
+// sfParser reads --latency output a line at a time.
+type sfParser struct {
+	out        *Latency
+	rows       bool    // keep Rows and Frames, else only present
+	present    []int64 // B of each frame when !rows and times is nil
+	times      *Times  // B of each frame, when not nil
+	seenPeriod bool
+	prevB      int64
+	// cut is a row cut short: the capture's end unless a line follows.
+	cut *devtext.ParseError
+}
+
+func (p *sfParser) line(ln []byte, lineNo int) error {
+	ln = bytes.TrimSpace(ln)
+	if len(ln) == 0 {
+		return nil
+	}
+	if p.cut != nil {
+		return p.cut
+	}
+	bad := func(reason string) *devtext.ParseError {
+		return &devtext.ParseError{Source: LatencySource, Line: lineNo, Text: string(ln), Reason: reason}
+	}
+	if !p.seenPeriod {
+		v, ok := devtext.ParseInt(ln)
+		if !ok || v < 0 {
+			return bad("first line is not the refresh period in ns")
+		}
+		p.out.RefreshPeriod, p.seenPeriod = v, true
+		return nil
+	}
+	row, ok := sfFastRow(ln)
+	n := 3
+	if !ok {
+		n, ok = 0, true
+		for f := range bytes.FieldsSeq(ln) {
+			if n == 3 {
+				ok = false
+				break
+			}
+			v, good := devtext.ParseInt(f)
+			if !good {
+				ok = false
+				break
+			}
+			row[n] = v
+			n++
+		}
+	}
+	if !ok || n != 3 {
+		if n < 3 && sfDigitsAndSpaces(ln) {
+			p.cut = bad("row is not three integers")
+			return nil
+		}
+		return bad("row is not three integers")
+	}
+	f := LatencyFrame{DesiredPresent: row[0], ActualPresent: row[1], FrameReady: row[2]}
+	if p.rows {
+		p.out.Rows = append(p.out.Rows, f)
+	}
+	if r := RowReject(f, p.prevB, 0); r != "" {
+		p.out.Rejected.Add(r)
+		p.out.Dropped++
+		return nil
+	}
+	p.prevB = f.ActualPresent
+	switch {
+	case p.rows:
+		p.out.Frames = append(p.out.Frames, f)
+	case p.times != nil:
+		p.times.f = sfRoom(p.times.f)
+		p.times.Add(f.ActualPresent)
+	default:
+		p.present = append(sfRoom(p.present), f.ActualPresent)
+	}
+	return nil
+}
+
+// sfRoom makes room for one more value in s, doubling it when full
+// (rather than append's quarter), by make and copy, not slices.Grow, which
+// clears, and so pages in, the room before it is used.
+func sfRoom[E int64 | uint32](s []E) []E {
+	if len(s) < cap(s) {
+		return s
+	}
+	return append(make([]E, 0, 2*len(s)+1024), s...)
+}
+
+// frames is the number of frames kept so far.
+func (p *sfParser) frames() int {
+	if p.times != nil {
+		return p.times.n
+	}
+	return len(p.present)
+}
+
+// sfRowsToSize is how many frames a scan reads before it sizes its
+// present times for the rest of a capture of known size.
+const sfRowsToSize = 1024
+
+func (p *sfParser) end() (*Latency, error) {
+	if !p.seenPeriod {
+		return nil, &devtext.ParseError{Source: LatencySource, Reason: "empty output: no refresh period line"}
+	}
+	p.out.Truncated = p.cut != nil
+	return p.out, nil
+}
+
+// sfFastRow reads a row of three unsigned integers of at most 18 digits
+// apart by spaces or tabs in one pass; anything else is left to the
+// general path.
+func sfFastRow(ln []byte) ([3]int64, bool) {
+	var row [3]int64
+	n, digits := 0, 0
+	var v uint64
+	for _, c := range ln {
+		if d := c - '0'; d <= 9 {
+			v = v*10 + uint64(d)
+			digits++
+			continue
+		}
+		if c != ' ' && c != '\t' {
+			return row, false
+		}
+		if digits == 0 {
+			continue
+		}
+		if digits > 18 || n == 3 {
+			return row, false
+		}
+		row[n] = int64(v)
+		n++
+		v, digits = 0, 0
+	}
+	if digits > 0 {
+		if digits > 18 || n == 3 {
+			return row, false
+		}
+		row[n] = int64(v)
+		n++
+	}
+	return row, n == 3
+}
+
+func sfDigitsAndSpaces(b []byte) bool {
+	for _, c := range b {
+		if (c < '0' || c > '9') && c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// LayerKind classifies a layer of `--list`.
+type LayerKind int
+
+// Layer kinds, from most to least likely to carry an app's frames.
+const (
+	Other LayerKind = iota
+	// SurfaceViewBLAST: "SurfaceView[pkg/Act](BLAST)#N" or
+	// "SurfaceView[pkg/Act]@0(BLAST)#N" (Android 12+).
+	SurfaceViewBLAST
+	// SurfaceView: "SurfaceView[pkg/Act]#N" or the Android
+	// 7–10 "SurfaceView - pkg/Act#0".
+	SurfaceView
+	// Activity: the app window's own layer "pkg/Act#N" (or
+	// "pkg/Act" on old builds).
+	Activity
+	// WindowContainer: a WindowManager container that holds
+	// no buffers ("ActivityRecord{…}", "hash pkg/Act#N", "Background for …",
+	// "Bounds for - …", input sinks).
+	WindowContainer
+)
+
+// Layer is one `--list` entry.
+type Layer struct {
+	// Name is the layer name to pass to --latency, with any Android 15
+	// "RequestedLayerState{…}" wrapper and "parentId=…" removed.
+	Name string
+	Kind LayerKind
+	// Component is "pkg/Act" when the name carries one.
+	Component string
+	// ID is the "#N" suffix, -1 when absent.
+	ID int64
+}
+
+// Package returns the package part of Component.
+func (l Layer) Package() string {
+	p, _, _ := strings.Cut(l.Component, "/")
+	return p
+}
+
+// ParseList parses `dumpsys SurfaceFlinger --list` of any
+// style (old names, "SurfaceView - pkg/Act#0", "SurfaceView[pkg/Act](BLAST)#0",
+// Android 15 "RequestedLayerState{…}"), also when filtered by grep/findstr.
+func ParseList(b []byte) ([]Layer, error) {
+	var out []Layer
+	for i, raw := range strings.Split(string(devtext.Normalize(b)), "\n") {
+		s := strings.TrimSpace(raw)
+		if s == "" {
+			continue
+		}
+		if strings.HasPrefix(s, "Can't find service") || strings.HasPrefix(s, "Permission Denial") {
+			return nil, &devtext.ParseError{Source: ListSource, Line: i + 1, Text: s, Reason: "SurfaceFlinger did not list its layers"}
+		}
+		out = append(out, sfClassify(sfUnwrap(s)))
+	}
+	return out, nil
+}
+
+// sfUnwrap turns "RequestedLayerState{name#id parentId=p z=…}" into "name#id".
+func sfUnwrap(s string) string {
+	inner, ok := strings.CutPrefix(s, "RequestedLayerState{")
+	if !ok {
+		return s
+	}
+	inner = strings.TrimSuffix(inner, "}")
+	if i := strings.LastIndex(inner, " parentId="); i >= 0 {
+		inner = inner[:i]
+	}
+	return strings.TrimSpace(inner)
+}
+
+func sfLayerID(s string) int64 {
+	i := strings.LastIndexByte(s, '#')
+	if i < 0 {
+		return -1
+	}
+	v, err := strconv.ParseInt(s[i+1:], 10, 64)
+	if err != nil || v < 0 {
+		return -1
+	}
+	return v
+}
+
+func sfClassify(name string) Layer {
+	l := Layer{Name: name, ID: sfLayerID(name)}
+	base := name
+	if i := strings.LastIndexByte(base, '#'); i >= 0 && l.ID >= 0 {
+		base = base[:i]
+	}
+	switch {
+	case strings.HasPrefix(base, "SurfaceView["):
+		comp, tail, ok := strings.Cut(base[len("SurfaceView["):], "]")
+		if !ok {
+			return l
+		}
+		l.Component = comp
+		l.Kind = SurfaceView
+		if strings.Contains(tail, "(BLAST)") {
+			l.Kind = SurfaceViewBLAST
+		}
+	case strings.HasPrefix(base, "SurfaceView - "):
+		l.Component = strings.TrimSpace(base[len("SurfaceView - "):])
+		l.Kind = SurfaceView
+	case strings.HasPrefix(base, "ActivityRecord{"), strings.HasPrefix(base, "Background for "),
+		strings.HasPrefix(base, "Bounds for - "):
+		l.Kind = WindowContainer
+		l.Component = sfComponentIn(base)
+	default:
+		f := strings.Fields(base)
+		switch {
+		case len(f) == 1 && sfIsComponent(f[0]):
+			l.Kind, l.Component = Activity, f[0]
+		case len(f) >= 2 && sfIsHex(f[0]):
+			// "56d18fd pkg/Act" is the WindowState; "hash ActivityRecordInputSink pkg/Act" an input sink.
+			l.Kind = WindowContainer
+			l.Component = sfComponentIn(base)
+		}
+	}
+	return l
+}
+
+func sfComponentIn(s string) string {
+	for _, f := range strings.Fields(strings.NewReplacer("[", " ", "]", " ", "{", " ", "}", " ").Replace(s)) {
+		if sfIsComponent(f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// sfIsComponent reports "pkg/Act" or "pkg/.Act" with a dotted package.
+func sfIsComponent(s string) bool {
+	pkg, act, ok := strings.Cut(s, "/")
+	return ok && act != "" && !strings.Contains(act, "/") && strings.Contains(pkg, ".") &&
+		!strings.ContainsAny(pkg, " ()@{}[]")
+}
+
+func sfIsHex(s string) bool {
+	if len(s) < 6 || len(s) > 8 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// ErrNoLayer is returned by PickLayer when the list holds no
+// layer of the package.
+var ErrNoLayer = errors.New("no frame-producing layer for the package")
+
+// PickLayer chooses, from a parsed --list, the layer whose --latency shows
+// the package's frames. The rule: a SurfaceView of the package draws the
+// content when there is one (games, video, maps), so prefer it, and of its
+// layers the BLAST one, because on Android 12+ only the BLAST layer carries
+// frames and the plain one reports zeros; else the app window's own layer
+// ("pkg/Act#N", which is BLAST-backed on Android 12+). WindowManager
+// containers ("ActivityRecord{…}", "hash pkg/Act", "Background for …") never
+// carry buffers and are skipped. Among layers of the same kind the one with
+// the highest "#id" wins (the newest surface; older ones are being torn
+// down), ties keep list order.
+func PickLayer(layers []Layer, pkg string) (Layer, error) {
+	best, found := Layer{}, false
+	rank := func(k LayerKind) int {
+		switch k {
+		case SurfaceViewBLAST:
+			return 3
+		case SurfaceView:
+			return 2
+		case Activity:
+			return 1
+		}
+		return 0
+	}
+	for _, l := range layers {
+		if rank(l.Kind) == 0 || l.Package() != pkg {
+			continue
+		}
+		if !found || rank(l.Kind) > rank(best.Kind) || rank(l.Kind) == rank(best.Kind) && l.ID > best.ID {
+			best, found = l, true
+		}
+	}
+	if !found {
+		return best, fmt.Errorf("%s: %w: %s", ListSource, ErrNoLayer, excerpt.Quote(pkg))
+	}
+	return best, nil
+}
+
+// ParseFrameCounter parses `service call SurfaceFlinger 1013`,
+// whose reply parcel holds SurfaceFlinger's page-flip counter as its first
+// 32-bit word: "Result: Parcel(000d1b3a    '....')" or the multi-line
+// "Result: Parcel(\n  0x00000000: 000d1b3a '....')" form. Frames shown
+// between two calls = difference of the counters (mod 2^32).
+func ParseFrameCounter(b []byte) (uint32, error) {
+	s := strings.TrimSpace(string(devtext.Normalize(b)))
+	bad := func(reason string) error {
+		line := s
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+		return &devtext.ParseError{Source: CounterSource, Line: 1, Text: line, Reason: reason}
+	}
+	rest, ok := strings.CutPrefix(s, "Result: Parcel(")
+	if !ok {
+		return 0, bad("not a Result: Parcel(…) reply")
+	}
+	if strings.HasPrefix(rest, "Error") {
+		return 0, bad("the call failed")
+	}
+	rest = strings.TrimSpace(rest)
+	if strings.HasPrefix(rest, "0x") {
+		// Multi-line dump: "0x00000000: word word … 'ascii'".
+		_, after, ok := strings.Cut(rest, ":")
+		if !ok {
+			return 0, bad("no words after the offset")
+		}
+		rest = strings.TrimSpace(after)
+	}
+	word, _, _ := strings.Cut(rest, " ")
+	word = strings.TrimSuffix(word, ")")
+	if len(word) != 8 {
+		return 0, bad("first word is not 8 hex digits")
+	}
+	v, err := strconv.ParseUint(word, 16, 32)
+	if err != nil {
+		return 0, bad("first word is not 8 hex digits")
+	}
+	return uint32(v), nil
+}
+
+// TimeStats is `dumpsys SurfaceFlinger --timestats -dump`.
+type TimeStats struct {
+	// Fields holds the global "key = value" lines as printed (statsStart,
+	// statsEnd, totalFrames, missedFrames, clientCompositionFrames,
+	// displayOnTime, totalP2PTime, …).
+	Fields map[string]string
+	// TotalFrames and MissedFrames are the global counts, -1 if absent.
+	TotalFrames, MissedFrames int64
+	// DisplayConfigStats maps "90fps" to milliseconds spent in that mode.
+	DisplayConfigStats map[string]int64
+	// Histograms maps a name ("frameDuration", "presentToPresent") to its
+	// buckets.
+	Histograms map[string][]gfxinfo.HistogramBucket
+	Layers     []TimeStatsLayer
+}
+
+// TimeStatsLayer is one "layerName = …" section.
+type TimeStatsLayer struct {
+	Name          string
+	Package       string
+	TotalFrames   int64
+	DroppedFrames int64
+	// AverageFPS may be +Inf (a layer that presented one frame).
+	AverageFPS float64
+	Fields     map[string]string
+	Histograms map[string][]gfxinfo.HistogramBucket
+}
+
+// ParseTimeStats parses --timestats -dump.
+func ParseTimeStats(b []byte) (*TimeStats, error) {
+	out := &TimeStats{
+		Fields: map[string]string{}, TotalFrames: -1, MissedFrames: -1,
+		DisplayConfigStats: map[string]int64{}, Histograms: map[string][]gfxinfo.HistogramBucket{},
+	}
+	var layer *TimeStatsLayer
+	pending := "" // a "… is as below:" heading waiting for its line
+	for i, raw := range strings.Split(string(devtext.Normalize(b)), "\n") {
+		lineNo := i + 1
+		s := strings.TrimSpace(raw)
+		if s == "" || s == "SurfaceFlinger TimeStats:" {
+			continue
+		}
+		bad := func(reason string) error {
+			return &devtext.ParseError{Source: TimeStatsSource, Line: lineNo, Text: s, Reason: reason}
+		}
+		if h, ok := strings.CutSuffix(s, " is as below:"); ok {
+			pending = strings.TrimSuffix(h, " histogram")
+			continue
+		}
+		if pending != "" {
+			name := pending
+			pending = ""
+			if name == "displayConfigStats" {
+				for _, tok := range strings.Fields(s) {
+					k, v, ok := strings.Cut(tok, "=")
+					ms, err := strconv.ParseInt(strings.TrimSuffix(v, "ms"), 10, 64)
+					if !ok || err != nil {
+						return nil, bad("bad displayConfigStats entry")
+					}
+					out.DisplayConfigStats[k] = ms
+				}
+				continue
+			}
+			h, err := sfHistogram(s)
+			if err != nil {
+				return nil, bad(err.Error())
+			}
+			if layer != nil {
+				layer.Histograms[name] = h
+			} else {
+				out.Histograms[name] = h
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(s, "=")
+		if !ok {
+			return nil, bad("not a key = value line")
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if k == "layerName" {
+			out.Layers = append(out.Layers, TimeStatsLayer{
+				Name: v, TotalFrames: -1, DroppedFrames: -1, AverageFPS: math.NaN(),
+				Fields: map[string]string{}, Histograms: map[string][]gfxinfo.HistogramBucket{},
+			})
+			layer = &out.Layers[len(out.Layers)-1]
+			continue
+		}
+		num := func(dst *int64) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return bad("value is not an integer")
+			}
+			*dst = n
+			return nil
+		}
+		if layer == nil {
+			out.Fields[k] = v
+			var err error
+			switch k {
+			case "totalFrames":
+				err = num(&out.TotalFrames)
+			case "missedFrames":
+				err = num(&out.MissedFrames)
+			}
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		layer.Fields[k] = v
+		var err error
+		switch k {
+		case "packageName":
+			layer.Package = v
+		case "totalFrames":
+			err = num(&layer.TotalFrames)
+		case "droppedFrames":
+			err = num(&layer.DroppedFrames)
+		case "averageFPS":
+			f, perr := strconv.ParseFloat(v, 64) // accepts "inf"
+			if perr != nil {
+				err = bad("averageFPS is not a number")
+			}
+			layer.AverageFPS = f
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func sfHistogram(s string) ([]gfxinfo.HistogramBucket, error) {
+	var out []gfxinfo.HistogramBucket
+	for _, tok := range strings.Fields(s) {
+		ms, cnt, ok := strings.Cut(tok, "ms=")
+		m, err1 := strconv.ParseInt(ms, 10, 64)
+		c, err2 := strconv.ParseInt(cnt, 10, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("bad histogram entry %s", excerpt.Quote(tok))
+		}
+		out = append(out, gfxinfo.HistogramBucket{Millis: m, Count: c})
+	}
+	return out, nil
+}
