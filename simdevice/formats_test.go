@@ -180,7 +180,7 @@ func TestMeminfoShapeMatchesCaptures(t *testing.T) {
 		}
 		m, err := dumpsys.ParseMeminfo([]byte(ours))
 		if err != nil {
-			t.Fatalf("api %d: metrics.ParseMeminfo: %v", c.api, err)
+			t.Fatalf("api %d: dumpsys.ParseMeminfo: %v", c.api, err)
 		}
 		tr := w.Truth()
 		if m.PSSKB != tr.PSSKiB || (c.api >= 30 && m.RSSKB != tr.RSSKiB) {
@@ -264,7 +264,7 @@ func TestProcShapesMatchCaptures(t *testing.T) {
 	}
 	snap, err := procfs.ParseCPUSnapshot([]byte(read("/proc/stat") + read(fmt.Sprintf("/proc/%d/stat", pid))))
 	if err != nil {
-		t.Fatalf("metrics.ParseCPUSnapshot: %v", err)
+		t.Fatalf("procfs.ParseCPUSnapshot: %v", err)
 	}
 	if len(snap.Procs) != 1 {
 		t.Errorf("parsed %d pid lines", len(snap.Procs))
@@ -283,7 +283,7 @@ func TestTrafficShapesMatchCaptures(t *testing.T) {
 	}
 	q, err := procfs.ParseTrafficQtaguid(b)
 	if err != nil {
-		t.Fatalf("metrics.ParseTrafficQtaguid: %v", err)
+		t.Fatalf("procfs.ParseTrafficQtaguid: %v", err)
 	}
 	tr := w.Truth()
 	if u := q[PresetUID]; u == nil || int64(u.Total.RxBytes) != tr.RxBytes[PresetUID] || int64(u.Total.TxBytes) != tr.TxBytes[PresetUID] {
@@ -300,7 +300,7 @@ func TestTrafficShapesMatchCaptures(t *testing.T) {
 	}
 	ns, err := dumpsys.ParseNetstats([]byte(out))
 	if err != nil {
-		t.Fatalf("metrics.ParseTrafficNetstats: %v", err)
+		t.Fatalf("dumpsys.ParseNetstats: %v", err)
 	}
 	tr = w.Truth()
 	if c := ns.AppUIDStats[PresetUID]; int64(c.RxBytes) != tr.RxBytes[PresetUID] || int64(c.TxBytes) != tr.TxBytes[PresetUID] {
@@ -408,7 +408,7 @@ func TestDumpsysMiscShapes(t *testing.T) {
 		t.Errorf("battery keys\n got %q\nwant %q", got, want)
 	}
 	if _, err := dumpsys.ParseBatteryUevent(mustRead(t, w, "/sys/class/power_supply/battery/uevent")); err != nil {
-		t.Errorf("metrics.ParseBatteryUevent: %v", err)
+		t.Errorf("dumpsys.ParseBatteryUevent: %v", err)
 	}
 	disp := wdumpsys(w, "display")
 	mode := regexp.MustCompile(`\{id=(\d+), width=(\d+), height=(\d+), fps=([0-9.]+)`)
@@ -422,7 +422,7 @@ func TestDumpsysMiscShapes(t *testing.T) {
 	}
 	dr, err := dumpsys.ParseDisplayRefresh([]byte(disp))
 	if err != nil || dr.ActiveHz != 60 {
-		t.Errorf("metrics.ParseDisplayRefresh: %+v %v", dr, err)
+		t.Errorf("dumpsys.ParseDisplayRefresh: %+v %v", dr, err)
 	}
 	w120, _ := newTestWorld(t, Config{API: 33, RefreshHz: 120})
 	if dr, err := dumpsys.ParseDisplayRefresh([]byte(wdumpsys(w120, "display"))); err != nil || dr.ActiveHz < 119.9 || len(dr.Modes) != 2 {
@@ -507,6 +507,6 @@ func TestLogcatFormatsMatchCaptures(t *testing.T) {
 	}
 	entries, err := logcat.Parse([]byte(line("threadtime") + "\n"))
 	if err != nil || len(logcat.Skipped(entries)) != 1 || logcat.Skipped(entries)[0].Frames != 39 {
-		t.Errorf("metrics.LogcatSkipped: %+v %v", entries, err)
+		t.Errorf("logcat.Skipped: %+v %v", entries, err)
 	}
 }
