@@ -246,13 +246,6 @@ var (
 	largePackages = []string{"cmd/perfgate", "perftest"}
 	wideAPIs      = []string{}
 	longFuncs     = []string{
-		"android/dumpsys/meminfo.go memParseBlock",
-		"android/dumpsys/netstats.go ParseNetstats",
-		"android/gfxinfo/gfxinfo.go gfxParser.summaryLine",
-		"android/profiler/arttrace.go ParseARTTrace",
-		"android/profiler/simpleperf.go parseReportSample",
-		"android/surfaceflinger/surfaceflinger.go ParseTimeStats",
-		"cmd/perfgate/analyze_trace.go analyzeTrace",
 		"perftest/absent.go collector.markAbsent",
 		"perftest/causes_device.go collector.setLooperProp",
 		"perftest/checkpoint.go Session.checkpointLocked",
@@ -265,7 +258,6 @@ var (
 		"perftest/summary.go collector.cpuStats",
 		"perftest/trace.go collector.fetchTrace",
 		"perftest/trace.go collector.startTrace",
-		"scenario/startup.go MeasureStartup",
 	}
 )
 

@@ -50,72 +50,96 @@ func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind Star
 	if err != nil {
 		return s, err
 	}
-	start := "am start -W -n " + adbx.Quote(component)
-	run := func(cmd string) (string, error) {
-		r, err := dev.Shell(ctx, cmd)
-		if err != nil {
-			return "", fmt.Errorf("scenario startup: %s: %w", cmd, err)
-		}
-		if r.ExitCode != 0 {
-			return "", fmt.Errorf("scenario startup: %s: exit %d: %s", cmd, r.ExitCode, strings.TrimSpace(string(r.Stdout)+string(r.Stderr)))
-		}
-		return string(r.Stdout), nil
-	}
-	switch kind {
-	case Cold:
-		if _, err := run("am force-stop " + pkg); err != nil {
-			return s, err
-		}
-	case Warm, Hot:
-		// The app must be up and shown before it can be sent away.
-		out, err := run(start)
-		if err != nil {
-			return s, err
-		}
-		if _, err := dumpsys.ParseAmStart([]byte(out)); err != nil {
-			return s, fmt.Errorf("scenario startup: %s: %w", start, err)
-		}
-		if err := sleep(ctx, 300*time.Millisecond); err != nil {
-			return s, err
-		}
-		key := "KEYCODE_BACK"
-		if kind == Hot {
-			key = "KEYCODE_HOME"
-		}
-		if _, err := run("input keyevent " + key); err != nil {
-			return s, err
-		}
-		if err := sleep(ctx, 300*time.Millisecond); err != nil {
-			return s, err
-		}
-	default:
-		return s, fmt.Errorf("scenario startup: kind %q, want cold, warm or hot", kind)
+	l := launch{dev: dev, component: component, start: "am start -W -n " + adbx.Quote(component)}
+	if err := l.prepare(ctx, pkg, kind); err != nil {
+		return s, err
 	}
 	before, err := startupLog(ctx, dev, component)
 	if err != nil {
 		return s, err
 	}
-	out, err := run(start)
+	out, err := l.run(ctx, l.start)
 	if err != nil {
 		return s, err
 	}
 	am, err := dumpsys.ParseAmStart([]byte(out))
 	if err != nil {
-		return s, fmt.Errorf("scenario startup: %s: %w: %q", start, err, strings.TrimSpace(out))
+		return s, fmt.Errorf("scenario startup: %s: %w: %q", l.start, err, strings.TrimSpace(out))
 	}
 	if am.TotalTimeMS < 0 {
-		return s, fmt.Errorf("scenario startup: %s gave no TotalTime (status %s): %q", start, am.Status, strings.TrimSpace(out))
+		return s, fmt.Errorf("scenario startup: %s gave no TotalTime (status %s): %q", l.start, am.Status, strings.TrimSpace(out))
 	}
 	s.TotalTimeMs, s.WaitTimeMs, s.LaunchState = am.TotalTimeMS, max(am.WaitTimeMS, 0), am.LaunchState
+	err = l.waitDrawn(ctx, &s, len(before), o.FullyDrawn)
+	return s, err
+}
+
+// launch is one MeasureStartup: the device, the component it starts and
+// the `am start -W` command that starts it.
+type launch struct {
+	dev       *adbx.Device
+	component string
+	start     string
+}
+
+// run runs cmd on the device and returns its stdout; a failure to run or
+// a non-zero exit is an error that names cmd.
+func (l *launch) run(ctx context.Context, cmd string) (string, error) {
+	r, err := l.dev.Shell(ctx, cmd)
+	if err != nil {
+		return "", fmt.Errorf("scenario startup: %s: %w", cmd, err)
+	}
+	if r.ExitCode != 0 {
+		return "", fmt.Errorf("scenario startup: %s: exit %d: %s", cmd, r.ExitCode, strings.TrimSpace(string(r.Stdout)+string(r.Stderr)))
+	}
+	return string(r.Stdout), nil
+}
+
+// prepare puts the app in the state a kind of start begins from: stopped
+// for cold, started then sent away with BACK (warm) or HOME (hot).
+func (l *launch) prepare(ctx context.Context, pkg string, kind StartKind) error {
+	switch kind {
+	case Cold:
+		_, err := l.run(ctx, "am force-stop "+pkg)
+		return err
+	case Warm, Hot:
+		// The app must be up and shown before it can be sent away.
+		out, err := l.run(ctx, l.start)
+		if err != nil {
+			return err
+		}
+		if _, err := dumpsys.ParseAmStart([]byte(out)); err != nil {
+			return fmt.Errorf("scenario startup: %s: %w", l.start, err)
+		}
+		if err := sleep(ctx, 300*time.Millisecond); err != nil {
+			return err
+		}
+		key := "KEYCODE_BACK"
+		if kind == Hot {
+			key = "KEYCODE_HOME"
+		}
+		if _, err := l.run(ctx, "input keyevent "+key); err != nil {
+			return err
+		}
+		return sleep(ctx, 300*time.Millisecond)
+	default:
+		return fmt.Errorf("scenario startup: kind %q, want cold, warm or hot", kind)
+	}
+}
+
+// waitDrawn reads the Displayed and Fully drawn lines logged past the
+// first seen of them into s, polling until both it waits for are there
+// or two seconds (plus fullyDrawn) have passed.
+func (l *launch) waitDrawn(ctx context.Context, s *perftest.StartupSample, seen int, fullyDrawn time.Duration) error {
 	// Displayed is logged when the first frame is, which am start -W waits
 	// for; Fully drawn comes when the app says so.
-	deadline := time.Now().Add(2*time.Second + o.FullyDrawn)
+	deadline := time.Now().Add(2*time.Second + fullyDrawn)
 	for {
-		after, err := startupLog(ctx, dev, component)
+		after, err := startupLog(ctx, l.dev, l.component)
 		if err != nil {
-			return s, err
+			return err
 		}
-		for _, e := range after[min(len(before), len(after)):] {
+		for _, e := range after[min(seen, len(after)):] {
 			switch {
 			case e.FullyDrawn && s.FullyDrawnMs == 0:
 				s.FullyDrawnMs = e.Duration.Milliseconds()
@@ -123,14 +147,13 @@ func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind Star
 				s.DisplayedMs = e.Duration.Milliseconds()
 			}
 		}
-		if s.DisplayedMs > 0 && (o.FullyDrawn <= 0 || s.FullyDrawnMs > 0) || time.Now().After(deadline) {
-			break
+		if s.DisplayedMs > 0 && (fullyDrawn <= 0 || s.FullyDrawnMs > 0) || time.Now().After(deadline) {
+			return nil
 		}
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
-			return s, err
+			return err
 		}
 	}
-	return s, nil
 }
 
 // startupLog returns the Displayed and Fully drawn lines logcat holds for

@@ -179,105 +179,145 @@ type memColumn struct {
 	end  int // byte offset just past the column's right-aligned label
 }
 
+// memBlock is the state of memParseBlock while it reads one process's
+// block: the table's columns and which part of the block a line is in.
+type memBlock struct {
+	off        int // line number of the block's first line, less one
+	m          *Meminfo
+	cols       []memColumn
+	inTable    bool
+	inSummary  bool
+	sumRSSEnd  int // end offset of the "Rss(KB)" label
+	sumPSSEnd  int
+	tableTotal bool
+}
+
 func memParseBlock(lines []string, off int) (*Meminfo, error) {
-	m := &Meminfo{}
-	var (
-		cols       []memColumn
-		inTable    bool
-		inSummary  bool
-		sumRSSEnd  = -1 // end offset of the "Rss(KB)" label
-		sumPSSEnd  = -1
-		tableTotal bool
-	)
+	p := memBlock{off: off, m: &Meminfo{}, sumRSSEnd: -1, sumPSSEnd: -1}
 	for i, ln := range lines {
-		lineNo := off + i + 1
-		t := strings.TrimSpace(ln)
-		switch {
-		case strings.HasPrefix(t, "** MEMINFO in pid "):
-			rest := strings.TrimPrefix(t, "** MEMINFO in pid ")
-			f := strings.Fields(rest)
-			if len(f) == 0 {
-				return nil, &devtext.ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: "no pid"}
-			}
-			pid, err := strconv.Atoi(f[0])
-			if err != nil {
-				return nil, &devtext.ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: "bad pid"}
-			}
-			m.PID = pid
-			if a, b := strings.IndexByte(rest, '['), strings.LastIndexByte(rest, ']'); a >= 0 && b > a {
-				m.Process = rest[a+1 : b]
-			}
-			continue
-		case t == "App Summary":
-			inSummary, inTable = true, false
-			continue
-		case strings.HasPrefix(t, "------"):
-			if inSummary || tableTotal || m.Summary.Present {
-				continue // later blocks (Native Allocations) have dashes too
-			}
-			// The two lines above the dashes name the columns, right-aligned.
-			if i >= 2 {
-				cols = memColumns(lines[i-2], lines[i-1])
-			} else if i == 1 {
-				cols = memColumns("", lines[0])
-			}
-			if len(cols) > 0 {
-				inTable = true
-				m.Columns = m.Columns[:0]
-				for _, c := range cols {
-					m.Columns = append(m.Columns, c.name)
-				}
-			}
-			continue
-		}
-		if inSummary {
-			if strings.Contains(t, "Pss(KB)") {
-				sumPSSEnd = strings.Index(ln, "Pss(KB)") + len("Pss(KB)")
-				if j := strings.Index(ln, "Rss(KB)"); j >= 0 {
-					sumRSSEnd = j + len("Rss(KB)")
-				}
-				continue
-			}
-			if t == "" {
-				continue
-			}
-			if strings.HasPrefix(t, "TOTAL") {
-				if err := memSummaryTotals(&m.Summary, ln, lineNo); err != nil {
-					return nil, err
-				}
-				m.Summary.Present = true
-				inSummary = false
-				continue
-			}
-			if err := memSummaryRow(&m.Summary, ln, lineNo, sumPSSEnd, sumRSSEnd); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if inTable {
-			if t == "" {
-				inTable = false
-				continue
-			}
-			name, vals, ok := memTableRow(t)
-			if !ok {
-				return nil, &devtext.ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: "table row without numbers"}
-			}
-			if len(vals) > len(cols) {
-				return nil, &devtext.ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: fmt.Sprintf("%d values for %d columns", len(vals), len(cols))}
-			}
-			m.Rows = append(m.Rows, MeminfoRow{Name: name, Values: vals})
-			if name == "TOTAL" {
-				tableTotal = true
-				inTable = false
-			}
-			continue
+		if err := p.line(lines, i, ln); err != nil {
+			return nil, err
 		}
 	}
-
-	if !tableTotal && !m.Summary.Present {
+	if !p.tableTotal && !p.m.Summary.Present {
 		return nil, &devtext.ParseError{Source: MeminfoSource, Reason: "no TOTAL row and no App Summary total (truncated capture?)"}
 	}
+	p.m.setTotals(p.tableTotal)
+	return p.m, nil
+}
+
+// line reads lines[i], ln.
+func (p *memBlock) line(lines []string, i int, ln string) error {
+	lineNo := p.off + i + 1
+	t := strings.TrimSpace(ln)
+	switch {
+	case strings.HasPrefix(t, "** MEMINFO in pid "):
+		return p.pidLine(ln, t, lineNo)
+	case t == "App Summary":
+		p.inSummary, p.inTable = true, false
+		return nil
+	case strings.HasPrefix(t, "------"):
+		p.dashes(lines, i)
+		return nil
+	}
+	if p.inSummary {
+		return p.summaryLine(ln, t, lineNo)
+	}
+	if p.inTable {
+		return p.tableLine(ln, t, lineNo)
+	}
+	return nil
+}
+
+// pidLine reads "** MEMINFO in pid 1234 [com.example] **".
+func (p *memBlock) pidLine(ln, t string, lineNo int) error {
+	rest := strings.TrimPrefix(t, "** MEMINFO in pid ")
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return &devtext.ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: "no pid"}
+	}
+	pid, err := strconv.Atoi(f[0])
+	if err != nil {
+		return &devtext.ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: "bad pid"}
+	}
+	p.m.PID = pid
+	if a, b := strings.IndexByte(rest, '['), strings.LastIndexByte(rest, ']'); a >= 0 && b > a {
+		p.m.Process = rest[a+1 : b]
+	}
+	return nil
+}
+
+// dashes reads the dashes under the table's header, lines[i]: the table
+// starts below them.
+func (p *memBlock) dashes(lines []string, i int) {
+	m := p.m
+	if p.inSummary || p.tableTotal || m.Summary.Present {
+		return // later blocks (Native Allocations) have dashes too
+	}
+	// The two lines above the dashes name the columns, right-aligned.
+	if i >= 2 {
+		p.cols = memColumns(lines[i-2], lines[i-1])
+	} else if i == 1 {
+		p.cols = memColumns("", lines[0])
+	}
+	if len(p.cols) > 0 {
+		p.inTable = true
+		m.Columns = m.Columns[:0]
+		for _, c := range p.cols {
+			m.Columns = append(m.Columns, c.name)
+		}
+	}
+}
+
+// summaryLine reads a line of the App Summary: its header, a row or its
+// TOTAL, which ends it.
+func (p *memBlock) summaryLine(ln, t string, lineNo int) error {
+	if strings.Contains(t, "Pss(KB)") {
+		p.sumPSSEnd = strings.Index(ln, "Pss(KB)") + len("Pss(KB)")
+		if j := strings.Index(ln, "Rss(KB)"); j >= 0 {
+			p.sumRSSEnd = j + len("Rss(KB)")
+		}
+		return nil
+	}
+	if t == "" {
+		return nil
+	}
+	if strings.HasPrefix(t, "TOTAL") {
+		if err := memSummaryTotals(&p.m.Summary, ln, lineNo); err != nil {
+			return err
+		}
+		p.m.Summary.Present = true
+		p.inSummary = false
+		return nil
+	}
+	return memSummaryRow(&p.m.Summary, ln, lineNo, p.sumPSSEnd, p.sumRSSEnd)
+}
+
+// tableLine reads a row of the table; a blank line or the TOTAL row ends
+// it.
+func (p *memBlock) tableLine(ln, t string, lineNo int) error {
+	if t == "" {
+		p.inTable = false
+		return nil
+	}
+	name, vals, ok := memTableRow(t)
+	if !ok {
+		return &devtext.ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: "table row without numbers"}
+	}
+	if len(vals) > len(p.cols) {
+		return &devtext.ParseError{Source: MeminfoSource, Line: lineNo, Text: ln, Reason: fmt.Sprintf("%d values for %d columns", len(vals), len(p.cols))}
+	}
+	p.m.Rows = append(p.m.Rows, MeminfoRow{Name: name, Values: vals})
+	if name == "TOTAL" {
+		p.tableTotal = true
+		p.inTable = false
+	}
+	return nil
+}
+
+// setTotals sets PSS, RSS and swap from the table's TOTAL row (when
+// tableTotal) and the App Summary's.
+func (m *Meminfo) setTotals(tableTotal bool) {
 	if tableTotal {
 		total, _ := m.Row("TOTAL")
 		if v, ok := total.Value(m, "Pss Total"); ok {
@@ -307,7 +347,6 @@ func memParseBlock(lines []string, off int) (*Meminfo, error) {
 			m.SwapKB, m.HasSwap, m.SwapIsPSS = s.TotalSwapKB, true, s.TotalSwapIsPSS
 		}
 	}
-	return m, nil
 }
 
 // memColumns names the table columns from its two header lines. Labels are

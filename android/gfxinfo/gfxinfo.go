@@ -679,94 +679,103 @@ func (p *gfxParser) summaryLine(ln []byte, lineNo int) error {
 		return nil
 	}
 	val := bytes.TrimSpace(ln[i+1:])
-	bad := func(reason string) error {
+	sm := p.summary()
+	reason := ""
+	switch key {
+	case gfxKeyJanky:
+		reason = gfxJanky(val, &sm.JankyFrames, &sm.JankyPercent)
+	case gfxKeyJankyLegacy:
+		reason = gfxJanky(val, &sm.JankyFramesLegacy, &sm.JankyLegacyPercent)
+	case gfxKeyHistogram, gfxKeyGPUHistogram:
+		p.startHistogram(sm, key, ln, i, lineNo)
+	default:
+		f := gfxIntFields[key]
+		reason = gfxUnit(val, f.field(sm), f.suffix, f.reason)
+	}
+	if reason != "" {
 		return &devtext.ParseError{Source: Source, Line: lineNo, Text: string(ln), Reason: reason}
 	}
-	unit := func(dst *int64, suffix, reason string) error {
-		num, ok := bytes.CutSuffix(val, []byte(suffix))
-		v, good := devtext.ParseInt(num)
-		if !ok || !good || v < 0 {
-			return bad(reason)
-		}
-		*dst = v
-		return nil
-	}
-	count := func(dst *int64) error { return unit(dst, "", "count is not a number") }
-	millis := func(dst *int64) error { return unit(dst, "ms", "percentile is not N ms") }
-	janky := func(n *int64, pct *float64) error {
-		c, rest, _ := bytes.Cut(val, []byte(" "))
-		v, good := devtext.ParseInt(c)
-		if !good || v < 0 {
-			return bad("janky count is not a number")
-		}
-		*n = v
-		if rest = bytes.TrimSpace(rest); len(rest) > 0 {
-			ps, ok1 := bytes.CutPrefix(rest, []byte("("))
-			ps, ok2 := bytes.CutSuffix(ps, []byte("%)"))
-			f, err := strconv.ParseFloat(string(ps), 64)
-			if !ok1 || !ok2 || err != nil {
-				return bad("janky percentage is not (N%)")
-			}
-			*pct = f
-		}
-		return nil
-	}
-	sm := p.summary()
-	switch key {
-	case gfxKeyStatsSince:
-		return unit(&sm.StatsSinceNanos, "ns", "Stats since is not N ns")
-	case gfxKeyTotal:
-		return count(&sm.TotalFrames)
-	case gfxKeyJanky:
-		return janky(&sm.JankyFrames, &sm.JankyPercent)
-	case gfxKeyJankyLegacy:
-		return janky(&sm.JankyFramesLegacy, &sm.JankyLegacyPercent)
-	case gfxKeyP50:
-		return millis(&sm.P50)
-	case gfxKeyP90:
-		return millis(&sm.P90)
-	case gfxKeyP95:
-		return millis(&sm.P95)
-	case gfxKeyP99:
-		return millis(&sm.P99)
-	case gfxKeyGPUP50:
-		return millis(&sm.GPUP50)
-	case gfxKeyGPUP90:
-		return millis(&sm.GPUP90)
-	case gfxKeyGPUP95:
-		return millis(&sm.GPUP95)
-	case gfxKeyGPUP99:
-		return millis(&sm.GPUP99)
-	case gfxKeyMissedVsync:
-		return count(&sm.MissedVsync)
-	case gfxKeyHighInput:
-		return count(&sm.HighInputLatency)
-	case gfxKeySlowUI:
-		return count(&sm.SlowUIThread)
-	case gfxKeySlowBitmap:
-		return count(&sm.SlowBitmapUploads)
-	case gfxKeySlowDraw:
-		return count(&sm.SlowIssueDrawCommands)
-	case gfxKeyDeadline:
-		return count(&sm.FrameDeadlineMissed)
-	case gfxKeyDeadlineLegacy:
-		return count(&sm.FrameDeadlineMissedLegacy)
-	case gfxKeyHistogram, gfxKeyGPUHistogram:
-		if key == gfxKeyHistogram {
-			sm.Histogram = make([]HistogramBucket, 0, 160)
-			p.hist = &sm.Histogram
-		} else {
-			sm.GPUHistogram = make([]HistogramBucket, 0, 32)
-			p.hist = &sm.GPUHistogram
-		}
-		// Keep the text after "HISTOGRAM:" untrimmed: a console that
-		// hard-wraps long lines splits tokens, and the pieces concatenate.
-		p.histText = append(p.histText[:0], ln[i+1:]...)
-		// A copy: a streamed line's bytes are reused for the next one.
-		p.histLine, p.histFirst = lineNo, bytes.Clone(ln)
-		return nil
-	}
 	return nil
+}
+
+// gfxIntFields are the summary lines that hold one integer, by key: the
+// field it goes in, the unit after it and why a value is bad.
+var gfxIntFields = [...]struct {
+	field          func(*Summary) *int64
+	suffix, reason string
+}{
+	gfxKeyStatsSince:     {func(s *Summary) *int64 { return &s.StatsSinceNanos }, "ns", "Stats since is not N ns"},
+	gfxKeyTotal:          {func(s *Summary) *int64 { return &s.TotalFrames }, "", gfxBadCount},
+	gfxKeyP50:            {func(s *Summary) *int64 { return &s.P50 }, "ms", gfxBadMillis},
+	gfxKeyP90:            {func(s *Summary) *int64 { return &s.P90 }, "ms", gfxBadMillis},
+	gfxKeyP95:            {func(s *Summary) *int64 { return &s.P95 }, "ms", gfxBadMillis},
+	gfxKeyP99:            {func(s *Summary) *int64 { return &s.P99 }, "ms", gfxBadMillis},
+	gfxKeyGPUP50:         {func(s *Summary) *int64 { return &s.GPUP50 }, "ms", gfxBadMillis},
+	gfxKeyGPUP90:         {func(s *Summary) *int64 { return &s.GPUP90 }, "ms", gfxBadMillis},
+	gfxKeyGPUP95:         {func(s *Summary) *int64 { return &s.GPUP95 }, "ms", gfxBadMillis},
+	gfxKeyGPUP99:         {func(s *Summary) *int64 { return &s.GPUP99 }, "ms", gfxBadMillis},
+	gfxKeyMissedVsync:    {func(s *Summary) *int64 { return &s.MissedVsync }, "", gfxBadCount},
+	gfxKeyHighInput:      {func(s *Summary) *int64 { return &s.HighInputLatency }, "", gfxBadCount},
+	gfxKeySlowUI:         {func(s *Summary) *int64 { return &s.SlowUIThread }, "", gfxBadCount},
+	gfxKeySlowBitmap:     {func(s *Summary) *int64 { return &s.SlowBitmapUploads }, "", gfxBadCount},
+	gfxKeySlowDraw:       {func(s *Summary) *int64 { return &s.SlowIssueDrawCommands }, "", gfxBadCount},
+	gfxKeyDeadline:       {func(s *Summary) *int64 { return &s.FrameDeadlineMissed }, "", gfxBadCount},
+	gfxKeyDeadlineLegacy: {func(s *Summary) *int64 { return &s.FrameDeadlineMissedLegacy }, "", gfxBadCount},
+}
+
+const (
+	gfxBadCount  = "count is not a number"
+	gfxBadMillis = "percentile is not N ms"
+)
+
+// gfxUnit sets *dst to val, a non-negative integer followed by suffix, or
+// returns reason.
+func gfxUnit(val []byte, dst *int64, suffix, reason string) string {
+	num, ok := bytes.CutSuffix(val, []byte(suffix))
+	v, good := devtext.ParseInt(num)
+	if !ok || !good || v < 0 {
+		return reason
+	}
+	*dst = v
+	return ""
+}
+
+// gfxJanky reads "N (P%)", the percentage optional, into *n and *pct, or
+// returns why it cannot.
+func gfxJanky(val []byte, n *int64, pct *float64) string {
+	c, rest, _ := bytes.Cut(val, []byte(" "))
+	v, good := devtext.ParseInt(c)
+	if !good || v < 0 {
+		return "janky count is not a number"
+	}
+	*n = v
+	if rest = bytes.TrimSpace(rest); len(rest) > 0 {
+		ps, ok1 := bytes.CutPrefix(rest, []byte("("))
+		ps, ok2 := bytes.CutSuffix(ps, []byte("%)"))
+		f, err := strconv.ParseFloat(string(ps), 64)
+		if !ok1 || !ok2 || err != nil {
+			return "janky percentage is not (N%)"
+		}
+		*pct = f
+	}
+	return ""
+}
+
+// startHistogram starts reading the HISTOGRAM or GPU HISTOGRAM line ln,
+// its colon at i, into sm: its buckets may continue on the next lines.
+func (p *gfxParser) startHistogram(sm *Summary, key int, ln []byte, i, lineNo int) {
+	if key == gfxKeyHistogram {
+		sm.Histogram = make([]HistogramBucket, 0, 160)
+		p.hist = &sm.Histogram
+	} else {
+		sm.GPUHistogram = make([]HistogramBucket, 0, 32)
+		p.hist = &sm.GPUHistogram
+	}
+	// Keep the text after "HISTOGRAM:" untrimmed: a console that
+	// hard-wraps long lines splits tokens, and the pieces concatenate.
+	p.histText = append(p.histText[:0], ln[i+1:]...)
+	// A copy: a streamed line's bytes are reused for the next one.
+	p.histLine, p.histFirst = lineNo, bytes.Clone(ln)
 }
 
 // gfxMaybeInteresting filters out, without allocating, the many lines the

@@ -111,79 +111,13 @@ func ParseARTTrace(b []byte) (*ARTTrace, error) {
 		first, _, _ := bytes.Cut(b, []byte("\n"))
 		return nil, &devtext.ParseError{Source: ARTTraceSource, Line: 1, Text: string(first), Reason: "no *version … *end header"}
 	}
-	section := ""
-	for i, ln := range strings.Split(string(b[:end+len("\n*end")]), "\n") {
-		bad := func(why string) error {
-			return &devtext.ParseError{Source: ARTTraceSource, Line: i + 1, Text: ln, Reason: why}
-		}
-		if strings.HasPrefix(ln, "*") {
-			section = ln[1:]
-			continue
-		}
-		switch section {
-		case "version":
-			if k, v, ok := strings.Cut(ln, "="); ok {
-				switch k {
-				case "clock":
-					t.Clock = v
-				case "data-file-overflow":
-					t.Overflow = v == "true"
-				case "elapsed-time-usec":
-					if n, err := strconv.ParseUint(v, 10, 63); err == nil {
-						t.ElapsedUs = n
-					}
-				case "pid":
-					if n, err := strconv.Atoi(v); err == nil && n > 0 {
-						t.PID = n
-					}
-				}
-				continue
-			}
-			n, err := strconv.Atoi(ln)
-			if err != nil || t.Version != 0 {
-				return nil, bad("not a version number or a key=value line")
-			}
-			t.Version = n
-		case "threads":
-			id, name, ok := strings.Cut(ln, "\t")
-			tid, err := strconv.Atoi(id)
-			if !ok || err != nil || tid < 0 {
-				return nil, bad("not a thread line (tid, tab, name)")
-			}
-			t.Threads[tid] = name
-		case "methods":
-			// ART prints the id with %#x: "0x8", but "0" for the first.
-			f := strings.Split(ln, "\t")
-			id, err := strconv.ParseUint(strings.TrimPrefix(f[0], "0x"), 16, 32)
-			if len(f) < 4 || err != nil {
-				return nil, bad("not a method line (0xid, class, name, signature, file)")
-			}
-			m := ARTMethod{Class: f[1], Name: f[2], Signature: f[3]}
-			if len(f) > 4 {
-				m.File = f[4]
-			}
-			t.Methods[uint32(id)&^3] = m
-		}
-	}
-	if t.Version != 2 && t.Version != 3 {
-		return nil, &devtext.ParseError{Source: ARTTraceSource, Line: 2, Text: strconv.Itoa(t.Version), Reason: "version 2 or 3 expected (the streaming formats are not read)"}
-	}
-	if t.Clock == "" {
-		t.Clock = "thread-cpu" // version 2 files written before the clock line existed
+	if err := t.readHeader(string(b[:end+len("\n*end")])); err != nil {
+		return nil, err
 	}
 	data := b[end+len("\n*end\n"):]
-	if len(data) < 16 || binary.LittleEndian.Uint32(data) != 0x574f4c53 {
-		return nil, &devtext.ParseError{Source: ARTTraceSource, Line: 0, Text: fmt.Sprintf("% x", data[:min(len(data), 8)]), Reason: `no "SLOW" data header after *end`}
-	}
-	version := int(binary.LittleEndian.Uint16(data[4:]))
-	offset := int(binary.LittleEndian.Uint16(data[6:]))
-	t.StartUs = binary.LittleEndian.Uint64(data[8:])
-	size := 10 // version 2: tid u16, method u32, one u32 time
-	if version == 3 && len(data) >= 18 {
-		size = int(binary.LittleEndian.Uint16(data[16:]))
-	}
-	if size != 10 && size != 14 || offset < 16 || offset > len(data) || t.StartUs > math.MaxInt64/1000-math.MaxUint32 {
-		return nil, &devtext.ParseError{Source: ARTTraceSource, Line: 0, Text: fmt.Sprintf("version %d, header %d bytes, records of %d", version, offset, size), Reason: "a data header ART does not write"}
+	offset, size, err := t.readDataHeader(data)
+	if err != nil {
+		return nil, err
 	}
 	wall := t.Clock == "wall" || t.Clock == "dual"
 	if !wall {
@@ -193,8 +127,121 @@ func ParseARTTrace(b []byte) (*ARTTrace, error) {
 	if size == 14 {
 		wallAt = 10 // dual: thread metrics.CPU time, then wall time
 	}
+	t.readRecords(data[offset:], size, wallAt)
+	return t, nil
+}
+
+// artSections reads a line of the text header's sections, by name; each
+// returns why the line is malformed, or "".
+var artSections = map[string]func(t *ARTTrace, ln string) string{
+	"version": (*ARTTrace).versionLine,
+	"threads": (*ARTTrace).threadLine,
+	"methods": (*ARTTrace).methodLine,
+}
+
+// readHeader reads the text header, "*version" to "*end", and checks its
+// version.
+func (t *ARTTrace) readHeader(text string) error {
+	section := ""
+	for i, ln := range strings.Split(text, "\n") {
+		if strings.HasPrefix(ln, "*") {
+			section = ln[1:]
+			continue
+		}
+		if read := artSections[section]; read != nil {
+			if why := read(t, ln); why != "" {
+				return &devtext.ParseError{Source: ARTTraceSource, Line: i + 1, Text: ln, Reason: why}
+			}
+		}
+	}
+	if t.Version != 2 && t.Version != 3 {
+		return &devtext.ParseError{Source: ARTTraceSource, Line: 2, Text: strconv.Itoa(t.Version), Reason: "version 2 or 3 expected (the streaming formats are not read)"}
+	}
+	if t.Clock == "" {
+		t.Clock = "thread-cpu" // version 2 files written before the clock line existed
+	}
+	return nil
+}
+
+// versionLine reads a line of *version: the version, then key=value lines.
+func (t *ARTTrace) versionLine(ln string) string {
+	if k, v, ok := strings.Cut(ln, "="); ok {
+		switch k {
+		case "clock":
+			t.Clock = v
+		case "data-file-overflow":
+			t.Overflow = v == "true"
+		case "elapsed-time-usec":
+			if n, err := strconv.ParseUint(v, 10, 63); err == nil {
+				t.ElapsedUs = n
+			}
+		case "pid":
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				t.PID = n
+			}
+		}
+		return ""
+	}
+	n, err := strconv.Atoi(ln)
+	if err != nil || t.Version != 0 {
+		return "not a version number or a key=value line"
+	}
+	t.Version = n
+	return ""
+}
+
+// threadLine reads a line of *threads: tid, tab, name.
+func (t *ARTTrace) threadLine(ln string) string {
+	id, name, ok := strings.Cut(ln, "\t")
+	tid, err := strconv.Atoi(id)
+	if !ok || err != nil || tid < 0 {
+		return "not a thread line (tid, tab, name)"
+	}
+	t.Threads[tid] = name
+	return ""
+}
+
+// methodLine reads a line of *methods: id, class, name, signature and
+// maybe file, tab-separated.
+func (t *ARTTrace) methodLine(ln string) string {
+	// ART prints the id with %#x: "0x8", but "0" for the first.
+	f := strings.Split(ln, "\t")
+	id, err := strconv.ParseUint(strings.TrimPrefix(f[0], "0x"), 16, 32)
+	if len(f) < 4 || err != nil {
+		return "not a method line (0xid, class, name, signature, file)"
+	}
+	m := ARTMethod{Class: f[1], Name: f[2], Signature: f[3]}
+	if len(f) > 4 {
+		m.File = f[4]
+	}
+	t.Methods[uint32(id)&^3] = m
+	return ""
+}
+
+// readDataHeader reads the "SLOW" header of the binary data after *end
+// into t.StartUs and returns where its records start and their size.
+func (t *ARTTrace) readDataHeader(data []byte) (offset, size int, err error) {
+	if len(data) < 16 || binary.LittleEndian.Uint32(data) != 0x574f4c53 {
+		return 0, 0, &devtext.ParseError{Source: ARTTraceSource, Line: 0, Text: fmt.Sprintf("% x", data[:min(len(data), 8)]), Reason: `no "SLOW" data header after *end`}
+	}
+	version := int(binary.LittleEndian.Uint16(data[4:]))
+	offset = int(binary.LittleEndian.Uint16(data[6:]))
+	t.StartUs = binary.LittleEndian.Uint64(data[8:])
+	size = 10 // version 2: tid u16, method u32, one u32 time
+	if version == 3 && len(data) >= 18 {
+		size = int(binary.LittleEndian.Uint16(data[16:]))
+	}
+	if size != 10 && size != 14 || offset < 16 || offset > len(data) || t.StartUs > math.MaxInt64/1000-math.MaxUint32 {
+		return 0, 0, &devtext.ParseError{Source: ARTTraceSource, Line: 0, Text: fmt.Sprintf("version %d, header %d bytes, records of %d", version, offset, size), Reason: "a data header ART does not write"}
+	}
+	return offset, size, nil
+}
+
+// readRecords replays the method entries and exits of recs (records of
+// size bytes, the wall time at wallAt) into each thread's stack, and
+// keeps a sample each time a thread's stack changes.
+func (t *ARTTrace) readRecords(recs []byte, size, wallAt int) {
 	stacks := map[int][]string{}
-	recs := data[offset:]
 	n := len(recs) / size
 	for i := 0; i < n; i++ {
 		r := recs[i*size : (i+1)*size]
@@ -205,19 +252,7 @@ func ParseARTTrace(b []byte) (*ARTTrace, error) {
 		if m, ok := t.Methods[mv&^3]; ok {
 			name = m.String()
 		}
-		st := stacks[tid]
-		if mv&3 == 0 {
-			st = append(st, name) // entered
-		} else if k := len(st) - 1; k >= 0 && st[k] == name {
-			st = st[:k] // returned or unwound
-		} else if k >= 0 {
-			// An exit of a method the stack does not end with: the trace
-			// began inside it. Drop back to its frame if it is there.
-			for k >= 0 && st[k] != name {
-				k--
-			}
-			st = st[:max(k, 0)]
-		}
+		st := artStep(stacks[tid], name, mv&3 == 0)
 		stacks[tid] = st
 		// A run of records of one thread at one time is one sample.
 		if i+1 < n {
@@ -236,5 +271,25 @@ func ParseARTTrace(b []byte) (*ARTTrace, error) {
 			t.Samples = append(t.Samples, s)
 		}
 	}
-	return t, nil
+}
+
+// artStep returns a thread's stack st after it entered (entered) or left
+// the method name.
+func artStep(st []string, name string, entered bool) []string {
+	if entered {
+		return append(st, name)
+	}
+	k := len(st) - 1
+	if k < 0 {
+		return st
+	}
+	if st[k] == name {
+		return st[:k] // returned or unwound
+	}
+	// An exit of a method the stack does not end with: the trace began
+	// inside it. Drop back to its frame if it is there.
+	for k >= 0 && st[k] != name {
+		k--
+	}
+	return st[:max(k, 0)]
 }

@@ -165,135 +165,180 @@ func (it *lineIter) next() (string, bool) {
 
 // parseReportSample reads report-sample's records from the line head on.
 func parseReportSample(it *lineIter, head string, out *SimpleperfSamples, keep func(*StackSample) bool) (*SimpleperfSamples, error) {
-	var rec string // the record being read: "sample", "meta_info", …
-	var cur *StackSample
-	var pending StackFrame // the frame being read (file, then symbol)
-	haveTime, haveTID := false, false
-	recLine, recText := 0, ""
-	flushFrame := func() {
-		if pending.Symbol != "" || pending.File != "" {
-			cur.Frames = append(cur.Frames, pending)
-		}
-		pending = StackFrame{}
-	}
-	finish := func() error {
-		if rec != "sample" || cur == nil {
-			return nil
-		}
-		flushFrame()
-		if !haveTime || !haveTID {
-			return &devtext.ParseError{Source: SimpleperfSource, Line: recLine, Text: recText, Reason: "sample without a time or a thread_id"}
-		}
-		if keep(cur) {
-			out.Samples = append(out.Samples, *cur)
-		}
-		cur = nil
-		return nil
-	}
+	p := reportParser{it: it, out: out, keep: keep}
 	ln, ok := head, true
 	for ; ok; ln, ok = it.next() {
-		ln = strings.TrimRight(ln, " \t")
-		t := strings.TrimSpace(ln)
-		if t == "" {
-			continue
-		}
-		if ln == t && strings.HasSuffix(t, ":") && !strings.Contains(t, " ") {
-			// A record starts at the left margin: "sample:", "meta_info:" …
-			if err := finish(); err != nil {
-				return nil, err
-			}
-			rec, recLine, recText = strings.TrimSuffix(t, ":"), it.n, ln
-			if rec == "sample" {
-				cur = &StackSample{PID: -1, TID: -1}
-				haveTime, haveTID = false, false
-			}
-			continue
-		}
-		key, val, ok := strings.Cut(t, ":")
-		if !ok {
-			continue
-		}
-		val = strings.TrimSpace(val)
-		num := func() (int64, error) {
-			v, err := strconv.ParseInt(val, 10, 64)
-			if err != nil || v < 0 {
-				return 0, &devtext.ParseError{Source: SimpleperfSource, Line: it.n, Text: ln, Reason: key + " is not a count"}
-			}
-			return v, nil
-		}
-		switch rec {
-		case "meta_info":
-			switch key {
-			case "event_type":
-				out.Events = append(out.Events, val)
-			case "app_package_name":
-				out.App = val
-			case "trace_offcpu":
-				out.TraceOffCPU = val == "true"
-			}
-		case "lost_situation":
-			switch key {
-			case "sample_count", "lost_count":
-				v, err := num()
-				if err != nil {
-					return nil, err
-				}
-				if key == "sample_count" {
-					out.Reported = v
-				} else {
-					out.Lost = v
-				}
-			}
-		case "sample":
-			switch key {
-			case "event_type":
-				cur.Event = val
-			case "time":
-				v, err := num()
-				if err != nil {
-					return nil, err
-				}
-				cur.TimeNs, haveTime = v, true
-			case "event_count":
-				v, err := num()
-				if err != nil {
-					return nil, err
-				}
-				cur.Period = v
-			case "thread_id":
-				v, err := num()
-				if err != nil || v > 1<<31 {
-					return nil, &devtext.ParseError{Source: SimpleperfSource, Line: it.n, Text: ln, Reason: "thread_id is not a thread id"}
-				}
-				cur.TID, haveTID = int(v), true
-			case "thread_name":
-				cur.Thread = val
-			case "callchain":
-				flushFrame()
-			case "vaddr_in_file":
-				// Each frame starts with its address; a frame printed
-				// without one starts at its file.
-				flushFrame()
-			case "file":
-				if pending.File != "" || pending.Symbol != "" {
-					flushFrame()
-				}
-				pending.File = val
-			case "symbol":
-				if pending.Symbol != "" {
-					flushFrame()
-				}
-				pending.Symbol = val
-			}
+		if err := p.line(ln); err != nil {
+			return nil, err
 		}
 	}
 	if it.err != nil {
 		return nil, it.err
 	}
-	if err := finish(); err != nil {
+	if err := p.finish(); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// reportParser is the state of parseReportSample between lines.
+type reportParser struct {
+	it   *lineIter
+	out  *SimpleperfSamples
+	keep func(*StackSample) bool
+
+	rec      string // the record being read: "sample", "meta_info", …
+	cur      *StackSample
+	pending  StackFrame // the frame being read (file, then symbol)
+	haveTime bool
+	haveTID  bool
+	recLine  int
+	recText  string
+}
+
+// line reads one line of report-sample's output.
+func (p *reportParser) line(ln string) error {
+	ln = strings.TrimRight(ln, " \t")
+	t := strings.TrimSpace(ln)
+	if t == "" {
+		return nil
+	}
+	if ln == t && strings.HasSuffix(t, ":") && !strings.Contains(t, " ") {
+		// A record starts at the left margin: "sample:", "meta_info:" …
+		if err := p.finish(); err != nil {
+			return err
+		}
+		p.rec, p.recLine, p.recText = strings.TrimSuffix(t, ":"), p.it.n, ln
+		if p.rec == "sample" {
+			p.cur = &StackSample{PID: -1, TID: -1}
+			p.haveTime, p.haveTID = false, false
+		}
+		return nil
+	}
+	key, val, ok := strings.Cut(t, ":")
+	if !ok {
+		return nil
+	}
+	val = strings.TrimSpace(val)
+	switch p.rec {
+	case "meta_info":
+		p.metaInfo(key, val)
+	case "lost_situation":
+		return p.lostSituation(ln, key, val)
+	case "sample":
+		return p.sampleField(ln, key, val)
+	}
+	return nil
+}
+
+// count reads val, the value of key on line ln, as a count.
+func (p *reportParser) count(ln, key, val string) (int64, error) {
+	v, err := strconv.ParseInt(val, 10, 64)
+	if err != nil || v < 0 {
+		return 0, &devtext.ParseError{Source: SimpleperfSource, Line: p.it.n, Text: ln, Reason: key + " is not a count"}
+	}
+	return v, nil
+}
+
+// metaInfo reads a field of the meta_info record.
+func (p *reportParser) metaInfo(key, val string) {
+	switch key {
+	case "event_type":
+		p.out.Events = append(p.out.Events, val)
+	case "app_package_name":
+		p.out.App = val
+	case "trace_offcpu":
+		p.out.TraceOffCPU = val == "true"
+	}
+}
+
+// lostSituation reads a field of the lost_situation record.
+func (p *reportParser) lostSituation(ln, key, val string) error {
+	switch key {
+	case "sample_count", "lost_count":
+		v, err := p.count(ln, key, val)
+		if err != nil {
+			return err
+		}
+		if key == "sample_count" {
+			p.out.Reported = v
+		} else {
+			p.out.Lost = v
+		}
+	}
+	return nil
+}
+
+// sampleField reads a field of a sample record: its event, time, thread
+// or a part of a frame of its callchain.
+func (p *reportParser) sampleField(ln, key, val string) error {
+	cur := p.cur
+	switch key {
+	case "event_type":
+		cur.Event = val
+	case "time":
+		v, err := p.count(ln, key, val)
+		if err != nil {
+			return err
+		}
+		cur.TimeNs, p.haveTime = v, true
+	case "event_count":
+		v, err := p.count(ln, key, val)
+		if err != nil {
+			return err
+		}
+		cur.Period = v
+	case "thread_id":
+		v, err := p.count(ln, key, val)
+		if err != nil || v > 1<<31 {
+			return &devtext.ParseError{Source: SimpleperfSource, Line: p.it.n, Text: ln, Reason: "thread_id is not a thread id"}
+		}
+		cur.TID, p.haveTID = int(v), true
+	case "thread_name":
+		cur.Thread = val
+	case "callchain":
+		p.flushFrame()
+	case "vaddr_in_file":
+		// Each frame starts with its address; a frame printed
+		// without one starts at its file.
+		p.flushFrame()
+	case "file":
+		if p.pending.File != "" || p.pending.Symbol != "" {
+			p.flushFrame()
+		}
+		p.pending.File = val
+	case "symbol":
+		if p.pending.Symbol != "" {
+			p.flushFrame()
+		}
+		p.pending.Symbol = val
+	}
+	return nil
+}
+
+// flushFrame adds the frame being read, if any, to the sample's.
+func (p *reportParser) flushFrame() {
+	if p.pending.Symbol != "" || p.pending.File != "" {
+		p.cur.Frames = append(p.cur.Frames, p.pending)
+	}
+	p.pending = StackFrame{}
+}
+
+// finish ends the record being read: a sample goes to out when keep
+// takes it.
+func (p *reportParser) finish() error {
+	if p.rec != "sample" || p.cur == nil {
+		return nil
+	}
+	p.flushFrame()
+	if !p.haveTime || !p.haveTID {
+		return &devtext.ParseError{Source: SimpleperfSource, Line: p.recLine, Text: p.recText, Reason: "sample without a time or a thread_id"}
+	}
+	if p.keep(p.cur) {
+		p.out.Samples = append(p.out.Samples, *p.cur)
+	}
+	p.cur = nil
+	return nil
 }
 
 // perfScriptHeader reads "comm pid/tid [cpu] secs.usecs: period event:",

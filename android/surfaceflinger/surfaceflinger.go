@@ -581,106 +581,126 @@ type TimeStatsLayer struct {
 
 // ParseTimeStats parses --timestats -dump.
 func ParseTimeStats(b []byte) (*TimeStats, error) {
-	out := &TimeStats{
+	p := timeStatsParser{out: &TimeStats{
 		Fields: map[string]string{}, TotalFrames: -1, MissedFrames: -1,
 		DisplayConfigStats: map[string]int64{}, Histograms: map[string][]gfxinfo.HistogramBucket{},
-	}
-	var layer *TimeStatsLayer
-	pending := "" // a "… is as below:" heading waiting for its line
+	}}
 	for i, raw := range strings.Split(string(devtext.Normalize(b)), "\n") {
-		lineNo := i + 1
 		s := strings.TrimSpace(raw)
 		if s == "" || s == "SurfaceFlinger TimeStats:" {
 			continue
 		}
-		bad := func(reason string) error {
-			return &devtext.ParseError{Source: TimeStatsSource, Line: lineNo, Text: s, Reason: reason}
-		}
-		if h, ok := strings.CutSuffix(s, " is as below:"); ok {
-			pending = strings.TrimSuffix(h, " histogram")
-			continue
-		}
-		if pending != "" {
-			name := pending
-			pending = ""
-			if name == "displayConfigStats" {
-				for _, tok := range strings.Fields(s) {
-					k, v, ok := strings.Cut(tok, "=")
-					ms, err := strconv.ParseInt(strings.TrimSuffix(v, "ms"), 10, 64)
-					if !ok || err != nil {
-						return nil, bad("bad displayConfigStats entry")
-					}
-					out.DisplayConfigStats[k] = ms
-				}
-				continue
-			}
-			h, err := sfHistogram(s)
-			if err != nil {
-				return nil, bad(err.Error())
-			}
-			if layer != nil {
-				layer.Histograms[name] = h
-			} else {
-				out.Histograms[name] = h
-			}
-			continue
-		}
-		k, v, ok := strings.Cut(s, "=")
-		if !ok {
-			return nil, bad("not a key = value line")
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if k == "layerName" {
-			out.Layers = append(out.Layers, TimeStatsLayer{
-				Name: v, TotalFrames: -1, DroppedFrames: -1, AverageFPS: math.NaN(),
-				Fields: map[string]string{}, Histograms: map[string][]gfxinfo.HistogramBucket{},
-			})
-			layer = &out.Layers[len(out.Layers)-1]
-			continue
-		}
-		num := func(dst *int64) error {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return bad("value is not an integer")
-			}
-			*dst = n
-			return nil
-		}
-		if layer == nil {
-			out.Fields[k] = v
-			var err error
-			switch k {
-			case "totalFrames":
-				err = num(&out.TotalFrames)
-			case "missedFrames":
-				err = num(&out.MissedFrames)
-			}
-			if err != nil {
-				return nil, err
-			}
-			continue
-		}
-		layer.Fields[k] = v
-		var err error
-		switch k {
-		case "packageName":
-			layer.Package = v
-		case "totalFrames":
-			err = num(&layer.TotalFrames)
-		case "droppedFrames":
-			err = num(&layer.DroppedFrames)
-		case "averageFPS":
-			f, perr := strconv.ParseFloat(v, 64) // accepts "inf"
-			if perr != nil {
-				err = bad("averageFPS is not a number")
-			}
-			layer.AverageFPS = f
-		}
-		if err != nil {
-			return nil, err
+		if reason := p.line(s); reason != "" {
+			return nil, &devtext.ParseError{Source: TimeStatsSource, Line: i + 1, Text: s, Reason: reason}
 		}
 	}
-	return out, nil
+	return p.out, nil
+}
+
+// timeStatsParser is the state of ParseTimeStats between lines.
+type timeStatsParser struct {
+	out     *TimeStats
+	layer   *TimeStatsLayer // the section being read; nil before the first
+	pending string          // a "… is as below:" heading waiting for its line
+}
+
+// line reads the trimmed line s and returns why it is malformed, or "".
+func (p *timeStatsParser) line(s string) string {
+	if h, ok := strings.CutSuffix(s, " is as below:"); ok {
+		p.pending = strings.TrimSuffix(h, " histogram")
+		return ""
+	}
+	if p.pending != "" {
+		name := p.pending
+		p.pending = ""
+		return p.below(name, s)
+	}
+	k, v, ok := strings.Cut(s, "=")
+	if !ok {
+		return "not a key = value line"
+	}
+	k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+	if k == "layerName" {
+		p.out.Layers = append(p.out.Layers, TimeStatsLayer{
+			Name: v, TotalFrames: -1, DroppedFrames: -1, AverageFPS: math.NaN(),
+			Fields: map[string]string{}, Histograms: map[string][]gfxinfo.HistogramBucket{},
+		})
+		p.layer = &p.out.Layers[len(p.out.Layers)-1]
+		return ""
+	}
+	if p.layer == nil {
+		return p.out.field(k, v)
+	}
+	return p.layer.field(k, v)
+}
+
+// below reads s, the line under the heading "name is as below:": the
+// display modes' times or a histogram.
+func (p *timeStatsParser) below(name, s string) string {
+	if name == "displayConfigStats" {
+		for _, tok := range strings.Fields(s) {
+			k, v, ok := strings.Cut(tok, "=")
+			ms, err := strconv.ParseInt(strings.TrimSuffix(v, "ms"), 10, 64)
+			if !ok || err != nil {
+				return "bad displayConfigStats entry"
+			}
+			p.out.DisplayConfigStats[k] = ms
+		}
+		return ""
+	}
+	h, err := sfHistogram(s)
+	if err != nil {
+		return err.Error()
+	}
+	if p.layer != nil {
+		p.layer.Histograms[name] = h
+	} else {
+		p.out.Histograms[name] = h
+	}
+	return ""
+}
+
+// field reads a global "k = v" line and returns why it is malformed, or "".
+func (out *TimeStats) field(k, v string) string {
+	out.Fields[k] = v
+	switch k {
+	case "totalFrames":
+		return timeStatsInt(v, &out.TotalFrames)
+	case "missedFrames":
+		return timeStatsInt(v, &out.MissedFrames)
+	}
+	return ""
+}
+
+// field reads a layer's "k = v" line and returns why it is malformed, or
+// "".
+func (layer *TimeStatsLayer) field(k, v string) string {
+	layer.Fields[k] = v
+	switch k {
+	case "packageName":
+		layer.Package = v
+	case "totalFrames":
+		return timeStatsInt(v, &layer.TotalFrames)
+	case "droppedFrames":
+		return timeStatsInt(v, &layer.DroppedFrames)
+	case "averageFPS":
+		f, err := strconv.ParseFloat(v, 64) // accepts "inf"
+		layer.AverageFPS = f
+		if err != nil {
+			return "averageFPS is not a number"
+		}
+	}
+	return ""
+}
+
+// timeStatsInt sets *dst to the integer v, or returns why it cannot.
+func timeStatsInt(v string, dst *int64) string {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return "value is not an integer"
+	}
+	*dst = n
+	return ""
 }
 
 func sfHistogram(s string) ([]gfxinfo.HistogramBucket, error) {

@@ -92,54 +92,70 @@ func analyzeTrace(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("analyze trace: %s: %w", path, readErr)
 	}
 
-	w := trace.Window{Name: "trace", Start: a.Start, End: a.End + 1, Clock: a.TraceClock}
-	if *from != "" || *to != "" {
-		w.Name = "window"
-		start, clk, err := traceTime(*from, a.Start, a, c)
-		if err != nil {
-			return fmt.Errorf("analyze trace: -from: %w", err)
-		}
-		end, clk2, err := traceTime(*to, a.End+1, a, c)
-		if err != nil {
-			return fmt.Errorf("analyze trace: -to: %w", err)
-		}
-		// Both ends on one clock: a relative or missing end is on the trace
-		// clock, so it moves onto the other end's clock through the trace.
-		if clk != clk2 {
-			if clk != a.TraceClock {
-				if start, err = a.Convert(start, clk); err != nil {
-					return fmt.Errorf("analyze trace: -from: %w", err)
-				}
-			}
-			if clk2 != a.TraceClock {
-				if end, err = a.Convert(end, clk2); err != nil {
-					return fmt.Errorf("analyze trace: -to: %w", err)
-				}
-			}
-			clk = a.TraceClock
-		}
-		if end <= start {
-			return fmt.Errorf("analyze trace: -to %s is not after -from %s", excerpt.Quote(*to), excerpt.Quote(*from))
-		}
-		w.Start, w.End, w.Clock = start, end, clk
+	w, err := traceWindow(a, *from, *to, c)
+	if err != nil {
+		return err
 	}
 	step, err := a.Window(w)
 	if err != nil {
 		return fmt.Errorf("analyze trace: %w", err)
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(traceJSON{File: path, Analysis: a, Step: step}); err != nil {
-			return err
-		}
-	} else if err := trace.WriteText(stdout, a, []*trace.Step{step}); err != nil {
+	if err := writeTrace(stdout, path, a, step, *asJSON); err != nil {
 		return err
 	}
 	if readErr != nil {
 		return fmt.Errorf("analyze trace: %s: %w (the analysis above covers the packets before it)", path, readErr)
 	}
 	return nil
+}
+
+// traceWindow is the step -from and -to bound (the whole trace without
+// them), both ends on one clock.
+func traceWindow(a *trace.Analysis, from, to string, c trace.Clock) (trace.Window, error) {
+	w := trace.Window{Name: "trace", Start: a.Start, End: a.End + 1, Clock: a.TraceClock}
+	if from == "" && to == "" {
+		return w, nil
+	}
+	w.Name = "window"
+	start, clk, err := traceTime(from, a.Start, a, c)
+	if err != nil {
+		return w, fmt.Errorf("analyze trace: -from: %w", err)
+	}
+	end, clk2, err := traceTime(to, a.End+1, a, c)
+	if err != nil {
+		return w, fmt.Errorf("analyze trace: -to: %w", err)
+	}
+	// Both ends on one clock: a relative or missing end is on the trace
+	// clock, so it moves onto the other end's clock through the trace.
+	if clk != clk2 {
+		if clk != a.TraceClock {
+			if start, err = a.Convert(start, clk); err != nil {
+				return w, fmt.Errorf("analyze trace: -from: %w", err)
+			}
+		}
+		if clk2 != a.TraceClock {
+			if end, err = a.Convert(end, clk2); err != nil {
+				return w, fmt.Errorf("analyze trace: -to: %w", err)
+			}
+		}
+		clk = a.TraceClock
+	}
+	if end <= start {
+		return w, fmt.Errorf("analyze trace: -to %s is not after -from %s", excerpt.Quote(to), excerpt.Quote(from))
+	}
+	w.Start, w.End, w.Clock = start, end, clk
+	return w, nil
+}
+
+// writeTrace prints the analysis of the trace at path and its step, as
+// indented JSON or as text.
+func writeTrace(stdout io.Writer, path string, a *trace.Analysis, step *trace.Step, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(traceJSON{File: path, Analysis: a, Step: step})
+	}
+	return trace.WriteText(stdout, a, []*trace.Step{step})
 }
 
 // traceTime reads a -from/-to value: "" is def on the trace clock, a
