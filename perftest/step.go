@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/causes"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -37,7 +38,7 @@ type Step struct {
 	BigJankAtS []float64 `json:"big_jank_at_s,omitempty"`
 	// Causes is why the step's frames janked; nil when the session looked
 	// for no causes (Config.Causes).
-	Causes *StepCauses `json:"causes,omitempty"`
+	Causes *causes.Step `json:"causes,omitempty"`
 	// Smoothness is GT's SM over the step, from the app's Choreographer
 	// log; nil when the log could not tell (see NotMeasured).
 	Smoothness *SmoothnessStats `json:"smoothness,omitempty"`
