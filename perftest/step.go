@@ -5,6 +5,7 @@ import (
 
 	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/causes"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -30,7 +31,9 @@ type Step struct {
 	DeviceStartNs int64     `json:"device_start_ns"`
 	DeviceEndNs   int64     `json:"device_end_ns"`
 
-	FrameStats FrameStats `json:"frames"`
+	// FrameStats is the step's frame summary, with every definition side
+	// by side under the names `perfgate analyze frames` prints.
+	FrameStats frames.Summary `json:"frames"`
 	// JankAtS are the seconds, since the step began, of the frames counted
 	// by the default jank (FrameStats.JankDefinition), and BigJankAtS those
 	// of PerfDog BigJank frames: the evidence a failed budget quotes.
@@ -250,7 +253,7 @@ func (s *Step) Jank() int { return s.FrameStats.Jank }
 func (s *Step) FPS() float64 { return s.FrameStats.FPS }
 
 // Frames returns the step's frame summary.
-func (s *Step) Frames() FrameStats { return s.FrameStats }
+func (s *Step) Frames() frames.Summary { return s.FrameStats }
 
 // CPU returns the step's CPU summary.
 func (s *Step) CPU() CPUStats { return s.CPUStats }
