@@ -51,7 +51,7 @@ func scrollStep() *perftest.Step {
 	dm := 5
 	return &perftest.Step{
 		Name: "scroll", HostStartNs: 1e9, HostEndNs: 5e9,
-		FrameStats: perftest.FrameStats{
+		FrameStats: frames.Summary{
 			Source: "gfxinfo", Frames: 230, FPS: 57.46, Jank: 5, JankDefinition: frames.JankDefinitionDeadlineMissed,
 			DeadlineMissed: &dm, PerfDog: frames.PerfDog{Jank: 3, BigJank: 2, Stutter: 0.0412},
 			FrameTimeMS: frames.Percentiles{P50: 7.5, P90: 12.1, P95: 18.24, P99: 95.8},

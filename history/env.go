@@ -18,9 +18,6 @@ import (
 
 // Variables that describe a run's build, read by MetaFromEnv.
 const (
-	// EnvHistory is where every session of a test binary that links this
-	// package adds its Result: an SQLite file or a PostgreSQL DSN.
-	EnvHistory = perftest.EnvHistory
 	// EnvCommit and EnvBranch name the commit and branch measured; in
 	// GitHub Actions GITHUB_SHA and GITHUB_HEAD_REF or GITHUB_REF_NAME
 	// stand in, elsewhere the git checkout of the working directory.
@@ -139,7 +136,7 @@ func SafeURL(u string) bool {
 // MetaFromEnv; it does nothing when the variable is unset. A session calls
 // it after writing its Result.
 func AddFromEnv(ctx context.Context, r *perftest.Result) error {
-	dsn := os.Getenv(EnvHistory)
+	dsn := os.Getenv(perftest.EnvHistory)
 	if dsn == "" {
 		return nil
 	}
@@ -163,7 +160,7 @@ func init() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		if err := AddFromEnv(ctx, r); err != nil {
-			return fmt.Errorf("%s=%s: %w", EnvHistory, redact(os.Getenv(EnvHistory)), err)
+			return fmt.Errorf("%s=%s: %w", perftest.EnvHistory, redact(os.Getenv(perftest.EnvHistory)), err)
 		}
 		return nil
 	})

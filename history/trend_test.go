@@ -208,7 +208,7 @@ func TestSuggest(t *testing.T) {
 // report.
 func TestAddFromEnv(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "h.db")
-	t.Setenv(EnvHistory, path)
+	t.Setenv(perftest.EnvHistory, path)
 	t.Setenv(EnvCommit, "0123456789abcdef0123456789abcdef01234567")
 	t.Setenv(EnvBranch, "main")
 	t.Setenv(EnvAppVersion, "2.0.1")
@@ -227,7 +227,7 @@ func TestAddFromEnv(t *testing.T) {
 	if p.Commit != "0123456789abcdef0123456789abcdef01234567" || p.Branch != "main" || p.AppVersion != "2.0.1" || p.ReportURL != "https://ci.example/run/7/TestFeed_fast.html" {
 		t.Errorf("point %+v", p)
 	}
-	t.Setenv(EnvHistory, "")
+	t.Setenv(perftest.EnvHistory, "")
 	if err := AddFromEnv(context.Background(), result("TestOther", "Pixel 7", t0)); err != nil {
 		t.Errorf("unset: %v", err)
 	}

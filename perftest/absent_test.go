@@ -48,7 +48,7 @@ func wantAbsent(t *testing.T, st *Step, want string, names ...metrics.Name) {
 // full display every launch's "Fully drawn".
 func TestAbsentFromFigures(t *testing.T) {
 	dm := 0
-	one := &Step{Name: "tap", FrameStats: FrameStats{Source: "gfxinfo", Frames: 1, DeadlineMissed: &dm, Vitals: &frames.Vitals{},
+	one := &Step{Name: "tap", FrameStats: frames.Summary{Source: "gfxinfo", Frames: 1, DeadlineMissed: &dm, Vitals: &frames.Vitals{},
 		FrameTimeMS: frames.Percentiles{P50: 7, P90: 7, P95: 7, P99: 7}}}
 	wantAbsent(t, one, "needs two frames (intervals between frames); the step had 1", "fps", "stutter_perfdog", "jank_chromium", "max_frame_delay")
 	for _, n := range []metrics.Name{"frames", "jank", "jank_deadline_missed", "frame_time_p95", "slow_frames"} {
@@ -57,11 +57,11 @@ func TestAbsentFromFigures(t *testing.T) {
 		}
 	}
 
-	sf := &Step{Name: "sf", FrameStats: FrameStats{Source: "surfaceflinger", Frames: 1}}
+	sf := &Step{Name: "sf", FrameStats: frames.Summary{Source: "surfaceflinger", Frames: 1}}
 	wantAbsent(t, sf, "needs two frames", "frame_time_p50", "frame_time_p99", "fps")
 	wantAbsent(t, sf, "needs frame durations (gfxinfo); the frames came from surfaceflinger", "jank_deadline_missed", "slow_frames", "frozen_frames")
 
-	idle := &Step{Name: "idle", FrameStats: FrameStats{Source: "gfxinfo"}}
+	idle := &Step{Name: "idle", FrameStats: frames.Summary{Source: "gfxinfo"}}
 	if v, ok := hasMetric(idle, "frames"); !ok || v != 0 {
 		t.Errorf("a frame source read without frames: frames %v %v, want a measured 0", v, ok)
 	}
@@ -260,7 +260,7 @@ func TestBatteryTemperatureAbsent(t *testing.T) {
 // the catalogue's unit and direction: adding a metric is one catalogue
 // entry and the value a step gives it.
 func TestStepListsTheCatalogue(t *testing.T) {
-	st := &Step{Name: "scroll", FrameStats: FrameStats{Source: "gfxinfo", Frames: 3}}
+	st := &Step{Name: "scroll", FrameStats: frames.Summary{Source: "gfxinfo", Frames: 3}}
 	var got []metrics.Name
 	for _, e := range st.catalogue() {
 		got = append(got, e.Name)

@@ -33,14 +33,6 @@ type CauseOptions struct {
 // WithCauses sets how the session finds out why frames janked.
 func WithCauses(o CauseOptions) Option { return func(c *Config) { c.Causes = o } }
 
-// Cause sources, the keys of StepCauses.NotMeasured.
-const (
-	CausePhases = causes.SourcePhases
-	CauseBlocks = causes.SourceBlocks
-	CauseStacks = causes.SourceStacks
-	CauseANRs   = causes.SourceANRs
-)
-
 // CauseRun is how the session looked for causes.
 type CauseRun struct {
 	// LooperProperty is the property set for the app's main Looper and
@@ -57,32 +49,22 @@ type CauseRun struct {
 	Samples int `json:"samples,omitempty"`
 }
 
-// The causes of a step, as package causes finds them (see causes.Step).
-type (
-	StepCauses = causes.Step
-	FrameCause = causes.Frame
-	Block      = causes.Block
-	Blocker    = causes.Blocker
-	StackCount = causes.Stack
-	ANR        = causes.ANR
-)
-
 // causeLog is what the session's Stop-time reads gave for causes.
 type causeLog struct {
 	read bool
 	// blocks are the app's main-thread Looper lines (dispatch), ends on the
 	// device clock; logFrom is the device time of the oldest line the
 	// system buffer still held, logWhy why there is no log.
-	blocks  []Block
+	blocks  []causes.Block
 	logFrom int64
 	logWhy  string
-	anrs    []ANR
+	anrs    []causes.ANR
 	samples []causes.Sample
 }
 
 // summariseCauses finds why the step's janky frames janked (see
-// StepCauses). frames are the step's frames.
-func (c *collector) summariseCauses(st *Step, frames []frames.Frame) *StepCauses {
+// causes.Step). frames are the step's frames.
+func (c *collector) summariseCauses(st *Step, frames []frames.Frame) *causes.Step {
 	if !c.causesOn() {
 		return nil
 	}
@@ -90,12 +72,12 @@ func (c *collector) summariseCauses(st *Step, frames []frames.Frame) *StepCauses
 		Start: st.DeviceStartNs, End: st.DeviceEndNs,
 		Frames: frames, Summary: st.FrameStats,
 		Blocks: c.causes.blocks, Samples: c.causes.samples, ANRs: c.causes.anrs,
-		NotMeasured: map[string]string{CauseBlocks: c.blocksWhy(st), CauseStacks: c.stacksWhy(st), CauseANRs: c.anrsWhy(st)},
+		NotMeasured: map[string]string{causes.SourceBlocks: c.blocksWhy(st), causes.SourceStacks: c.stacksWhy(st), causes.SourceANRs: c.anrsWhy(st)},
 	})
 }
 
-// ANRs returns the app's ANRs in the step (see StepCauses).
-func (st *Step) ANRs() []ANR {
+// ANRs returns the app's ANRs in the step (see causes.Step).
+func (st *Step) ANRs() []causes.ANR {
 	if st.Causes == nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/causes"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -42,7 +43,7 @@ func TestStacksPastOutputBound(t *testing.T) {
 		if c == nil {
 			t.Fatal("no causes")
 		}
-		if why := c.NotMeasured[perftest.CauseStacks]; why != "" {
+		if why := c.NotMeasured[causes.SourceStacks]; why != "" {
 			t.Fatalf("stacks not measured: %s", why)
 		}
 		// report-sample prints each sample's time, thread and frames: well

@@ -796,7 +796,7 @@ func (c *collector) readCauseLog(ctx context.Context) causeLog {
 		if a.Process != c.cfg.Package && !slices.Contains(pids, a.PID) {
 			continue
 		}
-		l.anrs = append(l.anrs, ANR{TimeNs: a.Entry.Time.UnixNano(), PID: a.PID, Reason: a.Reason})
+		l.anrs = append(l.anrs, causes.ANR{TimeNs: a.Entry.Time.UnixNano(), PID: a.PID, Reason: a.Reason})
 	}
 	return l
 }
@@ -804,7 +804,7 @@ func (c *collector) readCauseLog(ctx context.Context) causeLog {
 // readANRStacks reads the ANRs' stack dumps for the main thread's stack:
 // the dropbox's data_app_anr entries, else /data/anr/traces.txt (readable
 // to the shell on old Android). It returns notes on what it could not read.
-func (c *collector) readANRStacks(ctx context.Context, anrs []ANR) []string {
+func (c *collector) readANRStacks(ctx context.Context, anrs []causes.ANR) []string {
 	if len(anrs) == 0 {
 		return nil
 	}
@@ -854,7 +854,7 @@ func (c *collector) blocksWhy(st *Step) string {
 			return fmt.Sprintf("blocks: the app's process (pid %d) was already running when %s was set; its main Looper reads the property when it starts: launch the app cold in the session to measure blocks", pid, l.prop)
 		}
 	}
-	if why := c.causeLogWhy(st, CauseBlocks); why != "" {
+	if why := c.causeLogWhy(st, causes.SourceBlocks); why != "" {
 		return why
 	}
 	if !c.ranDuring(st.HostStartNs, st.HostEndNs) {
@@ -905,7 +905,7 @@ func (c *collector) stacksWhy(st *Step) string {
 }
 
 // anrsWhy says why a step's ANRs are not known, "" when they are.
-func (c *collector) anrsWhy(st *Step) string { return c.causeLogWhy(st, CauseANRs) }
+func (c *collector) anrsWhy(st *Step) string { return c.causeLogWhy(st, causes.SourceANRs) }
 
 // stepPIDs are the app's processes the ticks of the step saw.
 func (c *collector) stepPIDs(st *Step) []int {

@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/causes"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
@@ -140,7 +141,7 @@ func causesMatchTruth(t *testing.T, tc causesCase) {
 	if c == nil {
 		t.Fatal("no causes")
 	}
-	for _, src := range []string{perftest.CausePhases, perftest.CauseBlocks, perftest.CauseStacks, perftest.CauseANRs} {
+	for _, src := range []string{causes.SourcePhases, causes.SourceBlocks, causes.SourceStacks, causes.SourceANRs} {
 		if why := c.NotMeasured[src]; why != "" {
 			t.Errorf("%s not measured: %s", src, why)
 		}
@@ -185,7 +186,7 @@ func causesMatchTruth(t *testing.T, tc causesCase) {
 		if cause.Phase == "wait" {
 			handler, callback = cause.Handler, cause.Callback
 		}
-		var b perftest.Block
+		var b causes.Block
 		if fc.Block != nil {
 			b = c.Blocks[*fc.Block]
 		}
@@ -296,10 +297,10 @@ func TestCausesNotProfileable(t *testing.T) {
 		}
 		st := r.Step("scroll")
 		c := st.Causes
-		if c == nil || len(c.Blocks) == 0 || len(c.Phases) == 0 || c.NotMeasured[perftest.CauseBlocks] != "" {
+		if c == nil || len(c.Blocks) == 0 || len(c.Phases) == 0 || c.NotMeasured[causes.SourceBlocks] != "" {
 			t.Fatalf("causes %+v", c)
 		}
-		why := c.NotMeasured[perftest.CauseStacks]
+		why := c.NotMeasured[causes.SourceStacks]
 		if !strings.Contains(why, "isn't debuggable/profileable") || len(c.TopStacks) != 0 {
 			t.Errorf("stacks not measured because %q; top stacks %v", why, c.TopStacks)
 		}
@@ -412,8 +413,8 @@ func TestCausesWithARTProfiler(t *testing.T) {
 		r := s.Stop()
 		st := r.Step("scroll")
 		c := st.Causes
-		if r.Causes == nil || !strings.HasPrefix(r.Causes.StackSource, "am profile start --sampling") || c.NotMeasured[perftest.CauseStacks] != "" {
-			t.Fatalf("run %+v, stacks not measured: %q", r.Causes, c.NotMeasured[perftest.CauseStacks])
+		if r.Causes == nil || !strings.HasPrefix(r.Causes.StackSource, "am profile start --sampling") || c.NotMeasured[causes.SourceStacks] != "" {
+			t.Fatalf("run %+v, stacks not measured: %q", r.Causes, c.NotMeasured[causes.SourceStacks])
 		}
 		if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "no simpleperf") }) {
 			t.Errorf("no note on the missing simpleperf: %q", r.Notes)
@@ -486,7 +487,7 @@ func TestCauseOptions(t *testing.T) {
 		if short == 0 {
 			t.Errorf("the phone ran no message of 17–49 ms: the threshold went untested")
 		}
-		if why := c.NotMeasured[perftest.CauseStacks]; !strings.Contains(why, "NoStacks") || len(c.TopStacks) != 0 {
+		if why := c.NotMeasured[causes.SourceStacks]; !strings.Contains(why, "NoStacks") || len(c.TopStacks) != 0 {
 			t.Errorf("stacks not measured because %q; top stacks %v", why, c.TopStacks)
 		}
 	})

@@ -52,7 +52,7 @@ type device interface {
 	// facts reads the device's facts (one round trip), with notes on the
 	// facts that came from a fallback or whose sources disagree.
 	facts(ctx context.Context) (procfs.DeviceFacts, []string, error)
-	// appUID returns the app's uid; an error wrapping ErrAppNotInstalled
+	// appUID returns the app's uid; an error wrapping adbx.ErrAppNotInstalled
 	// when the package is unknown.
 	appUID(ctx context.Context, pkg string) (int, error)
 	// appProcesses lists the names of the app's processes now running
@@ -76,11 +76,9 @@ type streamer interface {
 	stream(ctx context.Context, cmd string) (io.ReadCloser, error)
 }
 
-// Errors callers branch on.
+// Errors callers branch on. A package not installed on the device gives an
+// error wrapping adbx.ErrAppNotInstalled.
 var (
-	// ErrAppNotInstalled: the package is not installed on the device (the
-	// same sentinel as adbx's).
-	ErrAppNotInstalled = adbx.ErrAppNotInstalled
 	// ErrAppNotRunning: the app has no process and Config.WaitForApp is off.
 	ErrAppNotRunning = errors.New("app not running")
 	// ErrDeviceLost: every tick failed for Config.GiveUpAfter.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
@@ -86,7 +87,7 @@ func ExampleWithTrace() {
 func ExampleStep_Absent() {
 	dm := 0
 	st := &perftest.Step{Name: "tap",
-		FrameStats: perftest.FrameStats{Source: "gfxinfo", Frames: 1, DeadlineMissed: &dm},
+		FrameStats: frames.Summary{Source: "gfxinfo", Frames: 1, DeadlineMissed: &dm},
 		NotMeasured: map[metrics.Name]string{
 			metrics.Rx: `traffic: /proc/<pid>/net/dev unreadable on every read in the step (3 failed; last: exit 1: "cat: /proc/4242/net/dev: No such file or directory")`,
 		},

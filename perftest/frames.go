@@ -14,10 +14,6 @@ import (
 	framespkg "github.com/perfgate/perfgate/frames"
 )
 
-// FrameStats is a step's frame summary, with every definition side by side
-// under the names `perfgate analyze frames` prints.
-type FrameStats = framespkg.Summary
-
 // absorbFrames parses one frame poll and takes the frames it has not taken
 // yet (DESIGN.md: SurfaceFlinger keeps B greater than the last B kept;
 // gfxinfo keeps IntendedVsync greater than the last kept for that window),
@@ -478,7 +474,7 @@ func (c *collector) periodNs() int64 {
 
 // frameStats summarises a step's frames: the window (or layer) with the
 // most frames is the step's; the others are listed.
-func (c *collector) frameStats(frames []framespkg.Frame) (FrameStats, []WindowFrames) {
+func (c *collector) frameStats(frames []framespkg.Frame) (framespkg.Summary, []WindowFrames) {
 	var order []string
 	by := map[string][]framespkg.Frame{}
 	for _, f := range frames {

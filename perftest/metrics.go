@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfgate/perfgate/causes"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -208,7 +209,7 @@ func (st *Step) catalogue() []entry {
 	whyBlocks, whyANRs := "blocks: the session did not look for causes", "anrs: the session did not look for causes"
 	var longest, anrs float64
 	if c := st.Causes; c != nil {
-		whyBlocks, whyANRs = c.NotMeasured[CauseBlocks], c.NotMeasured[CauseANRs]
+		whyBlocks, whyANRs = c.NotMeasured[causes.SourceBlocks], c.NotMeasured[causes.SourceANRs]
 		if b, ok := c.MaxBlock(); ok {
 			longest = float64(b.Ms)
 		}

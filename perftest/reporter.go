@@ -14,7 +14,8 @@ const EnvReport = "PERFGATE_REPORT"
 
 // EnvHistory names the variable that asks every session of a test run to
 // add its Result to a performance history: PERFGATE_HISTORY=file.db or a
-// PostgreSQL DSN (see package history).
+// PostgreSQL DSN (see package history). It takes effect in a test binary
+// that links package history.
 const EnvHistory = "PERFGATE_HISTORY"
 
 // reporterPackages name, per variable, the package whose reporter a test

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/adbx"
 )
 
 // fastConfig is a session config for the scripted fake: quick ticks, no
@@ -337,11 +339,11 @@ func TestPidofGarbage(t *testing.T) {
 
 func TestAppNotInstalled(t *testing.T) {
 	f := newFake()
-	f.uidErr = errors.Join(ErrAppNotInstalled, errors.New(`pm list packages -U com.perfgate.demo: ""`))
+	f.uidErr = errors.Join(adbx.ErrAppNotInstalled, errors.New(`pm list packages -U com.perfgate.demo: ""`))
 	cfg := fastConfig(t)
 	_, err := newSession(context.Background(), f, cfg)
-	if !errors.Is(err, ErrAppNotInstalled) || !strings.Contains(err.Error(), "com.perfgate.demo") {
-		t.Fatalf("err = %v, want ErrAppNotInstalled naming the package", err)
+	if !errors.Is(err, adbx.ErrAppNotInstalled) || !strings.Contains(err.Error(), "com.perfgate.demo") {
+		t.Fatalf("err = %v, want adbx.ErrAppNotInstalled naming the package", err)
 	}
 	r, rerr := ReadResult(filepath.Join(cfg.ResultsDir, t.Name()+"@perftest.json"))
 	if rerr != nil {

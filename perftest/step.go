@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/causes"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 )
 
@@ -29,7 +31,9 @@ type Step struct {
 	DeviceStartNs int64     `json:"device_start_ns"`
 	DeviceEndNs   int64     `json:"device_end_ns"`
 
-	FrameStats FrameStats `json:"frames"`
+	// FrameStats is the step's frame summary, with every definition side
+	// by side under the names `perfgate analyze frames` prints.
+	FrameStats frames.Summary `json:"frames"`
 	// JankAtS are the seconds, since the step began, of the frames counted
 	// by the default jank (FrameStats.JankDefinition), and BigJankAtS those
 	// of PerfDog BigJank frames: the evidence a failed budget quotes.
@@ -37,7 +41,7 @@ type Step struct {
 	BigJankAtS []float64 `json:"big_jank_at_s,omitempty"`
 	// Causes is why the step's frames janked; nil when the session looked
 	// for no causes (Config.Causes).
-	Causes *StepCauses `json:"causes,omitempty"`
+	Causes *causes.Step `json:"causes,omitempty"`
 	// Smoothness is GT's SM over the step, from the app's Choreographer
 	// log; nil when the log could not tell (see NotMeasured).
 	Smoothness *SmoothnessStats `json:"smoothness,omitempty"`
@@ -249,7 +253,7 @@ func (s *Step) Jank() int { return s.FrameStats.Jank }
 func (s *Step) FPS() float64 { return s.FrameStats.FPS }
 
 // Frames returns the step's frame summary.
-func (s *Step) Frames() FrameStats { return s.FrameStats }
+func (s *Step) Frames() frames.Summary { return s.FrameStats }
 
 // CPU returns the step's CPU summary.
 func (s *Step) CPU() CPUStats { return s.CPUStats }

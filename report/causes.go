@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/perfgate/perfgate/causes"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/perftest"
 )
@@ -20,14 +21,14 @@ type htmlCauses struct {
 	Blockers []htmlBlocker
 	Stacks   []htmlStack
 	Frames   []htmlFrameCause
-	ANRs     []perftest.ANR
+	ANRs     []causes.ANR
 	Missing  []string
 	// Folded is the session's folded stacks file, for flame-graph tools.
 	Folded string
 }
 
 type htmlBlocker struct {
-	perftest.Blocker
+	causes.Blocker
 	Message string
 }
 

@@ -75,7 +75,7 @@ type Key struct {
 type Row struct {
 	Key
 	Unit   string
-	Better Better
+	Better metrics.Better
 	Def    metrics.Def
 	// Gated says a regression of the metric fails the gate
 	// (CompareOptions.Metrics); other rows only show their change.
@@ -220,7 +220,7 @@ func sideOf(results []*perftest.Result, acrossDevices, perRun bool) *Side {
 			}
 			var ft []float64
 			for _, m := range StepMetrics(st) {
-				if m.Better == Neither {
+				if m.Better == metrics.Neither {
 					continue
 				}
 				var times []float64

@@ -169,7 +169,7 @@ func metricStrips(step string, rows []Row) string {
 		switch {
 		case r.Regression:
 			verdict, colour = "REGRESSION", "#cf222e"
-		case r.Significant && (r.Better == Lower) == (r.DeltaPct > 0):
+		case r.Significant && (r.Better == metrics.Lower) == (r.DeltaPct > 0):
 			verdict, colour = "worse, within the threshold", "#9a6700"
 		case r.Significant:
 			verdict, colour = "better", "#1a7f37"

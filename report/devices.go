@@ -76,7 +76,7 @@ type deviceRun struct {
 
 // deviceColumn is one device's figures for a step of a device table.
 type deviceColumn struct {
-	ms      []Metric
+	ms      []metrics.Metric
 	verdict map[metrics.Name]string
 	found   bool
 }

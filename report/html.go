@@ -44,7 +44,7 @@ func (o Options) title() string {
 type htmlFact struct{ Key, Value string }
 
 type htmlMetric struct {
-	Metric
+	metrics.Metric
 	Shown   string
 	Budget  string
 	Verdict string // "pass", "fail" or ""

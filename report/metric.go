@@ -5,31 +5,18 @@ import (
 	"github.com/perfgate/perfgate/perftest"
 )
 
-// Better says which way a metric improves.
-type Better = metrics.Better
-
-// The directions a metric improves in.
-const (
-	Neither = metrics.Neither
-	Lower   = metrics.Lower
-	Higher  = metrics.Higher
-)
-
-// Metric is one number of a step, with its unit and where it came from.
-type Metric = metrics.Metric
-
 // StepMetrics lists every metric of a step that its Result holds; see
 // (*perftest.Step).Metrics.
-func StepMetrics(st *perftest.Step) []Metric { return st.Metrics() }
+func StepMetrics(st *perftest.Step) []metrics.Metric { return st.Metrics() }
 
 // find returns the named metric of ms.
-func find(ms []Metric, name metrics.Name) (Metric, bool) {
+func find(ms []metrics.Metric, name metrics.Name) (metrics.Metric, bool) {
 	for _, m := range ms {
 		if m.Name == name {
 			return m, true
 		}
 	}
-	return Metric{}, false
+	return metrics.Metric{}, false
 }
 
 // benchName turns a free-form name into a benchmark name token

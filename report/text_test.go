@@ -47,7 +47,7 @@ func textResults(t *testing.T, path string) []*perftest.Result {
 	cut.Steps[0].Crashes = []perftest.Crash{{Reason: "crash"}}
 	cut.Steps[0].CrashExpected = true
 	cut.Steps[1].Unfinished = true
-	cut.Steps[1].FrameStats = perftest.FrameStats{}
+	cut.Steps[1].FrameStats = frames.Summary{}
 	cut.Steps[1].MemoryStats = perftest.MemoryStats{}
 	cut.Steps[1].NotMeasured = map[metrics.Name]string{"frames": "frames: no frame in the step", "pss_max": "memory: no read"}
 	return []*perftest.Result{plain, rich, cut}

@@ -13,13 +13,10 @@ import (
 	"github.com/perfgate/perfgate/perftest"
 )
 
-// TestingT is the part of *testing.T a scenario needs.
-type TestingT = perftest.TestingT
-
 // Scenario binds a uiautomator2 Driver to a perftest session, so every
 // step of actions is measured.
 type Scenario struct {
-	t       TestingT
+	t       perftest.TestingT
 	pkg     string
 	dev     *adbx.Device
 	driver  *Driver
@@ -42,7 +39,7 @@ func scenarioOf(ctx context.Context) *Scenario {
 // pkg (the app need not run yet: a Launch step starts it). Options are
 // perftest's. A scenario that cannot start fails the test at once; the
 // session stops and the driver closes at the test's cleanup.
-func Start(t TestingT, dev *adbx.Device, pkg string, opts ...perftest.Option) *Scenario {
+func Start(t perftest.TestingT, dev *adbx.Device, pkg string, opts ...perftest.Option) *Scenario {
 	if h, ok := t.(interface{ Helper() }); ok {
 		h.Helper()
 	}

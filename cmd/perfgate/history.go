@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/history/changepoint"
+	"github.com/perfgate/perfgate/perftest"
 )
 
 const historyUsage = `usage: perfgate history <command> [flags]
@@ -90,7 +91,7 @@ func newHistoryFlags(name, usage string, stderr io.Writer, series bool) *history
 func (h *historyFlags) dsnOf() string {
 	dsn := *h.dsn
 	if dsn == "" {
-		dsn = os.Getenv(history.EnvHistory)
+		dsn = os.Getenv(perftest.EnvHistory)
 	}
 	if dsn == "" {
 		dsn = "perf-history.db"
