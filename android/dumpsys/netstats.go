@@ -106,8 +106,8 @@ func (p *netstatsParser) appMapRow(t string) string {
 // below it count for that uid when the tag is 0x0.
 func (p *netstatsParser) ident(t string) string {
 	p.curUIDOK = false
-	uidText := trafficField(t, "uid=")
-	tag := trafficField(t, "tag=")
+	uidText := devtext.Field(t, "uid=")
+	tag := devtext.Field(t, "tag=")
 	if uidText == "" {
 		return ""
 	}
@@ -127,7 +127,7 @@ func (p *netstatsParser) bucket(t string) string {
 		key string
 		dst *uint64
 	}{{"rb=", &c.RxBytes}, {"rp=", &c.RxPackets}, {"tb=", &c.TxBytes}, {"tp=", &c.TxPackets}} {
-		s := trafficField(t, kv.key)
+		s := devtext.Field(t, kv.key)
 		n, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
 			return fmt.Sprintf("bad %s%s", kv.key, excerpt.Quote(s))
@@ -143,25 +143,4 @@ func (p *netstatsParser) bucket(t string) string {
 		}
 	}
 	return ""
-}
-
-// trafficField returns the value after key (" uid=10229 set=DEFAULT" → "10229"),
-// up to the next space or ',', or "" when key is absent.
-func trafficField(s, key string) string {
-	for off := 0; ; {
-		j := strings.Index(s[off:], key)
-		if j < 0 {
-			return ""
-		}
-		j += off
-		// Match whole keys only: "uid=" must not match inside "subId=".
-		if j == 0 || s[j-1] == ' ' || s[j-1] == ',' || s[j-1] == '{' {
-			v := s[j+len(key):]
-			if k := strings.IndexAny(v, " ,}"); k >= 0 {
-				v = v[:k]
-			}
-			return v
-		}
-		off = j + len(key)
-	}
 }

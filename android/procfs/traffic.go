@@ -160,27 +160,6 @@ func TrafficNetDevTotal(ifaces map[string]TrafficCounters) TrafficCounters {
 	return t
 }
 
-// trafficField returns the value after key (" uid=10229 set=DEFAULT" → "10229"),
-// up to the next space or ',', or "" when key is absent.
-func trafficField(s, key string) string {
-	for off := 0; ; {
-		j := strings.Index(s[off:], key)
-		if j < 0 {
-			return ""
-		}
-		j += off
-		// Match whole keys only: "uid=" must not match inside "subId=".
-		if j == 0 || s[j-1] == ' ' || s[j-1] == ',' || s[j-1] == '{' {
-			v := s[j+len(key):]
-			if k := strings.IndexAny(v, " ,}"); k >= 0 {
-				v = v[:k]
-			}
-			return v
-		}
-		off = j + len(key)
-	}
-}
-
 // TrafficDelta returns after − before. A counter that went backwards gives
 // ErrTrafficCounterReset (see there); the caller restarts from after.
 func TrafficDelta(before, after TrafficCounters) (TrafficCounters, error) {
