@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/perfgate/perfgate/internal/memwatch"
 	"io"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf16"
 
 	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/android/dumpsys"
@@ -19,63 +18,6 @@ import (
 	"github.com/perfgate/perfgate/internal/capturegen"
 	"github.com/perfgate/perfgate/internal/excerpt"
 )
-
-// genReader reads head, then body repeated up to size bytes in all,
-// without holding them: a capture of any size for a test or benchmark.
-// It counts what it gave and, like a file, tells its size.
-type genReader struct {
-	head, body []byte
-	size, off  int64
-}
-
-func (g *genReader) Size() int64 { return g.size }
-
-func (g *genReader) Read(p []byte) (int, error) {
-	if g.off >= g.size {
-		return 0, io.EOF
-	}
-	n := 0
-	for n < len(p) && g.off < g.size {
-		var src []byte
-		if h := int64(len(g.head)); g.off < h {
-			src = g.head[g.off:]
-		} else {
-			k := (g.off - h) % int64(len(g.body))
-			src = g.body[k:]
-		}
-		m := copy(p[n:], src[:min(int64(len(src)), g.size-g.off)])
-		n += m
-		g.off += int64(m)
-	}
-	return n, nil
-}
-
-// oneLine is a single line of size bytes after head: digits, as the issue's
-// 1 GB capture.
-func oneLine(head string, size int64) *genReader {
-	return &genReader{head: []byte(head), body: []byte("0123456789"), size: size}
-}
-
-// utf16Of is s as UTF-16 with a byte-order mark, as PowerShell saves it.
-func utf16Of(s string, order binary.AppendByteOrder) []byte {
-	b := []byte{0xFF, 0xFE}
-	if order == binary.AppendByteOrder(binary.BigEndian) {
-		b = []byte{0xFE, 0xFF}
-	}
-	for _, u := range utf16.Encode([]rune(s)) {
-		b = order.AppendUint16(b, u)
-	}
-	return b
-}
-
-// allocated is what fn allocates, in bytes.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // A 1 GiB line, at the start or after real lines, in UTF-8, UTF-16 or
 // with carriage returns, stops every streaming reader once it passes
@@ -93,22 +35,22 @@ func TestLongLineStopsStreams(t *testing.T) {
 	}
 	lines := []struct {
 		name string
-		gen  *genReader
+		gen  *capturegen.Repeat
 		line int
 	}{
-		{"first line", oneLine("", gib), 1},
-		{"third line", oneLine("16666666\n1 2 3\n", gib), 3},
-		{"CRLF", oneLine("16666666\r\n1 2 3\r\n", gib), 3},
-		{"lone CR", oneLine("16666666\r\r1 2 3\r", gib), 3},
-		{"UTF-16LE", &genReader{head: utf16Of("16666666\r\n", binary.LittleEndian), body: []byte("7\x00"), size: gib}, 2},
-		{"UTF-16BE", &genReader{head: utf16Of("16666666\n", binary.BigEndian), body: []byte("\x008"), size: gib}, 2},
+		{"first line", capturegen.OneLine("", gib), 1},
+		{"third line", capturegen.OneLine("16666666\n1 2 3\n", gib), 3},
+		{"CRLF", capturegen.OneLine("16666666\r\n1 2 3\r\n", gib), 3},
+		{"lone CR", capturegen.OneLine("16666666\r\r1 2 3\r", gib), 3},
+		{"UTF-16LE", &capturegen.Repeat{Head: capturegen.UTF16("16666666\r\n", binary.LittleEndian), Body: []byte("7\x00"), Len: gib}, 2},
+		{"UTF-16BE", &capturegen.Repeat{Head: capturegen.UTF16("16666666\n", binary.BigEndian), Body: []byte("\x008"), Len: gib}, 2},
 	}
 	for _, rd := range readers {
 		for _, ln := range lines {
 			t.Run(rd.name+"/"+ln.name, func(t *testing.T) {
 				g := *ln.gen
 				var err error
-				alloc := allocated(func() { err = rd.read(&g) })
+				alloc := memwatch.Allocated(func() { err = rd.read(&g) })
 				var pe *devtext.ParseError
 				if !errors.Is(err, devtext.ErrLineTooLong) || !errors.As(err, &pe) || pe.Line != ln.line || pe.Source != rd.source {
 					t.Fatalf("err %v, want a line-too-long *ParseError at line %d of %s", err, ln.line, rd.source)
@@ -116,8 +58,8 @@ func TestLongLineStopsStreams(t *testing.T) {
 				if cerr := excerpt.Check(err.Error()); cerr != nil || !strings.Contains(err.Error(), "longer than 1048576 bytes") {
 					t.Errorf("%v: %s", cerr, err)
 				}
-				if g.off > 8<<20 || alloc > 32<<20 {
-					t.Errorf("read %d MiB and allocated %d MiB of a 1 GiB line", g.off>>20, alloc>>20)
+				if g.Given() > 8<<20 || alloc > 32<<20 {
+					t.Errorf("read %d MiB and allocated %d MiB of a 1 GiB line", g.Given()>>20, alloc>>20)
 				}
 			})
 		}
@@ -156,10 +98,10 @@ func TestScanCRLFAndUTF16Stream(t *testing.T) {
 	}
 	plain := gen.Bytes()
 	crlf := bytes.ReplaceAll(plain, []byte("\n"), []byte("\r\n"))
-	wide := utf16Of(string(crlf), binary.LittleEndian)
+	wide := capturegen.UTF16(string(crlf), binary.LittleEndian)
 	var want *gfxinfo.ScanResult
 	var err error
-	plainAlloc := allocated(func() { want, err = gfxinfo.Scan(bytes.NewReader(plain)) })
+	plainAlloc := memwatch.Allocated(func() { want, err = gfxinfo.Scan(bytes.NewReader(plain)) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +109,7 @@ func TestScanCRLFAndUTF16Stream(t *testing.T) {
 		scanMatchesParse(t, text, func(t []byte) (*gfxinfo.ScanResult, error) { return gfxinfo.Scan(bytes.NewReader(t)) })
 		summaryMatchesParse(t, text)
 		var sc *gfxinfo.ScanResult
-		alloc := allocated(func() { sc, err = gfxinfo.Scan(bytes.NewReader(text)) })
+		alloc := memwatch.Allocated(func() { sc, err = gfxinfo.Scan(bytes.NewReader(text)) })
 		if err != nil || len(sc.Windows) != 1 || !slices.Equal(sc.Windows[0].Frames, want.Windows[0].Frames) {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -181,13 +123,13 @@ func TestScanCRLFAndUTF16Stream(t *testing.T) {
 		t.Fatal(err)
 	}
 	var present []int64
-	plainAlloc = allocated(func() { _, present, err = surfaceflinger.ScanLatency(bytes.NewReader(gen.Bytes())) })
+	plainAlloc = memwatch.Allocated(func() { _, present, err = surfaceflinger.ScanLatency(bytes.NewReader(gen.Bytes())) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	sfCRLF := bytes.ReplaceAll(gen.Bytes(), []byte("\n"), []byte("\r\n"))
 	var got []int64
-	alloc := allocated(func() { _, got, err = surfaceflinger.ScanLatency(bytes.NewReader(sfCRLF)) })
+	alloc := memwatch.Allocated(func() { _, got, err = surfaceflinger.ScanLatency(bytes.NewReader(sfCRLF)) })
 	if err != nil || !slices.Equal(got, present) {
 		t.Fatalf("CRLF: %d frames, %v; want %d", len(got), err, len(present))
 	}
@@ -245,12 +187,12 @@ func TestScanSurfaceFlingerTimes(t *testing.T) {
 	}
 	var present []int64
 	var err error
-	plain := allocated(func() { _, present, err = surfaceflinger.ScanLatency(bytes.NewReader(gen.Bytes())) })
+	plain := memwatch.Allocated(func() { _, present, err = surfaceflinger.ScanLatency(bytes.NewReader(gen.Bytes())) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	var st *surfaceflinger.Times
-	compact := allocated(func() { _, st, err = surfaceflinger.ScanTimes(bytes.NewReader(gen.Bytes())) })
+	compact := memwatch.Allocated(func() { _, st, err = surfaceflinger.ScanTimes(bytes.NewReader(gen.Bytes())) })
 	if err != nil || !slices.Equal(st.Present(), present) {
 		t.Fatalf("%v", err)
 	}

@@ -3,6 +3,7 @@
 package memwatch
 
 import (
+	"runtime"
 	"runtime/metrics"
 	"sync"
 	"time"
@@ -60,3 +61,13 @@ func peak(interval time.Duration, names ...string) func() uint64 {
 
 // MB is bytes in MiB, as benchmarks report them.
 func MB(bytes uint64) float64 { return float64(bytes) / (1 << 20) }
+
+// Allocated is what fn allocates, in bytes (runtime.MemStats.TotalAlloc;
+// the rest of the process counts too, so call it where nothing else runs).
+func Allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
