@@ -19,7 +19,7 @@ const DefaultBaseRuns = 20
 // the base branch), the values of its last n runs (DefaultBaseRuns when n
 // ≤ 0), oldest first, one value a run (the median of the run's
 // iterations). Keys follow report.SideOf's: the test as the Result names
-// it (perftest.Result.Key), the device as report.DeviceKey names it (its
+// it (result.Result.Key), the device as report.DeviceKey names it (its
 // model and API level), "" for every device with acrossDevices.
 func (s *Store) BaseSide(ctx context.Context, f Filter, n int, acrossDevices bool) (*report.Side, error) {
 	if n <= 0 {

@@ -23,7 +23,7 @@
 // (github.com/jackc/pgx/v5) chosen by its DSN; both hold the same schema,
 // versioned and migrated on open. A test binary that imports this package
 // adds every session's Result to $PERFGATE_HISTORY. Metric names, units and
-// directions are metrics.Catalogue's, as (*perftest.Step).Metrics reports
+// directions are metrics.Catalogue's, as (*result.Step).Metrics reports
 // them; a run's value for a
 // step is the median of the step's iterations. Change points come from
 // package changepoint (E-divisive means with a permutation test). The

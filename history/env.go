@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/internal/filename"
 	"github.com/perfgate/perfgate/perftest"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // Variables that describe a run's build, read by MetaFromEnv.
@@ -81,7 +82,7 @@ func git(dir string, args ...string) string {
 // path; "" when no report is written. The page is the one the report
 // wrote (ReportPage). A PERFGATE_REPORT_URL that is not an http(s) URL is
 // an error: a trend page would make it a link.
-func ReportURL(r *perftest.Result) (string, error) {
+func ReportURL(r *resultpkg.Result) (string, error) {
 	dir := os.Getenv(perftest.EnvReport)
 	if dir == "" || r.Name == "" {
 		return "", nil
@@ -104,10 +105,10 @@ func ReportURL(r *perftest.Result) (string, error) {
 }
 
 // ReportPage is the file name of r's HTML report: the page the report
-// wrote when it did (perftest.Result.ReportFile), else the one it writes
+// wrote when it did (result.Result.ReportFile), else the one it writes
 // beside a Result of r's file name (<test>@<package>.html, numbered as
 // the Result is), else the test's name made a file name (filename.Of).
-func ReportPage(r *perftest.Result) string {
+func ReportPage(r *resultpkg.Result) string {
 	switch {
 	case r.ReportFile != "":
 		return filepath.Base(r.ReportFile)
@@ -135,7 +136,7 @@ func SafeURL(u string) bool {
 // AddFromEnv adds r to the history $PERFGATE_HISTORY names, described by
 // MetaFromEnv; it does nothing when the variable is unset. A session calls
 // it after writing its Result.
-func AddFromEnv(ctx context.Context, r *perftest.Result) error {
+func AddFromEnv(ctx context.Context, r *resultpkg.Result) error {
 	dsn := os.Getenv(perftest.EnvHistory)
 	if dsn == "" {
 		return nil
@@ -156,7 +157,7 @@ func AddFromEnv(ctx context.Context, r *perftest.Result) error {
 // Every session of a test binary that links this package adds its Result
 // to $PERFGATE_HISTORY when that is set.
 func init() {
-	perftest.RegisterReporterFor(perftest.EnvHistory, "history", func(r *perftest.Result) error {
+	perftest.RegisterReporterFor(perftest.EnvHistory, "history", func(r *resultpkg.Result) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		if err := AddFromEnv(ctx, r); err != nil {

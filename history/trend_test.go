@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/perftest"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // stepAt is the run at which the generated history's frame time rises.
@@ -29,7 +30,7 @@ func fillHistory(t *testing.T, s *Store) {
 		if i >= stepAt {
 			level *= 1.2
 		}
-		var steps []*perftest.Step
+		var steps []*resultpkg.Step
 		for it := range 3 {
 			name := "scroll"
 			if it > 0 {

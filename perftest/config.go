@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Collector names one kind of measurement a session takes.
@@ -46,7 +47,7 @@ type Config struct {
 	Package string
 	// Name names the Result (the test's name under Start). It also names
 	// the result file inside ResultsDir: <Name>@<package>.json, where
-	// package is the test's Go package (see TestPackage and
+	// package is the test's Go package (see result.TestPackage and
 	// Result.WriteInDir), so tests of two packages, or two runs at once,
 	// never overwrite each other's Results.
 	Name string
@@ -108,7 +109,7 @@ type Config struct {
 
 	// files is the stem the session's Result and the files it links share
 	// in the results folder; withDefaults gives each session its own.
-	files *stem
+	files *result.Stem
 }
 
 // Live is the running state a session reports after each tick.
@@ -227,9 +228,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Name == "" {
 		c.Name = "perftest"
 	}
-	c.files = &stem{}
+	c.files = &result.Stem{}
 	if c.ResultFile != "" && c.ResultFile != "-" {
-		c.files = fixedStem(c.ResultFile)
+		c.files = result.FixedStem(c.ResultFile)
 	}
 	if c.Trace != nil {
 		tc, err := c.Trace.withDefaults()
@@ -266,31 +267,31 @@ func pollInterval(want time.Duration, refreshHz float64) time.Duration {
 
 // writeResult writes r where the Config says: ResultFile as given, nothing
 // for "-", else into the results folder under a name no other run holds.
-func (c Config) writeResult(r *Result) error {
+func (c Config) writeResult(r *result.Result) error {
 	switch c.ResultFile {
 	case "-":
 		return nil
 	case "":
-		return r.writeInDir(c.resultsDir(), resultBase(c.Name), c.fileStem())
+		return r.WriteInStem(c.resultsDir(), result.Base(c.Name), c.fileStem())
 	}
 	return r.WriteFile(c.ResultFile)
 }
 
 // fileStem is the stem the session's files share (see stem); a Config
 // that withDefaults did not fill gets a fresh one.
-func (c Config) fileStem() *stem {
+func (c Config) fileStem() *result.Stem {
 	switch {
 	case c.files != nil:
 		return c.files
 	case c.ResultFile != "" && c.ResultFile != "-":
-		return fixedStem(c.ResultFile)
+		return result.FixedStem(c.ResultFile)
 	}
-	return &stem{}
+	return &result.Stem{}
 }
 
 // rewriteResult writes r again where writeResult wrote it, under the same
 // name, with what was recorded since (verdicts).
-func (c Config) rewriteResult(r *Result) error {
+func (c Config) rewriteResult(r *result.Result) error {
 	switch {
 	case r.Path == "" || c.ResultFile == "-":
 		return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -251,7 +252,7 @@ func disconnectRun(t *testing.T) (early string) {
 	if !strings.Contains(rt.joined(), "session ended early") || !strings.Contains(rt.joined(), r.Path) {
 		t.Errorf("test not told, or not where the partial result is: %q", rt.joined())
 	}
-	back, err := perftest.ReadResult(r.Path)
+	back, err := result.ReadResult(r.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +470,7 @@ func TestAppNotInstalledOnDevice(t *testing.T) {
 		if !strings.Contains(rt.joined(), "com.example.absent") || !strings.Contains(rt.joined(), "not installed") {
 			t.Errorf("failure %q does not name the package and the reason", rt.joined())
 		}
-		r, err := perftest.ReadResult(filepath.Join(cfg.ResultsDir, t.Name()+"@perftest.json"))
+		r, err := result.ReadResult(filepath.Join(cfg.ResultsDir, t.Name()+"@perftest.json"))
 		if err != nil {
 			t.Fatalf("no result on disk: %v", err)
 		}

@@ -3,6 +3,7 @@ package perftest
 import (
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/result"
 	"os"
 	"strings"
 	"sync"
@@ -23,7 +24,7 @@ const EnvHistory = "PERFGATE_HISTORY"
 var reporterPackages = map[string]string{EnvReport: "report", EnvHistory: "history"}
 
 // A Reporter writes reports of a finished session's Result.
-type Reporter func(*Result) error
+type Reporter func(*result.Result) error
 
 var reporters struct {
 	sync.Mutex
@@ -60,7 +61,7 @@ func RegisterReporterFor(env, name string, fn Reporter) {
 // runReporters runs the registered reporters whose variable is set on r.
 // It returns what went wrong, and a note when a variable is set but no
 // reporter for it is linked in, so a missing report is never silent.
-func runReporters(r *Result) (note string, err error) {
+func runReporters(r *result.Result) (note string, err error) {
 	reporters.Lock()
 	list := append([]namedReporter(nil), reporters.list...)
 	reporters.Unlock()

@@ -1,6 +1,7 @@
 package perftest
 
 import (
+	"github.com/perfgate/perfgate/result"
 	"strings"
 	"sync"
 	"testing"
@@ -30,7 +31,7 @@ func TestReportersByVariable(t *testing.T) {
 	var mu sync.Mutex
 	var calls []string
 	record := func(name string) Reporter {
-		return func(*Result) error {
+		return func(*result.Result) error {
 			mu.Lock()
 			defer mu.Unlock()
 			calls = append(calls, name)

@@ -3,6 +3,7 @@ package perftest
 import (
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/result"
 	"strings"
 	"sync"
 	"testing"
@@ -18,7 +19,7 @@ func (l *loggingT) Logf(format string, args ...any) {
 	l.logs = append(l.logs, fmt.Sprintf(format, args...))
 }
 
-func runFakeSession(t *testing.T, lt *loggingT) *Result {
+func runFakeSession(t *testing.T, lt *loggingT) *result.Result {
 	t.Helper()
 	f := newFake()
 	cfg := fastConfig(t)
@@ -59,15 +60,15 @@ func TestReporters(t *testing.T) {
 	}
 
 	var mu sync.Mutex
-	var got []*Result
+	var got []*result.Result
 	var fail error
-	RegisterReporter("test", func(r *Result) error {
+	RegisterReporter("test", func(r *result.Result) error {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, r)
 		return fail
 	})
-	RegisterReporter("test", func(*Result) error { panic("a second registration under one name must be ignored") })
+	RegisterReporter("test", func(*result.Result) error { panic("a second registration under one name must be ignored") })
 	lt = &loggingT{}
 	r := runFakeSession(t, lt)
 	if len(got) != 1 || got[0] != r || len(lt.logs) != 0 || len(lt.errs) != 0 {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/result"
 	"io"
 	"os"
 	"os/exec"
@@ -16,23 +17,6 @@ import (
 	"time"
 )
 
-func TestPackageInModule(t *testing.T) {
-	for _, tc := range []struct{ binary, module, want string }{
-		{"github.com/perfgate/perfgate/example_test.test", "github.com/perfgate/perfgate", "example_test"},
-		{"github.com/perfgate/perfgate/cmd/perfgate.test", "github.com/perfgate/perfgate", "cmd/perfgate"},
-		{"github.com/perfgate/perfgate.test", "github.com/perfgate/perfgate", "perfgate"},
-		{"github.com/perfgate/perfgate/cmd/perfgate", "github.com/perfgate/perfgate", ""},
-		{"command-line-arguments.test", "", "command-line-arguments"},
-	} {
-		if got := packageInModule(tc.binary, tc.module); got != tc.want {
-			t.Errorf("packageInModule(%q, %q) = %q, want %q", tc.binary, tc.module, got, tc.want)
-		}
-	}
-	if got := TestPackage(); got != "perftest" {
-		t.Errorf("TestPackage() = %q in perftest's test binary", got)
-	}
-}
-
 // A session's Result is named after the test and its package, so the
 // same test name in two packages gives two files in one results folder.
 func TestResultFileName(t *testing.T) {
@@ -43,7 +27,7 @@ func TestResultFileName(t *testing.T) {
 	if want := filepath.Join(cfg.ResultsDir, "TestFeed_scroll_fast@perftest.json"); r.Path != want {
 		t.Errorf("Result at %s, want %s", r.Path, want)
 	}
-	if a, b := resultBase("TestFeed"), strings.TrimSuffix(resultBase("TestFeed"), "@perftest")+"@other"; a == b {
+	if a, b := result.Base("TestFeed"), strings.TrimSuffix(result.Base("TestFeed"), "@perftest")+"@other"; a == b {
 		t.Errorf("two packages share the name %s", a)
 	}
 }
@@ -59,7 +43,7 @@ func TestWriteInDir(t *testing.T) {
 	linked := os.Symlink(victim, filepath.Join(dir, "TestX@perftest.2.json")) == nil
 	var paths []string
 	for i := range 3 {
-		r := &Result{Name: fmt.Sprintf("run %d", i)}
+		r := &result.Result{Name: fmt.Sprintf("run %d", i)}
 		if err := r.WriteInDir(dir, "TestX@perftest"); err != nil {
 			t.Fatal(err)
 		}
@@ -73,14 +57,14 @@ func TestWriteInDir(t *testing.T) {
 		t.Errorf("written to\n%q\nwant\n%q", paths, want)
 	}
 	for i, p := range paths {
-		if r, err := ReadResult(p); err != nil || r.Name != fmt.Sprintf("run %d", i) {
+		if r, err := result.ReadResult(p); err != nil || r.Name != fmt.Sprintf("run %d", i) {
 			t.Errorf("%s: %v %+v", p, err, r)
 		}
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep me" {
 		t.Errorf("written through a link: %q", b)
 	}
-	if err := (&Result{}).WriteInDir(dir, "../x"); err == nil {
+	if err := (&result.Result{}).WriteInDir(dir, "../x"); err == nil {
 		t.Error("a name with a folder in it was accepted")
 	}
 }
@@ -113,7 +97,7 @@ func TestWriteInDirConcurrentRuns(t *testing.T) {
 		}()
 		go func() {
 			defer wg.Done()
-			if err := (&Result{Name: fmt.Sprintf("parent %d", i)}).WriteInDir(dir, "TestX@perftest"); err != nil {
+			if err := (&result.Result{Name: fmt.Sprintf("parent %d", i)}).WriteInDir(dir, "TestX@perftest"); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -130,7 +114,7 @@ func TestWriteInDirConcurrentRuns(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, "TestX@perftest*.json"))
 	var names []string
 	for _, f := range files {
-		r, err := ReadResult(f)
+		r, err := result.ReadResult(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +144,7 @@ func TestWriteInDirRunStillGoing(t *testing.T) {
 		t.Fatalf("first writer: %v", err)
 	}
 	p := strings.TrimSpace(line)
-	r := &Result{Name: "second"}
+	r := &result.Result{Name: "second"}
 	if err := r.WriteInDir(dir, "TestX@perftest"); err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +155,7 @@ func TestWriteInDirRunStillGoing(t *testing.T) {
 	if err := first.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	r = &Result{Name: "third"}
+	r = &result.Result{Name: "third"}
 	if err := r.WriteInDir(dir, "TestX@perftest"); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +164,7 @@ func TestWriteInDirRunStillGoing(t *testing.T) {
 	}
 }
 
-// writerChild runs TestResultWriterChild in a process of its own.
+// result.writerChild runs result.TestResultWriterChild in a process of its own.
 func writerChild(dir, name string, wait bool) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestResultWriterChild$")
 	cmd.Env = append(os.Environ(), "PERFGATE_TEST_RESULT_DIR="+dir, "PERFGATE_TEST_RESULT_NAME="+name)
@@ -190,7 +174,7 @@ func writerChild(dir, name string, wait bool) *exec.Cmd {
 	return cmd
 }
 
-// TestResultWriterChild writes one Result as a process of its own, prints
+// result.TestResultWriterChild writes one Result as a process of its own, prints
 // where, and with PERFGATE_TEST_RESULT_WAIT=1 lives on until its input
 // ends.
 func TestResultWriterChild(t *testing.T) {
@@ -198,7 +182,7 @@ func TestResultWriterChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("runs as a child of the WriteInDir tests")
 	}
-	r := &Result{Name: os.Getenv("PERFGATE_TEST_RESULT_NAME")}
+	r := &result.Result{Name: os.Getenv("PERFGATE_TEST_RESULT_NAME")}
 	if err := r.WriteInDir(dir, "TestX@perftest"); err != nil {
 		t.Fatal(err)
 	}
@@ -255,4 +239,18 @@ func losable(f *fakeDevice) (lose func()) {
 		return nil
 	}
 	return func() { gone.Store(true) }
+}
+
+// Sessions of one name in one process (go test -count=2) get base.json,
+// base.2.json: the second never takes the first's file.
+func TestSessionsOfOneNameNumbered(t *testing.T) {
+	cfg := fastConfig(t)
+	var paths []string
+	for range 2 {
+		paths = append(paths, startFake(t, newFake(), cfg).Stop().Path)
+	}
+	base := result.Base(cfg.Name)
+	if want := []string{filepath.Join(cfg.ResultsDir, base+".json"), filepath.Join(cfg.ResultsDir, base+".2.json")}; !slices.Equal(paths, want) {
+		t.Errorf("two sessions wrote %q, want %q", paths, want)
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
 )
 
@@ -110,95 +111,6 @@ func (tc TraceConfig) withDefaults() (TraceConfig, error) {
 	return tc, nil
 }
 
-// TraceInfo is the session's Perfetto trace (Result.Trace): where it is,
-// what it holds, and why there is none when it could not be recorded.
-type TraceInfo struct {
-	// File is the trace in the results folder, as the session wrote it;
-	// empty when there is none (see NotRecorded).
-	File      string `json:"file,omitempty"`
-	SizeBytes int64  `json:"size_bytes,omitempty"`
-	// DeviceFile is where perfetto wrote it on the device. The session
-	// removes it once its copy is whole on the host (as many bytes as the
-	// device's stat says, synced and renamed into place); when the pull
-	// fails or falls short it stays there, and NotRecorded says so and
-	// why, for an adb pull of one's own.
-	DeviceFile string `json:"device_file,omitempty"`
-	// Config is the text config perfetto ran with.
-	Config string `json:"config,omitempty"`
-	// Sources are what the trace holds ("frametimeline", "sched",
-	// "atrace", …; trace.Analysis.Sources).
-	Sources []string `json:"sources,omitempty"`
-	// StartNs and EndNs are the span the trace covers on the steps' device
-	// clock (Result.Clock).
-	StartNs int64 `json:"start_ns,omitempty"`
-	EndNs   int64 `json:"end_ns,omitempty"`
-	// NotRecorded says why there is no trace: no perfetto on the device,
-	// Android older than 10, perfetto refused the config, the pull failed
-	// (the command, its error, its deadline, and where the trace stays on
-	// the phone).
-	NotRecorded string `json:"not_recorded,omitempty"`
-	// NotMeasured names each part of the analysis the trace cannot give
-	// ("frametimeline", "thread_states", "slices") and why.
-	NotMeasured map[string]string `json:"not_measured,omitempty"`
-	// Rejected counts what the trace held that cannot be data, by reason.
-	Rejected map[string]int `json:"rejected,omitempty"`
-	// Notes are what else a reader should know: a data source the device
-	// lacks, data lost while tracing, what earlier sessions left on the
-	// phone and what became of it ("leftover: …").
-	Notes []string `json:"notes,omitempty"`
-	// Open says how to look at the trace.
-	Open string `json:"open,omitempty"`
-}
-
-// TraceStep is a step's part of the session's Perfetto trace: Android's
-// own FrameTimeline classification of the app's frames whose expected start
-// (the vsync they were due for) lies in the step (README "FrameTimeline
-// jank").
-type TraceStep struct {
-	// Frames counts the app's FrameTimeline frames; Janky those with any
-	// jank; AppJank those counted as the app's (App Deadline Missed, App
-	// Resynced Jitter): the catalogue's jank_frametimeline.
-	Frames  int `json:"frames"`
-	Janky   int `json:"janky"`
-	AppJank int `json:"app_jank"`
-	// ByType counts frames per jank type; a frame with two counts twice.
-	ByType map[string]int `json:"by_type,omitempty"`
-	// JankyFrames are the janky frames, each with its main thread's states
-	// and longest slices.
-	JankyFrames []TraceFrame `json:"janky_frames,omitempty"`
-	// Joined counts the frames matched with a frame perfgate polled from
-	// gfxinfo for the same vsync.
-	Joined int `json:"joined"`
-	// NotMeasured names the parts of the analysis the trace cannot give,
-	// and why (see TraceInfo.NotMeasured).
-	NotMeasured map[string]string `json:"not_measured,omitempty"`
-	// Partial says when the trace covers only part of the step (it ended
-	// before the step, at TraceConfig.MaxDuration); its figures then count
-	// only that part and are not the step's. The session as a whole
-	// (Result.Whole) counts from the trace's start, which comes before the
-	// session clears the frame histories and starts counting frames.
-	Partial string `json:"partial,omitempty"`
-}
-
-// TraceFrame is a janky FrameTimeline frame of a step (times of the
-// embedded frame are on the trace's clock).
-type TraceFrame struct {
-	trace.JankyFrame
-	// AtS is when the frame was due (its expected start), in seconds
-	// since the step began.
-	AtS float64 `json:"at_s"`
-	// DeviceStartNs and DeviceEndNs are the frame's actual span on the
-	// steps' device clock (Result.Clock). What else the session saw on
-	// that clock joins a frame by overlapping this span, as the main-thread
-	// blocks and sampled stacks of the causes work will.
-	DeviceStartNs int64 `json:"device_start_ns"`
-	DeviceEndNs   int64 `json:"device_end_ns"`
-	// Polled is the frame perfgate polled from gfxinfo for the same vsync
-	// (IntendedVsync within half a refresh period of the expected start),
-	// when there is one.
-	Polled *frames.Frame `json:"polled,omitempty"`
-}
-
 // traceRun is the collector's state of the session's trace.
 type traceRun struct {
 	cfg      TraceConfig
@@ -248,7 +160,7 @@ func (c *collector) startTrace(ctx context.Context) {
 	}
 	c.tr = &traceRun{cfg: *c.cfg.Trace}
 	r := c.s.res
-	r.Trace = &TraceInfo{Open: "open " + trace.PerfettoUI + " in a browser and choose Open trace file (the file stays on your machine)"}
+	r.Trace = &result.TraceInfo{Open: "open " + trace.PerfettoUI + " in a browser and choose Open trace file (the file stays on your machine)"}
 	api := r.Device.API
 	if api > 0 && api < 29 {
 		c.traceNotRecorded("Android API %d: perfgate records Perfetto traces on Android 10 (API 29) and later, whose perfetto takes a text config", api)
@@ -519,7 +431,7 @@ func (c *collector) fetchTrace(ctx context.Context) (o traceOutcome) {
 	}
 	// The trace takes the Result's stem, so that the Result names it
 	// (and it the Result) whatever else writes into the folder meanwhile.
-	dir, base, st := c.cfg.resultsDir(), resultBase(c.cfg.Name), c.cfg.fileStem()
+	dir, base, st := c.cfg.resultsDir(), result.Base(c.cfg.Name), c.cfg.fileStem()
 	bound := size
 	if size < 0 {
 		// The file holds at most the ring buffer and a little more.
@@ -583,7 +495,7 @@ func (c *collector) traceSpan(clk *clockMap) {
 
 // traceStep is the step's part of the trace; nil without one (the reason
 // goes to the step's catalogue through traceWhy).
-func (c *collector) traceStep(st *Step) *TraceStep {
+func (c *collector) traceStep(st *result.Step) *result.TraceStep {
 	tr := c.tr
 	if tr == nil || tr.a == nil {
 		return nil
@@ -600,7 +512,7 @@ func (c *collector) traceStep(st *Step) *TraceStep {
 		c.setWhy(metrics.FamilyTrace, "trace: "+err.Error())
 		return nil
 	}
-	ts := &TraceStep{Frames: w.Frames, Janky: w.Janky, AppJank: w.AppJank, ByType: w.ByType, NotMeasured: w.NotMeasured}
+	ts := &result.TraceStep{Frames: w.Frames, Janky: w.Janky, AppJank: w.AppJank, ByType: w.ByType, NotMeasured: w.NotMeasured}
 	// The session as a whole counts frames from the probe on, after the
 	// trace began: it is not partial for starting before the trace.
 	switch {
@@ -624,7 +536,7 @@ func (c *collector) traceStep(st *Step) *TraceStep {
 		}
 	}
 	for _, jf := range w.JankyFrames {
-		tf := TraceFrame{JankyFrame: jf, DeviceStartNs: toDev(jf.Start), DeviceEndNs: toDev(jf.End)}
+		tf := result.TraceFrame{JankyFrame: jf, DeviceStartNs: toDev(jf.Start), DeviceEndNs: toDev(jf.End)}
 		due := toDev(jf.Time())
 		tf.AtS = float64(due-st.DeviceStartNs) / 1e9
 		tf.Polled = joinPolled(polled, due, period)
@@ -671,7 +583,7 @@ func joinPolled(fs []frames.Frame, due, period int64) *frames.Frame {
 }
 
 // traceWhy says why a step has no jank_frametimeline; "" when it has one.
-func (c *collector) traceWhy(st *Step) string {
+func (c *collector) traceWhy(st *result.Step) string {
 	switch tr := c.tr; {
 	case c.cfg.Trace == nil:
 		return "trace: no Perfetto trace recorded (Config.Trace unset; perftest.WithTrace, perfgate record -trace)"

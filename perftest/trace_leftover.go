@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/result"
 )
 
 // What a session's trace leaves on a phone, and how a later session finds
@@ -416,7 +417,7 @@ func (c *collector) pullLeftovers(ctx context.Context) []string {
 // whole: as long as the device's stat said (size; a negative size is
 // unknown and not compared), written to disk (fsync) and renamed into
 // place. On error nothing is left in dir.
-func (c *collector) pullWhole(ctx context.Context, remote string, size int64, dl time.Duration, dir, base, ext string, st *stem) (string, error) {
+func (c *collector) pullWhole(ctx context.Context, remote string, size int64, dl time.Duration, dir, base, ext string, st *result.Stem) (string, error) {
 	cmd := "adb pull " + remote
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("%s: %w", cmd, err)
@@ -442,7 +443,7 @@ func (c *collector) pullWhole(ctx context.Context, remote string, size int64, dl
 		os.Remove(tmp.Name())
 		return "", fmt.Errorf("%s (%s, deadline %v): the pull ended short: the copy has %d bytes", cmd, of, dl.Round(time.Second), fi.Size())
 	}
-	p, err := st.claim(dir, base, ext, tmp.Name())
+	p, err := st.Claim(dir, base, ext, tmp.Name())
 	if err != nil {
 		os.Remove(tmp.Name())
 		return "", fmt.Errorf("%s into %s: %w", cmd, dir, err)

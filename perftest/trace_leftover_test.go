@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/procfs"
+	"github.com/perfgate/perfgate/result"
 )
 
 // The pull's deadline is a floor plus the file's size at 1 MiB/s: a
@@ -99,7 +100,7 @@ func TestTracePullWhole(t *testing.T) {
 			ents, _ := os.ReadDir(dir)
 			var names []string
 			for _, e := range ents {
-				if e.Name() != resultsLock {
+				if e.Name() != result.LockFile {
 					names = append(names, e.Name())
 				}
 			}

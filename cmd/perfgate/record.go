@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 const recordUsage = `usage: perfgate record -package PKG [-serial S] [-duration 10s] [-out result.json] [-adb host:port] [-trace]
@@ -163,7 +164,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 // printRecorded writes the Result to stdout for -out -, prints the
 // recording's summary, and fails when the Result was not written or the
 // session ended early.
-func printRecorded(sess *perftest.Session, r *perftest.Result, out string, cut bool, stdout, stderr io.Writer) error {
+func printRecorded(sess *perftest.Session, r *result.Result, out string, cut bool, stdout, stderr io.Writer) error {
 	st := r.Step("record")
 	figs, why := report.Figures(st)
 	summary := fmt.Sprintf("%s, %s, %d gaps", st.Duration().Round(time.Millisecond), strings.Join(figs, ", "), len(r.Gaps))
@@ -199,7 +200,7 @@ func printRecorded(sess *perftest.Session, r *perftest.Result, out string, cut b
 }
 
 // where names where the Result went: its file, or stdout for -out -.
-func where(r *perftest.Result, out string) string {
+func where(r *result.Result, out string) string {
 	if out == "-" {
 		return "stdout"
 	}

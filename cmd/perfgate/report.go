@@ -12,8 +12,8 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 const reportUsage = `usage: perfgate report [-html out.html] [-md out.md] [-bench out.txt] [-budget SPEC]... [-budgets file] [-base dir] [-check] result.json|dir...
@@ -66,7 +66,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errors.New("report: no result file given")
 	}
-	results, err := perftest.ReadResults(paths)
+	results, err := result.ReadResults(paths)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -89,7 +89,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := report.Options{Title: *title, Budgets: budgets, BudgetFile: budgetsOf, HTMLLink: *link}
 	if *base != "" {
-		old, err := perftest.ReadResults([]string{*base})
+		old, err := result.ReadResults([]string{*base})
 		if err != nil {
 			return fmt.Errorf("report: -base: %w", err)
 		}
@@ -128,7 +128,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 // budgetStepsExist refuses a budget of a step no Result has: a misspelt
 // step would be a budget nobody checks. The error names the flag, or the
 // budget file and line.
-func budgetStepsExist(results []*perftest.Result, limits []budget.Limit, f *budget.File) error {
+func budgetStepsExist(results []*result.Result, limits []budget.Limit, f *budget.File) error {
 	have := map[string]bool{}
 	var steps []string
 	for _, r := range results {
@@ -151,7 +151,7 @@ func budgetStepsExist(results []*perftest.Result, limits []budget.Limit, f *budg
 
 // failedSessions counts the results with a broken budget, a crash or an
 // early end.
-func failedSessions(results []*perftest.Result, opts report.Options) int {
+func failedSessions(results []*result.Result, opts report.Options) int {
 	n := 0
 	for _, r := range results {
 		if report.Failed(r, opts.BudgetsFor(r)) {
