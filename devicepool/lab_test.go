@@ -317,7 +317,7 @@ func unplugMidRun(t *testing.T, server int) {
 					s := perftest.Start(victim, m.Device, perftest.WithConfig(perftest.Config{
 						Package: simdevice.PresetPackage, ResultsDir: t.TempDir(), Collectors: []perftest.Collector{perftest.CollectFrames},
 						Interval: interval, GiveUpAfter: time.Second, Causes: noCauses,
-						OnTick: func(l perftest.Live) {
+						OnTick: func(l result.Live) {
 							if l.Frames >= 5 {
 								once.Do(func() { close(drawing) })
 							}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/internal/filename"
-	"github.com/perfgate/perfgate/perftest"
 	resultpkg "github.com/perfgate/perfgate/result"
 )
 
@@ -83,7 +82,7 @@ func git(dir string, args ...string) string {
 // wrote (ReportPage). A PERFGATE_REPORT_URL that is not an http(s) URL is
 // an error: a trend page would make it a link.
 func ReportURL(r *resultpkg.Result) (string, error) {
-	dir := os.Getenv(perftest.EnvReport)
+	dir := os.Getenv(resultpkg.EnvReport)
 	if dir == "" || r.Name == "" {
 		return "", nil
 	}
@@ -137,7 +136,7 @@ func SafeURL(u string) bool {
 // MetaFromEnv; it does nothing when the variable is unset. A session calls
 // it after writing its Result.
 func AddFromEnv(ctx context.Context, r *resultpkg.Result) error {
-	dsn := os.Getenv(perftest.EnvHistory)
+	dsn := os.Getenv(resultpkg.EnvHistory)
 	if dsn == "" {
 		return nil
 	}
@@ -154,15 +153,16 @@ func AddFromEnv(ctx context.Context, r *resultpkg.Result) error {
 	return err
 }
 
-// Every session of a test binary that links this package adds its Result
-// to $PERFGATE_HISTORY when that is set.
-func init() {
-	perftest.RegisterReporterFor(perftest.EnvHistory, "history", func(r *resultpkg.Result) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := AddFromEnv(ctx, r); err != nil {
-			return fmt.Errorf("%s=%s: %w", perftest.EnvHistory, redact(os.Getenv(perftest.EnvHistory)), err)
-		}
-		return nil
-	})
-}
+// Reporter adds a session's Result to $PERFGATE_HISTORY when that is set
+// (AddFromEnv, within 2 minutes). Give it to the sessions that should join
+// the history: perftest.WithReporters(history.Reporter), or for every
+// session of a test package perftest.UseReporters(history.Reporter) in
+// TestMain.
+var Reporter = resultpkg.Reporter{Name: "history", Env: resultpkg.EnvHistory, Write: func(r *resultpkg.Result) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := AddFromEnv(ctx, r); err != nil {
+		return fmt.Errorf("%s=%s: %w", resultpkg.EnvHistory, redact(os.Getenv(resultpkg.EnvHistory)), err)
+	}
+	return nil
+}}

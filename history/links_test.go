@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/perftest"
 	resultpkg "github.com/perfgate/perfgate/result"
 )
 
@@ -57,7 +56,7 @@ func TestTrendLinksAreSafe(t *testing.T) {
 // Result (<test>@<package>.N.html), and a PERFGATE_REPORT_URL that is not
 // an http(s) URL is an error, not a link.
 func TestReportURL(t *testing.T) {
-	t.Setenv(perftest.EnvReport, "/ci/report")
+	t.Setenv(resultpkg.EnvReport, "/ci/report")
 	r := &resultpkg.Result{Name: "TestBudget", Path: "/ci/results/TestBudget@pkg.sess.2.json"}
 	t.Setenv(EnvReportURL, "https://ci.example/run/7/")
 	if u, err := ReportURL(r); err != nil || u != "https://ci.example/run/7/TestBudget@pkg.sess.2.html" {

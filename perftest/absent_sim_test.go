@@ -51,7 +51,7 @@ type ticker chan struct{}
 
 func newTicker() ticker { return make(ticker, 1024) }
 
-func (tk ticker) onTick(perftest.Live) {
+func (tk ticker) onTick(result.Live) {
 	select {
 	case tk <- struct{}{}:
 	default:

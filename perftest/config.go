@@ -100,33 +100,19 @@ type Config struct {
 	// OnTick, when set, is called after every cheap-lane tick with the
 	// live state; `perfgate record` prints its live line from it. It runs on
 	// the collector goroutine and must return quickly.
-	OnTick func(Live)
+	OnTick func(result.Live)
 	// ExpectCrash names the steps in which the test expects the app to
 	// crash (a step's iterations "tap#2" … count as "tap"); "*" names
 	// every step. A crash or ANR in any other step fails the test at Stop,
 	// with or without a crash budget.
 	ExpectCrash []string
+	// Reporters write reports of the Result once the session stopped
+	// (WithReporters); those of UseReporters follow them.
+	Reporters []result.Reporter
 
 	// files is the stem the session's Result and the files it links share
 	// in the results folder; withDefaults gives each session its own.
 	files *result.Stem
-}
-
-// Live is the running state a session reports after each tick.
-type Live struct {
-	Elapsed time.Duration
-	Step    string
-	// Frames and FPS over the current step so far; Jank is the default
-	// jank count over it (DESIGN.md "Pauses are not janks").
-	Frames int
-	FPS    float64
-	Jank   int
-	// CPUPct is the app's share of the device over the last tick, PSSKB
-	// the latest `dumpsys meminfo` total.
-	CPUPct float64
-	PSSKB  int64
-	Gaps   int
-	Err    error
 }
 
 // Option changes a session's Config.

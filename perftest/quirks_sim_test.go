@@ -63,7 +63,7 @@ func quirkSession(t *testing.T, d *adbx.Device, dev *simdevice.Device, enough fu
 	var ticks atomic.Int64
 	w := dev.World()
 	opts = append([]perftest.Option{perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.WithCollectors(perftest.CollectFrames)}, opts...)
-	opts = append(opts, func(c *perftest.Config) { c.OnTick = func(perftest.Live) { ticks.Add(1) } })
+	opts = append(opts, func(c *perftest.Config) { c.OnTick = func(result.Live) { ticks.Add(1) } })
 	s := perftest.Start(t, d, opts...)
 	s.Step("quirks", func() {
 		start := int64(w.Uptime())

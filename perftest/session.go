@@ -691,7 +691,7 @@ func (s *Session) publish() (note string, err error) {
 		return "", err
 	}
 	s.published = true
-	note, rerr := runReporters(r)
+	note, rerr := runReporters(s.cfg.Reporters, r)
 	return note, errors.Join(err, rerr)
 }
 
@@ -770,8 +770,8 @@ func (s *Session) pollFramesAgain(stopNs int64) {
 const minCPUInterval = 20 * time.Millisecond
 
 // liveLocked reports the running state for Config.OnTick.
-func (s *Session) liveLocked() Live {
-	l := Live{Elapsed: time.Duration(s.now()), Gaps: len(s.res.Gaps), Err: s.endErr}
+func (s *Session) liveLocked() result.Live {
+	l := result.Live{Elapsed: time.Duration(s.now()), Gaps: len(s.res.Gaps), Err: s.endErr}
 	if s.cur != nil {
 		l.Step = s.cur.Name
 		l.Frames, l.FPS, l.Jank = s.col.liveFrames(s.cur)

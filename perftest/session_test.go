@@ -474,7 +474,7 @@ func TestCrashSeenByStopsLastTick(t *testing.T) {
 	cfg.Interval = time.Hour // only the first tick and Stop's last one
 	first := make(chan struct{})
 	var once sync.Once
-	cfg.OnTick = func(Live) { once.Do(func() { close(first) }) }
+	cfg.OnTick = func(result.Live) { once.Do(func() { close(first) }) }
 	s := startFake(t, f, cfg)
 	<-first
 	s.Begin("tap")
@@ -646,7 +646,7 @@ func TestCrashPlacedByItsLogTime(t *testing.T) {
 	f := newFake()
 	cfg := fastConfig(t)
 	ticks := make(chan struct{}, 1)
-	cfg.OnTick = func(Live) {
+	cfg.OnTick = func(result.Live) {
 		select {
 		case ticks <- struct{}{}:
 		default:

@@ -542,7 +542,7 @@ func roundTripRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB) (problem
 		Package: pkg, ResultsDir: t.TempDir(), Interval: 50 * time.Millisecond,
 		Collectors: []perftest.Collector{perftest.CollectFrames, perftest.CollectCPU, perftest.CollectTraffic, perftest.CollectBattery},
 		Causes:     perftest.CauseOptions{Off: true},
-		OnTick: func(l perftest.Live) {
+		OnTick: func(l result.Live) {
 			mu.Lock()
 			at = append(at, streams())
 			mu.Unlock()
@@ -887,7 +887,7 @@ func TestForceStopIsNoCrash(t *testing.T) {
 		pid := dev.World().Truth().Pids[0]
 		var ticks atomic.Int64
 		s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, ResultsDir: t.TempDir(),
-			OnTick: func(perftest.Live) { ticks.Add(1) }}))
+			OnTick: func(result.Live) { ticks.Add(1) }}))
 		s.Step("stop", func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()

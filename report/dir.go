@@ -12,13 +12,12 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
 	"github.com/perfgate/perfgate/internal/filename"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/result"
 )
 
 // EnvReportDir names the variable that asks every session to write its
 // reports: PERFGATE_REPORT=dir.
-const EnvReportDir = perftest.EnvReport
+const EnvReportDir = result.EnvReport
 
 // WriteDir writes one session's reports into dir: <name>.html,
 // <name>.md and <name>.json (the Result), where name is the test's name
@@ -188,10 +187,10 @@ func writeAtomic(path string, b []byte) error {
 	return nil
 }
 
-// Every session of a test binary that links this package writes its
-// reports into $PERFGATE_REPORT when that is set.
-func init() {
-	perftest.RegisterReporter("report", func(r *result.Result) error {
-		return ReportFromEnv(r, Options{})
-	})
-}
+// Reporter writes a session's reports into $PERFGATE_REPORT when that is
+// set (ReportFromEnv). Give it to the sessions that should write reports:
+// perftest.WithReporters(report.Reporter), or for every session of a test
+// package perftest.UseReporters(report.Reporter) in TestMain.
+var Reporter = result.Reporter{Name: "report", Env: result.EnvReport, Write: func(r *result.Result) error {
+	return ReportFromEnv(r, Options{})
+}}

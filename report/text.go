@@ -11,7 +11,6 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
 )
@@ -237,7 +236,7 @@ func NewLiveText(w io.Writer) *LiveText { return &LiveText{w: w} }
 
 // Tick writes s as a line unless a line went out less than a second
 // before, or no step runs.
-func (l *LiveText) Tick(s perftest.Live) {
+func (l *LiveText) Tick(s result.Live) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	// After the step ends the session reports no step, and its figures

@@ -9,7 +9,6 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 )
@@ -56,7 +55,7 @@ func textResults(t *testing.T, path string) []*result.Result {
 
 // liveTicks are a recording's live states: two a second apart, one too
 // soon, one before frames and memory are known, one after the step.
-var liveTicks = []perftest.Live{
+var liveTicks = []result.Live{
 	{Elapsed: 400 * time.Millisecond, Step: "record", Frames: 1, CPUPct: 12.5, Gaps: 0},
 	{Elapsed: 1400 * time.Millisecond, Step: "record", Frames: 60, FPS: 59.94, Jank: 2, CPUPct: 31.25, PSSKB: 123456, Gaps: 1},
 	{Elapsed: 1900 * time.Millisecond, Step: "record", Frames: 90, FPS: 60, PSSKB: 123456},
@@ -137,9 +136,9 @@ func TestStepLineNotMeasured(t *testing.T) {
 func TestLiveTextEndsWithTheStep(t *testing.T) {
 	var b strings.Builder
 	l := report.NewLiveText(&b)
-	l.Tick(perftest.Live{Elapsed: time.Second, Step: "record", Frames: 60, FPS: 60, PSSKB: 1000})
-	l.Tick(perftest.Live{Elapsed: 2 * time.Second, Step: "record", Frames: 120, FPS: 60, PSSKB: 1000})
-	l.Tick(perftest.Live{Elapsed: 3500 * time.Millisecond})
+	l.Tick(result.Live{Elapsed: time.Second, Step: "record", Frames: 60, FPS: 60, PSSKB: 1000})
+	l.Tick(result.Live{Elapsed: 2 * time.Second, Step: "record", Frames: 120, FPS: 60, PSSKB: 1000})
+	l.Tick(result.Live{Elapsed: 3500 * time.Millisecond})
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[1], "frames 120") {
 		t.Fatalf("live lines %q, want two, the last with frames 120", lines)

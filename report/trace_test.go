@@ -26,7 +26,7 @@ func traceSession(t *testing.T, q simdevice.Quirks) *result.Result {
 	ticks := make(chan struct{}, 256)
 	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestTrace",
 		ResultFile: filepath.Join(t.TempDir(), "result.json"), Trace: &perftest.TraceConfig{},
-		OnTick: func(perftest.Live) {
+		OnTick: func(result.Live) {
 			select {
 			case ticks <- struct{}{}:
 			default:

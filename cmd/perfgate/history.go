@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/perfgate/perfgate/result"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/history/changepoint"
-	"github.com/perfgate/perfgate/perftest"
 )
 
 const historyUsage = `usage: perfgate history <command> [flags]
@@ -91,7 +91,7 @@ func newHistoryFlags(name, usage string, stderr io.Writer, series bool) *history
 func (h *historyFlags) dsnOf() string {
 	dsn := *h.dsn
 	if dsn == "" {
-		dsn = os.Getenv(perftest.EnvHistory)
+		dsn = os.Getenv(result.EnvHistory)
 	}
 	if dsn == "" {
 		dsn = "perf-history.db"

@@ -70,7 +70,7 @@ func newRecordFlags(stderr io.Writer) *recordFlags {
 }
 
 // config parses args into the session's configuration.
-func (f *recordFlags) config(args []string, onTick func(perftest.Live)) (perftest.Config, error) {
+func (f *recordFlags) config(args []string, onTick func(result.Live)) (perftest.Config, error) {
 	if err := f.fs.Parse(args); err != nil {
 		return perftest.Config{}, err
 	}
