@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
@@ -166,6 +167,25 @@ func (c *collector) startTrace(ctx context.Context) {
 		c.traceNotRecorded("Android API %d: perfgate records Perfetto traces on Android 10 (API 29) and later, whose perfetto takes a text config", api)
 		return
 	}
+	query, ok := c.probeTrace(ctx, api)
+	if !ok {
+		return
+	}
+	// Before this session's perfetto starts: a recording a dead session
+	// left would hold the tracing service's resources.
+	c.sweepTraces(ctx)
+	want := c.traceSources(api, query)
+	if len(want) == 0 {
+		c.traceNotRecorded("the device's tracing service has none of the data sources the analysis reads")
+		return
+	}
+	c.launchTrace(ctx, api, want)
+}
+
+// probeTrace checks that the device has a perfetto whose trace can be
+// taken off it, and returns what perfetto --query printed (nil before
+// Android 11, API 30, which has no --query).
+func (c *collector) probeTrace(ctx context.Context, api int) (query *adbx.Result, ok bool) {
 	cmds := []string{"command -v perfetto"}
 	if api >= 30 {
 		cmds = append(cmds, "perfetto --query")
@@ -176,44 +196,59 @@ func (c *collector) startTrace(ctx context.Context) {
 	}
 	if err != nil {
 		c.traceNotRecorded("%s: %v", cmds[0], err)
-		return
+		return nil, false
 	}
 	if out[0].ExitCode != 0 {
 		c.traceNotRecorded("the device has no perfetto (%s)", failure(out[0], cmds[0]))
-		return
+		return nil, false
 	}
 	if _, ok := c.s.dev.(puller); !ok {
 		c.traceNotRecorded("the device's files cannot be pulled, so its trace could not be read")
-		return
+		return nil, false
 	}
-	// Before this session's perfetto starts: a recording a dead session
-	// left would hold the tracing service's resources.
-	c.sweepTraces(ctx)
+	if len(out) > 1 {
+		return &out[1], true
+	}
+	return nil, true
+}
+
+// traceSources are the data sources the trace asks for: those the
+// analysis reads that the device's Android has and, when perfetto --query
+// listed them, that its tracing service has.
+func (c *collector) traceSources(api int, query *adbx.Result) []string {
 	want := []string{"linux.ftrace", "linux.process_stats"}
 	if api == 0 || api >= 31 {
 		want = append(want, "android.surfaceflinger.frametimeline")
 	} else {
 		c.traceNote("FrameTimeline needs Android 12 (API 31); this device runs API %d, so the trace has no jank types and the steps no jank_frametimeline (scheduling and slices are still recorded)", api)
 	}
-	if len(out) > 1 {
-		if out[1].ExitCode != 0 {
-			c.traceNote("%s", failure(out[1], cmds[1]))
-		} else if have := parsePerfettoQuery(out[1].Stdout); len(have) > 0 {
-			var kept []string
-			for _, s := range want {
-				if slices.Contains(have, s) {
-					kept = append(kept, s)
-					continue
-				}
-				c.traceNote("the device's tracing service has no data source %s (perfetto --query does not list it): %s", s, lostWithout(s))
-			}
-			want = kept
+	if query == nil {
+		return want
+	}
+	if query.ExitCode != 0 {
+		c.traceNote("%s", failure(*query, "perfetto --query"))
+		return want
+	}
+	have := parsePerfettoQuery(query.Stdout)
+	if len(have) == 0 {
+		return want
+	}
+	var kept []string
+	for _, s := range want {
+		if slices.Contains(have, s) {
+			kept = append(kept, s)
+			continue
 		}
+		c.traceNote("the device's tracing service has no data source %s (perfetto --query does not list it): %s", s, lostWithout(s))
 	}
-	if len(want) == 0 {
-		c.traceNotRecorded("the device's tracing service has none of the data sources the analysis reads")
-		return
-	}
+	return kept
+}
+
+// launchTrace makes the trace's lease and starts perfetto with the
+// sources wanted, in one round trip, and keeps the lease fresh from then
+// on.
+func (c *collector) launchTrace(ctx context.Context, api int, want []string) {
+	r := c.s.res
 	c.tr.remote = fmt.Sprintf("%s/perfgate-%s-%d.perfetto-trace", traceDir, c.cfg.Package, time.Now().UnixNano())
 	c.tr.leasePath = leaseOf(c.tr.remote)
 	liveTraces.Store(traceKey(c.s.dev.serial(), c.tr.remote), true)
@@ -229,7 +264,7 @@ func (c *collector) startTrace(ctx context.Context) {
 	// sees a trace with its lease.
 	touch := "touch " + shellQuote(c.tr.leasePath)
 	c.tr.startNs = c.s.now()
-	out, err = c.s.dev.batch(ctx, []string{touch, start})
+	out, err := c.s.dev.batch(ctx, []string{touch, start})
 	if err == nil && len(out) != 2 {
 		err = fmt.Errorf("batch of 2 commands returned %d results", len(out))
 	}
@@ -383,42 +418,17 @@ type traceOutcome struct {
 	why         string // why there is no analysis of the file
 }
 
-// fetchTrace stops perfetto and reads the file's size in the same round
-// trip, pulls the file, removes it from the device once the copy is whole,
-// and reads it. A failed or short pull leaves the file on the device and
-// says where.
+// fetchTrace stops perfetto, pulls the file, removes it from the device
+// once the copy is whole, and reads it. A failed or short pull leaves the
+// file on the device and says where.
 func (c *collector) fetchTrace(ctx context.Context) (o traceOutcome) {
 	tr := c.tr
-	// perfetto writes the file after the signal and exits when it is done:
-	// the file is whole only once the process is gone, and its size is
-	// read then.
-	stop := fmt.Sprintf("kill -TERM %d 2>/dev/null; i=0; while kill -0 %d 2>/dev/null; do if [ $i -ge 100 ]; then echo 'perfetto (pid %d) still running 10 s after SIGTERM' >&2; exit 124; fi; i=$((i+1)); sleep 0.1; done", tr.pid, tr.pid, tr.pid)
-	stat := "stat -c %s " + shellQuote(tr.remote)
-	tr.stopNs = c.s.now()
-	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	out, err := c.s.dev.batch(sctx, []string{stop, stat})
-	cancel()
-	if err == nil && len(out) != 2 {
-		err = fmt.Errorf("batch of 2 commands returned %d results", len(out))
-	}
-	if err == nil && out[0].ExitCode != 0 {
-		err = errors.New(failure(out[0], "kill -TERM "+strconv.Itoa(tr.pid)))
-	}
-	if err != nil {
+	size, sizeWhy, err := c.stopPerfetto(ctx)
+	switch {
+	case err != nil:
 		o.notRecorded = fmt.Sprintf("stopping perfetto: %v; the trace stays on the phone at %s (a later session with a trace stops and takes it)", err, tr.remote)
 		o.notes = c.releaseTrace(ctx, false)
 		return o
-	}
-	size := int64(-1)
-	var sizeWhy string
-	if err := out[1].Err(stat); err != nil {
-		sizeWhy = err.Error()
-	} else if n, perr := strconv.ParseInt(strings.TrimSpace(string(out[1].Stdout)), 10, 64); perr != nil || n < 0 {
-		sizeWhy = fmt.Sprintf("%s printed %q", stat, clipText(strings.TrimSpace(string(out[1].Stdout))))
-	} else {
-		size = n
-	}
-	switch {
 	case size < 0 && strings.Contains(sizeWhy, "No such file"):
 		o.notRecorded = fmt.Sprintf("perfetto left no file at %s (%s)", tr.remote, sizeWhy)
 		o.notes = c.releaseTrace(ctx, false)
@@ -447,17 +457,56 @@ func (c *collector) fetchTrace(ctx context.Context) (o traceOutcome) {
 		o.notes = append(o.notes, fmt.Sprintf("the trace's size on the phone could not be read (%s), so its copy cannot be told whole: it stays on the phone at %s", sizeWhy, tr.remote))
 	}
 	o.notes = append(o.notes, c.releaseTrace(ctx, size > 0)...)
+	c.readTrace(path, &o)
+	return o
+}
+
+// stopPerfetto stops perfetto and reads the file's size in the same round
+// trip: the size, or -1 and why it could not be read. An error says
+// perfetto could not be stopped.
+func (c *collector) stopPerfetto(ctx context.Context) (size int64, sizeWhy string, err error) {
+	tr := c.tr
+	// perfetto writes the file after the signal and exits when it is done:
+	// the file is whole only once the process is gone, and its size is
+	// read then.
+	stop := fmt.Sprintf("kill -TERM %d 2>/dev/null; i=0; while kill -0 %d 2>/dev/null; do if [ $i -ge 100 ]; then echo 'perfetto (pid %d) still running 10 s after SIGTERM' >&2; exit 124; fi; i=$((i+1)); sleep 0.1; done", tr.pid, tr.pid, tr.pid)
+	stat := "stat -c %s " + shellQuote(tr.remote)
+	tr.stopNs = c.s.now()
+	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	out, err := c.s.dev.batch(sctx, []string{stop, stat})
+	cancel()
+	if err == nil && len(out) != 2 {
+		err = fmt.Errorf("batch of 2 commands returned %d results", len(out))
+	}
+	if err == nil && out[0].ExitCode != 0 {
+		err = errors.New(failure(out[0], "kill -TERM "+strconv.Itoa(tr.pid)))
+	}
+	if err != nil {
+		return -1, "", err
+	}
+	if err := out[1].Err(stat); err != nil {
+		return -1, err.Error(), nil
+	}
+	n, perr := strconv.ParseInt(strings.TrimSpace(string(out[1].Stdout)), 10, 64)
+	if perr != nil || n < 0 {
+		return -1, fmt.Sprintf("%s printed %q", stat, clipText(strings.TrimSpace(string(out[1].Stdout)))), nil
+	}
+	return n, "", nil
+}
+
+// readTrace reads the trace pulled to path into o.
+func (c *collector) readTrace(path string, o *traceOutcome) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		o.notRecorded = fmt.Sprintf("%s: %v", path, err)
-		return o
+		return
 	}
 	o.path, o.size = path, fi.Size()
 	f, err := os.Open(path)
 	if err != nil {
 		o.why = "the trace could not be read: " + err.Error()
 		o.notes = append(o.notes, o.why)
-		return o
+		return
 	}
 	defer f.Close()
 	a, err := trace.Analyze(f, trace.Options{Package: c.cfg.Package})
@@ -465,11 +514,10 @@ func (c *collector) fetchTrace(ctx context.Context) (o traceOutcome) {
 		o.notes = append(o.notes, fmt.Sprintf("%s: %v", path, err))
 		if a == nil || a.Packets == 0 {
 			o.why = fmt.Sprintf("the trace %s could not be read: %v", path, err)
-			return o
+			return
 		}
 	}
 	o.a = a
-	return o
 }
 
 // stepClock is the trace's name for the clock of the steps' device times.

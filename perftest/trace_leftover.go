@@ -367,48 +367,46 @@ func (c *collector) pullLeftovers(ctx context.Context) []string {
 	}
 	dir := c.cfg.resultsDir()
 	for i, l := range lo {
-		st := out[i+1]
 		if pid, ok := writing[l.path]; ok {
 			notes = append(notes, fmt.Sprintf("leftover: %s (%s) is still being written by perfetto (pid %d); it stays on the phone", l.path, l.why, pid))
 			continue
 		}
-		if st.ExitCode != 0 {
-			if strings.Contains(string(st.Stderr)+string(st.Stdout), "No such file") {
-				notes = append(notes, fmt.Sprintf("leftover: %s (%s) is no longer on the phone (another session may have taken it)", l.path, l.why))
-			} else {
-				notes = append(notes, fmt.Sprintf("leftover: %s (%s) not pulled: %s; it stays on the phone", l.path, l.why, failure(st, cmds[i+1])))
-			}
-			continue
-		}
-		size, perr := strconv.ParseInt(strings.TrimSpace(string(st.Stdout)), 10, 64)
-		if perr != nil || size < 0 {
-			notes = append(notes, fmt.Sprintf("leftover: %s (%s) not pulled: %s printed %q, not a size; it stays on the phone", l.path, l.why, cmds[i+1], clipText(strings.TrimSpace(string(st.Stdout)))))
-			continue
-		}
-		var took string
-		if size > 0 {
-			base := strings.TrimSuffix(path.Base(l.path), ".perfetto-trace") + ".leftover"
-			p, err := c.pullWhole(ctx, l.path, size, tracePullDeadline(size), dir, base, ".perfetto-trace", nil)
-			if err != nil {
-				notes = append(notes, fmt.Sprintf("leftover: %s (%s) not pulled: %v; it stays on the phone: adb pull %s", l.path, l.why, err, l.path))
-				continue
-			}
-			took = fmt.Sprintf("pulled into %s (%d bytes)", p, size)
-		} else {
-			took = "empty: nothing to pull"
-		}
-		rm := "rm -f " + shellQuote(l.path)
-		ro, rerr := c.s.dev.batch(ctx, []string{rm})
-		if rerr == nil && len(ro) == 1 {
-			rerr = ro[0].Err(rm)
-		}
-		if rerr != nil {
-			notes = append(notes, fmt.Sprintf("leftover: %s (%s): %s, but it could not be removed from the phone: %v", l.path, l.why, took, rerr))
-			continue
-		}
-		notes = append(notes, fmt.Sprintf("leftover: %s (%s): %s and removed from the phone", l.path, l.why, took))
+		notes = append(notes, c.pullLeftover(ctx, l, out[i+1], cmds[i+1], dir))
 	}
 	return notes
+}
+
+// pullLeftover pulls one leftover whose stat printed st into dir and
+// removes it from the phone; it returns the note.
+func (c *collector) pullLeftover(ctx context.Context, l leftoverTrace, st adbx.Result, stat, dir string) string {
+	if st.ExitCode != 0 {
+		if strings.Contains(string(st.Stderr)+string(st.Stdout), "No such file") {
+			return fmt.Sprintf("leftover: %s (%s) is no longer on the phone (another session may have taken it)", l.path, l.why)
+		}
+		return fmt.Sprintf("leftover: %s (%s) not pulled: %s; it stays on the phone", l.path, l.why, failure(st, stat))
+	}
+	size, perr := strconv.ParseInt(strings.TrimSpace(string(st.Stdout)), 10, 64)
+	if perr != nil || size < 0 {
+		return fmt.Sprintf("leftover: %s (%s) not pulled: %s printed %q, not a size; it stays on the phone", l.path, l.why, stat, clipText(strings.TrimSpace(string(st.Stdout))))
+	}
+	took := "empty: nothing to pull"
+	if size > 0 {
+		base := strings.TrimSuffix(path.Base(l.path), ".perfetto-trace") + ".leftover"
+		p, err := c.pullWhole(ctx, l.path, size, tracePullDeadline(size), dir, base, ".perfetto-trace", nil)
+		if err != nil {
+			return fmt.Sprintf("leftover: %s (%s) not pulled: %v; it stays on the phone: adb pull %s", l.path, l.why, err, l.path)
+		}
+		took = fmt.Sprintf("pulled into %s (%d bytes)", p, size)
+	}
+	rm := "rm -f " + shellQuote(l.path)
+	ro, rerr := c.s.dev.batch(ctx, []string{rm})
+	if rerr == nil && len(ro) == 1 {
+		rerr = ro[0].Err(rm)
+	}
+	if rerr != nil {
+		return fmt.Sprintf("leftover: %s (%s): %s, but it could not be removed from the phone: %v", l.path, l.why, took, rerr)
+	}
+	return fmt.Sprintf("leftover: %s (%s): %s and removed from the phone", l.path, l.why, took)
 }
 
 // pullWhole copies the device file remote into dir under the stem st (nil:
