@@ -256,8 +256,6 @@ var (
 		"result/metrics.go Step.catalogue",
 		"perftest/session.go Session.stop",
 		"perftest/summary.go collector.cpuStats",
-		"perftest/trace.go collector.fetchTrace",
-		"perftest/trace.go collector.startTrace",
 	}
 )
 

@@ -18,6 +18,7 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/android/surfaceflinger"
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/perftest/internal/tracing"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -99,7 +100,7 @@ type collector struct {
 	prof   profiler
 	causes causeLog
 	// tr is the session's Perfetto trace (Config.Trace).
-	tr *traceRun
+	tr *tracing.Recorder
 	// whole is the Result's Whole step while it is summarised.
 	whole *result.Step
 	// provisional is set while steps are summarised for a Result written
