@@ -197,28 +197,11 @@ func (c *collector) absorbGfxWindow(name string, rows []gfxinfo.FrameStats, cloc
 		pk := gfxRowKey{f.IntendedVsync, f.Vsync, false}
 		p := st.pending[pk]
 		if f.Flags == 0 && gfxinfo.RowPending(r) {
-			if p == nil {
-				p = &gfxPending{firstDev: clock, firstHost: send}
-				st.pending[pk] = p
-			}
-			p.frame, p.reason = f, r
 			if seen == nil {
 				seen = map[gfxRowKey]bool{}
 			}
 			seen[pk] = true
-			if later[i] {
-				if p.afterPolls == 0 {
-					p.afterDev, p.afterHost = clock, send
-				}
-				p.afterPolls++
-				waited := send - p.afterHost
-				if clock > 0 && p.afterDev > 0 {
-					waited = clock - p.afterDev
-				}
-				if p.afterPolls > gfxStuckPolls && waited >= int64(gfxStuckWait) {
-					c.dropPending(name, st, pk, clock, send)
-				}
-			}
+			c.waitFor(name, st, pk, f, r, later[i], clock, send)
 			continue
 		}
 		delete(st.pending, pk)
@@ -250,6 +233,33 @@ func (c *collector) absorbGfxWindow(name string, rows []gfxinfo.FrameStats, cloc
 		}
 	}
 	return n
+}
+
+// waitFor keeps row f of window name, still drawing (its rejection reason
+// r is one the rule waits on), under key pk, and drops it once later rows
+// (later: some row after it has completed) have completed for
+// gfxStuckPolls polls and gfxStuckWait.
+func (c *collector) waitFor(name string, st *gfxWindowState, pk gfxRowKey, f gfxinfo.FrameStats, r gfxinfo.Reject, later bool, clock, send int64) {
+	p := st.pending[pk]
+	if p == nil {
+		p = &gfxPending{firstDev: clock, firstHost: send}
+		st.pending[pk] = p
+	}
+	p.frame, p.reason = f, r
+	if !later {
+		return
+	}
+	if p.afterPolls == 0 {
+		p.afterDev, p.afterHost = clock, send
+	}
+	p.afterPolls++
+	waited := send - p.afterHost
+	if clock > 0 && p.afterDev > 0 {
+		waited = clock - p.afterDev
+	}
+	if p.afterPolls > gfxStuckPolls && waited >= int64(gfxStuckWait) {
+		c.dropPending(name, st, pk, clock, send)
+	}
 }
 
 // dropPending gives up on a row still drawing.
