@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/frames"
@@ -100,5 +102,39 @@ func TestFramesPending(t *testing.T) {
 	absorb(src, []byte("16666666\n1 100 2\n1 9223372036854775807 2\n"), "sf", false, 0, 1, 0)
 	if !src.Pending(0, 1) {
 		t.Error("a row waiting for its present fence is not pending")
+	}
+}
+
+// TestPlanAndDue: a SurfaceFlinger poll reads the clock before its dump; a
+// gfxinfo poll is filtered once a dump showed its columns. Frames are due
+// on the first tick, then once the time since the last poll plus the next
+// tick's interval passes a quarter of the ring's time (1 s at 120 Hz), and
+// on every tick while a row is still drawing.
+func TestPlanAndDue(t *testing.T) {
+	const ms = int64(1e6)
+	sf := bareSource(frames.SourceSurfaceFlinger)
+	sf.cfg.Layer = "L"
+	if p := sf.Plan(ms); !p.Uptime || p.Filtered || p.Cmd != "dumpsys SurfaceFlinger --latency L" {
+		t.Errorf("SurfaceFlinger plan %+v", p)
+	}
+
+	s := bareSource(frames.SourceGfxInfo)
+	s.cfg.Interval = 100 * time.Millisecond
+	if !s.Due(0) {
+		t.Error("the first tick does not poll frames")
+	}
+	if p := s.Plan(1000 * ms); p.Uptime || p.Filtered || p.Cmd != "dumpsys gfxinfo com.x.y framestats" {
+		t.Errorf("first gfxinfo plan %+v", p)
+	}
+	absorb(s, gfxDump(1000, frame(0, 900, 905), frame(0, 916, 920)), "gfx", false, 1000*ms, 1000*ms, 0)
+	if s.Due(1140*ms) || !s.Due(1160*ms) {
+		t.Errorf("due at 140 ms after the poll: %v, at 160 ms: %v; want false, true", s.Due(1140*ms), s.Due(1160*ms))
+	}
+	if p := s.Plan(1160 * ms); !p.Filtered || !strings.HasPrefix(p.Cmd, "dumpsys gfxinfo com.x.y framestats | grep -E '^(") {
+		t.Errorf("gfxinfo plan after a dump %+v", p)
+	}
+	absorb(s, gfxDump(1170, frame(0, 916, 920), frame(0, 933, 0)), "gfx", true, 1160*ms, 1170*ms, 0)
+	if !s.Due(1170 * ms) {
+		t.Error("a row still drawing does not make the next tick poll frames")
 	}
 }

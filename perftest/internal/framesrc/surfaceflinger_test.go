@@ -97,3 +97,22 @@ func TestAbsorbSurfaceFlingerRejects(t *testing.T) {
 		t.Errorf("rejected %s", got)
 	}
 }
+
+// TestFinishNotesEmptyLayer: a layer that showed no frame in any poll gets
+// a note at Stop saying what it showed.
+func TestFinishNotesEmptyLayer(t *testing.T) {
+	for _, tc := range []struct{ poll, what string }{
+		{"16666666\n", "only the refresh period line"},
+		{"16666666\n0\t0\t0\n0\t0\t0\n", "only empty rows"},
+	} {
+		s := bareSource(frames.SourceSurfaceFlinger)
+		s.cfg.Layer = "L"
+		absorb(s, []byte(tc.poll), "sf", false, 0, 1, 1e9)
+		absorb(s, []byte(tc.poll), "sf", false, 2, 3, 1e9)
+		s.Finish(4)
+		want := "frames: dumpsys SurfaceFlinger --latency L showed " + tc.what + " in every poll"
+		if len(s.res.Notes) != 1 || !strings.HasPrefix(s.res.Notes[0], want) {
+			t.Errorf("notes %q, want one starting %q", s.res.Notes, want)
+		}
+	}
+}
