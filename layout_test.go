@@ -252,7 +252,6 @@ var (
 		"perftest/collect.go collector.absorb",
 		"perftest/collect.go collector.probe",
 		"perftest/ends.go attributeEnd",
-		"perftest/frames.go collector.absorbGfxWindow",
 		"result/metrics.go Step.catalogue",
 		"perftest/session.go Session.stop",
 		"perftest/summary.go collector.cpuStats",

@@ -246,31 +246,6 @@ func (c *collector) framesReadAfter(end int64) bool {
 	return false
 }
 
-// framesLost says which of the step's frames the phone's frame buffer lost
-// by wrapping between two polls (Gap.LostFromNs), "" when it lost none of
-// them: a count over the others would be a part of the step's.
-func (c *collector) framesLost(st *result.Step) string {
-	n := 0
-	var from, to int64
-	for _, g := range c.s.res.Gaps {
-		a, b := max(g.LostFromNs+1, st.DeviceStartNs), min(g.LostToNs, st.DeviceEndNs)
-		if g.LostToNs == 0 || a >= b {
-			continue
-		}
-		if n == 0 {
-			from, to = a, b
-		}
-		from, to = min(from, a), max(to, b)
-		n++
-	}
-	if n == 0 {
-		return ""
-	}
-	at := func(ns int64) float64 { return float64(ns-st.DeviceStartNs) / 1e9 }
-	return fmt.Sprintf("frames: the phone's frame buffer wrapped between two polls (%d gap(s): the host or the phone stalled longer than the buffer lasts), so the frames drawn from %.3f s to %.3f s into the step were lost: its frames are known only in part",
-		n, at(from), at(to))
-}
-
 // firstSample is the index of the first sample at or after host time ns.
 func (c *collector) firstSample(ns int64) int {
 	ss := c.s.res.Samples
@@ -321,7 +296,7 @@ func (c *collector) markAbsent(st *result.Step) {
 	if st == c.whole {
 		readEnd--
 	}
-	lost := c.framesLost(st)
+	lost := c.frames.Lost(st)
 	switch {
 	case !c.cfg.has(CollectFrames):
 		why[metrics.FamilyFrames] = notCollected(CollectFrames)
@@ -331,7 +306,7 @@ func (c *collector) markAbsent(st *result.Step) {
 		// The frames drawn after the last poll that succeeded are unknown,
 		// so a count (0 or more) would only be a part of the step's.
 		rs := c.reads(srcFrames, "cheap", start, end)
-		if s := unreadable(c.framesCmd(), rs); s != "" {
+		if s := unreadable(c.frames.Cmd(), rs); s != "" {
 			why[metrics.FamilyFrames] = "frames: " + s
 		} else {
 			failed := 0
@@ -463,12 +438,4 @@ func (c *collector) setWhyMetric(name metrics.Name, reason string) {
 		c.ab.whyMetric = map[metrics.Name]string{}
 	}
 	c.ab.whyMetric[name] = reason
-}
-
-// framesCmd names the frame source's command for reasons.
-func (c *collector) framesCmd() string {
-	if c.source == SourceSurfaceFlinger {
-		return "dumpsys SurfaceFlinger --latency " + shellQuote(c.layer)
-	}
-	return "dumpsys gfxinfo " + c.cfg.Package + " framestats"
 }

@@ -144,7 +144,7 @@ func BenchmarkAbsorb(b *testing.B) {
 	for range b.N {
 		s.mu.Lock()
 		// Forget the kept frames, so every round parses and keeps them all.
-		clear(s.col.gfxWin)
+		s.col.frames.Forget()
 		s.res.Frames = s.res.Frames[:0]
 		s.res.Samples = s.res.Samples[:0]
 		s.col.absorb(plan, out, -1, 0, 1)
@@ -169,7 +169,7 @@ func BenchmarkAbsorbCapture(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		clear(c.gfxWin)
+		c.frames.Forget()
 		c.s.res.Frames = c.s.res.Frames[:0]
 		c.s.res.Samples = c.s.res.Samples[:0]
 		c.s.res.Traffic = c.s.res.Traffic[:0]

@@ -14,10 +14,9 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/android/dumpsys"
-	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/android/procfs"
-	"github.com/perfgate/perfgate/android/surfaceflinger"
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/perftest/internal/framesrc"
 	"github.com/perfgate/perfgate/perftest/internal/tracing"
 	"github.com/perfgate/perfgate/result"
 )
@@ -39,54 +38,24 @@ type collector struct {
 	// ab keeps what explains a metric without a value.
 	ab absenceLog
 
-	source    FrameSource
-	layer     string
+	// frames is the frame source: polls, frames, rows rejected.
+	frames    *framesrc.Source
 	refreshHz float64
 	procNames []string // the app's process names, for pidof
 	uid       int
 
-	// inFlight are the rows still drawing when Stop's last poll ran, left
-	// out of the frames (collector.finishPending).
-	inFlight []inFlightFrame
-
-	cpuOK       bool
-	traffic     string // one of the traffic modes, "" when off
-	batteryOK   bool
-	thermalOK   bool
-	pids        []int
-	everRan     bool
-	ticks       int
-	noted       map[string]bool
-	gfxWin      map[string]*gfxWindowState
-	gfxClock    int64 // the last gfxinfo dump's clock (ns)
-	lastNewHost int64 // host ns of the last poll that took a frame
-	// lastUptime is /proc/uptime (ns) read right before the last
-	// SurfaceFlinger dump, 0 unread: every frame presented before it is in
-	// that dump or an earlier one.
-	lastUptime int64
-	// lastFramePoll is when the last tick that polled frames was planned
-	// (host ns), 0 before the first.
-	lastFramePoll int64
-	sfFenceWait   bool // the last --latency poll ended at a pending fence
-	// frameDumps counts gfxinfo dumps read; gfxVsyncCol is the
-	// IntendedVsync column of their rows (0 unknown, -1 unusable), and
-	// gfxFilterOff says the device cannot filter them (frames_filter.go).
-	frameDumps   int
-	gfxVsyncCol  int
-	gfxFilterOff bool
-	laterBuf     []bool
-	flaggedAt    []int64
-	sfLast       int64                       // greatest B kept
-	sfKey        surfaceflinger.LatencyFrame // the last row taken or rejected
-	sfHaveKey    bool
-	sfPolls      int      // --latency polls,
-	sfEmptyPolls int      // those that showed no frame,
-	sfPeriodOnly int      // and those that showed only the period line
-	sfPeriod     int64    // first line of --latency
-	clockGfx     clockMap // gfxinfo "Uptime:" (CLOCK_MONOTONIC, ms)
-	clockProc    clockMap // /proc/uptime (CLOCK_BOOTTIME, 10 ms)
-	aux          sync.WaitGroup
-	lastCPUPct   float64
+	cpuOK      bool
+	traffic    string // one of the traffic modes, "" when off
+	batteryOK  bool
+	thermalOK  bool
+	pids       []int
+	everRan    bool
+	ticks      int
+	noted      map[string]bool
+	clockGfx   clockMap // gfxinfo "Uptime:" (CLOCK_MONOTONIC, ms)
+	clockProc  clockMap // /proc/uptime (CLOCK_BOOTTIME, 10 ms)
+	aux        sync.WaitGroup
+	lastCPUPct float64
 	// seenUp is each app pid's last tick that saw it (device boottime ns),
 	// startTicks its start time (clock ticks since boot), for placing its
 	// end in the log.
@@ -109,14 +78,15 @@ type collector struct {
 }
 
 func newCollector(s *Session) *collector {
-	return &collector{
+	c := &collector{
 		s:          s,
 		cfg:        s.cfg,
 		noted:      map[string]bool{},
-		gfxWin:     map[string]*gfxWindowState{},
 		seenUp:     map[int]int64{},
 		startTicks: map[int]uint64{},
 	}
+	c.frames = newFrameSource(c)
+	return c
 }
 
 func (c *collector) note(format string, args ...any) {
@@ -185,7 +155,7 @@ func (c *collector) setup(ctx context.Context) error {
 	if c.cfg.has(CollectFrames) {
 		if iv := pollInterval(c.cfg.Interval, c.refreshHz); iv != c.cfg.Interval {
 			c.note("config: interval %v lowered to %v: the device keeps its last %d frames (%v at %g Hz), and polling twice in that time loses none",
-				c.cfg.Interval, iv, frameBufferLen, (2 * iv).Round(time.Millisecond), c.refreshHz)
+				c.cfg.Interval, iv, framesrc.BufferLen, (2 * iv).Round(time.Millisecond), c.refreshHz)
 			c.s.cfg.Interval, c.cfg.Interval = iv, iv
 		}
 	}
@@ -261,24 +231,16 @@ func (c *collector) probe(ctx context.Context) error {
 			}
 		}
 	}
-	c.source = c.cfg.FrameSource
-	c.layer = c.cfg.Layer
-	if c.layer != "" {
-		c.source = SourceSurfaceFlinger
-	}
+	var list, gfx adbx.Result
+	listCmd := ""
 	if iList >= 0 {
-		c.layer = pickLayer(out[iList].Stdout, c.cfg.Package)
-		if c.source == SourceSurfaceFlinger && c.layer == "" {
-			if out[iList].ExitCode != 0 {
-				return fmt.Errorf("perftest: frames: %s (name the layer with WithLayer)", failure(out[iList], cmds[iList]))
-			}
-			return fmt.Errorf("perftest: frames: no SurfaceFlinger layer of %s in `dumpsys SurfaceFlinger --list` (name one with WithLayer)", c.cfg.Package)
-		}
+		list, listCmd = out[iList], cmds[iList]
 	}
-	if auto {
-		if err := c.chooseSource(ctx, out[iGfx]); err != nil {
-			return err
-		}
+	if iGfx >= 0 {
+		gfx = out[iGfx]
+	}
+	if err := c.pickFrames(ctx, list, listCmd, gfx, auto); err != nil {
+		return err
 	}
 	if iQt >= 0 {
 		switch {
@@ -320,12 +282,7 @@ func (c *collector) probe(ctx context.Context) error {
 	// Clear the histories so the first poll holds only this session's
 	// frames, and no earlier frame is counted into a step.
 	if frames && len(c.pids) > 0 {
-		var clear string
-		if c.source == SourceSurfaceFlinger {
-			clear = "dumpsys SurfaceFlinger --latency-clear " + shellQuote(c.layer)
-		} else {
-			clear = "dumpsys gfxinfo " + shellQuote(c.cfg.Package) + " reset"
-		}
+		clear := c.frames.ClearCmd()
 		out, err := c.s.dev.batch(ctx, []string{clear})
 		if err != nil {
 			return fmt.Errorf("perftest: frames: %s: %w", clear, err)
@@ -337,91 +294,67 @@ func (c *collector) probe(ctx context.Context) error {
 	return nil
 }
 
-// chooseSource picks the frame source where none was given: the app's
-// SurfaceFlinger layer when it shows clearly more frames over the last half
-// second than gfxinfo (an app drawing through a SurfaceView — a game, video,
-// a map — shows its frames only on the layer), else gfxinfo, whose
-// durations and deadlines make the better jank definition (DESIGN.md
-// "Pauses are not janks"). Counting a recent span, not whole buffers, keeps
-// the two ring sizes (120 and 127) from deciding.
-func (c *collector) chooseSource(ctx context.Context, gfx adbx.Result) error {
-	c.source = SourceGfxInfo
-	if c.layer == "" {
-		return nil
+// pickFrames tells the frame source what to poll: the source and layer
+// named, else the app's layer in list, the `dumpsys SurfaceFlinger --list`
+// that listCmd printed ("" when not read), and when auto, the source
+// chooseSource picks with the gfxinfo dump gfx. The frame source is told
+// even when it fails, so the Result names what was chosen so far.
+func (c *collector) pickFrames(ctx context.Context, list adbx.Result, listCmd string, gfx adbx.Result, auto bool) (err error) {
+	source, layer := c.cfg.FrameSource, c.cfg.Layer
+	defer func() {
+		c.frames.Use(framesrc.Config{Package: c.cfg.Package, Kind: string(source), Layer: layer,
+			RefreshHz: c.refreshHz, Interval: c.cfg.Interval, Settle: c.cfg.Settle})
+	}()
+	if layer != "" {
+		source = SourceSurfaceFlinger
 	}
-	var gfxT, sfT []int64
-	gfxClock := int64(0)
-	if g, err := gfxinfo.Parse(output(gfx)); err == nil {
-		gfxClock = g.ClockNs()
-		for _, w := range g.Windows() {
-			if w.Frames != nil {
-				for _, f := range frames.UsableGfxInfo(w.Frames.Frames()) {
-					gfxT = append(gfxT, f.IntendedVsync)
-				}
+	if listCmd != "" {
+		layer = framesrc.PickLayer(list.Stdout, c.cfg.Package)
+		if source == SourceSurfaceFlinger && layer == "" {
+			if list.ExitCode != 0 {
+				return fmt.Errorf("perftest: frames: %s (name the layer with WithLayer)", failure(list, listCmd))
 			}
+			return fmt.Errorf("perftest: frames: no SurfaceFlinger layer of %s in `dumpsys SurfaceFlinger --list` (name one with WithLayer)", c.cfg.Package)
 		}
 	}
-	cmd := "dumpsys SurfaceFlinger --latency " + shellQuote(c.layer)
-	out, err := c.s.dev.batch(ctx, []string{cmd})
-	if err != nil {
-		return fmt.Errorf("perftest: probe: %s: %w", cmd, err)
+	if auto {
+		source, layer, err = c.chooseSource(ctx, gfx, layer)
 	}
-	if len(out) == 1 && out[0].ExitCode == 0 {
-		if l, err := surfaceflinger.ParseLatency(out[0].Stdout); err == nil {
-			sfT = l.PresentTimes()
-		}
-	}
-	var gfxN, sfN int
-	c.source, gfxN, sfN = autoSource(gfxT, sfT, gfxClock)
-	c.note("frames: auto source %s (last 0.5 s: gfxinfo %d frames, layer %q %d)", c.source, gfxN, c.layer, sfN)
-	if c.source != SourceSurfaceFlinger {
-		c.layer = ""
-	}
-	return nil
+	return err
 }
 
-// autoSource is chooseSource's rule on the frame times each source shows
-// (gfxT, sfT): the counts over the half second before the newest frame of
-// either, cut at the gfxinfo dump's own clock (gfxClock, 0 if unknown),
-// since the SurfaceFlinger dump is read a round trip later and a host that
-// stalls between the two would otherwise compare a layer's fresh frames
-// with gfxinfo frames that had no chance to exist yet. The layer wins when
-// it shows clearly more: twice as many and then some, so a just-launched
-// app whose first gfxinfo frames carry flags does not tip the choice.
-func autoSource(gfxT, sfT []int64, gfxClock int64) (src FrameSource, gfxN, sfN int) {
-	end := int64(0)
-	for _, t := range gfxT {
-		end = max(end, t)
+// chooseSource picks the frame source where none was given, from the
+// gfxinfo dump gfx and, when the app has a layer, that layer's frames
+// (framesrc.Choose); the layer is "" unless SurfaceFlinger is picked.
+// When the layer cannot be read it returns gfxinfo and the layer, as
+// the Result then names them, with the error.
+func (c *collector) chooseSource(ctx context.Context, gfx adbx.Result, layer string) (FrameSource, string, error) {
+	if layer == "" {
+		return SourceGfxInfo, "", nil
 	}
-	for _, t := range sfT {
-		end = max(end, t)
+	cmd := "dumpsys SurfaceFlinger --latency " + shellQuote(layer)
+	out, err := c.s.dev.batch(ctx, []string{cmd})
+	if err != nil {
+		return SourceGfxInfo, layer, fmt.Errorf("perftest: probe: %s: %w", cmd, err)
 	}
-	if gfxClock > 0 {
-		end = min(end, gfxClock)
+	var latency []byte
+	if len(out) == 1 && out[0].ExitCode == 0 {
+		latency = out[0].Stdout
 	}
-	since := end - int64(500*time.Millisecond)
-	count := func(ts []int64) int {
-		n := 0
-		for _, t := range ts {
-			if t >= since && t <= end {
-				n++
-			}
-		}
-		return n
+	kind, gfxN, sfN := framesrc.Choose(output(gfx), latency)
+	c.note("frames: auto source %s (last 0.5 s: gfxinfo %d frames, layer %q %d)", kind, gfxN, layer, sfN)
+	if kind != frames.SourceSurfaceFlinger {
+		layer = ""
 	}
-	gfxN, sfN = count(gfxT), count(sfT)
-	if sfN > 2*gfxN+4 {
-		return SourceSurfaceFlinger, gfxN, sfN
-	}
-	return SourceGfxInfo, gfxN, sfN
+	return FrameSource(kind), layer, nil
 }
 
 func (c *collector) runConfig() result.RunConfig {
 	rc := result.RunConfig{
 		IntervalMs:     float64(c.cfg.Interval) / 1e6,
 		SlowIntervalMs: float64(c.cfg.SlowInterval) / 1e6,
-		FrameSource:    string(c.source),
-		Layer:          c.layer,
+		FrameSource:    c.frames.Kind(),
+		Layer:          c.frames.Layer(),
 		TrafficSource:  c.traffic,
 	}
 	for _, k := range c.cfg.Collectors {
@@ -435,7 +368,7 @@ func (c *collector) runConfig() result.RunConfig {
 		"memory": "dumpsys meminfo <pkg> (KiB)",
 		"crash":  "pidof <process names>; logcat -d -b crash, -b main -b system -v threadtime -v epoch (the dead pid's lines and the system's about it, by device time)",
 	}
-	switch c.source {
+	switch FrameSource(c.frames.Kind()) {
 	case SourceSurfaceFlinger:
 		rc.Sources["frames"] = "dumpsys SurfaceFlinger --latency <layer> (ns)"
 	case SourceGfxInfo:
@@ -535,21 +468,11 @@ func (c *collector) plan(allFrames bool) tickPlan {
 
 // planFrames adds a frame poll to the plan p, whose commands add appends.
 func (c *collector) planFrames(p *tickPlan, add func(string) int) {
-	c.lastFramePoll = c.s.now()
-	if c.source == SourceSurfaceFlinger {
-		// A clock read before the dump bounds what it holds: Stop
-		// polls until it has passed the stop, so no frame presented
-		// before the stop is left out of the last dump.
+	fp := c.frames.Plan(c.s.now())
+	if fp.Uptime {
 		p.framesUptime = add("cat /proc/uptime")
-		p.frames = add("dumpsys SurfaceFlinger --latency " + shellQuote(c.layer))
-		return
 	}
-	cmd := "dumpsys gfxinfo " + shellQuote(c.cfg.Package) + " framestats"
-	if f := c.gfxFilter(); f != "" {
-		cmd += " | grep -E " + shellQuote(f)
-		p.filtered = true
-	}
-	p.frames = add(cmd)
+	p.frames, p.filtered = add(fp.Cmd), fp.Filtered
 }
 
 // framesPlan is a round trip that polls frames alone, with the clock read
@@ -559,7 +482,7 @@ func (c *collector) framesPlan() tickPlan {
 	p := tickPlan{uptime: -1, frames: -1, stat: -1, pidof: -1, pidStat: -1, status: -1, tasks: -1, net: -1, batt: -1, thermal: -1, framesUptime: -1, lease: -1}
 	add := func(cmd string) int { p.cmds = append(p.cmds, cmd); return len(p.cmds) - 1 }
 	c.planFrames(&p, add)
-	if c.source == SourceSurfaceFlinger {
+	if c.frames.Kind() == frames.SourceSurfaceFlinger {
 		p.uptime = add("cat /proc/uptime")
 	}
 	return p
@@ -576,12 +499,7 @@ func (c *collector) absorbFramesPoll(p tickPlan, out []adbx.Result, send, recv i
 			uptimeNs = ns
 		}
 	}
-	if p.framesUptime >= 0 {
-		if ns, ok := uptimeOf(out[p.framesUptime]); ok {
-			c.lastUptime = ns
-		}
-	}
-	n := c.absorbFrames(out[p.frames], p.cmds[p.frames], p.filtered, send, recv, uptimeNs)
+	n := c.absorbFrames(p, out, send, recv, uptimeNs)
 	err := ""
 	if res := out[p.frames]; res.ExitCode != 0 {
 		err = short(res)
@@ -614,15 +532,8 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 		}
 	}
 	c.absorbLease(p, out, uptimeNs)
-	if p.framesUptime >= 0 {
-		// The row check takes any clock read after the rows were
-		// printed; the watermark needs this one, read before.
-		if ns, ok := uptimeOf(out[p.framesUptime]); ok {
-			c.lastUptime = ns
-		}
-	}
 	if p.frames >= 0 {
-		smp.NewFrames = c.absorbFrames(out[p.frames], p.cmds[p.frames], p.filtered, send, recv, uptimeNs)
+		smp.NewFrames = c.absorbFrames(p, out, send, recv, uptimeNs)
 	}
 	if p.pidof >= 0 {
 		// pidof prints nothing and exits 1 when no process has the name;

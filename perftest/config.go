@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest/internal/framesrc"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -237,17 +238,13 @@ func (c Config) has(k Collector) bool {
 	return false
 }
 
-// frameBufferLen is the smaller of the device's frame ring buffers: gfxinfo
-// keeps the last 120 frames per window, SurfaceFlinger 127 per layer.
-const frameBufferLen = 120
-
 // pollInterval caps the interval so that half a buffer never fills between
 // two ticks, leaving room for one slow round trip.
 func pollInterval(want time.Duration, refreshHz float64) time.Duration {
 	if refreshHz <= 0 {
 		return want
 	}
-	limit := time.Duration(float64(frameBufferLen/2) / refreshHz * float64(time.Second))
+	limit := time.Duration(float64(framesrc.BufferLen/2) / refreshHz * float64(time.Second))
 	return min(want, limit)
 }
 

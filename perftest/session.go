@@ -723,7 +723,7 @@ func (s *Session) settle(stopNs int64) error {
 		}
 		s.mu.Lock()
 		more := s.col.framesPending(stopNs)
-		wait := time.Duration(s.col.periodNs())
+		wait := time.Duration(s.col.frames.PeriodNs())
 		s.mu.Unlock()
 		if !more || polls >= 2 && s.now()+int64(wait) > deadline {
 			return nil

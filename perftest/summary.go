@@ -19,14 +19,7 @@ import (
 // logcat reads stopped.
 func (c *collector) finish() {
 	r := c.s.res
-	c.finishPending()
-	if c.source == SourceSurfaceFlinger && c.sfPolls > 0 && c.sfEmptyPolls == c.sfPolls {
-		what := "only empty rows"
-		if c.sfPeriodOnly == c.sfPolls {
-			what = "only the refresh period line"
-		}
-		c.note("frames: dumpsys SurfaceFlinger --latency %s showed %s in every poll: the layer holds no frames of the app (on Android 11+ a wrong or non-BLAST layer prints this)", shellQuote(c.layer), what)
-	}
+	c.frames.Finish(c.s.now())
 	clk := c.stepClock()
 	if clk.ok() && clk.source == "/proc/uptime" {
 		c.note("clock: mapped through /proc/uptime (10 ms resolution; counts suspend time, so valid only while the device stays awake)")
@@ -105,9 +98,7 @@ func (c *collector) stepClock() *clockMap {
 func (c *collector) summarise(st *result.Step) {
 	r := c.s.res
 	frames := stepFrames(r.Frames, st.DeviceStartNs, st.DeviceEndNs)
-	st.FrameStats, st.Windows = c.frameStats(frames)
-	st.FramesRejected = c.stepRejects(st.DeviceStartNs, st.DeviceEndNs)
-	c.stepInFlight(st)
+	c.frames.Summarise(st, frames, st == c.whole)
 	st.JankAtS, st.BigJankAtS = jankTimes(st)
 	st.Causes = c.summariseCauses(st, frames)
 	st.Smoothness = c.smoothness(st)

@@ -1,4 +1,4 @@
-package perftest
+package framesrc
 
 import (
 	"slices"
@@ -10,7 +10,7 @@ import (
 
 // The framestats filter. A dump holds each window's last 120 frames, and
 // most of them were taken by the polls before: at 120 Hz a tick 100 ms
-// after the last one has 12 new rows of 120. So once the collector knows a
+// after the last one has 12 new rows of 120. So once the source knows a
 // window's columns, the dump goes through `grep -E` on the device, which
 // keeps the lines the parser needs to place rows (clock, process, window,
 // PROFILEDATA markers and header), the rows whose IntendedVsync is at least
@@ -24,7 +24,7 @@ import (
 // What a whole dump would add is a frame that completed below the last
 // vsync taken without having been seen drawing (rejected anyway). A window
 // with no Flags-0 row yet keeps rows from its newest vsync on. Where grep is
-// missing or fails the collector polls whole dumps.
+// missing or fails the source polls whole dumps.
 
 // gfxFilterRecent is how many dumps a window stays in the filter's bound
 // after the last dump that showed it.
@@ -41,14 +41,14 @@ const gfxKeepLines = ` *(Uptime:|\*\* Graphics info|No process found|Failure whi
 
 // gfxFilter is the grep pattern for the next frames poll, "" for a whole
 // dump.
-func (c *collector) gfxFilter() string {
-	if c.gfxFilterOff || c.gfxVsyncCol < 1 || len(c.gfxWin) == 0 {
+func (s *Source) gfxFilter() string {
+	if s.gfxFilterOff || s.gfxVsyncCol < 1 || len(s.gfxWin) == 0 {
 		return ""
 	}
 	from := int64(0)
 	var pending []int64
-	for _, st := range c.gfxWin {
-		if c.frameDumps-st.seenAt > gfxFilterRecent {
+	for _, st := range s.gfxWin {
+		if s.frameDumps-st.seenAt > gfxFilterRecent {
 			continue
 		}
 		b := st.seenMax
@@ -68,7 +68,7 @@ func (c *collector) gfxFilter() string {
 	if from <= 0 || len(pending) > gfxFilterMaxPending {
 		return ""
 	}
-	return gfxFilterPattern(c.gfxVsyncCol, from, pending)
+	return gfxFilterPattern(s.gfxVsyncCol, from, pending)
 }
 
 // gfxFilterPattern is the extended regular expression that keeps the
@@ -114,15 +114,15 @@ func intAbove(t int64) string {
 // learnGfxColumns notes where IntendedVsync sits in a dump's header, so
 // later polls can be filtered; a header without Flags first is never
 // filtered.
-func (c *collector) learnGfxColumns(t *gfxinfo.FrameTable) {
-	if c.gfxVsyncCol != 0 || len(t.Columns) == 0 {
+func (s *Source) learnGfxColumns(t *gfxinfo.FrameTable) {
+	if s.gfxVsyncCol != 0 || len(t.Columns) == 0 {
 		return
 	}
-	c.gfxVsyncCol = -1
+	s.gfxVsyncCol = -1
 	if t.Columns[0] != "Flags" {
 		return
 	}
 	if i := slices.Index(t.Columns, "IntendedVsync"); i > 0 {
-		c.gfxVsyncCol = i
+		s.gfxVsyncCol = i
 	}
 }

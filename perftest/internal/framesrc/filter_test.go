@@ -1,4 +1,4 @@
-package perftest
+package framesrc
 
 import (
 	"bufio"
@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/internal/fixtures"
 )
 
@@ -45,7 +45,7 @@ func grepLines(t *testing.T, text []byte, pattern string) []byte {
 	return out.Bytes()
 }
 
-// TestGfxFilterOfRealCaptures: a dump filtered as the collector asks keeps
+// TestGfxFilterOfRealCaptures: a dump filtered as the source asks keeps
 // every row of IntendedVsync ≥ the bound, every row of the vsyncs still
 // drawing it names, and what the parser needs to place them, on real
 // phones' dumps.
@@ -65,9 +65,9 @@ func TestGfxFilterOfRealCaptures(t *testing.T) {
 			for _, w := range full.Windows() {
 				if w.Frames != nil {
 					all = append(all, w.Frames.Frames()...)
-					c := bareCollector(SourceGfxInfo)
-					c.learnGfxColumns(w.Frames)
-					col = c.gfxVsyncCol
+					src := bareSource(frames.SourceGfxInfo)
+					src.learnGfxColumns(w.Frames)
+					col = src.gfxVsyncCol
 				}
 			}
 			if col < 1 || len(all) < 4 {
@@ -133,42 +133,6 @@ func equalFrames(a, b []gfxinfo.FrameStats) bool {
 	return true
 }
 
-// TestFramesPending: Stop polls again while a window drew within Settle
-// before the last dump and shows no row after the stop, or a row still
-// drawing before the stop; not for an idle app.
-func TestFramesPending(t *testing.T) {
-	const ms = int64(1e6)
-	for _, tc := range []struct {
-		name   string
-		dumps  [][]byte // polled at host = device time = the dump's Uptime
-		stopMs int64
-		want   bool
-	}{
-		{"drawing", [][]byte{gfxDump(1000, frame(0, 900, 905), frame(0, 990, 995))}, 1000, true},
-		{"drawn past the stop", [][]byte{gfxDump(1000, frame(0, 990, 995)), gfxDump(1030, frame(0, 990, 995), frame(0, 1010, 1015))}, 1000, false},
-		{"idle", [][]byte{gfxDump(2000, frame(0, 900, 905), frame(0, 990, 995))}, 2000, false},
-		{"row still drawing", [][]byte{gfxDump(1000, frame(0, 600, 605), frame(0, 700, 705), frame(0, 995, 0))}, 1000, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := bareCollector(SourceGfxInfo)
-			c.cfg.Collectors, c.cfg.Settle, c.pids = []Collector{CollectFrames}, 250*1e6, []int{7}
-			for _, d := range tc.dumps {
-				up, _ := strconv.ParseInt(string(regexp.MustCompile(`Uptime: (\d+)`).FindSubmatch(d)[1]), 10, 64)
-				c.absorbFrames(adbx.Result{Stdout: d}, "gfx", false, up*ms, up*ms, 0)
-			}
-			if got := c.framesPending(tc.stopMs * ms); got != tc.want {
-				t.Errorf("framesPending = %v, want %v", got, tc.want)
-			}
-		})
-	}
-	c := bareCollector(SourceSurfaceFlinger)
-	c.cfg.Collectors, c.pids = []Collector{CollectFrames}, []int{7}
-	c.absorbFrames(adbx.Result{Stdout: []byte("16666666\n1 100 2\n1 9223372036854775807 2\n")}, "sf", false, 0, 1, 0)
-	if !c.framesPending(0) {
-		t.Error("a row waiting for its present fence is not pending")
-	}
-}
-
 // TestGfxFilterKeepsAnimationRows: the animation row (Flags ≠ 0) of a vsync
 // whose frame was still drawing at the last poll, or of the newest frame
 // taken, can first show a poll later; the filtered poll still carries it,
@@ -176,21 +140,21 @@ func TestFramesPending(t *testing.T) {
 // the filter kept only Flags-0 rows of the vsyncs still drawing and rows
 // past the newest frame taken, and such a row went uncounted.
 func TestGfxFilterKeepsAnimationRows(t *testing.T) {
-	c := bareCollector(SourceGfxInfo)
-	c.refreshHz = 60
+	src := bareSource(frames.SourceGfxInfo)
+	src.cfg.RefreshHz = 60
 	const cmd = "dumpsys gfxinfo com.x.y framestats"
 	poll := func(uptimeMs int64, rows ...[3]int64) {
 		t.Helper()
 		text := gfxDump(uptimeMs, rows...)
 		filtered := false
-		if pat := c.gfxFilter(); pat != "" {
+		if pat := src.gfxFilter(); pat != "" {
 			text, filtered = grepLines(t, text, pat), true
 		}
-		c.absorbFrames(adbx.Result{Stdout: text}, cmd, filtered, uptimeMs*1e6, uptimeMs*1e6, 0)
+		absorb(src, text, cmd, filtered, uptimeMs*1e6, uptimeMs*1e6, 0)
 	}
 	// Poll 1: 100 done, 116 still drawing.
 	poll(130, frame(0, 100, 110), frame(0, 116, 0))
-	if c.gfxFilter() == "" {
+	if src.gfxFilter() == "" {
 		t.Fatal("the second poll is not filtered")
 	}
 	// Poll 2: 116 done, with its RenderThread row printed before it; 132
@@ -198,10 +162,10 @@ func TestGfxFilterKeepsAnimationRows(t *testing.T) {
 	poll(150, frame(0, 100, 110), frame(2, 116, 120), frame(0, 116, 125), frame(0, 132, 140))
 	// Poll 3: 132's animation row shows.
 	poll(170, frame(0, 100, 110), frame(2, 116, 120), frame(0, 116, 125), frame(2, 132, 135), frame(0, 132, 140), frame(0, 148, 160))
-	if got := keptVsyncsMs(c.s.res); fmt.Sprint(got) != "[100 116 132 148]" {
+	if got := keptVsyncsMs(src.res); fmt.Sprint(got) != "[100 116 132 148]" {
 		t.Errorf("frames %v, want [100 116 132 148]", got)
 	}
-	if got := c.s.res.FramesRejected[gfxinfo.RejectFlags]; got != 2 {
-		t.Errorf("%d rows rejected for flags, want the 2 animation rows (rejects %v)", got, c.s.res.FramesRejected)
+	if got := src.res.FramesRejected[gfxinfo.RejectFlags]; got != 2 {
+		t.Errorf("%d rows rejected for flags, want the 2 animation rows (rejects %v)", got, src.res.FramesRejected)
 	}
 }

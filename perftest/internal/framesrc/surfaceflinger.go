@@ -1,4 +1,4 @@
-package perftest
+package framesrc
 
 import (
 	"math"
@@ -9,6 +9,9 @@ import (
 	"github.com/perfgate/perfgate/frames"
 )
 
+// sfBufferLen is the number of frames `--latency` keeps per layer.
+const sfBufferLen = 127
+
 // absorbSF takes the --latency rows printed after the last row it took or
 // rejected (DESIGN.md: across polls keep only B greater than the last B
 // already kept), and counts the rows that cannot be frames (a present time
@@ -16,32 +19,32 @@ import (
 // unwritten part of the ring, not rows; a row whose fence is pending is
 // taken when it signals, and counted only when a later row was presented
 // first.
-func (c *collector) absorbSF(text []byte, cmd string, send, uptimeNs int64) int {
+func (s *Source) absorbSF(text []byte, cmd string, send, uptimeNs int64) int {
 	l, err := surfaceflinger.ParseLatency(text)
 	if err != nil {
-		c.note("frames: %s: %v", cmd, err)
+		s.note("frames: %s: %v", cmd, err)
 		return 0
 	}
-	if l.RefreshPeriod > 0 && c.sfPeriod == 0 {
-		c.sfPeriod = l.RefreshPeriod
+	if l.RefreshPeriod > 0 && s.sfPeriod == 0 {
+		s.sfPeriod = l.RefreshPeriod
 	}
 	rows := l.Rows
-	c.sfFenceWait = false
+	s.sfFenceWait = false
 	real := func(f surfaceflinger.LatencyFrame) bool {
 		return f.ActualPresent != 0 && f.ActualPresent != math.MaxInt64
 	}
-	c.sfPolls++
+	s.sfPolls++
 	if len(l.Frames) == 0 {
-		c.sfEmptyPolls++
+		s.sfEmptyPolls++
 		if len(rows) == 0 {
-			c.sfPeriodOnly++
+			s.sfPeriodOnly++
 		}
 	}
 	start := 0
-	if c.sfHaveKey {
+	if s.sfHaveKey {
 		start = -1
 		for i := len(rows) - 1; i >= 0; i-- {
-			if rows[i] == c.sfKey {
+			if rows[i] == s.sfKey {
 				start = i + 1
 				break
 			}
@@ -52,17 +55,17 @@ func (c *collector) absorbSF(text []byte, cmd string, send, uptimeNs int64) int 
 			// them, some were lost between polls.
 			start = len(rows)
 			for i, f := range rows {
-				if f.ActualPresent == math.MaxInt64 || real(f) && f.ActualPresent > c.sfLast {
+				if f.ActualPresent == math.MaxInt64 || real(f) && f.ActualPresent > s.sfLast {
 					start = i
 					break
 				}
 			}
 			if len(rows) >= sfBufferLen && start < len(rows) && real(rows[start]) && start == 0 {
-				c.lostFrames(send, cmd, c.sfLast, rows[0].ActualPresent)
+				s.lostFrames(send, cmd, s.sfLast, rows[0].ActualPresent)
 			}
 		}
 	}
-	prevB := c.sfLast
+	prevB := s.sfLast
 	n := 0
 	for i := start; i < len(rows); i++ {
 		f := rows[i]
@@ -71,25 +74,25 @@ func (c *collector) absorbSF(text []byte, cmd string, send, uptimeNs int64) int 
 			continue
 		}
 		if r == gfxinfo.RejectPendingFence && !slices.ContainsFunc(rows[i+1:], real) {
-			c.sfFenceWait = true
+			s.sfFenceWait = true
 			break // its fence may still signal
 		}
-		c.sfKey, c.sfHaveKey = f, true
-		fr := frames.Frame{Source: frames.SourceSurfaceFlinger, Window: c.layer, LatencyFrame: f}
+		s.sfKey, s.sfHaveKey = f, true
+		fr := frames.Frame{Source: frames.SourceSurfaceFlinger, Window: s.cfg.Layer, LatencyFrame: f}
 		if r != "" {
-			c.rejectRow(fr, r, 0, send)
+			s.rejectRow(fr, r, 0, send)
 			continue
 		}
-		c.addFrame(fr)
-		c.sfLast, prevB = f.ActualPresent, f.ActualPresent
+		s.addFrame(fr)
+		s.sfLast, prevB = f.ActualPresent, f.ActualPresent
 		n++
 	}
 	return n
 }
 
-// pickLayer chooses the app's layer from `dumpsys SurfaceFlinger --list`
+// PickLayer chooses the app's layer from `dumpsys SurfaceFlinger --list`
 // with surfaceflinger.PickLayer; "" when the app has none.
-func pickLayer(list []byte, pkg string) string {
+func PickLayer(list []byte, pkg string) string {
 	layers, err := surfaceflinger.ParseList(list)
 	if err != nil {
 		return ""
