@@ -251,7 +251,6 @@ var (
 		"perftest/checkpoint.go Session.checkpointLocked",
 		"perftest/collect.go collector.absorb",
 		"perftest/collect.go collector.probe",
-		"perftest/ends.go attributeEnd",
 		"perftest/frames.go collector.absorbGfxWindow",
 		"result/metrics.go Step.catalogue",
 		"perftest/session.go Session.stop",

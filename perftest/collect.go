@@ -18,6 +18,7 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/android/surfaceflinger"
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/perftest/internal/ends"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -86,12 +87,9 @@ type collector struct {
 	clockProc    clockMap // /proc/uptime (CLOCK_BOOTTIME, 10 ms)
 	aux          sync.WaitGroup
 	lastCPUPct   float64
-	// seenUp is each app pid's last tick that saw it (device boottime ns),
-	// startTicks its start time (clock ticks since boot), for placing its
-	// end in the log.
-	seenUp     map[int]int64
-	startTicks map[int]uint64
-	pidofOK    bool // the last pidof answered (a failed one says nothing)
+	// ends follows the app's processes, for placing their ends in the log.
+	ends    ends.Source
+	pidofOK bool // the last pidof answered (a failed one says nothing)
 	// smooth holds the app's Choreographer lines, read at Stop.
 	smooth smoothLog
 	// looper, prof and causes find why frames janked (causes_device.go).
@@ -109,12 +107,10 @@ type collector struct {
 
 func newCollector(s *Session) *collector {
 	return &collector{
-		s:          s,
-		cfg:        s.cfg,
-		noted:      map[string]bool{},
-		gfxWin:     map[string]*gfxWindowState{},
-		seenUp:     map[int]int64{},
-		startTicks: map[int]uint64{},
+		s:      s,
+		cfg:    s.cfg,
+		noted:  map[string]bool{},
+		gfxWin: map[string]*gfxWindowState{},
 	}
 }
 
@@ -227,7 +223,7 @@ func (c *collector) probe(ctx context.Context) error {
 		iStat = add("cat /proc/stat")
 	}
 	// When and how recently the app's processes started, should one end
-	// before a tick has seen it (see processEnd).
+	// before a tick has seen it (see ends.Process).
 	iUp, iPids := add("cat /proc/uptime"), -1
 	if len(c.pids) > 0 {
 		var files []string
@@ -249,14 +245,12 @@ func (c *collector) probe(ctx context.Context) error {
 	}
 
 	if up, ok := uptimeOf(out[iUp]); ok {
-		for _, p := range c.pids {
-			c.seenUp[p] = up
-		}
+		c.ends.Seen(c.pids, up)
 	}
 	if iPids >= 0 {
 		if sts, err := procfs.ParsePidStats(out[iPids].Stdout); err == nil {
 			for _, st := range sts {
-				c.startTicks[st.PID] = st.StartTime
+				c.ends.Started(st.PID, st.StartTime)
 			}
 		}
 	}
@@ -664,7 +658,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 			} else {
 				smp.Procs = sts
 				for _, st := range sts {
-					c.startTicks[st.PID] = st.StartTime
+					c.ends.Started(st.PID, st.StartTime)
 				}
 			}
 		} else if len(smp.PIDs) > 0 && res.ExitCode != 0 {
@@ -730,7 +724,7 @@ func (c *collector) uptimeTicks(s result.Sample) uint64 {
 }
 
 // absorbPIDs tracks the app's processes: a pid that disappears ended (a
-// crash, a kill, a force-stop: see endOf); pids appearing when none ran is
+// crash, a kill, a force-stop: see readEnd); pids appearing when none ran is
 // the app starting. sendNs is when the tick was sent, uptimeNs its device
 // time (0 when unread).
 func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
@@ -759,12 +753,7 @@ func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
 			continue
 		}
 		cr := result.Crash{HostNs: hostNs, Step: c.s.stepAtLocked(hostNs), OldPIDs: old, NewPIDs: append([]int{}, now...), PID: pid}
-		end := processEnd{pid: pid, aliveUp: c.seenUp[pid], deadUp: uptimeNs}
-		if st, ok := c.startTicks[pid]; ok && r.Device.ClockTicks > 0 {
-			end.startUp = int64(st) * int64(time.Second) / int64(r.Device.ClockTicks)
-		}
-		delete(c.seenUp, pid)
-		delete(c.startTicks, pid)
+		end := c.ends.Gone(pid, uptimeNs, r.Device.ClockTicks)
 		if s.restarting > 0 || grace && containsInt(s.restartOld, pid) {
 			r.Restarts = append(r.Restarts, cr)
 			continue
@@ -773,11 +762,7 @@ func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
 		c.aux.Add(1)
 		go c.readEnd(cr, end)
 	}
-	if uptimeNs > 0 {
-		for _, pid := range now {
-			c.seenUp[pid] = uptimeNs
-		}
-	}
+	c.ends.Seen(now, uptimeNs)
 	for _, pid := range now {
 		if !containsInt(old, pid) {
 			c.startRecorder(pid)

@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/perftest/internal/logclock"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -32,15 +33,12 @@ type smoothLog struct {
 }
 
 // choreographerCmds read, in one round trip, the device clock twice over
-// (see endCmds), the app's Choreographer lines (the logcat -s filter keeps
+// (see logclock), the app's Choreographer lines (the logcat -s filter keeps
 // only them), and the buffer's first lines, which tell how far back it
 // still reaches.
 func choreographerCmds(api int) []string {
-	format := "-v threadtime"
-	if api >= 24 {
-		format += " -v epoch"
-	}
-	return []string{"cat /proc/uptime", logDateCmd,
+	format := logclock.Format(api)
+	return []string{"cat /proc/uptime", logclock.DateCmd,
 		"logcat -d -b main " + format + " -s Choreographer:I",
 		"logcat -d -b main " + format + " | head -n 3"}
 }
@@ -79,7 +77,7 @@ func (c *collector) readSkips(ctx context.Context) {
 		}
 		if spread > logClockMaxSpread {
 			l = smoothLog{why: fmt.Sprintf("the log's times cannot be placed: the device's /proc/uptime reads around %q were %s apart in %d tries (more than %v); a stall's line could land in the wrong step",
-				logDateCmd, strings.Join(apart, ", "), try, 2*logClockMaxSpread)}
+				logclock.DateCmd, strings.Join(apart, ", "), try, 2*logClockMaxSpread)}
 		}
 		c.smooth = l
 		c.smooth.read = true
@@ -102,10 +100,10 @@ const (
 // off by half its round trip, which a busy host can make seconds long, and
 // a stall's line would land in the next step.
 //
-// It also returns the log clock's spread (see logClock), 0 when there are
+// It also returns the log clock's spread (see logclock.Clock), 0 when there are
 // no lines to place.
 func (c *collector) placeSkips(cmds []string, out []adbx.Result, send, recv int64) (smoothLog, time.Duration) {
-	clk, err := parseLogClock(out[0], out[1])
+	clk, err := logclock.Parse(out[0], out[1])
 	if err != nil {
 		return smoothLog{why: "the log's times cannot be placed: " + err.Error()}, 0
 	}
@@ -114,9 +112,9 @@ func (c *collector) placeSkips(cmds []string, out []adbx.Result, send, recv int6
 			return smoothLog{why: failure(out[i], cmds[i])}, 0
 		}
 	}
-	c.clockProc.observe("/proc/uptime", send, recv, clk.up, 10*int64(time.Millisecond))
+	c.clockProc.observe("/proc/uptime", send, recv, clk.Up, 10*int64(time.Millisecond))
 	offset := c.clockProc.offset()
-	host := func(e logcat.Entry) int64 { return clk.boot(e) - offset }
+	host := func(e logcat.Entry) int64 { return clk.Boot(e) - offset }
 	entries := func(o adbx.Result) []logcat.Entry {
 		var es []logcat.Entry
 		for _, raw := range strings.Split(string(devtext.Normalize(o.Stdout)), "\n") {
@@ -146,7 +144,7 @@ func (c *collector) placeSkips(cmds []string, out []adbx.Result, send, recv int6
 	if len(l.lines) == 0 {
 		return l, 0
 	}
-	return l, clk.spread
+	return l, clk.Spread
 }
 
 // smoothness is the step's SM, or nil with the reason in the step's
