@@ -350,7 +350,7 @@ func (c *collector) markAbsent(st *result.Step) {
 	case !c.cfg.has(CollectFrames):
 		why[metrics.FamilyChoreographer] = notCollected(CollectFrames)
 	case st.Smoothness == nil:
-		why[metrics.FamilyChoreographer] = c.smoothWhy(st)
+		why[metrics.FamilyChoreographer] = c.smooth.Why(st, notRunning)
 	}
 
 	if r := c.traceWhy(st); r != "" && why[metrics.FamilyTrace] == "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/android/surfaceflinger"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/perftest/internal/ends"
+	"github.com/perfgate/perfgate/perftest/internal/smooth"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -91,7 +92,7 @@ type collector struct {
 	ends    ends.Source
 	pidofOK bool // the last pidof answered (a failed one says nothing)
 	// smooth holds the app's Choreographer lines, read at Stop.
-	smooth smoothLog
+	smooth smooth.Source
 	// looper, prof and causes find why frames janked (causes_device.go).
 	looper looperState
 	prof   profiler

@@ -110,7 +110,7 @@ func (c *collector) summarise(st *result.Step) {
 	c.stepInFlight(st)
 	st.JankAtS, st.BigJankAtS = jankTimes(st)
 	st.Causes = c.summariseCauses(st, frames)
-	st.Smoothness = c.smoothness(st)
+	st.Smoothness = c.smooth.Step(st, c.ranDuring(st.HostStartNs, st.HostEndNs), c.refreshHz)
 	st.Trace = c.traceStep(st)
 	if c.cfg.has(CollectCPU) {
 		st.CPUStats = c.cpuStats(st)
