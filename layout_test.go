@@ -254,7 +254,6 @@ var (
 		"perftest/frames.go collector.absorbGfxWindow",
 		"result/metrics.go Step.catalogue",
 		"perftest/session.go Session.stop",
-		"perftest/summary.go collector.cpuStats",
 		"perftest/trace.go collector.fetchTrace",
 		"perftest/trace.go collector.startTrace",
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest/internal/stepstats"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -282,7 +283,7 @@ func (c *collector) firstSample(ns int64) int {
 // after end.
 func (c *collector) ranAround(start, end int64) bool {
 	r := c.s.res
-	a, b, ok := bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, func(int) bool { return true }, start, end)
+	a, b, ok := stepstats.Bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, func(int) bool { return true }, start, end)
 	if !ok {
 		return c.ranDuring(start, end)
 	}

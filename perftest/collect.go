@@ -20,6 +20,7 @@ import (
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/perftest/internal/ends"
 	"github.com/perfgate/perfgate/perftest/internal/smooth"
+	"github.com/perfgate/perfgate/perftest/internal/stepstats"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -697,31 +698,15 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 		}
 	}
 	if smp.CPU != nil && len(r.Samples) > 0 {
-		if prev := r.Samples[len(r.Samples)-1]; prev.CPU != nil && procsRead(prev) && procsRead(smp) {
+		if prev := r.Samples[len(r.Samples)-1]; prev.CPU != nil && stepstats.ProcsRead(prev) && stepstats.ProcsRead(smp) {
 			if total, _, err := procfs.CPUDelta(*prev.CPU, *smp.CPU); err == nil {
-				app := procfs.CPUAppTicksBetween(prev.Procs, smp.Procs, c.uptimeTicks(prev))
+				app := procfs.CPUAppTicksBetween(prev.Procs, smp.Procs, stepstats.UptimeTicks(prev, r.Device.ClockTicks))
 				c.lastCPUPct = float64(app) / float64(total) * 100
 			}
 		}
 	}
 	c.logTick(p, out, &smp)
 	r.Samples = append(r.Samples, smp)
-}
-
-// procsRead says whether a sample holds the app's process times: the app
-// ran no process, or their stat files were read.
-func procsRead(s result.Sample) bool { return len(s.PIDs) == 0 || len(s.Procs) > 0 }
-
-// uptimeTicks is a sample's device time in clock ticks since boot, less
-// one tick for the two clocks' resolutions, the bound a process that
-// started after the sample passes (procfs.CPUAppTicksBetween); 0 when the
-// sample has no device time.
-func (c *collector) uptimeTicks(s result.Sample) uint64 {
-	hz := int64(c.s.res.Device.ClockTicks)
-	if s.UptimeNs <= 0 || hz <= 0 {
-		return 0
-	}
-	return uint64(max(0, s.UptimeNs*hz/int64(time.Second)-1))
 }
 
 // absorbPIDs tracks the app's processes: a pid that disappears ended (a
