@@ -251,10 +251,8 @@ var (
 		"perftest/checkpoint.go Session.checkpointLocked",
 		"perftest/collect.go collector.absorb",
 		"perftest/collect.go collector.probe",
-		"perftest/ends.go attributeEnd",
 		"result/metrics.go Step.catalogue",
 		"perftest/session.go Session.stop",
-		"perftest/summary.go collector.cpuStats",
 	}
 )
 

@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest/internal/stepstats"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -257,7 +258,7 @@ func (c *collector) firstSample(ns int64) int {
 // after end.
 func (c *collector) ranAround(start, end int64) bool {
 	r := c.s.res
-	a, b, ok := bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, func(int) bool { return true }, start, end)
+	a, b, ok := stepstats.Bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, func(int) bool { return true }, start, end)
 	if !ok {
 		return c.ranDuring(start, end)
 	}
@@ -325,7 +326,7 @@ func (c *collector) markAbsent(st *result.Step) {
 	case !c.cfg.has(CollectFrames):
 		why[metrics.FamilyChoreographer] = notCollected(CollectFrames)
 	case st.Smoothness == nil:
-		why[metrics.FamilyChoreographer] = c.smoothWhy(st)
+		why[metrics.FamilyChoreographer] = c.smooth.Why(st, notRunning)
 	}
 
 	if r := c.traceWhy(st); r != "" && why[metrics.FamilyTrace] == "" {

@@ -16,7 +16,10 @@ import (
 	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/perftest/internal/ends"
 	"github.com/perfgate/perfgate/perftest/internal/framesrc"
+	"github.com/perfgate/perfgate/perftest/internal/smooth"
+	"github.com/perfgate/perfgate/perftest/internal/stepstats"
 	"github.com/perfgate/perfgate/perftest/internal/tracing"
 	"github.com/perfgate/perfgate/result"
 )
@@ -56,14 +59,11 @@ type collector struct {
 	clockProc  clockMap // /proc/uptime (CLOCK_BOOTTIME, 10 ms)
 	aux        sync.WaitGroup
 	lastCPUPct float64
-	// seenUp is each app pid's last tick that saw it (device boottime ns),
-	// startTicks its start time (clock ticks since boot), for placing its
-	// end in the log.
-	seenUp     map[int]int64
-	startTicks map[int]uint64
-	pidofOK    bool // the last pidof answered (a failed one says nothing)
+	// ends follows the app's processes, for placing their ends in the log.
+	ends    ends.Source
+	pidofOK bool // the last pidof answered (a failed one says nothing)
 	// smooth holds the app's Choreographer lines, read at Stop.
-	smooth smoothLog
+	smooth smooth.Source
 	// looper, prof and causes find why frames janked (causes_device.go).
 	looper looperState
 	prof   profiler
@@ -79,11 +79,9 @@ type collector struct {
 
 func newCollector(s *Session) *collector {
 	c := &collector{
-		s:          s,
-		cfg:        s.cfg,
-		noted:      map[string]bool{},
-		seenUp:     map[int]int64{},
-		startTicks: map[int]uint64{},
+		s:     s,
+		cfg:   s.cfg,
+		noted: map[string]bool{},
 	}
 	c.frames = newFrameSource(c)
 	return c
@@ -198,7 +196,7 @@ func (c *collector) probe(ctx context.Context) error {
 		iStat = add("cat /proc/stat")
 	}
 	// When and how recently the app's processes started, should one end
-	// before a tick has seen it (see processEnd).
+	// before a tick has seen it (see ends.Process).
 	iUp, iPids := add("cat /proc/uptime"), -1
 	if len(c.pids) > 0 {
 		var files []string
@@ -220,14 +218,12 @@ func (c *collector) probe(ctx context.Context) error {
 	}
 
 	if up, ok := uptimeOf(out[iUp]); ok {
-		for _, p := range c.pids {
-			c.seenUp[p] = up
-		}
+		c.ends.Seen(c.pids, up)
 	}
 	if iPids >= 0 {
 		if sts, err := procfs.ParsePidStats(out[iPids].Stdout); err == nil {
 			for _, st := range sts {
-				c.startTicks[st.PID] = st.StartTime
+				c.ends.Started(st.PID, st.StartTime)
 			}
 		}
 	}
@@ -576,7 +572,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 			} else {
 				smp.Procs = sts
 				for _, st := range sts {
-					c.startTicks[st.PID] = st.StartTime
+					c.ends.Started(st.PID, st.StartTime)
 				}
 			}
 		} else if len(smp.PIDs) > 0 && res.ExitCode != 0 {
@@ -614,9 +610,9 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 		}
 	}
 	if smp.CPU != nil && len(r.Samples) > 0 {
-		if prev := r.Samples[len(r.Samples)-1]; prev.CPU != nil && procsRead(prev) && procsRead(smp) {
+		if prev := r.Samples[len(r.Samples)-1]; prev.CPU != nil && stepstats.ProcsRead(prev) && stepstats.ProcsRead(smp) {
 			if total, _, err := procfs.CPUDelta(*prev.CPU, *smp.CPU); err == nil {
-				app := procfs.CPUAppTicksBetween(prev.Procs, smp.Procs, c.uptimeTicks(prev))
+				app := procfs.CPUAppTicksBetween(prev.Procs, smp.Procs, stepstats.UptimeTicks(prev, r.Device.ClockTicks))
 				c.lastCPUPct = float64(app) / float64(total) * 100
 			}
 		}
@@ -625,24 +621,8 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 	r.Samples = append(r.Samples, smp)
 }
 
-// procsRead says whether a sample holds the app's process times: the app
-// ran no process, or their stat files were read.
-func procsRead(s result.Sample) bool { return len(s.PIDs) == 0 || len(s.Procs) > 0 }
-
-// uptimeTicks is a sample's device time in clock ticks since boot, less
-// one tick for the two clocks' resolutions, the bound a process that
-// started after the sample passes (procfs.CPUAppTicksBetween); 0 when the
-// sample has no device time.
-func (c *collector) uptimeTicks(s result.Sample) uint64 {
-	hz := int64(c.s.res.Device.ClockTicks)
-	if s.UptimeNs <= 0 || hz <= 0 {
-		return 0
-	}
-	return uint64(max(0, s.UptimeNs*hz/int64(time.Second)-1))
-}
-
 // absorbPIDs tracks the app's processes: a pid that disappears ended (a
-// crash, a kill, a force-stop: see endOf); pids appearing when none ran is
+// crash, a kill, a force-stop: see readEnd); pids appearing when none ran is
 // the app starting. sendNs is when the tick was sent, uptimeNs its device
 // time (0 when unread).
 func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
@@ -671,12 +651,7 @@ func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
 			continue
 		}
 		cr := result.Crash{HostNs: hostNs, Step: c.s.stepAtLocked(hostNs), OldPIDs: old, NewPIDs: append([]int{}, now...), PID: pid}
-		end := processEnd{pid: pid, aliveUp: c.seenUp[pid], deadUp: uptimeNs}
-		if st, ok := c.startTicks[pid]; ok && r.Device.ClockTicks > 0 {
-			end.startUp = int64(st) * int64(time.Second) / int64(r.Device.ClockTicks)
-		}
-		delete(c.seenUp, pid)
-		delete(c.startTicks, pid)
+		end := c.ends.Gone(pid, uptimeNs, r.Device.ClockTicks)
 		if s.restarting > 0 || grace && containsInt(s.restartOld, pid) {
 			r.Restarts = append(r.Restarts, cr)
 			continue
@@ -685,11 +660,7 @@ func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
 		c.aux.Add(1)
 		go c.readEnd(cr, end)
 	}
-	if uptimeNs > 0 {
-		for _, pid := range now {
-			c.seenUp[pid] = uptimeNs
-		}
-	}
+	c.ends.Seen(now, uptimeNs)
 	for _, pid := range now {
 		if !containsInt(old, pid) {
 			c.startRecorder(pid)

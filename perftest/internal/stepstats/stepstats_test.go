@@ -1,4 +1,4 @@
-package perftest
+package stepstats
 
 import (
 	"testing"
@@ -24,9 +24,9 @@ func TestBracket(t *testing.T) {
 		{"none", func(int) bool { return false }, 0, 400, -1, -1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b, ok := bracket(len(hosts), func(i int) int64 { return hosts[i] }, tc.ok, tc.start, tc.end)
+			a, b, ok := Bracket(len(hosts), func(i int) int64 { return hosts[i] }, tc.ok, tc.start, tc.end)
 			if ok != tc.found || ok && (a != tc.a || b != tc.b) {
-				t.Errorf("bracket = %d, %d, %v; want %d, %d, %v", a, b, ok, tc.a, tc.b, tc.found)
+				t.Errorf("Bracket = %d, %d, %v; want %d, %d, %v", a, b, ok, tc.a, tc.b, tc.found)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package perftest
+package ends
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 	"github.com/perfgate/perfgate/result"
 )
 
-// endOut builds the output of endCmds for API 24+: the device clock read at
+// endOut builds the output of Cmds for API 24+: the device clock read at
 // boottime 12000 s, wall time 1732438812 (local = UTC + tz), and the crash
 // and main/system buffers.
 func endOut(tz time.Duration, crash, main string) []adbx.Result {
@@ -38,7 +38,7 @@ func TestAttributeEnd(t *testing.T) {
 	ms := time.Millisecond
 	// The process (pid 4242, started at 11990 s) was last seen at 11999.9 s
 	// and found gone at 12000.0 s; the log is read just after.
-	end := processEnd{pid: 4242, aliveUp: int64(11999900 * ms), deadUp: int64(12000 * s), startUp: int64(11990 * s)}
+	end := Process{PID: 4242, AliveUp: int64(11999900 * ms), DeadUp: int64(12000 * s), StartUp: int64(11990 * s)}
 	oldCrashOther := at(-30*s, 2871, 2871, "E", "AndroidRuntime", "FATAL EXCEPTION: main") +
 		at(-30*s, 2871, 2871, "E", "AndroidRuntime", "Process: com.android.vending, PID: 2871") +
 		at(-30*s, 2871, 2871, "E", "AndroidRuntime", "java.lang.NullPointerException")
@@ -90,7 +90,7 @@ func TestAttributeEnd(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cr, _, notes, crash := attributeEnd(result.Crash{PID: end.pid}, end, pkg, 100*ms, endCmds(33), tc.out)
+			cr, _, notes, crash := attribute(result.Crash{PID: end.PID}, end, pkg, 100*ms, cmds(33), tc.out)
 			if cr.Reason != tc.reason || cr.Cause != tc.cause || !strings.Contains(cr.Evidence, tc.evidence) || crash != tc.crash {
 				t.Errorf("%s (%s) by %q, crash %v; want %s (%s) by %q, crash %v", cr.Reason, cr.Cause, cr.Evidence, crash, tc.reason, tc.cause, tc.evidence, tc.crash)
 			}
@@ -117,39 +117,15 @@ func TestAttributeEndCapture(t *testing.T) {
 	log := fixtures.Read(t, "logcat_choreographer/celadon188_threadtime_davey_skipped79.txt")
 	out := []adbx.Result{{Stdout: []byte("5000.00 1.00\n")}, {Stdout: []byte("1554083702.000000000 2019-04-01 01:55:02\n")},
 		{Stdout: log}, {}}
-	end := processEnd{pid: 1012, aliveUp: 4999_900_000_000, deadUp: 5000_000_000_000}
-	cr, _, _, crash := attributeEnd(result.Crash{}, end, "com.android.launcher3", 100*time.Millisecond, endCmds(23), out)
+	end := Process{PID: 1012, AliveUp: 4999_900_000_000, DeadUp: 5000_000_000_000}
+	cr, _, _, crash := attribute(result.Crash{}, end, "com.android.launcher3", 100*time.Millisecond, cmds(23), out)
 	if crash || cr.Reason != logcat.EndUnknown || len(cr.Logcat) != 3 {
 		t.Errorf("launcher end: %s (%s) by %q, crash %v, lines %q", cr.Reason, cr.Cause, cr.Evidence, crash, cr.Logcat)
 	}
-	end.pid = 139
-	cr, _, _, crash = attributeEnd(result.Crash{}, end, "surfaceflinger", 100*time.Millisecond, endCmds(23), out)
+	end.PID = 139
+	cr, _, _, crash = attribute(result.Crash{}, end, "surfaceflinger", 100*time.Millisecond, cmds(23), out)
 	if !crash || cr.Reason != logcat.EndCrash || cr.Cause != "native" || !strings.Contains(cr.Evidence, "SIGSEGV") {
 		t.Errorf("surfaceflinger end: %s (%s) by %q, crash %v", cr.Reason, cr.Cause, cr.Evidence, crash)
-	}
-}
-
-func TestParseLogClock(t *testing.T) {
-	ok := func(s string) adbx.Result { return adbx.Result{Stdout: []byte(s)} }
-	c, err := parseLogClock(ok("12000.50 1.00\n"), ok("1732438812.123456789 2024-11-24 10:00:12\n"))
-	if err != nil || c.up != 12000500e6 || c.res != time.Millisecond || !c.epoch.Equal(time.Unix(1732438812, 123456789)) ||
-		c.local != time.Date(2024, 11, 24, 10, 0, 12, 123456789, time.UTC) {
-		t.Errorf("clock %+v, %v", c, err)
-	}
-	// An old toolbox date prints %N as N: a second's resolution.
-	if c, err := parseLogClock(ok("12000.50 1.00\n"), ok("1732438812.N 2024-11-24 10:00:12\n")); err != nil || c.res != time.Second {
-		t.Errorf("clock %+v, %v", c, err)
-	}
-	for _, bad := range [][2]adbx.Result{
-		{{Stderr: []byte("cat: /proc/uptime: Permission denied"), ExitCode: 1}, ok("1 2024-11-24 10:00:12")},
-		{ok("12000.50"), {Stderr: []byte("/system/bin/sh: date: inaccessible or not found"), ExitCode: 127}},
-		{ok("12000.50"), ok("Sun Nov 24 10:00:12 UTC 2024")},
-	} {
-		if _, err := parseLogClock(bad[0], bad[1]); err == nil {
-			t.Errorf("%q %q: no error", bad[0].Stdout, bad[1].Stdout)
-		} else if bad[0].ExitCode+bad[1].ExitCode > 0 && !strings.Contains(err.Error(), "exit status") {
-			t.Errorf("error %v does not give the exit status", err)
-		}
 	}
 }
 
@@ -159,8 +135,8 @@ func FuzzAttributeEnd(f *testing.F) {
 	f.Add(fixtures.Read(f, "anr/flutter70028_threadtime_tvbox_anr_in_cpu_usage_later_excerpt.txt"), 4960, []byte("x"))
 	f.Fuzz(func(t *testing.T, log []byte, pid int, date []byte) {
 		out := []adbx.Result{{Stdout: []byte("12000.00 1.00\n")}, {Stdout: date}, {Stdout: log}, {Stdout: log}}
-		end := processEnd{pid: pid, aliveUp: 11999_900_000_000, deadUp: 12000_000_000_000}
-		cr, _, _, crash := attributeEnd(result.Crash{}, end, "com.perfgate.demo", 100*time.Millisecond, endCmds(33), out)
+		end := Process{PID: pid, AliveUp: 11999_900_000_000, DeadUp: 12000_000_000_000}
+		cr, _, _, crash := attribute(result.Crash{}, end, "com.perfgate.demo", 100*time.Millisecond, cmds(33), out)
 		if len(cr.Logcat) > endLines {
 			t.Fatalf("%d lines kept", len(cr.Logcat))
 		}
@@ -178,3 +154,6 @@ func FuzzAttributeEnd(f *testing.F) {
 		}
 	})
 }
+
+// cmds is what a Source reads for an end on a device of the API level.
+func cmds(api int) []string { return new(Source).Cmds(api) }

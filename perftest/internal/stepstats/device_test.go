@@ -1,0 +1,58 @@
+package stepstats
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// A counter reset between the edges leaves the step's bytes unknown even
+// though the edge reads agree; without one, the count and its rate come
+// from the edges, on the device's clock where both reads have it.
+func TestTraffic(t *testing.T) {
+	const s = int64(time.Second)
+	ts := []result.TrafficSample{
+		{HostNs: 1 * s, UptimeNs: 100 * s, RxBytes: 1000, TxBytes: 500},
+		{HostNs: 2 * s, UptimeNs: 101 * s, RxBytes: 10, TxBytes: 5},
+		{HostNs: 3 * s, UptimeNs: 102 * s, RxBytes: 5000, TxBytes: 2500},
+	}
+	if out, back := Traffic(ts, 0, 2); out != nil || back == nil || back.From.HostNs != 1*s || back.To.HostNs != 2*s ||
+		!strings.Contains(back.Why("dumpsys netstats"), "traffic: dumpsys netstats: ") || !strings.Contains(back.Why(""), "(rx 1000 → 10, tx 500 → 5 bytes)") {
+		t.Errorf("reset: %+v, %+v", out, back)
+	}
+	ts[1].RxBytes, ts[1].TxBytes = 3000, 1500
+	out, back := Traffic(ts, 0, 2)
+	if back != nil || out.RxBytes != 4000 || out.TxBytes != 2000 || out.Intervals != 2 || out.Clock != "/proc/uptime" || out.RxBytesPerS != 2000 {
+		t.Errorf("traffic %+v, %v", out, back)
+	}
+}
+
+// A tick is late past half the interval; spacing runs from the tick before
+// the window's first.
+func TestTicks(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	samples := []result.Sample{
+		{HostNs: 100 * ms, RTTNs: 10 * ms},
+		{HostNs: 200 * ms, RTTNs: 20 * ms},
+		{HostNs: 360 * ms, RTTNs: 10 * ms, LateNs: 60 * ms},
+	}
+	ts := Ticks(samples, 100*time.Millisecond, 150*ms, 400*ms)
+	if ts.Ticks != 2 || ts.Late != 1 || ts.MaxLateMs != 60 || ts.MaxRTTMs != 20 || ts.MaxSpacingMs != 165 {
+		t.Errorf("ticks %+v", ts)
+	}
+}
+
+// A battery without POWER_SUPPLY_TEMP has its other figures and says why
+// it has no temperature.
+func TestBatteryWithoutTemperature(t *testing.T) {
+	samples := []result.Sample{
+		{HostNs: 0, Battery: &result.BatteryReading{LevelPct: 80, NoTemperature: true, CurrentMA: 100}},
+		{HostNs: 10, Battery: &result.BatteryReading{LevelPct: 79, NoTemperature: true, CurrentMA: 300}},
+	}
+	out, why := Battery(samples, &result.Step{HostStartNs: 0, HostEndNs: 10})
+	if out == nil || out.StartLevelPct != 80 || out.EndLevelPct != 79 || out.MeanCurrentMA != 200 || !strings.Contains(why, "has no POWER_SUPPLY_TEMP") {
+		t.Errorf("battery %+v, %q", out, why)
+	}
+}
