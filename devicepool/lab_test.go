@@ -184,7 +184,7 @@ func measureTruly(t *testing.T, lab *simlab.Running, m *devicepool.Member) {
 	for i, pr := range problems {
 		problems[i] = m.String() + ": " + pr
 	}
-	simtest.WallClock(t, "the host stalled past the phone's frame buffers (the session recorded gaps)", problems, len(r.Gaps) > 0)
+	simtest.WallClock(t, "the host stalled past the phone's frame buffers (gaps)", problems, len(r.Gaps) > 0)
 }
 
 // TestLabSuiteSpreadsOverEveryDevice is the pool's end-to-end test: eight
