@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/result"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,18 +17,21 @@ import (
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
-	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
-// measure runs wl on a simulated phone (served by the pure-Go adb server),
-// launches the app, and measures body as a session; it returns the Result
-// and the phone, whose ground truth the tests compare with.
-func measure(t *testing.T, wl *simdevice.Workload, body func(s *perftest.Session)) (*result.Result, *simdevice.Device) {
+// measure runs wl on a simulated phone (served by the pure-Go adb server
+// over pipes), launches the app, and measures body as a session; it
+// returns the Result and the frames the phone truly rendered, which the
+// tests compare with. Call it in a bubble (simtest.Bubble): the steps'
+// sleeps are then the bubble's, exact however busy the host.
+func measure(t *testing.T, rn session) (*result.Result, []simdevice.TruthFrame) {
 	t.Helper()
-	sim, srv := simtest.Serve(t, simdevice.Config{Workload: simtest.QuickStart(wl), RefreshHz: 60, Model: "Pixel 7"})
+	wl, body := rn.wl, rn.body
+	sim, srv := simtest.ServePipe(t, simdevice.Config{Workload: simtest.QuickStart(wl), RefreshHz: 60, Model: "Pixel 7"})
 	dev := srv.Open("")
 	simtest.Launch(t, dev, sim)
+	time.Sleep(rn.lead)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := perftest.NewSession(ctx, dev, perftest.Config{Package: wl.Package, Name: t.Name(), ResultFile: "-", Settle: 300 * time.Millisecond})
@@ -39,25 +43,30 @@ func measure(t *testing.T, wl *simdevice.Workload, body func(s *perftest.Session
 	if r.Error != "" {
 		t.Fatalf("session ended early: %s", r.Error)
 	}
-	return r, sim
+	return r, sim.World().TruthFrames()
 }
 
-// A session for measureAll is: the workload and the steps.
+// A session for measureAll is: the workload, the steps, and how long the
+// app draws after its launch before the session starts. On the bubble's
+// clock two runs that start alike are alike to the frame; a lead of its
+// own puts each run's ticks elsewhere among the frames, as the host's
+// timing would on the wall clock.
 type session struct {
 	wl   *simdevice.Workload
 	body func(s *perftest.Session)
+	lead time.Duration
 }
 
-// A measured run: the Result and the phone it ran on.
+// A measured run: the Result and the frames its phone rendered.
 type measured struct {
-	r   *result.Result
-	sim *simdevice.Device
+	r     *result.Result
+	truth []simdevice.TruthFrame
 }
 
 // measureAll measures each run as measure does, each on a phone of its
-// own, all at once (the sessions mostly wait on their phones), and returns
-// them in order. A test calls it before it sets any variable: the budget
-// checks that read PERFGATE_UPDATE come after, one by one.
+// own in a bubble of its own, all at once, and returns them in order. A
+// test calls it before it sets any variable: the budget checks that read
+// PERFGATE_UPDATE come after, one by one.
 func measureAll(t *testing.T, runs ...session) []measured {
 	t.Helper()
 	out := make([]measured, len(runs))
@@ -65,7 +74,9 @@ func measureAll(t *testing.T, runs ...session) []measured {
 		for i, rn := range runs {
 			t.Run(fmt.Sprint(i+1), func(t *testing.T) {
 				t.Parallel()
-				out[i].r, out[i].sim = measure(t, rn.wl, rn.body)
+				simtest.Bubble(t, func(t *testing.T) {
+					out[i].r, out[i].truth = measure(t, rn)
+				})
 			})
 		}
 	})
@@ -86,9 +97,9 @@ func scrollWorkload(t *testing.T, every int) *simdevice.Workload {
 }
 
 // truthMissed counts the frames the phone rendered late inside st.
-func truthMissed(sim *simdevice.Device, st *result.Step) int {
+func truthMissed(truth []simdevice.TruthFrame, st *result.Step) int {
 	n := 0
-	for _, f := range sim.World().TruthFrames() {
+	for _, f := range truth {
 		if f.Missed && f.IntendedVsync >= st.DeviceStartNs && f.IntendedVsync < st.DeviceEndNs && strings.HasPrefix(st.FrameStats.Window, f.Window) {
 			n++
 		}
@@ -103,11 +114,11 @@ func TestBudgetEndToEnd(t *testing.T) {
 	scroll := func(s *perftest.Session) { s.Step("scroll", func() { time.Sleep(1500 * time.Millisecond) }) }
 
 	// The app, the app janking more, the app restored.
-	m := measureAll(t, session{scrollWorkload(t, 40), scroll}, session{scrollWorkload(t, 6), scroll}, session{scrollWorkload(t, 40), scroll})
+	m := measureAll(t, session{scrollWorkload(t, 40), scroll, 0}, session{scrollWorkload(t, 6), scroll, 0}, session{scrollWorkload(t, 40), scroll, 0})
 
 	t.Setenv(budget.EnvUpdate, "1")
-	r, sim := m[0].r, m[0].sim
-	if got, want := r.Step("scroll").Jank(), truthMissed(sim, r.Step("scroll")); got != want || got == 0 {
+	r, truth := m[0].r, m[0].truth
+	if got, want := r.Step("scroll").Jank(), truthMissed(truth, r.Step("scroll")); got != want || got == 0 {
 		t.Fatalf("recorded run: jank %d, the phone missed %d deadlines", got, want)
 	}
 	f := &fakeT{}
@@ -124,12 +135,12 @@ func TestBudgetEndToEnd(t *testing.T) {
 		t.Fatalf("recorded jank limit %d from a run with %d", limit, r.Step("scroll").Jank())
 	}
 
-	r, sim = m[1].r, m[1].sim
+	r, truth = m[1].r, m[1].truth
 	f = &fakeT{}
 	if assert.Budget(f, r, p) {
 		t.Fatal("a run janking every 6th frame passed")
 	}
-	n := truthMissed(sim, r.Step("scroll"))
+	n := truthMissed(truth, r.Step("scroll"))
 	want := fmt.Sprintf("perf budget exceeded: scroll: jank %d > %d (deadline missed; frames at ", n, limit)
 	line := ""
 	for _, e := range f.errs {
@@ -166,7 +177,7 @@ func TestRegressionEndToEnd(t *testing.T) {
 	gate := budget.Gate{Metrics: []metrics.Name{"frame_time_p50"}}
 
 	// The baseline, a 30 % slower app, the same app again.
-	m := measureAll(t, session{app(6), iterations}, session{app(7.8), iterations}, session{app(6), iterations})
+	m := measureAll(t, session{app(6), iterations, 0}, session{app(7.8), iterations, 0}, session{app(6), iterations, 0})
 
 	t.Setenv(budget.EnvUpdate, "1")
 	r := m[0].r
@@ -196,7 +207,8 @@ func TestRegressionEndToEnd(t *testing.T) {
 
 // Recording budgets again and again on a fresh checkout: runs of the same
 // app on the simulated phone differ a little (where the ticks fall, which
-// frames a poll sees), and no rewrite after the first fails "not loosened"
+// frames a poll sees: each run starts its session a different while after
+// the launch), and no rewrite after the first fails "not loosened"
 // for that; the file changes only where a budget tightened past its noise,
 // never by a value rewritten for nothing.
 func TestUpdateRepeatedOnSimulatedPhone(t *testing.T) {
@@ -204,7 +216,7 @@ func TestUpdateRepeatedOnSimulatedPhone(t *testing.T) {
 	scroll := func(s *perftest.Session) { s.Step("scroll", func() { time.Sleep(1500 * time.Millisecond) }) }
 	runs := make([]session, 4)
 	for i := range runs {
-		runs[i] = session{scrollWorkload(t, 40), scroll}
+		runs[i] = session{scrollWorkload(t, 40), scroll, time.Duration(i) * 37 * time.Millisecond}
 	}
 	m := measureAll(t, runs...)
 	t.Setenv(budget.EnvUpdate, "1")

@@ -3,14 +3,13 @@ package example_test
 import (
 	"context"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
-	"github.com/perfgate/perfgate/android/dumpsys"
+	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -64,28 +63,14 @@ func openDevice(t *testing.T, preset string) (*adbx.Device, string) {
 // examples for another.
 const EnvSimWorkload = "PERFGATE_SIM_WORKLOAD"
 
-// launch starts the app cold and waits until it has drawn its first frame.
+// launch starts the app cold and waits until it has drawn its first
+// frame: `am start -W` returns when the phone has shown it (Displayed),
+// so the wait is the phone's, however busy the host.
 func launch(t *testing.T, dev *adbx.Device, app string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := dumpsys.ValidatePackage(app); err != nil {
-		t.Fatal(err)
-	}
-	res, err := dev.Shell(ctx, "am force-stop "+app+"; monkey -p "+app+" -c android.intent.category.LAUNCHER 1")
-	if err != nil || res.ExitCode != 0 {
-		t.Fatalf("launch %s: %v %s", app, err, res.Stderr)
-	}
-	// The new process counts its frames from zero.
-	drawn := regexp.MustCompile(`Total frames rendered: [1-9]`)
-	for {
-		res, err := dev.Shell(ctx, "dumpsys gfxinfo "+app)
-		if err == nil && drawn.Match(res.Stdout) {
-			return
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("launch %s: no frame drawn in 30 s (last dumpsys gfxinfo: %v %.200s)", app, err, res.Stdout)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if _, err := scenario.MeasureStartup(ctx, dev, app, scenario.Cold, scenario.StartupOptions{}); err != nil {
+		t.Fatalf("launch %s: %v", app, err)
 	}
 }

@@ -77,7 +77,7 @@ func headless(t *testing.T, bin, page string, extra ...string) (string, string) 
 func TestBrowserRendersReport(t *testing.T) {
 	t.Parallel()
 	bin := chromium(t)
-	r, dev := simSession(t, "janky-scroll", 3*time.Second)
+	r, truth := simSession(t, "janky-scroll", 3*time.Second)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	var b bytes.Buffer
@@ -94,7 +94,7 @@ func TestBrowserRendersReport(t *testing.T) {
 	// their deadline on the phone, by time since the step began.
 	st := r.Step("scroll")
 	var want []string
-	for _, f := range dev.World().TruthFrames() {
+	for _, f := range truth {
 		if f.Missed && sameWindow(f.Window, st.FrameStats.Window) && f.IntendedVsync >= st.DeviceStartNs && f.IntendedVsync < st.DeviceEndNs {
 			want = append(want, fmt.Sprintf("%.3f s: %s ms", float64(f.IntendedVsync-st.DeviceStartNs)/1e9, metrics.FormatValue(float64(f.Duration)/1e6, "")))
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/result"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,60 +14,61 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
-	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
 // causeSession measures the janky-feed app from its cold start: a scroll
 // step holding at least four frames a cause made slow, by the phone's
-// truth.
-func causeSession(t *testing.T) *result.Result {
+// truth. It runs in a bubble (simtest.Bubble) on the phone's pure-Go adb
+// server over pipes, so the step waits for those frames on the bubble's
+// clock.
+func causeSession(t *testing.T) (r *result.Result) {
 	t.Helper()
 	wl, err := simdevice.Preset("janky-feed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := simdevice.New(simdevice.Config{API: 33, RefreshHz: 60, Workload: wl, Serial: "sim-causes"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dev.Close() })
-	srv := adbtest.NewServer(dev)
-	t.Cleanup(srv.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	d := srv.Open(dev.Serial())
-	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestFeed", WaitForApp: true,
-		ResultFile: filepath.Join(t.TempDir(), "result.json")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, err := d.Shell(ctx, "monkey -p "+simdevice.PresetPackage+" -c android.intent.category.LAUNCHER 1"); err != nil || r.ExitCode != 0 {
-		t.Fatalf("monkey: %v %q", err, r.Stderr)
-	}
-	causeFrames := func() int {
-		n := 0
-		for _, f := range dev.World().TruthFrames() {
-			if f.Cause != "" {
-				n++
-			}
+	dir := t.TempDir() // the test's, not the bubble's: the Result's files outlive the bubble
+	simtest.Bubble(t, func(t *testing.T) {
+		dev, srv := simtest.ServePipe(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: wl, Serial: "sim-causes"})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		d := srv.Open(dev.Serial())
+		s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestFeed", WaitForApp: true,
+			ResultFile: filepath.Join(dir, "result.json")})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return n
-	}
-	s.Step("scroll", func() {
-		for causeFrames() < 5 {
-			if ctx.Err() != nil {
-				t.Fatal("no slow frames in a minute")
+		if r, err := d.Shell(ctx, "monkey -p "+simdevice.PresetPackage+" -c android.intent.category.LAUNCHER 1"); err != nil || r.ExitCode != 0 {
+			t.Fatalf("monkey: %v %q", err, r.Stderr)
+		}
+		causeFrames := func() int {
+			n := 0
+			for _, f := range dev.World().TruthFrames() {
+				if f.Cause != "" {
+					n++
+				}
 			}
-			time.Sleep(20 * time.Millisecond)
+			return n
+		}
+		s.Step("scroll", func() {
+			for causeFrames() < 5 {
+				if ctx.Err() != nil {
+					t.Fatal("no slow frames in a minute")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+		r = s.Stop()
+		if r.Error != "" {
+			t.Fatal(r.Error)
 		}
 	})
-	r := s.Stop()
-	if r.Error != "" {
-		t.Fatal(r.Error)
+	if t.Failed() {
+		t.FailNow()
 	}
 	return r
 }

@@ -3,6 +3,7 @@ package report_test
 import (
 	"context"
 	"flag"
+	"github.com/perfgate/perfgate/result"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
-	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -24,45 +24,57 @@ var record = flag.Bool("record", false, "re-record testdata/janky-scroll.json fr
 const recorded = "testdata/janky-scroll.json"
 
 // simSession measures the simulated phone running preset for one step of
-// stepLen (plus a short idle step) and returns the Result and the phone.
-func simSession(t testing.TB, preset string, stepLen time.Duration) (*result.Result, *simdevice.Device) {
+// stepLen (plus a short idle step) and returns the Result and the frames
+// the phone truly rendered.
+func simSession(t *testing.T, preset string, stepLen time.Duration) (*result.Result, []simdevice.TruthFrame) {
 	t.Helper()
 	return simSessionTimes(t, preset, stepLen, 1)
 }
 
 // simSessionTimes is simSession with its two steps run n times over, as
 // a test that repeats them in one session does: "scroll", "settle",
-// "scroll#2", "settle#2", and so on. Each repeat is a run to Compare.
-func simSessionTimes(t testing.TB, preset string, stepLen time.Duration, n int) (*result.Result, *simdevice.Device) {
+// "scroll#2", "settle#2", and so on. Each repeat is a run to Compare. The
+// session runs in a bubble (simtest.Bubble), on the bubble's clock: each
+// step lasts exactly its length however busy the host, and the truth is
+// read there, before the phone closes.
+func simSessionTimes(t *testing.T, preset string, stepLen time.Duration, n int) (res *result.Result, truth []simdevice.TruthFrame) {
 	t.Helper()
-	dev, d := simDevice(t, preset, simdevice.Quirks{})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestJankyScroll",
-		ResultFile: filepath.Join(t.TempDir(), "result.json"), Reporters: []result.Reporter{report.Reporter}})
-	if err != nil {
-		t.Fatalf("perftest.NewSession: %v", err)
+	dir := t.TempDir() // the test's, not the bubble's: the Result's files outlive the bubble
+	simtest.Bubble(t, func(t *testing.T) {
+		dev, d := simDevice(t, preset, simdevice.Quirks{})
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestJankyScroll",
+			ResultFile: filepath.Join(dir, "result.json"), Reporters: []result.Reporter{report.Reporter}})
+		if err != nil {
+			t.Fatalf("perftest.NewSession: %v", err)
+		}
+		for range n {
+			s.Step("scroll", func() { time.Sleep(stepLen) })
+			s.Step("settle", func() { time.Sleep(stepLen / 4) })
+		}
+		res = s.Stop()
+		if res.Error != "" {
+			t.Fatalf("session ended early: %s", res.Error)
+		}
+		truth = dev.World().TruthFrames()
+	})
+	if t.Failed() {
+		t.FailNow()
 	}
-	for range n {
-		s.Step("scroll", func() { time.Sleep(stepLen) })
-		s.Step("settle", func() { time.Sleep(stepLen / 4) })
-	}
-	res := s.Stop()
-	if res.Error != "" {
-		t.Fatalf("session ended early: %s", res.Error)
-	}
-	return res, dev
+	return res, truth
 }
 
 // simDevice serves the simulated phone running preset, with quirks on,
-// and launches its app.
+// and launches its app. Call it in a bubble: the phone is served over
+// in-memory pipes (simtest.ServePipe).
 func simDevice(t testing.TB, preset string, q simdevice.Quirks) (*simdevice.Device, *adbx.Device) {
 	t.Helper()
 	wl, err := simdevice.Preset(preset)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, srv := simtest.Serve(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: simtest.QuickStart(wl), Serial: "sim-report", Model: "Pixel 6", Quirks: q})
+	dev, srv := simtest.ServePipe(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: simtest.QuickStart(wl), Serial: "sim-report", Model: "Pixel 6", Quirks: q})
 	d := srv.Open(dev.Serial())
 	simtest.Launch(t, d, dev)
 	return dev, d

@@ -4,51 +4,58 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/result"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
-	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
 // traceSession measures janky-scroll for one step with a Perfetto trace,
-// on a phone with the given quirks.
-func traceSession(t *testing.T, q simdevice.Quirks) *result.Result {
+// on a phone with the given quirks, in a bubble (simtest.Bubble).
+func traceSession(t *testing.T, q simdevice.Quirks) (r *result.Result) {
 	t.Helper()
-	_, d := simDevice(t, "janky-scroll", q)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	ticks := make(chan struct{}, 256)
-	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestTrace",
-		ResultFile: filepath.Join(t.TempDir(), "result.json"), Trace: &perftest.TraceConfig{},
-		OnTick: func(result.Live) {
-			select {
-			case ticks <- struct{}{}:
-			default:
+	dir := t.TempDir() // the test's, not the bubble's: the Result's files outlive the bubble
+	simtest.Bubble(t, func(t *testing.T) {
+		_, d := simDevice(t, "janky-scroll", q)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		ticks := make(chan struct{}, 256)
+		s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestTrace",
+			ResultFile: filepath.Join(dir, "result.json"), Trace: &perftest.TraceConfig{},
+			OnTick: func(result.Live) {
+				select {
+				case ticks <- struct{}{}:
+				default:
+				}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The scroll's slow frames come at frames 30, 90 and 150: 30 ticks
+		// (3 s) hold at least one.
+		s.Step("scroll", func() {
+			for range 30 {
+				select {
+				case <-ticks:
+				case <-time.After(30 * time.Second):
+					t.Fatal("no tick in 30 s")
+				}
 			}
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The scroll's slow frames come at frames 30, 90 and 150: 30 ticks
-	// (3 s) hold at least one.
-	s.Step("scroll", func() {
-		for range 30 {
-			select {
-			case <-ticks:
-			case <-time.After(30 * time.Second):
-				t.Fatal("no tick in 30 s")
-			}
+		})
+		r = s.Stop()
+		if r.Error != "" {
+			t.Fatalf("session ended early: %s", r.Error)
 		}
 	})
-	r := s.Stop()
-	if r.Error != "" {
-		t.Fatalf("session ended early: %s", r.Error)
+	if t.Failed() {
+		t.FailNow()
 	}
 	return r
 }

@@ -342,35 +342,39 @@ func TestTypeKeyHome(t *testing.T) {
 }
 
 // Two devices of a pool that fail the same step of one test keep a
-// screenshot each: the screenshot is named after the device too.
+// screenshot each: the screenshot is named after the device too. The
+// wait that fails is the bubble's (simtest.Bubble), as long on a busy
+// host as on an idle one.
 func TestScreenshotPerDevice(t *testing.T) {
 	t.Parallel()
-	results := t.TempDir()
-	for _, serial := range []string{"lab-1", "lab-2"} {
-		wl, err := simdevice.Preset("smooth-scroll")
-		if err != nil {
-			t.Fatal(err)
+	simtest.Bubble(t, func(t *testing.T) {
+		results := t.TempDir()
+		for _, serial := range []string{"lab-1", "lab-2"} {
+			wl, err := simdevice.Preset("smooth-scroll")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim, err := simdevice.New(simdevice.Config{Serial: serial, Workload: wl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { sim.Close() })
+			srv := adbtest.NewPipeServer(sim)
+			t.Cleanup(srv.Close)
+			ft := &fakeT{}
+			sc := scenario.Start(ft, srv.Open(serial), wl.Package, perftest.WithResultsDir(results), func(c *perftest.Config) { c.Name = "TestPool" })
+			if sc == nil {
+				t.Fatalf("start: %q", ft.errs)
+			}
+			if sc.Step("tap", scenario.WaitFor(scenario.Text("Settings"), 200*time.Millisecond)) {
+				t.Fatal("waiting for a missing element succeeded")
+			}
+			sc.Stop()
 		}
-		sim, err := simdevice.New(simdevice.Config{Serial: serial, Workload: wl})
-		if err != nil {
-			t.Fatal(err)
+		shots, _ := filepath.Glob(filepath.Join(results, "*.png"))
+		want := []string{filepath.Join(results, "TestPool__tap@lab-1.png"), filepath.Join(results, "TestPool__tap@lab-2.png")}
+		if !slices.Equal(shots, want) {
+			t.Errorf("screenshots %q, want %q", shots, want)
 		}
-		t.Cleanup(func() { sim.Close() })
-		srv := adbtest.NewPipeServer(sim)
-		t.Cleanup(srv.Close)
-		ft := &fakeT{}
-		sc := scenario.Start(ft, srv.Open(serial), wl.Package, perftest.WithResultsDir(results), func(c *perftest.Config) { c.Name = "TestPool" })
-		if sc == nil {
-			t.Fatalf("start: %q", ft.errs)
-		}
-		if sc.Step("tap", scenario.WaitFor(scenario.Text("Settings"), 200*time.Millisecond)) {
-			t.Fatal("waiting for a missing element succeeded")
-		}
-		sc.Stop()
-	}
-	shots, _ := filepath.Glob(filepath.Join(results, "*.png"))
-	want := []string{filepath.Join(results, "TestPool__tap@lab-1.png"), filepath.Join(results, "TestPool__tap@lab-2.png")}
-	if !slices.Equal(shots, want) {
-		t.Errorf("screenshots %q, want %q", shots, want)
-	}
+	})
 }

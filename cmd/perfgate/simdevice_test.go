@@ -25,13 +25,18 @@ import (
 
 // syncBuffer is a bytes.Buffer that the command and the test share.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{} // closed by the next Write, when a test waits for one
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.wrote != nil {
+		close(s.wrote)
+		s.wrote = nil
+	}
 	return s.b.Write(p)
 }
 
@@ -41,11 +46,44 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// next returns a channel that the next Write closes: a test takes it
+// before it reads what was written, and waits on it for more.
+func (s *syncBuffer) next() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wrote == nil {
+		s.wrote = make(chan struct{})
+	}
+	return s.wrote
+}
+
+// waitOutput waits until the command has written a line that re matches to
+// out and returns the match, failing the test if the command ends first
+// or writes no such line within limit.
+func waitOutput(t *testing.T, out *syncBuffer, re *regexp.Regexp, done <-chan error, limit time.Duration, stderr fmt.Stringer) []string {
+	t.Helper()
+	timeout := time.After(limit)
+	for {
+		wrote := out.next()
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			return m
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the command exited early: %v\nstdout: %s\nstderr: %s", err, out, stderr)
+		case <-timeout:
+			t.Fatalf("no line matching %s in %v: %s", re, limit, out)
+		case <-wrote:
+		}
+	}
+}
+
 // startSimdevice runs the command in the background and returns the address
 // it serves and a stop function that interrupts it and returns its error.
 func startSimdevice(t *testing.T, args ...string) (addr string, stdout *syncBuffer, stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel) // stops the command should the test fail before it waits for it
 	old := interruptContext
 	interruptContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 	t.Cleanup(func() { interruptContext = old })
@@ -56,23 +94,7 @@ func startSimdevice(t *testing.T, args ...string) (addr string, stdout *syncBuff
 	go func() {
 		done <- run(append([]string{"simdevice", "--listen", "127.0.0.1:0"}, args...), stdout, &stderr)
 	}()
-	re := regexp.MustCompile(`adb connect (127\.0\.0\.1:\d+)`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if m := re.FindStringSubmatch(stdout.String()); m != nil {
-			addr = m[1]
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("simdevice exited early: %v\nstdout: %s\nstderr: %s", err, stdout, stderr.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			cancel()
-			t.Fatalf("simdevice printed no adb connect line: %s", stdout)
-		}
-	}
+	addr = waitOutput(t, stdout, regexp.MustCompile(`adb connect (127\.0\.0\.1:\d+)`), done, 10*time.Second, &stderr)[1]
 	stopped := false
 	stop = func() error {
 		if stopped {

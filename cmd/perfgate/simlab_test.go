@@ -18,29 +18,15 @@ func TestSimdeviceLab(t *testing.T) {
 	a := adbtest.StartADB(t)
 	t.Setenv("ADB_SERVER_SOCKET", "tcp:"+a.Addr())
 	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel) // stops the command should the test fail before it waits for it
 	old := interruptContext
 	interruptContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 	t.Cleanup(func() { interruptContext = old })
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- run([]string{"simdevice", "-count", "4", "-connect"}, stdout, stderr) }()
-	re := regexp.MustCompile(devicepool.EnvServers + `=(\S+)`)
-	var servers []string
-	deadline := time.After(2 * time.Minute)
-	for servers == nil {
-		if m := re.FindStringSubmatch(stdout.String()); m != nil {
-			servers = strings.Split(m[1], ",")
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("simdevice exited early: %v\nstdout: %s\nstderr: %s", err, stdout, stderr)
-		case <-deadline:
-			cancel()
-			t.Fatalf("no %s line in: %s", devicepool.EnvServers, stdout)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	m := waitOutput(t, stdout, regexp.MustCompile(devicepool.EnvServers+`=(\S+)`), done, 2*time.Minute, stderr)
+	servers := strings.Split(m[1], ",")
 	p, err := devicepool.New(context.Background(), devicepool.Config{Servers: servers})
 	if err != nil {
 		t.Fatal(err)
