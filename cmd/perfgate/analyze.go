@@ -2,8 +2,13 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
+	"os"
+
+	"github.com/perfgate/perfgate/analyze"
 )
 
 const analyzeUsage = `usage: perfgate analyze <what> [flags] FILE...
@@ -35,4 +40,110 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprint(stderr, analyzeUsage)
 	return fmt.Errorf("analyze: unknown kind %q", args[0])
+}
+
+func analyzeFrames(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("analyze frames", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	source := fs.String("source", "auto", "capture kind: auto, surfaceflinger or gfxinfo")
+	refreshHz := fs.Float64("refresh-hz", 0, "display refresh rate, used when the capture does not give the vsync period")
+	window := fs.String("window", "", "gfxinfo: analyze the window whose name contains this text (default: the one with most frames)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: perfgate analyze frames [-source auto|surfaceflinger|gfxinfo] [-refresh-hz F] [-window SUBSTRING] FILE")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("analyze frames: give exactly one capture file")
+	}
+	if *refreshHz < 0 || math.IsNaN(*refreshHz) || math.IsInf(*refreshHz, 0) {
+		return fmt.Errorf("analyze frames: -refresh-hz %v is not a rate", *refreshHz)
+	}
+	file, err := os.Open(fs.Arg(0))
+	if err != nil {
+		return fmt.Errorf("analyze frames: %w", err)
+	}
+	defer file.Close()
+	o := analyze.FramesOptions{Source: *source, Window: *window}
+	if *refreshHz > 0 {
+		o.RefreshPeriod = int64(math.Round(1e9 / *refreshHz))
+	}
+	out, err := analyze.ReadFrames(file, fs.Arg(0), o)
+	if errors.Is(err, analyze.ErrUnknownFormat) {
+		return fmt.Errorf("analyze frames: %w; say which with -source", err)
+	}
+	if err != nil {
+		return fmt.Errorf("analyze frames: %w", err)
+	}
+	return out.WriteJSON(stdout)
+}
+
+const analyzeMeminfoUsage = `usage: perfgate analyze meminfo FILE
+
+FILE holds the output of 'adb shell dumpsys meminfo <pkg>' (UTF-8 or UTF-16,
+any line ends). Prints one JSON object; sizes are KiB.
+`
+
+func analyzeMeminfo(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("analyze meminfo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, analyzeMeminfoUsage) }
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("analyze meminfo: want exactly one FILE")
+	}
+	out, err := analyze.ReadMeminfo(fs.Arg(0))
+	if err != nil {
+		return fmt.Errorf("analyze meminfo: %w", err)
+	}
+	return out.WriteJSON(stdout)
+}
+
+const analyzeCPUUsage = `usage: perfgate analyze cpu [-cores N] BEFORE AFTER
+
+BEFORE and AFTER each hold one sample, as printed by
+  adb shell cat /proc/stat /proc/<pid>/stat [/proc/<pid2>/stat ...]
+for instance
+  adb shell 'cat /proc/stat /proc/$(pidof com.example)/stat' > before.txt
+that is, /proc/stat followed by zero or more /proc/<pid>/stat lines (one per
+process of the app, including pkg:remote processes), in any order.
+
+  device_cpu_pct    Δbusy/Δtotal × 100 of the 'cpu' line
+  app_cpu_pct       Δ(utime+stime) over the processes / Δtotal × 100 (share of the device)
+  app_cpu_core_pct  app_cpu_pct × cores (top-style; 100 = one core busy)
+
+-cores defaults to the number of cpuN lines in AFTER (offline cores are not listed).
+Without /proc/<pid>/stat lines only device_cpu_pct is measured; app_cpu_pct
+is null and "not_measured" says why.
+`
+
+func analyzeCPU(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("analyze cpu", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, analyzeCPUUsage) }
+	cores := fs.Int("cores", 0, "core count for app_cpu_core_pct (default: cpuN lines in AFTER)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return errors.New("analyze cpu: want BEFORE and AFTER files")
+	}
+	if *cores < 0 {
+		return fmt.Errorf("analyze cpu: -cores %d, want > 0", *cores)
+	}
+	out, err := analyze.ReadCPU(fs.Arg(0), fs.Arg(1), *cores)
+	if err != nil {
+		return fmt.Errorf("analyze cpu: %w", err)
+	}
+	if why, ok := out.NotMeasured["app_cpu_pct"]; ok {
+		fmt.Fprintf(stderr, "not measured: app_cpu_pct, app_cpu_core_pct (%s)\n", why)
+	}
+	return out.WriteJSON(stdout)
 }

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
-	"strconv"
-	"time"
 
+	"github.com/perfgate/perfgate/analyze"
 	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/trace"
@@ -32,13 +30,6 @@ trace.
 
 // traceHeapLimit is the soft limit analyze trace puts on the heap.
 const traceHeapLimit = 128 << 20
-
-// traceJSON is what `perfgate analyze trace -json` prints.
-type traceJSON struct {
-	File     string          `json:"file"`
-	Analysis *trace.Analysis `json:"analysis"`
-	Step     *trace.Step     `json:"step"`
-}
 
 func analyzeTrace(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("analyze trace", flag.ContinueOnError)
@@ -92,87 +83,24 @@ func analyzeTrace(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("analyze trace: %s: %w", path, readErr)
 	}
 
-	w, err := traceWindow(a, *from, *to, c)
+	w, err := analyze.TraceWindow(a, *from, *to, c)
 	if err != nil {
-		return err
+		return fmt.Errorf("analyze trace: %w", err)
 	}
 	step, err := a.Window(w)
 	if err != nil {
 		return fmt.Errorf("analyze trace: %w", err)
 	}
-	if err := writeTrace(stdout, path, a, step, *asJSON); err != nil {
+	out := analyze.Trace{File: path, Analysis: a, Step: step}
+	write := out.WriteText
+	if *asJSON {
+		write = out.WriteJSON
+	}
+	if err := write(stdout); err != nil {
 		return err
 	}
 	if readErr != nil {
 		return fmt.Errorf("analyze trace: %s: %w (the analysis above covers the packets before it)", path, readErr)
 	}
 	return nil
-}
-
-// traceWindow is the step -from and -to bound (the whole trace without
-// them), both ends on one clock.
-func traceWindow(a *trace.Analysis, from, to string, c trace.Clock) (trace.Window, error) {
-	w := trace.Window{Name: "trace", Start: a.Start, End: a.End + 1, Clock: a.TraceClock}
-	if from == "" && to == "" {
-		return w, nil
-	}
-	w.Name = "window"
-	start, clk, err := traceTime(from, a.Start, a, c)
-	if err != nil {
-		return w, fmt.Errorf("analyze trace: -from: %w", err)
-	}
-	end, clk2, err := traceTime(to, a.End+1, a, c)
-	if err != nil {
-		return w, fmt.Errorf("analyze trace: -to: %w", err)
-	}
-	// Both ends on one clock: a relative or missing end is on the trace
-	// clock, so it moves onto the other end's clock through the trace.
-	if clk != clk2 {
-		if clk != a.TraceClock {
-			if start, err = a.Convert(start, clk); err != nil {
-				return w, fmt.Errorf("analyze trace: -from: %w", err)
-			}
-		}
-		if clk2 != a.TraceClock {
-			if end, err = a.Convert(end, clk2); err != nil {
-				return w, fmt.Errorf("analyze trace: -to: %w", err)
-			}
-		}
-		clk = a.TraceClock
-	}
-	if end <= start {
-		return w, fmt.Errorf("analyze trace: -to %s is not after -from %s", excerpt.Quote(to), excerpt.Quote(from))
-	}
-	w.Start, w.End, w.Clock = start, end, clk
-	return w, nil
-}
-
-// writeTrace prints the analysis of the trace at path and its step, as
-// indented JSON or as text.
-func writeTrace(stdout io.Writer, path string, a *trace.Analysis, step *trace.Step, asJSON bool) error {
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(traceJSON{File: path, Analysis: a, Step: step})
-	}
-	return trace.WriteText(stdout, a, []*trace.Step{step})
-}
-
-// traceTime reads a -from/-to value: "" is def on the trace clock, a
-// duration is since the trace's start, an integer is ns on clock.
-func traceTime(s string, def int64, a *trace.Analysis, clock trace.Clock) (int64, trace.Clock, error) {
-	if s == "" {
-		return def, a.TraceClock, nil
-	}
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if v <= 0 {
-			return 0, 0, fmt.Errorf("%s is not a time", excerpt.Quote(s))
-		}
-		return v, clock, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, 0, fmt.Errorf("%s is neither a duration since the trace's start (1.5s) nor a time in ns", excerpt.Quote(s))
-	}
-	return a.Start + int64(d), a.TraceClock, nil
 }
