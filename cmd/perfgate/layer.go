@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
@@ -86,32 +85,6 @@ func runLayer(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("layer: %w", err)
 	}
 	fmt.Fprintf(stdout, "layer: %s\n", l.Name)
-	fmt.Fprintf(stdout, "%s > sf.txt\n", latencyCommand(*serial, l.Name))
+	fmt.Fprintf(stdout, "%s > sf.txt\n", adbx.HostCommand(*serial, "dumpsys SurfaceFlinger --latency "+adbx.Quote(l.Name)))
 	return nil
-}
-
-// latencyCommand is the host shell command that saves a layer's
-// `dumpsys SurfaceFlinger --latency`: the device command, its layer name
-// quoted for the device's shell, quoted once more for the host's, since
-// `adb shell` joins its arguments before the device's shell splits them.
-func latencyCommand(serial, layer string) string {
-	device := "dumpsys SurfaceFlinger --latency " + adbx.Quote(layer)
-	cmd := "adb"
-	if serial != "" {
-		cmd += " -s " + hostQuote(serial)
-	}
-	return cmd + " shell " + hostQuote(device)
-}
-
-// hostQuote quotes s as one word for a POSIX shell on the host: in double
-// quotes when nothing in s is special there (it reads best), else in
-// single quotes.
-func hostQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"$`\\!*?[]()<>|;&#~{}") {
-		return s
-	}
-	if !strings.ContainsAny(s, "\"$`\\!") {
-		return `"` + s + `"`
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
