@@ -11,7 +11,6 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 )
@@ -84,7 +83,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		}
 		budgetsOf = f
 	}
-	if err := budgetStepsExist(results, budgets, budgetsOf); err != nil {
+	if err := report.CheckBudgetSteps(results, budgets, budgetsOf); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	opts := report.Options{Title: *title, Budgets: budgets, BudgetFile: budgetsOf, HTMLLink: *link}
@@ -118,47 +117,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *check {
-		if n := failedSessions(results, opts); n > 0 {
+		if n := report.CountFailed(results, opts); n > 0 {
 			return exitError{code: 1, err: fmt.Errorf("report: %d of %d sessions failed their budgets", n, len(results))}
 		}
 	}
 	return nil
-}
-
-// budgetStepsExist refuses a budget of a step no Result has: a misspelt
-// step would be a budget nobody checks. The error names the flag, or the
-// budget file and line.
-func budgetStepsExist(results []*perftest.Result, limits []budget.Limit, f *budget.File) error {
-	have := map[string]bool{}
-	var steps []string
-	for _, r := range results {
-		for _, st := range r.Steps {
-			if b := metrics.BaseStep(st.Name); !have[b] {
-				have[b] = true
-				steps = append(steps, b)
-			}
-		}
-		if len(r.Steps) == 0 && r.Whole != nil && !have["session"] {
-			have["session"] = true
-			steps = append(steps, "session")
-		}
-	}
-	if err := budget.CheckSteps(steps, limits, nil); err != nil {
-		return fmt.Errorf("-budget %w", err)
-	}
-	return budget.CheckSteps(steps, nil, f)
-}
-
-// failedSessions counts the results with a broken budget, a crash or an
-// early end.
-func failedSessions(results []*perftest.Result, opts report.Options) int {
-	n := 0
-	for _, r := range results {
-		if report.Failed(r, opts.BudgetsFor(r)) {
-			n++
-		}
-	}
-	return n
 }
 
 // writeOutput writes to stdout for "-", else to the file whole, through a

@@ -1,0 +1,58 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest"
+)
+
+// CheckBudgetSteps refuses a budget of a step no Result has: a misspelt
+// step would be a budget nobody checks. A Result without steps has the
+// step "session". The error names the -budget flag for limits, or the
+// budget file and line for f's (budget.CheckSteps).
+func CheckBudgetSteps(results []*perftest.Result, limits []budget.Limit, f *budget.File) error {
+	have := map[string]bool{}
+	var steps []string
+	for _, r := range results {
+		for _, st := range r.Steps {
+			if b := metrics.BaseStep(st.Name); !have[b] {
+				have[b] = true
+				steps = append(steps, b)
+			}
+		}
+		if len(r.Steps) == 0 && r.Whole != nil && !have["session"] {
+			have["session"] = true
+			steps = append(steps, "session")
+		}
+	}
+	if err := budget.CheckSteps(steps, limits, nil); err != nil {
+		return fmt.Errorf("-budget %w", err)
+	}
+	return budget.CheckSteps(steps, nil, f)
+}
+
+// CountFailed counts the results with a broken budget (of those o gives
+// each, Options.BudgetsFor), a crash or an early end.
+func CountFailed(results []*perftest.Result, o Options) int {
+	n := 0
+	for _, r := range results {
+		if Failed(r, o.BudgetsFor(r)) {
+			n++
+		}
+	}
+	return n
+}
+
+// CountUnfinished counts the Results of sessions that did not reach Stop
+// (perftest.Result.Unfinished).
+func CountUnfinished(results []*perftest.Result) int {
+	n := 0
+	for _, r := range results {
+		if r.Unfinished != nil {
+			n++
+		}
+	}
+	return n
+}
