@@ -122,16 +122,11 @@ func (f *compareFlags) compare(paths []string, next []*perftest.Result, opts rep
 	opts.From = fmt.Sprintf("history %s, last %d runs", strings.Join(branches, ","), *f.runs)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := history.OpenExisting(ctx, *f.hist)
+	c, err = history.CompareWithBranches(ctx, *f.hist, branches, *f.runs, next, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("compare: %w", err)
 	}
-	defer s.Close()
-	side, err := s.BaseSide(ctx, history.Filter{Branches: branches}, *f.runs, *f.across)
-	if err != nil {
-		return nil, nil, fmt.Errorf("compare: %w", err)
-	}
-	return report.CompareSides(side, report.RunsOf(next, *f.across), opts), nil, nil
+	return c, nil, nil
 }
 
 // runCompare is `perfgate compare`.
@@ -156,7 +151,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	// A session that did not reach Stop is no run, and no pass: the
 	// comparison leaves it out and warns, and compare fails for it.
 	var unfinished error
-	if n := countUnfinished(next); n > 0 {
+	if n := report.CountUnfinished(next); n > 0 {
 		unfinished = exitError{code: 1, err: fmt.Errorf("compare: %d of the %d new Results are of sessions that did not reach Stop (unfinished), left out", n, len(next))}
 	}
 	if len(c.Rows) == 0 {
@@ -207,16 +202,4 @@ func (f *compareFlags) writeOutputs(c *report.Comparison, base, next []*perftest
 		return c.Record(next)
 	}
 	return nil
-}
-
-// countUnfinished counts the Results of sessions that did not reach Stop
-// (perftest.Result.Unfinished).
-func countUnfinished(results []*perftest.Result) int {
-	n := 0
-	for _, r := range results {
-		if r.Unfinished != nil {
-			n++
-		}
-	}
-	return n
 }
