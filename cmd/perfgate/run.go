@@ -245,13 +245,7 @@ func runCut(ctx context.Context, s *scenario.Scenario, r *perftest.Result, steps
 	if werr != nil {
 		fmt.Fprintln(stdout, werr)
 	}
-	done := 0
-	for _, st := range r.Steps {
-		if !st.Unfinished {
-			done++
-		}
-	}
-	return interrupted(ctx, fmt.Sprintf("after %d of %d steps; budgets not checked", done, steps))
+	return interrupted(ctx, fmt.Sprintf("after %d of %d steps; budgets not checked", scenario.Finished(r), steps))
 }
 
 // runEnd writes the Result of a run that ended and prints every failing
@@ -263,41 +257,17 @@ func runEnd(sc *scenario.File, s *scenario.Scenario, r *perftest.Result, notes [
 	for _, n := range notes {
 		fmt.Fprintln(stdout, n)
 	}
-	counts := map[budget.Kind]int{}
-	for _, v := range r.Verdicts {
-		if !v.Fails() {
-			continue
-		}
-		counts[v.Kind]++
-		line := v.Line
-		if v.Kind == budget.KindCrash {
-			line += `; "expect_crash": true in the step if the scenario expects it`
-		}
-		fmt.Fprintln(stdout, line)
-	}
+	o := sc.Outcome(stdout, r, werr)
 	if werr != nil {
 		fmt.Fprintln(stdout, werr)
 	}
-	if counts[budget.KindBudget] > 0 && sc.BudgetPath != "" {
+	if o.Failed[budget.KindBudget] > 0 && sc.BudgetPath != "" {
 		fmt.Fprintf(stdout, "run 'perfgate run -update %s' to rewrite %s if the change is intended\n", sc.Path, sc.BudgetPath)
 	}
-	if len(counts) == 0 && r.Error == "" && werr == nil {
+	if o.OK() {
 		return nil
 	}
-	msg := fmt.Sprintf("run: %d failed steps, %d broken budgets", counts[budget.KindAction], counts[budget.KindBudget])
-	if n := counts[budget.KindCrash]; n > 0 {
-		msg += fmt.Sprintf(", %d steps crashed", n)
-	}
-	if n := counts[budget.KindUpdate]; n > 0 {
-		msg += fmt.Sprintf(", %d updates refused", n)
-	}
-	if r.Error != "" {
-		msg += ", session ended early: " + r.Error
-	}
-	if werr != nil {
-		msg += ", results not written"
-	}
-	return exitError{code: 1, err: errors.New(msg)}
+	return exitError{code: 1, err: errors.New("run: " + o.String())}
 }
 
 // printResultPath says where the Result went.
