@@ -3,9 +3,11 @@ package analyze
 import (
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"time"
 
+	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/trace"
 )
@@ -16,6 +18,53 @@ type Trace struct {
 	File     string          `json:"file"`
 	Analysis *trace.Analysis `json:"analysis"`
 	Step     *trace.Step     `json:"step"`
+	// ReadErr is the error that stopped the reading of a trace cut short
+	// after some packets: the analysis covers the packets before it.
+	ReadErr error `json:"-"`
+}
+
+// TraceOptions say what ReadTrace analyses; errors name them as the
+// flags of `perfgate analyze trace`.
+type TraceOptions struct {
+	// Package is the app's; "" analyses every app that drew frames.
+	Package string
+	// TopSlices is how many slices are listed per janky frame.
+	TopSlices int
+	// From and To bound the step, as TraceWindow reads them, on Clock
+	// ("boottime" or "monotonic") for integer times.
+	From, To, Clock string
+}
+
+// ReadTrace reads the Perfetto trace at path (gzipped too) as a stream
+// and analyses the step o bounds.
+func ReadTrace(path string, o TraceOptions) (*Trace, error) {
+	if o.Package != "" {
+		if err := dumpsys.ValidatePackage(o.Package); err != nil {
+			return nil, fmt.Errorf("-package: %w", err)
+		}
+	}
+	var c trace.Clock
+	if err := c.UnmarshalText([]byte(o.Clock)); err != nil || (c != trace.Boottime && c != trace.Monotonic) {
+		return nil, fmt.Errorf("-clock %s: want boottime or monotonic", excerpt.Quote(o.Clock))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	a, readErr := trace.Analyze(f, trace.Options{Package: o.Package, TopSlices: o.TopSlices})
+	if readErr != nil && a.Packets == 0 {
+		return nil, fmt.Errorf("%s: %w", path, readErr)
+	}
+	w, err := TraceWindow(a, o.From, o.To, c)
+	if err != nil {
+		return nil, err
+	}
+	step, err := a.Window(w)
+	if err != nil {
+		return nil, err
+	}
+	return &Trace{File: path, Analysis: a, Step: step, ReadErr: readErr}, nil
 }
 
 // WriteJSON writes t as indented JSON.

@@ -9,8 +9,6 @@ import (
 	"runtime/debug"
 
 	"github.com/perfgate/perfgate/analyze"
-	"github.com/perfgate/perfgate/android/dumpsys"
-	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/trace"
 )
 
@@ -54,21 +52,6 @@ func analyzeTrace(args []string, stdout, stderr io.Writer) error {
 	if *top <= 0 {
 		return fmt.Errorf("analyze trace: -top %d, want > 0", *top)
 	}
-	if *pkg != "" {
-		if err := dumpsys.ValidatePackage(*pkg); err != nil {
-			return fmt.Errorf("analyze trace: -package: %w", err)
-		}
-	}
-	var c trace.Clock
-	if err := c.UnmarshalText([]byte(*clock)); err != nil || (c != trace.Boottime && c != trace.Monotonic) {
-		return fmt.Errorf("analyze trace: -clock %s: want boottime or monotonic", excerpt.Quote(*clock))
-	}
-	path := fs.Arg(0)
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("analyze trace: %w", err)
-	}
-	defer f.Close()
 	// What an analysis keeps is small (the frames, the main threads' events
 	// at a few bytes each) next to the garbage decoding a large file goes
 	// through; a soft limit on the heap has the collector hand that back
@@ -78,29 +61,19 @@ func analyzeTrace(args []string, stdout, stderr io.Writer) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(traceHeapLimit))
 	}
-	a, readErr := trace.Analyze(f, trace.Options{Package: *pkg, TopSlices: *top})
-	if readErr != nil && a.Packets == 0 {
-		return fmt.Errorf("analyze trace: %s: %w", path, readErr)
-	}
-
-	w, err := analyze.TraceWindow(a, *from, *to, c)
+	t, err := analyze.ReadTrace(fs.Arg(0), analyze.TraceOptions{Package: *pkg, TopSlices: *top, From: *from, To: *to, Clock: *clock})
 	if err != nil {
 		return fmt.Errorf("analyze trace: %w", err)
 	}
-	step, err := a.Window(w)
-	if err != nil {
-		return fmt.Errorf("analyze trace: %w", err)
-	}
-	out := analyze.Trace{File: path, Analysis: a, Step: step}
-	write := out.WriteText
+	write := t.WriteText
 	if *asJSON {
-		write = out.WriteJSON
+		write = t.WriteJSON
 	}
 	if err := write(stdout); err != nil {
 		return err
 	}
-	if readErr != nil {
-		return fmt.Errorf("analyze trace: %s: %w (the analysis above covers the packets before it)", path, readErr)
+	if t.ReadErr != nil {
+		return fmt.Errorf("analyze trace: %s: %w (the analysis above covers the packets before it)", t.File, t.ReadErr)
 	}
 	return nil
 }
