@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/stopsignal"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 )
@@ -34,7 +35,7 @@ error, and the Result keeps every sample taken before.
 
 // runRecord is `perfgate record`.
 func runRecord(args []string, stdout, stderr io.Writer) error {
-	sigs, stop := notifyStop()
+	sigs, stop := stopsignal.Notify()
 	defer stop()
 	return record(sigs, args, stdout, stderr)
 }
@@ -111,14 +112,14 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	ctx, stopWatch := watchStop(sigs)
+	ctx, stopWatch := stopsignal.Watch(sigs)
 	defer stopWatch()
 	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	// A signal before the recording began ends it with nothing measured.
 	setupFailed := func(err error) error {
-		if sig, ok := caught(ctx); ok {
-			return exitError{code: sig.exitCode(), err: fmt.Errorf("record: %v before the recording began; nothing measured", sig)}
+		if sig, ok := stopsignal.Caught(ctx); ok {
+			return exitError{code: sig.ExitCode(), err: fmt.Errorf("record: %v before the recording began; nothing measured", sig)}
 		}
 		return fmt.Errorf("record: %w", err)
 	}
@@ -142,7 +143,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 	case <-timeout:
 	case <-sess.Done():
 	}
-	sig, signalled := caught(ctx)
+	sig, signalled := stopsignal.Caught(ctx)
 	cut := signalled && *f.duration > 0
 	if cut {
 		sess.EndUnfinished()
@@ -154,7 +155,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if cut {
-		return exitError{code: sig.exitCode(), err: fmt.Errorf("record: %v %v into -duration %v; the step is marked unfinished (result in %s)",
+		return exitError{code: sig.ExitCode(), err: fmt.Errorf("record: %v %v into -duration %v; the step is marked unfinished (result in %s)",
 			sig, r.Step("record").Duration().Round(time.Millisecond), *f.duration, where(r, *f.out))}
 	}
 	return nil

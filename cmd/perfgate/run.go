@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/internal/stopsignal"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/scenario"
@@ -83,7 +84,7 @@ func parseScenario(path string, b []byte) (*scenario.File, error) {
 // runScenario is `perfgate run`; SIGINT, SIGTERM and SIGHUP stop it early
 // (see scenarioRun).
 func runScenario(args []string, stdout, stderr io.Writer) error {
-	sigs, stop := notifyStop()
+	sigs, stop := stopsignal.Notify()
 	defer stop()
 	return scenarioRun(sigs, args, stdout, stderr)
 }
@@ -163,7 +164,7 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	if f.pool.on() {
 		return runOnPool(sigs, f.fs, f.pool, sc, stdout)
 	}
-	stopCtx, stopWatch := watchStop(sigs)
+	stopCtx, stopWatch := stopsignal.Watch(sigs)
 	defer stopWatch()
 	s, closeAll, err := f.open(stopCtx, sc, stdout)
 	defer closeAll()
@@ -176,7 +177,7 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	r := s.Stop()
 	report.WriteSteps(stdout, r)
 	report.WriteHealth(stdout, r)
-	if _, ok := caught(stopCtx); ok {
+	if _, ok := stopsignal.Caught(stopCtx); ok {
 		return runCut(stopCtx, s, r, len(sc.Steps), stdout)
 	}
 	notes := sc.Judge(r, budgets, *f.update, budget.Headroom{Pct: *f.headroom})
@@ -194,7 +195,7 @@ func (f *runFlags) open(stopCtx context.Context, sc *scenario.File, stdout io.Wr
 		}
 	}
 	openFailed := func(err error) error {
-		if _, ok := caught(stopCtx); ok {
+		if _, ok := stopsignal.Caught(stopCtx); ok {
 			return interrupted(stopCtx, "before the device was open; nothing measured")
 		}
 		return fmt.Errorf("run: %w", err)
@@ -229,8 +230,8 @@ func (f *runFlags) open(stopCtx context.Context, sc *scenario.File, stdout io.Wr
 
 // interrupted is the error of a run the signal that ended ctx cut short.
 func interrupted(ctx context.Context, where string) error {
-	sig, _ := caught(ctx)
-	return exitError{code: sig.exitCode(), err: fmt.Errorf("run: %v %s", sig, where)}
+	sig, _ := stopsignal.Caught(ctx)
+	return exitError{code: sig.ExitCode(), err: fmt.Errorf("run: %v %s", sig, where)}
 }
 
 // runCut writes the Result of a run a signal cut short: its budgets are

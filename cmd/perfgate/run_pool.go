@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/perfgate/perfgate/devicepool"
+	"github.com/perfgate/perfgate/internal/stopsignal"
 	"github.com/perfgate/perfgate/scenario"
 )
 
@@ -68,7 +69,7 @@ func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, sc *scenar
 	if err != nil {
 		return err
 	}
-	fan := fanOut(ctx, sigs, len(mine))
+	fan := stopsignal.FanOut(ctx, sigs, len(mine))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var failed []string
@@ -139,31 +140,6 @@ func (pf poolFlags) members(ctx context.Context, fs *flag.FlagSet, sc *scenario.
 		fmt.Fprintf(stdout, "run: %s\n", n)
 	}
 	return mine, nil
-}
-
-// fanOut gives every run the signals sigs brings, until ctx ends: each
-// run stops its own step.
-func fanOut(ctx context.Context, sigs <-chan os.Signal, n int) []chan os.Signal {
-	fan := make([]chan os.Signal, n)
-	for i := range fan {
-		fan[i] = make(chan os.Signal, 1)
-	}
-	go func() {
-		for {
-			select {
-			case sig := <-sigs:
-				for _, c := range fan {
-					select {
-					case c <- sig:
-					default:
-					}
-				}
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return fan
 }
 
 // memberArgs are the `perfgate run` arguments of one device's run: its
