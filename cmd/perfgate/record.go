@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/internal/stopsignal"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/scenario"
 )
 
 const recordUsage = `usage: perfgate record -package PKG [-serial S] [-duration 10s] [-out result.json] [-adb host:port] [-trace]
@@ -131,26 +132,8 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return setupFailed(err)
 	}
-	sess.Begin("record")
-	var timeout <-chan time.Time
-	if *f.duration > 0 {
-		t := time.NewTimer(*f.duration)
-		defer t.Stop()
-		timeout = t.C
-	}
-	select {
-	case <-ctx.Done():
-	case <-timeout:
-	case <-sess.Done():
-	}
-	sig, signalled := stopsignal.Caught(ctx)
-	cut := signalled && *f.duration > 0
-	if cut {
-		sess.EndUnfinished()
-	} else {
-		sess.End()
-	}
-	r := sess.Stop()
+	r, cut := scenario.Record(ctx, sess, "record", *f.duration)
+	sig, _ := stopsignal.Caught(ctx)
 	if err := printRecorded(sess, r, *f.out, cut, stdout, stderr); err != nil {
 		return err
 	}
