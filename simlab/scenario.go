@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -48,4 +49,38 @@ func scenarioWorkload(name, dir string) (*simdevice.Workload, error) {
 		name = filepath.Join(dir, name)
 	}
 	return simdevice.LoadWorkload(name)
+}
+
+// ScenarioServed is the simulated phone a scenario file asks for, served
+// by a pure-Go adb server of its own.
+type ScenarioServed struct {
+	Phone    *simdevice.Device
+	Server   *adbtest.Server
+	Workload string // the workload's name
+}
+
+// ServeScenarioPhone starts the phone ScenarioPhone configures, with pkg
+// as its app, and serves it. Close stops both.
+func ServeScenarioPhone(workload string, api int, noise []byte, dir, pkg string) (*ScenarioServed, error) {
+	cfg, err := ScenarioPhone(workload, api, noise, dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Workload.Package = pkg
+	phone, err := simdevice.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &ScenarioServed{Phone: phone, Server: adbtest.NewServer(phone), Workload: cfg.Workload.Name}, nil
+}
+
+// String describes the phone: "simulated SERIAL, API N, workload NAME".
+func (s *ScenarioServed) String() string {
+	return fmt.Sprintf("simulated %s, API %d, workload %s", s.Phone.Serial(), s.Phone.Config().API, s.Workload)
+}
+
+// Close stops the server, then the phone.
+func (s *ScenarioServed) Close() {
+	s.Server.Close()
+	s.Phone.Close()
 }

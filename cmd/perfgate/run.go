@@ -12,13 +12,11 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/stopsignal"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/scenario"
-	"github.com/perfgate/perfgate/simdevice"
 	"github.com/perfgate/perfgate/simlab"
 )
 
@@ -204,18 +202,15 @@ func (f *runFlags) open(stopCtx context.Context, sc *scenario.File, stdout io.Wr
 	closers = append(closers, cancel)
 	var dev *adbx.Device
 	if sim := sc.Simulated; sim != nil {
-		cfg, _ := simlab.ScenarioPhone(sim.Workload, sim.API, sim.Noise, filepath.Dir(sc.Path))
-		cfg.Workload.Package = sc.Package
-		phone, err := simdevice.New(cfg)
+		p, err := simlab.ServeScenarioPhone(sim.Workload, sim.API, sim.Noise, filepath.Dir(sc.Path), sc.Package)
 		if err != nil {
 			return nil, closeAll, fmt.Errorf("run: simulated device: %w", err)
 		}
-		srv := adbtest.NewServer(phone)
-		closers = append(closers, func() { phone.Close() }, srv.Close)
-		if dev, err = adbx.Open(ctx, adbx.Options{Server: srv.Addr}); err != nil {
+		closers = append(closers, p.Close)
+		if dev, err = adbx.Open(ctx, adbx.Options{Server: p.Server.Addr}); err != nil {
 			return nil, closeAll, openFailed(err)
 		}
-		fmt.Fprintf(stdout, "device: simulated %s, API %d, workload %s\n", phone.Serial(), phone.Config().API, cfg.Workload.Name)
+		fmt.Fprintf(stdout, "device: %s\n", p)
 	} else {
 		if dev, err = adbx.Open(ctx, adbx.Options{Serial: *f.serial, Server: *f.server}); err != nil {
 			return nil, closeAll, openFailed(err)
