@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
-	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/devicepool"
 	"github.com/perfgate/perfgate/simlab"
 )
@@ -23,32 +21,11 @@ func runLab(count int, file string, connect bool, set map[string]bool, stdout io
 			return fmt.Errorf("simdevice: --%s describes one phone; a lab file says it per phone", name)
 		}
 	}
-	var lab simlab.Lab
-	switch {
-	case count != 0 && file != "":
-		return errors.New("simdevice: --count and --lab: give one")
-	case file != "":
-		var err error
-		if lab, err = simlab.Read(file); err != nil {
-			return fmt.Errorf("simdevice: --lab: %w", err)
-		}
-	case count < 0 || count > 64:
-		return fmt.Errorf("simdevice: --count %d: want 1 to 64", count)
-	default:
-		lab = simlab.Spread(count)
-	}
-	// The stock adb server the "adb" phones join: the user's.
-	addr, err := adbx.EnvServer()
+	lab, err := simlab.LabOf(count, file)
 	if err != nil {
 		return fmt.Errorf("simdevice: %w", err)
 	}
-	opt := simlab.Options{ADB: addr, Connect: simlab.ConnectStock}
-	if !connect {
-		// The user runs adb connect; the server will list the phone under
-		// the address it joined.
-		opt.Connect = func(addr string) (string, error) { return addr, nil }
-	}
-	r, err := simlab.Serve(lab, opt)
+	r, err := simlab.ServeStock(lab, connect)
 	if err != nil {
 		return fmt.Errorf("simdevice: %w", err)
 	}
@@ -75,11 +52,7 @@ func runLab(count int, file string, connect bool, set map[string]bool, stdout io
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "perfgate simdevice: stopping")
 	if connect {
-		for _, p := range r.Phones {
-			if p.Config.Server == simlab.ServerADB {
-				_ = simlab.DisconnectStock(p.Serial)
-			}
-		}
+		r.DisconnectStock()
 	}
 	if err := r.Close(); err != nil {
 		return fmt.Errorf("simdevice: %w", err)
