@@ -346,7 +346,7 @@ func historyHTML(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	out := h.fs.String("o", "", "the folder to write the pages into")
 	title := h.fs.String("title", "", "the pages' title (default \"perfgate history\")")
 	budgetFile := h.fs.String("budgets", "", "a golden budget file whose limits the charts draw")
-	var budgets budgetFlags
+	var budgets budget.Limits
 	h.fs.Var(&budgets, "budget", "a budget to draw, [step:]metric<=limit or [step:]metric>=limit (repeatable)")
 	last := lastFlag(h.fs, "are drawn as points that link to their reports")
 	if err := h.parseNone(args); err != nil {

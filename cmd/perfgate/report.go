@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/perfgate/perfgate/budget"
@@ -28,20 +26,6 @@ names stdout. A budget is [step:]metric<=limit or [step:]metric>=limit,
 e.g. -budget jank<=3 -budget scroll:fps>=55.
 `
 
-// budgetFlags collects repeated -budget flags.
-type budgetFlags []budget.Limit
-
-func (b *budgetFlags) String() string { return fmt.Sprint(*b) }
-
-func (b *budgetFlags) Set(s string) error {
-	v, err := budget.ParseLimit(s)
-	if err != nil {
-		return err
-	}
-	*b = append(*b, v)
-	return nil
-}
-
 // runReport is `perfgate report`.
 func runReport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
@@ -53,7 +37,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	link := fs.String("link", "", "the HTML report's URL for the Markdown (default: -html's file name)")
 	title := fs.String("title", "", "the report's title (default \"perfgate report\")")
 	check := fs.Bool("check", false, "exit 1 when a budget is broken, a step crashed or a session ended early")
-	var budgets budgetFlags
+	var budgets budget.Limits
 	fs.Var(&budgets, "budget", "a budget, [step:]metric<=limit or [step:]metric>=limit (repeatable)")
 	budgetFile := fs.String("budgets", "", "a golden budget file (such as testdata/feed.budget.json, a path as given) whose limits the report checks")
 	base := fs.String("base", "", "baseline Results (a file or folder) to compare with, as perfgate compare does; the Markdown gets the regression lines")
@@ -131,19 +115,7 @@ func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 	if path == "-" {
 		return write(stdout)
 	}
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return err
-	}
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	if err := atomicfile.Write(path, b.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFrom(path, write)
 }
 
 // parseInterleaved parses flags that may come before, between or after the

@@ -1,0 +1,20 @@
+package budget
+
+import "fmt"
+
+// Limits are limits given one at a time, as repeated -budget flags are: a
+// flag.Value whose Set parses one (ParseLimit) and adds it.
+type Limits []Limit
+
+// String lists the limits.
+func (l *Limits) String() string { return fmt.Sprint(*l) }
+
+// Set parses s as ParseLimit does and adds it.
+func (l *Limits) Set(s string) error {
+	v, err := ParseLimit(s)
+	if err != nil {
+		return err
+	}
+	*l = append(*l, v)
+	return nil
+}
