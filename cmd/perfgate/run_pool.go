@@ -125,13 +125,9 @@ func (pf poolFlags) members(ctx context.Context, fs *flag.FlagSet, sc *scenario.
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	members := p.Members()
-	if pf.perModel {
-		members = p.PerModel()
-	}
-	mine := devicepool.ShardMembers(members, k, n)
-	if len(mine) == 0 {
-		return nil, fmt.Errorf("run: shard %d/%d of %d devices is empty", k, n, len(members))
+	mine, err := p.Pick(pf.perModel, k, n)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
 	}
 	fmt.Fprintf(stdout, "run: %s on %d devices, %d at a time\n", sc.Path, len(mine), min(pf.parallel, len(mine)))
 	// A phone two servers list (or one on USB and TCP) runs once: say
