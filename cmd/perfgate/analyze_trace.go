@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,12 +29,7 @@ trace.
 const traceHeapLimit = 128 << 20
 
 func analyzeTrace(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("analyze trace", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, analyzeTraceUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("analyze trace", analyzeTraceUsage, stderr)
 	pkg := fs.String("package", "", "the app's package (default: every app that drew frames)")
 	from := fs.String("from", "", "the step's start: a duration since the trace's start, or ns on -clock")
 	to := fs.String("to", "", "the step's end (excluded), like -from")

@@ -46,9 +46,7 @@ type compareFlags struct {
 }
 
 func newCompareFlags(stderr io.Writer) *compareFlags {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, compareUsage); fs.PrintDefaults() }
+	fs := newFlagSet("compare", compareUsage, stderr)
 	return &compareFlags{fs: fs,
 		alpha:      fs.Float64("alpha", 0.05, "significance level of the tests"),
 		threshold:  fs.Float64("threshold", 10, "smallest change, in percent, that fails"),

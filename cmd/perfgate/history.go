@@ -69,9 +69,7 @@ type historyFlags struct {
 }
 
 func newHistoryFlags(name, usage string, stderr io.Writer, series bool) *historyFlags {
-	fs := flag.NewFlagSet("history "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs := newFlagSet("history "+name, usage, stderr)
 	h := &historyFlags{fs: fs, dsn: fs.String("history", "", "the history: an SQLite file or a PostgreSQL DSN (default $PERFGATE_HISTORY, else perf-history.db)")}
 	if series {
 		h.test = fs.String("test", "", "only this test")

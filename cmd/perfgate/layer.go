@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -29,9 +28,7 @@ host's shell: the command printed here has both.
 
 // runLayer is `perfgate layer`.
 func runLayer(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("layer", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, layerUsage); fs.PrintDefaults() }
+	fs := newFlagSet("layer", layerUsage, stderr)
 	pkg := fs.String("package", "", "the app's package name")
 	serial := fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)")
 	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)")

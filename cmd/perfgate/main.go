@@ -112,6 +112,15 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	return fmt.Errorf("unknown command %q", args[0])
 }
 
+// newFlagSet is a command's flags: errors go to stderr, and so does its
+// usage, usage and then the flags' defaults.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	return fs
+}
+
 // usageError is err for a command called wrongly: one line saying how to
 // see the usage, rather than the whole of it before the error.
 func usageError(fs *flag.FlagSet, stderr io.Writer, err error) error {

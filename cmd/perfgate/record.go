@@ -52,9 +52,7 @@ type recordFlags struct {
 }
 
 func newRecordFlags(stderr io.Writer) *recordFlags {
-	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, recordUsage); fs.PrintDefaults() }
+	fs := newFlagSet("record", recordUsage, stderr)
 	return &recordFlags{fs: fs,
 		serial:   fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)"),
 		pkg:      fs.String("package", "", "the app's package name (required)"),

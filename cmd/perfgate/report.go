@@ -28,9 +28,7 @@ e.g. -budget jank<=3 -budget scroll:fps>=55.
 
 // runReport is `perfgate report`.
 func runReport(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, reportUsage); fs.PrintDefaults() }
+	fs := newFlagSet("report", reportUsage, stderr)
 	htmlOut := fs.String("html", "", "write the HTML report here")
 	mdOut := fs.String("md", "", "write the Markdown summary here")
 	benchOut := fs.String("bench", "", "write Go benchmark text (for benchstat) here")

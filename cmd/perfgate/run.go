@@ -97,9 +97,7 @@ type runFlags struct {
 }
 
 func newRunFlags(stderr io.Writer) *runFlags {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
+	fs := newFlagSet("run", runUsage, stderr)
 	f := &runFlags{fs: fs,
 		serial:   fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device); ignored with \"simulated\""),
 		server:   fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)"),
