@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/budget"
@@ -88,18 +87,9 @@ func (h *historyFlags) open(ctx context.Context) (*history.Store, error) {
 }
 
 func (h *historyFlags) filter(now time.Time) (history.Filter, error) {
-	f := history.Filter{Test: *h.test, Step: *h.step, Metric: *h.metric, Device: *h.device}
-	for _, b := range strings.Split(*h.branches, ",") {
-		if b = strings.TrimSpace(b); b != "" {
-			f.Branches = append(f.Branches, b)
-		}
-	}
-	if *h.since != "" {
-		t, err := history.ParseTime(*h.since, now)
-		if err != nil {
-			return f, fmt.Errorf("-from: %w", err)
-		}
-		f.Since = t
+	f, err := history.FilterOf(*h.test, *h.step, *h.metric, *h.device, *h.branches, *h.since, now)
+	if err != nil {
+		return f, fmt.Errorf("-from: %w", err)
 	}
 	return f, nil
 }
