@@ -3,6 +3,7 @@ package budget_test
 import (
 	"flag"
 	"io"
+	"os"
 	"testing"
 
 	"github.com/perfgate/perfgate/budget"
@@ -21,5 +22,19 @@ func TestLimitsFlag(t *testing.T) {
 	}
 	if err := fs.Parse([]string{"-budget", "jank"}); err == nil {
 		t.Error("-budget jank: no error")
+	}
+}
+
+func TestReadBudgetFileAt(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("feed.budget.json", []byte(`{"schema": "perfgate.budget/v1", "steps": {"scroll": {"jank": {"max": 3}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := budget.ReadBudgetFileAt("feed.budget.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Path != "./feed.budget.json" || f.Steps["scroll"]["jank"] == nil {
+		t.Errorf("read %s: %+v", f.Path, f.Steps)
 	}
 }

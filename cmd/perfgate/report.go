@@ -53,13 +53,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	var budgetsOf *budget.File
 	if *budgetFile != "" {
-		// A bare name is a file here: on the command line a path is taken
-		// as given, where a test's bare name would be under testdata/.
-		p := *budgetFile
-		if p == filepath.Base(p) {
-			p = "." + string(filepath.Separator) + p
-		}
-		f, err := budget.ReadBudgetFile(p)
+		f, err := budget.ReadBudgetFileAt(*budgetFile)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
