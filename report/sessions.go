@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
@@ -55,4 +57,17 @@ func CountUnfinished(results []*perftest.Result) int {
 		}
 	}
 	return n
+}
+
+// StepSummary sums up step of r in one line, as perfgate record prints
+// it: its duration, its figures (Figures), the Result's gaps, and
+// "unfinished" when cut. why is Figures' note of what was not measured.
+func StepSummary(r *perftest.Result, step string, cut bool) (summary, why string) {
+	st := r.Step(step)
+	figs, why := Figures(st)
+	summary = fmt.Sprintf("%s, %s, %d gaps", st.Duration().Round(time.Millisecond), strings.Join(figs, ", "), len(r.Gaps))
+	if cut {
+		summary += ", unfinished"
+	}
+	return summary, why
 }

@@ -146,12 +146,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 // recording's summary, and fails when the Result was not written or the
 // session ended early.
 func printRecorded(sess *perftest.Session, r *perftest.Result, out string, cut bool, stdout, stderr io.Writer) error {
-	st := r.Step("record")
-	figs, why := report.Figures(st)
-	summary := fmt.Sprintf("%s, %s, %d gaps", st.Duration().Round(time.Millisecond), strings.Join(figs, ", "), len(r.Gaps))
-	if cut {
-		summary += ", unfinished"
-	}
+	summary, why := report.StepSummary(r, "record", cut)
 	werr := sess.WriteErr()
 	info := stdout // the summary lines; stderr when stdout carries the Result
 	if out == "-" {
