@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/internal/excerpt"
+	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -83,4 +84,14 @@ func (s *ScenarioServed) String() string {
 func (s *ScenarioServed) Close() {
 	s.Server.Close()
 	s.Phone.Close()
+}
+
+// ParseScenarioFile is scenario.ParseFile with the file's "simulated"
+// phone checked too (ScenarioPhone), relative to the file's folder: a
+// scenario file as perfgate run reads it.
+func ParseScenarioFile(path string, b []byte) (*scenario.File, error) {
+	return scenario.ParseFile(path, b, scenario.ParseOptions{CheckSimulated: func(s *scenario.Simulated, dir string) error {
+		_, err := ScenarioPhone(s.Workload, s.API, s.Noise, dir)
+		return err
+	}})
 }

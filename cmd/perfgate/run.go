@@ -70,15 +70,6 @@ buffer_kb (1024 to 1048576), categories (atrace categories) and
 max_duration_ms.
 `
 
-// parseScenario reads and checks a scenario file, the simulated phone it
-// asks for too.
-func parseScenario(path string, b []byte) (*scenario.File, error) {
-	return scenario.ParseFile(path, b, scenario.ParseOptions{CheckSimulated: func(s *scenario.Simulated, dir string) error {
-		_, err := simlab.ScenarioPhone(s.Workload, s.API, s.Noise, dir)
-		return err
-	}})
-}
-
 // runScenario is `perfgate run`; SIGINT, SIGTERM and SIGHUP stop it early
 // (see scenarioRun).
 func runScenario(args []string, stdout, stderr io.Writer) error {
@@ -120,7 +111,7 @@ func (f *runFlags) load() (*scenario.File, *budget.File, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("run: %w", err)
 	}
-	sc, err := parseScenario(path, b)
+	sc, err := simlab.ParseScenarioFile(path, b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("run: %w", err)
 	}
