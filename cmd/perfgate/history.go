@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -179,17 +178,8 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		h.fs.Usage()
 		return errors.New("history add: no result file given")
 	}
-	dir := filepath.Dir(paths[0])
-	if fi, err := os.Stat(paths[0]); err == nil && fi.IsDir() {
-		dir = paths[0]
-	}
-	o := history.AddOptions{Meta: history.MetaFromEnv(dir), ReportBase: *reportBase, Added: func(a history.AddedFile) { a.WriteText(stdout) }}
-	o.Meta.ID = *id
-	for _, f := range []struct{ flag, meta *string }{{commit, &o.Meta.Commit}, {branch, &o.Meta.Branch}, {appVersion, &o.Meta.AppVersion}} {
-		if *f.flag != "" {
-			*f.meta = *f.flag
-		}
-	}
+	meta := history.MetaOf(paths, history.Meta{ID: *id, Commit: *commit, Branch: *branch, AppVersion: *appVersion})
+	o := history.AddOptions{Meta: meta, ReportBase: *reportBase, Added: func(a history.AddedFile) { a.WriteText(stdout) }}
 	files, err := history.CheckFiles(paths, o)
 	if err != nil {
 		return fmt.Errorf("history add: %w", err)
