@@ -253,11 +253,9 @@ var (
 		"perftest/collect.go collector.probe",
 		"perftest/ends.go attributeEnd",
 		"perftest/frames.go collector.absorbGfxWindow",
-		"perftest/metrics.go Step.catalogue",
+		"result/metrics.go Step.catalogue",
 		"perftest/session.go Session.stop",
 		"perftest/summary.go collector.cpuStats",
-		"perftest/trace.go collector.fetchTrace",
-		"perftest/trace.go collector.startTrace",
 	}
 )
 

@@ -124,8 +124,8 @@ import (
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/assert"
-	_ "github.com/perfgate/perfgate/history" // sessions would join $PERFGATE_HISTORY: the gate adds them instead, after comparing
-	_ "github.com/perfgate/perfgate/report"  // sessions write their reports into $PERFGATE_REPORT
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -133,6 +133,13 @@ import (
 // runs numbers the runs of one go test -count=N, so that each gets noise
 // of its own.
 var runs atomic.Int64
+
+// TestMain has every session write its reports into $PERFGATE_REPORT. It
+// does not join $PERFGATE_HISTORY: the gate adds the runs, after comparing.
+func TestMain(m *testing.M) {
+	perftest.UseReporters(report.Reporter)
+	os.Exit(m.Run())
+}
 
 func TestFeedScroll(t *testing.T) {
 	wl, err := simdevice.LoadWorkload("../app/feed.workload.json")

@@ -9,13 +9,13 @@ import (
 	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // A budget file of 20 steps × 11 metrics checked against a run of those
 // steps: reading the file and every check.
 func BenchmarkBudgetFile(b *testing.B) {
-	var steps []*perftest.Step
+	var steps []*result.Step
 	for i := range 20 {
 		st := scrollStep()
 		st.Name = fmt.Sprintf("step%02d", i)

@@ -10,7 +10,7 @@ import (
 	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Every named check, passing just inside its limit and failing just past
@@ -85,7 +85,7 @@ func TestChecks(t *testing.T) {
 // A Result is checked step by step; a step the run lacks, and a metric it
 // did not measure, fail with what is missing.
 func TestCheckResultAndMissing(t *testing.T) {
-	idle := &perftest.Step{Name: "idle", HostEndNs: 1e9}
+	idle := &result.Step{Name: "idle", HostEndNs: 1e9}
 	r := run("Pixel 7", "14", scrollStep(), idle)
 	f := &fakeT{}
 	assert.MaxJank(f, r, 3)
@@ -102,7 +102,7 @@ func TestCheckResultAndMissing(t *testing.T) {
 		t.Errorf("got %q, want %q", f.text(), want)
 	}
 	f = &fakeT{}
-	assert.MaxJank(f, &perftest.Result{}, 3)
+	assert.MaxJank(f, &result.Result{}, 3)
 	if want := "perf budget exceeded: nothing measured (the run has no steps)"; f.text() != want {
 		t.Errorf("empty run: got %q", f.text())
 	}

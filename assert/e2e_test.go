@@ -16,13 +16,14 @@ import (
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
 // measure runs wl on a simulated phone (served by the pure-Go adb server),
 // launches the app, and measures body as a session; it returns the Result
 // and the phone, whose ground truth the tests compare with.
-func measure(t *testing.T, wl *simdevice.Workload, body func(s *perftest.Session)) (*perftest.Result, *simdevice.Device) {
+func measure(t *testing.T, wl *simdevice.Workload, body func(s *perftest.Session)) (*result.Result, *simdevice.Device) {
 	t.Helper()
 	sim, srv := simtest.Serve(t, simdevice.Config{Workload: simtest.QuickStart(wl), RefreshHz: 60, Model: "Pixel 7"})
 	dev := srv.Open("")
@@ -49,7 +50,7 @@ type session struct {
 
 // A measured run: the Result and the phone it ran on.
 type measured struct {
-	r   *perftest.Result
+	r   *result.Result
 	sim *simdevice.Device
 }
 
@@ -85,7 +86,7 @@ func scrollWorkload(t *testing.T, every int) *simdevice.Workload {
 }
 
 // truthMissed counts the frames the phone rendered late inside st.
-func truthMissed(sim *simdevice.Device, st *perftest.Step) int {
+func truthMissed(sim *simdevice.Device, st *result.Step) int {
 	n := 0
 	for _, f := range sim.World().TruthFrames() {
 		if f.Missed && f.IntendedVsync >= st.DeviceStartNs && f.IntendedVsync < st.DeviceEndNs && strings.HasPrefix(st.FrameStats.Window, f.Window) {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/frames"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // printT prints what a check reports, in place of a *testing.T.
@@ -17,7 +17,7 @@ func (printT) FailNow()                          {}
 func ExampleMaxJank() {
 	// A step as a session summarises it (normally r.Step("scroll") of a
 	// Result from perftest).
-	step := &perftest.Step{Name: "scroll", FrameStats: frames.Summary{
+	step := &result.Step{Name: "scroll", FrameStats: frames.Summary{
 		Source: "gfxinfo", Frames: 180, FPS: 58.2, Jank: 5, JankDefinition: frames.JankDefinitionDeadlineMissed},
 		JankAtS: []float64{1.84, 2.1, 2.31, 3.02, 3.4}}
 	ok := assert.MaxJank(printT{}, step, 3)
@@ -32,7 +32,7 @@ func ExampleMaxJank() {
 
 func ExampleBudget() {
 	// testdata/example.budget.json holds jank ≤ 3 and fps ≥ 50 for "scroll".
-	r := &perftest.Result{Steps: []*perftest.Step{{Name: "scroll", FrameStats: frames.Summary{
+	r := &result.Result{Steps: []*result.Step{{Name: "scroll", FrameStats: frames.Summary{
 		Source: "gfxinfo", Frames: 180, FPS: 48.5, Jank: 2, JankDefinition: frames.JankDefinitionDeadlineMissed}}}}
 	ok := assert.Budget(printT{}, r, "example.budget.json")
 	fmt.Println(ok)

@@ -16,7 +16,7 @@ import (
 	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 const goodFile = `{
@@ -179,7 +179,7 @@ func TestBudgetFromFile(t *testing.T) {
 	if f.text() != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", f.text(), strings.Join(want, "\n"))
 	}
-	tap := &perftest.Step{Name: "tap", HostEndNs: 1}
+	tap := &result.Step{Name: "tap", HostEndNs: 1}
 	f = &fakeT{}
 	if !assert.Budget(f, run("Pixel 7", "14", good, tap), p) || len(f.errs) != 0 {
 		t.Errorf("a run within every budget: %q", f.errs)

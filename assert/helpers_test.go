@@ -7,7 +7,7 @@ import (
 
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/frames"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // fakeT is a testify-style TestingT that records instead of failing.
@@ -47,9 +47,9 @@ func (m *minimalT) FailNow() {}
 func (f *fakeT) text() string { return strings.Join(f.errs, "\n") }
 
 // scrollStep is a step with every metric set to a hand-picked value.
-func scrollStep() *perftest.Step {
+func scrollStep() *result.Step {
 	dm := 5
-	return &perftest.Step{
+	return &result.Step{
 		Name: "scroll", HostStartNs: 1e9, HostEndNs: 5e9,
 		FrameStats: frames.Summary{
 			Source: "gfxinfo", Frames: 230, FPS: 57.46, Jank: 5, JankDefinition: frames.JankDefinitionDeadlineMissed,
@@ -58,21 +58,21 @@ func scrollStep() *perftest.Step {
 		},
 		JankAtS:      []float64{1.84, 2.1, 2.31, 3.02, 3.4},
 		BigJankAtS:   []float64{2.1, 3.4},
-		CPUStats:     perftest.CPUStats{Source: "/proc/stat", Intervals: 40, Mean: 12.5, P90: 20.25, Max: 31},
-		MemoryStats:  perftest.MemoryStats{PSSSamples: 4, PSSMaxKB: 152_000, PSSGrowthKBPerMin: 900, RSSSamples: 40, RSSMaxKB: 210_000},
-		TrafficStats: &perftest.TrafficStats{Source: "/proc/net/xt_qtaguid/stats", Scope: "uid", RxBytes: 5000, TxBytes: 800, Intervals: 40},
-		Startup: &perftest.StartupStats{Kind: "cold", Source: "am start -W TotalTime", InitialDisplayMs: 650, FullDisplayMs: 900,
-			Iterations: []perftest.StartupSample{{TotalTimeMs: 650, FullyDrawnMs: 900}}},
+		CPUStats:     result.CPUStats{Source: "/proc/stat", Intervals: 40, Mean: 12.5, P90: 20.25, Max: 31},
+		MemoryStats:  result.MemoryStats{PSSSamples: 4, PSSMaxKB: 152_000, PSSGrowthKBPerMin: 900, RSSSamples: 40, RSSMaxKB: 210_000},
+		TrafficStats: &result.TrafficStats{Source: "/proc/net/xt_qtaguid/stats", Scope: "uid", RxBytes: 5000, TxBytes: 800, Intervals: 40},
+		Startup: &result.StartupStats{Kind: "cold", Source: "am start -W TotalTime", InitialDisplayMs: 650, FullDisplayMs: 900,
+			Iterations: []result.StartupSample{{TotalTimeMs: 650, FullyDrawnMs: 900}}},
 	}
 }
 
 // crashStep is a step in which the app died once.
-func crashStep() *perftest.Step {
-	return &perftest.Step{Name: "tap", HostStartNs: 2e9, HostEndNs: 3e9,
-		Crashes: []perftest.Crash{{HostNs: 2_400_000_000, Step: "tap", OldPIDs: []int{4242}, NewPIDs: []int{4300}}}}
+func crashStep() *result.Step {
+	return &result.Step{Name: "tap", HostStartNs: 2e9, HostEndNs: 3e9,
+		Crashes: []result.Crash{{HostNs: 2_400_000_000, Step: "tap", OldPIDs: []int{4242}, NewPIDs: []int{4300}}}}
 }
 
 // run wraps steps into a Result on a named device.
-func run(model, release string, steps ...*perftest.Step) *perftest.Result {
-	return &perftest.Result{Schema: perftest.Schema, Device: procfs.DeviceFacts{Manufacturer: "Google", Model: model, Release: release, API: 34}, Steps: steps}
+func run(model, release string, steps ...*result.Step) *result.Result {
+	return &result.Result{Schema: result.Schema, Device: procfs.DeviceFacts{Manufacturer: "Google", Model: model, Release: release, API: 34}, Steps: steps}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // perModelFile has budgets shared by every model, and the Pixel 7's own.
@@ -128,7 +128,7 @@ func TestBudgetFilePerModel(t *testing.T) {
 		t.Errorf("Pixel 4a without a file: %q", f.errs)
 	}
 	f = &fakeT{}
-	if assert.Budget(f, &perftest.Result{Device: procfs.DeviceFacts{Serial: "emulator-5554"}, Steps: []*perftest.Step{scrollStep()}}, p) || !strings.Contains(f.text(), `the run's device (device "emulator-5554") has no model name`) {
+	if assert.Budget(f, &result.Result{Device: procfs.DeviceFacts{Serial: "emulator-5554"}, Steps: []*result.Step{scrollStep()}}, p) || !strings.Contains(f.text(), `the run's device (device "emulator-5554") has no model name`) {
 		t.Errorf("a device without a model: %q", f.errs)
 	}
 }

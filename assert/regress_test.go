@@ -10,7 +10,7 @@ import (
 	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // noisy returns n values around centre with a 6 % relative spread
@@ -59,8 +59,8 @@ func TestGateFalsePositiveRateAndPower(t *testing.T) {
 
 // stepsOf makes n iterations of "scroll" whose frame_time_p95 and fps are
 // the given values.
-func stepsOf(p95 []float64, fps float64) []*perftest.Step {
-	var out []*perftest.Step
+func stepsOf(p95 []float64, fps float64) []*result.Step {
+	var out []*result.Step
 	for i, v := range p95 {
 		st := scrollStep()
 		if i > 0 {
@@ -183,7 +183,7 @@ func TestGateSteps(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "b.json")
 	launch := scrollStep()
 	launch.Name = "launch"
-	r := run("Pixel 7", "14", append([]*perftest.Step{launch}, stepsOf([]float64{18, 18.2, 18.1, 18.3}, 58)...)...)
+	r := run("Pixel 7", "14", append([]*result.Step{launch}, stepsOf([]float64{18, 18.2, 18.1, 18.3}, 58)...)...)
 	t.Setenv(budget.EnvUpdate, "1")
 	if f := (&fakeT{}); !assert.NoRegression(f, r, p, budget.Gate{Steps: []string{"scroll"}, Metrics: []metrics.Name{"frame_time_p95"}}) {
 		t.Fatal(f.errs)

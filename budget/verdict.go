@@ -20,7 +20,7 @@ type Measurement struct {
 	// action failed: …"): they are judged as they are, but never recorded
 	// as budgets or baselines.
 	Incomplete string
-	// Metrics are the step's measured metrics (see (*perftest.Step).Metrics).
+	// Metrics are the step's measured metrics (see (*result.Step).Metrics).
 	Metrics []metrics.Metric
 	// Evidence holds, per metric, short items a failure quotes: the times
 	// of janky frames ("1.84s"), crash descriptions.
@@ -47,12 +47,12 @@ func (m Measurement) Metric(name metrics.Name) (metrics.Metric, bool) {
 }
 
 // Subject is what checks read: a step (one Measurement) or a whole run
-// (every step, in order). *perftest.Step and *perftest.Result are Subjects.
+// (every step, in order). *result.Step and *result.Result are Subjects.
 type Subject interface {
 	Measurements() []Measurement
 }
 
-// Run is a whole run: its steps and the device it ran on. *perftest.Result
+// Run is a whole run: its steps and the device it ran on. *result.Result
 // is a Run.
 type Run interface {
 	Subject
@@ -62,7 +62,7 @@ type Run interface {
 }
 
 // Recorder keeps verdicts with what they judged: a Subject that is one
-// (*perftest.Result, and a *perftest.Step of one) stores every verdict a
+// (*result.Result, and a *result.Step of one) stores every verdict a
 // check of it returns, so that reports, summaries and gates show the
 // verdicts themselves and never judge again.
 type Recorder interface {

@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/internal/testenv"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 	"github.com/perfgate/perfgate/simlab"
 )
@@ -77,7 +78,7 @@ var noCauses = perftest.CauseOptions{Off: true}
 
 // measure runs one test's session on a leased phone: the app launched, a
 // 1.5 s scroll measured, frames only. It returns the Result and the phone.
-func measure(t *testing.T, lab *simlab.Running, m *devicepool.Member, during func(s *perftest.Session)) (*perftest.Result, *simlab.Served) {
+func measure(t *testing.T, lab *simlab.Running, m *devicepool.Member, during func(s *perftest.Session)) (*result.Result, *simlab.Served) {
 	t.Helper()
 	phone := lab.Phone(m.Server(), m.Serial())
 	if phone == nil {
@@ -103,7 +104,7 @@ func measure(t *testing.T, lab *simlab.Running, m *devicepool.Member, during fun
 // the clock map's uncertainty (the last poll, also within its round
 // trip), so a frame presented in those spans is taken when read and
 // counted early or late otherwise.
-func frameProblems(r *perftest.Result, dev *simdevice.Device) []string {
+func frameProblems(r *result.Result, dev *simdevice.Device) []string {
 	var problems []string
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	st := r.Step("scroll")
@@ -293,9 +294,9 @@ func TestUnplugFailsOnlyItsTest(t *testing.T) {
 func unplugMidRun(t *testing.T, server int) {
 	lab, p := startLab(t, 4)
 	var victim *recorder
-	var partial *perftest.Result
+	var partial *result.Result
 	var unplugged *simlab.Served
-	var written *perftest.Result
+	var written *result.Result
 	var readErr error
 	t.Run("suite", func(t *testing.T) {
 		for i := range 4 {
@@ -316,7 +317,7 @@ func unplugMidRun(t *testing.T, server int) {
 					s := perftest.Start(victim, m.Device, perftest.WithConfig(perftest.Config{
 						Package: simdevice.PresetPackage, ResultsDir: t.TempDir(), Collectors: []perftest.Collector{perftest.CollectFrames},
 						Interval: interval, GiveUpAfter: time.Second, Causes: noCauses,
-						OnTick: func(l perftest.Live) {
+						OnTick: func(l result.Live) {
 							if l.Frames >= 5 {
 								once.Do(func() { close(drawing) })
 							}
@@ -338,7 +339,7 @@ func unplugMidRun(t *testing.T, server int) {
 					})
 					partial = s.Stop()
 					// Read back before the subtest's folder goes.
-					written, readErr = perftest.ReadResult(partial.Path)
+					written, readErr = result.ReadResult(partial.Path)
 				})
 			})
 		}

@@ -11,8 +11,6 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/android/dumpsys"
-	_ "github.com/perfgate/perfgate/history" // sessions join the history when PERFGATE_HISTORY is set
-	_ "github.com/perfgate/perfgate/report"  // sessions write reports when PERFGATE_REPORT is set
 	"github.com/perfgate/perfgate/simdevice"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // readme is the module's README.
@@ -125,7 +125,7 @@ func TestREADMEMainJob(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("results: %v", files)
 	}
-	r, err := perftest.ReadResult(files[0])
+	r, err := result.ReadResult(files[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,82 +5,19 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/android/surfaceflinger"
 	"github.com/perfgate/perfgate/internal/capturegen"
-	"github.com/perfgate/perfgate/internal/fixtures"
 )
 
 // TestSummarizeGfxInfoTimesMatches: the summary of the streamed frames
 // is the summary of the parsed ones. (Frames read in parts equal the
 // streamed ones: TestScanGfxInfoMatchesParse.)
 func TestSummarizeGfxInfoTimesMatches(t *testing.T) {
-	for name, text := range scanInputs(t) {
+	for name, text := range capturegen.GfxInfoInputs(t) {
 		t.Run(name, func(t *testing.T) { summaryMatchesParse(t, text) })
-	}
-}
-
-// scanInputs are real captures and generated ones, some with rows the
-// fast path leaves to the common one.
-func scanInputs(t *testing.T) map[string][]byte {
-	var gen bytes.Buffer
-	if err := (capturegen.Capture{Frames: 5000, Hz: 90, JankEvery: 7, FlaggedEvery: 11}).GfxInfo(&gen); err != nil {
-		t.Fatal(err)
-	}
-	inputs := map[string][]byte{"generated": gen.Bytes()}
-	for _, name := range []string{
-		"gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt",
-		"gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt",
-		"gfxinfo_framestats/yuvaupdate_reactnative_android12plus_utf16le.txt",
-		"gfxinfo_framestats/androidviewclient_test_api23_rows_with_placeholders.txt",
-		"gfxinfo_framestats/labaffinity_blog_api23_rows_with_input_events.txt",
-	} {
-		inputs[name] = fixtures.Read(t, name)
-	}
-	// The generated capture again with rows the fast path leaves to the
-	// common one in its middle: spaces, and a 19-digit value.
-	odd := bytes.Replace(gen.Bytes(), []byte("\n0,"), []byte("\n 0, "), 1)
-	if i := len(odd) / 2; true {
-		i += bytes.IndexByte(odd[i:], '\n') + 1
-		odd = append(odd[:i:i], append([]byte("1,1000000000000000000,1,1000000000000000001,"+strings.Repeat("0,", 19)+"\n"), odd[i:]...)...)
-	}
-	inputs["generated with odd rows"] = odd
-	return inputs
-}
-
-func scanMatchesParse(t *testing.T, text []byte, read func([]byte) (*gfxinfo.ScanResult, error)) {
-	g, err := gfxinfo.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := read(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tables []*gfxinfo.Window
-	for _, w := range g.Windows() {
-		if w.Frames != nil {
-			tables = append(tables, w)
-		}
-	}
-	if len(sc.Windows) != len(tables) {
-		t.Fatalf("%d windows, want %d", len(sc.Windows), len(tables))
-	}
-	for i, w := range tables {
-		s := sc.Windows[i]
-		frames, rejects := gfxinfo.FramesOf(w.Frames, g.ClockNs())
-		var want []gfxinfo.FrameTimes
-		for _, f := range frames {
-			want = append(want, gfxinfo.FrameTimes{IntendedVsync: f.IntendedVsync, FrameCompleted: f.FrameCompleted, FrameDeadline: f.FrameDeadline})
-		}
-		if s.Window.Label() != w.Label() || s.Rows != w.Frames.Len() || !reflect.DeepEqual(s.Frames, want) && len(want)+len(s.Frames) > 0 ||
-			!reflect.DeepEqual(s.Rejected, rejects) || s.RefreshPeriod != w.Frames.RefreshPeriod() {
-			t.Errorf("window %q: %d rows, %d frames, rejected %v, period %d; want %q %d rows, %d frames, %v, %d",
-				s.Window.Label(), s.Rows, len(s.Frames), s.Rejected, s.RefreshPeriod, w.Label(), w.Frames.Len(), len(want), rejects, w.Frames.RefreshPeriod())
-		}
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/perfgate/perfgate/perftest"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // AddOptions say how AddFiles keeps Results.
@@ -39,7 +39,7 @@ const (
 )
 
 // run is the Run r is, with its report's link.
-func (o AddOptions) run(r *perftest.Result) Run {
+func (o AddOptions) run(r *resultpkg.Result) Run {
 	m := o.Meta
 	if o.ReportBase != "" && r.Name != "" {
 		m.ReportURL = strings.TrimSuffix(o.ReportBase, "/") + "/" + ReportPage(r)
@@ -47,13 +47,13 @@ func (o AddOptions) run(r *perftest.Result) Run {
 	return RunOf(r, m)
 }
 
-// CheckFiles lists the Result files paths name (as perftest.ResultFiles
+// CheckFiles lists the Result files paths name (as result.ResultFiles
 // does) and checks that each is a run the history can keep, holding one
 // Result at a time: a bad file among a thousand is an error naming it
 // before anything is added. A Result of a session that did not reach Stop
 // is listed; AddFiles skips it.
 func CheckFiles(paths []string, o AddOptions) ([]string, error) {
-	return perftest.ResultFiles(paths, func(path string, r *perftest.Result) error {
+	return resultpkg.ResultFiles(paths, func(path string, r *resultpkg.Result) error {
 		if r.Unfinished != nil {
 			return nil
 		}
@@ -73,7 +73,7 @@ func CheckFiles(paths []string, o AddOptions) ([]string, error) {
 func (s *Store) AddFiles(ctx context.Context, files []string, o AddOptions) (int, error) {
 	b := addBatch{s: s, o: o}
 	for _, f := range files {
-		r, err := perftest.ReadResult(f)
+		r, err := resultpkg.ReadResult(f)
 		if err != nil {
 			return b.added, fmt.Errorf("%w (it changed since it was checked)", err)
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/perftest"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // AddFiles adds each run once, skips a session that did not reach Stop,
@@ -22,7 +22,7 @@ func TestAddFiles(t *testing.T) {
 		for i := range 3 {
 			r := result("TestFeed", "Pixel 7", t0.Add(time.Duration(i)*time.Hour), scrollStep("scroll", 18, 5))
 			if i == 1 {
-				r.Unfinished, r.Error = &perftest.Unfinished{After: "launch"}, "killed"
+				r.Unfinished, r.Error = &resultpkg.Unfinished{After: "launch"}, "killed"
 			}
 			if err := r.WriteFile(filepath.Join(dir, fmt.Sprintf("r%d.json", i))); err != nil {
 				t.Fatal(err)

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // DefaultBaseRuns is how many of the base branch's runs a gate reads by
@@ -20,7 +20,7 @@ const DefaultBaseRuns = 20
 // the base branch), the values of its last n runs (DefaultBaseRuns when n
 // ≤ 0), oldest first, one value a run (the median of the run's
 // iterations). Keys follow report.SideOf's: the test as the Result names
-// it (perftest.Result.Key), the device as report.DeviceKey names it (its
+// it (result.Result.Key), the device as report.DeviceKey names it (its
 // model and API level), "" for every device with acrossDevices.
 func (s *Store) BaseSide(ctx context.Context, f Filter, n int, acrossDevices bool) (*report.Side, error) {
 	if n <= 0 {
@@ -78,7 +78,7 @@ func (s *Store) BaseSide(ctx context.Context, f Filter, n int, acrossDevices boo
 // dsn, which must exist: the last runs runs of each test on branches
 // (Store.BaseSide), each Result of next one value a run (report.RunsOf).
 // o.From should say where the baseline came from.
-func CompareWithBranches(ctx context.Context, dsn string, branches []string, runs int, next []*perftest.Result, o report.CompareOptions) (*report.Comparison, error) {
+func CompareWithBranches(ctx context.Context, dsn string, branches []string, runs int, next []*resultpkg.Result, o report.CompareOptions) (*report.Comparison, error) {
 	s, err := OpenExisting(ctx, dsn)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/perftest"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // BenchmarkAdd adds one session's Result (three steps of three iterations
@@ -19,7 +19,7 @@ func BenchmarkAdd(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	var steps []*perftest.Step
+	var steps []*resultpkg.Step
 	for _, name := range []string{"launch", "scroll", "fling"} {
 		for it := range 3 {
 			n := name

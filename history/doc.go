@@ -21,12 +21,11 @@
 // The history is an SQLite file (modernc.org/sqlite: pure Go, so tests and
 // the CLI need no cgo) or, when a team shares one, a PostgreSQL database
 // (github.com/jackc/pgx/v5) chosen by its DSN; both hold the same schema,
-// versioned and migrated on open. A test binary that imports this package
-// adds every session's Result to $PERFGATE_HISTORY. Metric names, units and
-// directions are metrics.Catalogue's, as (*perftest.Step).Metrics reports
-// them; a run's value for a
-// step is the median of the step's iterations. Change points come from
+// versioned and migrated on open. A session given Reporter adds its Result
+// to $PERFGATE_HISTORY. Metric names, units and directions are
+// metrics.Catalogue's, as (*result.Step).Metrics reports them; a run's value
+// for a step is the median of the step's iterations. Change points come from
 // package changepoint (E-divisive means with a permutation test). The
-// package sits above perftest, assert and report, and imports nothing that
+// package sits above result, assert and report, and imports nothing that
 // imports it.
 package history

@@ -13,7 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/internal/filename"
-	"github.com/perfgate/perfgate/perftest"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // Variables that describe a run's build, read by MetaFromEnv.
@@ -81,8 +81,8 @@ func git(dir string, args ...string) string {
 // path; "" when no report is written. The page is the one the report
 // wrote (ReportPage). A PERFGATE_REPORT_URL that is not an http(s) URL is
 // an error: a trend page would make it a link.
-func ReportURL(r *perftest.Result) (string, error) {
-	dir := os.Getenv(perftest.EnvReport)
+func ReportURL(r *resultpkg.Result) (string, error) {
+	dir := os.Getenv(resultpkg.EnvReport)
 	if dir == "" || r.Name == "" {
 		return "", nil
 	}
@@ -104,10 +104,10 @@ func ReportURL(r *perftest.Result) (string, error) {
 }
 
 // ReportPage is the file name of r's HTML report: the page the report
-// wrote when it did (perftest.Result.ReportFile), else the one it writes
+// wrote when it did (result.Result.ReportFile), else the one it writes
 // beside a Result of r's file name (<test>@<package>.html, numbered as
 // the Result is), else the test's name made a file name (filename.Of).
-func ReportPage(r *perftest.Result) string {
+func ReportPage(r *resultpkg.Result) string {
 	switch {
 	case r.ReportFile != "":
 		return filepath.Base(r.ReportFile)
@@ -135,8 +135,8 @@ func SafeURL(u string) bool {
 // AddFromEnv adds r to the history $PERFGATE_HISTORY names, described by
 // MetaFromEnv; it does nothing when the variable is unset. A session calls
 // it after writing its Result.
-func AddFromEnv(ctx context.Context, r *perftest.Result) error {
-	dsn := os.Getenv(perftest.EnvHistory)
+func AddFromEnv(ctx context.Context, r *resultpkg.Result) error {
+	dsn := os.Getenv(resultpkg.EnvHistory)
 	if dsn == "" {
 		return nil
 	}
@@ -153,15 +153,16 @@ func AddFromEnv(ctx context.Context, r *perftest.Result) error {
 	return err
 }
 
-// Every session of a test binary that links this package adds its Result
-// to $PERFGATE_HISTORY when that is set.
-func init() {
-	perftest.RegisterReporterFor(perftest.EnvHistory, "history", func(r *perftest.Result) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := AddFromEnv(ctx, r); err != nil {
-			return fmt.Errorf("%s=%s: %w", perftest.EnvHistory, redact(os.Getenv(perftest.EnvHistory)), err)
-		}
-		return nil
-	})
-}
+// Reporter adds a session's Result to $PERFGATE_HISTORY when that is set
+// (AddFromEnv, within 2 minutes). Give it to the sessions that should join
+// the history: perftest.WithReporters(history.Reporter), or for every
+// session of a test package perftest.UseReporters(history.Reporter) in
+// TestMain.
+var Reporter = resultpkg.Reporter{Name: "history", Env: resultpkg.EnvHistory, Write: func(r *resultpkg.Result) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := AddFromEnv(ctx, r); err != nil {
+		return fmt.Errorf("%s=%s: %w", resultpkg.EnvHistory, redact(os.Getenv(resultpkg.EnvHistory)), err)
+	}
+	return nil
+}}

@@ -11,8 +11,8 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	framespkg "github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	resultpkg "github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -20,7 +20,7 @@ import (
 // two-second scroll as the phone truly drew it (simdevice.SimulateFrames,
 // on a simulated clock), summarised by the metric definitions into the
 // Result a session of test TestFeed@feed would write.
-func simRun(t testing.TB, wl *simdevice.Workload, noise simdevice.Noise, start time.Time) *perftest.Result {
+func simRun(t testing.TB, wl *simdevice.Workload, noise simdevice.Noise, start time.Time) *resultpkg.Result {
 	t.Helper()
 	truth, err := simdevice.SimulateFrames(simdevice.Config{Workload: wl, Noise: noise}, 2*time.Second)
 	if err != nil {
@@ -31,13 +31,13 @@ func simRun(t testing.TB, wl *simdevice.Workload, noise simdevice.Noise, start t
 		frames[i] = framespkg.Frame{Source: framespkg.SourceGfxInfo, Window: f.Window, FrameStats: gfxinfo.FrameStats{
 			IntendedVsync: f.IntendedVsync, Vsync: f.Vsync, FrameDeadline: f.Deadline, FrameCompleted: f.Completed}}
 	}
-	st := &perftest.Step{Name: "scroll", DeviceStartNs: truth[0].IntendedVsync, DeviceEndNs: truth[len(truth)-1].IntendedVsync + 1,
+	st := &resultpkg.Step{Name: "scroll", DeviceStartNs: truth[0].IntendedVsync, DeviceEndNs: truth[len(truth)-1].IntendedVsync + 1,
 		HostStartNs: 0, HostEndNs: int64(2 * time.Second)}
 	st.FrameStats = framespkg.Summarize(framespkg.SourceGfxInfo, frames, int64(time.Second/60))
 	st.FrameStats.Window = frames[0].Window
-	return &perftest.Result{Schema: perftest.Schema, Name: "TestFeed", TestPackage: "feed", Start: start,
+	return &resultpkg.Result{Schema: resultpkg.Schema, Name: "TestFeed", TestPackage: "feed", Start: start,
 		Device: procfs.DeviceFacts{Manufacturer: "Google", Model: "Pixel 7", Release: "13", API: 33, Serial: fmt.Sprint(noise.Seed)},
-		App:    perftest.AppInfo{Package: wl.Package}, Steps: []*perftest.Step{st}, Frames: frames}
+		App:    resultpkg.AppInfo{Package: wl.Package}, Steps: []*resultpkg.Step{st}, Frames: frames}
 }
 
 // slower is the workload with every normal frame's work longer by pct.
@@ -90,7 +90,7 @@ func gateHistory(t testing.TB, n int, noise simdevice.Noise) *Store {
 
 // gate compares a pull request's runs with the history's main runs, as `perfgate
 // compare -history … -branch main` does.
-func gate(t testing.TB, s *Store, prs []*perftest.Result) *report.Comparison {
+func gate(t testing.TB, s *Store, prs []*resultpkg.Result) *report.Comparison {
 	t.Helper()
 	side, err := s.BaseSide(context.Background(), Filter{Branches: []string{"main"}}, DefaultBaseRuns, false)
 	if err != nil {
@@ -128,7 +128,7 @@ func TestGateOnRunsAgainstHistory(t *testing.T) {
 			t1 := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 			// compare gates tc.pr runs of wl, seeded from seed on.
 			compare := func(wl *simdevice.Workload, seed int64) *report.Comparison {
-				var prs []*perftest.Result
+				var prs []*resultpkg.Result
 				for i := range tc.pr {
 					noise := noise
 					noise.Seed = seed + int64(i)*100000
@@ -182,12 +182,12 @@ func TestGateOnOneJankyRun(t *testing.T) {
 	s := gateHistory(t, 10, noise)
 	t1 := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	noise.Seed = 1
-	if lines := gate(t, s, []*perftest.Result{simRun(t, janky(t), noise, t1)}).Regressions(); !containsLine(lines, "scroll: jank 0 → 5 (+∞%", "10 base runs") {
+	if lines := gate(t, s, []*resultpkg.Result{simRun(t, janky(t), noise, t1)}).Regressions(); !containsLine(lines, "scroll: jank 0 → 5 (+∞%", "10 base runs") {
 		t.Errorf("janky app: %q", lines)
 	}
 	for seed := range int64(5) {
 		noise.Seed = 9000 + seed
-		if lines := gate(t, s, []*perftest.Result{simRun(t, slower(t, 0), noise, t1)}).Regressions(); len(lines) > 0 {
+		if lines := gate(t, s, []*resultpkg.Result{simRun(t, slower(t, 0), noise, t1)}).Regressions(); len(lines) > 0 {
 			t.Errorf("unchanged app, seed %d: %q", noise.Seed, lines)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/android/procfs"
-	"github.com/perfgate/perfgate/perftest"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // t0 is when the generated histories begin.
@@ -14,22 +14,22 @@ var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
 // scrollStep is a step whose frame_time_p95 is p95 ms and whose app CPU is
 // cpu %, the figures the collectors would have summarised.
-func scrollStep(name string, p95, cpu float64) *perftest.Step {
-	st := &perftest.Step{Name: name}
+func scrollStep(name string, p95, cpu float64) *resultpkg.Step {
+	st := &resultpkg.Step{Name: name}
 	st.FrameStats.Source = "gfxinfo"
 	st.FrameStats.Frames = 120
 	st.FrameStats.FPS = 60
 	st.FrameStats.FrameTimeMS.P95 = p95
 	st.FrameStats.JankDefinition = "deadline_missed"
-	st.CPUStats = perftest.CPUStats{Source: "/proc/stat", Unit: "%", Intervals: 20, Mean: cpu, P90: cpu, Max: cpu}
+	st.CPUStats = resultpkg.CPUStats{Source: "/proc/stat", Unit: "%", Intervals: 20, Mean: cpu, P90: cpu, Max: cpu}
 	return st
 }
 
 // result is a session of test on model that started at start.
-func result(test, model string, start time.Time, steps ...*perftest.Step) *perftest.Result {
-	return &perftest.Result{Schema: perftest.Schema, Name: test, Start: start, End: start.Add(time.Minute),
+func result(test, model string, start time.Time, steps ...*resultpkg.Step) *resultpkg.Result {
+	return &resultpkg.Result{Schema: resultpkg.Schema, Name: test, Start: start, End: start.Add(time.Minute),
 		Device: procfs.DeviceFacts{Serial: "emulator-5554", Model: model, Manufacturer: "Google", API: 34, Release: "14"},
-		App:    perftest.AppInfo{Package: "com.example.feed"}, Steps: steps}
+		App:    resultpkg.AppInfo{Package: "com.example.feed"}, Steps: steps}
 }
 
 // commitOf names the i-th generated commit.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/perftest"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // A trend page links a run to its report only through a URL a click
@@ -56,8 +56,8 @@ func TestTrendLinksAreSafe(t *testing.T) {
 // Result (<test>@<package>.N.html), and a PERFGATE_REPORT_URL that is not
 // an http(s) URL is an error, not a link.
 func TestReportURL(t *testing.T) {
-	t.Setenv(perftest.EnvReport, "/ci/report")
-	r := &perftest.Result{Name: "TestBudget", Path: "/ci/results/TestBudget@pkg.sess.2.json"}
+	t.Setenv(resultpkg.EnvReport, "/ci/report")
+	r := &resultpkg.Result{Name: "TestBudget", Path: "/ci/results/TestBudget@pkg.sess.2.json"}
 	t.Setenv(EnvReportURL, "https://ci.example/run/7/")
 	if u, err := ReportURL(r); err != nil || u != "https://ci.example/run/7/TestBudget@pkg.sess.2.html" {
 		t.Errorf("ReportURL = %q, %v", u, err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // Run is one session as the history keeps it: where and when it ran, and
@@ -19,7 +19,7 @@ type Run struct {
 	// ID names the run; adding a run whose ID is stored already does
 	// nothing. RunOf derives it from the Result unless Meta gives one.
 	ID string
-	// Test is what the Result is a run of (perftest.Result.Key): the Go
+	// Test is what the Result is a run of (result.Result.Key): the Go
 	// test and its package ("TestFeed@feed"), or the scenario.
 	Test string
 	// Commit and Branch are what was built and measured.
@@ -52,7 +52,7 @@ type Value struct {
 	// Iterations is how many values the median was taken from.
 	Iterations int
 	// Unit, Definition and Better are the metric's, as
-	// (*perftest.Step).Metrics gives them.
+	// (*result.Step).Metrics gives them.
 	Unit, Definition string
 	Better           metrics.Better
 }
@@ -67,7 +67,7 @@ type Meta struct {
 // RunID is the ID a Result gets when none is given: a hash of its test
 // name, start time, device serial and package, so adding the same Result
 // file twice stores it once.
-func RunID(r *perftest.Result) string {
+func RunID(r *resultpkg.Result) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s", r.Name, r.Start.UTC().Format(time.RFC3339Nano), r.Device.Serial, r.App.Package)
 	return hex.EncodeToString(h.Sum(nil)[:12])
@@ -80,7 +80,7 @@ func RunID(r *perftest.Result) string {
 // cannot be real (NaN, ±Inf), are left out with a note: a partial window
 // is not a measurement of the step. Metrics nobody measured are absent,
 // never zero.
-func RunOf(r *perftest.Result, m Meta) Run {
+func RunOf(r *resultpkg.Result, m Meta) Run {
 	run := Run{
 		ID: m.ID, Test: r.Key(), Commit: m.Commit, Branch: m.Branch, Time: r.Start.UTC(),
 		Device: r.Device.Model, Manufacturer: r.Device.Manufacturer, Serial: r.Device.Serial,
@@ -91,7 +91,7 @@ func RunOf(r *perftest.Result, m Meta) Run {
 	}
 	steps := r.Steps
 	if len(steps) == 0 && r.Whole != nil {
-		steps = []*perftest.Step{r.Whole}
+		steps = []*resultpkg.Step{r.Whole}
 	}
 	type key struct{ step, metric string }
 	vals := map[key][]float64{}

@@ -434,7 +434,7 @@ func (f Filter) valueConds() (conds []string, args []any) {
 func (f Filter) runConds() (conds []string, args []any) {
 	if f.Test != "" {
 		// A test's bare name matches it in every package: runs are kept
-		// as "TestFeed@feed" (perftest.Result.Key).
+		// as "TestFeed@feed" (result.Result.Key).
 		conds = append(conds, "(r.test = ? OR r.test LIKE ? ESCAPE '\\')")
 		args = append(args, f.Test, likeEscape(f.Test)+"@%")
 	}

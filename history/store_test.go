@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // A stored run reads back as it went in: values are the medians of their
@@ -22,7 +22,7 @@ func TestStoreRoundTrip(t *testing.T) {
 		s := k.open(t, "h")
 		// Added out of order: the series must still be in time order.
 		for _, i := range []int{2, 0, 1, 3} {
-			steps := []*perftest.Step{scrollStep("scroll", 16+float64(i), 5), scrollStep("scroll#2", 30+float64(i), 5), scrollStep("scroll#3", 17+float64(i), 5)}
+			steps := []*resultpkg.Step{scrollStep("scroll", 16+float64(i), 5), scrollStep("scroll#2", 30+float64(i), 5), scrollStep("scroll#3", 17+float64(i), 5)}
 			if i == 1 {
 				steps[0].FrameStats.Frames, steps[1].FrameStats.Frames, steps[2].FrameStats.Frames = 0, 0, 0 // no frames measured
 			}

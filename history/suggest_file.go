@@ -8,17 +8,17 @@ import (
 	"os"
 
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/perftest"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // DefaultDSN is the history perfgate reads and writes when none is named.
 const DefaultDSN = "perf-history.db"
 
 // DSN is the history dsn names, else $PERFGATE_HISTORY
-// (perftest.EnvHistory), else DefaultDSN.
+// (resultpkg.EnvHistory), else DefaultDSN.
 func DSN(dsn string) string {
 	if dsn == "" {
-		dsn = os.Getenv(perftest.EnvHistory)
+		dsn = os.Getenv(resultpkg.EnvHistory)
 	}
 	if dsn == "" {
 		dsn = DefaultDSN

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/perftest"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // stepAt is the run at which the generated history's frame time rises.
@@ -29,7 +29,7 @@ func fillHistory(t *testing.T, s *Store) {
 		if i >= stepAt {
 			level *= 1.2
 		}
-		var steps []*perftest.Step
+		var steps []*resultpkg.Step
 		for it := range 3 {
 			name := "scroll"
 			if it > 0 {
@@ -203,16 +203,16 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
-// A session that links this package adds its Result to $PERFGATE_HISTORY,
+// AddFromEnv adds a Result to $PERFGATE_HISTORY,
 // with the commit and branch from the environment and a link to its
 // report.
 func TestAddFromEnv(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "h.db")
-	t.Setenv(perftest.EnvHistory, path)
+	t.Setenv(resultpkg.EnvHistory, path)
 	t.Setenv(EnvCommit, "0123456789abcdef0123456789abcdef01234567")
 	t.Setenv(EnvBranch, "main")
 	t.Setenv(EnvAppVersion, "2.0.1")
-	t.Setenv(perftest.EnvReport, "/tmp/reports")
+	t.Setenv(resultpkg.EnvReport, "/tmp/reports")
 	t.Setenv(EnvReportURL, "https://ci.example/run/7/")
 	r := result("TestFeed/fast", "Pixel 7", t0, scrollStep("scroll", 18, 5))
 	if err := AddFromEnv(context.Background(), r); err != nil {
@@ -227,7 +227,7 @@ func TestAddFromEnv(t *testing.T) {
 	if p.Commit != "0123456789abcdef0123456789abcdef01234567" || p.Branch != "main" || p.AppVersion != "2.0.1" || p.ReportURL != "https://ci.example/run/7/TestFeed_fast.html" {
 		t.Errorf("point %+v", p)
 	}
-	t.Setenv(perftest.EnvHistory, "")
+	t.Setenv(resultpkg.EnvHistory, "")
 	if err := AddFromEnv(context.Background(), result("TestOther", "Pixel 7", t0)); err != nil {
 		t.Errorf("unset: %v", err)
 	}

@@ -1,6 +1,7 @@
 package perftest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Sources whose reads the collector logs, so a metric without a value can
@@ -107,7 +109,7 @@ func quoteOutput(err error, out []byte) string {
 
 // logTick records how each source of one cheap-lane tick fared. Per-process
 // sources are not read while the app is not running; that is no failure.
-func (c *collector) logTick(p tickPlan, out []adbx.Result, smp *Sample) {
+func (c *collector) logTick(p tickPlan, out []adbx.Result, smp *result.Sample) {
 	h, l := smp.HostNs, &c.ab
 	if p.frames >= 0 {
 		err := ""
@@ -247,7 +249,7 @@ func (c *collector) framesReadAfter(end int64) bool {
 // framesLost says which of the step's frames the phone's frame buffer lost
 // by wrapping between two polls (Gap.LostFromNs), "" when it lost none of
 // them: a count over the others would be a part of the step's.
-func (c *collector) framesLost(st *Step) string {
+func (c *collector) framesLost(st *result.Step) string {
 	n := 0
 	var from, to int64
 	for _, g := range c.s.res.Gaps {
@@ -295,7 +297,7 @@ func (c *collector) ranAround(start, end int64) bool {
 // markAbsent sets st.NotMeasured: every metric of the catalogue the step
 // has no value for, with the most specific reason known — the collector's
 // (a source unreadable, the app not running) before what the figures show.
-func (c *collector) markAbsent(st *Step) {
+func (c *collector) markAbsent(st *result.Step) {
 	why, whyMetric := c.ab.why, c.ab.whyMetric
 	if why == nil {
 		why = map[metrics.Family]string{}
@@ -444,23 +446,7 @@ func (c *collector) markAbsent(st *Step) {
 		why[metrics.FamilyCPUTicks] = why[metrics.FamilyAppCPU]
 	}
 
-	st.NotMeasured = nil
-	for _, e := range st.catalogue() {
-		r := whyMetric[e.Name]
-		if r == "" {
-			r = why[e.Family]
-		}
-		if r == "" {
-			r = e.why
-		}
-		if r == "" {
-			continue
-		}
-		if st.NotMeasured == nil {
-			st.NotMeasured = map[metrics.Name]string{}
-		}
-		st.NotMeasured[e.Name] = r
-	}
+	st.SetNotMeasured(func(m metrics.Metric) string { return cmp.Or(whyMetric[m.Name], why[m.Family]) })
 }
 
 // setWhy records a reason found while summarising st's family f.

@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -50,7 +51,7 @@ type ticker chan struct{}
 
 func newTicker() ticker { return make(ticker, 1024) }
 
-func (tk ticker) onTick(perftest.Live) {
+func (tk ticker) onTick(result.Live) {
 	select {
 	case tk <- struct{}{}:
 	default:
@@ -90,7 +91,7 @@ func (tk ticker) waitOr(t *testing.T, n int, done <-chan struct{}) bool {
 // too busy to get a tick through for GiveUpAfter ends the session as
 // unreachable, which a test that needs the ticks tries again. Anything
 // else the session reports fails the test.
-func tickStep(t *testing.T, d *adbx.Device, cfg perftest.Config, tk ticker, name string, n int) (r *perftest.Result, early string) {
+func tickStep(t *testing.T, d *adbx.Device, cfg perftest.Config, tk ticker, name string, n int) (r *result.Result, early string) {
 	t.Helper()
 	rt := &recT{}
 	s := perftest.Start(rt, d, perftest.WithConfig(cfg))
@@ -122,7 +123,7 @@ func quirkConfig(t *testing.T, tk ticker) perftest.Config {
 // It returns the step and the phone's truth at the step's edges. None of
 // its callers' quirks fails a whole tick: on the bubble's clock (call it
 // in a bubble) a gap fails the test.
-func scrollWith(t *testing.T, preset string, api int, q simdevice.Quirks, n int, cfg func(*perftest.Config)) (r *perftest.Result, st *perftest.Step, before, after simdevice.TruthTotals) {
+func scrollWith(t *testing.T, preset string, api int, q simdevice.Quirks, n int, cfg func(*perftest.Config)) (r *result.Result, st *result.Step, before, after simdevice.TruthTotals) {
 	t.Helper()
 	r, st, before, after = scrollOnce(t, preset, api, q, n, cfg)
 	if len(r.Gaps) > 0 {
@@ -132,7 +133,7 @@ func scrollWith(t *testing.T, preset string, api int, q simdevice.Quirks, n int,
 }
 
 // scrollOnce is one measurement of scrollWith.
-func scrollOnce(t *testing.T, preset string, api int, q simdevice.Quirks, n int, cfg func(*perftest.Config)) (r *perftest.Result, st *perftest.Step, before, after simdevice.TruthTotals) {
+func scrollOnce(t *testing.T, preset string, api int, q simdevice.Quirks, n int, cfg func(*perftest.Config)) (r *result.Result, st *result.Step, before, after simdevice.TruthTotals) {
 	t.Helper()
 	dev, d := simQuirks(t, preset, api, q)
 	tk := newTicker()
@@ -153,7 +154,7 @@ func scrollOnce(t *testing.T, preset string, api int, q simdevice.Quirks, n int,
 
 // absent checks that each named metric is missing from the step's
 // Metrics and that its reason holds every one of want.
-func absent(t *testing.T, st *perftest.Step, names []metrics.Name, want ...string) {
+func absent(t *testing.T, st *result.Step, names []metrics.Name, want ...string) {
 	t.Helper()
 	for _, n := range names {
 		if slices.ContainsFunc(st.Metrics(), func(m metrics.Metric) bool { return m.Name == n }) {
@@ -168,7 +169,7 @@ func absent(t *testing.T, st *perftest.Step, names []metrics.Name, want ...strin
 	}
 }
 
-func metric(t *testing.T, st *perftest.Step, name metrics.Name) float64 {
+func metric(t *testing.T, st *result.Step, name metrics.Name) float64 {
 	t.Helper()
 	for _, m := range st.Metrics() {
 		if m.Name == name {
@@ -291,7 +292,7 @@ func TestAppNotRunningInStep(t *testing.T) {
 		// API 28 reads per-UID traffic every tick (xt_qtaguid), so the read
 		// just before the stopped step is one taken after the force-stop; on
 		// API 33 netstats is read every second and the byte count of a step
-		// spans up to a second either side of it (see TrafficStats.Intervals).
+		// spans up to a second either side of it (see result.TrafficStats.Intervals).
 		dev, d := simQuirks(t, "chatty-network", 28, simdevice.Quirks{})
 		tk := newTicker()
 		s := perftest.Start(t, d, perftest.WithConfig(quirkConfig(t, tk)))

@@ -15,10 +15,11 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/result"
 )
 
 // hasMetric reports whether the step's catalogue has a value for name.
-func hasMetric(st *Step, name metrics.Name) (float64, bool) {
+func hasMetric(st *result.Step, name metrics.Name) (float64, bool) {
 	for _, m := range st.Metrics() {
 		if m.Name == name {
 			return m.Value, true
@@ -29,14 +30,14 @@ func hasMetric(st *Step, name metrics.Name) (float64, bool) {
 
 // wantAbsent checks each name is missing from Metrics and listed by
 // Absent with a reason holding want.
-func wantAbsent(t *testing.T, st *Step, want string, names ...metrics.Name) {
+func wantAbsent(t *testing.T, st *result.Step, want string, names ...metrics.Name) {
 	t.Helper()
 	ab := st.Absent()
 	for _, n := range names {
 		if v, ok := hasMetric(st, n); ok {
 			t.Errorf("%s: %s = %v, want it absent (%s)", st.Name, n, v, want)
 		}
-		i := slices.IndexFunc(ab, func(a AbsentMetric) bool { return a.Name == n })
+		i := slices.IndexFunc(ab, func(a result.AbsentMetric) bool { return a.Name == n })
 		if i < 0 || !strings.Contains(ab[i].Reason, want) {
 			t.Errorf("%s: %s: Absent gives %+v, want a reason with %q", st.Name, n, ab, want)
 		}
@@ -48,7 +49,7 @@ func wantAbsent(t *testing.T, st *Step, want string, names ...metrics.Name) {
 // full display every launch's "Fully drawn".
 func TestAbsentFromFigures(t *testing.T) {
 	dm := 0
-	one := &Step{Name: "tap", FrameStats: frames.Summary{Source: "gfxinfo", Frames: 1, DeadlineMissed: &dm, Vitals: &frames.Vitals{},
+	one := &result.Step{Name: "tap", FrameStats: frames.Summary{Source: "gfxinfo", Frames: 1, DeadlineMissed: &dm, Vitals: &frames.Vitals{},
 		FrameTimeMS: frames.Percentiles{P50: 7, P90: 7, P95: 7, P99: 7}}}
 	wantAbsent(t, one, "needs two frames (intervals between frames); the step had 1", "fps", "stutter_perfdog", "jank_chromium", "max_frame_delay")
 	for _, n := range []metrics.Name{"frames", "jank", "jank_deadline_missed", "frame_time_p95", "slow_frames"} {
@@ -57,24 +58,24 @@ func TestAbsentFromFigures(t *testing.T) {
 		}
 	}
 
-	sf := &Step{Name: "sf", FrameStats: frames.Summary{Source: "surfaceflinger", Frames: 1}}
+	sf := &result.Step{Name: "sf", FrameStats: frames.Summary{Source: "surfaceflinger", Frames: 1}}
 	wantAbsent(t, sf, "needs two frames", "frame_time_p50", "frame_time_p99", "fps")
 	wantAbsent(t, sf, "needs frame durations (gfxinfo); the frames came from surfaceflinger", "jank_deadline_missed", "slow_frames", "frozen_frames")
 
-	idle := &Step{Name: "idle", FrameStats: frames.Summary{Source: "gfxinfo"}}
+	idle := &result.Step{Name: "idle", FrameStats: frames.Summary{Source: "gfxinfo"}}
 	if v, ok := hasMetric(idle, "frames"); !ok || v != 0 {
 		t.Errorf("a frame source read without frames: frames %v %v, want a measured 0", v, ok)
 	}
 	wantAbsent(t, idle, "no frame in the step", "fps", "jank", "frame_time_p95")
 
-	mem := &Step{Name: "mem", MemoryStats: MemoryStats{PSSSamples: 1, PSSMaxKB: 100, RSSSamples: 3, RSSMaxKB: 200}}
+	mem := &result.Step{Name: "mem", MemoryStats: result.MemoryStats{PSSSamples: 1, PSSMaxKB: 100, RSSSamples: 3, RSSMaxKB: 200}}
 	wantAbsent(t, mem, "growth needs two dumpsys meminfo reads in the step; it had 1", "pss_growth")
 	if v, ok := hasMetric(mem, "pss_max"); !ok || v != 100 {
 		t.Errorf("pss_max %v %v", v, ok)
 	}
 
-	launch := &Step{Name: "launch", Startup: &StartupStats{Kind: "cold", Source: "am start -W TotalTime",
-		Iterations: []StartupSample{{TotalTimeMs: 500, FullyDrawnMs: 900}, {TotalTimeMs: 520}}}}
+	launch := &result.Step{Name: "launch", Startup: &result.StartupStats{Kind: "cold", Source: "am start -W TotalTime",
+		Iterations: []result.StartupSample{{TotalTimeMs: 500, FullyDrawnMs: 900}, {TotalTimeMs: 520}}}}
 	launch.Startup.Summarise()
 	wantAbsent(t, launch, `needs every launch to log "Fully drawn" (the app calls reportFullyDrawn); 1 of 2 did`, "startup_full")
 	if v, ok := hasMetric(launch, "startup_initial"); !ok || v != 500 {
@@ -84,24 +85,24 @@ func TestAbsentFromFigures(t *testing.T) {
 
 	// What the collector recorded wins over the figures, and survives the
 	// JSON.
-	tr := &Step{Name: "scroll", TrafficStats: &TrafficStats{Source: "x", Scope: "uid"},
+	tr := &result.Step{Name: "scroll", TrafficStats: &result.TrafficStats{Source: "x", Scope: "uid"},
 		NotMeasured: map[metrics.Name]string{"rx": "traffic: gone", "tx": "traffic: gone"}}
 	wantAbsent(t, tr, "traffic: gone", "rx", "tx")
-	r := &Result{Schema: Schema, Steps: []*Step{tr}}
+	r := &result.Result{Schema: result.Schema, Steps: []*result.Step{tr}}
 	path := filepath.Join(t.TempDir(), "r.json")
 	if err := r.WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadResult(path)
+	back, err := result.ReadResult(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantAbsent(t, back.Step("scroll"), "traffic: gone", "rx", "tx")
 
 	// Every metric of the catalogue is either measured or absent.
-	for _, st := range []*Step{one, sf, idle, mem, launch, tr} {
+	for _, st := range []*result.Step{one, sf, idle, mem, launch, tr} {
 		n := len(st.Metrics()) + len(st.Absent())
-		if all := len(st.catalogue()); n != all {
+		if all := len(metrics.Catalogue()); n != all {
 			t.Errorf("%s: %d measured + %d absent != %d", st.Name, len(st.Metrics()), len(st.Absent()), all)
 		}
 	}
@@ -256,31 +257,10 @@ func TestBatteryTemperatureAbsent(t *testing.T) {
 	wantAbsent(t, st, `traffic: not collected`, "rx")
 }
 
-// A step lists exactly the catalogue's metrics, in its order, each with
-// the catalogue's unit and direction: adding a metric is one catalogue
-// entry and the value a step gives it.
-func TestStepListsTheCatalogue(t *testing.T) {
-	st := &Step{Name: "scroll", FrameStats: frames.Summary{Source: "gfxinfo", Frames: 3}}
-	var got []metrics.Name
-	for _, e := range st.catalogue() {
-		got = append(got, e.Name)
-		if d := e.Name.Def(); e.Unit != d.Unit || e.Better != d.Better || e.BenchUnit != d.BenchUnit {
-			t.Errorf("%s: %+v differs from its catalogue entry %+v", e.Name, e.Def, d)
-		}
-	}
-	var want []metrics.Name
-	for _, d := range metrics.Catalogue() {
-		want = append(want, d.Name)
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("step lists\n%v\nthe catalogue is\n%v", got, want)
-	}
-}
-
 // The samples keep the JSON names a Result has always had for the CPU
 // line and the processes' times, now that they are metrics' own types.
 func TestSampleJSON(t *testing.T) {
-	smp := Sample{CPU: &procfs.CPUTimes{User: 1, Nice: 2, System: 3, Idle: 4, IOWait: 5, IRQ: 6, SoftIRQ: 7, Steal: 8, Guest: 9, GuestNice: 10},
+	smp := result.Sample{CPU: &procfs.CPUTimes{User: 1, Nice: 2, System: 3, Idle: 4, IOWait: 5, IRQ: 6, SoftIRQ: 7, Steal: 8, Guest: 9, GuestNice: 10},
 		Procs: []procfs.PidStat{{PID: 42, Comm: "com.x", State: "S", UTime: 11, STime: 12, StartTime: 13, Processor: -1}}}
 	b, err := json.Marshal(smp)
 	if err != nil {

@@ -2,6 +2,7 @@ package perftest
 
 import (
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/result"
 )
 
 // benchT is *testing.B's ReportMetric.
@@ -14,7 +15,7 @@ type benchT interface {
 // A session of one step reports bare units; with several, each unit is
 // prefixed by the step's name ("scroll-jank"), since one benchmark has one
 // line. Iterations of a step ("scroll#2") are averaged into "scroll".
-func reportBench(b benchT, r *Result) {
+func reportBench(b benchT, r *result.Result) {
 	type acc struct {
 		sum float64
 		n   int

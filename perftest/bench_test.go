@@ -3,6 +3,7 @@ package perftest
 import (
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/result"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -249,7 +250,7 @@ func BenchmarkStop(b *testing.B) {
 					s, err := newSession(context.Background(), wrapAdbx(d), Config{
 						Package: simdevice.PresetPackage, Collectors: set.cols, ResultFile: "-",
 						Causes: CauseOptions{Off: set.off},
-						OnTick: func(Live) {
+						OnTick: func(result.Live) {
 							select {
 							case ticked <- struct{}{}:
 							default:

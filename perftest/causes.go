@@ -5,6 +5,7 @@ import (
 
 	"github.com/perfgate/perfgate/causes"
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/result"
 )
 
 // CauseOptions control how a session finds out why frames janked (README
@@ -33,22 +34,6 @@ type CauseOptions struct {
 // WithCauses sets how the session finds out why frames janked.
 func WithCauses(o CauseOptions) Option { return func(c *Config) { c.Causes = o } }
 
-// CauseRun is how the session looked for causes.
-type CauseRun struct {
-	// LooperProperty is the property set for the app's main Looper and
-	// LooperSlowMs the threshold; empty and 0 when none was set.
-	LooperProperty string `json:"looper_property,omitempty"`
-	LooperSlowMs   int64  `json:"looper_slow_ms,omitempty"`
-	// StackSource names the profiler command, empty when none ran.
-	StackSource string `json:"stack_source,omitempty"`
-	// StacksFile is the file, beside the Result, that holds every sampled
-	// main-thread stack of the session folded for flame-graph tools (one
-	// "step;outermost;…;innermost count" line per stack).
-	StacksFile string `json:"stacks_file,omitempty"`
-	// Samples is how many main-thread samples the profiler gave.
-	Samples int `json:"samples,omitempty"`
-}
-
 // causeLog is what the session's Stop-time reads gave for causes.
 type causeLog struct {
 	read bool
@@ -64,7 +49,7 @@ type causeLog struct {
 
 // summariseCauses finds why the step's janky frames janked (see
 // causes.Step). frames are the step's frames.
-func (c *collector) summariseCauses(st *Step, frames []frames.Frame) *causes.Step {
+func (c *collector) summariseCauses(st *result.Step, frames []frames.Frame) *causes.Step {
 	if !c.causesOn() {
 		return nil
 	}
@@ -74,12 +59,4 @@ func (c *collector) summariseCauses(st *Step, frames []frames.Frame) *causes.Ste
 		Blocks: c.causes.blocks, Samples: c.causes.samples, ANRs: c.causes.anrs,
 		NotMeasured: map[string]string{causes.SourceBlocks: c.blocksWhy(st), causes.SourceStacks: c.stacksWhy(st), causes.SourceANRs: c.anrsWhy(st)},
 	})
-}
-
-// ANRs returns the app's ANRs in the step (see causes.Step).
-func (st *Step) ANRs() []causes.ANR {
-	if st.Causes == nil {
-		return nil
-	}
-	return st.Causes.ANRs
 }

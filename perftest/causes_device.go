@@ -23,6 +23,7 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	profilerpkg "github.com/perfgate/perfgate/android/profiler"
 	"github.com/perfgate/perfgate/causes"
+	"github.com/perfgate/perfgate/result"
 )
 
 // looperAPI is the first API level whose Looper reads the slow-message
@@ -94,7 +95,7 @@ func (c *collector) setupCauses(ctx context.Context) {
 		return
 	}
 	api := c.s.res.Device.API
-	run := &CauseRun{}
+	run := &result.CauseRun{}
 	c.s.res.Causes = run
 	looper, stacks := false, false
 	switch {
@@ -329,7 +330,7 @@ func (c *collector) restoreLooperProp() {
 // signals and calls Stop. A signal the process ignores is left alone
 // (guardedSignals).
 func (s *Session) guardSignals() {
-	if TestPackage() == "" {
+	if result.TestPackage() == "" {
 		return
 	}
 	if !guard.add(s) {
@@ -844,7 +845,7 @@ func (c *collector) readANRStacks(ctx context.Context, anrs []causes.ANR) []stri
 }
 
 // blocksWhy says why a step has no blocks, "" when it has them.
-func (c *collector) blocksWhy(st *Step) string {
+func (c *collector) blocksWhy(st *result.Step) string {
 	l := c.looper
 	if l.why != "" {
 		return l.why
@@ -865,7 +866,7 @@ func (c *collector) blocksWhy(st *Step) string {
 
 // causeLogWhy says why the log read at Stop tells source src nothing of
 // the step, "" when it tells all.
-func (c *collector) causeLogWhy(st *Step, src string) string {
+func (c *collector) causeLogWhy(st *result.Step, src string) string {
 	switch {
 	case !c.causes.read:
 		return src + ": the log was not read (the session ended before Stop)"
@@ -878,7 +879,7 @@ func (c *collector) causeLogWhy(st *Step, src string) string {
 }
 
 // stacksWhy says why a step has no sampled stacks, "" when it may have.
-func (c *collector) stacksWhy(st *Step) string {
+func (c *collector) stacksWhy(st *result.Step) string {
 	p := &c.prof
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -905,10 +906,10 @@ func (c *collector) stacksWhy(st *Step) string {
 }
 
 // anrsWhy says why a step's ANRs are not known, "" when they are.
-func (c *collector) anrsWhy(st *Step) string { return c.causeLogWhy(st, causes.SourceANRs) }
+func (c *collector) anrsWhy(st *result.Step) string { return c.causeLogWhy(st, causes.SourceANRs) }
 
 // stepPIDs are the app's processes the ticks of the step saw.
-func (c *collector) stepPIDs(st *Step) []int {
+func (c *collector) stepPIDs(st *result.Step) []int {
 	var out []int
 	ss := c.s.res.Samples
 	for i := c.firstSample(st.HostStartNs); i < len(ss); i++ {

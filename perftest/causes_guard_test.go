@@ -20,6 +20,7 @@ import (
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -163,7 +164,7 @@ func (c *guardChild) endsBy(t *testing.T, sig syscall.Signal) {
 	if len(files) != 1 {
 		t.Fatalf("the interrupted child wrote %v, want one Result", files)
 	}
-	r, err := perftest.ReadResult(files[0])
+	r, err := result.ReadResult(files[0])
 	if err != nil {
 		t.Fatal(err)
 	}

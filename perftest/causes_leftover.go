@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/perftest/internal/tracing"
 )
 
 // What the profiler leaves on a phone, and how a later session finds it.
@@ -22,19 +23,19 @@ import (
 // a session that samples stacks lists, in the round trip that picks its
 // profiler, the phone's clock, those files and the processes: a file is a
 // leftover when no running simpleperf writes it and it is older than
-// traceGrace (a live recording's file is read and removed within seconds
+// tracing.Grace (a live recording's file is read and removed within seconds
 // of its recording's end). Leftovers are removed, each with a note: the
 // samples of a session that never stopped belong to no Result.
 
 // profFile matches the profiler files of perfgate's sessions.
-var profFile = regexp.MustCompile(`^` + traceLeaseDir + `/perfgate-[0-9a-f]{16}\.(data|trace)$`)
+var profFile = regexp.MustCompile(`^` + tracing.LeaseDir + `/perfgate-[0-9a-f]{16}\.(data|trace)$`)
 
 // profilerListing lists the phone's clock, perfgate's profiler files
 // (time and path) and the processes.
 func profilerListing() []string {
 	return []string{
 		"date +%s",
-		"for f in " + traceLeaseDir + "/perfgate-*.data " + traceLeaseDir + "/perfgate-*.trace; do [ -f \"$f\" ] && stat -c '%Y %n' \"$f\"; done; true",
+		"for f in " + tracing.LeaseDir + "/perfgate-*.data " + tracing.LeaseDir + "/perfgate-*.trace; do [ -f \"$f\" ] && stat -c '%Y %n' \"$f\"; done; true",
 		"ps -A -o PID,ARGS",
 	}
 }
@@ -69,7 +70,7 @@ func profilerLeftovers(out []adbx.Result) map[string]time.Duration {
 			continue
 		}
 		mt, err := strconv.ParseInt(f[0], 10, 64)
-		if age := time.Duration(now-mt) * time.Second; err == nil && age >= traceGrace {
+		if age := time.Duration(now-mt) * time.Second; err == nil && age >= tracing.Grace {
 			left[f[1]] = age
 		}
 	}

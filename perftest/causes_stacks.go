@@ -3,6 +3,7 @@ package perftest
 import (
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/result"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,7 +48,7 @@ func (c *collector) foldedStacks() []byte {
 // <result>.folded: the Result's own stem with .folded for .json (see
 // WriteInDir), and names the file in r.Causes. Nothing is written when
 // the Result is not ("-") or there are no stacks.
-func (c Config) writeStacks(r *Result, data []byte) error {
+func (c Config) writeStacks(r *result.Result, data []byte) error {
 	if len(data) == 0 || r.Causes == nil || c.ResultFile == "-" {
 		return nil
 	}
@@ -65,7 +66,7 @@ func (c Config) writeStacks(r *Result, data []byte) error {
 		os.Remove(tmp.Name())
 		return fail(err)
 	}
-	p, err := c.fileStem().claim(dir, resultBase(c.Name), ".folded", tmp.Name())
+	p, err := c.fileStem().Claim(dir, result.Base(c.Name), ".folded", tmp.Name())
 	if err != nil {
 		os.Remove(tmp.Name())
 		return fail(err)

@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/perf/benchfmt"
-
 	"github.com/perfgate/perfgate/assert"
+	"golang.org/x/perf/benchfmt"
 )
 
 const cpuDef = "app share of device, /proc/stat, /proc/<pid>/stat, /proc/<pid>/task/*/stat"

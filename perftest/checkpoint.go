@@ -5,64 +5,26 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/result"
 )
-
-// A session writes its Result as each step ends, not only at Stop, so that
-// a session that never reaches Stop (SIGKILL, a crashed host, os.Exit, a
-// test binary's -timeout) still leaves every step it finished on disk. Each
-// write goes to the file Stop's write replaces later, whole (a temporary
-// file, synced, renamed over it), and says it is unfinished (Unfinished,
-// and an Error for readers that know only that): no reader takes it for a
-// session that ran to Stop and passed.
-//
-// A step is written twice: when it ends, with what the session read up to
-// then, and again once frame polls after its end brought the frames it
-// drew last (they are only known from such a poll; until then its frame
-// figures are not measured, and say why). Neither write asks the
-// phone for anything: the figures come from what the lanes read.
-
-// Unfinished marks a Result written while its session ran, before Stop:
-// the session wrote it as a step ended. A session that reached Stop
-// replaced it with its final Result, which has no Unfinished; one that
-// did not (killed, crashed, or still running) left this one, whose steps
-// are those that had ended, summarised from what had been read by then.
-type Unfinished struct {
-	// After names the last step that had ended when it was written.
-	After string `json:"after"`
-	// InStep names the step that had begun since, "" for none.
-	InStep string `json:"in_step,omitempty"`
-	// Written is when it was written, on the host's wall clock.
-	Written time.Time `json:"written"`
-}
-
-// reason is what an Unfinished Result's Error says.
-func (u *Unfinished) reason() string {
-	in := ""
-	if u.InStep != "" {
-		in = " (step " + strconv.Quote(u.InStep) + " in progress)"
-	}
-	return fmt.Sprintf("unfinished: the session had not reached Stop when this Result was written, after step %q ended%s; it was killed, or it still runs",
-		u.After, in)
-}
 
 // checkpointLocked is the Result so far, for a write after the step named
 // after ended, or nil when nothing is to be written (the session is
 // stopping, or writes no Result). It copies what the lanes go on changing,
 // so that it can be written without the lock; the finished steps are
 // summarised as Stop would summarise them from what was read by now.
-func (s *Session) checkpointLocked(after string) *Result {
+func (s *Session) checkpointLocked(after string) *checkpoint {
 	if s.stopping || s.cfg.ResultFile == "-" {
 		return nil
 	}
 	s.ckSeq++
 	r, c := s.res, s.col
 	clk := c.stepClock()
-	snap := &Result{
-		Schema: Schema, Name: r.Name, TestPackage: r.TestPackage,
+	snap := &result.Result{
+		Schema: result.Schema, Name: r.Name, TestPackage: r.TestPackage,
 		Device: r.Device, App: r.App, Config: r.Config,
 		Start: r.Start, End: time.Now(), Clock: clk.sync(),
 		Frames:         slices.Clone(r.Frames),
@@ -76,14 +38,13 @@ func (s *Session) checkpointLocked(after string) *Result {
 		Restarts:       slices.Clone(r.Restarts),
 		ProcessEnds:    slices.Clone(r.ProcessEnds),
 		Notes:          slices.Clone(r.Notes),
-		Unfinished:     &Unfinished{After: after, Written: time.Now()},
-		ckSeq:          s.ckSeq,
+		Unfinished:     &result.Unfinished{After: after, Written: time.Now()},
 	}
 	snap.App.PIDs = slices.Clone(r.App.PIDs)
 	if s.cur != nil {
 		snap.Unfinished.InStep = s.cur.Name
 	}
-	snap.Error = snap.Unfinished.reason()
+	snap.Error = snap.Unfinished.Reason()
 	if r.Causes != nil {
 		cr := *r.Causes
 		snap.Causes = &cr
@@ -102,7 +63,7 @@ func (s *Session) checkpointLocked(after string) *Result {
 	for i := range snap.Traffic {
 		snap.Traffic[i].DeviceNs = clk.toDevice(snap.Traffic[i].HostNs)
 	}
-	for _, list := range [][]Crash{snap.Crashes, snap.Restarts, snap.ProcessEnds} {
+	for _, list := range [][]result.Crash{snap.Crashes, snap.Restarts, snap.ProcessEnds} {
 		for i := range list {
 			list[i].DeviceNs = clk.toDevice(list[i].HostNs)
 		}
@@ -131,7 +92,7 @@ func (s *Session) checkpointLocked(after string) *Result {
 		snap.Steps = append(snap.Steps, &cp)
 		if c.framesReadAfter(st.HostEndNs) || !s.cfg.has(CollectFrames) {
 			if s.ckDone == nil {
-				s.ckDone = map[*Step]ckStep{}
+				s.ckDone = map[*result.Step]ckStep{}
 			}
 			done := cp
 			key.frames = framesIn(r.Frames, cp.DeviceStartNs, cp.DeviceEndNs)
@@ -139,16 +100,16 @@ func (s *Session) checkpointLocked(after string) *Result {
 		}
 	}
 	c.provisional = false
-	snap.Verdicts = r.verdicts()
-	snap.own()
-	return snap
+	snap.Verdicts = r.CopyVerdicts()
+	snap.Bind()
+	return &checkpoint{Result: snap, seq: s.ckSeq}
 }
 
 // ckStep is a step summarised for a checkpoint once a poll after its end
 // came back, and what it was summarised from that can still change.
 type ckStep struct {
 	key  ckKey
-	step *Step
+	step *result.Step
 }
 
 // ckKey is what a finished step's summary depends on that can grow after
@@ -169,26 +130,33 @@ func framesIn(fs []frames.Frame, start, end int64) int {
 	return max(0, j-i)
 }
 
+// checkpoint is a Result written before Stop and its place in the
+// order of the session's writes.
+type checkpoint struct {
+	*result.Result
+	seq uint64
+}
+
 // writeCheckpoint writes snap, a checkpointLocked Result, unless Stop wrote
 // the final Result or a later checkpoint was written already. A write that
 // fails is remembered: Stop notes it in the final Result.
-func (s *Session) writeCheckpoint(snap *Result) {
+func (s *Session) writeCheckpoint(snap *checkpoint) {
 	if snap == nil {
 		return
 	}
 	s.fileMu.Lock()
 	defer s.fileMu.Unlock()
-	if s.finalWritten || snap.ckSeq <= s.ckWritten {
+	if s.finalWritten || snap.seq <= s.ckWritten {
 		return
 	}
-	s.ckWritten = snap.ckSeq
-	if err := s.cfg.writeResult(snap); err != nil && s.ckErr == nil {
+	s.ckWritten = snap.seq
+	if err := s.cfg.writeResult(snap.Result); err != nil && s.ckErr == nil {
 		s.ckErr = fmt.Errorf("after step %q: %w", snap.Unfinished.After, err)
 	}
 }
 
 // writeFinal writes the final Result r, after which no checkpoint does.
-func (s *Session) writeFinal(r *Result) error {
+func (s *Session) writeFinal(r *result.Result) error {
 	s.fileMu.Lock()
 	defer s.fileMu.Unlock()
 	s.finalWritten = true
@@ -197,7 +165,7 @@ func (s *Session) writeFinal(r *Result) error {
 
 // stepEndedLocked takes the checkpoint of the step st that just ended, and
 // arms the one the lane writes once a frame poll after its end came back.
-func (s *Session) stepEndedLocked(st *Step) *Result {
+func (s *Session) stepEndedLocked(st *result.Step) *checkpoint {
 	snap := s.checkpointLocked(st.Name)
 	if snap != nil && s.cfg.has(CollectFrames) {
 		s.ckAfter, s.ckAfterName, s.ckArmed = st.HostEndNs, st.Name, true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -82,7 +83,7 @@ func BenchmarkStepWrite(b *testing.B) {
 			fi, err := os.Stat(s.res.Path)
 			if err != nil {
 				// The checkpoint, not s.res, knows its path.
-				fi, err = os.Stat(s.cfg.resultsDir() + "/" + resultBase(s.cfg.Name) + ".json")
+				fi, err = os.Stat(s.cfg.resultsDir() + "/" + result.Base(s.cfg.Name) + ".json")
 			}
 			if err != nil {
 				b.Fatal(err)

@@ -10,13 +10,14 @@ import (
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
 // onDisk reads the one Result in dir; the test fails unless there is
 // exactly one file there (besides hidden ones: the folder's lock, a write's
 // temporary file), a Result.
-func onDisk(t *testing.T, dir string) *perftest.Result {
+func onDisk(t *testing.T, dir string) *result.Result {
 	t.Helper()
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -31,7 +32,7 @@ func onDisk(t *testing.T, dir string) *perftest.Result {
 	if len(names) != 1 || !strings.HasSuffix(names[0], ".json") {
 		t.Fatalf("the results folder holds %q, want one Result", names)
 	}
-	r, err := perftest.ReadResult(filepath.Join(dir, names[0]))
+	r, err := result.ReadResult(filepath.Join(dir, names[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestResultWrittenAsStepsEnd(t *testing.T) {
 	s.Begin("second")
 	// The tick after the step's end polls frames, and the lane writes the
 	// Result again before the next tick.
-	var first *perftest.Step
+	var first *result.Step
 	for range 100 {
 		tk.wait(t, 1)
 		r = onDisk(t, cfg.ResultsDir)

@@ -1,6 +1,7 @@
 package perftest
 
 import (
+	"github.com/perfgate/perfgate/result"
 	"math"
 	"sort"
 )
@@ -90,12 +91,12 @@ func (c *clockMap) offset() int64 {
 func (c *clockMap) toDevice(hostNs int64) int64 { return hostNs + c.offset() }
 
 // sync describes the mapping for the Result.
-func (c *clockMap) sync() ClockSync {
+func (c *clockMap) sync() result.ClockSync {
 	if c.samples == 0 {
-		return ClockSync{Source: "none", UncertaintyMs: math.MaxFloat32}
+		return result.ClockSync{Source: "none", UncertaintyMs: math.MaxFloat32}
 	}
 	lo, hi := c.interval()
-	return ClockSync{
+	return result.ClockSync{
 		Source:        c.source,
 		OffsetNs:      c.offset(),
 		UncertaintyMs: float64(hi-lo) / 2 / 1e6,

@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // settledWait is wait in a testing/synctest bubble: it first lets every
@@ -90,7 +91,7 @@ func jankOnce(t *testing.T) jankRun {
 // fingerprint logs a digest of the step's frames, its summary and the
 // session's samples, for comparing runs on the fake clock: equal digests,
 // equal measurements.
-func fingerprint(t *testing.T, r *perftest.Result, st *perftest.Step) {
+func fingerprint(t *testing.T, r *result.Result, st *result.Step) {
 	t.Helper()
 	h := sha256.New()
 	_ = json.NewEncoder(h).Encode([]any{r.Frames, st.Frames(), st.DeviceStartNs, st.DeviceEndNs, r.Samples, r.Clock})

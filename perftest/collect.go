@@ -18,6 +18,8 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/android/surfaceflinger"
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/perftest/internal/tracing"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Traffic modes, from the most to the least specific (DESIGN.md "Traffic").
@@ -98,9 +100,9 @@ type collector struct {
 	prof   profiler
 	causes causeLog
 	// tr is the session's Perfetto trace (Config.Trace).
-	tr *traceRun
+	tr *tracing.Recorder
 	// whole is the Result's Whole step while it is summarised.
-	whole *Step
+	whole *result.Step
 	// provisional is set while steps are summarised for a Result written
 	// before Stop: their notes are not the Result's.
 	provisional bool
@@ -414,8 +416,8 @@ func autoSource(gfxT, sfT []int64, gfxClock int64) (src FrameSource, gfxN, sfN i
 	return SourceGfxInfo, gfxN, sfN
 }
 
-func (c *collector) runConfig() RunConfig {
-	rc := RunConfig{
+func (c *collector) runConfig() result.RunConfig {
+	rc := result.RunConfig{
 		IntervalMs:     float64(c.cfg.Interval) / 1e6,
 		SlowIntervalMs: float64(c.cfg.SlowInterval) / 1e6,
 		FrameSource:    string(c.source),
@@ -596,7 +598,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 	c.ticks++
 	c.ab.tickNotes = c.ab.tickNotes[:0]
 	r := c.s.res
-	smp := Sample{HostNs: send + (recv-send)/2, RTTNs: recv - send}
+	smp := result.Sample{HostNs: send + (recv-send)/2, RTTNs: recv - send}
 	if due >= 0 {
 		smp.LateNs = max(0, send-due)
 	}
@@ -714,13 +716,13 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 
 // procsRead says whether a sample holds the app's process times: the app
 // ran no process, or their stat files were read.
-func procsRead(s Sample) bool { return len(s.PIDs) == 0 || len(s.Procs) > 0 }
+func procsRead(s result.Sample) bool { return len(s.PIDs) == 0 || len(s.Procs) > 0 }
 
 // uptimeTicks is a sample's device time in clock ticks since boot, less
 // one tick for the two clocks' resolutions, the bound a process that
 // started after the sample passes (procfs.CPUAppTicksBetween); 0 when the
 // sample has no device time.
-func (c *collector) uptimeTicks(s Sample) uint64 {
+func (c *collector) uptimeTicks(s result.Sample) uint64 {
 	hz := int64(c.s.res.Device.ClockTicks)
 	if s.UptimeNs <= 0 || hz <= 0 {
 		return 0
@@ -757,7 +759,7 @@ func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
 		if containsInt(now, pid) {
 			continue
 		}
-		cr := Crash{HostNs: hostNs, Step: c.s.stepAtLocked(hostNs), OldPIDs: old, NewPIDs: append([]int{}, now...), PID: pid}
+		cr := result.Crash{HostNs: hostNs, Step: c.s.stepAtLocked(hostNs), OldPIDs: old, NewPIDs: append([]int{}, now...), PID: pid}
 		end := processEnd{pid: pid, aliveUp: c.seenUp[pid], deadUp: uptimeNs}
 		if st, ok := c.startTicks[pid]; ok && r.Device.ClockTicks > 0 {
 			end.startUp = int64(st) * int64(time.Second) / int64(r.Device.ClockTicks)
@@ -875,7 +877,7 @@ func (c *collector) absorbTraffic(res adbx.Result, cmd string, hostNs, uptimeNs 
 		return
 	}
 	c.ab.log(srcTraffic, hostNs, "")
-	c.s.res.Traffic = append(c.s.res.Traffic, TrafficSample{
+	c.s.res.Traffic = append(c.s.res.Traffic, result.TrafficSample{
 		HostNs: hostNs, UptimeNs: uptimeNs, RxBytes: tc.RxBytes, TxBytes: tc.TxBytes, RxPackets: tc.RxPackets, TxPackets: tc.TxPackets,
 	})
 }
@@ -952,7 +954,7 @@ func (c *collector) absorbSlow(p tickPlan, out []adbx.Result, send, recv int64, 
 		return
 	}
 	c.ab.log(srcMeminfo, mid, "")
-	ms := MemorySample{HostNs: mid, PSSKB: m.PSSKB, SwapKB: m.SwapKB, Steps: forSteps}
+	ms := result.MemorySample{HostNs: mid, PSSKB: m.PSSKB, SwapKB: m.SwapKB, Steps: forSteps}
 	if m.HasRSS {
 		ms.RSSKB = m.RSSKB
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Collector names one kind of measurement a session takes.
@@ -46,7 +47,7 @@ type Config struct {
 	Package string
 	// Name names the Result (the test's name under Start). It also names
 	// the result file inside ResultsDir: <Name>@<package>.json, where
-	// package is the test's Go package (see TestPackage and
+	// package is the test's Go package (see result.TestPackage and
 	// Result.WriteInDir), so tests of two packages, or two runs at once,
 	// never overwrite each other's Results.
 	Name string
@@ -99,33 +100,19 @@ type Config struct {
 	// OnTick, when set, is called after every cheap-lane tick with the
 	// live state; `perfgate record` prints its live line from it. It runs on
 	// the collector goroutine and must return quickly.
-	OnTick func(Live)
+	OnTick func(result.Live)
 	// ExpectCrash names the steps in which the test expects the app to
 	// crash (a step's iterations "tap#2" … count as "tap"); "*" names
 	// every step. A crash or ANR in any other step fails the test at Stop,
 	// with or without a crash budget.
 	ExpectCrash []string
+	// Reporters write reports of the Result once the session stopped
+	// (WithReporters); those of UseReporters follow them.
+	Reporters []result.Reporter
 
 	// files is the stem the session's Result and the files it links share
 	// in the results folder; withDefaults gives each session its own.
-	files *stem
-}
-
-// Live is the running state a session reports after each tick.
-type Live struct {
-	Elapsed time.Duration
-	Step    string
-	// Frames and FPS over the current step so far; Jank is the default
-	// jank count over it (DESIGN.md "Pauses are not janks").
-	Frames int
-	FPS    float64
-	Jank   int
-	// CPUPct is the app's share of the device over the last tick, PSSKB
-	// the latest `dumpsys meminfo` total.
-	CPUPct float64
-	PSSKB  int64
-	Gaps   int
-	Err    error
+	files *result.Stem
 }
 
 // Option changes a session's Config.
@@ -227,9 +214,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Name == "" {
 		c.Name = "perftest"
 	}
-	c.files = &stem{}
+	c.files = &result.Stem{}
 	if c.ResultFile != "" && c.ResultFile != "-" {
-		c.files = fixedStem(c.ResultFile)
+		c.files = result.FixedStem(c.ResultFile)
 	}
 	if c.Trace != nil {
 		tc, err := c.Trace.withDefaults()
@@ -266,31 +253,31 @@ func pollInterval(want time.Duration, refreshHz float64) time.Duration {
 
 // writeResult writes r where the Config says: ResultFile as given, nothing
 // for "-", else into the results folder under a name no other run holds.
-func (c Config) writeResult(r *Result) error {
+func (c Config) writeResult(r *result.Result) error {
 	switch c.ResultFile {
 	case "-":
 		return nil
 	case "":
-		return r.writeInDir(c.resultsDir(), resultBase(c.Name), c.fileStem())
+		return r.WriteInStem(c.resultsDir(), result.Base(c.Name), c.fileStem())
 	}
 	return r.WriteFile(c.ResultFile)
 }
 
 // fileStem is the stem the session's files share (see stem); a Config
 // that withDefaults did not fill gets a fresh one.
-func (c Config) fileStem() *stem {
+func (c Config) fileStem() *result.Stem {
 	switch {
 	case c.files != nil:
 		return c.files
 	case c.ResultFile != "" && c.ResultFile != "-":
-		return fixedStem(c.ResultFile)
+		return result.FixedStem(c.ResultFile)
 	}
-	return &stem{}
+	return &result.Stem{}
 }
 
 // rewriteResult writes r again where writeResult wrote it, under the same
 // name, with what was recorded since (verdicts).
-func (c Config) rewriteResult(r *Result) error {
+func (c Config) rewriteResult(r *result.Result) error {
 	switch {
 	case r.Path == "" || c.ResultFile == "-":
 		return nil

@@ -1,5 +1,5 @@
 // Package perftest measures an Android app around named steps of a test and
-// turns what it saw into a Result: frames, CPU, memory, traffic, battery and
+// turns what it saw into a result.Result: frames, CPU, memory, traffic, battery and
 // crashes, each step summarised with perfgate's metric definitions.
 //
 //	s := perftest.Start(t, dev, perftest.App("com.example.feed"))
@@ -23,7 +23,7 @@
 // <Test>@<package>.json: TestScroll of package feed writes
 // TestScroll@feed.json, and a second session of that name in one run, or in
 // another run going on at once, TestScroll@feed.2.json (see
-// Result.WriteInDir).
+// result.Result.WriteInDir).
 //
 // With WithTrace (Config.Trace) the session also records a Perfetto trace
 // around its steps on Android 10 and later, pulls it beside the Result and

@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/android/procfs"
+	"github.com/perfgate/perfgate/result"
 )
 
 // processEnd is an app process that disappeared, with the device times
@@ -59,7 +60,7 @@ func endCmds(api int) []string {
 // a crash or, when the log says it was force-stopped or killed or does not
 // say, as a process end. A crash whose log cannot be read at all is kept a
 // crash, so that no crash goes uncounted.
-func (c *collector) readEnd(cr Crash, end processEnd) {
+func (c *collector) readEnd(cr result.Crash, end processEnd) {
 	defer c.aux.Done()
 	ctx, cancel := context.WithTimeout(context.Background(), max(c.cfg.TickTimeout, 5*time.Second))
 	defer cancel()
@@ -78,8 +79,8 @@ func (c *collector) readEnd(cr Crash, end processEnd) {
 		r.Crashes = append(r.Crashes, cr)
 		return
 	}
-	cr, notes, crash := attributeEnd(cr, end, c.cfg.Package, c.cfg.Interval, cmds, out)
-	c.placeEnd(&cr, out[0], recv)
+	cr, ev, notes, crash := attributeEnd(cr, end, c.cfg.Package, c.cfg.Interval, cmds, out)
+	c.placeEnd(&cr, ev, out[0], recv)
 	for _, n := range notes {
 		c.note("%s", n)
 	}
@@ -90,14 +91,21 @@ func (c *collector) readEnd(cr Crash, end processEnd) {
 	r.ProcessEnds = append(r.ProcessEnds, cr)
 }
 
+// evidenceTime is when the line that decided a process end was logged: its
+// time on the device's boottime clock (up, 0 when unknown) and how coarse
+// that is (res).
+type evidenceTime struct{ up, res int64 }
+
 // attributeEnd decides why process end.pid ended from the output of
 // endCmds: only the lines of that process (by pid, since it started and not
 // long before it was last seen alive), the system's lines naming its pid,
 // and a force-stop of pkg between the last tick that saw it and the first
 // that did not. It returns cr with Reason, Cause, Evidence and Logcat set,
-// notes on what could not be read, and whether the end counts as a crash:
-// when the log says so, or when no log could be read at all.
-func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, cmds []string, out []adbx.Result) (Crash, []string, bool) {
+// when the Evidence line was logged, notes on what could not be read, and
+// whether the end counts as a crash: when the log says so, or when no log
+// could be read at all.
+func attributeEnd(cr result.Crash, end processEnd, pkg string, interval time.Duration, cmds []string, out []adbx.Result) (result.Crash, evidenceTime, []string, bool) {
+	var ev evidenceTime
 	var notes []string
 	clk, err := parseLogClock(out[0], out[1])
 	if err != nil {
@@ -179,8 +187,7 @@ func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, 
 	cr.Reason, cr.Cause = cl.Reason, cl.Cause
 	if cl.Event != nil {
 		cr.Evidence = lines[cl.Event.Entry].raw
-		cr.evidenceUp = lines[cl.Event.Entry].boot
-		cr.evidenceRes = int64(clk.res + clk.spread)
+		ev = evidenceTime{up: lines[cl.Event.Entry].boot, res: int64(clk.res + clk.spread)}
 	}
 	cr.Logcat = nil
 	for i, l := range lines {
@@ -194,14 +201,14 @@ func attributeEnd(cr Crash, end processEnd, pkg string, interval time.Duration, 
 	switch {
 	case len(failed) == len(out)-2:
 		notes = append(notes, fmt.Sprintf("process end: pid %d: the log could not be read (%s); counted as a crash", end.pid, strings.Join(failed, "; ")))
-		return cr, notes, true
+		return cr, ev, notes, true
 	case len(failed) > 0:
 		notes = append(notes, "process end: "+strings.Join(failed, "; "))
 	}
 	if cr.Reason == logcat.EndUnknown {
 		notes = append(notes, fmt.Sprintf("process end: pid %d ended with no crash, kill or force-stop in the log (the app exited, or the lines are gone); recorded as a process end, not a crash", end.pid))
 	}
-	return cr, notes, cr.Reason == logcat.EndCrash
+	return cr, ev, notes, cr.Reason == logcat.EndCrash
 }
 
 // logClock places logcat times on the device's boottime clock, from one
@@ -302,15 +309,15 @@ func (c logClock) boot(e logcat.Entry) int64 {
 // that ended before the process did, where the batch's midpoint could put
 // an end that came a millisecond after its step began. The time is never
 // later than the tick that found the process gone.
-func (c *collector) placeEnd(cr *Crash, uptime adbx.Result, recv int64) {
-	if cr.evidenceUp <= 0 {
+func (c *collector) placeEnd(cr *result.Crash, ev evidenceTime, uptime adbx.Result, recv int64) {
+	if ev.up <= 0 {
 		return
 	}
 	up, ok := uptimeOf(uptime)
-	if !ok || up < cr.evidenceUp {
+	if !ok || up < ev.up {
 		return
 	}
-	at := recv + cr.evidenceRes - (up - cr.evidenceUp)
+	at := recv + ev.res - (up - ev.up)
 	if at < 0 || at >= cr.HostNs {
 		return
 	}

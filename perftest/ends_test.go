@@ -9,6 +9,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/internal/fixtures"
+	"github.com/perfgate/perfgate/result"
 )
 
 // endOut builds the output of endCmds for API 24+: the device clock read at
@@ -89,7 +90,7 @@ func TestAttributeEnd(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cr, notes, crash := attributeEnd(Crash{PID: end.pid}, end, pkg, 100*ms, endCmds(33), tc.out)
+			cr, _, notes, crash := attributeEnd(result.Crash{PID: end.pid}, end, pkg, 100*ms, endCmds(33), tc.out)
 			if cr.Reason != tc.reason || cr.Cause != tc.cause || !strings.Contains(cr.Evidence, tc.evidence) || crash != tc.crash {
 				t.Errorf("%s (%s) by %q, crash %v; want %s (%s) by %q, crash %v", cr.Reason, cr.Cause, cr.Evidence, crash, tc.reason, tc.cause, tc.evidence, tc.crash)
 			}
@@ -117,12 +118,12 @@ func TestAttributeEndCapture(t *testing.T) {
 	out := []adbx.Result{{Stdout: []byte("5000.00 1.00\n")}, {Stdout: []byte("1554083702.000000000 2019-04-01 01:55:02\n")},
 		{Stdout: log}, {}}
 	end := processEnd{pid: 1012, aliveUp: 4999_900_000_000, deadUp: 5000_000_000_000}
-	cr, _, crash := attributeEnd(Crash{}, end, "com.android.launcher3", 100*time.Millisecond, endCmds(23), out)
+	cr, _, _, crash := attributeEnd(result.Crash{}, end, "com.android.launcher3", 100*time.Millisecond, endCmds(23), out)
 	if crash || cr.Reason != logcat.EndUnknown || len(cr.Logcat) != 3 {
 		t.Errorf("launcher end: %s (%s) by %q, crash %v, lines %q", cr.Reason, cr.Cause, cr.Evidence, crash, cr.Logcat)
 	}
 	end.pid = 139
-	cr, _, crash = attributeEnd(Crash{}, end, "surfaceflinger", 100*time.Millisecond, endCmds(23), out)
+	cr, _, _, crash = attributeEnd(result.Crash{}, end, "surfaceflinger", 100*time.Millisecond, endCmds(23), out)
 	if !crash || cr.Reason != logcat.EndCrash || cr.Cause != "native" || !strings.Contains(cr.Evidence, "SIGSEGV") {
 		t.Errorf("surfaceflinger end: %s (%s) by %q, crash %v", cr.Reason, cr.Cause, cr.Evidence, crash)
 	}
@@ -159,7 +160,7 @@ func FuzzAttributeEnd(f *testing.F) {
 	f.Fuzz(func(t *testing.T, log []byte, pid int, date []byte) {
 		out := []adbx.Result{{Stdout: []byte("12000.00 1.00\n")}, {Stdout: date}, {Stdout: log}, {Stdout: log}}
 		end := processEnd{pid: pid, aliveUp: 11999_900_000_000, deadUp: 12000_000_000_000}
-		cr, _, crash := attributeEnd(Crash{}, end, "com.perfgate.demo", 100*time.Millisecond, endCmds(33), out)
+		cr, _, _, crash := attributeEnd(result.Crash{}, end, "com.perfgate.demo", 100*time.Millisecond, endCmds(33), out)
 		if len(cr.Logcat) > endLines {
 			t.Fatalf("%d lines kept", len(cr.Logcat))
 		}

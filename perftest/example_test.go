@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
-	"github.com/perfgate/perfgate/frames"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -79,67 +77,4 @@ func ExampleWithTrace() {
 	// trace: scroll@perftest.perfetto-trace
 	// App Deadline Missed (Late Present), 62.5 ms: running 19.8 ms, binder 4.5 ms, sleeping 37.5 ms
 	// longest slice: traversal
-}
-
-// A tap that drew one frame, on a phone whose traffic counters could not
-// be read: a frame count but no FPS (it needs two frames), and no traffic,
-// each with the reason rather than a 0.
-func ExampleStep_Absent() {
-	dm := 0
-	st := &perftest.Step{Name: "tap",
-		FrameStats: frames.Summary{Source: "gfxinfo", Frames: 1, DeadlineMissed: &dm},
-		NotMeasured: map[metrics.Name]string{
-			metrics.Rx: `traffic: /proc/<pid>/net/dev unreadable on every read in the step (3 failed; last: exit 1: "cat: /proc/4242/net/dev: No such file or directory")`,
-		},
-	}
-	for _, a := range st.Absent() {
-		if a.Name == metrics.FPS || a.Name == metrics.Rx {
-			fmt.Printf("%s: %s\n", a.Name, a.Reason)
-		}
-	}
-	for _, m := range st.Metrics() {
-		if m.Name == metrics.Frames || m.Name == metrics.Jank {
-			fmt.Printf("%s = %g\n", m.Name, m.Value)
-		}
-	}
-	// Output:
-	// fps: frames: needs two frames (intervals between frames); the step had 1
-	// rx: traffic: /proc/<pid>/net/dev unreadable on every read in the step (3 failed; last: exit 1: "cat: /proc/4242/net/dev: No such file or directory")
-	// frames = 1
-	// jank = 0
-}
-
-// Three cold starts: the figures are their nearest-rank medians, and full
-// display only counts when every launch reported it.
-func ExampleStartupStats_Summarise() {
-	st := perftest.StartupStats{Kind: "cold", Iterations: []perftest.StartupSample{
-		{TotalTimeMs: 690, FullyDrawnMs: 910}, {TotalTimeMs: 650, FullyDrawnMs: 900}, {TotalTimeMs: 700},
-	}}
-	st.Summarise()
-	fmt.Println(st.InitialDisplayMs, st.FullDisplayMs)
-	st.Iterations[2].FullyDrawnMs = 950
-	st.Summarise()
-	fmt.Println(st.InitialDisplayMs, st.FullDisplayMs)
-	// Output:
-	// 690 0
-	// 690 910
-}
-
-// Results written into one folder never overwrite each other within a run
-// (or across runs going on at once): the second session of TestFeed in
-// this run gets a name of its own. A later run replaces them.
-func ExampleResult_WriteInDir() {
-	dir, _ := os.MkdirTemp("", "perf-results")
-	defer os.RemoveAll(dir)
-	for range 2 {
-		r := &perftest.Result{Name: "TestFeed"}
-		if err := r.WriteInDir(dir, "TestFeed@"+perftest.TestPackage()); err != nil {
-			fmt.Println(err)
-			return
-		}
-		fmt.Println(filepath.Base(r.Path))
-	}
-	// Output:
-	// TestFeed@perftest.json
-	// TestFeed@perftest.2.json
 }

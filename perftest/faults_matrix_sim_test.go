@@ -9,6 +9,7 @@ import (
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // faultCase is one way the phone fails a session with every collector on
@@ -120,7 +121,7 @@ func faultRun(t *testing.T, fc faultCase) {
 	if fc.atStop {
 		strike()
 	}
-	stopped := make(chan *perftest.Result)
+	stopped := make(chan *result.Result)
 	go func() { stopped <- s.Stop() }()
 	switch fc.kind {
 	case "freeze":
@@ -151,7 +152,7 @@ func faultRun(t *testing.T, fc faultCase) {
 		srv.Add(fp)
 	}
 
-	back, err := perftest.ReadResult(r.Path)
+	back, err := result.ReadResult(r.Path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -90,15 +91,15 @@ func TestStepsAfterTheLastPoll(t *testing.T) {
 		// timeout on a phone that answers nothing; the frames need neither.
 		cfg.Collectors = []perftest.Collector{perftest.CollectFrames, perftest.CollectCPU, perftest.CollectMemory}
 		cfg.Causes.Off = true
-		live := make(chan perftest.Live, 1000)
-		cfg.OnTick = func(l perftest.Live) { live <- l }
+		live := make(chan result.Live, 1000)
+		cfg.OnTick = func(l result.Live) { live <- l }
 		setDark := func() {
 			fd.mu.Lock()
 			fd.dark = true
 			fd.mu.Unlock()
 		}
 		timeout := time.After(time.Minute)
-		waitTick := func(ok func(perftest.Live) bool) {
+		waitTick := func(ok func(result.Live) bool) {
 			for {
 				select {
 				case l := <-live:
@@ -118,9 +119,9 @@ func TestStepsAfterTheLastPoll(t *testing.T) {
 			}
 		}
 		s := perftest.Start(t, d, perftest.WithConfig(cfg))
-		s.Step("lit", func() { waitTick(func(l perftest.Live) bool { return l.Frames > 0 }) })
+		s.Step("lit", func() { waitTick(func(l result.Live) bool { return l.Frames > 0 }) })
 		s.Step("half", func() {
-			waitTick(func(perftest.Live) bool { return true })
+			waitTick(func(result.Live) bool { return true })
 			setDark()
 			waitHung()
 		})
@@ -212,7 +213,7 @@ func disconnectRun(t *testing.T) (early string) {
 	cfg.TickTimeout, cfg.GiveUpAfter = 2*time.Second, 4*time.Second
 	framed := make(chan struct{})
 	var once sync.Once
-	cfg.OnTick = func(l perftest.Live) {
+	cfg.OnTick = func(l result.Live) {
 		if l.Step == "scroll" && l.Frames > 0 {
 			once.Do(func() { close(framed) })
 		}
@@ -251,7 +252,7 @@ func disconnectRun(t *testing.T) (early string) {
 	if !strings.Contains(rt.joined(), "session ended early") || !strings.Contains(rt.joined(), r.Path) {
 		t.Errorf("test not told, or not where the partial result is: %q", rt.joined())
 	}
-	back, err := perftest.ReadResult(r.Path)
+	back, err := result.ReadResult(r.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,8 +290,8 @@ func restartRun(t *testing.T) (early string) {
 	cfg.TickTimeout, cfg.GiveUpAfter = 2*time.Second, 20*time.Second
 	// The step waits on ticks, not on the clock: a loaded host may take
 	// seconds to bring the adb server back.
-	live := make(chan perftest.Live, 1)
-	cfg.OnTick = func(l perftest.Live) {
+	live := make(chan result.Live, 1)
+	cfg.OnTick = func(l result.Live) {
 		select {
 		case <-live: // keep the newest
 		default:
@@ -303,7 +304,7 @@ func restartRun(t *testing.T) (early string) {
 	}
 	// waitLive waits for a tick for which ok holds; false when the session
 	// ended first. A minute bounds a broken test, not the wait.
-	waitLive := func(what string, ok func(perftest.Live) bool) (perftest.Live, bool) {
+	waitLive := func(what string, ok func(result.Live) bool) (result.Live, bool) {
 		timeout := time.After(time.Minute)
 		for {
 			select {
@@ -312,14 +313,14 @@ func restartRun(t *testing.T) (early string) {
 					return l, true
 				}
 			case <-s.Done():
-				return perftest.Live{}, false
+				return result.Live{}, false
 			case <-timeout:
 				t.Fatalf("no tick with %s within a minute (%s)", what, rt.joined())
 			}
 		}
 	}
 	s.Begin("scroll")
-	before, ok := waitLive("frames before the restart", func(l perftest.Live) bool { return l.Frames > 0 })
+	before, ok := waitLive("frames before the restart", func(l result.Live) bool { return l.Frames > 0 })
 	if !ok {
 		if !errors.Is(s.Err(), perftest.ErrDeviceLost) {
 			t.Fatalf("the session ended before the restart: %v (%s)", s.Err(), rt.joined())
@@ -335,7 +336,7 @@ func restartRun(t *testing.T) (early string) {
 	back := int64(dev.World().Uptime()) // device time once the server is back
 	// Ticks call OnTick only when they succeed: the first after the failed
 	// ones brings the frames drawn while the server was down.
-	if _, ok := waitLive("frames after the restart", func(l perftest.Live) bool { return l.Gaps > before.Gaps && l.Frames > before.Frames }); !ok {
+	if _, ok := waitLive("frames after the restart", func(l result.Live) bool { return l.Gaps > before.Gaps && l.Frames > before.Frames }); !ok {
 		t.Fatalf("the session ended after the restart: %v (%s)", s.Err(), rt.joined())
 	}
 	s.End()
@@ -377,7 +378,7 @@ func hungRun(t *testing.T) (problems []string, stalled bool) {
 	// Time enough for a slow machine's ticks; only the hung one times out.
 	cfg.TickTimeout, cfg.GiveUpAfter = time.Second, 20*time.Second
 	ticks := make(chan struct{}, 1)
-	cfg.OnTick = func(perftest.Live) {
+	cfg.OnTick = func(result.Live) {
 		select {
 		case ticks <- struct{}{}:
 		default:
@@ -469,7 +470,7 @@ func TestAppNotInstalledOnDevice(t *testing.T) {
 		if !strings.Contains(rt.joined(), "com.example.absent") || !strings.Contains(rt.joined(), "not installed") {
 			t.Errorf("failure %q does not name the package and the reason", rt.joined())
 		}
-		r, err := perftest.ReadResult(filepath.Join(cfg.ResultsDir, t.Name()+"@perftest.json"))
+		r, err := result.ReadResult(filepath.Join(cfg.ResultsDir, t.Name()+"@perftest.json"))
 		if err != nil {
 			t.Fatalf("no result on disk: %v", err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/gfxinfo"
 	framespkg "github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/result"
 )
 
 // absorbFrames parses one frame poll and takes the frames it has not taken
@@ -371,7 +372,7 @@ func (c *collector) finishPending() {
 
 // stepInFlight counts the frames of the step's time still drawing when
 // Stop's last poll ran, and notes them: they are in none of its figures.
-func (c *collector) stepInFlight(st *Step) {
+func (c *collector) stepInFlight(st *result.Step) {
 	var longest int64
 	for _, f := range c.inFlight {
 		if f.vsync >= st.DeviceStartNs && f.vsync < st.DeviceEndNs {
@@ -412,7 +413,7 @@ func (c *collector) rejectRow(f framespkg.Frame, reason gfxinfo.Reject, waited, 
 		c.flaggedAt = append(c.flaggedAt, f.Time())
 		return
 	}
-	r.RejectedFrames = append(r.RejectedFrames, RejectedFrame{Frame: f, Reason: string(reason), WaitedNs: waited, HostNs: host})
+	r.RejectedFrames = append(r.RejectedFrames, result.RejectedFrame{Frame: f, Reason: string(reason), WaitedNs: waited, HostNs: host})
 }
 
 // stepRejects counts the rejected rows whose time lies in [start, end).
@@ -456,7 +457,7 @@ func (c *collector) lostFrames(hostNs int64, cmd string, from, to int64) {
 		}
 		from, to = from+p/2-1, to-p/2+1
 	}
-	c.s.res.Gaps = append(c.s.res.Gaps, Gap{
+	c.s.res.Gaps = append(c.s.res.Gaps, result.Gap{
 		Lane: "cheap", HostNs: hostNs, Step: c.s.stepAtLocked(hostNs),
 		Error:      cmd + ": frame buffer wrapped between polls; frames were lost",
 		LostFromNs: from, LostToNs: to,
@@ -474,7 +475,7 @@ func (c *collector) periodNs() int64 {
 
 // frameStats summarises a step's frames: the window (or layer) with the
 // most frames is the step's; the others are listed.
-func (c *collector) frameStats(frames []framespkg.Frame) (framespkg.Summary, []WindowFrames) {
+func (c *collector) frameStats(frames []framespkg.Frame) (framespkg.Summary, []result.WindowFrames) {
 	var order []string
 	by := map[string][]framespkg.Frame{}
 	for _, f := range frames {
@@ -483,10 +484,10 @@ func (c *collector) frameStats(frames []framespkg.Frame) (framespkg.Summary, []W
 		}
 		by[f.Window] = append(by[f.Window], f)
 	}
-	var windows []WindowFrames
+	var windows []result.WindowFrames
 	best := ""
 	for _, w := range order {
-		windows = append(windows, WindowFrames{Window: w, Frames: len(by[w])})
+		windows = append(windows, result.WindowFrames{Window: w, Frames: len(by[w])})
 		if best == "" || len(by[w]) > len(by[best]) {
 			best = w
 		}
@@ -497,7 +498,7 @@ func (c *collector) frameStats(frames []framespkg.Frame) (framespkg.Summary, []W
 }
 
 // liveFrames summarises the open step's frames so far.
-func (c *collector) liveFrames(st *Step) (int, float64, int) {
+func (c *collector) liveFrames(st *result.Step) (int, float64, int) {
 	clk := &c.clockGfx
 	if !clk.ok() {
 		clk = &c.clockProc

@@ -9,12 +9,13 @@ import (
 	"github.com/perfgate/perfgate/android/gfxinfo"
 	framespkg "github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/internal/fixtures"
+	"github.com/perfgate/perfgate/result"
 )
 
 // bareCollector is a collector outside a running session, for feeding it
 // captured device output.
 func bareCollector(source FrameSource) *collector {
-	s := &Session{res: &Result{}, names: map[string]int{}, cfg: Config{Package: "com.x.y"}}
+	s := &Session{res: &result.Result{}, names: map[string]int{}, cfg: Config{Package: "com.x.y"}}
 	c := newCollector(s)
 	c.source = source
 	c.refreshHz = 120
@@ -190,7 +191,7 @@ func frame(flags, vsyncMs, completedMs int64) [3]int64 {
 	return [3]int64{flags, vsyncMs * 1e6, completedMs * 1e6}
 }
 
-func keptVsyncsMs(r *Result) []int64 {
+func keptVsyncsMs(r *result.Result) []int64 {
 	var out []int64
 	for _, f := range r.Frames {
 		out = append(out, f.IntendedVsync/1e6)
@@ -223,7 +224,7 @@ func TestAbsorbGfxinfoStuckRowOfRealCapture(t *testing.T) {
 	if n != 38 {
 		t.Errorf("SpaActivity: %d frames, want 38", n)
 	}
-	var named []RejectedFrame
+	var named []result.RejectedFrame
 	for _, rf := range c.s.res.RejectedFrames {
 		if rf.Window == spa {
 			named = append(named, rf)

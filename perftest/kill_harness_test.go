@@ -21,6 +21,7 @@ import (
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -210,7 +211,7 @@ func checkKilledResult(t *testing.T, dev *simdevice.Device, dir string, steps []
 	if len(files) != 1 {
 		t.Fatalf("Results %q, want one", files)
 	}
-	r, err := perftest.ReadResult(files[0])
+	r, err := result.ReadResult(files[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +308,7 @@ func waitPolled(t *testing.T, tk ticker, dir, step string) {
 		if len(files) != 1 {
 			continue
 		}
-		r, err := perftest.ReadResult(files[0])
+		r, err := result.ReadResult(files[0])
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // A test binary killed while its session holds the Looper property
@@ -38,7 +39,7 @@ func TestLooperLeftoverOfKilledSession(t *testing.T) {
 	}
 
 	d, _ := openHost(t, dev, nil)
-	next := func(want string) *perftest.Result {
+	next := func(want string) *result.Result {
 		t.Helper()
 		s := perftest.Start(t, d, perftest.WithConfig(markConfig(t)))
 		wantProp(t, dev, "the next session running", "16")

@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -108,7 +109,7 @@ func wantProp(t *testing.T, dev *simdevice.Device, when, want string) {
 }
 
 // wantNote checks that r has a note containing each of parts.
-func wantNote(t *testing.T, r *perftest.Result, parts ...string) {
+func wantNote(t *testing.T, r *result.Result, parts ...string) {
 	t.Helper()
 	if !slices.ContainsFunc(r.Notes, func(n string) bool {
 		for _, p := range parts {
@@ -149,7 +150,7 @@ func TestLooperOverlappingSessions(t *testing.T) {
 		if f := markFiles(t, dev); f != nil {
 			t.Errorf("mark after both sessions stopped: %q, want none", f)
 		}
-		for _, r := range []*perftest.Result{ra, rb} {
+		for _, r := range []*result.Result{ra, rb} {
 			if r.Causes == nil || r.Causes.LooperProperty != looperProp || r.Error != "" {
 				t.Errorf("%s: causes %+v, error %q", r.Name, r.Causes, r.Error)
 			}
@@ -263,7 +264,7 @@ func TestLooperRestoreOnFrozenPhone(t *testing.T) {
 			t.Errorf("Stop took %v on the frozen phone", took)
 		}
 
-		next := func(want string) *perftest.Result {
+		next := func(want string) *result.Result {
 			t.Helper()
 			cfg := markConfig(t)
 			s := perftest.Start(t, d, perftest.WithConfig(cfg))

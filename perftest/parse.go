@@ -2,14 +2,15 @@ package perftest
 
 import (
 	"github.com/perfgate/perfgate/android/dumpsys"
+	"github.com/perfgate/perfgate/result"
 )
 
-func parseBatteryUevent(b []byte) (BatteryReading, bool) {
+func parseBatteryUevent(b []byte) (result.BatteryReading, bool) {
 	st, err := dumpsys.ParseBatteryUevent(b)
 	if err != nil {
-		return BatteryReading{}, false
+		return result.BatteryReading{}, false
 	}
-	br := BatteryReading{LevelPct: st.LevelPct}
+	br := result.BatteryReading{LevelPct: st.LevelPct}
 	if st.HasTemp {
 		br.TemperatureC = st.TemperatureC
 	} else {

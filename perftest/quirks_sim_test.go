@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -57,12 +58,12 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // stopping, so every row of the step is settled: gfxinfo's wait for rows
 // still drawing is 2 s of device time and three polls (settleStuck);
 // SurfaceFlinger's fences are pending for the time the quirk says.
-func quirkSession(t *testing.T, d *adbx.Device, dev *simdevice.Device, enough func([]simdevice.TruthFrame) bool, settle time.Duration, opts ...perftest.Option) *perftest.Result {
+func quirkSession(t *testing.T, d *adbx.Device, dev *simdevice.Device, enough func([]simdevice.TruthFrame) bool, settle time.Duration, opts ...perftest.Option) *result.Result {
 	t.Helper()
 	var ticks atomic.Int64
 	w := dev.World()
 	opts = append([]perftest.Option{perftest.App(pkg), perftest.WithResultsDir(t.TempDir()), perftest.WithCollectors(perftest.CollectFrames)}, opts...)
-	opts = append(opts, func(c *perftest.Config) { c.OnTick = func(perftest.Live) { ticks.Add(1) } })
+	opts = append(opts, func(c *perftest.Config) { c.OnTick = func(result.Live) { ticks.Add(1) } })
 	s := perftest.Start(t, d, opts...)
 	s.Step("quirks", func() {
 		start := int64(w.Uptime())
@@ -215,7 +216,7 @@ func quirkRun(t *testing.T, api int) (problems []string, stalled bool) {
 // tell such a row from one stuck for good, and neither can anyone reading
 // the phone: the run stalled, as one with gaps did. Each poll's dump
 // happened somewhere within its round trip.
-func lateRowsUnseen(r *perftest.Result, hz float64, lateMs int) bool {
+func lateRowsUnseen(r *result.Result, hz float64, lateMs int) bool {
 	stay := time.Duration(float64(time.Second) * (120 - 4) / hz)
 	for i := 1; i < len(r.Samples); i++ {
 		a, b := r.Samples[i-1], r.Samples[i]

@@ -2,6 +2,7 @@ package perftest_test
 
 import (
 	"fmt"
+	"github.com/perfgate/perfgate/result"
 	"maps"
 	"strings"
 	"sync/atomic"
@@ -54,7 +55,7 @@ func replayRun(t *testing.T, file, pkg string) (problems []string, stalled bool)
 	var ticks atomic.Int64
 	s := perftest.Start(t, d, perftest.App(pkg), perftest.WithResultsDir(t.TempDir()),
 		perftest.WithCollectors(perftest.CollectFrames), perftest.WithFrameSource(perftest.SourceGfxInfo),
-		func(c *perftest.Config) { c.OnTick = func(perftest.Live) { ticks.Add(1) } })
+		func(c *perftest.Config) { c.OnTick = func(result.Live) { ticks.Add(1) } })
 	end, ok := w.ReplayEnd()
 	if !ok {
 		t.Fatal("the session's reset did not start the replay")

@@ -6,85 +6,86 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/perfgate/perfgate/result"
 )
 
-// EnvReport names the variable that asks every session of a test run to
-// write its reports into a directory: PERFGATE_REPORT=dir.
-const EnvReport = "PERFGATE_REPORT"
+// reporterPackages name, per variable, the package whose Reporter a session
+// must be given for the variable to take effect.
+var reporterPackages = map[string]string{result.EnvReport: "report", result.EnvHistory: "history"}
 
-// EnvHistory names the variable that asks every session of a test run to
-// add its Result to a performance history: PERFGATE_HISTORY=file.db or a
-// PostgreSQL DSN (see package history). It takes effect in a test binary
-// that links package history.
-const EnvHistory = "PERFGATE_HISTORY"
+// WithReporters gives the session reporters to call with its Result once it
+// has stopped and written the Result: each runs when its variable is set
+// (report.Reporter on PERFGATE_REPORT, history.Reporter on
+// PERFGATE_HISTORY), and its failure fails the test. They come before those
+// of UseReporters; of two reporters of one name the first runs.
+func WithReporters(rs ...result.Reporter) Option {
+	return func(c *Config) { c.Reporters = append(c.Reporters, rs...) }
+}
 
-// reporterPackages name, per variable, the package whose reporter a test
-// binary must link for the variable to take effect.
-var reporterPackages = map[string]string{EnvReport: "report", EnvHistory: "history"}
-
-// A Reporter writes reports of a finished session's Result.
-type Reporter func(*Result) error
-
-var reporters struct {
+var defaultReporters struct {
 	sync.Mutex
-	list []namedReporter
+	list []result.Reporter
 }
 
-type namedReporter struct {
-	env, name string
-	fn        Reporter
+// UseReporters gives every session the process starts from now on the
+// reporters rs, after those of its own Config (WithReporters). A test
+// package calls it once, in TestMain:
+//
+//	func TestMain(m *testing.M) {
+//		perftest.UseReporters(report.Reporter, history.Reporter)
+//		os.Exit(m.Run())
+//	}
+//
+// A reporter of a name given before keeps its first function.
+func UseReporters(rs ...result.Reporter) {
+	defaultReporters.Lock()
+	defer defaultReporters.Unlock()
+	defaultReporters.list = appendReporters(defaultReporters.list, rs)
 }
 
-// RegisterReporter makes every session call fn with its Result once it has
-// stopped and written the Result, when PERFGATE_REPORT is set. Package
-// report registers its HTML and Markdown writer this way, as database/sql
-// drivers register themselves: a test binary that links package report
-// (import it, or import _ "github.com/perfgate/perfgate/report") writes
-// reports. A name registered twice keeps the first function.
-func RegisterReporter(name string, fn Reporter) { RegisterReporterFor(EnvReport, name, fn) }
-
-// RegisterReporterFor is RegisterReporter for a reporter that runs when
-// the variable env is set (package history registers for
-// PERFGATE_HISTORY).
-func RegisterReporterFor(env, name string, fn Reporter) {
-	reporters.Lock()
-	defer reporters.Unlock()
-	for _, r := range reporters.list {
-		if r.name == name {
-			return
+// appendReporters appends to list each of rs whose name it lacks.
+func appendReporters(list, rs []result.Reporter) []result.Reporter {
+	for _, r := range rs {
+		if !hasReporter(list, func(h result.Reporter) bool { return h.Name == r.Name }) {
+			list = append(list, r)
 		}
 	}
-	reporters.list = append(reporters.list, namedReporter{env, name, fn})
+	return list
 }
 
-// runReporters runs the registered reporters whose variable is set on r.
-// It returns what went wrong, and a note when a variable is set but no
-// reporter for it is linked in, so a missing report is never silent.
-func runReporters(r *Result) (note string, err error) {
-	reporters.Lock()
-	list := append([]namedReporter(nil), reporters.list...)
-	reporters.Unlock()
+func hasReporter(list []result.Reporter, match func(result.Reporter) bool) bool {
+	for _, r := range list {
+		if match(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// runReporters runs the reporters of the session (own, then UseReporters')
+// whose variable is set on r. It returns what went wrong, and a note when a
+// variable is set but the session has no reporter for it, so a missing
+// report is never silent.
+func runReporters(own []result.Reporter, r *result.Result) (note string, err error) {
+	defaultReporters.Lock()
+	list := appendReporters(appendReporters(nil, own), defaultReporters.list)
+	defaultReporters.Unlock()
 	var notes []string
-	for _, env := range []string{EnvReport, EnvHistory} {
-		if os.Getenv(env) == "" {
+	for _, env := range []string{result.EnvReport, result.EnvHistory} {
+		if os.Getenv(env) == "" || hasReporter(list, func(h result.Reporter) bool { return h.Env == env }) {
 			continue
 		}
-		linked := false
-		for _, rp := range list {
-			linked = linked || rp.env == env
-		}
-		if !linked {
-			pkg := reporterPackages[env]
-			notes = append(notes, fmt.Sprintf("perftest: %s is set but this test binary does not link package %s; add import _ \"github.com/perfgate/perfgate/%s\" to use it", env, pkg, pkg))
-		}
+		pkg := reporterPackages[env]
+		notes = append(notes, fmt.Sprintf("perftest: %s is set but the session has no reporter for it; give it %s.Reporter (perftest.WithReporters, or perftest.UseReporters in TestMain) to use it", env, pkg))
 	}
 	var errs []error
 	for _, rp := range list {
-		if os.Getenv(rp.env) == "" {
+		if rp.Env != "" && os.Getenv(rp.Env) == "" {
 			continue
 		}
-		if e := rp.fn(r); e != nil {
-			errs = append(errs, fmt.Errorf("perftest: %s reporter: %w", rp.name, e))
+		if e := rp.Write(r); e != nil {
+			errs = append(errs, fmt.Errorf("perftest: %s reporter: %w", rp.Name, e))
 		}
 	}
 	return strings.Join(notes, "; "), errors.Join(errs...)

@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Session measures one app on one device around named steps. Its methods
@@ -29,9 +30,9 @@ type Session struct {
 	tickMu sync.Mutex // one tick at a time (the lane's and Stop's last)
 
 	mu       sync.Mutex
-	res      *Result
+	res      *result.Result
 	col      *collector
-	cur      *Step // open step, nil between steps
+	cur      *result.Step // open step, nil between steps
 	names    map[string]int
 	lastOK   int64 // host ns of the last successful tick
 	lastSend int64 // host ns the last tick was sent
@@ -45,10 +46,10 @@ type Session struct {
 	// reports: only functions that call Helper are skipped).
 	stopMu   sync.Mutex
 	stopDone bool
-	final    *Result
+	final    *result.Result
 	// pending are session-bound checks waiting for Stop: each judges the
 	// final Result and returns how to report its verdicts.
-	pending []func(*Result) func()
+	pending []func(*result.Result) func()
 	// restarting counts open Restarting calls; restartGrace covers the
 	// first tick after the last one ended (host ns restartEndNs), for the
 	// processes known before the first of them began (restartOld: seen by
@@ -84,7 +85,7 @@ type Session struct {
 	ckAfterName string
 	ckArmed     bool
 	writers     sync.WaitGroup
-	ckDone      map[*Step]ckStep
+	ckDone      map[*result.Step]ckStep
 	// fileMu serialises the writes of the Result file: ckWritten is the
 	// newest checkpoint written, finalWritten says Stop wrote the final
 	// Result (no checkpoint does after it), ckErr is why a checkpoint
@@ -130,7 +131,7 @@ func Start(t TestingT, dev *adbx.Device, opts ...Option) *Session {
 		c.Cleanup(func() {
 			s.Stop()
 			if f, ok := t.(interface{ Failed() bool }); ok && f.Failed() {
-				s.final.setTestFailed()
+				s.final.SetTestFailed()
 			}
 			if err := s.Publish(); err != nil {
 				t.Errorf("%v", err)
@@ -161,11 +162,11 @@ func newSession(ctx context.Context, dev device, cfg Config) (*Session, error) {
 		dev:   dev,
 		start: time.Now(),
 		names: map[string]int{},
-		res: &Result{
-			Schema:      Schema,
+		res: &result.Result{
+			Schema:      result.Schema,
 			Name:        cfg.Name,
-			TestPackage: TestPackage(),
-			App:         AppInfo{Package: cfg.Package},
+			TestPackage: result.TestPackage(),
+			App:         result.AppInfo{Package: cfg.Package},
 			Device:      procfs.DeviceFacts{Serial: dev.serial()},
 		},
 	}
@@ -215,7 +216,7 @@ func (s *Session) Begin(name string) {
 	if s == nil {
 		return
 	}
-	var snap *Result
+	var snap *checkpoint
 	defer func() { s.writeCheckpoint(snap) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -230,7 +231,7 @@ func (s *Session) Begin(name string) {
 		name += "#" + strconv.Itoa(n)
 	}
 	now := s.now()
-	st := &Step{Name: name, HostStart: s.start.Add(time.Duration(now)), HostStartNs: now}
+	st := &result.Step{Name: name, HostStart: s.start.Add(time.Duration(now)), HostStartNs: now}
 	s.cur = st
 	s.res.Steps = append(s.res.Steps, st)
 	if s.slowKick != nil {
@@ -249,7 +250,7 @@ func (s *Session) End() {
 		return
 	}
 	s.mu.Lock()
-	var snap *Result
+	var snap *checkpoint
 	if st := s.endLocked(); st != nil {
 		snap = s.stepEndedLocked(st)
 	}
@@ -258,7 +259,7 @@ func (s *Session) End() {
 }
 
 // endLocked closes the open step and returns it; nil without one.
-func (s *Session) endLocked() *Step {
+func (s *Session) endLocked() *result.Step {
 	st := s.cur
 	if st == nil {
 		return nil
@@ -318,7 +319,7 @@ func (s *Session) EndUnfinished() {
 	if s.cur != nil {
 		s.cur.Unfinished = true
 	}
-	var snap *Result
+	var snap *checkpoint
 	if st := s.endLocked(); st != nil {
 		snap = s.stepEndedLocked(st)
 	}
@@ -414,7 +415,7 @@ func (s *Session) tick(ctx context.Context, due int64) error {
 		}
 		s.failing++
 		s.lastErr = err
-		s.res.Gaps = append(s.res.Gaps, Gap{
+		s.res.Gaps = append(s.res.Gaps, result.Gap{
 			Lane: "cheap", HostNs: send, DurationNs: recv - send,
 			Step: s.stepAtLocked(send), Error: err.Error(),
 		})
@@ -489,7 +490,7 @@ func (s *Session) slowTick(ctx context.Context) {
 			s.kickFor = append(forSteps, s.kickFor...)
 			return
 		}
-		s.res.Gaps = append(s.res.Gaps, Gap{
+		s.res.Gaps = append(s.res.Gaps, result.Gap{
 			Lane: "slow", HostNs: send, DurationNs: recv - send,
 			Step: s.stepAtLocked(send), Error: err.Error(),
 		})
@@ -506,9 +507,9 @@ func (s *Session) slowTick(ctx context.Context) {
 // (over the one written as the last step ended) and returns it. Under a test, a
 // session that ended early fails the test (Errorf) naming the error and
 // the partial result's path. Calling Stop again returns the same Result.
-func (s *Session) Stop() *Result {
+func (s *Session) Stop() *result.Result {
 	if s == nil {
-		return &Result{Schema: Schema}
+		return &result.Result{Schema: result.Schema}
 	}
 	if s.t != nil {
 		if h, ok := s.t.(helperT); ok {
@@ -585,8 +586,8 @@ func (s *Session) stop() {
 	for _, st := range r.Steps {
 		st.CrashExpected = len(st.Crashes) > 0 && s.cfg.crashExpected(st.Name)
 	}
-	r.own()
-	crashes := r.crashVerdicts()
+	r.Bind()
+	crashes := r.CrashVerdicts()
 	r.RecordVerdicts(crashes...)
 	stacks := s.col.foldedStacks()
 	s.stopped = true
@@ -602,7 +603,7 @@ func (s *Session) stop() {
 	for _, check := range pending {
 		reports = append(reports, check(r))
 	}
-	r.unsaved()
+	r.Unsaved()
 
 	// The writes of the Result as steps ended are done before the final
 	// one replaces them.
@@ -681,7 +682,7 @@ func (s *Session) publish() (note string, err error) {
 	if r == nil {
 		return "", nil
 	}
-	if r.unsaved() && r.Path != "" {
+	if r.Unsaved() && r.Path != "" {
 		if werr := s.cfg.rewriteResult(r); werr != nil {
 			err = werr
 		}
@@ -690,7 +691,7 @@ func (s *Session) publish() (note string, err error) {
 		return "", err
 	}
 	s.published = true
-	note, rerr := runReporters(r)
+	note, rerr := runReporters(s.cfg.Reporters, r)
 	return note, errors.Join(err, rerr)
 }
 
@@ -757,7 +758,7 @@ func (s *Session) pollFramesAgain(stopNs int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
-		s.res.Gaps = append(s.res.Gaps, Gap{Lane: "cheap", HostNs: send, DurationNs: recv - send,
+		s.res.Gaps = append(s.res.Gaps, result.Gap{Lane: "cheap", HostNs: send, DurationNs: recv - send,
 			Step: s.stepAtLocked(send), Error: "frames polled again at Stop: " + err.Error()})
 		return
 	}
@@ -769,8 +770,8 @@ func (s *Session) pollFramesAgain(stopNs int64) {
 const minCPUInterval = 20 * time.Millisecond
 
 // liveLocked reports the running state for Config.OnTick.
-func (s *Session) liveLocked() Live {
-	l := Live{Elapsed: time.Duration(s.now()), Gaps: len(s.res.Gaps), Err: s.endErr}
+func (s *Session) liveLocked() result.Live {
+	l := result.Live{Elapsed: time.Duration(s.now()), Gaps: len(s.res.Gaps), Err: s.endErr}
 	if s.cur != nil {
 		l.Step = s.cur.Name
 		l.Frames, l.FPS, l.Jank = s.col.liveFrames(s.cur)
@@ -780,4 +781,13 @@ func (s *Session) liveLocked() Live {
 		l.PSSKB = s.res.Memory[n-1].PSSKB
 	}
 	return l
+}
+
+// partial says where the partial Result of a session that ended early
+// went, for its failure message.
+func partial(r *result.Result) string {
+	if r.Path == "" {
+		return "the partial result was not written"
+	}
+	return "partial result in " + r.Path
 }

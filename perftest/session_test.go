@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/result"
 )
 
 // fastConfig is a session config for the scripted fake: quick ticks, no
@@ -229,7 +230,7 @@ func TestDeviceLostMidStep(t *testing.T) {
 		t.Errorf("step gaps %d cpu intervals %d: the samples before the loss must be kept", st.Gaps, st.CPU().Intervals)
 	}
 	// The partial result is on disk.
-	back, err := ReadResult(r.Path)
+	back, err := result.ReadResult(r.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +346,7 @@ func TestAppNotInstalled(t *testing.T) {
 	if !errors.Is(err, adbx.ErrAppNotInstalled) || !strings.Contains(err.Error(), "com.perfgate.demo") {
 		t.Fatalf("err = %v, want adbx.ErrAppNotInstalled naming the package", err)
 	}
-	r, rerr := ReadResult(filepath.Join(cfg.ResultsDir, t.Name()+"@perftest.json"))
+	r, rerr := result.ReadResult(filepath.Join(cfg.ResultsDir, t.Name()+"@perftest.json"))
 	if rerr != nil {
 		t.Fatalf("no result on disk: %v", rerr)
 	}
@@ -437,17 +438,17 @@ func TestResultRoundTrip(t *testing.T) {
 	s := startFake(t, f, fastConfig(t))
 	s.Step("x", func() { waitTicks(t, f, 3) })
 	r := s.Stop()
-	back, err := ReadResult(r.Path)
+	back, err := result.ReadResult(r.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Schema != Schema || back.Step("x").CPU().Mean != r.Step("x").CPU().Mean || len(back.Samples) != len(r.Samples) {
+	if back.Schema != result.Schema || back.Step("x").CPU().Mean != r.Step("x").CPU().Mean || len(back.Samples) != len(r.Samples) {
 		t.Errorf("read back differs: %+v", back.Step("x"))
 	}
 	// Another schema is refused.
 	p := filepath.Join(t.TempDir(), "old.json")
 	os.WriteFile(p, []byte(`{"schema":"perfgate.result/v0"}`), 0o644)
-	if _, err := ReadResult(p); !errors.Is(err, ErrSchema) {
+	if _, err := result.ReadResult(p); !errors.Is(err, result.ErrSchema) {
 		t.Errorf("v0 schema: err = %v, want ErrSchema", err)
 	}
 }
@@ -473,12 +474,12 @@ func TestCrashSeenByStopsLastTick(t *testing.T) {
 	cfg.Interval = time.Hour // only the first tick and Stop's last one
 	first := make(chan struct{})
 	var once sync.Once
-	cfg.OnTick = func(Live) { once.Do(func() { close(first) }) }
+	cfg.OnTick = func(result.Live) { once.Do(func() { close(first) }) }
 	s := startFake(t, f, cfg)
 	<-first
 	s.Begin("tap")
 	f.setPIDs(5151)
-	done := make(chan *Result)
+	done := make(chan *result.Result)
 	go func() { done <- s.Stop() }()
 	select {
 	case r := <-done:
@@ -645,7 +646,7 @@ func TestCrashPlacedByItsLogTime(t *testing.T) {
 	f := newFake()
 	cfg := fastConfig(t)
 	ticks := make(chan struct{}, 1)
-	cfg.OnTick = func(Live) {
+	cfg.OnTick = func(result.Live) {
 		select {
 		case ticks <- struct{}{}:
 		default:

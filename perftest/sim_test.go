@@ -22,6 +22,7 @@ import (
 	"github.com/perfgate/perfgate/internal/testenv"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -140,7 +141,7 @@ func TestWithLayer(t *testing.T) {
 	})
 }
 
-func hasAbsent(st *perftest.Step, name metrics.Name) bool {
+func hasAbsent(st *result.Step, name metrics.Name) bool {
 	for _, a := range st.Absent() {
 		if a.Name == name {
 			return true
@@ -180,7 +181,7 @@ func surfaceViewLayers(t *testing.T, d *adbx.Device) (blast, bare string) {
 
 // framesLost is the first gap in which the phone's frame buffer wrapped
 // between two polls, losing frames, "" when none did.
-func framesLost(r *perftest.Result) string {
+func framesLost(r *result.Result) string {
 	for _, g := range r.Gaps {
 		if g.LostToNs != 0 {
 			return g.Error
@@ -197,7 +198,7 @@ func framesLost(r *perftest.Result) string {
 // last. Both moments are known only within the clock map's uncertainty
 // (the last poll, also within its round trip), so frames shown in those
 // spans are taken when read and counted early or late otherwise.
-func truthInStep(r *perftest.Result, st *perftest.Step, truth []simdevice.TruthFrame, sf bool) (in []simdevice.TruthFrame, early, late int) {
+func truthInStep(r *result.Result, st *result.Step, truth []simdevice.TruthFrame, sf bool) (in []simdevice.TruthFrame, early, late int) {
 	last := r.Samples[len(r.Samples)-1]
 	uncertainty := int64(r.Clock.UncertaintyMs * 1e6)
 	cutoff := last.DeviceNs - last.RTTNs/2 - uncertainty - 1
@@ -541,7 +542,7 @@ func roundTripRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB) (problem
 		Package: pkg, ResultsDir: t.TempDir(), Interval: 50 * time.Millisecond,
 		Collectors: []perftest.Collector{perftest.CollectFrames, perftest.CollectCPU, perftest.CollectTraffic, perftest.CollectBattery},
 		Causes:     perftest.CauseOptions{Off: true},
-		OnTick: func(l perftest.Live) {
+		OnTick: func(l result.Live) {
 			mu.Lock()
 			at = append(at, streams())
 			mu.Unlock()
@@ -726,7 +727,7 @@ func simConfig(t testing.TB, cfg simdevice.Config) *simdevice.Device {
 // load the preset configures (72 % of one core) and the phone's own
 // counters over the step (see TestCPUMemoryTrafficMatchTruth for the
 // tolerances).
-func chattyCPU(t *testing.T, cfg simdevice.Config, online int) *perftest.Result {
+func chattyCPU(t *testing.T, cfg simdevice.Config, online int) *result.Result {
 	t.Helper()
 	wl, err := simdevice.Preset("chatty-network")
 	if err != nil {
@@ -886,7 +887,7 @@ func TestForceStopIsNoCrash(t *testing.T) {
 		pid := dev.World().Truth().Pids[0]
 		var ticks atomic.Int64
 		s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, ResultsDir: t.TempDir(),
-			OnTick: func(perftest.Live) { ticks.Add(1) }}))
+			OnTick: func(result.Live) { ticks.Add(1) }}))
 		s.Step("stop", func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
@@ -950,7 +951,7 @@ func TestSessionWithoutGetprop(t *testing.T) {
 // round trip's midpoint; on the device's, the /proc/uptime read before the
 // counters, which a loaded simulated phone can take as long to follow with
 // them (a loaded host makes round trips long).
-func trafficTolerance(r *perftest.Result, tr perftest.TrafficStats) float64 {
+func trafficTolerance(r *result.Result, tr result.TrafficStats) float64 {
 	var maxRTT int64
 	for _, smp := range r.Samples {
 		maxRTT = max(maxRTT, smp.RTTNs)

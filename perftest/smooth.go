@@ -12,20 +12,8 @@ import (
 	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/result"
 )
-
-// SmoothnessStats is GT's smoothness over a step (DESIGN.md "GT smoothness"):
-// per whole second, SM = max(0, refresh rate − the frames the app's
-// Choreographer logged as skipped in that second).
-type SmoothnessStats struct {
-	Source    string  `json:"source"`
-	RefreshHz float64 `json:"refresh_hz"`
-	// MinSM is the step's lowest second; the refresh rate when the app
-	// skipped nothing.
-	MinSM float64 `json:"min_sm"`
-	// Skipped is every frame the step's lines report skipped.
-	Skipped int `json:"skipped"`
-}
 
 // skipLine is one Choreographer "Skipped N frames!" line of the app.
 type skipLine struct {
@@ -163,13 +151,13 @@ func (c *collector) placeSkips(cmds []string, out []adbx.Result, send, recv int6
 
 // smoothness is the step's SM, or nil with the reason in the step's
 // catalogue (see markAbsent).
-func (c *collector) smoothness(st *Step) *SmoothnessStats {
+func (c *collector) smoothness(st *result.Step) *result.SmoothnessStats {
 	l := c.smooth
 	if !l.read || l.why != "" || l.fromNs > st.HostStartNs || !c.ranDuring(st.HostStartNs, st.HostEndNs) {
 		return nil
 	}
 	var skips []logcat.SkippedFrames
-	out := &SmoothnessStats{Source: "logcat Choreographer: Skipped N frames!", RefreshHz: c.refreshHz, MinSM: c.refreshHz}
+	out := &result.SmoothnessStats{Source: "logcat Choreographer: Skipped N frames!", RefreshHz: c.refreshHz, MinSM: c.refreshHz}
 	for _, s := range l.lines {
 		if s.hostNs >= st.HostStartNs && s.hostNs < st.HostEndNs {
 			skips = append(skips, s.skip)
@@ -183,7 +171,7 @@ func (c *collector) smoothness(st *Step) *SmoothnessStats {
 }
 
 // smoothWhy says why a step has no SM.
-func (c *collector) smoothWhy(st *Step) string {
+func (c *collector) smoothWhy(st *result.Step) string {
 	l := c.smooth
 	switch {
 	case !l.read:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/result"
 )
 
 // The Choreographer lines are the app's alone, placed on the host clock
@@ -17,7 +18,7 @@ func TestPlaceSkips(t *testing.T) {
 	c := bareCollector(SourceGfxInfo)
 	c.refreshHz = 60
 	const s = int64(1e9)
-	c.s.res.Samples = []Sample{{HostNs: 80 * s, PIDs: []int{4242}}, {HostNs: 99 * s, PIDs: []int{4242}}, {HostNs: 101 * s, PIDs: []int{4242}}}
+	c.s.res.Samples = []result.Sample{{HostNs: 80 * s, PIDs: []int{4242}}, {HostNs: 99 * s, PIDs: []int{4242}}, {HostNs: 101 * s, PIDs: []int{4242}}}
 	cmds := choreographerCmds(33)
 	skip := " I Choreographer: Skipped %s frames!  The application may be doing too much work on its main thread."
 	line := func(epoch, pid, n string) string {
@@ -52,16 +53,16 @@ func TestPlaceSkips(t *testing.T) {
 	if at := c.smooth.lines[0].hostNs; at != 98*s+200_000_000 {
 		t.Errorf("first line at host %d ns, want 98.2 s", at)
 	}
-	st := &Step{Name: "scroll", HostStartNs: 95 * s, HostEndNs: 100 * s}
+	st := &result.Step{Name: "scroll", HostStartNs: 95 * s, HostEndNs: 100 * s}
 	sm := c.smoothness(st)
 	if sm == nil || sm.Skipped != 106 || sm.MinSM != 0 || sm.RefreshHz != 60 {
 		t.Errorf("smoothness %+v, want 106 skipped and a second of max(0, 60 − 75) = 0", sm)
 	}
-	calm := &Step{Name: "calm", HostStartNs: 99_600_000_000, HostEndNs: 101 * s}
+	calm := &result.Step{Name: "calm", HostStartNs: 99_600_000_000, HostEndNs: 101 * s}
 	if sm := c.smoothness(calm); sm == nil || sm.Skipped != 0 || sm.MinSM != 60 {
 		t.Errorf("a step without skips: %+v, want SM 60", sm)
 	}
-	old := &Step{Name: "launch", HostStartNs: 85 * s, HostEndNs: 96 * s}
+	old := &result.Step{Name: "launch", HostStartNs: 85 * s, HostEndNs: 96 * s}
 	if sm := c.smoothness(old); sm != nil || !strings.Contains(c.smoothWhy(old), "the log no longer reaches back to the step (its oldest line is 5s after the step began)") {
 		t.Errorf("a step older than the log: %+v, %q", sm, c.smoothWhy(old))
 	}

@@ -3,14 +3,14 @@ package perftest
 import (
 	"slices"
 
-	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/result"
 )
 
 // AddStartup records an app start in the open step, or in the most recent
 // step when none is open. Starts of one kind recorded in one step add up
 // as iterations: the figures become the nearest-rank medians of them all,
 // and full display is kept only when every launch reported it.
-func (s *Session) AddStartup(st StartupStats) {
+func (s *Session) AddStartup(st result.StartupStats) {
 	if s == nil {
 		return
 	}
@@ -24,29 +24,10 @@ func (s *Session) AddStartup(st StartupStats) {
 		return
 	}
 	if old := step.Startup; old != nil && old.Kind == st.Kind {
-		st.Iterations = append(append([]StartupSample(nil), old.Iterations...), st.Iterations...)
+		st.Iterations = append(append([]result.StartupSample(nil), old.Iterations...), st.Iterations...)
 	}
 	st.Summarise()
 	step.Startup = &st
-}
-
-// Summarise sets the figures from the launches in Iterations: time to
-// initial display and to full display, each the nearest-rank median of
-// the launches (DESIGN.md percentiles), full display only when every
-// launch reported it.
-func (st *StartupStats) Summarise() {
-	var total, full []float64
-	for _, it := range st.Iterations {
-		total = append(total, float64(it.TotalTimeMs))
-		if it.FullyDrawnMs > 0 {
-			full = append(full, float64(it.FullyDrawnMs))
-		}
-	}
-	st.InitialDisplayMs = frames.NearestRank(total, 50)
-	st.FullDisplayMs = 0
-	if len(full) == len(st.Iterations) {
-		st.FullDisplayMs = frames.NearestRank(full, 50)
-	}
 }
 
 // Restarting runs fn, during which the app's process is expected to end

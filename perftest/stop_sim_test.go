@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -52,7 +53,7 @@ func TestStopWaitsOnlyForFramesInFlight(t *testing.T) {
 
 // missingTruth counts the true frames of the step (by vsync) and those of
 // them the Result does not hold exactly once.
-func missingTruth(r *perftest.Result, st *perftest.Step, truth []simdevice.TruthFrame) (in, missing int) {
+func missingTruth(r *result.Result, st *result.Step, truth []simdevice.TruthFrame) (in, missing int) {
 	got := map[int64]int{}
 	for _, f := range r.Frames {
 		got[f.IntendedVsync]++

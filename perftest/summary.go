@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/result"
 )
 
 // finish maps every host time to the device clock and summarises the steps.
@@ -42,7 +43,7 @@ func (c *collector) finish() {
 		r.Traffic[i].DeviceNs = clk.toDevice(r.Traffic[i].HostNs)
 	}
 	// Process ends are recorded as their log reads finish.
-	for _, list := range [][]Crash{r.Crashes, r.ProcessEnds, r.Restarts} {
+	for _, list := range [][]result.Crash{r.Crashes, r.ProcessEnds, r.Restarts} {
 		sort.SliceStable(list, func(i, j int) bool { return list[i].HostNs < list[j].HostNs })
 		for i := range list {
 			list[i].DeviceNs = clk.toDevice(list[i].HostNs)
@@ -54,14 +55,14 @@ func (c *collector) finish() {
 		c.summarise(st)
 	}
 	if n := len(r.Samples); n > 0 {
-		w := &Step{Name: "session", HostStart: r.Start, HostEnd: time.Now(), HostEndNs: r.Samples[n-1].HostNs + 1}
+		w := &result.Step{Name: "session", HostStart: r.Start, HostEnd: time.Now(), HostEndNs: r.Samples[n-1].HostNs + 1}
 		w.DeviceStartNs, w.DeviceEndNs = clk.toDevice(w.HostStartNs), clk.toDevice(w.HostEndNs)
 		c.whole = w
 		if len(r.Frames) > 0 {
 			w.DeviceEndNs = max(w.DeviceEndNs, r.Frames[len(r.Frames)-1].Time()+1)
 		}
 		c.summarise(w)
-		w.Crashes = append([]Crash(nil), r.Crashes...)
+		w.Crashes = append([]result.Crash(nil), r.Crashes...)
 		w.Gaps = len(r.Gaps)
 		r.Whole = w
 		if t := w.Ticks; t.Late > 0 {
@@ -70,25 +71,25 @@ func (c *collector) finish() {
 		}
 	}
 	if r.Samples == nil {
-		r.Samples = []Sample{}
+		r.Samples = []result.Sample{}
 	}
 	if r.Frames == nil {
 		r.Frames = []frames.Frame{}
 	}
 	if r.Memory == nil {
-		r.Memory = []MemorySample{}
+		r.Memory = []result.MemorySample{}
 	}
 	if r.Traffic == nil {
-		r.Traffic = []TrafficSample{}
+		r.Traffic = []result.TrafficSample{}
 	}
 	if r.Gaps == nil {
-		r.Gaps = []Gap{}
+		r.Gaps = []result.Gap{}
 	}
 	if r.Crashes == nil {
-		r.Crashes = []Crash{}
+		r.Crashes = []result.Crash{}
 	}
 	if r.Steps == nil {
-		r.Steps = []*Step{}
+		r.Steps = []*result.Step{}
 	}
 }
 
@@ -101,7 +102,7 @@ func (c *collector) stepClock() *clockMap {
 	return &c.clockProc
 }
 
-func (c *collector) summarise(st *Step) {
+func (c *collector) summarise(st *result.Step) {
 	r := c.s.res
 	frames := stepFrames(r.Frames, st.DeviceStartNs, st.DeviceEndNs)
 	st.FrameStats, st.Windows = c.frameStats(frames)
@@ -143,8 +144,8 @@ func (c *collector) summarise(st *Step) {
 // tickStats describes the ticks whose samples fall in [start, end] (host
 // ns); a tick's spacing is from the request of the tick before it, inside
 // the window or not.
-func (c *collector) tickStats(start, end int64) TickStats {
-	var ts TickStats
+func (c *collector) tickStats(start, end int64) result.TickStats {
+	var ts result.TickStats
 	var spacing []float64
 	prev := int64(-1)
 	for _, smp := range c.s.res.Samples {
@@ -238,9 +239,9 @@ func bracket(n int, host func(int) int64, ok func(int) bool, start, end int64) (
 // for Δtotal: the device's, from the /proc/uptime each tick reads right
 // after the app's counters, or the host's between the ticks' round trips
 // where a tick has no clock read.
-func (c *collector) cpuStats(st *Step) CPUStats {
+func (c *collector) cpuStats(st *result.Step) result.CPUStats {
 	r := c.s.res
-	out := CPUStats{Unit: "%", Source: "/proc/stat, /proc/<pid>/stat, /proc/<pid>/task/*/stat"}
+	out := result.CPUStats{Unit: "%", Source: "/proc/stat, /proc/<pid>/stat, /proc/<pid>/task/*/stat"}
 	if !c.cpuOK {
 		out.Source = "/proc/<pid>/stat over wall time (/proc/stat unreadable)"
 	}
@@ -316,16 +317,16 @@ func (c *collector) cpuStats(st *Step) CPUStats {
 	if c.cpuOK && len(sb.Threads) > 0 && online > 0 {
 		if th, err := procfs.CPUTopThreads(*sa.CPU, *sb.CPU, sa.Threads, sb.Threads, online, 5); err == nil {
 			for _, t := range th {
-				out.Threads = append(out.Threads, ThreadCPU{TID: t.TID, Name: t.Name, Pct: t.Percent, CorePct: t.CorePct})
+				out.Threads = append(out.Threads, result.ThreadCPU{TID: t.TID, Name: t.Name, Pct: t.Percent, CorePct: t.CorePct})
 			}
 		}
 	}
 	return out
 }
 
-func (c *collector) memoryStats(st *Step) MemoryStats {
+func (c *collector) memoryStats(st *result.Step) result.MemoryStats {
 	r := c.s.res
-	out := MemoryStats{Unit: "KiB", Source: "dumpsys meminfo <pkg> (PSS, App Summary); /proc/<pid>/status VmRSS (RSS)"}
+	out := result.MemoryStats{Unit: "KiB", Source: "dumpsys meminfo <pkg> (PSS, App Summary); /proc/<pid>/status VmRSS (RSS)"}
 	var rss []dumpsys.MemorySample
 	for _, s := range r.Samples {
 		if s.HostNs >= st.HostStartNs && s.HostNs <= st.HostEndNs && s.RSSKB > 0 {
@@ -376,9 +377,9 @@ func (c *collector) memoryStats(st *Step) MemoryStats {
 // fewer than two reads around it, reads that failed at its edges (the
 // count would reach outside it), or counters that went backwards. The
 // reason goes to the step's NotMeasured.
-func (c *collector) trafficStats(st *Step) *TrafficStats {
+func (c *collector) trafficStats(st *result.Step) *result.TrafficStats {
 	r := c.s.res
-	out := &TrafficStats{Source: c.traffic, Unit: "bytes", Scope: c.runConfig().TrafficScope}
+	out := &result.TrafficStats{Source: c.traffic, Unit: "bytes", Scope: c.runConfig().TrafficScope}
 	lane := "cheap"
 	if c.traffic == trafficNetstats {
 		lane = "slow"
@@ -417,13 +418,13 @@ func (c *collector) trafficStats(st *Step) *TrafficStats {
 		c.setWhy(metrics.FamilyTraffic, fmt.Sprintf("traffic: %s unreadable at the step's edge (%d failed reads; last: %s): the nearest good reads would count bytes from outside the step or miss some of it", c.traffic, failed, last))
 		return nil
 	}
-	counters := func(x TrafficSample) procfs.TrafficCounters {
+	counters := func(x result.TrafficSample) procfs.TrafficCounters {
 		return procfs.TrafficCounters{RxBytes: x.RxBytes, TxBytes: x.TxBytes, RxPackets: x.RxPackets, TxPackets: x.TxPackets}
 	}
 	// A counter that went backwards anywhere between the two reads (a
 	// reset) leaves the bytes of that interval unknown, even when the
 	// edges happen to agree.
-	backwards := func(p, q TrafficSample, err error) *TrafficStats {
+	backwards := func(p, q result.TrafficSample, err error) *result.TrafficStats {
 		c.note("traffic: step %s: %v", st.Name, err)
 		c.setWhy(metrics.FamilyTraffic, fmt.Sprintf("traffic: %s: %v (rx %d → %d, tx %d → %d bytes)", c.traffic, err, p.RxBytes, q.RxBytes, p.TxBytes, q.TxBytes))
 		return nil
@@ -451,9 +452,9 @@ func (c *collector) trafficStats(st *Step) *TrafficStats {
 	return out
 }
 
-func (c *collector) batteryStats(st *Step) *BatteryStats {
+func (c *collector) batteryStats(st *result.Step) *result.BatteryStats {
 	r := c.s.res
-	out := &BatteryStats{Source: dumpsys.BatteryUeventSource}
+	out := &result.BatteryStats{Source: dumpsys.BatteryUeventSource}
 	hasB := func(i int) bool { return r.Samples[i].Battery != nil }
 	a, b, ok := bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, hasB, st.HostStartNs, st.HostEndNs)
 	if !ok {
@@ -482,14 +483,14 @@ func (c *collector) batteryStats(st *Step) *BatteryStats {
 	return out
 }
 
-func (c *collector) thermalStats(st *Step) *ThermalStats {
+func (c *collector) thermalStats(st *result.Step) *result.ThermalStats {
 	r := c.s.res
 	has := func(i int) bool { return r.Samples[i].ThermalC != nil }
 	a, b, ok := bracket(len(r.Samples), func(i int) int64 { return r.Samples[i].HostNs }, has, st.HostStartNs, st.HostEndNs)
 	if !ok {
 		return nil
 	}
-	out := &ThermalStats{Source: dumpsys.ThermalZonesCommand, ZoneMaxC: map[string]float64{}}
+	out := &result.ThermalStats{Source: dumpsys.ThermalZonesCommand, ZoneMaxC: map[string]float64{}}
 	for i := a; i <= b; i++ {
 		for zone, v := range r.Samples[i].ThermalC {
 			if old, seen := out.ZoneMaxC[zone]; !seen || v > old {
@@ -506,7 +507,7 @@ func (c *collector) thermalStats(st *Step) *ThermalStats {
 // jankTimes returns the seconds since the step began of the frames the
 // step's default jank counted, and of its PerfDog BigJank frames, as the
 // frame summary names them.
-func jankTimes(st *Step) (jank, big []float64) {
+func jankTimes(st *result.Step) (jank, big []float64) {
 	at := func(ns int64) float64 { return math.Round(float64(ns-st.DeviceStartNs)/1e6) / 1e3 }
 	j := st.FrameStats.Janked
 	for _, t := range j.Of(st.FrameStats.JankDefinition) {

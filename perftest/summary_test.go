@@ -1,6 +1,8 @@
 package perftest
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestBracket(t *testing.T) {
 	hosts := []int64{0, 100, 200, 300, 400}

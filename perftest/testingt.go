@@ -11,7 +11,3 @@ type TestingT interface {
 type helperT interface{ Helper() }
 type namedT interface{ Name() string }
 type cleanupT interface{ Cleanup(func()) }
-
-// Every function that reports through a test marks itself with
-// t.Helper() in place: Helper marks its caller, so a wrapper that called it
-// would mark only itself and failures would point into this package.

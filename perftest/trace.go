@@ -1,23 +1,15 @@
 package perftest
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"maps"
-	"os"
 	"regexp"
 	"slices"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/android/devtext"
-	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/trace"
+	"github.com/perfgate/perfgate/perftest/internal/tracing"
+	"github.com/perfgate/perfgate/result"
 )
 
 // TraceConfig says how a session records a Perfetto trace around its steps
@@ -110,595 +102,72 @@ func (tc TraceConfig) withDefaults() (TraceConfig, error) {
 	return tc, nil
 }
 
-// TraceInfo is the session's Perfetto trace (Result.Trace): where it is,
-// what it holds, and why there is none when it could not be recorded.
-type TraceInfo struct {
-	// File is the trace in the results folder, as the session wrote it;
-	// empty when there is none (see NotRecorded).
-	File      string `json:"file,omitempty"`
-	SizeBytes int64  `json:"size_bytes,omitempty"`
-	// DeviceFile is where perfetto wrote it on the device. The session
-	// removes it once its copy is whole on the host (as many bytes as the
-	// device's stat says, synced and renamed into place); when the pull
-	// fails or falls short it stays there, and NotRecorded says so and
-	// why, for an adb pull of one's own.
-	DeviceFile string `json:"device_file,omitempty"`
-	// Config is the text config perfetto ran with.
-	Config string `json:"config,omitempty"`
-	// Sources are what the trace holds ("frametimeline", "sched",
-	// "atrace", …; trace.Analysis.Sources).
-	Sources []string `json:"sources,omitempty"`
-	// StartNs and EndNs are the span the trace covers on the steps' device
-	// clock (Result.Clock).
-	StartNs int64 `json:"start_ns,omitempty"`
-	EndNs   int64 `json:"end_ns,omitempty"`
-	// NotRecorded says why there is no trace: no perfetto on the device,
-	// Android older than 10, perfetto refused the config, the pull failed
-	// (the command, its error, its deadline, and where the trace stays on
-	// the phone).
-	NotRecorded string `json:"not_recorded,omitempty"`
-	// NotMeasured names each part of the analysis the trace cannot give
-	// ("frametimeline", "thread_states", "slices") and why.
-	NotMeasured map[string]string `json:"not_measured,omitempty"`
-	// Rejected counts what the trace held that cannot be data, by reason.
-	Rejected map[string]int `json:"rejected,omitempty"`
-	// Notes are what else a reader should know: a data source the device
-	// lacks, data lost while tracing, what earlier sessions left on the
-	// phone and what became of it ("leftover: …").
-	Notes []string `json:"notes,omitempty"`
-	// Open says how to look at the trace.
-	Open string `json:"open,omitempty"`
-}
-
-// TraceStep is a step's part of the session's Perfetto trace: Android's
-// own FrameTimeline classification of the app's frames whose expected start
-// (the vsync they were due for) lies in the step (README "FrameTimeline
-// jank").
-type TraceStep struct {
-	// Frames counts the app's FrameTimeline frames; Janky those with any
-	// jank; AppJank those counted as the app's (App Deadline Missed, App
-	// Resynced Jitter): the catalogue's jank_frametimeline.
-	Frames  int `json:"frames"`
-	Janky   int `json:"janky"`
-	AppJank int `json:"app_jank"`
-	// ByType counts frames per jank type; a frame with two counts twice.
-	ByType map[string]int `json:"by_type,omitempty"`
-	// JankyFrames are the janky frames, each with its main thread's states
-	// and longest slices.
-	JankyFrames []TraceFrame `json:"janky_frames,omitempty"`
-	// Joined counts the frames matched with a frame perfgate polled from
-	// gfxinfo for the same vsync.
-	Joined int `json:"joined"`
-	// NotMeasured names the parts of the analysis the trace cannot give,
-	// and why (see TraceInfo.NotMeasured).
-	NotMeasured map[string]string `json:"not_measured,omitempty"`
-	// Partial says when the trace covers only part of the step (it ended
-	// before the step, at TraceConfig.MaxDuration); its figures then count
-	// only that part and are not the step's. The session as a whole
-	// (Result.Whole) counts from the trace's start, which comes before the
-	// session clears the frame histories and starts counting frames.
-	Partial string `json:"partial,omitempty"`
-}
-
-// TraceFrame is a janky FrameTimeline frame of a step (times of the
-// embedded frame are on the trace's clock).
-type TraceFrame struct {
-	trace.JankyFrame
-	// AtS is when the frame was due (its expected start), in seconds
-	// since the step began.
-	AtS float64 `json:"at_s"`
-	// DeviceStartNs and DeviceEndNs are the frame's actual span on the
-	// steps' device clock (Result.Clock). What else the session saw on
-	// that clock joins a frame by overlapping this span, as the main-thread
-	// blocks and sampled stacks of the causes work will.
-	DeviceStartNs int64 `json:"device_start_ns"`
-	DeviceEndNs   int64 `json:"device_end_ns"`
-	// Polled is the frame perfgate polled from gfxinfo for the same vsync
-	// (IntendedVsync within half a refresh period of the expected start),
-	// when there is one.
-	Polled *frames.Frame `json:"polled,omitempty"`
-}
-
-// traceRun is the collector's state of the session's trace.
-type traceRun struct {
-	cfg      TraceConfig
-	pid      int
-	remote   string
-	startNs  int64 // host ns the start command went out
-	maxEndNs int64 // host ns MaxDuration ends it
-	stopNs   int64 // host ns the stop command went out
-	a        *trace.Analysis
-	why      string // why there is no analysis
-	// leasePath is the trace's lease on the phone ("" when it could not
-	// be made); lease keeps it fresh while the session runs, on the
-	// ticks of leaseTicker.
-	leasePath   string
-	lease       *traceLease
-	leaseTicker *time.Ticker
-	// leftovers are the trace files earlier sessions left, to pull at
-	// Stop.
-	leftovers []leftoverTrace
-}
-
-// traceDir is where perfetto may write on every Android version.
-const traceDir = "/data/misc/perfetto-traces"
-
-// traceNote records why the session has no (full) trace, as a Result note
-// and in Result.Trace.
-func (c *collector) traceNote(format string, args ...any) {
-	c.note("trace: "+format, args...)
-	if t := c.s.res.Trace; t != nil {
-		t.Notes = append(t.Notes, fmt.Sprintf(format, args...))
-	}
-}
-
-// traceNotRecorded says why the session records no trace.
-func (c *collector) traceNotRecorded(format string, args ...any) {
-	why := fmt.Sprintf(format, args...)
-	c.tr.why = why
-	c.s.res.Trace.NotRecorded = why
-	c.note("trace: not recorded: %s", why)
-}
-
 // startTrace starts perfetto in the background, when Config.Trace asks for
 // a trace. What goes wrong is a note: everything else is still measured.
 func (c *collector) startTrace(ctx context.Context) {
-	if c.cfg.Trace == nil {
+	tc := c.cfg.Trace
+	if tc == nil {
 		return
 	}
-	c.tr = &traceRun{cfg: *c.cfg.Trace}
-	r := c.s.res
-	r.Trace = &TraceInfo{Open: "open " + trace.PerfettoUI + " in a browser and choose Open trace file (the file stays on your machine)"}
-	api := r.Device.API
-	if api > 0 && api < 29 {
-		c.traceNotRecorded("Android API %d: perfgate records Perfetto traces on Android 10 (API 29) and later, whose perfetto takes a text config", api)
-		return
+	env := tracing.Env{
+		Serial: c.s.dev.serial(),
+		API:    c.s.res.Device.API,
+		Batch:  c.s.dev.batch,
+		Now:    c.s.now,
+		Note:   func(msg string) { c.note("%s", msg) },
 	}
-	cmds := []string{"command -v perfetto"}
-	if api >= 30 {
-		cmds = append(cmds, "perfetto --query")
+	if p, ok := c.s.dev.(puller); ok {
+		env.Pull = p.pull
 	}
-	out, err := c.s.dev.batch(ctx, cmds)
-	if err == nil && len(out) != len(cmds) {
-		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
-	}
-	if err != nil {
-		c.traceNotRecorded("%s: %v", cmds[0], err)
-		return
-	}
-	if out[0].ExitCode != 0 {
-		c.traceNotRecorded("the device has no perfetto (%s)", failure(out[0], cmds[0]))
-		return
-	}
-	if _, ok := c.s.dev.(puller); !ok {
-		c.traceNotRecorded("the device's files cannot be pulled, so its trace could not be read")
-		return
-	}
-	// Before this session's perfetto starts: a recording a dead session
-	// left would hold the tracing service's resources.
-	c.sweepTraces(ctx)
-	want := []string{"linux.ftrace", "linux.process_stats"}
-	if api == 0 || api >= 31 {
-		want = append(want, "android.surfaceflinger.frametimeline")
-	} else {
-		c.traceNote("FrameTimeline needs Android 12 (API 31); this device runs API %d, so the trace has no jank types and the steps no jank_frametimeline (scheduling and slices are still recorded)", api)
-	}
-	if len(out) > 1 {
-		if out[1].ExitCode != 0 {
-			c.traceNote("%s", failure(out[1], cmds[1]))
-		} else if have := parsePerfettoQuery(out[1].Stdout); len(have) > 0 {
-			var kept []string
-			for _, s := range want {
-				if slices.Contains(have, s) {
-					kept = append(kept, s)
-					continue
-				}
-				c.traceNote("the device's tracing service has no data source %s (perfetto --query does not list it): %s", s, lostWithout(s))
-			}
-			want = kept
-		}
-	}
-	if len(want) == 0 {
-		c.traceNotRecorded("the device's tracing service has none of the data sources the analysis reads")
-		return
-	}
-	c.tr.remote = fmt.Sprintf("%s/perfgate-%s-%d.perfetto-trace", traceDir, c.cfg.Package, time.Now().UnixNano())
-	c.tr.leasePath = leaseOf(c.tr.remote)
-	liveTraces.Store(traceKey(c.s.dev.serial(), c.tr.remote), true)
-	cfgText := perfettoConfig(c.tr.cfg, c.cfg.Package, want)
-	r.Trace.Config = cfgText
-	r.Trace.DeviceFile = c.tr.remote
-	bg := "--background"
-	if api >= 33 {
-		bg = "--background-wait" // returns once the data sources started
-	}
-	start := "printf '%s\\n' " + shellQuote(cfgText) + " | perfetto --txt -c - -o " + shellQuote(c.tr.remote) + " " + bg
-	// The lease comes first, so that whoever lists the phone's traces
-	// sees a trace with its lease.
-	touch := "touch " + shellQuote(c.tr.leasePath)
-	c.tr.startNs = c.s.now()
-	out, err = c.s.dev.batch(ctx, []string{touch, start})
-	if err == nil && len(out) != 2 {
-		err = fmt.Errorf("batch of 2 commands returned %d results", len(out))
-	}
-	if err != nil {
-		c.traceNotRecorded("perfetto --txt -c - -o %s %s: %v", c.tr.remote, bg, err)
-		for _, n := range c.releaseTrace(context.Background(), false) {
-			c.traceNote("%s", n)
-		}
-		return
-	}
-	if out[0].ExitCode != 0 {
-		c.traceNote("the trace's lease could not be made (%s): another session on this phone may take the trace for a leftover once it is %v old", failure(out[0], touch), traceGrace)
-		c.tr.leasePath = ""
-	}
-	pid, perr := strconv.Atoi(strings.TrimSpace(lastLine(string(out[1].Stdout))))
-	if out[1].ExitCode != 0 || perr != nil || pid <= 0 {
-		c.traceNotRecorded("perfetto refused to start: %s", failure(out[1], "perfetto --txt -c - -o "+c.tr.remote+" "+bg))
-		for _, n := range c.releaseTrace(context.Background(), false) {
-			c.traceNote("%s", n)
-		}
-		return
-	}
-	c.tr.pid = pid
-	c.tr.maxEndNs = c.tr.startNs + int64(c.tr.cfg.MaxDuration)
-	if c.tr.leasePath != "" {
-		t := time.NewTicker(traceLeaseEvery)
-		c.tr.lease = c.holdLease(c.tr.leasePath, t.C)
-		c.tr.leaseTicker = t
-	}
+	cfg := tracing.Config{Package: c.cfg.Package, BufferKB: tc.BufferKB, Categories: tc.Categories, MaxDuration: tc.MaxDuration}
+	c.tr = tracing.Start(ctx, env, cfg)
+	c.s.res.Trace = c.tr.Info()
 }
 
-// lostWithout says what a trace lacks without a data source.
-func lostWithout(source string) string {
-	switch source {
-	case "android.surfaceflinger.frametimeline":
-		return "no jank types (jank_frametimeline not measured)"
-	case "linux.ftrace":
-		return "no thread states or slices"
-	}
-	return "the app's processes are found by their layers' names"
-}
-
-// lastLine is the last non-empty line of s.
-func lastLine(s string) string {
-	s = strings.TrimRight(s, "\r\n\t ")
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
-
-// parsePerfettoQuery lists the data sources under `perfetto --query`'s
-// "DATA SOURCES REGISTERED:" heading: the first word of each line but the
-// column heads.
-func parsePerfettoQuery(b []byte) []string {
-	var out []string
-	in := false
-	for _, line := range strings.Split(string(devtext.Normalize(b)), "\n") {
-		t := strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(t, "DATA SOURCES REGISTERED"):
-			in = true
-			continue
-		case !in || t == "":
-			continue
-		case strings.HasSuffix(t, ":") && strings.ToUpper(t) == t:
-			in = false // the next section
-			continue
-		}
-		f := strings.Fields(t)[0]
-		if f == "NAME" || strings.Trim(f, "=") == "" {
-			continue
-		}
-		if !slices.Contains(out, f) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// perfettoConfig is the text trace config: one buffer, the data sources
-// wanted, and a duration that ends the trace should the session die.
-func perfettoConfig(tc TraceConfig, pkg string, sources []string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "duration_ms: %d buffers { size_kb: %d fill_policy: RING_BUFFER }", tc.MaxDuration.Milliseconds(), tc.BufferKB)
-	for _, s := range sources {
-		switch s {
-		case "linux.ftrace":
-			b.WriteString(` data_sources { config { name: "linux.ftrace" ftrace_config {`)
-			for _, ev := range []string{"sched/sched_switch", "sched/sched_waking", "binder/binder_transaction", "binder/binder_transaction_received"} {
-				fmt.Fprintf(&b, " ftrace_events: %q", ev)
-			}
-			for _, c := range tc.Categories {
-				fmt.Fprintf(&b, " atrace_categories: %q", c)
-			}
-			fmt.Fprintf(&b, " atrace_apps: %q compact_sched { enabled: true } } } }", pkg)
-		case "linux.process_stats":
-			b.WriteString(` data_sources { config { name: "linux.process_stats" process_stats_config { scan_all_processes_on_start: true } } }`)
-		default:
-			fmt.Fprintf(&b, " data_sources { config { name: %q } }", s)
-		}
-	}
-	return b.String()
-}
-
-// stopTrace ends the trace, waits (at most 10 s) for perfetto to write it,
-// pulls it into the results folder and reads it; then it pulls what
-// earlier sessions left (pullLeftovers). It runs once the lanes have
-// stopped; the session's lock is taken only to record the outcome, as a
-// process end's log read may still be recording its own.
+// stopTrace ends the trace and takes it, and what earlier sessions left,
+// into the results folder (tracing.Recorder.Stop). It runs once the lanes
+// have stopped; the session's lock is taken only to record the outcome.
 func (c *collector) stopTrace(ctx context.Context) {
 	if c.tr == nil {
 		return
 	}
-	var o traceOutcome
-	if c.tr.pid != 0 {
-		o = c.fetchTrace(ctx)
-	}
-	leftovers := c.pullLeftovers(ctx)
-	c.s.mu.Lock()
-	defer c.s.mu.Unlock()
-	for _, n := range append(o.notes, leftovers...) {
-		c.traceNote("%s", n)
-	}
-	if c.tr.pid == 0 {
-		return
-	}
-	if o.notRecorded != "" {
-		c.traceNotRecorded("%s", o.notRecorded)
-		return
-	}
-	info := c.s.res.Trace
-	info.File, info.SizeBytes = o.path, o.size
-	c.tr.why, c.tr.a = o.why, o.a
-	if a := o.a; a != nil {
-		info.Sources, info.NotMeasured, info.Rejected = a.Sources, a.NotMeasured, a.Rejected
-		info.Notes = append(info.Notes, a.Notes...)
-		for _, k := range slices.Sorted(maps.Keys(a.NotMeasured)) {
-			c.note("trace: %s not measured: %s", k, a.NotMeasured[k])
-		}
-	}
-}
-
-// traceOutcome is what stopping the trace gave.
-type traceOutcome struct {
-	notes       []string
-	notRecorded string // why there is no trace file
-	path        string
-	size        int64
-	a           *trace.Analysis
-	why         string // why there is no analysis of the file
-}
-
-// fetchTrace stops perfetto and reads the file's size in the same round
-// trip, pulls the file, removes it from the device once the copy is whole,
-// and reads it. A failed or short pull leaves the file on the device and
-// says where.
-func (c *collector) fetchTrace(ctx context.Context) (o traceOutcome) {
-	tr := c.tr
-	// perfetto writes the file after the signal and exits when it is done:
-	// the file is whole only once the process is gone, and its size is
-	// read then.
-	stop := fmt.Sprintf("kill -TERM %d 2>/dev/null; i=0; while kill -0 %d 2>/dev/null; do if [ $i -ge 100 ]; then echo 'perfetto (pid %d) still running 10 s after SIGTERM' >&2; exit 124; fi; i=$((i+1)); sleep 0.1; done", tr.pid, tr.pid, tr.pid)
-	stat := "stat -c %s " + shellQuote(tr.remote)
-	tr.stopNs = c.s.now()
-	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	out, err := c.s.dev.batch(sctx, []string{stop, stat})
-	cancel()
-	if err == nil && len(out) != 2 {
-		err = fmt.Errorf("batch of 2 commands returned %d results", len(out))
-	}
-	if err == nil && out[0].ExitCode != 0 {
-		err = errors.New(failure(out[0], "kill -TERM "+strconv.Itoa(tr.pid)))
-	}
-	if err != nil {
-		o.notRecorded = fmt.Sprintf("stopping perfetto: %v; the trace stays on the phone at %s (a later session with a trace stops and takes it)", err, tr.remote)
-		o.notes = c.releaseTrace(ctx, false)
-		return o
-	}
-	size := int64(-1)
-	var sizeWhy string
-	if err := out[1].Err(stat); err != nil {
-		sizeWhy = err.Error()
-	} else if n, perr := strconv.ParseInt(strings.TrimSpace(string(out[1].Stdout)), 10, 64); perr != nil || n < 0 {
-		sizeWhy = fmt.Sprintf("%s printed %q", stat, clipText(strings.TrimSpace(string(out[1].Stdout))))
-	} else {
-		size = n
-	}
-	switch {
-	case size < 0 && strings.Contains(sizeWhy, "No such file"):
-		o.notRecorded = fmt.Sprintf("perfetto left no file at %s (%s)", tr.remote, sizeWhy)
-		o.notes = c.releaseTrace(ctx, false)
-		return o
-	case size == 0:
-		// An empty file holds nothing to lose.
-		o.notRecorded = fmt.Sprintf("perfetto wrote nothing into %s", tr.remote)
-		o.notes = c.releaseTrace(ctx, true)
-		return o
-	}
-	// The trace takes the Result's stem, so that the Result names it
-	// (and it the Result) whatever else writes into the folder meanwhile.
-	dir, base, st := c.cfg.resultsDir(), resultBase(c.cfg.Name), c.cfg.fileStem()
-	bound := size
-	if size < 0 {
-		// The file holds at most the ring buffer and a little more.
-		bound = int64(tr.cfg.BufferKB) * 1024 * 5 / 4
-	}
-	path, err := c.pullWhole(ctx, tr.remote, size, tracePullDeadline(bound), dir, base, ".perfetto-trace", st)
-	if err != nil {
-		o.notRecorded = fmt.Sprintf("%v; the trace stays on the phone: adb pull %s", err, tr.remote)
-		o.notes = c.releaseTrace(ctx, false)
-		return o
-	}
-	if size < 0 {
-		o.notes = append(o.notes, fmt.Sprintf("the trace's size on the phone could not be read (%s), so its copy cannot be told whole: it stays on the phone at %s", sizeWhy, tr.remote))
-	}
-	o.notes = append(o.notes, c.releaseTrace(ctx, size > 0)...)
-	fi, err := os.Stat(path)
-	if err != nil {
-		o.notRecorded = fmt.Sprintf("%s: %v", path, err)
-		return o
-	}
-	o.path, o.size = path, fi.Size()
-	f, err := os.Open(path)
-	if err != nil {
-		o.why = "the trace could not be read: " + err.Error()
-		o.notes = append(o.notes, o.why)
-		return o
-	}
-	defer f.Close()
-	a, err := trace.Analyze(f, trace.Options{Package: c.cfg.Package})
-	if err != nil {
-		o.notes = append(o.notes, fmt.Sprintf("%s: %v", path, err))
-		if a == nil || a.Packets == 0 {
-			o.why = fmt.Sprintf("the trace %s could not be read: %v", path, err)
-			return o
-		}
-	}
-	o.a = a
-	return o
-}
-
-// stepClock is the trace's name for the clock of the steps' device times.
-func stepClock(source string) (trace.Clock, bool) {
-	switch source {
-	case "gfxinfo Uptime":
-		return trace.Monotonic, true
-	case "/proc/uptime":
-		return trace.Boottime, true
-	}
-	return 0, false
+	dest := tracing.Dest{Dir: c.cfg.resultsDir(), Base: result.Base(c.cfg.Name), Stem: c.cfg.fileStem()}
+	c.tr.Stop(ctx, dest, &c.s.mu)
 }
 
 // traceSpan puts the trace's span on the steps' device clock.
 func (c *collector) traceSpan(clk *clockMap) {
-	tr := c.tr
-	if tr == nil || tr.a == nil || !clk.ok() {
-		return
+	if c.tr != nil && clk.ok() {
+		c.tr.Span(clk.toDevice)
 	}
-	c.s.res.Trace.StartNs = clk.toDevice(tr.startNs)
-	c.s.res.Trace.EndNs = clk.toDevice(min(tr.stopNs, tr.maxEndNs))
 }
 
 // traceStep is the step's part of the trace; nil without one (the reason
 // goes to the step's catalogue through traceWhy).
-func (c *collector) traceStep(st *Step) *TraceStep {
-	tr := c.tr
-	if tr == nil || tr.a == nil {
+func (c *collector) traceStep(st *result.Step) *result.TraceStep {
+	if c.tr == nil {
 		return nil
 	}
-	r := c.s.res
-	clock, ok := stepClock(r.Clock.Source)
-	if !ok {
-		c.setWhy(metrics.FamilyTrace, "trace: the steps' device times have no clock the trace knows (clock source "+r.Clock.Source+")")
-		return nil
-	}
-	a := tr.a
-	w, err := a.Window(trace.Window{Name: st.Name, Start: st.DeviceStartNs, End: st.DeviceEndNs, Clock: clock})
-	if err != nil {
-		c.setWhy(metrics.FamilyTrace, "trace: "+err.Error())
-		return nil
-	}
-	ts := &TraceStep{Frames: w.Frames, Janky: w.Janky, AppJank: w.AppJank, ByType: w.ByType, NotMeasured: w.NotMeasured}
-	// The session as a whole counts frames from the probe on, after the
-	// trace began: it is not partial for starting before the trace.
-	switch {
-	case st.HostStartNs < tr.startNs && st != c.whole:
-		ts.Partial = fmt.Sprintf("the trace began %v after the step", time.Duration(tr.startNs-st.HostStartNs).Round(time.Millisecond))
-	case st.HostEndNs > tr.maxEndNs:
-		ts.Partial = fmt.Sprintf("the trace ended %v before the step (TraceConfig.MaxDuration %v)", time.Duration(st.HostEndNs-tr.maxEndNs).Round(time.Millisecond), tr.cfg.MaxDuration)
-	}
-	toDev := func(ns int64) int64 {
-		v, err := a.ConvertTo(ns, clock)
-		if err != nil {
-			return 0
-		}
-		return v
-	}
-	period := int64(time.Second) / int64(max(1, c.refreshHz))
-	polled := c.gfxFrames()
-	for _, f := range a.Frames {
-		if t := f.Time(); t >= w.Start && t < w.End && joinPolled(polled, toDev(t), period) != nil {
-			ts.Joined++
-		}
-	}
-	for _, jf := range w.JankyFrames {
-		tf := TraceFrame{JankyFrame: jf, DeviceStartNs: toDev(jf.Start), DeviceEndNs: toDev(jf.End)}
-		due := toDev(jf.Time())
-		tf.AtS = float64(due-st.DeviceStartNs) / 1e9
-		tf.Polled = joinPolled(polled, due, period)
-		ts.JankyFrames = append(ts.JankyFrames, tf)
+	in := tracing.StepInput{ClockSource: c.s.res.Clock.Source, RefreshHz: c.refreshHz, Frames: c.s.res.Frames, Whole: st == c.whole}
+	ts, why := c.tr.Step(st, in)
+	if why != "" {
+		c.setWhy(metrics.FamilyTrace, why)
 	}
 	return ts
 }
 
-// gfxFrames are the gfxinfo frames the session polled, by IntendedVsync.
-func (c *collector) gfxFrames() []frames.Frame {
-	var out []frames.Frame
-	for _, f := range c.s.res.Frames {
-		if f.Source == frames.SourceGfxInfo {
-			out = append(out, f)
-		}
-	}
-	slices.SortStableFunc(out, func(x, y frames.Frame) int { return cmp.Compare(x.IntendedVsync, y.IntendedVsync) })
-	return out
-}
-
-// joinPolled is the polled frame whose IntendedVsync is nearest to due,
-// within half a period; nil when none is.
-func joinPolled(fs []frames.Frame, due, period int64) *frames.Frame {
-	i := sort.Search(len(fs), func(k int) bool { return fs[k].IntendedVsync >= due })
-	var best *frames.Frame
-	bestD := period/2 + 1
-	for _, k := range []int{i - 1, i} {
-		if k < 0 || k >= len(fs) {
-			continue
-		}
-		d := fs[k].IntendedVsync - due
-		if d < 0 {
-			d = -d
-		}
-		if d < bestD {
-			best, bestD = &fs[k], d
-		}
-	}
-	if best == nil {
-		return nil
-	}
-	f := *best
-	return &f
-}
-
 // traceWhy says why a step has no jank_frametimeline; "" when it has one.
-func (c *collector) traceWhy(st *Step) string {
-	switch tr := c.tr; {
-	case c.cfg.Trace == nil:
+func (c *collector) traceWhy(st *result.Step) string {
+	if c.cfg.Trace == nil {
 		return "trace: no Perfetto trace recorded (Config.Trace unset; perftest.WithTrace, perfgate record -trace)"
-	case tr.why != "":
-		return "trace: " + tr.why
-	case tr.a == nil:
-		return "trace: not read"
-	case st.Trace == nil:
-		return ""
-	case st.Trace.Partial != "":
-		return "trace: covers only part of the step: " + st.Trace.Partial
-	case st.Trace.NotMeasured["frametimeline"] != "":
-		return "trace: " + st.Trace.NotMeasured["frametimeline"]
 	}
-	return ""
+	return c.tr.Why(st)
 }
 
 // abandonTrace stops a trace whose session failed to start, without
-// reading it, and removes its file and its lease: a session that never
-// measured has no trace to keep.
+// reading it, and removes its file and its lease.
 func (c *collector) abandonTrace() {
-	if c.tr == nil || c.tr.pid == 0 {
-		return
+	if c.tr != nil {
+		c.tr.Abandon()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	c.s.dev.batch(ctx, []string{fmt.Sprintf("kill -TERM %d", c.tr.pid)})
-	c.releaseTrace(ctx, true)
-	c.tr.pid = 0
 }

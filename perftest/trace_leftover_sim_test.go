@@ -17,6 +17,7 @@ import (
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -313,7 +314,7 @@ func TestTraceConcurrentSessions(t *testing.T) {
 		if rep := rtA.joined(); rep != "" {
 			t.Errorf("A reported: %s", rep)
 		}
-		for name, r := range map[string]*perftest.Result{"A": rA, "B": rB} {
+		for name, r := range map[string]*result.Result{"A": rA, "B": rB} {
 			if r.Trace == nil || r.Trace.File == "" || r.Trace.NotRecorded != "" {
 				t.Errorf("%s's trace: %+v", name, r.Trace)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 	"github.com/perfgate/perfgate/trace"
 )
@@ -35,7 +36,7 @@ func traceJanks() []simdevice.Jank {
 // trace, on a phone of the given API level and quirks, on the bubble's
 // clock (call it in a bubble): one run, where no host stalls past the
 // phone's frame buffer or is too busy to poll it.
-func traceSession(t *testing.T, api int, q simdevice.Quirks, n int, tc perftest.TraceConfig) (dev *simdevice.Device, r *perftest.Result, st *perftest.Step) {
+func traceSession(t *testing.T, api int, q simdevice.Quirks, n int, tc perftest.TraceConfig) (dev *simdevice.Device, r *result.Result, st *result.Step) {
 	t.Helper()
 	wl, err := simdevice.Preset("smooth-scroll")
 	if err != nil {

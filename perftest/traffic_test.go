@@ -6,6 +6,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/procfs"
+	"github.com/perfgate/perfgate/result"
 )
 
 // A traffic rate divides by the device's clock read beside the counters
@@ -32,7 +33,7 @@ func TestTrafficRateOnTheDeviceClock(t *testing.T) {
 			const cmd = "cat /proc/uid_stat/10123/tcp_rcv /proc/uid_stat/10123/tcp_snd"
 			c.absorbTraffic(adbx.Result{Stdout: []byte("1000\n500\n")}, cmd, 1*s, tc.up0)
 			c.absorbTraffic(adbx.Result{Stdout: []byte("301000\n75500\n")}, cmd, 2*s, tc.up1)
-			st := &Step{Name: "scroll", HostStartNs: 1*s + s/10, HostEndNs: 2*s - s/10}
+			st := &result.Step{Name: "scroll", HostStartNs: 1*s + s/10, HostEndNs: 2*s - s/10}
 			tr := c.trafficStats(st)
 			if tr == nil {
 				t.Fatalf("no traffic: %q", st.NotMeasured)
@@ -68,11 +69,11 @@ func TestAppCPUOnTheDeviceClock(t *testing.T) {
 			proc := func(ticks uint64) []procfs.PidStat {
 				return []procfs.PidStat{{PID: 4242, Comm: "com.x.y", UTime: ticks, STime: 10, StartTime: 500}}
 			}
-			c.s.res.Samples = []Sample{
+			c.s.res.Samples = []result.Sample{
 				{HostNs: 1 * s, UptimeNs: tc.up0, PIDs: []int{4242}, Procs: proc(100)},
 				{HostNs: 2 * s, UptimeNs: tc.up1, PIDs: []int{4242}, Procs: proc(160)},
 			}
-			st := &Step{Name: "scroll", HostStartNs: 1*s + s/10, HostEndNs: 2*s - s/10}
+			st := &result.Step{Name: "scroll", HostStartNs: 1*s + s/10, HostEndNs: 2*s - s/10}
 			got := c.cpuStats(st)
 			if got.Intervals != 1 || math.Abs(got.Mean-tc.pct) > 1e-9 || got.Source != tc.source {
 				t.Errorf("cpu %+v, want %.0f %% from %q", got, tc.pct, tc.source)

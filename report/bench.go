@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // WriteBenchstat writes the results in the Go benchmark text format, one
@@ -22,9 +22,9 @@ import (
 // them; a step repeated in one session ("scroll#2") is one more run of
 // "scroll". Configuration lines are written when they change between
 // results. A Result of a session that did not reach Stop
-// (perftest.Result.Unfinished) is no run: a comment line says it was
+// (result.Result.Unfinished) is no run: a comment line says it was
 // left out.
-func WriteBenchstat(w io.Writer, results []*perftest.Result) error {
+func WriteBenchstat(w io.Writer, results []*result.Result) error {
 	bw := bufio.NewWriter(w)
 	last := map[string]string{}
 	for _, r := range results {
@@ -85,7 +85,7 @@ func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 // value for and why, grouped by reason: "# scroll: not measured: rx, tx
 // (traffic: …)". benchstat skips the lines (they are neither results nor
 // configuration), a reader does not take a missing unit for 0.
-func writeAbsent(w io.Writer, st *perftest.Step) {
+func writeAbsent(w io.Writer, st *result.Step) {
 	var reasons []string
 	names := map[string][]string{}
 	for _, a := range st.Absent() {

@@ -5,15 +5,15 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 // A report is written once per test at the end of a run; these keep that
 // cheap next to the session itself (a few ms for a two-step session).
 func BenchmarkWriteHTML(b *testing.B) {
 	r := loadRecorded(b)
-	rs := []*perftest.Result{r}
+	rs := []*result.Result{r}
 	opts := report.Options{Budgets: []budget.Limit{{Metric: "jank", Value: 2}, {Metric: "fps", Value: 50, Min: true}}}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -24,7 +24,7 @@ func BenchmarkWriteHTML(b *testing.B) {
 }
 
 func BenchmarkWriteMarkdown(b *testing.B) {
-	rs := []*perftest.Result{loadRecorded(b)}
+	rs := []*result.Result{loadRecorded(b)}
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := report.WriteMarkdown(io.Discard, rs, report.Options{}); err != nil {
@@ -35,7 +35,7 @@ func BenchmarkWriteMarkdown(b *testing.B) {
 
 func BenchmarkCompare(b *testing.B) {
 	r := loadRecorded(b)
-	base := []*perftest.Result{r, r, r, r, r, r, r, r, r, r}
+	base := []*result.Result{r, r, r, r, r, r, r, r, r, r}
 	b.ReportAllocs()
 	for b.Loop() {
 		report.Compare(base, base, report.CompareOptions{})

@@ -18,8 +18,8 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 // chromium returns the headless browser's path (Debian's chromium, or the
@@ -82,7 +82,7 @@ func TestBrowserRendersReport(t *testing.T) {
 	page := filepath.Join(dir, "report.html")
 	var b bytes.Buffer
 	budgets := []budget.Limit{{Metric: "frame_time_p95", Value: 12}, {Step: "scroll", Metric: "fps", Value: 50, Min: true}, {Metric: "jank", Value: 2}}
-	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{Budgets: budgets}))
+	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{Budgets: budgets}))
 	assert.NilError(t, os.WriteFile(page, b.Bytes(), 0o644))
 	if d := os.Getenv("PERFGATE_REPORT_KEEP"); d != "" {
 		// Keep the page and its screenshot to look at.
@@ -183,11 +183,11 @@ func TestBrowserRendersComparison(t *testing.T) {
 	bin := chromium(t)
 	// Four runs of each app: a session on a phone of its own that
 	// repeats its steps four times, both sessions at once.
-	base, next := make([]*perftest.Result, 1), make([]*perftest.Result, 1)
+	base, next := make([]*result.Result, 1), make([]*result.Result, 1)
 	t.Run("sessions", func(t *testing.T) {
 		for _, run := range []struct {
 			preset string
-			into   []*perftest.Result
+			into   []*result.Result
 		}{{"smooth-scroll", base}, {"janky-scroll", next}} {
 			t.Run(run.preset, func(t *testing.T) {
 				t.Parallel()

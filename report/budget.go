@@ -3,7 +3,7 @@ package report
 import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // fromReport names the verdicts a report makes itself, of the budgets it
@@ -15,7 +15,7 @@ const fromReport = "report"
 // gates, crashes), then the report's own of the budgets it was given
 // (budgets), judged by budget.Check. A report never judges again what the
 // Result holds a verdict of.
-func stepVerdicts(r *perftest.Result, st *perftest.Step, budgets []budget.Limit) []budget.Verdict {
+func stepVerdicts(r *result.Result, st *result.Step, budgets []budget.Limit) []budget.Verdict {
 	var out []budget.Verdict
 	for _, v := range r.Checked() {
 		if v.Step == st.Name || v.Kind == budget.KindRegression && v.Step == metrics.BaseStep(st.Name) {
@@ -63,11 +63,11 @@ func limitsOf(vs []budget.Verdict) []budget.Limit {
 }
 
 // Failures lists why a session failed, one line a reason (see
-// perftest.Result.Failed): every failing verdict it keeps, an early end, a
+// result.Result.Failed): every failing verdict it keeps, an early end, a
 // crash no step expected, its test's failure; and the failing verdicts of
 // the budgets a report was given (budgets, judged by budget.Check). Empty
 // when it passed.
-func Failures(r *perftest.Result, budgets []budget.Limit) []string {
+func Failures(r *result.Result, budgets []budget.Limit) []string {
 	out := r.Failed()
 	if len(budgets) == 0 {
 		return out
@@ -83,13 +83,13 @@ func Failures(r *perftest.Result, budgets []budget.Limit) []string {
 }
 
 // Failed reports whether a session failed (see Failures).
-func Failed(r *perftest.Result, budgets []budget.Limit) bool {
+func Failed(r *result.Result, budgets []budget.Limit) bool {
 	return len(Failures(r, budgets)) > 0
 }
 
 // unexpectedCrash reports whether the app crashed outside the steps whose
 // crashes the test expected, or outside every step.
-func unexpectedCrash(r *perftest.Result) bool {
+func unexpectedCrash(r *result.Result) bool {
 	expected := map[string]bool{}
 	for _, st := range r.Steps {
 		if st.CrashExpected {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/causes"
 	"github.com/perfgate/perfgate/frames"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // htmlCauses is a step's "why it janked" section: beside the frame chart,
@@ -68,7 +68,7 @@ var causesTmpl = template.Must(template.New("causes").Parse(`<details class="cau
 
 // causesOf builds a step's causes section and the links from the frame
 // chart's janky frames (by their time in ms) to their rows.
-func causesOf(r *perftest.Result, st *perftest.Step, anchor string) (template.HTML, map[int64]string) {
+func causesOf(r *result.Result, st *result.Step, anchor string) (template.HTML, map[int64]string) {
 	c := st.Causes
 	if c == nil {
 		return "", nil

@@ -16,13 +16,14 @@ import (
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
 // causeSession measures the janky-feed app from its cold start: a scroll
 // step holding at least four frames a cause made slow, by the phone's
 // truth.
-func causeSession(t *testing.T) *perftest.Result {
+func causeSession(t *testing.T) *result.Result {
 	t.Helper()
 	wl, err := simdevice.Preset("janky-feed")
 	if err != nil {
@@ -80,7 +81,7 @@ func TestHTMLCauses(t *testing.T) {
 	c := st.Causes
 	assert.Assert(t, c != nil && len(c.TopBlockers) > 0 && len(c.TopStacks) > 0 && len(c.Frames) > 0, "causes %+v", c)
 	var b bytes.Buffer
-	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{}))
+	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{}))
 	page := b.String()
 
 	assert.Assert(t, strings.Contains(page, "<b>Why it janked</b>: "+htmlEsc(c.Line())), "no summary line %q", c.Line())

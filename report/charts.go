@@ -7,13 +7,13 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // stepCharts builds a step's charts: frame time per frame, FPS over time,
 // CPU, memory and traffic, with the step's budgets drawn where a chart
 // shows the budgeted value in the same unit.
-func stepCharts(r *perftest.Result, st *perftest.Step, budgets []budget.Limit) []*chart {
+func stepCharts(r *result.Result, st *result.Step, budgets []budget.Limit) []*chart {
 	stepS := sec(st.HostEndNs - st.HostStartNs)
 	if d := sec(st.DeviceEndNs - st.DeviceStartNs); d > stepS {
 		stepS = d
@@ -110,7 +110,7 @@ func frameTimeChart(fs frameSeries, stepS float64, gaps [][2]float64) *chart {
 // startupChart draws each launch of a step: time to initial display (am
 // start -W TotalTime) and to full display (logcat Fully drawn, where the
 // app reported it), with the step's medians and budgets.
-func startupChart(su *perftest.StartupStats, budgets []hline) *chart {
+func startupChart(su *result.StartupStats, budgets []hline) *chart {
 	c := &chart{id: "startup", title: fmt.Sprintf("Startup per launch (%s start): time to initial and to full display", su.Kind), unit: "ms", xUnit: "launch",
 		xMax: float64(len(su.Iterations) + 1)}
 	var initial, full []pt

@@ -9,11 +9,11 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // chartOf returns the step's chart with the given id.
-func chartOf(t *testing.T, r *perftest.Result, st *perftest.Step, budgets []budget.Limit, id string) *chart {
+func chartOf(t *testing.T, r *result.Result, st *result.Step, budgets []budget.Limit, id string) *chart {
 	t.Helper()
 	for _, c := range stepCharts(r, st, budgets) {
 		if c.id == id {
@@ -27,8 +27,8 @@ func chartOf(t *testing.T, r *perftest.Result, st *perftest.Step, budgets []budg
 // A budget line is labelled in the chart's unit and its own: a PSS budget
 // in KiB on the MiB memory chart says both.
 func TestBudgetLineUnits(t *testing.T) {
-	st := &perftest.Step{Name: "scroll", HostEndNs: 2e9}
-	r := &perftest.Result{Steps: []*perftest.Step{st}}
+	st := &result.Step{Name: "scroll", HostEndNs: 2e9}
+	r := &result.Result{Steps: []*result.Step{st}}
 	mem := chartOf(t, r, st, []budget.Limit{{Metric: metrics.PSSMax, Value: 168000}}, "memory")
 	if len(mem.hlines) != 1 || mem.hlines[0].label != "budget pss_max ≤ 164.06 MiB (168000KiB)" || math.Abs(mem.hlines[0].y-164.0625) > 1e-9 {
 		t.Errorf("PSS budget line %+v", mem.hlines)
@@ -53,8 +53,8 @@ func TestFPSNeedsTwoFrames(t *testing.T) {
 // A 0.7 s step between two traffic reads 1 s apart counts the bytes of the
 // read after it (its table says 620 B): the chart draws that read too.
 func TestTrafficOfShortStep(t *testing.T) {
-	st := &perftest.Step{Name: "tap", HostStartNs: 1.2e9, HostEndNs: 1.9e9}
-	r := &perftest.Result{Traffic: []perftest.TrafficSample{
+	st := &result.Step{Name: "tap", HostStartNs: 1.2e9, HostEndNs: 1.9e9}
+	r := &result.Result{Traffic: []result.TrafficSample{
 		{HostNs: 1e9, RxBytes: 1000, TxBytes: 100}, {HostNs: 2e9, RxBytes: 1620, TxBytes: 100}, {HostNs: 3e9, RxBytes: 9000, TxBytes: 900}}}
 	rx, tx := trafficOf(r, st)
 	if len(rx) != 1 || math.Abs(rx[0].y-620.0/1024) > 1e-9 || len(tx) != 1 || tx[0].y != 0 {
@@ -67,7 +67,7 @@ func TestTrafficOfShortStep(t *testing.T) {
 // (the spike of the slow frame), and says the gap it judged; each point of
 // a short line has a hover title with its unit.
 func TestChartsOfRecordedSession(t *testing.T) {
-	r, err := perftest.ReadResult("testdata/janky-scroll.json")
+	r, err := result.ReadResult("testdata/janky-scroll.json")
 	assert.NilError(t, err)
 	st := r.Step("scroll")
 	cpu := chartOf(t, r, st, nil, "cpu")
@@ -114,9 +114,9 @@ func TestChartsOfRecordedSession(t *testing.T) {
 // A step that launched the app has a startup chart: each launch's time
 // to initial and full display, the median and the budget.
 func TestStartupChart(t *testing.T) {
-	st := &perftest.Step{Name: "launch", HostEndNs: 3e9, Startup: &perftest.StartupStats{Kind: "cold", InitialDisplayMs: 650,
-		Iterations: []perftest.StartupSample{{TotalTimeMs: 700, FullyDrawnMs: 950}, {TotalTimeMs: 640, FullyDrawnMs: 900}, {TotalTimeMs: 650}}}}
-	r := &perftest.Result{Steps: []*perftest.Step{st}}
+	st := &result.Step{Name: "launch", HostEndNs: 3e9, Startup: &result.StartupStats{Kind: "cold", InitialDisplayMs: 650,
+		Iterations: []result.StartupSample{{TotalTimeMs: 700, FullyDrawnMs: 950}, {TotalTimeMs: 640, FullyDrawnMs: 900}, {TotalTimeMs: 650}}}}
+	r := &result.Result{Steps: []*result.Step{st}}
 	c := chartOf(t, r, st, []budget.Limit{{Metric: metrics.StartupInitial, Value: 800}}, "startup")
 	if len(c.lines) != 2 || len(c.lines[0].pts) != 3 || len(c.lines[1].pts) != 2 || c.xUnit != "launch" {
 		t.Errorf("startup chart lines %+v", c.lines)
@@ -128,7 +128,7 @@ func TestStartupChart(t *testing.T) {
 	if strings.Join(labels, "; ") != "median initial display 650 ms; budget startup_initial ≤ 800 ms" {
 		t.Errorf("startup chart lines %q", labels)
 	}
-	if other := (&perftest.Step{Name: "scroll", HostEndNs: 1e9}); len(stepCharts(r, other, nil)) != 5 {
+	if other := (&result.Step{Name: "scroll", HostEndNs: 1e9}); len(stepCharts(r, other, nil)) != 5 {
 		t.Error("a step that launched nothing has a startup chart")
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // CompareOptions set the regression gate. The zero value uses α = 0.05, a
@@ -63,7 +63,7 @@ func (o CompareOptions) withDefaults() CompareOptions {
 }
 
 // Key names what one row compares: a metric of a step of a test (its
-// Result key, perftest.Result.Key) on a device model at an API level
+// Result key, result.Result.Key) on a device model at an API level
 // (DeviceKey). Runs of different tests, steps or devices are never pooled.
 type Key struct {
 	Test, Device, Step string
@@ -113,7 +113,7 @@ type Side struct {
 	// n counts the sessions.
 	n int
 	// unfinished says which Results were left out for not having reached
-	// Stop (perftest.Result.Unfinished), one line each.
+	// Stop (result.Result.Unfinished), one line each.
 	unfinished []string
 }
 
@@ -150,9 +150,9 @@ func (s *Side) AddRuns(n int) { s.n += n }
 // SideOf reads Results into a side: each Result a run of its test (its
 // Key) on its device model ("" for every model, with acrossDevices), each
 // iteration of a step ("scroll#2") one more run. A Result of a session
-// that did not reach Stop (perftest.Result.Unfinished) is no run: it is
+// that did not reach Stop (result.Result.Unfinished) is no run: it is
 // left out, and the comparison warns of it.
-func SideOf(results []*perftest.Result, acrossDevices bool) *Side {
+func SideOf(results []*result.Result, acrossDevices bool) *Side {
 	return sideOf(results, acrossDevices, false)
 }
 
@@ -160,15 +160,15 @@ func SideOf(results []*perftest.Result, acrossDevices bool) *Side {
 // Result, the median of its step's iterations, for a comparison with the
 // history (history.Store.BaseSide). Frames and frame counts are the
 // iterations' together.
-func RunsOf(results []*perftest.Result, acrossDevices bool) *Side {
+func RunsOf(results []*result.Result, acrossDevices bool) *Side {
 	return sideOf(results, acrossDevices, true)
 }
 
-func sideOf(results []*perftest.Result, acrossDevices, perRun bool) *Side {
+func sideOf(results []*result.Result, acrossDevices, perRun bool) *Side {
 	if perRun {
 		s := NewSide()
 		for _, r := range results {
-			one := sideOf([]*perftest.Result{r}, acrossDevices, false)
+			one := sideOf([]*result.Result{r}, acrossDevices, false)
 			s.unfinished = append(s.unfinished, one.unfinished...)
 			for model, d := range one.devices {
 				s.SetDevice(model, d)
@@ -245,7 +245,7 @@ func sideOf(results []*perftest.Result, acrossDevices, perRun bool) *Side {
 
 // unfinishedLine says that the Result r of a session that did not reach
 // Stop is left out of a comparison.
-func unfinishedLine(r *perftest.Result) string {
+func unfinishedLine(r *result.Result) string {
 	where := r.Key()
 	if r.Path != "" {
 		where += " (" + r.Path + ")"
@@ -254,7 +254,7 @@ func unfinishedLine(r *perftest.Result) string {
 }
 
 // Unfinished says which Results the side left out for not having reached
-// Stop (perftest.Result.Unfinished), one line each.
+// Stop (result.Result.Unfinished), one line each.
 func (s *Side) Unfinished() []string { return s.unfinished }
 
 // DeviceKey names the device a run is keyed by: its model (manufacturer and
@@ -271,7 +271,7 @@ func DeviceKey(manufacturer, model string, api int) string {
 
 // deviceText names a Result's device for a warning: model, Android
 // release and API level.
-func deviceText(r *perftest.Result) string {
+func deviceText(r *result.Result) string {
 	return strings.TrimSpace(fmt.Sprintf("%s %s, Android %s (API %d)", r.Device.Manufacturer, r.Device.Model, r.Device.Release, r.Device.API))
 }
 
@@ -284,7 +284,7 @@ func deviceText(r *perftest.Result) string {
 // side has enough, the frames alone (for a large change only) where the
 // runs are too few. Too few runs to tell is a warning on the row, not an
 // error.
-func Compare(base, next []*perftest.Result, opts CompareOptions) *Comparison {
+func Compare(base, next []*result.Result, opts CompareOptions) *Comparison {
 	return CompareSides(SideOf(base, opts.AcrossDevices), SideOf(next, opts.AcrossDevices), opts)
 }
 

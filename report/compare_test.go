@@ -12,24 +12,24 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 // run is one session with one "scroll" step whose p95 frame time, FPS and
 // PSS are given; the other metrics stay constant.
-func run(p95, fps float64, pssKB int64) *perftest.Result {
-	st := &perftest.Step{Name: "scroll"}
+func run(p95, fps float64, pssKB int64) *result.Result {
+	st := &result.Step{Name: "scroll"}
 	st.FrameStats = frames.Summary{Source: "gfxinfo", Frames: 120, FPS: fps, Jank: 1, JankDefinition: frames.JankDefinitionDeadlineMissed,
 		FrameTimeMS: frames.Percentiles{P50: 7, P90: p95 - 1, P95: p95, P99: p95 + 4}}
-	st.MemoryStats = perftest.MemoryStats{PSSMaxKB: pssKB, PSSSamples: 3}
-	return &perftest.Result{Schema: perftest.Schema, Name: "TestScroll", Device: procfs.DeviceFacts{Model: "Pixel 7", Release: "14", API: 34},
-		App: perftest.AppInfo{Package: "com.example"}, Steps: []*perftest.Step{st}}
+	st.MemoryStats = result.MemoryStats{PSSMaxKB: pssKB, PSSSamples: 3}
+	return &result.Result{Schema: result.Schema, Name: "TestScroll", Device: procfs.DeviceFacts{Model: "Pixel 7", Release: "14", API: 34},
+		App: result.AppInfo{Package: "com.example"}, Steps: []*result.Step{st}}
 }
 
 // runs draws n runs around the given centres with 2 % noise.
-func runs(rng *rand.Rand, n int, p95, fps float64, pss int64) []*perftest.Result {
-	out := make([]*perftest.Result, n)
+func runs(rng *rand.Rand, n int, p95, fps float64, pss int64) []*result.Result {
+	out := make([]*result.Result, n)
 	noise := func(v float64) float64 { return v * (1 + 0.02*rng.NormFloat64()) }
 	for i := range out {
 		out[i] = run(noise(p95), noise(fps), int64(noise(float64(pss))))
@@ -43,7 +43,7 @@ func runs(rng *rand.Rand, n int, p95, fps float64, pss int64) []*perftest.Result
 // (reported as p=0.000); the medians are 19.125 and 25.125 ms (+31.4 %),
 // shown rounded half away from zero; p90 is p95 − 1 ms, p99 p95 + 4 ms.
 func TestCompareKnownRegression(t *testing.T) {
-	var base, next []*perftest.Result
+	var base, next []*result.Result
 	for i := range 10 {
 		base = append(base, run(18+0.25*float64(i), 60, 100000))
 		next = append(next, run(24+0.25*float64(i), 60, 100000))
@@ -74,8 +74,8 @@ func TestCompareKnownRegression(t *testing.T) {
 	c = report.Compare(base, next, report.CompareOptions{ThresholdPct: 34})
 	assert.Equal(t, len(c.Regressions()), 0)
 	// An FPS drop is a regression; a rise is not.
-	c = report.Compare([]*perftest.Result{run(18, 60, 1), run(18, 60.5, 1), run(18, 59.5, 1), run(18, 60.2, 1), run(18, 59.8, 1)},
-		[]*perftest.Result{run(18, 45, 1), run(18, 45.5, 1), run(18, 44.5, 1), run(18, 45.2, 1), run(18, 44.8, 1)}, report.CompareOptions{})
+	c = report.Compare([]*result.Result{run(18, 60, 1), run(18, 60.5, 1), run(18, 59.5, 1), run(18, 60.2, 1), run(18, 59.8, 1)},
+		[]*result.Result{run(18, 45, 1), run(18, 45.5, 1), run(18, 44.5, 1), run(18, 45.2, 1), run(18, 44.8, 1)}, report.CompareOptions{})
 	assert.DeepEqual(t, c.Regressions(), []string{"perf regression: TestScroll on Pixel 7, API 34: scroll: fps 60 → 45 (-25.0%, p=0.008, n=5+5)"})
 	c = report.Compare(next[:5], base[:5], report.CompareOptions{})
 	assert.Equal(t, len(c.Regressions()), 0, "faster is not a regression")
@@ -114,7 +114,7 @@ func TestCompareNoise(t *testing.T) {
 // Too few runs is a warning, not an error; steps repeated inside one
 // session count as runs.
 func TestCompareFewRunsAndIterations(t *testing.T) {
-	c := report.Compare([]*perftest.Result{run(18, 60, 1)}, []*perftest.Result{run(30, 60, 1)}, report.CompareOptions{})
+	c := report.Compare([]*result.Result{run(18, 60, 1)}, []*result.Result{run(30, 60, 1)}, report.CompareOptions{})
 	assert.Equal(t, len(c.Regressions()), 0, "one run each, without frames, cannot tell")
 	var b bytes.Buffer
 	assert.NilError(t, c.WriteText(&b))
@@ -123,10 +123,10 @@ func TestCompareFewRunsAndIterations(t *testing.T) {
 
 	// Five runs a side of three steps: each warning is one line naming
 	// every comparison it is about, not a line per comparison.
-	var base5, next5 []*perftest.Result
+	var base5, next5 []*result.Result
 	for i := range 5 {
 		b, n := run(18+0.1*float64(i), 60, 1), run(19+0.1*float64(i), 60, 1)
-		for _, r := range []*perftest.Result{b, n} {
+		for _, r := range []*result.Result{b, n} {
 			for _, name := range []string{"open", "back"} {
 				s := *r.Steps[0]
 				s.Name = name
@@ -142,7 +142,7 @@ func TestCompareFewRunsAndIterations(t *testing.T) {
 	assert.Assert(t, strings.Contains(b.String(), "warning: need >= 6 samples for confidence interval at level 0.95 (n=5+5), in 42 comparisons: TestScroll on Pixel 7, API 34: scroll (every metric), TestScroll on Pixel 7, API 34: open (every metric), TestScroll on Pixel 7, API 34: back (every metric)\n"), b.String())
 
 	// One session with scroll, scroll#2 … scroll#6 is six runs.
-	iter := func(p95 float64) *perftest.Result {
+	iter := func(p95 float64) *result.Result {
 		r := run(p95, 60, 1)
 		for i := 2; i <= 6; i++ {
 			s := *run(p95+0.1*float64(i), 60, 1).Steps[0]
@@ -151,7 +151,7 @@ func TestCompareFewRunsAndIterations(t *testing.T) {
 		}
 		return r
 	}
-	c = report.Compare([]*perftest.Result{iter(18)}, []*perftest.Result{iter(25)}, report.CompareOptions{})
+	c = report.Compare([]*result.Result{iter(18)}, []*result.Result{iter(25)}, report.CompareOptions{})
 	for _, r := range c.Rows {
 		if r.Metric == "frame_time_p95" {
 			assert.Equal(t, r.N1, 6)
@@ -165,7 +165,7 @@ func TestCompareFewRunsAndIterations(t *testing.T) {
 // regression line and the hint, and warn when the devices differ. Runs of
 // different device models are compared only when asked.
 func TestCompareOutput(t *testing.T) {
-	var base, next []*perftest.Result
+	var base, next []*result.Result
 	for i := range 6 {
 		base = append(base, run(18+0.25*float64(i), 60, 1))
 		n := run(24+0.25*float64(i), 60, 1)
@@ -206,10 +206,10 @@ func TestCompareNotMeasured(t *testing.T) {
 	why := "memory: dumpsys meminfo com.example unreadable on every read in the step (3 failed; last: …)"
 	for _, r := range next {
 		st := r.Steps[0]
-		st.MemoryStats = perftest.MemoryStats{}
+		st.MemoryStats = result.MemoryStats{}
 		st.NotMeasured = map[metrics.Name]string{"pss_max": why, "pss_growth": why}
 	}
-	base[0].Steps[0].MemoryStats = perftest.MemoryStats{}
+	base[0].Steps[0].MemoryStats = result.MemoryStats{}
 	base[0].Steps[0].NotMeasured = map[metrics.Name]string{"pss_max": why, "pss_growth": why}
 	c := report.Compare(base, next, report.CompareOptions{})
 	for _, r := range c.Rows {
@@ -230,12 +230,12 @@ func TestCompareNotMeasured(t *testing.T) {
 // with itself only, never pooled into one "scroll" of twice the runs, and
 // the tables name the test.
 func TestCompareKeepsTestsApart(t *testing.T) {
-	named := func(name string, p95 float64) *perftest.Result {
+	named := func(name string, p95 float64) *result.Result {
 		r := run(p95, 60, 1)
 		r.Name = name
 		return r
 	}
-	var base, next []*perftest.Result
+	var base, next []*result.Result
 	for i := range 6 {
 		d := 0.25 * float64(i)
 		base = append(base, named("TestFeed", 18+d), named("TestSearch", 30+d))

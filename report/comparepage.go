@@ -12,7 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Colours of the two sides on the comparison page.
@@ -65,7 +65,7 @@ var comparePageTmpl = template.Must(template.New("compare").Parse(pageHead + `.k
 // confidence intervals, and the gate's verdict; then the frame times, FPS
 // and CPU of the first base run and the first new run drawn over each
 // other. base and next are the Results c was computed from.
-func WriteCompareHTML(w io.Writer, c *Comparison, base, next []*perftest.Result, opts Options) error {
+func WriteCompareHTML(w io.Writer, c *Comparison, base, next []*result.Result, opts Options) error {
 	title := opts.Title
 	if title == "" {
 		title = "perfgate comparison"
@@ -121,7 +121,7 @@ func WriteCompareHTML(w io.Writer, c *Comparison, base, next []*perftest.Result,
 }
 
 // sideText says how many runs a side has and on which devices.
-func sideText(rs []*perftest.Result) string {
+func sideText(rs []*result.Result) string {
 	var devs []string
 	for _, r := range rs {
 		if d := r.Device.String(); !slices.Contains(devs, d) {
@@ -133,7 +133,7 @@ func sideText(rs []*perftest.Result) string {
 
 // firstStep is the step of the first Result of the test (on the device
 // model, unless "") that has it, with its Result.
-func firstStep(rs []*perftest.Result, test, model, step string) (*perftest.Result, *perftest.Step) {
+func firstStep(rs []*result.Result, test, model, step string) (*result.Result, *result.Step) {
 	for _, r := range rs {
 		if r.Key() != test || model != "" && DeviceKey(r.Device.Manufacturer, r.Device.Model, r.Device.API) != model {
 			continue
@@ -236,7 +236,7 @@ func metricStrips(step string, rows []Row) string {
 
 // overlayCharts draws the frame times, FPS and CPU of one base run's step
 // and one new run's step over each other, time since each step began.
-func overlayCharts(br *perftest.Result, bs *perftest.Step, nr *perftest.Result, ns *perftest.Step) []*chart {
+func overlayCharts(br *result.Result, bs *result.Step, nr *result.Result, ns *result.Step) []*chart {
 	if bs == nil || ns == nil {
 		return nil
 	}
@@ -259,6 +259,6 @@ func overlayCharts(br *perftest.Result, bs *perftest.Step, nr *perftest.Result, 
 }
 
 // stepSeconds is how long a step lasted, by the longer of its clocks.
-func stepSeconds(st *perftest.Step) float64 {
+func stepSeconds(st *result.Step) float64 {
 	return math.Max(sec(st.HostEndNs-st.HostStartNs), sec(st.DeviceEndNs-st.DeviceStartNs))
 }

@@ -7,12 +7,12 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // BudgetsFor is the budgets a Result is checked against: Budgets, and
 // BudgetFile's budgets for the Result's device model.
-func (o Options) BudgetsFor(r *perftest.Result) []budget.Limit {
+func (o Options) BudgetsFor(r *result.Result) []budget.Limit {
 	if o.BudgetFile == nil {
 		return o.Budgets
 	}
@@ -22,7 +22,7 @@ func (o Options) BudgetsFor(r *perftest.Result) []budget.Limit {
 
 // forResult is o for one Result: Budgets are the ones it is checked
 // against, BudgetFile done with.
-func (o Options) forResult(r *perftest.Result) Options {
+func (o Options) forResult(r *result.Result) Options {
 	o.Budgets, o.BudgetFile = o.BudgetsFor(r), nil
 	return o
 }
@@ -53,7 +53,7 @@ type deviceCell struct {
 
 // deviceKey names a Result's device in a column header: model and API
 // level, and the serial, since a lab can hold two phones of one model.
-func deviceKey(r *perftest.Result) string {
+func deviceKey(r *result.Result) string {
 	d := r.Device
 	name := d.Name()
 	if name == "" {
@@ -70,7 +70,7 @@ func deviceKey(r *perftest.Result) string {
 
 // deviceRun is one test's Result on one device.
 type deviceRun struct {
-	r      *perftest.Result
+	r      *result.Result
 	device string
 }
 
@@ -85,7 +85,7 @@ type deviceColumn struct {
 // device: per test and step, one column a device, one row a summary
 // metric (metrics.Catalogue's Summary ones, and every budgeted one), the
 // worst device of each row marked. Tests on one device get no table.
-func deviceTables(results []*perftest.Result, opts Options) []deviceTable {
+func deviceTables(results []*result.Result, opts Options) []deviceTable {
 	tests, byTest := runsByTest(results)
 	var out []deviceTable
 	for _, test := range tests {
@@ -111,7 +111,7 @@ func deviceTables(results []*perftest.Result, opts Options) []deviceTable {
 // runsByTest groups results by test, in the order tests first appear,
 // one run a device: a second session of a test on one device has its own
 // section in the report.
-func runsByTest(results []*perftest.Result) ([]string, map[string][]deviceRun) {
+func runsByTest(results []*result.Result) ([]string, map[string][]deviceRun) {
 	byTest := map[string][]deviceRun{}
 	var tests []string
 	for _, r := range results {

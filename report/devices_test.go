@@ -6,15 +6,15 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 // onDevice reads the janky-scroll Result as if it ran on another phone
 // whose scroll step missed jank deadlines.
-func onDevice(t *testing.T, serial, model string, api, jank int) *perftest.Result {
+func onDevice(t *testing.T, serial, model string, api, jank int) *result.Result {
 	t.Helper()
-	r, err := perftest.ReadResult("testdata/janky-scroll.json")
+	r, err := result.ReadResult("testdata/janky-scroll.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func onDevice(t *testing.T, serial, model string, api, jank int) *perftest.Resul
 // step, the worst of each metric marked, each phone judged against its own
 // model's budgets from a file with budgets per model.
 func TestDevicesSideBySide(t *testing.T) {
-	results := []*perftest.Result{
+	results := []*result.Result{
 		onDevice(t, "sim-1", "Pixel 8", 34, 1),
 		onDevice(t, "sim-2", "Pixel 4a", 30, 9),
 		onDevice(t, "sim-3", "Pixel 7", 33, 3),

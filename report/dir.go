@@ -12,33 +12,33 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
 	"github.com/perfgate/perfgate/internal/filename"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // EnvReportDir names the variable that asks every session to write its
 // reports: PERFGATE_REPORT=dir.
-const EnvReportDir = perftest.EnvReport
+const EnvReportDir = result.EnvReport
 
 // WriteDir writes one session's reports into dir: <name>.html,
 // <name>.md and <name>.json (the Result), where name is the test's name
 // made a file name as its Result's is (filename.Of; "session-…" for one
 // that would be "index" or nothing) and, in a test binary, "@" and the
 // test's package ("TestFeed_scroll@example_test"; see
-// perftest.TestPackage), then rewrites dir/index.html linking every
+// result.TestPackage), then rewrites dir/index.html linking every
 // session found there. The Result's name is chosen as
-// perftest.Result.WriteInDir chooses it, so a same-named test of another
+// result.Result.WriteInDir chooses it, so a same-named test of another
 // package, a concurrent run, or another session of this run (name.2.json)
 // never overwrites these reports, while a later run replaces an earlier
 // one's. Test processes of one `go test ./...` run write to the same
 // directory at once: each file is written whole and renamed into place,
 // and the index is rebuilt until it lists everything present after its own
 // rename, so the last writer's index is complete.
-func WriteDir(dir string, r *perftest.Result, opts Options) error {
+func WriteDir(dir string, r *result.Result, opts Options) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report dir: %w", err)
 	}
 	name := pageStem(resultName(r))
-	if pkg := perftest.TestPackage(); pkg != "" {
+	if pkg := result.TestPackage(); pkg != "" {
 		name += "@" + strings.ReplaceAll(pkg, "/", ".")
 	}
 	if opts.Title == "" {
@@ -56,11 +56,11 @@ func WriteDir(dir string, r *perftest.Result, opts Options) error {
 		name = strings.TrimSuffix(filepath.Base(cp.Path), ".json")
 	}
 	var h, m bytes.Buffer
-	if err := WriteHTML(&h, []*perftest.Result{r}, opts); err != nil {
+	if err := WriteHTML(&h, []*result.Result{r}, opts); err != nil {
 		return err
 	}
 	opts.HTMLLink = name + ".html"
-	if err := WriteMarkdown(&m, []*perftest.Result{r}, opts); err != nil {
+	if err := WriteMarkdown(&m, []*result.Result{r}, opts); err != nil {
 		return err
 	}
 	for _, f := range []struct {
@@ -87,7 +87,7 @@ func sameDir(a, b string) bool {
 
 // ReportFromEnv writes r's reports into $PERFGATE_REPORT when it is set,
 // and does nothing otherwise; a session calls it after writing its Result.
-func ReportFromEnv(r *perftest.Result, opts Options) error {
+func ReportFromEnv(r *result.Result, opts Options) error {
 	dir := os.Getenv(EnvReportDir)
 	if dir == "" {
 		return nil
@@ -130,7 +130,7 @@ func writeIndex(dir string, budgets []budget.Limit) error {
 		}
 		var rows []indexRow
 		for _, base := range before {
-			r, err := perftest.ReadResult(filepath.Join(dir, base+".json"))
+			r, err := result.ReadResult(filepath.Join(dir, base+".json"))
 			if err != nil {
 				// Another writer's file, or a stray one: list it, marked.
 				rows = append(rows, indexRow{Name: base + " (unreadable: " + err.Error() + ")", HTML: base + ".html", MD: base + ".md", JSON: base + ".json", Failed: true})
@@ -187,10 +187,10 @@ func writeAtomic(path string, b []byte) error {
 	return nil
 }
 
-// Every session of a test binary that links this package writes its
-// reports into $PERFGATE_REPORT when that is set.
-func init() {
-	perftest.RegisterReporter("report", func(r *perftest.Result) error {
-		return ReportFromEnv(r, Options{})
-	})
-}
+// Reporter writes a session's reports into $PERFGATE_REPORT when that is
+// set (ReportFromEnv). Give it to the sessions that should write reports:
+// perftest.WithReporters(report.Reporter), or for every session of a test
+// package perftest.UseReporters(report.Reporter) in TestMain.
+var Reporter = result.Reporter{Name: "report", Env: result.EnvReport, Write: func(r *result.Result) error {
+	return ReportFromEnv(r, Options{})
+}}

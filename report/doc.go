@@ -4,9 +4,9 @@
 // reads, and comparisons of two sets of runs with the regression gate's
 // statistics.
 //
-//	r, _ := perftest.ReadResult("testdata/perf-results/TestScroll@feed.json") // TestScroll of package feed
-//	report.WriteMarkdown(os.Stdout, []*perftest.Result{r}, report.Options{HTMLLink: "report.html"})
-//	report.WriteHTML(f, []*perftest.Result{r}, report.Options{})
+//	r, _ := result.ReadResult("testdata/perf-results/TestScroll@feed.json") // TestScroll of package feed
+//	report.WriteMarkdown(os.Stdout, []*result.Result{r}, report.Options{HTMLLink: "report.html"})
+//	report.WriteHTML(f, []*result.Result{r}, report.Options{})
 //
 // The package reads perftest's Results and shows the verdicts each keeps
 // (Result.Verdicts: its test's checks, budget files, scenario budgets,

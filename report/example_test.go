@@ -8,20 +8,20 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 // A pull-request summary of a recorded session with a jank budget, for
 // $GITHUB_STEP_SUMMARY.
 func ExampleWriteMarkdown() {
-	r, err := perftest.ReadResult("testdata/janky-scroll.json")
+	r, err := result.ReadResult("testdata/janky-scroll.json")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	var b strings.Builder
-	report.WriteMarkdown(&b, []*perftest.Result{r}, report.Options{
+	report.WriteMarkdown(&b, []*result.Result{r}, report.Options{
 		Budgets:  []budget.Limit{{Step: "scroll", Metric: metrics.Jank, Value: 2}},
 		HTMLLink: "report.html",
 	})
@@ -44,12 +44,12 @@ func ExampleWriteMarkdown() {
 // Comparing five runs before and after a change that slowed frames by a
 // quarter: the gate's regression line, and the benchstat-style table.
 func ExampleCompare() {
-	session := func(p95 float64) *perftest.Result {
-		st := &perftest.Step{Name: "scroll"}
+	session := func(p95 float64) *result.Result {
+		st := &result.Step{Name: "scroll"}
 		st.FrameStats = frames.Summary{Source: "gfxinfo", Frames: 100, FPS: 60, FrameTimeMS: frames.Percentiles{P95: p95}}
-		return &perftest.Result{Schema: perftest.Schema, Steps: []*perftest.Step{st}}
+		return &result.Result{Schema: result.Schema, Steps: []*result.Step{st}}
 	}
-	var base, next []*perftest.Result
+	var base, next []*result.Result
 	for _, v := range []float64{16, 16.5, 17, 16.25, 16.75} {
 		base = append(base, session(v))
 		next = append(next, session(v*1.25))
@@ -64,12 +64,12 @@ func ExampleCompare() {
 
 // The Go benchmark text of a session, for benchstat.
 func ExampleWriteBenchstat() {
-	r, err := perftest.ReadResult("testdata/janky-scroll.json")
+	r, err := result.ReadResult("testdata/janky-scroll.json")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	report.WriteBenchstat(os.Stdout, []*perftest.Result{{Device: r.Device, App: r.App, Name: r.Name, Steps: r.Steps[:1]}})
+	report.WriteBenchstat(os.Stdout, []*result.Result{{Device: r.Device, App: r.App, Name: r.Name, Steps: r.Steps[:1]}})
 	// Output:
 	// device: Google Pixel 6
 	// android: 13

@@ -10,8 +10,8 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 // FuzzReports writes every report of an arbitrary Result: no panic, every
@@ -24,7 +24,7 @@ func FuzzReports(f *testing.F) {
 	f.Add([]byte(`{"schema":"perfgate.result/v1","steps":[{"name":"s","host_end_ns":1000000000,"device_end_ns":1000000000,"frames":{"source":"surfaceflinger","frames":3,"refresh_period_ms":16.7}}],"frames":[{"source":"surfaceflinger","actual_present_ns":1},{"source":"surfaceflinger","actual_present_ns":20000000},{"source":"surfaceflinger","actual_present_ns":900000000}]}`))
 	f.Add([]byte(`{"schema":"perfgate.result/v1","name":"<script>","steps":[{"name":"</svg>\n|x|","host_start_ns":5,"host_end_ns":-5,"cpu":{"intervals":1,"app_pct":1e308}}],"samples":[{"host_ns":0,"cpu":{"user":5,"idle":1}},{"host_ns":1,"cpu":{"user":1,"idle":9}}],"traffic_samples":[{"host_ns":1,"rx_bytes":9},{"host_ns":2,"rx_bytes":1}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var r perftest.Result
+		var r result.Result
 		if json.Unmarshal(data, &r) != nil {
 			return
 		}
@@ -33,7 +33,7 @@ func FuzzReports(f *testing.F) {
 				return
 			}
 		}
-		rs := []*perftest.Result{&r}
+		rs := []*result.Result{&r}
 		budgets := []budget.Limit{{Metric: metrics.FPS, Value: 50, Min: true}, {Metric: metrics.FrameTimeP95, Value: 16}, {Metric: metrics.PSSMax, Value: 1}}
 		var h, m, b bytes.Buffer
 		if err := report.WriteHTML(&h, rs, report.Options{Budgets: budgets}); err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Options shape a report. The zero value reports without budgets or links.
@@ -60,9 +60,9 @@ type htmlStep struct {
 	Charts     []template.HTML
 	Causes     template.HTML
 	Metrics    []htmlMetric
-	Windows    []perftest.WindowFrames
-	Thermal    *perftest.ThermalStats
-	Battery    *perftest.BatteryStats
+	Windows    []result.WindowFrames
+	Thermal    *result.ThermalStats
+	Battery    *result.BatteryStats
 	MemSummary []htmlFact
 	Trace      *htmlTraceStep
 }
@@ -79,10 +79,10 @@ type htmlResult struct {
 	Sources  []htmlFact
 	Notes    []string
 	Steps    []htmlStep
-	Gaps     []perftest.Gap
-	Crashes  []perftest.Crash
+	Gaps     []result.Gap
+	Crashes  []result.Crash
 	// Restarts are process changes the test caused (a cold launch).
-	Restarts []perftest.Crash
+	Restarts []result.Crash
 	Trace    *htmlTrace
 }
 
@@ -177,7 +177,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 // WriteHTML writes one self-contained HTML page for the results: per
 // step, charts (inline SVG), the metrics table with budget verdicts, and
 // the device and app facts, gaps, crashes and errors of each session.
-func WriteHTML(w io.Writer, results []*perftest.Result, opts Options) error {
+func WriteHTML(w io.Writer, results []*result.Result, opts Options) error {
 	page := htmlPage{Title: opts.title(), Generated: generated(results), Devices: deviceTables(results, opts)}
 	for i, r := range results {
 		page.Results = append(page.Results, htmlResultOf(r, i, opts.forResult(r)))
@@ -190,7 +190,7 @@ func WriteHTML(w io.Writer, results []*perftest.Result, opts Options) error {
 
 // generated dates the page by its newest session rather than the clock,
 // so the same results always give the same bytes.
-func generated(results []*perftest.Result) string {
+func generated(results []*result.Result) string {
 	var t time.Time
 	for _, r := range results {
 		if r.End.After(t) {
@@ -203,7 +203,7 @@ func generated(results []*perftest.Result) string {
 	return "from sessions ending " + t.UTC().Format(time.RFC3339)
 }
 
-func resultName(r *perftest.Result) string {
+func resultName(r *result.Result) string {
 	if r.Name != "" {
 		return r.Name
 	}
@@ -213,7 +213,7 @@ func resultName(r *perftest.Result) string {
 	return r.App.Package
 }
 
-func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
+func htmlResultOf(r *result.Result, i int, opts Options) htmlResult {
 	hr := htmlResult{Name: resultName(r), Anchor: fmt.Sprintf("r%d", i+1), Error: r.Error, Notes: r.Notes, Gaps: r.Gaps, Crashes: r.Crashes, Restarts: r.Restarts,
 		Trace: traceOf(r)}
 	hr.Facts = facts(r)
@@ -285,7 +285,7 @@ func htmlResultOf(r *perftest.Result, i int, opts Options) htmlResult {
 
 // facts are the device and app facts, in benchstat's configuration-line
 // vocabulary.
-func facts(r *perftest.Result) []htmlFact {
+func facts(r *result.Result) []htmlFact {
 	d := r.Device
 	var out []htmlFact
 	add := func(k, v string) {

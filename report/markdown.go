@@ -9,14 +9,14 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // WriteMarkdown writes a summary for $GITHUB_STEP_SUMMARY or a pull-request
 // comment: per result a line of device facts, per step a table of its main
 // metrics with ✅/❌ per budget, the failure and regression lines, gaps and
 // errors, and a link to the HTML report.
-func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error {
+func WriteMarkdown(w io.Writer, results []*result.Result, opts Options) error {
 	bw := bufio.NewWriter(w)
 	failed, budgets := 0, 0
 	var body strings.Builder
@@ -60,7 +60,7 @@ func WriteMarkdown(w io.Writer, results []*perftest.Result, opts Options) error 
 }
 
 // writeMarkdownResult writes one session and reports whether it failed.
-func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) bool {
+func writeMarkdownResult(b *strings.Builder, r *result.Result, opts Options) bool {
 	failures := Failures(r, opts.Budgets)
 	failed := len(failures) > 0
 	mark := "✅"
@@ -88,7 +88,7 @@ func writeMarkdownResult(b *strings.Builder, r *perftest.Result, opts Options) b
 
 // deviceLine is a session's device facts in benchstat's lower-case
 // key: value form, and the app's package.
-func deviceLine(r *perftest.Result) string {
+func deviceLine(r *result.Result) string {
 	d := r.Device
 	line := []string{}
 	if m := strings.TrimSpace(d.Manufacturer + " " + d.Model); m != "" {
@@ -106,7 +106,7 @@ func deviceLine(r *perftest.Result) string {
 
 // markdownStep writes a step's heading and its table: the catalogue's
 // summary metrics, and every budgeted one, each with its verdict.
-func markdownStep(b *strings.Builder, r *perftest.Result, st *perftest.Step, opts Options) {
+func markdownStep(b *strings.Builder, r *result.Result, st *result.Step, opts Options) {
 	vs := stepVerdicts(r, st, opts.Budgets)
 	ms := StepMetrics(st)
 	flags := ""
@@ -156,7 +156,7 @@ func markdownStep(b *strings.Builder, r *perftest.Result, st *perftest.Step, opt
 
 // markdownCrashes writes a session's crashes, each with its step and
 // cause; one the test expected is a warning.
-func markdownCrashes(b *strings.Builder, r *perftest.Result) {
+func markdownCrashes(b *strings.Builder, r *result.Result) {
 	if len(r.Crashes) == 0 {
 		return
 	}

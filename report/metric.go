@@ -2,12 +2,12 @@ package report
 
 import (
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // StepMetrics lists every metric of a step that its Result holds; see
-// (*perftest.Step).Metrics.
-func StepMetrics(st *perftest.Step) []metrics.Metric { return st.Metrics() }
+// (*result.Step).Metrics.
+func StepMetrics(st *result.Step) []metrics.Metric { return st.Metrics() }
 
 // find returns the named metric of ms.
 func find(ms []metrics.Metric, name metrics.Name) (metrics.Metric, bool) {
@@ -30,7 +30,7 @@ func benchName(s string) string {
 
 // reasonOf is why the step has no value for the named metric, "" when
 // Absent does not list it.
-func reasonOf(absent []perftest.AbsentMetric, name metrics.Name) string {
+func reasonOf(absent []result.AbsentMetric, name metrics.Name) string {
 	for _, a := range absent {
 		if a.Name == name {
 			return a.Reason

@@ -25,8 +25,8 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	framespkg "github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 // The Markdown summary of the recorded janky-scroll session, with budgets
@@ -51,7 +51,7 @@ func TestMarkdownGolden(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			assert.NilError(t, report.WriteMarkdown(&b, []*perftest.Result{r}, tc.opts))
+			assert.NilError(t, report.WriteMarkdown(&b, []*result.Result{r}, tc.opts))
 			golden.Assert(t, b.String(), tc.name+".golden")
 		})
 	}
@@ -62,11 +62,11 @@ func TestMarkdownGolden(t *testing.T) {
 // against no budget does not claim "all budgets met".
 func TestMarkdownStartupWithoutBudget(t *testing.T) {
 	r := loadRecorded(t)
-	launch := &perftest.Step{Name: "launch", Startup: &perftest.StartupStats{Kind: "cold", Source: "am start -W TotalTime; logcat Fully drawn",
-		InitialDisplayMs: 2500, Iterations: []perftest.StartupSample{{TotalTimeMs: 2400}, {TotalTimeMs: 2500}}}}
-	r.Steps = append([]*perftest.Step{launch}, r.Steps...)
+	launch := &result.Step{Name: "launch", Startup: &result.StartupStats{Kind: "cold", Source: "am start -W TotalTime; logcat Fully drawn",
+		InitialDisplayMs: 2500, Iterations: []result.StartupSample{{TotalTimeMs: 2400}, {TotalTimeMs: 2500}}}}
+	r.Steps = append([]*result.Step{launch}, r.Steps...)
 	var b bytes.Buffer
-	assert.NilError(t, report.WriteMarkdown(&b, []*perftest.Result{r}, report.Options{}))
+	assert.NilError(t, report.WriteMarkdown(&b, []*result.Result{r}, report.Options{}))
 	md := b.String()
 	assert.Assert(t, strings.Contains(md, "## perfgate report: ✅ no failures (no budgets checked)\n"), md)
 	assert.Assert(t, !strings.Contains(md, "all budgets met"), md)
@@ -76,7 +76,7 @@ func TestMarkdownStartupWithoutBudget(t *testing.T) {
 	assert.Equal(t, strings.Count(md, "| startup_initial |"), 1, md)
 
 	b.Reset()
-	assert.NilError(t, report.WriteMarkdown(&b, []*perftest.Result{r}, report.Options{Budgets: []budget.Limit{{Step: "scroll", Metric: "jank", Value: 3}}}))
+	assert.NilError(t, report.WriteMarkdown(&b, []*result.Result{r}, report.Options{Budgets: []budget.Limit{{Step: "scroll", Metric: "jank", Value: 3}}}))
 	assert.Assert(t, strings.Contains(b.String(), "## perfgate report: ✅ all budgets met\n"), b.String())
 }
 
@@ -106,10 +106,10 @@ func TestBudgetVerdicts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.step+"/"+tc.budget.String(), func(t *testing.T) {
-			one := &perftest.Result{Schema: r.Schema, Device: r.Device, App: r.App, Steps: []*perftest.Step{r.Step(tc.step)}}
+			one := &result.Result{Schema: r.Schema, Device: r.Device, App: r.App, Steps: []*result.Step{r.Step(tc.step)}}
 			assert.Equal(t, report.Failed(one, []budget.Limit{tc.budget}), !tc.pass)
 			var md bytes.Buffer
-			assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{one}, report.Options{Budgets: []budget.Limit{tc.budget}}))
+			assert.NilError(t, report.WriteMarkdown(&md, []*result.Result{one}, report.Options{Budgets: []budget.Limit{tc.budget}}))
 			rt := &lineT{}
 			pgassert.Check(rt, one, tc.budget)
 			if tc.line != "" {
@@ -133,11 +133,11 @@ func (l *lineT) FailNow() {}
 
 // A crash fails the step even without a budget for it.
 func TestCrashFailsWithoutBudget(t *testing.T) {
-	st := &perftest.Step{Name: "tap", Crashes: []perftest.Crash{{Step: "tap", OldPIDs: []int{100}}}}
-	r := &perftest.Result{Schema: perftest.Schema, Steps: []*perftest.Step{st}}
+	st := &result.Step{Name: "tap", Crashes: []result.Crash{{Step: "tap", OldPIDs: []int{100}}}}
+	r := &result.Result{Schema: result.Schema, Steps: []*result.Step{st}}
 	assert.Equal(t, report.Failed(r, nil), true)
 	var md bytes.Buffer
-	assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{r}, report.Options{}))
+	assert.NilError(t, report.WriteMarkdown(&md, []*result.Result{r}, report.Options{}))
 	assert.Assert(t, strings.Contains(md.String(), "perf budget exceeded: tap: crashes 1 > 0 ("), md.String())
 }
 
@@ -196,7 +196,7 @@ func TestHTMLStructure(t *testing.T) {
 		{Step: "scroll", Metric: "jank", Value: 2},
 	}
 	var b bytes.Buffer
-	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{Budgets: budgets}))
+	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{Budgets: budgets}))
 	page := b.String()
 	cs := charts(t, page)
 	assert.Equal(t, len(cs), 5*len(r.Steps))
@@ -275,12 +275,12 @@ func TestHTMLShowsErrors(t *testing.T) {
 	r.Error = "device unreachable: <eof>"
 	st := r.Step("scroll")
 	mid := (st.HostStartNs + st.HostEndNs) / 2
-	r.Gaps = []perftest.Gap{{Lane: "cheap", HostNs: mid, DurationNs: 2e8, Step: "scroll", Error: `adbx shell: read "<x>": EOF`}}
+	r.Gaps = []result.Gap{{Lane: "cheap", HostNs: mid, DurationNs: 2e8, Step: "scroll", Error: `adbx shell: read "<x>": EOF`}}
 	st.Gaps = 1
-	r.Crashes = []perftest.Crash{{HostNs: mid, Step: "scroll", OldPIDs: []int{1}, NewPIDs: []int{2}, Logcat: []string{"E AndroidRuntime: FATAL EXCEPTION: <main>"}}}
+	r.Crashes = []result.Crash{{HostNs: mid, Step: "scroll", OldPIDs: []int{1}, NewPIDs: []int{2}, Logcat: []string{"E AndroidRuntime: FATAL EXCEPTION: <main>"}}}
 	st.Crashes = r.Crashes
 	var b bytes.Buffer
-	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{}))
+	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{}))
 	page := b.String()
 	for _, want := range []string{
 		`<p class="error">Session ended early: device unreachable: &lt;eof&gt;</p>`,
@@ -302,7 +302,7 @@ func TestHTMLShowsErrors(t *testing.T) {
 	assert.Equal(t, gapRects, 5, "the gap is shaded on every chart of the step")
 
 	var md bytes.Buffer
-	assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{r}, report.Options{}))
+	assert.NilError(t, report.WriteMarkdown(&md, []*result.Result{r}, report.Options{}))
 	for _, want := range []string{"> ❌ session ended early: device unreachable: &lt;eof&gt;", "❌ 1 crashes: in `scroll`", "⚠️ 1 failed reads (gaps); first: `adbx shell: read \"<x>\": EOF`", "⚠️ 1 failed ticks"} {
 		assert.Assert(t, strings.Contains(md.String(), want), "markdown lacks %q:\n%s", want, md.String())
 	}
@@ -311,13 +311,13 @@ func TestHTMLShowsErrors(t *testing.T) {
 // A step without frames, CPU or memory says "no data" rather than drawing
 // empty axes.
 func TestHTMLEmptyStep(t *testing.T) {
-	r := &perftest.Result{Schema: perftest.Schema, Name: "TestEmpty", App: perftest.AppInfo{Package: "com.example"},
-		Steps: []*perftest.Step{{Name: "idle", HostEndNs: 1e9, DeviceEndNs: 1e9}}}
+	r := &result.Result{Schema: result.Schema, Name: "TestEmpty", App: result.AppInfo{Package: "com.example"},
+		Steps: []*result.Step{{Name: "idle", HostEndNs: 1e9, DeviceEndNs: 1e9}}}
 	var b bytes.Buffer
-	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{}))
+	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{}))
 	assert.Equal(t, strings.Count(b.String(), `class="nodata"`), 5)
 	var md bytes.Buffer
-	assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{r}, report.Options{}))
+	assert.NilError(t, report.WriteMarkdown(&md, []*result.Result{r}, report.Options{}))
 	assert.Assert(t, strings.Contains(md.String(), "| crashes | 0 |"))
 }
 
@@ -339,13 +339,13 @@ func TestChartSeriesHandComputed(t *testing.T) {
 		frames = append(frames, framespkg.Frame{Source: "gfxinfo", Window: "w", FrameStats: g})
 		gf = append(gf, g)
 	}
-	st := &perftest.Step{Name: "s", HostStartNs: 0, HostEndNs: 1.5e9, DeviceStartNs: 1e9, DeviceEndNs: 2.5e9,
+	st := &result.Step{Name: "s", HostStartNs: 0, HostEndNs: 1.5e9, DeviceStartNs: 1e9, DeviceEndNs: 2.5e9,
 		HostEnd: time.Unix(0, 1.5e9), HostStart: time.Unix(0, 0)}
 	st.FrameStats = framespkg.SummarizeGfxInfo(gf, period)
 	st.FrameStats.Window = "w"
-	r := &perftest.Result{Schema: perftest.Schema, Name: "hand", Frames: frames, Steps: []*perftest.Step{st}}
+	r := &result.Result{Schema: result.Schema, Name: "hand", Frames: frames, Steps: []*result.Step{st}}
 	var b bytes.Buffer
-	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{}))
+	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{}))
 	cs := charts(t, b.String())
 	ft, fps := cs[0], cs[1]
 	// Exactly one deadline mark, on the 40 ms frame at 45 × 16.67 ms = 0.75 s.
@@ -379,7 +379,7 @@ func TestChartSeriesHandComputed(t *testing.T) {
 func TestBenchstatFormat(t *testing.T) {
 	r := loadRecorded(t)
 	var b bytes.Buffer
-	assert.NilError(t, report.WriteBenchstat(&b, []*perftest.Result{r, r}))
+	assert.NilError(t, report.WriteBenchstat(&b, []*result.Result{r, r}))
 	rd := benchfmt.NewReader(&b, "janky.txt")
 	var names []string
 	var cfg []string
@@ -470,7 +470,7 @@ func TestWriteDirNeverOverwrites(t *testing.T) {
 		assert.NilError(t, report.WriteDir(dir, &c, report.Options{}))
 	}
 	for i, base := range []string{"TestJankyScroll@report", "TestJankyScroll@report.2"} {
-		got, err := perftest.ReadResult(filepath.Join(dir, base+".json"))
+		got, err := result.ReadResult(filepath.Join(dir, base+".json"))
 		assert.NilError(t, err)
 		assert.DeepEqual(t, got.Notes, []string{fmt.Sprintf("session %d", i)})
 		_, err = os.Stat(filepath.Join(dir, base+".html"))
@@ -490,9 +490,9 @@ func TestWriteDirNeverOverwrites(t *testing.T) {
 func TestWriteErrors(t *testing.T) {
 	r := loadRecorded(t)
 	for name, write := range map[string]func(io.Writer) error{
-		"html":     func(w io.Writer) error { return report.WriteHTML(w, []*perftest.Result{r}, report.Options{}) },
-		"markdown": func(w io.Writer) error { return report.WriteMarkdown(w, []*perftest.Result{r}, report.Options{}) },
-		"bench":    func(w io.Writer) error { return report.WriteBenchstat(w, []*perftest.Result{r}) },
+		"html":     func(w io.Writer) error { return report.WriteHTML(w, []*result.Result{r}, report.Options{}) },
+		"markdown": func(w io.Writer) error { return report.WriteMarkdown(w, []*result.Result{r}, report.Options{}) },
+		"bench":    func(w io.Writer) error { return report.WriteBenchstat(w, []*result.Result{r}) },
 	} {
 		err := write(failWriter{})
 		assert.ErrorContains(t, err, "disk full", name)
@@ -506,14 +506,14 @@ func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("disk full")
 // A corrupt Result whose step spans centuries once made the FPS chart
 // allocate a bin per second; the chart now widens its bins instead.
 func TestHTMLHugeStep(t *testing.T) {
-	st := &perftest.Step{Name: "s", HostEndNs: math.MaxInt64, DeviceEndNs: math.MaxInt64}
+	st := &result.Step{Name: "s", HostEndNs: math.MaxInt64, DeviceEndNs: math.MaxInt64}
 	st.FrameStats = framespkg.Summary{Source: "surfaceflinger", Window: "w", Frames: 3, RefreshPeriodMS: 16.7}
-	r := &perftest.Result{Schema: perftest.Schema, Steps: []*perftest.Step{st}, Frames: []framespkg.Frame{
+	r := &result.Result{Schema: result.Schema, Steps: []*result.Step{st}, Frames: []framespkg.Frame{
 		{Source: "surfaceflinger", Window: "w", LatencyFrame: surfaceflinger.LatencyFrame{ActualPresent: 1}},
 		{Source: "surfaceflinger", Window: "w", LatencyFrame: surfaceflinger.LatencyFrame{ActualPresent: 2e7}},
 		{Source: "surfaceflinger", Window: "w", LatencyFrame: surfaceflinger.LatencyFrame{ActualPresent: math.MaxInt64 - 1}}}}
 	var b bytes.Buffer
-	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{Budgets: []budget.Limit{{Metric: "fps", Value: math.MaxFloat64}}}))
+	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{Budgets: []budget.Limit{{Metric: "fps", Value: math.MaxFloat64}}}))
 	assert.Equal(t, len(charts(t, b.String())), 5)
 	assert.Assert(t, b.Len() < 200_000, "page of %d bytes", b.Len())
 }
@@ -522,9 +522,9 @@ func TestHTMLHugeStep(t *testing.T) {
 // the session.
 func TestHTMLRestarts(t *testing.T) {
 	r := loadRecorded(t)
-	r.Restarts = []perftest.Crash{{HostNs: 1_500_000_000, Step: "scroll", OldPIDs: []int{100}, NewPIDs: []int{200}}}
+	r.Restarts = []result.Crash{{HostNs: 1_500_000_000, Step: "scroll", OldPIDs: []int{100}, NewPIDs: []int{200}}}
 	var b bytes.Buffer
-	assert.NilError(t, report.WriteHTML(&b, []*perftest.Result{r}, report.Options{}))
+	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{}))
 	assert.Assert(t, strings.Contains(b.String(), "<h3>Restarts the test caused (1)</h3>"))
 	assert.Assert(t, strings.Contains(b.String(), "in step scroll: pids [100] → [200] (not a crash)"), "restart line missing")
 	assert.Assert(t, !strings.Contains(b.String(), `<h3 class="fail">Crashes</h3>`))
@@ -542,14 +542,14 @@ func TestReportsSayNotMeasured(t *testing.T) {
 	budgets := report.Options{Budgets: []budget.Limit{{Step: "settle", Metric: "rx", Value: 1000}}}
 
 	var md bytes.Buffer
-	assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{r}, budgets))
+	assert.NilError(t, report.WriteMarkdown(&md, []*result.Result{r}, budgets))
 	esc := strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(why)
 	assert.Assert(t, strings.Contains(md.String(), "| rx | not measured | "+esc+" | ≤ 1000B | ❌ |\n"), md.String())
 	assert.Assert(t, strings.Contains(md.String(), "| tx | not measured | "+esc+" |  |  |\n"), md.String())
 	assert.Assert(t, strings.Contains(md.String(), "perf budget not checked: settle: rx not measured ("+why+"; budget rx ≤ 1000B)\n"), md.String())
 
 	var html bytes.Buffer
-	assert.NilError(t, report.WriteHTML(&html, []*perftest.Result{r}, budgets))
+	assert.NilError(t, report.WriteHTML(&html, []*result.Result{r}, budgets))
 	row := regexp.MustCompile(`<tr><td>rx</td><td class="num">([^<]*)</td><td>B</td><td>([^<]*)</td>`)
 	var got []string
 	for _, m := range row.FindAllStringSubmatch(html.String(), -1) {
@@ -559,7 +559,7 @@ func TestReportsSayNotMeasured(t *testing.T) {
 	assert.DeepEqual(t, got, []string{"6008 | dumpsys netstats, scope uid", "not measured | " + strings.NewReplacer("<", "&lt;", ">", "&gt;", `"`, "&#34;").Replace(why)})
 
 	var bench bytes.Buffer
-	assert.NilError(t, report.WriteBenchstat(&bench, []*perftest.Result{r}))
+	assert.NilError(t, report.WriteBenchstat(&bench, []*result.Result{r}))
 	assert.Assert(t, strings.Contains(bench.String(), "\n# settle: not measured: rx, tx ("+why+")\n"), bench.String())
 	rd := benchfmt.NewReader(&bench, "b.txt")
 	for rd.Scan() {
@@ -578,14 +578,14 @@ func TestReportsSayNotMeasured(t *testing.T) {
 func TestCatalogueMetricInEveryReport(t *testing.T) {
 	r := loadRecorded(t)
 	st := r.Step("scroll")
-	st.Smoothness = &perftest.SmoothnessStats{Source: "logcat Choreographer: Skipped N frames!", RefreshHz: 60, MinSM: 16, Skipped: 88}
-	one := &perftest.Result{Schema: r.Schema, Name: r.Name, Device: r.Device, App: r.App, Steps: []*perftest.Step{st}}
+	st.Smoothness = &result.SmoothnessStats{Source: "logcat Choreographer: Skipped N frames!", RefreshHz: 60, MinSM: 16, Skipped: 88}
+	one := &result.Result{Schema: r.Schema, Name: r.Name, Device: r.Device, App: r.App, Steps: []*result.Step{st}}
 	budgets := report.Options{Budgets: []budget.Limit{{Step: "scroll", Metric: metrics.SMGT, Value: 30, Min: true}}}
 
 	var html, md, bench bytes.Buffer
-	assert.NilError(t, report.WriteHTML(&html, []*perftest.Result{one}, budgets))
-	assert.NilError(t, report.WriteMarkdown(&md, []*perftest.Result{one}, budgets))
-	assert.NilError(t, report.WriteBenchstat(&bench, []*perftest.Result{one}))
+	assert.NilError(t, report.WriteHTML(&html, []*result.Result{one}, budgets))
+	assert.NilError(t, report.WriteMarkdown(&md, []*result.Result{one}, budgets))
+	assert.NilError(t, report.WriteBenchstat(&bench, []*result.Result{one}))
 	assert.Assert(t, strings.Contains(html.String(), `<tr><td>sm_gt</td><td class="num">16</td><td>fps</td>`), "HTML lacks the sm_gt row")
 	assert.Assert(t, strings.Contains(bench.String(), " 16 gt-sm-fps "), bench.String())
 	line := "perf budget exceeded: scroll: sm_gt 16 < 30 (GT SM, the step's lowest second (refresh 60 Hz), logcat Choreographer: Skipped N frames!)"

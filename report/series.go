@@ -9,7 +9,7 @@ import (
 	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/android/procfs"
 	framespkg "github.com/perfgate/perfgate/frames"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // pt is one point of a chart: x in seconds since the step began, y in the
@@ -38,7 +38,7 @@ type frameSeries struct {
 
 // stepFrames returns the frames of the window the step's frame summary
 // describes (the one that rendered the most), in time order.
-func stepFrames(r *perftest.Result, st *perftest.Step) []framespkg.Frame {
+func stepFrames(r *result.Result, st *result.Step) []framespkg.Frame {
 	fs := st.FrameStats
 	var out []framespkg.Frame
 	for _, f := range r.Frames {
@@ -57,7 +57,7 @@ func stepFrames(r *perftest.Result, st *perftest.Step) []framespkg.Frame {
 // frames the step's frame summary (frames.Summarize) names under
 // each definition, so the marks on the chart are the frames its counts
 // counted.
-func framesOf(r *perftest.Result, st *perftest.Step) frameSeries {
+func framesOf(r *result.Result, st *result.Step) frameSeries {
 	fs := frameSeries{source: st.FrameStats.Source, periodMS: st.FrameStats.RefreshPeriodMS}
 	frames := stepFrames(r, st)
 	gfx := fs.source == framespkg.SourceGfxInfo
@@ -174,8 +174,8 @@ func procTicks(ps []procfs.PidStat) map[procKey]procfs.PidStat {
 // stepSamples returns the tick samples from the last one at or before the
 // step's start to the first at or after its end, so the intervals cover
 // the step.
-func stepSamples(r *perftest.Result, st *perftest.Step, ok func(perftest.Sample) bool) []perftest.Sample {
-	var in []perftest.Sample
+func stepSamples(r *result.Result, st *result.Step, ok func(result.Sample) bool) []result.Sample {
+	var in []result.Sample
 	first, last := -1, -1
 	for i, s := range r.Samples {
 		if !ok(s) {
@@ -207,9 +207,9 @@ func stepSamples(r *perftest.Result, st *perftest.Step, ok func(perftest.Sample)
 // = Δbusy/Δtotal × 100; app % = Δ(utime+stime) over the app's processes
 // present at both ends / Δtotal × 100; threads likewise over the main
 // process's threads. The top three threads of the step are kept.
-func cpuOf(r *perftest.Result, st *perftest.Step) cpuSeries {
+func cpuOf(r *result.Result, st *result.Step) cpuSeries {
 	var out cpuSeries
-	ss := stepSamples(r, st, func(s perftest.Sample) bool { return s.CPU != nil })
+	ss := stepSamples(r, st, func(s result.Sample) bool { return s.CPU != nil })
 	type tkey struct {
 		tid  int
 		name string
@@ -261,7 +261,7 @@ func cpuOf(r *perftest.Result, st *perftest.Step) cpuSeries {
 
 // memOf returns RSS per tick (VmRSS) and PSS per `dumpsys meminfo` read,
 // in MiB, inside the step.
-func memOf(r *perftest.Result, st *perftest.Step) (rss, pss []pt) {
+func memOf(r *result.Result, st *result.Step) (rss, pss []pt) {
 	for _, s := range r.Samples {
 		if s.RSSKB > 0 && s.HostNs >= st.HostStartNs && s.HostNs <= st.HostEndNs {
 			rss = append(rss, pt{sec(s.HostNs - st.HostStartNs), float64(s.RSSKB) / 1024})
@@ -279,7 +279,7 @@ func memOf(r *perftest.Result, st *perftest.Step) (rss, pss []pt) {
 // KiB, at each traffic read inside it, counted from the last read at or
 // before the step's start (the first read inside it when none came before).
 // A counter that went backwards (an interface reset) starts a new baseline.
-func trafficOf(r *perftest.Result, st *perftest.Step) (rx, tx []pt) {
+func trafficOf(r *result.Result, st *result.Step) (rx, tx []pt) {
 	base := -1
 	for i, s := range r.Traffic {
 		if s.HostNs <= st.HostStartNs {
@@ -287,7 +287,7 @@ func trafficOf(r *perftest.Result, st *perftest.Step) (rx, tx []pt) {
 		}
 	}
 	var rx0, tx0, rxSum, txSum uint64
-	var prev perftest.TrafficSample
+	var prev result.TrafficSample
 	started := false
 	if base >= 0 {
 		prev, started = r.Traffic[base], true
@@ -326,7 +326,7 @@ func trafficOf(r *perftest.Result, st *perftest.Step) (rx, tx []pt) {
 }
 
 // gapsOf returns the step's failed ticks as [x0, x1] spans in seconds.
-func gapsOf(r *perftest.Result, st *perftest.Step) [][2]float64 {
+func gapsOf(r *result.Result, st *result.Step) [][2]float64 {
 	var out [][2]float64
 	for _, g := range r.Gaps {
 		if g.HostNs+g.DurationNs < st.HostStartNs || g.HostNs > st.HostEndNs {

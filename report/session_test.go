@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -24,7 +25,7 @@ const recorded = "testdata/janky-scroll.json"
 
 // simSession measures the simulated phone running preset for one step of
 // stepLen (plus a short idle step) and returns the Result and the phone.
-func simSession(t testing.TB, preset string, stepLen time.Duration) (*perftest.Result, *simdevice.Device) {
+func simSession(t testing.TB, preset string, stepLen time.Duration) (*result.Result, *simdevice.Device) {
 	t.Helper()
 	return simSessionTimes(t, preset, stepLen, 1)
 }
@@ -32,13 +33,13 @@ func simSession(t testing.TB, preset string, stepLen time.Duration) (*perftest.R
 // simSessionTimes is simSession with its two steps run n times over, as
 // a test that repeats them in one session does: "scroll", "settle",
 // "scroll#2", "settle#2", and so on. Each repeat is a run to Compare.
-func simSessionTimes(t testing.TB, preset string, stepLen time.Duration, n int) (*perftest.Result, *simdevice.Device) {
+func simSessionTimes(t testing.TB, preset string, stepLen time.Duration, n int) (*result.Result, *simdevice.Device) {
 	t.Helper()
 	dev, d := simDevice(t, preset, simdevice.Quirks{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestJankyScroll",
-		ResultFile: filepath.Join(t.TempDir(), "result.json")})
+		ResultFile: filepath.Join(t.TempDir(), "result.json"), Reporters: []result.Reporter{report.Reporter}})
 	if err != nil {
 		t.Fatalf("perftest.NewSession: %v", err)
 	}
@@ -79,9 +80,9 @@ func TestRecordJankyScroll(t *testing.T) {
 }
 
 // loadRecorded reads the recorded janky-scroll Result.
-func loadRecorded(t testing.TB) *perftest.Result {
+func loadRecorded(t testing.TB) *result.Result {
 	t.Helper()
-	r, err := perftest.ReadResult(recorded)
+	r, err := result.ReadResult(recorded)
 	if err != nil {
 		t.Fatalf("%v (run 'go test ./report -run TestRecordJankyScroll -record' to record it)", err)
 	}
@@ -90,8 +91,8 @@ func loadRecorded(t testing.TB) *perftest.Result {
 }
 
 // A live session with PERFGATE_REPORT set writes its HTML, Markdown and
-// Result into that directory, and an index linking it, because this test
-// binary links package report.
+// Result into that directory, and an index linking it, when it is given
+// report.Reporter.
 func TestSessionWritesReportsFromEnv(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv(report.EnvReportDir, dir)
@@ -112,7 +113,7 @@ func TestSessionWritesReportsFromEnv(t *testing.T) {
 	if !strings.Contains(string(index), `href="TestJankyScroll@report.html"`) {
 		t.Errorf("index does not link the session:\n%s", index)
 	}
-	if got, err := perftest.ReadResult(filepath.Join(dir, "TestJankyScroll@report.json")); err != nil || len(got.Frames) != len(r.Frames) {
+	if got, err := result.ReadResult(filepath.Join(dir, "TestJankyScroll@report.json")); err != nil || len(got.Frames) != len(r.Frames) {
 		t.Errorf("Result in the report dir: %v, %d frames (session had %d)", err, len(got.Frames), len(r.Frames))
 	}
 }

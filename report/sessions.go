@@ -7,14 +7,14 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // CheckBudgetSteps refuses a budget of a step no Result has: a misspelt
 // step would be a budget nobody checks. A Result without steps has the
 // step "session". The error names the -budget flag for limits, or the
 // budget file and line for f's (budget.CheckSteps).
-func CheckBudgetSteps(results []*perftest.Result, limits []budget.Limit, f *budget.File) error {
+func CheckBudgetSteps(results []*result.Result, limits []budget.Limit, f *budget.File) error {
 	have := map[string]bool{}
 	var steps []string
 	for _, r := range results {
@@ -37,7 +37,7 @@ func CheckBudgetSteps(results []*perftest.Result, limits []budget.Limit, f *budg
 
 // CountFailed counts the results with a broken budget (of those o gives
 // each, Options.BudgetsFor), a crash or an early end.
-func CountFailed(results []*perftest.Result, o Options) int {
+func CountFailed(results []*result.Result, o Options) int {
 	n := 0
 	for _, r := range results {
 		if Failed(r, o.BudgetsFor(r)) {
@@ -48,8 +48,8 @@ func CountFailed(results []*perftest.Result, o Options) int {
 }
 
 // CountUnfinished counts the Results of sessions that did not reach Stop
-// (perftest.Result.Unfinished).
-func CountUnfinished(results []*perftest.Result) int {
+// (result.Result.Unfinished).
+func CountUnfinished(results []*result.Result) int {
 	n := 0
 	for _, r := range results {
 		if r.Unfinished != nil {
@@ -62,7 +62,7 @@ func CountUnfinished(results []*perftest.Result) int {
 // StepSummary sums up step of r in one line, as perfgate record prints
 // it: its duration, its figures (Figures), the Result's gaps, and
 // "unfinished" when cut. why is Figures' note of what was not measured.
-func StepSummary(r *perftest.Result, step string, cut bool) (summary, why string) {
+func StepSummary(r *result.Result, step string, cut bool) (summary, why string) {
 	st := r.Step(step)
 	figs, why := Figures(st)
 	summary = fmt.Sprintf("%s, %s, %d gaps", st.Duration().Round(time.Millisecond), strings.Join(figs, ", "), len(r.Gaps))

@@ -11,13 +11,13 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
 )
 
 // WriteSteps writes the StepLine of each step of r, a line each, those
 // with a failed action (a budget.KindAction verdict) marked FAIL.
-func WriteSteps(w io.Writer, r *perftest.Result) error {
+func WriteSteps(w io.Writer, r *result.Result) error {
 	failed := map[string]bool{}
 	for _, v := range r.Verdicts {
 		if v.Kind == budget.KindAction {
@@ -36,7 +36,7 @@ func WriteSteps(w io.Writer, r *perftest.Result) error {
 // or a crash the step did not expect) or "STOP" (unfinished), the step's
 // name and length, its startup, its Figures, its crashes, late ticks, and
 // why what is missing was not measured.
-func StepLine(st *perftest.Step, failed bool) string {
+func StepLine(st *result.Step, failed bool) string {
 	var b strings.Builder
 	mark, cut := "ok  ", ""
 	if failed || st.Crashed() && !st.CrashExpected {
@@ -68,7 +68,7 @@ func StepLine(st *perftest.Step, failed bool) string {
 }
 
 // writeCrashes is a step line's "CRASHED n times (reason cause, …);".
-func writeCrashes(b *strings.Builder, st *perftest.Step) {
+func writeCrashes(b *strings.Builder, st *result.Step) {
 	expected := ""
 	if st.CrashExpected {
 		expected = " (expected)"
@@ -93,7 +93,7 @@ func writeCrashes(b *strings.Builder, st *perftest.Step) {
 // word). notMeasured says why, grouped by reason: "not measured: fps, jank
 // (frames: the app rendered no frame in the step)"; "" when all were
 // measured.
-func Figures(st *perftest.Step) (figures []string, notMeasured string) {
+func Figures(st *result.Step) (figures []string, notMeasured string) {
 	f := stepFigures(st)
 	return f.parts, f.why()
 }
@@ -101,7 +101,7 @@ func Figures(st *perftest.Step) (figures []string, notMeasured string) {
 // figures is a summary line's list of a step's metrics, with those not
 // measured named in the order added.
 type figures struct {
-	st     *perftest.Step
+	st     *result.Step
 	parts  []string
 	absent []metrics.Name
 }
@@ -149,7 +149,7 @@ func (f *figures) why() string {
 }
 
 // stepFigures are the figures of Figures.
-func stepFigures(st *perftest.Step) *figures {
+func stepFigures(st *result.Step) *figures {
 	f := &figures{st: st}
 	f.add(metrics.Frames, "frames", func(v float64) string {
 		if v == 0 {
@@ -170,7 +170,7 @@ func stepFigures(st *perftest.Step) *figures {
 // options the session changed, the sources it fell back on), and where
 // its trace is with what each step's FrameTimeline says, or why there is
 // no trace.
-func WriteHealth(w io.Writer, r *perftest.Result) error {
+func WriteHealth(w io.Writer, r *result.Result) error {
 	var b strings.Builder
 	if t := r.Whole; t != nil {
 		fmt.Fprintf(&b, "ticks: %d every %gms, %d late; spacing p95 %.0fms, max %.0fms; round trip max %.0fms\n",
@@ -193,7 +193,7 @@ func WriteHealth(w io.Writer, r *perftest.Result) error {
 
 // writeTrace says where the session's trace is and what each step's
 // FrameTimeline says, or why there is no trace.
-func writeTrace(b *strings.Builder, r *perftest.Result) {
+func writeTrace(b *strings.Builder, r *result.Result) {
 	t := r.Trace
 	if t == nil {
 		return
@@ -236,7 +236,7 @@ func NewLiveText(w io.Writer) *LiveText { return &LiveText{w: w} }
 
 // Tick writes s as a line unless a line went out less than a second
 // before, or no step runs.
-func (l *LiveText) Tick(s perftest.Live) {
+func (l *LiveText) Tick(s result.Live) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	// After the step ends the session reports no step, and its figures

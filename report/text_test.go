@@ -9,18 +9,18 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 // textResults are Results of the shapes the text tells apart, from
 // testdata/janky-scroll.json: as recorded; with startup, crashes, late
 // ticks, process ends, notes and a trace; with an expected crash, an
 // unfinished step and a trace not recorded.
-func textResults(t *testing.T, path string) []*perftest.Result {
+func textResults(t *testing.T, path string) []*result.Result {
 	t.Helper()
-	load := func() *perftest.Result {
-		r, err := perftest.ReadResult(path)
+	load := func() *result.Result {
+		r, err := result.ReadResult(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,33 +29,33 @@ func textResults(t *testing.T, path string) []*perftest.Result {
 	plain := load()
 
 	rich := load()
-	rich.Whole.Ticks = perftest.TickStats{Ticks: 40, Late: 3, P95SpacingMs: 104.2, MaxSpacingMs: 250.6, MaxRTTMs: 31.4}
-	rich.ProcessEnds = []perftest.Crash{{PID: 6888, Step: "scroll", Reason: "low_memory_killer"}, {PID: 6901, Step: "settle", Reason: "killed", Cause: "am force-stop"}}
+	rich.Whole.Ticks = result.TickStats{Ticks: 40, Late: 3, P95SpacingMs: 104.2, MaxSpacingMs: 250.6, MaxRTTMs: 31.4}
+	rich.ProcessEnds = []result.Crash{{PID: 6888, Step: "scroll", Reason: "low_memory_killer"}, {PID: 6901, Step: "settle", Reason: "killed", Cause: "am force-stop"}}
 	rich.Notes = append(rich.Notes, "interval: lowered to 50ms")
-	rich.Trace = &perftest.TraceInfo{File: "perf-out/feed.perfetto-trace", SizeBytes: 12_345_678}
+	rich.Trace = &result.TraceInfo{File: "perf-out/feed.perfetto-trace", SizeBytes: 12_345_678}
 	sc := rich.Steps[0]
-	sc.Startup = &perftest.StartupStats{Kind: "cold", InitialDisplayMs: 812.4, FullDisplayMs: 1033.6, Iterations: make([]perftest.StartupSample, 3)}
-	sc.Ticks = perftest.TickStats{Ticks: 30, Late: 2, MaxSpacingMs: 250.6}
-	sc.Crashes = []perftest.Crash{{Reason: "crash", Cause: "java.lang.IllegalStateException"}, {Reason: "anr"}}
-	sc.Trace = &perftest.TraceStep{Frames: 166, Janky: 4, AppJank: 3, ByType: map[string]int{"App Deadline Missed": 3, "Buffer Stuffing": 1}, Partial: "the trace ended 0.2s before the step"}
-	rich.Steps[1].Trace = &perftest.TraceStep{Frames: 12}
-	rich.Steps[1].Startup = &perftest.StartupStats{Kind: "warm", InitialDisplayMs: 201, Iterations: make([]perftest.StartupSample, 1)}
+	sc.Startup = &result.StartupStats{Kind: "cold", InitialDisplayMs: 812.4, FullDisplayMs: 1033.6, Iterations: make([]result.StartupSample, 3)}
+	sc.Ticks = result.TickStats{Ticks: 30, Late: 2, MaxSpacingMs: 250.6}
+	sc.Crashes = []result.Crash{{Reason: "crash", Cause: "java.lang.IllegalStateException"}, {Reason: "anr"}}
+	sc.Trace = &result.TraceStep{Frames: 166, Janky: 4, AppJank: 3, ByType: map[string]int{"App Deadline Missed": 3, "Buffer Stuffing": 1}, Partial: "the trace ended 0.2s before the step"}
+	rich.Steps[1].Trace = &result.TraceStep{Frames: 12}
+	rich.Steps[1].Startup = &result.StartupStats{Kind: "warm", InitialDisplayMs: 201, Iterations: make([]result.StartupSample, 1)}
 
 	cut := load()
 	cut.Whole = nil
-	cut.Trace = &perftest.TraceInfo{NotRecorded: "Android 9 has no perfetto"}
-	cut.Steps[0].Crashes = []perftest.Crash{{Reason: "crash"}}
+	cut.Trace = &result.TraceInfo{NotRecorded: "Android 9 has no perfetto"}
+	cut.Steps[0].Crashes = []result.Crash{{Reason: "crash"}}
 	cut.Steps[0].CrashExpected = true
 	cut.Steps[1].Unfinished = true
 	cut.Steps[1].FrameStats = frames.Summary{}
-	cut.Steps[1].MemoryStats = perftest.MemoryStats{}
+	cut.Steps[1].MemoryStats = result.MemoryStats{}
 	cut.Steps[1].NotMeasured = map[metrics.Name]string{"frames": "frames: no frame in the step", "pss_max": "memory: no read"}
-	return []*perftest.Result{plain, rich, cut}
+	return []*result.Result{plain, rich, cut}
 }
 
 // liveTicks are a recording's live states: two a second apart, one too
 // soon, one before frames and memory are known, one after the step.
-var liveTicks = []perftest.Live{
+var liveTicks = []result.Live{
 	{Elapsed: 400 * time.Millisecond, Step: "record", Frames: 1, CPUPct: 12.5, Gaps: 0},
 	{Elapsed: 1400 * time.Millisecond, Step: "record", Frames: 60, FPS: 59.94, Jank: 2, CPUPct: 31.25, PSSKB: 123456, Gaps: 1},
 	{Elapsed: 1900 * time.Millisecond, Step: "record", Frames: 90, FPS: 60, PSSKB: 123456},
@@ -118,8 +118,8 @@ func TestWriteSteps(t *testing.T) {
 
 // A step's line says which figures were not measured and why.
 func TestStepLineNotMeasured(t *testing.T) {
-	st := &perftest.Step{Name: "tap", HostEndNs: 40e6, FrameStats: frames.Summary{Source: "gfxinfo"},
-		CPUStats:    perftest.CPUStats{Intervals: 1, Mean: 3.25},
+	st := &result.Step{Name: "tap", HostEndNs: 40e6, FrameStats: frames.Summary{Source: "gfxinfo"},
+		CPUStats:    result.CPUStats{Intervals: 1, Mean: 3.25},
 		NotMeasured: map[metrics.Name]string{"pss_max": "memory: no dumpsys meminfo com.example read in the step (the step lasted 40ms; reads come every 1s)"}}
 	// A step without frames says so where the frames are counted, not
 	// only as the reason fps and jank are missing.
@@ -136,9 +136,9 @@ func TestStepLineNotMeasured(t *testing.T) {
 func TestLiveTextEndsWithTheStep(t *testing.T) {
 	var b strings.Builder
 	l := report.NewLiveText(&b)
-	l.Tick(perftest.Live{Elapsed: time.Second, Step: "record", Frames: 60, FPS: 60, PSSKB: 1000})
-	l.Tick(perftest.Live{Elapsed: 2 * time.Second, Step: "record", Frames: 120, FPS: 60, PSSKB: 1000})
-	l.Tick(perftest.Live{Elapsed: 3500 * time.Millisecond})
+	l.Tick(result.Live{Elapsed: time.Second, Step: "record", Frames: 60, FPS: 60, PSSKB: 1000})
+	l.Tick(result.Live{Elapsed: 2 * time.Second, Step: "record", Frames: 120, FPS: 60, PSSKB: 1000})
+	l.Tick(result.Live{Elapsed: 3500 * time.Millisecond})
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[1], "frames 120") {
 		t.Fatalf("live lines %q, want two, the last with frames 120", lines)

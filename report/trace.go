@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
 )
 
@@ -36,7 +36,7 @@ type htmlTraceFrame struct {
 }
 
 // traceOf is the result's trace for the page; nil without one.
-func traceOf(r *perftest.Result) *htmlTrace {
+func traceOf(r *result.Result) *htmlTrace {
 	t := r.Trace
 	if t == nil {
 		return nil
@@ -53,7 +53,7 @@ func traceOf(r *perftest.Result) *htmlTrace {
 // traceHref links the trace file: by its name alone when it lies beside
 // the Result (a page written into the results folder links it wherever the
 // folder goes), else by its absolute file URL.
-func traceHref(r *perftest.Result) string {
+func traceHref(r *result.Result) string {
 	f := r.Trace.File
 	if r.Path != "" && filepath.Dir(r.Path) == filepath.Dir(f) {
 		return (&url.URL{Path: filepath.Base(f)}).String()
@@ -66,7 +66,7 @@ func traceHref(r *perftest.Result) string {
 
 // traceStepOf is the step's FrameTimeline analysis for the page; nil
 // without a trace.
-func traceStepOf(st *perftest.Step) *htmlTraceStep {
+func traceStepOf(st *result.Step) *htmlTraceStep {
 	ts := st.Trace
 	if ts == nil {
 		return nil
@@ -93,7 +93,7 @@ func traceStepOf(st *perftest.Step) *htmlTraceStep {
 
 // traceSummary is a step's FrameTimeline line: "12 frames, 3 janky, 1 app
 // jank (App Deadline Missed 1, Buffer Stuffing 2)".
-func traceSummary(ts *perftest.TraceStep) string {
+func traceSummary(ts *result.TraceStep) string {
 	s := fmt.Sprintf("%d frames, %d janky, %d app jank", ts.Frames, ts.Janky, ts.AppJank)
 	if len(ts.ByType) > 0 {
 		var parts []string
@@ -121,7 +121,7 @@ func statesText(st *trace.States) string {
 
 // markdownTrace writes the session's trace line: where the file is and how
 // to open it, or why there is none.
-func markdownTrace(b *strings.Builder, r *perftest.Result) {
+func markdownTrace(b *strings.Builder, r *result.Result) {
 	t := r.Trace
 	if t == nil {
 		return
@@ -134,7 +134,7 @@ func markdownTrace(b *strings.Builder, r *perftest.Result) {
 }
 
 // markdownTraceStep writes the step's FrameTimeline line, when it has one.
-func markdownTraceStep(b *strings.Builder, st *perftest.Step) {
+func markdownTraceStep(b *strings.Builder, st *result.Step) {
 	if ts := st.Trace; ts != nil {
 		fmt.Fprintf(b, "FrameTimeline (%s): %s\n\n", metrics.JankFrameTimeline, mdEscape(traceSummary(ts)))
 	}

@@ -12,12 +12,13 @@ import (
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
 // traceSession measures janky-scroll for one step with a Perfetto trace,
 // on a phone with the given quirks.
-func traceSession(t *testing.T, q simdevice.Quirks) *perftest.Result {
+func traceSession(t *testing.T, q simdevice.Quirks) *result.Result {
 	t.Helper()
 	_, d := simDevice(t, "janky-scroll", q)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -25,7 +26,7 @@ func traceSession(t *testing.T, q simdevice.Quirks) *perftest.Result {
 	ticks := make(chan struct{}, 256)
 	s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestTrace",
 		ResultFile: filepath.Join(t.TempDir(), "result.json"), Trace: &perftest.TraceConfig{},
-		OnTick: func(perftest.Live) {
+		OnTick: func(result.Live) {
 			select {
 			case ticks <- struct{}{}:
 			default:
@@ -62,7 +63,7 @@ func TestReportsShowTheTrace(t *testing.T) {
 		t.Fatalf("no trace with app jank: %+v, step %+v", r.Trace, st.Trace)
 	}
 	var h, m bytes.Buffer
-	if err := report.WriteHTML(&h, []*perftest.Result{r}, report.Options{}); err != nil {
+	if err := report.WriteHTML(&h, []*result.Result{r}, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	html := h.String()
@@ -79,7 +80,7 @@ func TestReportsShowTheTrace(t *testing.T) {
 	if n := strings.Count(html, `<span class="fail">App Deadline Missed`); n != st.Trace.AppJank {
 		t.Errorf("HTML lists %d app-jank frames, the step has %d", n, st.Trace.AppJank)
 	}
-	if err := report.WriteMarkdown(&m, []*perftest.Result{r}, report.Options{}); err != nil {
+	if err := report.WriteMarkdown(&m, []*result.Result{r}, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	md := m.String()
@@ -101,10 +102,10 @@ func TestReportsWithoutPerfetto(t *testing.T) {
 	t.Parallel()
 	r := traceSession(t, simdevice.Quirks{MissingCommands: []string{"perfetto"}})
 	var h, m bytes.Buffer
-	if err := report.WriteHTML(&h, []*perftest.Result{r}, report.Options{}); err != nil {
+	if err := report.WriteHTML(&h, []*result.Result{r}, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteMarkdown(&m, []*perftest.Result{r}, report.Options{}); err != nil {
+	if err := report.WriteMarkdown(&m, []*result.Result{r}, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, out := range []string{h.String(), m.String()} {

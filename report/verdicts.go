@@ -3,7 +3,7 @@ package report
 import (
 	"errors"
 
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Record keeps the comparison's verdicts in the new Results they judged
@@ -12,7 +12,7 @@ import (
 // when the comparison was across devices). A Result of a session that did
 // not reach Stop was left out of the comparison and is left as it is; so
 // is one no verdict is about. The error joins those of every write.
-func (c *Comparison) Record(next []*perftest.Result) error {
+func (c *Comparison) Record(next []*result.Result) error {
 	var errs []error
 	for _, r := range next {
 		if r.Unfinished != nil {

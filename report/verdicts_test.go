@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Record keeps the comparison's verdicts in the new Results it judged and
@@ -24,13 +24,13 @@ func TestComparisonRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	next[2].Unfinished = &perftest.Unfinished{After: "scroll"}
+	next[2].Unfinished = &result.Unfinished{After: "scroll"}
 	c := report.Compare(base, next, report.CompareOptions{})
 	if err := c.Record(next); err != nil {
 		t.Fatal(err)
 	}
 	for i, r := range next {
-		back, err := perftest.ReadResult(r.Path)
+		back, err := result.ReadResult(r.Path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/internal/jsondup"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // File is a checked scenario file, the JSON `perfgate run` reads: an app,
@@ -333,7 +334,7 @@ func (f *File) Run(ctx context.Context, s *Scenario, begin func(i int)) {
 // the file's budget file from r, leaving headroom above (below, for
 // floors) each value, and records every verdict in r: broken budgets,
 // refused updates. It returns the notes a user should see.
-func (f *File) Judge(r *perftest.Result, budgets *budget.File, update bool, headroom budget.Headroom) []string {
+func (f *File) Judge(r *result.Result, budgets *budget.File, update bool, headroom budget.Headroom) []string {
 	switch {
 	case update:
 		u, err := budget.RecordBudgets(r, f.BudgetPath, headroom, budget.PolicyFromEnv())

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Outcome is how a run of a scenario file ended: the failing verdicts its
@@ -21,7 +21,7 @@ type Outcome struct {
 // Outcome writes every failing verdict r holds to w, a line each (crashes
 // no step expected, failed actions, broken budgets, refused updates), and
 // counts them; werr is the error writing r, if any.
-func (f *File) Outcome(w io.Writer, r *perftest.Result, werr error) Outcome {
+func (f *File) Outcome(w io.Writer, r *result.Result, werr error) Outcome {
 	o := Outcome{Failed: map[budget.Kind]int{}, Error: r.Error, Unwritten: werr != nil}
 	for _, v := range r.Verdicts {
 		if !v.Fails() {
@@ -60,7 +60,7 @@ func (o Outcome) String() string {
 }
 
 // Finished counts r's steps that ran to their end.
-func Finished(r *perftest.Result) int {
+func Finished(r *result.Result) int {
 	done := 0
 	for _, st := range r.Steps {
 		if !st.Unfinished {

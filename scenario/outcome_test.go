@@ -5,12 +5,12 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/scenario"
 )
 
 func TestOutcome(t *testing.T) {
-	r := &perftest.Result{Error: "app died"}
+	r := &result.Result{Error: "app died"}
 	r.RecordVerdicts(
 		budget.Verdict{Kind: budget.KindBudget, Status: budget.Fail, Line: "scroll: jank 5 > 3"},
 		budget.Verdict{Kind: budget.KindBudget, Status: budget.Pass, Line: "scroll: fps 58 >= 55"},
@@ -28,7 +28,7 @@ func TestOutcome(t *testing.T) {
 	if got, want := o.String(), "0 failed steps, 1 broken budgets, 1 steps crashed, session ended early: app died"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
-	if o := (&scenario.File{}).Outcome(&out, &perftest.Result{}, nil); !o.OK() {
+	if o := (&scenario.File{}).Outcome(&out, &result.Result{}, nil); !o.OK() {
 		t.Errorf("an empty Result: %s", o)
 	}
 }

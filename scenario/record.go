@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Record measures one step of sess, named name, in which the scenario
@@ -12,7 +13,7 @@ import (
 // (d > 0), ctx ends or the session does; then the session stops. With d
 // set, a ctx that ends first cuts the step short: it is marked unfinished
 // and cut is true. Without d, ctx's end is the recording's end.
-func Record(ctx context.Context, sess *perftest.Session, name string, d time.Duration) (r *perftest.Result, cut bool) {
+func Record(ctx context.Context, sess *perftest.Session, name string, d time.Duration) (r *result.Result, cut bool) {
 	sess.Begin(name)
 	var timeout <-chan time.Time
 	if d > 0 {

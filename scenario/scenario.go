@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/internal/filename"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Scenario binds a uiautomator2 Driver to a perftest session, so every
@@ -138,7 +139,7 @@ func (sc *Scenario) Step(name string, actions ...Action) bool {
 // StepContext is Step with its actions under ctx. When ctx ends (an
 // interrupt), the action in progress ends early (a Sleep, a WaitFor, a
 // request in flight) and the rest are skipped; the step is then marked
-// Unfinished (perftest.Step.Unfinished) and reported as interrupted by
+// Unfinished (result.Step.Unfinished) and reported as interrupted by
 // context.Cause(ctx), without a screenshot. A ctx already ended runs
 // nothing.
 func (sc *Scenario) StepContext(ctx context.Context, name string, actions ...Action) bool {
@@ -223,9 +224,9 @@ func (sc *Scenario) screenshot(step string) (string, error) {
 
 // Stop stops the session and closes the driver, and returns the Result.
 // It is safe to call more than once.
-func (sc *Scenario) Stop() *perftest.Result {
+func (sc *Scenario) Stop() *result.Result {
 	if sc == nil {
-		return &perftest.Result{Schema: perftest.Schema}
+		return &result.Result{Schema: result.Schema}
 	}
 	if h, ok := sc.t.(interface{ Helper() }); ok {
 		h.Helper()

@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -87,7 +88,7 @@ func actionsRun(t *testing.T, ep endpoint) (problems []string, stalled bool) {
 
 // wrapped reports whether the session recorded frames lost to a frame
 // buffer that wrapped between two polls.
-func wrapped(r *perftest.Result) bool {
+func wrapped(r *result.Result) bool {
 	for _, g := range r.Gaps {
 		if strings.Contains(g.Error, "frame buffer wrapped") {
 			return true
@@ -102,7 +103,7 @@ func wrapped(r *perftest.Result) bool {
 // phone's clock within the clock map's uncertainty. A fixed time after the
 // step's start would not do: on a busy host the action itself may take
 // longer than that to reach the phone.
-func settled(r *perftest.Result, st *perftest.Step, sleep time.Duration) int64 {
+func settled(r *result.Result, st *result.Step, sleep time.Duration) int64 {
 	return st.DeviceEndNs - int64(sleep) + int64(math.Ceil(r.Clock.UncertaintyMs*1e6)) + 1
 }
 
@@ -112,7 +113,7 @@ func settled(r *perftest.Result, st *perftest.Step, sleep time.Duration) int64 {
 // phone a round trip after the step ended; on a fake clock it reaches it
 // at the very instant, and its first frame's vsync can be on either side
 // of the end the step records.
-func unsettled(r *perftest.Result, st *perftest.Step) int64 {
+func unsettled(r *result.Result, st *result.Step) int64 {
 	return st.DeviceEndNs - int64(math.Ceil(r.Clock.UncertaintyMs*1e6))
 }
 
@@ -121,7 +122,7 @@ func unsettled(r *perftest.Result, st *perftest.Step) int64 {
 // why), or in no poll at all (the first and last such vsync from the
 // step's start); with the session's gaps, the clock map's uncertainty and
 // the longest time between two ticks' device clocks.
-func frameLoss(r *perftest.Result, sim *simdevice.Device, from, to int64) string {
+func frameLoss(r *result.Result, sim *simdevice.Device, from, to int64) string {
 	held := map[int64]string{}
 	for _, f := range r.Frames {
 		held[f.IntendedVsync] = "window " + f.Window

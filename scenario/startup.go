@@ -10,7 +10,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/android/logcat"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // StartKind is how much of the app exists before a launch, as
@@ -41,8 +41,8 @@ type StartupOptions struct {
 // background with HOME), launches it with `am start -W`, and reads the
 // time to initial display (TotalTime, checked against logcat's
 // "Displayed") and, when asked, to full display (logcat's "Fully drawn").
-func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind StartKind, o StartupOptions) (perftest.StartupSample, error) {
-	var s perftest.StartupSample
+func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind StartKind, o StartupOptions) (result.StartupSample, error) {
+	var s result.StartupSample
 	if err := dumpsys.ValidatePackage(pkg); err != nil {
 		return s, fmt.Errorf("scenario startup: %w", err)
 	}
@@ -130,7 +130,7 @@ func (l *launch) prepare(ctx context.Context, pkg string, kind StartKind) error 
 // waitDrawn reads the Displayed and Fully drawn lines logged past the
 // first seen of them into s, polling until both it waits for are there
 // or two seconds (plus fullyDrawn) have passed.
-func (l *launch) waitDrawn(ctx context.Context, s *perftest.StartupSample, seen int, fullyDrawn time.Duration) error {
+func (l *launch) waitDrawn(ctx context.Context, s *result.StartupSample, seen int, fullyDrawn time.Duration) error {
 	// Displayed is logged when the first frame is, which am start -W waits
 	// for; Fully drawn comes when the app says so.
 	deadline := time.Now().Add(2*time.Second + fullyDrawn)
@@ -210,8 +210,8 @@ func resolveActivity(ctx context.Context, dev *adbx.Device, pkg, activity string
 // StartupStatsOf turns launches into a step's figures: each the median of
 // the launches by the nearest-rank method (DESIGN.md percentiles), and
 // full display only when every launch reported it.
-func StartupStatsOf(kind StartKind, samples []perftest.StartupSample) perftest.StartupStats {
-	st := perftest.StartupStats{Kind: string(kind), Source: dumpsys.AmStartSource + " TotalTime; logcat Fully drawn", Iterations: samples}
+func StartupStatsOf(kind StartKind, samples []result.StartupSample) result.StartupStats {
+	st := result.StartupStats{Kind: string(kind), Source: dumpsys.AmStartSource + " TotalTime; logcat Fully drawn", Iterations: samples}
 	st.Summarise()
 	return st
 }
@@ -229,12 +229,12 @@ func LaunchWith(kind StartKind, n int, o StartupOptions) Action {
 		if sc == nil {
 			return errors.New("scenario " + name + ": runs only as a step of a Scenario (it records startup into the step)")
 		}
-		var samples []perftest.StartupSample
+		var samples []result.StartupSample
 		var err error
 		// A cold launch stops the app first: that is no crash.
 		sc.session.Restarting(func() {
 			for range n {
-				var s perftest.StartupSample
+				var s result.StartupSample
 				if s, err = MeasureStartup(ctx, d.dev, sc.pkg, kind, o); err != nil {
 					return
 				}

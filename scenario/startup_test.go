@@ -10,6 +10,7 @@ import (
 	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -107,13 +108,13 @@ func TestLaunchIterationsAndMaxStartup(t *testing.T) {
 
 func TestStartupStatsOf(t *testing.T) {
 	t.Parallel()
-	st := scenario.StartupStatsOf(scenario.Cold, []perftest.StartupSample{
+	st := scenario.StartupStatsOf(scenario.Cold, []result.StartupSample{
 		{TotalTimeMs: 700, FullyDrawnMs: 950}, {TotalTimeMs: 640, FullyDrawnMs: 900}, {TotalTimeMs: 660, FullyDrawnMs: 920}, {TotalTimeMs: 990, FullyDrawnMs: 1200}})
 	// Nearest rank: the 2nd of 4 sorted values.
 	if st.InitialDisplayMs != 660 || st.FullDisplayMs != 920 {
 		t.Errorf("medians %v %v, want 660 920", st.InitialDisplayMs, st.FullDisplayMs)
 	}
-	st = scenario.StartupStatsOf(scenario.Warm, []perftest.StartupSample{{TotalTimeMs: 300, FullyDrawnMs: 400}, {TotalTimeMs: 310}})
+	st = scenario.StartupStatsOf(scenario.Warm, []result.StartupSample{{TotalTimeMs: 300, FullyDrawnMs: 400}, {TotalTimeMs: 310}})
 	if st.FullDisplayMs != 0 {
 		t.Errorf("full display %v from launches that did not all report it", st.FullDisplayMs)
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/capturegen"
-	"github.com/perfgate/perfgate/internal/fixtures"
 )
 
 // refRow is gfxFastRow's contract, the slow way: n comma-separated
@@ -98,7 +97,7 @@ func FuzzGfxRowFields(f *testing.F) {
 // of a generated one gives the frames, rejections and period that
 // Parse and FramesOf give.
 func TestScanGfxInfoMatchesParse(t *testing.T) {
-	inputs := scanInputs(t)
+	inputs := capturegen.GfxInfoInputs(t)
 	// Rows read in parts, as on several cores, with parts cut small
 	// enough that the real captures' tables are read that way too, and
 	// parts that run past a table's end.
@@ -118,34 +117,6 @@ func TestScanGfxInfoMatchesParse(t *testing.T) {
 			})
 		}
 	}
-}
-
-// scanInputs are real captures and generated ones, some with rows the
-// fast path leaves to the common one.
-func scanInputs(t *testing.T) map[string][]byte {
-	var gen bytes.Buffer
-	if err := (capturegen.Capture{Frames: 5000, Hz: 90, JankEvery: 7, FlaggedEvery: 11}).GfxInfo(&gen); err != nil {
-		t.Fatal(err)
-	}
-	inputs := map[string][]byte{"generated": gen.Bytes()}
-	for _, name := range []string{
-		"gfxinfo_framestats/soundvis_120hz_android13plus_scroll.txt",
-		"gfxinfo_framestats/anavmode_all_processes_topicon_t865_60hz.txt",
-		"gfxinfo_framestats/yuvaupdate_reactnative_android12plus_utf16le.txt",
-		"gfxinfo_framestats/androidviewclient_test_api23_rows_with_placeholders.txt",
-		"gfxinfo_framestats/labaffinity_blog_api23_rows_with_input_events.txt",
-	} {
-		inputs[name] = fixtures.Read(t, name)
-	}
-	// The generated capture again with rows the fast path leaves to the
-	// common one in its middle: spaces, and a 19-digit value.
-	odd := bytes.Replace(gen.Bytes(), []byte("\n0,"), []byte("\n 0, "), 1)
-	if i := len(odd) / 2; true {
-		i += bytes.IndexByte(odd[i:], '\n') + 1
-		odd = append(odd[:i:i], append([]byte("1,1000000000000000000,1,1000000000000000001,"+strings.Repeat("0,", 19)+"\n"), odd[i:]...)...)
-	}
-	inputs["generated with odd rows"] = odd
-	return inputs
 }
 
 func scanMatchesParse(t *testing.T, text []byte, read func([]byte) (*ScanResult, error)) {

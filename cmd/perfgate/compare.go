@@ -11,8 +11,8 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/history"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 const compareUsage = `usage: perfgate compare [flags] base.json|dir new.json|dir
@@ -107,9 +107,9 @@ func (f *compareFlags) options(paths []string, stderr io.Writer) (report.Compare
 
 // compare compares next with the baseline: the first path's Results, or
 // the -history runs of -branch. base is nil for the history.
-func (f *compareFlags) compare(paths []string, next []*perftest.Result, opts report.CompareOptions) (c *report.Comparison, base []*perftest.Result, err error) {
+func (f *compareFlags) compare(paths []string, next []*result.Result, opts report.CompareOptions) (c *report.Comparison, base []*result.Result, err error) {
 	if *f.hist == "" {
-		base, err = perftest.ReadResults(paths[:1])
+		base, err = result.ReadResults(paths[:1])
 		if err != nil {
 			return nil, nil, fmt.Errorf("compare: baseline: %w", err)
 		}
@@ -138,7 +138,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	next, err := perftest.ReadResults(paths[len(paths)-1:])
+	next, err := result.ReadResults(paths[len(paths)-1:])
 	if err != nil {
 		return fmt.Errorf("compare: new runs: %w", err)
 	}
@@ -181,7 +181,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 
 // writeOutputs prints the comparison, writes its Markdown and page, and
 // with -write keeps its verdicts in the new Results.
-func (f *compareFlags) writeOutputs(c *report.Comparison, base, next []*perftest.Result, stdout io.Writer) error {
+func (f *compareFlags) writeOutputs(c *report.Comparison, base, next []*result.Result, stdout io.Writer) error {
 	if err := c.WriteText(stdout); err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -81,7 +81,7 @@ func TestCompareOneSmoothRunWithOneJankyRun(t *testing.T) {
 		}
 	}
 	// The verdict rests on the new Result, for the reports to show.
-	r, err := perftest.ReadResult(filepath.Join(bad, "feed.json"))
+	r, err := result.ReadResult(filepath.Join(bad, "feed.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/budget"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // historyResults writes n Result files of TestFeed on a Pixel 7, one hour
@@ -34,11 +34,11 @@ func historyResults(t *testing.T, n, at int) []string {
 		if i >= at {
 			level *= 1.25
 		}
-		st := &perftest.Step{Name: "scroll"}
+		st := &result.Step{Name: "scroll"}
 		st.FrameStats.Source, st.FrameStats.Frames, st.FrameStats.FPS = "gfxinfo", 100, 60
 		st.FrameStats.FrameTimeMS.P95 = level * (1 + 0.03*rng.NormFloat64())
-		r := &perftest.Result{Name: "TestFeed", Start: start.Add(time.Duration(i) * time.Hour), Steps: []*perftest.Step{st},
-			Device: procfs.DeviceFacts{Serial: "s1", Model: "Pixel 7", Release: "14", API: 34}, App: perftest.AppInfo{Package: "com.example.feed"}}
+		r := &result.Result{Name: "TestFeed", Start: start.Add(time.Duration(i) * time.Hour), Steps: []*result.Step{st},
+			Device: procfs.DeviceFacts{Serial: "s1", Model: "Pixel 7", Release: "14", API: 34}, App: result.AppInfo{Package: "com.example.feed"}}
 		p := filepath.Join(dir, fmt.Sprintf("run%02d.json", i))
 		if err := r.WriteFile(p); err != nil {
 			t.Fatal(err)
@@ -191,7 +191,7 @@ func addHeapPeak() (stop func() uint64) {
 // its own (its start an hour after the last).
 func copiesOf(t *testing.T, n int) (dir string, size int64) {
 	t.Helper()
-	r, err := perftest.ReadResult(filepath.Join("..", "..", "report", "testdata", "janky-scroll.json"))
+	r, err := result.ReadResult(filepath.Join("..", "..", "report", "testdata", "janky-scroll.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestHistoryAddBadFiles(t *testing.T) {
 		}
 		content := []byte(c.content)
 		if c.content == "" {
-			r, err := perftest.ReadResult(filepath.Join(dir, "run001.json"))
+			r, err := result.ReadResult(filepath.Join(dir, "run001.json"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/android/logcat"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -101,7 +101,7 @@ func checkInterruptedRun(t *testing.T, out, scenarioPath string) {
 	if !strings.Contains(out, "STOP idle (") || !strings.Contains(out, ", unfinished): ") || !strings.Contains(out, "result: "+p+"\n") {
 		t.Errorf("output:\n%s", out)
 	}
-	r, err := perftest.ReadResult(p)
+	r, err := result.ReadResult(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestRecordProcessInterrupted(t *testing.T) {
 	if !strings.HasPrefix(stdout.String(), "wrote "+out+": ") {
 		t.Errorf("stdout %q", stdout.String())
 	}
-	r, err := perftest.ReadResult(out)
+	r, err := result.ReadResult(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/report"
 )
 
 func main() {
@@ -61,6 +65,9 @@ commands:
 // run is the whole CLI; main only turns its error into an exit status. A
 // command's -h prints its usage and is not an error.
 func run(args []string, stdout, stderr io.Writer) error {
+	// Every session writes its reports into $PERFGATE_REPORT and joins
+	// $PERFGATE_HISTORY when those are set.
+	perftest.UseReporters(report.Reporter, history.Reporter)
 	err := dispatch(args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/internal/stopsignal"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/scenario"
 )
 
@@ -69,7 +70,7 @@ func newRecordFlags(stderr io.Writer) *recordFlags {
 }
 
 // config parses args into the session's configuration.
-func (f *recordFlags) config(args []string, onTick func(perftest.Live)) (perftest.Config, error) {
+func (f *recordFlags) config(args []string, onTick func(result.Live)) (perftest.Config, error) {
 	if err := f.fs.Parse(args); err != nil {
 		return perftest.Config{}, err
 	}
@@ -145,7 +146,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 // printRecorded writes the Result to stdout for -out -, prints the
 // recording's summary, and fails when the Result was not written or the
 // session ended early.
-func printRecorded(sess *perftest.Session, r *perftest.Result, out string, cut bool, stdout, stderr io.Writer) error {
+func printRecorded(sess *perftest.Session, r *result.Result, out string, cut bool, stdout, stderr io.Writer) error {
 	summary, why := report.StepSummary(r, "record", cut)
 	werr := sess.WriteErr()
 	info := stdout // the summary lines; stderr when stdout carries the Result
@@ -176,7 +177,7 @@ func printRecorded(sess *perftest.Session, r *perftest.Result, out string, cut b
 }
 
 // where names where the Result went: its file, or stdout for -out -.
-func where(r *perftest.Result, out string) string {
+func where(r *result.Result, out string) string {
 	if out == "-" {
 		return "stdout"
 	}

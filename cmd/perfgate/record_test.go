@@ -13,7 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/internal/simtest"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -48,7 +48,7 @@ func TestRecordDuration(t *testing.T) {
 	if !strings.Contains(stdout.String(), "wrote "+out) {
 		t.Errorf("stdout %q", stdout.String())
 	}
-	r, err := perftest.ReadResult(out)
+	r, err := result.ReadResult(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestRecordUntilInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatalf("record: %v", err)
 	}
-	r, err := perftest.ReadResult(out)
+	r, err := result.ReadResult(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestRecordSignalled(t *testing.T) {
 	if first, _, _ := strings.Cut(stdout.String(), "\n"); !strings.HasPrefix(first, "wrote "+out+": ") || !strings.HasSuffix(first, ", unfinished") {
 		t.Errorf("stdout %q", stdout.String())
 	}
-	r, err := perftest.ReadResult(out)
+	r, err := result.ReadResult(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestRecordSignalled(t *testing.T) {
 // still in flight at the last poll. A tick past its deadline on a loaded
 // host may lose frames; the gap says so, and the count is then not
 // comparable.
-func checkTruthFrames(t *testing.T, dev *simdevice.Device, r *perftest.Result) {
+func checkTruthFrames(t *testing.T, dev *simdevice.Device, r *result.Result) {
 	t.Helper()
 	st := r.Step("record")
 	truth := 0
@@ -183,7 +183,7 @@ func TestRecordDeviceGone(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "partial result in "+out) {
 		t.Fatalf("err = %v, want the loss and where the partial result is", err)
 	}
-	r, rerr := perftest.ReadResult(out)
+	r, rerr := result.ReadResult(out)
 	if rerr != nil {
 		t.Fatal(rerr)
 	}

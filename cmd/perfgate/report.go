@@ -9,8 +9,8 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 const reportUsage = `usage: perfgate report [-html out.html] [-md out.md] [-bench out.txt] [-budget SPEC]... [-budgets file] [-base dir] [-check] result.json|dir...
@@ -47,7 +47,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errors.New("report: no result file given")
 	}
-	results, err := perftest.ReadResults(paths)
+	results, err := result.ReadResults(paths)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -64,7 +64,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := report.Options{Title: *title, Budgets: budgets, BudgetFile: budgetsOf, HTMLLink: *link}
 	if *base != "" {
-		old, err := perftest.ReadResults([]string{*base})
+		old, err := result.ReadResults([]string{*base})
 		if err != nil {
 			return fmt.Errorf("report: -base: %w", err)
 		}

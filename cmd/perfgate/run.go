@@ -18,8 +18,8 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/devicepool"
 	"github.com/perfgate/perfgate/internal/stopsignal"
-	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simlab"
 )
@@ -225,7 +225,7 @@ func interrupted(ctx context.Context, where string) error {
 // runCut writes the Result of a run a signal cut short: its budgets are
 // neither checked nor rewritten, since a cut run would break them or
 // record from half a step.
-func runCut(ctx context.Context, s *scenario.Scenario, r *perftest.Result, steps int, stdout io.Writer) error {
+func runCut(ctx context.Context, s *scenario.Scenario, r *result.Result, steps int, stdout io.Writer) error {
 	werr := s.Session().Publish()
 	printResultPath(stdout, r)
 	for _, e := range s.Errors() {
@@ -240,7 +240,7 @@ func runCut(ctx context.Context, s *scenario.Scenario, r *perftest.Result, steps
 // runEnd writes the Result of a run that ended and prints every failing
 // verdict it holds: crashes no step expected, failed actions, broken
 // budgets, refused updates. Any of them is exit status 1.
-func runEnd(sc *scenario.File, s *scenario.Scenario, r *perftest.Result, notes []string, stdout io.Writer) error {
+func runEnd(sc *scenario.File, s *scenario.Scenario, r *result.Result, notes []string, stdout io.Writer) error {
 	werr := s.Session().Publish()
 	printResultPath(stdout, r)
 	for _, n := range notes {
@@ -260,7 +260,7 @@ func runEnd(sc *scenario.File, s *scenario.Scenario, r *perftest.Result, notes [
 }
 
 // printResultPath says where the Result went.
-func printResultPath(stdout io.Writer, r *perftest.Result) {
+func printResultPath(stdout io.Writer, r *result.Result) {
 	if r.Path != "" {
 		fmt.Fprintf(stdout, "result: %s\n", r.Path)
 	} else {

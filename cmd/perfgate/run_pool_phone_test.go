@@ -11,7 +11,7 @@ import (
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/devicepool"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simlab"
 	"github.com/perfgate/perfgate/trace"
 )
@@ -83,7 +83,7 @@ func TestRunOnPoolOnePhoneTwoPaths(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, "perf-results", "*.json"))
 	var serials []string
 	for _, f := range files {
-		r, err := perftest.ReadResult(f)
+		r, err := result.ReadResult(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +129,7 @@ func TestRunOnPoolSidecars(t *testing.T) {
 	}
 	results := filepath.Join(dir, "perf-results")
 	base := "feed"
-	if pkg := perftest.TestPackage(); pkg != "" {
+	if pkg := result.TestPackage(); pkg != "" {
 		base += "@" + strings.ReplaceAll(pkg, "/", ".")
 	}
 	if err := os.MkdirAll(results, 0o755); err != nil {
@@ -158,7 +158,7 @@ func TestRunOnPoolSidecars(t *testing.T) {
 	seen := map[string]bool{}
 	traces := 0
 	for _, f := range files {
-		r, err := perftest.ReadResult(f)
+		r, err := result.ReadResult(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +251,7 @@ func foldedSamples(t *testing.T, p string) int {
 // checkTraceOf checks that r's trace file is r's: the size r says, of the
 // Android build of r's phone (the simulated build fingerprint names the
 // API level).
-func checkTraceOf(t *testing.T, r *perftest.Result, pkg string) {
+func checkTraceOf(t *testing.T, r *result.Result, pkg string) {
 	t.Helper()
 	f, err := os.Open(r.Trace.File)
 	if err != nil {

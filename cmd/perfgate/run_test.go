@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simlab"
 )
 
@@ -63,7 +63,7 @@ func TestRunResultsBesideScenario(t *testing.T) {
 		if !strings.Contains(out.String(), "result: "+want+"\n") {
 			t.Errorf("run %d: the Result is not %s:\n%s", i+1, want, out.String())
 		}
-		if r, err := perftest.ReadResult(want); err != nil || r.Name != "feed" {
+		if r, err := result.ReadResult(want); err != nil || r.Name != "feed" {
 			t.Errorf("run %d: %v", i+1, err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/perfgate/perfgate/internal/fixtures"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/internal/testenv"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -136,10 +136,10 @@ func cmdIterations(ts *testscript.TestScript, neg bool, args []string) {
 	v := floats(ts, args[1:])
 	for i := range int(v[0]) {
 		p95 := v[1] + v[2]*float64(i)
-		st := &perftest.Step{Name: "scroll"}
+		st := &result.Step{Name: "scroll"}
 		st.FrameStats = frames.Summary{Source: "gfxinfo", Frames: 100, FPS: 60, JankDefinition: frames.JankDefinitionDeadlineMissed,
 			FrameTimeMS: frames.Percentiles{P50: 7, P90: p95, P95: p95, P99: p95}}
-		r := &perftest.Result{Schema: perftest.Schema, Name: "TestScroll", App: perftest.AppInfo{Package: "com.example"}, Steps: []*perftest.Step{st}}
+		r := &result.Result{Schema: result.Schema, Name: "TestScroll", App: result.AppInfo{Package: "com.example"}, Steps: []*result.Step{st}}
 		ts.Check(r.WriteFile(filepath.Join(dir, fmt.Sprintf("run%02d.json", i))))
 	}
 }
@@ -151,7 +151,7 @@ func cmdRuns(ts *testscript.TestScript, neg bool, args []string) {
 	dir := ts.MkAbs(args[0])
 	f := floats(ts, args[1:])[0]
 	for i := range 6 {
-		r, err := perftest.ReadResult(ts.Getenv("RECORDED"))
+		r, err := result.ReadResult(ts.Getenv("RECORDED"))
 		ts.Check(err)
 		for _, st := range r.Steps {
 			st.FrameStats.FrameTimeMS.P95 *= f

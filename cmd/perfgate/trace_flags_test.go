@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -24,7 +24,7 @@ func TestRecordTrace(t *testing.T) {
 	if err != nil {
 		t.Fatalf("record: %v\n%s", err, stderr.String())
 	}
-	r, err := perftest.ReadResult(out)
+	r, err := result.ReadResult(out)
 	if err != nil {
 		t.Fatal(err)
 	}

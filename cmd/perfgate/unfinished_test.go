@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // unfinishedCopy writes the Result at p again as a session that did not
@@ -16,11 +16,11 @@ import (
 // its figures as good as a finished run's.
 func unfinishedCopy(t *testing.T, p string) string {
 	t.Helper()
-	r, err := perftest.ReadResult(p)
+	r, err := result.ReadResult(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Unfinished = &perftest.Unfinished{After: "scroll", Written: r.Start.Add(time.Minute)}
+	r.Unfinished = &result.Unfinished{After: "scroll", Written: r.Start.Add(time.Minute)}
 	r.Error = `unfinished: the session had not reached Stop when this Result was written, after step "scroll" ended; it was killed, or it still runs`
 	out := filepath.Join(t.TempDir(), "TestFeed@feed.json")
 	if err := r.WriteFile(out); err != nil {

@@ -1,6 +1,7 @@
-package perftest
+package result
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -46,6 +47,23 @@ func (st *Step) Absent() []AbsentMetric {
 		}
 	}
 	return out
+}
+
+// SetNotMeasured sets NotMeasured afresh: each metric of the catalogue
+// gets the reason known gives it (what the collector knew of its sources),
+// else the reason the step's figures show (see Absent), else none.
+func (st *Step) SetNotMeasured(known func(metrics.Metric) string) {
+	st.NotMeasured = nil
+	for _, e := range st.catalogue() {
+		r := cmp.Or(known(e.Metric), e.why)
+		if r == "" {
+			continue
+		}
+		if st.NotMeasured == nil {
+			st.NotMeasured = map[metrics.Name]string{}
+		}
+		st.NotMeasured[e.Name] = r
+	}
 }
 
 // entry is one metric of a step's catalogue and why the step has no value

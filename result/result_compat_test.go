@@ -1,4 +1,4 @@
-package perftest_test
+package result_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Result files written by earlier versions read back equal: reading one
@@ -20,7 +20,7 @@ func TestEarlierResultsReadBackEqual(t *testing.T) {
 	for _, file := range []string{"testdata/result-78d9006.json"} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			want := readJSON(t, file)
-			r, err := perftest.ReadResult(file)
+			r, err := result.ReadResult(file)
 			if err != nil {
 				t.Fatal(err)
 			}

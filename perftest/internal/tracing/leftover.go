@@ -1,17 +1,15 @@
-package perftest
+package tracing
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
@@ -24,7 +22,7 @@ import (
 // /data/misc/perfetto-traces/perfgate-<package>-<n>.perfetto-trace, and
 // while its session runs, the session holds a lease on it: the file
 // /data/local/tmp/perfgate-<package>-<n>.trace-lease, made before perfetto
-// starts and touched every traceLeaseEvery until the trace is off the
+// starts and touched every leaseEvery until the trace is off the
 // phone. (The lease is a file of its own because the shell user may read
 // and remove perfetto's files but not change their times.) A session that
 // dies without stopping (SIGKILL, a host that crashed) stops touching its
@@ -35,7 +33,7 @@ import (
 // the phone, the perfetto processes writing one (ps -o ARGS names the file)
 // and the leases, on the phone's own clock. A trace is a leftover when no
 // session of this process records it, no lease of it was touched within
-// traceGrace, and its file, when there is one, is older than traceGrace:
+// Grace, and its file, when there is one, is older than Grace:
 // a session running at the same time, here or on another host, touches
 // its lease every minute, and a file younger than the grace period may be
 // one whose session is about to make or take it. A leftover that perfetto
@@ -49,30 +47,16 @@ import (
 
 // Where leftovers are looked for, and their timings.
 const (
-	// traceLeaseDir is where leases are: the shell user may make and
+	// LeaseDir is where leases are: the shell user may make and
 	// touch files there on every Android version.
-	traceLeaseDir = "/data/local/tmp"
-	// traceLeaseEvery is how often a session touches its lease.
-	traceLeaseEvery = time.Minute
-	// traceGrace is how long a lease or a trace file stays another
-	// session's: ten times traceLeaseEvery, so that a host busy for a
+	LeaseDir = "/data/local/tmp"
+	// leaseEvery is how often a session touches its lease.
+	leaseEvery = time.Minute
+	// Grace is how long a lease or a trace file stays another
+	// session's: ten times leaseEvery, so that a host busy for a
 	// while does not lose its trace to another session.
-	traceGrace = 10 * time.Minute
+	Grace = 10 * time.Minute
 )
-
-// The pull's deadline: tracePullFloor, plus the file's size at
-// tracePullRate, the rate of a slow adb link over Wi-Fi (USB 2 moves
-// 20–40 MiB/s), so that a 1 GiB trace gets 19 min 4 s.
-const (
-	tracePullFloor = 2 * time.Minute
-	tracePullRate  = 1 << 20 // bytes per second
-)
-
-// tracePullDeadline is how long pulling a file of size bytes may take.
-func tracePullDeadline(size int64) time.Duration {
-	size = min(max(size, 0), 1<<40) // a size past 1 TiB is no trace's
-	return tracePullFloor + time.Duration(size/tracePullRate)*time.Second + time.Duration(size%tracePullRate)*time.Second/tracePullRate
-}
 
 // traceName matches the names of perfgate's trace files.
 var traceName = regexp.MustCompile(`^perfgate-[A-Za-z][A-Za-z0-9_.]*-[0-9]+\.perfetto-trace$`)
@@ -84,7 +68,7 @@ func isTracePath(p string) bool {
 
 // leaseOf is the lease of the trace file p.
 func leaseOf(p string) string {
-	return traceLeaseDir + "/" + strings.TrimSuffix(path.Base(p), ".perfetto-trace") + ".trace-lease"
+	return LeaseDir + "/" + strings.TrimSuffix(path.Base(p), ".perfetto-trace") + ".trace-lease"
 }
 
 // traceOfLease is the trace file whose lease is l, "" for a file that is
@@ -92,18 +76,11 @@ func leaseOf(p string) string {
 func traceOfLease(l string) string {
 	name, ok := strings.CutSuffix(path.Base(l), ".trace-lease")
 	p := traceDir + "/" + name + ".perfetto-trace"
-	if !ok || path.Dir(l) != traceLeaseDir || !isTracePath(p) {
+	if !ok || path.Dir(l) != LeaseDir || !isTracePath(p) {
 		return ""
 	}
 	return p
 }
-
-// liveTraces holds the trace files this process's sessions record, by
-// serial and path: they are never leftovers to a session of this process,
-// lease or not.
-var liveTraces sync.Map
-
-func traceKey(serial, p string) string { return serial + "\x00" + p }
 
 // traceListing lists, in one round trip and in this order, the phone's
 // clock, perfgate's trace files, the perfetto processes and the leases.
@@ -114,7 +91,7 @@ func traceListing() []string {
 		"date +%s",
 		"for f in " + traceDir + "/perfgate-*.perfetto-trace; do [ -f \"$f\" ] && stat -c '%Y %s %n' \"$f\"; done; true",
 		"ps -A -o PID,ARGS",
-		"for f in " + traceLeaseDir + "/perfgate-*.trace-lease; do [ -f \"$f\" ] && stat -c '%Y %n' \"$f\"; done; true",
+		"for f in " + LeaseDir + "/perfgate-*.trace-lease; do [ -f \"$f\" ] && stat -c '%Y %n' \"$f\"; done; true",
 	}
 }
 
@@ -211,7 +188,7 @@ func (dt deviceTraces) staleFor(serial, p string) (why string, ok bool) {
 	if _, live := liveTraces.Load(traceKey(serial, p)); live {
 		return "", false
 	}
-	grace := int64(traceGrace / time.Second)
+	grace := int64(Grace / time.Second)
 	lease, leased := dt.leases[p]
 	if leased && dt.now-lease < grace {
 		return "", false
@@ -235,27 +212,27 @@ type leftoverTrace struct {
 	why  string // why it is nobody's
 }
 
-// sweepTraces looks for what sessions that ended without cleaning up left
+// sweep looks for what sessions that ended without cleaning up left
 // on the phone (see the top of this file): it stops their perfetto,
 // removes their leases, and keeps their files for pullLeftovers. It runs
 // before this session starts its own perfetto; what goes wrong is a note.
-func (c *collector) sweepTraces(ctx context.Context) {
-	serial := c.s.dev.serial()
-	out, err := c.s.dev.batch(ctx, traceListing())
+func (r *Recorder) sweep(ctx context.Context) {
+	out, err := r.env.Batch(ctx, traceListing())
 	if err == nil {
 		var dt deviceTraces
 		dt, err = parseTraceListing(out)
 		if err == nil {
-			c.handleLeftovers(ctx, serial, dt)
+			r.handleLeftovers(ctx, dt)
 			return
 		}
 	}
-	c.traceNote("leftover traces of earlier sessions not looked for: %v", err)
+	r.note("leftover traces of earlier sessions not looked for: %v", err)
 }
 
 // handleLeftovers acts on a listing: one round trip stops the leftover
 // recordings and removes the stale leases.
-func (c *collector) handleLeftovers(ctx context.Context, serial string, dt deviceTraces) {
+func (r *Recorder) handleLeftovers(ctx context.Context, dt deviceTraces) {
+	serial := r.env.Serial
 	// says is what each command is about, after what becomes of it when
 	// it succeeds.
 	var cmds, says, after []string
@@ -273,7 +250,7 @@ func (c *collector) handleLeftovers(ctx context.Context, serial string, dt devic
 		}
 		next := "its file is gone, so there is nothing to pull"
 		if _, ok := dt.files[p]; ok {
-			c.tr.leftovers = append(c.tr.leftovers, leftoverTrace{path: p, why: why})
+			r.leftovers = append(r.leftovers, leftoverTrace{path: p, why: why})
 			next = "its trace is pulled when this session stops"
 		}
 		// A perfetto whose file is gone writes into nothing: it is
@@ -285,11 +262,11 @@ func (c *collector) handleLeftovers(ctx context.Context, serial string, dt devic
 		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(dt.leases)) {
-		if _, live := liveTraces.Load(traceKey(serial, p)); live || dt.now-dt.leases[p] < int64(traceGrace/time.Second) {
+		if _, live := liveTraces.Load(traceKey(serial, p)); live || dt.now-dt.leases[p] < int64(Grace/time.Second) {
 			continue
 		}
 		l := leaseOf(p)
-		cmds = append(cmds, "rm -f "+shellQuote(l))
+		cmds = append(cmds, "rm -f "+quote(l))
 		says = append(says, fmt.Sprintf("%s, the lease of a trace no session has touched for %v", l, time.Duration(dt.now-dt.leases[p])*time.Second))
 		after = append(after, "")
 	}
@@ -297,7 +274,7 @@ func (c *collector) handleLeftovers(ctx context.Context, serial string, dt devic
 		return
 	}
 	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	out, err := c.s.dev.batch(sctx, cmds)
+	out, err := r.env.Batch(sctx, cmds)
 	cancel()
 	for i, cmd := range cmds {
 		var e error
@@ -312,15 +289,15 @@ func (c *collector) handleLeftovers(ctx context.Context, serial string, dt devic
 		stop := strings.HasPrefix(cmd, "case ")
 		switch {
 		case e != nil && stop:
-			c.traceNote("leftover: %s, and could not be stopped: %v", says[i], e)
+			r.note("leftover: %s, and could not be stopped: %v", says[i], e)
 		case e != nil:
-			c.traceNote("leftover: %s, could not be removed: %v", says[i], e)
+			r.note("leftover: %s, could not be removed: %v", says[i], e)
 		case stop && strings.TrimSpace(string(out[i].Stdout)) == "gone":
-			c.traceNote("leftover: %s: it ended by itself; %s", says[i], after[i])
+			r.note("leftover: %s: it ended by itself; %s", says[i], after[i])
 		case stop:
-			c.traceNote("leftover: %s: stopped; %s", says[i], after[i])
+			r.note("leftover: %s: stopped; %s", says[i], after[i])
 		default:
-			c.traceNote("leftover: removed %s", says[i])
+			r.note("leftover: removed %s", says[i])
 		}
 	}
 }
@@ -331,22 +308,22 @@ func (c *collector) handleLeftovers(ctx context.Context, serial string, dt devic
 // by then, which is left alone).
 func stopLeftoverCmd(pid int, p string) string {
 	return fmt.Sprintf(`case "$(ps -p %d -o ARGS)" in *%s*) ;; *) echo gone; exit 0;; esac; kill -TERM %d; i=0; while kill -0 %d 2>/dev/null; do if [ $i -ge 100 ]; then echo 'perfetto (pid %d) still running 10 s after SIGTERM' >&2; exit 124; fi; i=$((i+1)); sleep 0.1; done`,
-		pid, shellQuote(p), pid, pid, pid)
+		pid, quote(p), pid, pid, pid)
 }
 
-// pullLeftovers pulls the leftover trace files sweepTraces found into the
-// results folder, as <name>.leftover.perfetto-trace, and removes each from
-// the phone once its copy is whole. It returns the notes.
-func (c *collector) pullLeftovers(ctx context.Context) []string {
-	lo := c.tr.leftovers
+// pullLeftovers pulls the leftover trace files sweep found into the
+// results folder dir, as <name>.leftover.perfetto-trace, and removes each
+// from the phone once its copy is whole. It returns the notes.
+func (r *Recorder) pullLeftovers(ctx context.Context, dir string) []string {
+	lo := r.leftovers
 	if len(lo) == 0 {
 		return nil
 	}
 	cmds := []string{"ps -A -o PID,ARGS"}
 	for _, l := range lo {
-		cmds = append(cmds, "stat -c %s "+shellQuote(l.path))
+		cmds = append(cmds, "stat -c %s "+quote(l.path))
 	}
-	out, err := c.s.dev.batch(ctx, cmds)
+	out, err := r.env.Batch(ctx, cmds)
 	if err == nil && len(out) != len(cmds) {
 		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
 	}
@@ -364,201 +341,45 @@ func (c *collector) pullLeftovers(ctx context.Context) []string {
 	for pid, p := range perfettoWriters(out[0].Stdout) {
 		writing[p] = pid
 	}
-	dir := c.cfg.resultsDir()
 	for i, l := range lo {
-		st := out[i+1]
 		if pid, ok := writing[l.path]; ok {
 			notes = append(notes, fmt.Sprintf("leftover: %s (%s) is still being written by perfetto (pid %d); it stays on the phone", l.path, l.why, pid))
 			continue
 		}
-		if st.ExitCode != 0 {
-			if strings.Contains(string(st.Stderr)+string(st.Stdout), "No such file") {
-				notes = append(notes, fmt.Sprintf("leftover: %s (%s) is no longer on the phone (another session may have taken it)", l.path, l.why))
-			} else {
-				notes = append(notes, fmt.Sprintf("leftover: %s (%s) not pulled: %s; it stays on the phone", l.path, l.why, failure(st, cmds[i+1])))
-			}
-			continue
-		}
-		size, perr := strconv.ParseInt(strings.TrimSpace(string(st.Stdout)), 10, 64)
-		if perr != nil || size < 0 {
-			notes = append(notes, fmt.Sprintf("leftover: %s (%s) not pulled: %s printed %q, not a size; it stays on the phone", l.path, l.why, cmds[i+1], clipText(strings.TrimSpace(string(st.Stdout)))))
-			continue
-		}
-		var took string
-		if size > 0 {
-			base := strings.TrimSuffix(path.Base(l.path), ".perfetto-trace") + ".leftover"
-			p, err := c.pullWhole(ctx, l.path, size, tracePullDeadline(size), dir, base, ".perfetto-trace", nil)
-			if err != nil {
-				notes = append(notes, fmt.Sprintf("leftover: %s (%s) not pulled: %v; it stays on the phone: adb pull %s", l.path, l.why, err, l.path))
-				continue
-			}
-			took = fmt.Sprintf("pulled into %s (%d bytes)", p, size)
-		} else {
-			took = "empty: nothing to pull"
-		}
-		rm := "rm -f " + shellQuote(l.path)
-		ro, rerr := c.s.dev.batch(ctx, []string{rm})
-		if rerr == nil && len(ro) == 1 {
-			rerr = ro[0].Err(rm)
-		}
-		if rerr != nil {
-			notes = append(notes, fmt.Sprintf("leftover: %s (%s): %s, but it could not be removed from the phone: %v", l.path, l.why, took, rerr))
-			continue
-		}
-		notes = append(notes, fmt.Sprintf("leftover: %s (%s): %s and removed from the phone", l.path, l.why, took))
+		notes = append(notes, r.pullLeftover(ctx, l, out[i+1], cmds[i+1], dir))
 	}
 	return notes
 }
 
-// pullWhole copies the device file remote into dir under the stem st (nil:
-// a stem of its own, base or base.2 …, as Results are named) with
-// extension ext, with deadline dl, and returns its path once the copy is
-// whole: as long as the device's stat said (size; a negative size is
-// unknown and not compared), written to disk (fsync) and renamed into
-// place. On error nothing is left in dir.
-func (c *collector) pullWhole(ctx context.Context, remote string, size int64, dl time.Duration, dir, base, ext string, st *stem) (string, error) {
-	cmd := "adb pull " + remote
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("%s: %w", cmd, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".*"+ext)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", cmd, err)
-	}
-	pctx, cancel := context.WithTimeout(ctx, dl)
-	perr := c.s.dev.(puller).pull(pctx, remote, tmp)
-	cancel()
-	serr := tmp.Sync()
-	fi, ferr := tmp.Stat()
-	of := "of unknown size"
-	if size >= 0 {
-		of = fmt.Sprintf("of %d bytes by stat -c %%s", size)
-	}
-	if err := errors.Join(perr, serr, ferr, tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("%s (%s, deadline %v): %w", cmd, of, dl.Round(time.Second), err)
-	}
-	if size >= 0 && fi.Size() != size {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("%s (%s, deadline %v): the pull ended short: the copy has %d bytes", cmd, of, dl.Round(time.Second), fi.Size())
-	}
-	p, err := st.claim(dir, base, ext, tmp.Name())
-	if err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("%s into %s: %w", cmd, dir, err)
-	}
-	syncDir(dir)
-	return p, nil
-}
-
-// syncDir writes a folder's entries to disk, so that a file renamed into
-// it outlasts a crash of the host. Some systems cannot sync a folder
-// (Windows); the file itself is synced all the same.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
-
-// traceLease keeps a session's lease fresh: it touches the lease every
-// traceLeaseEvery until released.
-type traceLease struct {
-	path string
-	stop chan struct{}
-	done chan struct{}
-
-	mu     sync.Mutex
-	failed int
-	first  error
-}
-
-// holdLease starts touching the lease l; tick gives the times (a
-// time.Ticker's channel outside tests).
-func (c *collector) holdLease(l string, tick <-chan time.Time) *traceLease {
-	h := &traceLease{path: l, stop: make(chan struct{}), done: make(chan struct{})}
-	touch := "touch " + shellQuote(l)
-	go func() {
-		defer close(h.done)
-		for {
-			select {
-			case <-h.stop:
-				return
-			case <-tick:
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			out, err := c.s.dev.batch(ctx, []string{touch})
-			cancel()
-			if err == nil && len(out) == 1 {
-				err = out[0].Err(touch)
-			}
-			if err != nil {
-				h.mu.Lock()
-				h.failed++
-				if h.first == nil {
-					h.first = err
-				}
-				h.mu.Unlock()
-			}
+// pullLeftover pulls one leftover whose stat printed st and removes it
+// from the phone; it returns the note.
+func (r *Recorder) pullLeftover(ctx context.Context, l leftoverTrace, st adbx.Result, stat, dir string) string {
+	if st.ExitCode != 0 {
+		if strings.Contains(string(st.Stderr)+string(st.Stdout), "No such file") {
+			return fmt.Sprintf("leftover: %s (%s) is no longer on the phone (another session may have taken it)", l.path, l.why)
 		}
-	}()
-	return h
-}
-
-// release stops touching the lease and says whether touching it failed.
-func (h *traceLease) release() string {
-	if h == nil {
-		return ""
+		return fmt.Sprintf("leftover: %s (%s) not pulled: %s; it stays on the phone", l.path, l.why, failure(st, stat))
 	}
-	close(h.stop)
-	<-h.done
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.failed == 0 {
-		return ""
+	size, perr := strconv.ParseInt(strings.TrimSpace(string(st.Stdout)), 10, 64)
+	if perr != nil || size < 0 {
+		return fmt.Sprintf("leftover: %s (%s) not pulled: %s printed %q, not a size; it stays on the phone", l.path, l.why, stat, clipText(strings.TrimSpace(string(st.Stdout))))
 	}
-	n := "1 failure"
-	if h.failed > 1 {
-		n = fmt.Sprintf("%d failures", h.failed)
-	}
-	return fmt.Sprintf("the lease %s could not be touched (%s; the first: %v): for a while another session on this phone could have taken this trace for a leftover", h.path, n, h.first)
-}
-
-// releaseTrace ends the session's claim on its trace: it stops touching the
-// lease, then removes the lease and, when removeFile says the trace is
-// safe on the host (or held nothing), the trace file, in one round trip.
-// It returns the notes.
-func (c *collector) releaseTrace(ctx context.Context, removeFile bool) []string {
-	tr := c.tr
-	var notes []string
-	if tr.leaseTicker != nil {
-		tr.leaseTicker.Stop()
-	}
-	if n := tr.lease.release(); n != "" {
-		notes = append(notes, n)
-	}
-	tr.lease, tr.leaseTicker = nil, nil
-	defer liveTraces.Delete(traceKey(c.s.dev.serial(), tr.remote))
-	var cmds []string
-	if removeFile {
-		cmds = append(cmds, "rm -f "+shellQuote(tr.remote))
-	}
-	if tr.leasePath != "" {
-		cmds = append(cmds, "rm -f "+shellQuote(tr.leasePath))
-	}
-	if len(cmds) == 0 {
-		return notes
-	}
-	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	out, err := c.s.dev.batch(rctx, cmds)
-	cancel()
-	if err != nil {
-		return append(notes, fmt.Sprintf("%s: %v", strings.Join(cmds, "; "), err))
-	}
-	for i, cmd := range cmds {
-		if i < len(out) && out[i].ExitCode != 0 {
-			notes = append(notes, failure(out[i], cmd))
+	took := "empty: nothing to pull"
+	if size > 0 {
+		base := strings.TrimSuffix(path.Base(l.path), ".perfetto-trace") + ".leftover"
+		p, err := r.pullWhole(ctx, l.path, size, pullDeadline(size), dir, base, ".perfetto-trace", nil)
+		if err != nil {
+			return fmt.Sprintf("leftover: %s (%s) not pulled: %v; it stays on the phone: adb pull %s", l.path, l.why, err, l.path)
 		}
+		took = fmt.Sprintf("pulled into %s (%d bytes)", p, size)
 	}
-	return notes
+	rm := "rm -f " + quote(l.path)
+	ro, rerr := r.env.Batch(ctx, []string{rm})
+	if rerr == nil && len(ro) == 1 {
+		rerr = ro[0].Err(rm)
+	}
+	if rerr != nil {
+		return fmt.Sprintf("leftover: %s (%s): %s, but it could not be removed from the phone: %v", l.path, l.why, took, rerr)
+	}
+	return fmt.Sprintf("leftover: %s (%s): %s and removed from the phone", l.path, l.why, took)
 }

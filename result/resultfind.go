@@ -1,4 +1,4 @@
-package perftest
+package result
 
 import (
 	"errors"

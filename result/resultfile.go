@@ -1,4 +1,4 @@
-package perftest
+package result
 
 import (
 	"bufio"
@@ -60,11 +60,11 @@ func packageInModule(binary, module string) string {
 	return pkg
 }
 
-// resultBase is the file name, without ".json", of the Result of a session
+// Base is the file name, without ".json", of the Result of a session
 // named name in a results folder: the name made a file name (filename.Of), then
 // "@" and the test's package when a test binary runs it:
 // "TestFeed_scroll@example_test".
-func resultBase(name string) string {
+func Base(name string) string {
 	base := cmp.Or(filename.Of(name), "perftest")
 	if pkg := TestPackage(); pkg != "" {
 		base += "@" + strings.ReplaceAll(pkg, "/", ".")
@@ -72,9 +72,9 @@ func resultBase(name string) string {
 	return base
 }
 
-// resultsLock is the lock file that serialises choosing names in a results
+// LockFile is the lock file that serialises choosing names in a results
 // folder; it is gone again when no Result is being written.
-const resultsLock = ".perfgate.lock"
+const LockFile = ".perfgate.lock"
 
 // WriteInDir writes r into dir as base.json, or base.2.json, base.3.json, …
 // when that name is taken, and records the path in r.Path.
@@ -109,16 +109,16 @@ const resultsLock = ".perfgate.lock"
 // runs writing at once never overwrite each other. Where the system has no
 // advisory locks (Windows), a run that has ended and one going on at the
 // same time in another process look alike: its files may be replaced.
-func (r *Result) WriteInDir(dir, base string) error { return r.writeInDir(dir, base, nil) }
+func (r *Result) WriteInDir(dir, base string) error { return r.WriteInStem(dir, base, nil) }
 
-// writeInDir is WriteInDir under the stem st, which the files r links
+// WriteInStem is WriteInDir under the stem st, which the files r links
 // share (nil: a stem of its own).
-func (r *Result) writeInDir(dir, base string, st *stem) error {
+func (r *Result) WriteInStem(dir, base string, st *Stem) error {
 	if base == "" || strings.ContainsAny(base, `/\`) || base != filepath.Base(base) {
-		return fmt.Errorf("perftest: write result in %s: bad file name %q", dir, base)
+		return fmt.Errorf("result: write result in %s: bad file name %q", dir, base)
 	}
 	fail := func(err error) error {
-		return fmt.Errorf("perftest: write result %s in %s: %w", base+".json", dir, err)
+		return fmt.Errorf("result: write result %s in %s: %w", base+".json", dir, err)
 	}
 	if r.Schema == "" {
 		r.Schema = Schema
@@ -139,7 +139,7 @@ func (r *Result) writeInDir(dir, base string, st *stem) error {
 		os.Remove(tmp.Name())
 		return fail(err)
 	}
-	p, err := st.claim(dir, base, ".json", tmp.Name())
+	p, err := st.Claim(dir, base, ".json", tmp.Name())
 	if err != nil {
 		os.Remove(tmp.Name())
 		return fail(err)
@@ -156,9 +156,9 @@ func (r *Result) writeInDir(dir, base string, st *stem) error {
 // for an earlier run's. r.Path must name a regular file.
 func (r *Result) Rewrite() error {
 	if r.Path == "" {
-		return errors.New("perftest: rewrite result: it has no file (Path is empty)")
+		return errors.New("result: rewrite result: it has no file (Path is empty)")
 	}
-	fail := func(err error) error { return fmt.Errorf("perftest: rewrite result %s: %w", r.Path, err) }
+	fail := func(err error) error { return fmt.Errorf("result: rewrite result %s: %w", r.Path, err) }
 	fi, err := os.Lstat(r.Path)
 	if err != nil {
 		return fail(err)
@@ -199,24 +199,24 @@ var stemKinds = []string{".json", ".folded", ".perfetto-trace"}
 // others follow it, whatever order the session writes them in; a stem
 // with a fixed name (a session's Config.ResultFile) chooses nothing. A
 // nil *stem is a fresh one.
-type stem struct {
+type Stem struct {
 	mu   sync.Mutex
 	dir  string // the folder it was chosen in
 	name string // "" until chosen
 }
 
-// fixedStem is the stem of a Result written at the path file, its name
+// FixedStem is the stem of a Result written at the path file, its name
 // the file's without ".json".
-func fixedStem(file string) *stem {
-	return &stem{dir: filepath.Dir(file), name: strings.TrimSuffix(filepath.Base(file), ".json")}
+func FixedStem(file string) *Stem {
+	return &Stem{dir: filepath.Dir(file), name: strings.TrimSuffix(filepath.Base(file), ".json")}
 }
 
 // claim renames the written file tmp to base's first free name in dir with
 // extension ext (base.ext, base.2.ext, …), under the folder's lock, and
 // returns it; the file is then this process's (see keep). It is the claim
 // of a fresh stem: a file no other goes with.
-func claim(dir, base, ext, tmp string) (string, error) {
-	return (*stem)(nil).claim(dir, base, ext, tmp)
+func Claim(dir, base, ext, tmp string) (string, error) {
+	return (*Stem)(nil).Claim(dir, base, ext, tmp)
 }
 
 // claim renames the written file tmp to the stem's name with extension ext
@@ -231,9 +231,9 @@ func claim(dir, base, ext, tmp string) (string, error) {
 // or the stem's own file written again, or an earlier run's file of that
 // kind (which goes, with what an earlier Result names); any other file
 // there is an error, and stays.
-func (st *stem) claim(dir, base, ext, tmp string) (string, error) {
+func (st *Stem) Claim(dir, base, ext, tmp string) (string, error) {
 	if st == nil {
-		st = &stem{}
+		st = &Stem{}
 	}
 	timeout, err := filelock.Timeout()
 	if err != nil {
@@ -244,7 +244,7 @@ func (st *stem) claim(dir, base, ext, tmp string) (string, error) {
 	if st.name != "" && !sameFolder(dir, st.dir) {
 		return "", fmt.Errorf("the session's files are in %s, not %s", st.dir, dir)
 	}
-	unlock, err := filelock.Lock(filepath.Join(dir, resultsLock), timeout)
+	unlock, err := filelock.Lock(filepath.Join(dir, LockFile), timeout)
 	if err != nil {
 		return "", err
 	}
@@ -852,13 +852,4 @@ func (s *jsonScan) put(c byte) {
 	default:
 		s.buf = append(s.buf, c)
 	}
-}
-
-// partial says where the partial Result of a session that ended early
-// went, for its failure message.
-func partial(r *Result) string {
-	if r.Path == "" {
-		return "the partial result was not written"
-	}
-	return "partial result in " + r.Path
 }

@@ -1,4 +1,4 @@
-package perftest
+package tracing
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/android/procfs"
+	"github.com/perfgate/perfgate/result"
 )
 
 // The pull's deadline is a floor plus the file's size at 1 MiB/s: a
@@ -31,8 +31,8 @@ func TestTracePullDeadline(t *testing.T) {
 		{1<<30 + 1<<20, 2*time.Minute + 1025*time.Second},
 		{1 << 62, 2*time.Minute + (1<<20)*time.Second}, // no overflow: sizes are capped at 1 TiB
 	} {
-		if got := tracePullDeadline(tc.size); got != tc.want {
-			t.Errorf("tracePullDeadline(%d) = %v, want %v", tc.size, got, tc.want)
+		if got := pullDeadline(tc.size); got != tc.want {
+			t.Errorf("pullDeadline(%d) = %v, want %v", tc.size, got, tc.want)
 		}
 	}
 }
@@ -48,14 +48,6 @@ type pullDevice struct {
 	cmds      [][]string
 }
 
-func (d *pullDevice) serial() string { return "pull-1" }
-func (d *pullDevice) facts(context.Context) (procfs.DeviceFacts, []string, error) {
-	return procfs.DeviceFacts{}, nil, nil
-}
-func (d *pullDevice) appUID(context.Context, string) (int, error) { return 10100, nil }
-func (d *pullDevice) appProcesses(context.Context, string) ([]string, []int, error) {
-	return nil, nil, nil
-}
 func (d *pullDevice) batch(_ context.Context, cmds []string) ([]adbx.Result, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -71,6 +63,11 @@ func (d *pullDevice) pull(ctx context.Context, _ string, w io.Writer) error {
 		return err
 	}
 	return d.err
+}
+
+// recorder is a Recorder on the phone d.
+func (d *pullDevice) recorder() *Recorder {
+	return &Recorder{env: Env{Serial: "pull-1", Batch: d.batch, Pull: d.pull}}
 }
 
 // pullWhole gives the pull the deadline of the file's size, takes a copy
@@ -94,12 +91,11 @@ func TestTracePullWhole(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			d := &pullDevice{data: []byte(tc.data), err: tc.err}
-			c := &collector{s: &Session{dev: d}}
-			p, err := c.pullWhole(context.Background(), remote, tc.size, tracePullDeadline(1<<30), dir, "x", ".perfetto-trace", nil)
+			p, err := d.recorder().pullWhole(context.Background(), remote, tc.size, pullDeadline(1<<30), dir, "x", ".perfetto-trace", nil)
 			ents, _ := os.ReadDir(dir)
 			var names []string
 			for _, e := range ents {
-				if e.Name() != resultsLock {
+				if e.Name() != result.LockFile {
 					names = append(names, e.Name())
 				}
 			}
@@ -139,7 +135,7 @@ func TestParseTraceListing(t *testing.T) {
 			" 2002 perfetto --txt -c - --out=" + traceDir + "/perfgate-x-3.perfetto-trace\n" +
 			" 2003 perfetto -c /data/misc/perfetto-configs/c -o " + traceDir + "/mine.perfetto-trace\n" +
 			" 2004 cat -o " + a + "\n")},
-		{Stdout: []byte("99950 " + traceLeaseDir + "/perfgate-com.example.app_2-22.trace-lease\n99950 " + traceLeaseDir + "/other.trace-lease\n")},
+		{Stdout: []byte("99950 " + LeaseDir + "/perfgate-com.example.app_2-22.trace-lease\n99950 " + LeaseDir + "/other.trace-lease\n")},
 	}
 	dt, err := parseTraceListing(out)
 	if err != nil {
@@ -166,7 +162,7 @@ func TestParseTraceListing(t *testing.T) {
 // grace period, no file younger than it.
 func TestTraceStale(t *testing.T) {
 	const now = 100000
-	grace := int64(traceGrace / time.Second)
+	grace := int64(Grace / time.Second)
 	p := func(n string) string { return traceDir + "/perfgate-com.example-" + n + ".perfetto-trace" }
 	dt := deviceTraces{now: now,
 		files:  map[string]traceFile{p("1"): {now - grace, 5}, p("2"): {now - grace + 1, 5}, p("3"): {now - 3*grace, 5}, p("4"): {now - 3*grace, 5}, p("6"): {now - 3*grace, 5}},
@@ -201,10 +197,10 @@ func TestTraceStale(t *testing.T) {
 // that fails is told at release.
 func TestTraceLeaseHeartbeat(t *testing.T) {
 	d := &pullDevice{}
-	c := &collector{s: &Session{dev: d}}
+	r := d.recorder()
 	tick := make(chan time.Time)
-	const l = traceLeaseDir + "/perfgate-com.example-1.trace-lease"
-	h := c.holdLease(l, tick)
+	const l = LeaseDir + "/perfgate-com.example-1.trace-lease"
+	h := r.holdLease(l, tick)
 	tick <- time.Now()
 	tick <- time.Now()
 	if n := h.release(); n != "" {
@@ -219,8 +215,8 @@ func TestTraceLeaseHeartbeat(t *testing.T) {
 	}
 
 	f := &failDevice{pullDevice: d}
-	c = &collector{s: &Session{dev: f}}
-	h = c.holdLease(l, tick)
+	r = &Recorder{env: Env{Serial: "pull-1", Batch: f.batch, Pull: f.pull}}
+	h = r.holdLease(l, tick)
 	tick <- time.Now()
 	if n := h.release(); !strings.Contains(n, "could not be touched (1 failure; the first: touch "+l+": exit status 1: touch: Permission denied)") {
 		t.Errorf("release after a failed touch: %q", n)

@@ -1,4 +1,4 @@
-package perftest
+package result
 
 import (
 	"encoding/json"
@@ -109,12 +109,10 @@ type Result struct {
 	// rec guards Verdicts, which checks may record from several
 	// goroutines, and says whether the file on disk lacks some of them.
 	rec *recorder
-	// ckSeq numbers a session's writes before Stop (checkpointLocked).
-	ckSeq uint64
 }
 
 // verdicts is a copy of r.Verdicts, taken while no check records one.
-func (r *Result) verdicts() []budget.Verdict {
+func (r *Result) CopyVerdicts() []budget.Verdict {
 	rec := r.recorder()
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -122,7 +120,7 @@ func (r *Result) verdicts() []budget.Verdict {
 }
 
 // own makes r the Result its steps record verdicts in.
-func (r *Result) own() {
+func (r *Result) Bind() {
 	r.recorder()
 	for _, st := range r.Steps {
 		st.res = r
@@ -174,9 +172,9 @@ func (r *Result) marshal() ([]byte, error) {
 	return json.MarshalIndent(r, "", "  ")
 }
 
-// setTestFailed records that the session's test failed; the Result on
+// SetTestFailed records that the session's test failed; the Result on
 // disk gets it when the session publishes.
-func (r *Result) setTestFailed() {
+func (r *Result) SetTestFailed() {
 	rec := r.recorder()
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -185,7 +183,7 @@ func (r *Result) setTestFailed() {
 
 // unsaved reports whether verdicts were recorded since the Result was last
 // written, and forgets it.
-func (r *Result) unsaved() bool {
+func (r *Result) Unsaved() bool {
 	rec := r.recorder()
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -220,13 +218,13 @@ func (r *Result) Checked() []budget.Verdict {
 			return out
 		}
 	}
-	return append(out, r.crashVerdicts()...)
+	return append(out, r.CrashVerdicts()...)
 }
 
-// crashVerdicts are the failing verdicts of the steps in which the app
+// CrashVerdicts are the failing verdicts of the steps in which the app
 // crashed where the test did not expect it: a crash fails its step, budget
 // or not, since an app that died measured nothing worth passing.
-func (r *Result) crashVerdicts() []budget.Verdict {
+func (r *Result) CrashVerdicts() []budget.Verdict {
 	var out []budget.Verdict
 	for _, st := range r.Steps {
 		if !st.Crashed() || st.CrashExpected {
@@ -437,11 +435,6 @@ type Crash struct {
 	// it was last seen alive to its death (threadtime, -v epoch times where
 	// the device has them).
 	Logcat []string `json:"logcat,omitempty"`
-
-	// evidenceUp is the Evidence line's time on the device's boottime
-	// clock, 0 when unknown; evidenceRes how coarse it is.
-	evidenceUp  int64
-	evidenceRes int64
 }
 
 // Step returns the named step's summary. A step that was never recorded
@@ -470,15 +463,15 @@ func (r *Result) WriteFile(path string) error {
 	}
 	b, err := r.marshal()
 	if err != nil {
-		return fmt.Errorf("perftest: write %s: %w", path, err)
+		return fmt.Errorf("result: write %s: %w", path, err)
 	}
 	b = append(b, '\n')
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("perftest: write %s: %w", path, err)
+		return fmt.Errorf("result: write %s: %w", path, err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("perftest: write %s: %w", path, err)
+		return fmt.Errorf("result: write %s: %w", path, err)
 	}
 	_, werr := tmp.Write(b)
 	werr = errors.Join(werr, tmp.Sync(), tmp.Close())
@@ -487,7 +480,7 @@ func (r *Result) WriteFile(path string) error {
 	}
 	if werr != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("perftest: write %s: %w", path, werr)
+		return fmt.Errorf("result: write %s: %w", path, werr)
 	}
 	r.Path = path
 	return nil
@@ -500,16 +493,16 @@ var ErrSchema = errors.New("unsupported result schema")
 func ReadResult(path string) (*Result, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("perftest: read result: %w", err)
+		return nil, fmt.Errorf("result: read result: %w", err)
 	}
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("perftest: read result %s: %w", path, err)
+		return nil, fmt.Errorf("result: read result %s: %w", path, err)
 	}
 	if r.Schema != Schema {
-		return nil, fmt.Errorf("perftest: read result %s: %w: %q (want %q)", path, ErrSchema, r.Schema, Schema)
+		return nil, fmt.Errorf("result: read result %s: %w: %q (want %q)", path, ErrSchema, r.Schema, Schema)
 	}
 	r.Path = path
-	r.own()
+	r.Bind()
 	return &r, nil
 }

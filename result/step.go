@@ -1,4 +1,4 @@
-package perftest
+package result
 
 import (
 	"time"
@@ -69,7 +69,7 @@ type Step struct {
 	ThermalStats   *ThermalStats `json:"thermal,omitempty"`
 	Crashes        []Crash       `json:"crashes,omitempty"`
 	// CrashExpected says the test expected the app to crash in this step
-	// (ExpectCrash), so its crashes do not fail it.
+	// (perftest.ExpectCrash), so its crashes do not fail it.
 	CrashExpected bool `json:"crash_expected,omitempty"`
 	// Startup is the app start measured inside the step, when the step
 	// launched the app (see scenario.Launch); nil otherwise.
