@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/report"
+	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // DefaultBaseRuns is how many of the base branch's runs a gate reads by
@@ -71,4 +72,21 @@ func (s *Store) BaseSide(ctx context.Context, f Filter, n int, acrossDevices boo
 		}
 	}
 	return side, nil
+}
+
+// CompareWithBranches compares next with the base side of the history at
+// dsn, which must exist: the last runs runs of each test on branches
+// (Store.BaseSide), each Result of next one value a run (report.RunsOf).
+// o.From should say where the baseline came from.
+func CompareWithBranches(ctx context.Context, dsn string, branches []string, runs int, next []*resultpkg.Result, o report.CompareOptions) (*report.Comparison, error) {
+	s, err := OpenExisting(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	side, err := s.BaseSide(ctx, Filter{Branches: branches}, runs, o.AcrossDevices)
+	if err != nil {
+		return nil, err
+	}
+	return report.CompareSides(side, report.RunsOf(next, o.AcrossDevices), o), nil
 }

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/internal/excerpt"
+	"github.com/perfgate/perfgate/scenario"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -48,4 +50,48 @@ func scenarioWorkload(name, dir string) (*simdevice.Workload, error) {
 		name = filepath.Join(dir, name)
 	}
 	return simdevice.LoadWorkload(name)
+}
+
+// ScenarioServed is the simulated phone a scenario file asks for, served
+// by a pure-Go adb server of its own.
+type ScenarioServed struct {
+	Phone    *simdevice.Device
+	Server   *adbtest.Server
+	Workload string // the workload's name
+}
+
+// ServeScenarioPhone starts the phone ScenarioPhone configures, with pkg
+// as its app, and serves it. Close stops both.
+func ServeScenarioPhone(workload string, api int, noise []byte, dir, pkg string) (*ScenarioServed, error) {
+	cfg, err := ScenarioPhone(workload, api, noise, dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Workload.Package = pkg
+	phone, err := simdevice.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &ScenarioServed{Phone: phone, Server: adbtest.NewServer(phone), Workload: cfg.Workload.Name}, nil
+}
+
+// String describes the phone: "simulated SERIAL, API N, workload NAME".
+func (s *ScenarioServed) String() string {
+	return fmt.Sprintf("simulated %s, API %d, workload %s", s.Phone.Serial(), s.Phone.Config().API, s.Workload)
+}
+
+// Close stops the server, then the phone.
+func (s *ScenarioServed) Close() {
+	s.Server.Close()
+	s.Phone.Close()
+}
+
+// ParseScenarioFile is scenario.ParseFile with the file's "simulated"
+// phone checked too (ScenarioPhone), relative to the file's folder: a
+// scenario file as perfgate run reads it.
+func ParseScenarioFile(path string, b []byte) (*scenario.File, error) {
+	return scenario.ParseFile(path, b, scenario.ParseOptions{CheckSimulated: func(s *scenario.Simulated, dir string) error {
+		_, err := ScenarioPhone(s.Workload, s.API, s.Noise, dir)
+		return err
+	}})
 }

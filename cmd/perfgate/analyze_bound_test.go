@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/analyze"
 	"github.com/perfgate/perfgate/internal/excerpt"
 )
 
@@ -85,12 +86,12 @@ func TestAnalyzeLongLine(t *testing.T) {
 	}
 }
 
-// meminfo and cpu read their captures whole, up to maxCapture: a longer
+// meminfo and cpu read their captures whole, up to analyze.MaxCapture: a longer
 // file of ordinary lines is refused at it, naming the file.
 func TestAnalyzeCaptureTooLong(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "long.txt")
 	line := []byte("  unrelated line of ordinary device text 12345 67890\n")
-	if err := os.WriteFile(path, bytes.Repeat(line, maxCapture/len(line)+1), 0o644); err != nil {
+	if err := os.WriteFile(path, bytes.Repeat(line, analyze.MaxCapture/len(line)+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"analyze", "meminfo", path}, {"analyze", "cpu", smallCPU(t), path}} {
@@ -102,7 +103,7 @@ func TestAnalyzeCaptureTooLong(t *testing.T) {
 			t.Errorf("%s: %v", args[1], err)
 		}
 		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 48<<20 {
-			t.Errorf("%s: allocated %d MiB for a %d MiB file", args[1], alloc>>20, (maxCapture+len(line))>>20)
+			t.Errorf("%s: allocated %d MiB for a %d MiB file", args[1], alloc>>20, (analyze.MaxCapture+len(line))>>20)
 		}
 	}
 }

@@ -9,56 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/analyze"
 	"github.com/perfgate/perfgate/internal/fixtures"
 )
-
-func TestAnalyzeMeminfo(t *testing.T) {
-	i64 := func(v int64) *int64 { return &v }
-	tests := []struct {
-		file    string
-		process string
-		pid     int
-		pss     int64
-		rss     *int64
-		swap    *int64
-		swapPSS bool
-		summary *meminfoSummaryOut
-	}{
-		// Values read by hand from the captures' TOTAL rows and App Summary blocks.
-		{"meminfo/frameprobe_samsung_s23_api34.txt", "com.example.game", 18345, 3229008, i64(1683588), i64(1601537), true,
-			&meminfoSummaryOut{9584, 449876, 85008, 2400, 449124, 627096, 1605920, 3229008}},
-		{"meminfo/yuvaupdate_modern_swappss_utf16le_a.txt", "com.nareshkumarbalamurugan.YuvaUpdate", 25723, 237980, i64(347552), i64(60454), true,
-			&meminfoSummaryOut{13752, 89308, 18264, 2100, 428, 43260, 70868, 237980}},
-		{"meminfo/droidmonitor_api23_android60.txt", "com.sample.package", 22861, 145991, nil, i64(22236), false,
-			&meminfoSummaryOut{17976, 24240, 33748, 1316, 40829, 17932, 9950, 145991}},
-		{"meminfo/droidmonitor_api18_android43.txt", "com.sample.package", 29607, 28929, nil, nil, false, nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.file, func(t *testing.T) {
-			path := fixtures.Path(t, tc.file)
-			var out, errOut bytes.Buffer
-			if err := run([]string{"analyze", "meminfo", path}, &out, &errOut); err != nil {
-				t.Fatalf("run: %v (stderr %q)", err, errOut.String())
-			}
-			var got meminfoJSON
-			dec := json.NewDecoder(&out)
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&got); err != nil {
-				t.Fatalf("output is not one JSON object: %v", err)
-			}
-			if got.Source != "dumpsys meminfo" || got.File != path || got.Process != tc.process || got.PID != tc.pid || got.PSSKB != tc.pss || got.SwapPSS != tc.swapPSS {
-				t.Errorf("got %+v", got)
-			}
-			eq := func(a, b *int64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
-			if !eq(got.RSSKB, tc.rss) || !eq(got.SwapKB, tc.swap) {
-				t.Errorf("rss %v swap %v, want %v %v", got.RSSKB, got.SwapKB, tc.rss, tc.swap)
-			}
-			if (got.Summary == nil) != (tc.summary == nil) || (got.Summary != nil && *got.Summary != *tc.summary) {
-				t.Errorf("summary = %+v, want %+v", got.Summary, tc.summary)
-			}
-		})
-	}
-}
 
 func TestAnalyzeMeminfoJSONKeys(t *testing.T) {
 	var out, errOut bytes.Buffer
@@ -113,13 +66,13 @@ func TestAnalyzeCPU(t *testing.T) {
 	tests := []struct {
 		name  string
 		args  []string
-		want  cpuJSON
+		want  analyze.CPU
 		app   float64
 		appPC float64
 	}{
 		// device 800/4000 = 20 %; app 440/4000 = 11 %; 8 cpuN lines → 88 %.
-		{"cores from cpuN lines", []string{before, after}, cpuJSON{DeviceCPUPct: 20, Cores: 8}, 11, 88},
-		{"-cores 4", []string{"-cores", "4", before, after}, cpuJSON{DeviceCPUPct: 20, Cores: 4}, 11, 44},
+		{"cores from cpuN lines", []string{before, after}, analyze.CPU{DeviceCPUPct: 20, Cores: 8}, 11, 88},
+		{"-cores 4", []string{"-cores", "4", before, after}, analyze.CPU{DeviceCPUPct: 20, Cores: 4}, 11, 44},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,7 +80,7 @@ func TestAnalyzeCPU(t *testing.T) {
 			if err := run(append([]string{"analyze", "cpu"}, tc.args...), &out, &errOut); err != nil {
 				t.Fatalf("run: %v (stderr %q)", err, errOut.String())
 			}
-			var got cpuJSON
+			var got analyze.CPU
 			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}

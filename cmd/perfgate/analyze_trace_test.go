@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/analyze"
 	"github.com/perfgate/perfgate/internal/fixtures"
 	"github.com/perfgate/perfgate/trace"
 )
@@ -16,13 +17,13 @@ import (
 const niaTrace = "perfetto/nowinandroid_pixel7pro_cheetah_android13_frametimeline_ftrace.perfetto-trace"
 const niaPkg = "com.google.samples.apps.nowinandroid.demo"
 
-func runTraceJSON(t *testing.T, args ...string) traceJSON {
+func runTraceJSON(t *testing.T, args ...string) analyze.Trace {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	if err := run(append([]string{"analyze", "trace", "-json"}, args...), &out, &errOut); err != nil {
 		t.Fatalf("run %v: %v (stderr %q)", args, err, errOut.String())
 	}
-	var got traceJSON
+	var got analyze.Trace
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("output is not JSON: %v", err)
 	}
@@ -68,7 +69,7 @@ func TestAnalyzeTraceWindow(t *testing.T) {
 	if frames < 20 || janky == 0 || janky == frames {
 		t.Fatalf("the window holds %d frames, %d janky: pick another", frames, janky)
 	}
-	for name, got := range map[string]traceJSON{"relative": rel, "boottime": boot, "monotonic": mono} {
+	for name, got := range map[string]analyze.Trace{"relative": rel, "boottime": boot, "monotonic": mono} {
 		s := got.Step
 		if s.Start != from || s.End != to || s.Frames != frames || s.Janky != janky || len(s.JankyFrames) != janky {
 			t.Errorf("%s: step [%d,%d) %d frames %d janky (%d listed); want [%d,%d) %d %d", name, s.Start, s.End, s.Frames, s.Janky, len(s.JankyFrames), from, to, frames, janky)

@@ -46,9 +46,7 @@ type compareFlags struct {
 }
 
 func newCompareFlags(stderr io.Writer) *compareFlags {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, compareUsage); fs.PrintDefaults() }
+	fs := newFlagSet("compare", compareUsage, stderr)
 	return &compareFlags{fs: fs,
 		alpha:      fs.Float64("alpha", 0.05, "significance level of the tests"),
 		threshold:  fs.Float64("threshold", 10, "smallest change, in percent, that fails"),
@@ -122,16 +120,11 @@ func (f *compareFlags) compare(paths []string, next []*result.Result, opts repor
 	opts.From = fmt.Sprintf("history %s, last %d runs", strings.Join(branches, ","), *f.runs)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := history.OpenExisting(ctx, *f.hist)
+	c, err = history.CompareWithBranches(ctx, *f.hist, branches, *f.runs, next, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("compare: %w", err)
 	}
-	defer s.Close()
-	side, err := s.BaseSide(ctx, history.Filter{Branches: branches}, *f.runs, *f.across)
-	if err != nil {
-		return nil, nil, fmt.Errorf("compare: %w", err)
-	}
-	return report.CompareSides(side, report.RunsOf(next, *f.across), opts), nil, nil
+	return c, nil, nil
 }
 
 // runCompare is `perfgate compare`.
@@ -156,7 +149,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	// A session that did not reach Stop is no run, and no pass: the
 	// comparison leaves it out and warns, and compare fails for it.
 	var unfinished error
-	if n := countUnfinished(next); n > 0 {
+	if n := report.CountUnfinished(next); n > 0 {
 		unfinished = exitError{code: 1, err: fmt.Errorf("compare: %d of the %d new Results are of sessions that did not reach Stop (unfinished), left out", n, len(next))}
 	}
 	if len(c.Rows) == 0 {
@@ -207,16 +200,4 @@ func (f *compareFlags) writeOutputs(c *report.Comparison, base, next []*result.R
 		return c.Record(next)
 	}
 	return nil
-}
-
-// countUnfinished counts the Results of sessions that did not reach Stop
-// (result.Result.Unfinished).
-func countUnfinished(results []*result.Result) int {
-	n := 0
-	for _, r := range results {
-		if r.Unfinished != nil {
-			n++
-		}
-	}
-	return n
 }

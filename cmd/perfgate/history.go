@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/perfgate/perfgate/result"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/budget"
@@ -71,9 +67,7 @@ type historyFlags struct {
 }
 
 func newHistoryFlags(name, usage string, stderr io.Writer, series bool) *historyFlags {
-	fs := flag.NewFlagSet("history "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs := newFlagSet("history "+name, usage, stderr)
 	h := &historyFlags{fs: fs, dsn: fs.String("history", "", "the history: an SQLite file or a PostgreSQL DSN (default $PERFGATE_HISTORY, else perf-history.db)")}
 	if series {
 		h.test = fs.String("test", "", "only this test")
@@ -86,44 +80,15 @@ func newHistoryFlags(name, usage string, stderr io.Writer, series bool) *history
 	return h
 }
 
-// dsnOf is the history the flags name: -history, else $PERFGATE_HISTORY,
-// else perf-history.db.
-func (h *historyFlags) dsnOf() string {
-	dsn := *h.dsn
-	if dsn == "" {
-		dsn = os.Getenv(result.EnvHistory)
-	}
-	if dsn == "" {
-		dsn = "perf-history.db"
-	}
-	return dsn
-}
-
 // open opens the history to add runs to it, creating it when new.
 func (h *historyFlags) open(ctx context.Context) (*history.Store, error) {
-	return history.Open(ctx, h.dsnOf())
-}
-
-// read opens a history that must exist, to read it: a misspelt path is an
-// error, not an empty history created in passing, and a file the user may
-// only read is read.
-func (h *historyFlags) read(ctx context.Context) (*history.Store, error) {
-	return history.OpenExisting(ctx, h.dsnOf())
+	return history.Open(ctx, history.DSN(*h.dsn))
 }
 
 func (h *historyFlags) filter(now time.Time) (history.Filter, error) {
-	f := history.Filter{Test: *h.test, Step: *h.step, Metric: *h.metric, Device: *h.device}
-	for _, b := range strings.Split(*h.branches, ",") {
-		if b = strings.TrimSpace(b); b != "" {
-			f.Branches = append(f.Branches, b)
-		}
-	}
-	if *h.since != "" {
-		t, err := history.ParseTime(*h.since, now)
-		if err != nil {
-			return f, fmt.Errorf("-from: %w", err)
-		}
-		f.Since = t
+	f, err := history.FilterOf(*h.test, *h.step, *h.metric, *h.device, *h.branches, *h.since, now)
+	if err != nil {
+		return f, fmt.Errorf("-from: %w", err)
 	}
 	return f, nil
 }
@@ -136,14 +101,33 @@ func quoteBounded(s string) string {
 	return s
 }
 
-// trends reads and analyses every series the flags select: change points
-// among all the runs, the newest o.Last of each series read in full.
-func (h *historyFlags) trends(ctx context.Context, s *history.Store, o history.TrendOptions) ([]history.Trend, error) {
-	f, err := h.filter(time.Now())
-	if err != nil {
-		return nil, err
+// readTrends opens the history, which must exist (a misspelt path is an
+// error, not an empty history created in passing, and a file the user may
+// only read is read), and reads and analyses every series the flags
+// select: change points among all the runs, the newest o.Last of each
+// series read in full. what names the command in errors; close s.
+func (h *historyFlags) readTrends(ctx context.Context, what string, o history.TrendOptions) (s *history.Store, trends []history.Trend, err error) {
+	if s, err = history.OpenExisting(ctx, history.DSN(*h.dsn)); err != nil {
+		return nil, nil, err
 	}
-	return s.Trends(ctx, f, o)
+	f, err := h.filter(time.Now())
+	if err == nil {
+		trends, err = s.Trends(ctx, f, o)
+	}
+	if err != nil {
+		s.Close()
+		return nil, nil, fmt.Errorf("history %s: %w", what, err)
+	}
+	return s, trends, nil
+}
+
+// parseNone parses args, flags only.
+func (h *historyFlags) parseNone(args []string) error {
+	rest, err := parseInterleaved(h.fs, args)
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("%s: unexpected argument %q", h.fs.Name(), quoteBounded(rest[0]))
+	}
+	return err
 }
 
 // lastFlag adds -last, how many of each series' newest runs are shown in
@@ -194,17 +178,8 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		h.fs.Usage()
 		return errors.New("history add: no result file given")
 	}
-	dir := filepath.Dir(paths[0])
-	if fi, err := os.Stat(paths[0]); err == nil && fi.IsDir() {
-		dir = paths[0]
-	}
-	o := history.AddOptions{Meta: history.MetaFromEnv(dir), ReportBase: *reportBase, Added: func(a history.AddedFile) { a.WriteText(stdout) }}
-	o.Meta.ID = *id
-	for _, f := range []struct{ flag, meta *string }{{commit, &o.Meta.Commit}, {branch, &o.Meta.Branch}, {appVersion, &o.Meta.AppVersion}} {
-		if *f.flag != "" {
-			*f.meta = *f.flag
-		}
-	}
+	meta := history.MetaOf(paths, history.Meta{ID: *id, Commit: *commit, Branch: *branch, AppVersion: *appVersion})
+	o := history.AddOptions{Meta: meta, ReportBase: *reportBase, Added: func(a history.AddedFile) { a.WriteText(stdout) }}
 	files, err := history.CheckFiles(paths, o)
 	if err != nil {
 		return fmt.Errorf("history add: %w", err)
@@ -259,10 +234,8 @@ func historyTrend(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	showSeries := h.fs.Bool("series", false, "also print the runs' values")
 	asJSON := h.fs.Bool("json", false, "print JSON")
 	last := lastFlag(h.fs, "-series and -json print one by one")
-	if rest, err := parseInterleaved(h.fs, args); err != nil {
+	if err := h.parseNone(args); err != nil {
 		return err
-	} else if len(rest) > 0 {
-		return fmt.Errorf("history trend: unexpected argument %q", quoteBounded(rest[0]))
 	}
 	o, err := opts()
 	if err == nil {
@@ -271,15 +244,11 @@ func historyTrend(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fmt.Errorf("history trend: %w", err)
 	}
-	s, err := h.read(ctx)
+	s, trends, err := h.readTrends(ctx, "trend", o)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	trends, err := h.trends(ctx, s, o)
-	if err != nil {
-		return fmt.Errorf("history trend: %w", err)
-	}
 	if *asJSON {
 		return history.WriteTrendsJSON(stdout, trends)
 	}
@@ -311,27 +280,21 @@ func historyDigest(ctx context.Context, args []string, stdout, stderr io.Writer)
 	title := h.fs.String("title", "", "the digest's heading (default \"perfgate history\")")
 	mdOut := h.fs.String("md", "-", `write the Markdown here ("-" for stdout)`)
 	check := h.fs.Bool("check", false, "exit 1 when a change for the worse is listed")
-	if rest, err := parseInterleaved(h.fs, args); err != nil {
+	if err := h.parseNone(args); err != nil {
 		return err
-	} else if len(rest) > 0 {
-		return fmt.Errorf("history digest: unexpected argument %q", quoteBounded(rest[0]))
 	}
 	o, err := opts()
 	if err != nil {
 		return fmt.Errorf("history digest: %w", err)
 	}
-	s, err := h.read(ctx)
+	s, trends, err := h.readTrends(ctx, "digest", o)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	trends, err := h.trends(ctx, s, o)
-	if err != nil {
-		return fmt.Errorf("history digest: %w", err)
-	}
 	do := history.DigestOptions{Title: *title, MinPct: *minPct, TrendLink: *link}
 	if *since != "" {
-		f, _ := h.filter(time.Now()) // h.trends read it
+		f, _ := h.filter(time.Now()) // h.readTrends read it
 		if do.Since, err = s.Since(ctx, f, *since, time.Now()); err != nil {
 			return fmt.Errorf("history digest: -since: %w", err)
 		}
@@ -340,10 +303,8 @@ func historyDigest(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fmt.Errorf("history digest: %w", err)
 	}
 	if *check {
-		for _, e := range history.Digest(trends, do) {
-			if e.Change.Regression {
-				return exitError{code: 1, err: fmt.Errorf("history digest: %s", e.Change.Sentence(e.Key))}
-			}
+		if e, ok := history.FirstRegression(trends, do); ok {
+			return exitError{code: 1, err: fmt.Errorf("history digest: %s", e.Change.Sentence(e.Key))}
 		}
 	}
 	return nil
@@ -363,13 +324,11 @@ func historyHTML(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	out := h.fs.String("o", "", "the folder to write the pages into")
 	title := h.fs.String("title", "", "the pages' title (default \"perfgate history\")")
 	budgetFile := h.fs.String("budgets", "", "a golden budget file whose limits the charts draw")
-	var budgets budgetFlags
+	var budgets budget.Limits
 	h.fs.Var(&budgets, "budget", "a budget to draw, [step:]metric<=limit or [step:]metric>=limit (repeatable)")
 	last := lastFlag(h.fs, "are drawn as points that link to their reports")
-	if rest, err := parseInterleaved(h.fs, args); err != nil {
+	if err := h.parseNone(args); err != nil {
 		return err
-	} else if len(rest) > 0 {
-		return fmt.Errorf("history html: unexpected argument %q", quoteBounded(rest[0]))
 	}
 	if *out == "" {
 		h.fs.Usage()
@@ -389,15 +348,11 @@ func historyHTML(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		budgets = append(budgets, f.Limits()...)
 	}
-	s, err := h.read(ctx)
+	s, trends, err := h.readTrends(ctx, "html", o)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	trends, err := h.trends(ctx, s, o)
-	if err != nil {
-		return fmt.Errorf("history html: %w", err)
-	}
 	if err := history.WritePages(*out, trends, history.PageOptions{Title: *title, Budgets: budgets}); err != nil {
 		return err
 	}
@@ -421,10 +376,8 @@ func historyBudget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	minRuns := h.fs.Int("min-runs-budget", 5, "fewest runs a budget may rest on")
 	headroom := h.fs.Float64("headroom", 10, "headroom in percent over the level (counts get +1)")
 	out := h.fs.String("o", "-", `write the budget file here ("-" for stdout)`)
-	if rest, err := parseInterleaved(h.fs, args); err != nil {
+	if err := h.parseNone(args); err != nil {
 		return err
-	} else if len(rest) > 0 {
-		return fmt.Errorf("history budget: unexpected argument %q", quoteBounded(rest[0]))
 	}
 	if *h.test == "" {
 		h.fs.Usage()
@@ -438,47 +391,28 @@ func historyBudget(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fmt.Errorf("history budget: %w", err)
 	}
 	o.Last = max(history.DefaultLast, *last)
-	s, err := h.read(ctx)
+	s, trends, err := h.readTrends(ctx, "budget", o)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	trends, err := h.trends(ctx, s, o)
-	if err != nil {
-		return fmt.Errorf("history budget: %w", err)
-	}
-	devices := map[string]bool{}
-	for _, t := range trends {
-		devices[t.Device] = true
-	}
 	switch {
 	case len(trends) == 0:
 		return fmt.Errorf("history budget: no runs of test %q in %s match", quoteBounded(*h.test), s)
-	case len(devices) > 1:
-		return fmt.Errorf("history budget: test %q ran on %d device models; pick one with -device", quoteBounded(*h.test), len(devices))
+	case history.DeviceModels(trends) > 1:
+		return fmt.Errorf("history budget: test %q ran on %d device models; pick one with -device", quoteBounded(*h.test), history.DeviceModels(trends))
 	}
 	pct := *headroom
 	if pct == 0 {
 		pct = -1 // none; SuggestOptions reads 0 as its default
 	}
-	sugs, skipped := history.Suggest(trends, history.SuggestOptions{Last: *last, MinRuns: *minRuns, Pct: pct})
-	for _, sk := range skipped {
-		fmt.Fprintf(stderr, "no budget: %s\n", sk)
-	}
-	for _, sg := range sugs {
-		fmt.Fprintln(stderr, sg.Line())
-	}
-	f, err := history.BudgetFile(sugs)
-	if err != nil {
-		return err
-	}
-	if len(f.Steps) == 0 {
+	b, err := history.SuggestBudgets(trends, history.SuggestOptions{Last: *last, MinRuns: *minRuns, Pct: pct})
+	b.WriteNotes(stderr)
+	if errors.Is(err, history.ErrNoBudget) {
 		return errors.New("history budget: no budget to suggest")
 	}
-	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	return writeOutput(*out, stdout, func(w io.Writer) error { _, err := w.Write(b); return err })
+	return writeOutput(*out, stdout, b.WriteJSON)
 }

@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
@@ -30,9 +28,7 @@ host's shell: the command printed here has both.
 
 // runLayer is `perfgate layer`.
 func runLayer(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("layer", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, layerUsage); fs.PrintDefaults() }
+	fs := newFlagSet("layer", layerUsage, stderr)
 	pkg := fs.String("package", "", "the app's package name")
 	serial := fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)")
 	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)")
@@ -86,32 +82,6 @@ func runLayer(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("layer: %w", err)
 	}
 	fmt.Fprintf(stdout, "layer: %s\n", l.Name)
-	fmt.Fprintf(stdout, "%s > sf.txt\n", latencyCommand(*serial, l.Name))
+	fmt.Fprintf(stdout, "%s > sf.txt\n", adbx.HostCommand(*serial, "dumpsys SurfaceFlinger --latency "+adbx.Quote(l.Name)))
 	return nil
-}
-
-// latencyCommand is the host shell command that saves a layer's
-// `dumpsys SurfaceFlinger --latency`: the device command, its layer name
-// quoted for the device's shell, quoted once more for the host's, since
-// `adb shell` joins its arguments before the device's shell splits them.
-func latencyCommand(serial, layer string) string {
-	device := "dumpsys SurfaceFlinger --latency " + adbx.Quote(layer)
-	cmd := "adb"
-	if serial != "" {
-		cmd += " -s " + hostQuote(serial)
-	}
-	return cmd + " shell " + hostQuote(device)
-}
-
-// hostQuote quotes s as one word for a POSIX shell on the host: in double
-// quotes when nothing in s is special there (it reads best), else in
-// single quotes.
-func hostQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"$`\\!*?[]()<>|;&#~{}") {
-		return s
-	}
-	if !strings.ContainsAny(s, "\"$`\\!") {
-		return `"` + s + `"`
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

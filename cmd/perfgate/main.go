@@ -27,11 +27,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
+
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
-	"io"
-	"os"
 )
 
 func main() {
@@ -116,6 +117,15 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// newFlagSet is a command's flags: errors go to stderr, and so does its
+// usage, usage and then the flags' defaults.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	return fs
 }
 
 // usageError is err for a command called wrongly: one line saying how to

@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/stopsignal"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/scenario"
 )
 
 const recordUsage = `usage: perfgate record -package PKG [-serial S] [-duration 10s] [-out result.json] [-adb host:port] [-trace]
@@ -35,7 +37,7 @@ error, and the Result keeps every sample taken before.
 
 // runRecord is `perfgate record`.
 func runRecord(args []string, stdout, stderr io.Writer) error {
-	sigs, stop := notifyStop()
+	sigs, stop := stopsignal.Notify()
 	defer stop()
 	return record(sigs, args, stdout, stderr)
 }
@@ -51,9 +53,7 @@ type recordFlags struct {
 }
 
 func newRecordFlags(stderr io.Writer) *recordFlags {
-	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, recordUsage); fs.PrintDefaults() }
+	fs := newFlagSet("record", recordUsage, stderr)
 	return &recordFlags{fs: fs,
 		serial:   fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)"),
 		pkg:      fs.String("package", "", "the app's package name (required)"),
@@ -112,14 +112,14 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	ctx, stopWatch := watchStop(sigs)
+	ctx, stopWatch := stopsignal.Watch(sigs)
 	defer stopWatch()
 	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	// A signal before the recording began ends it with nothing measured.
 	setupFailed := func(err error) error {
-		if sig, ok := caught(ctx); ok {
-			return exitError{code: sig.exitCode(), err: fmt.Errorf("record: %v before the recording began; nothing measured", sig)}
+		if sig, ok := stopsignal.Caught(ctx); ok {
+			return exitError{code: sig.ExitCode(), err: fmt.Errorf("record: %v before the recording began; nothing measured", sig)}
 		}
 		return fmt.Errorf("record: %w", err)
 	}
@@ -131,31 +131,13 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return setupFailed(err)
 	}
-	sess.Begin("record")
-	var timeout <-chan time.Time
-	if *f.duration > 0 {
-		t := time.NewTimer(*f.duration)
-		defer t.Stop()
-		timeout = t.C
-	}
-	select {
-	case <-ctx.Done():
-	case <-timeout:
-	case <-sess.Done():
-	}
-	sig, signalled := caught(ctx)
-	cut := signalled && *f.duration > 0
-	if cut {
-		sess.EndUnfinished()
-	} else {
-		sess.End()
-	}
-	r := sess.Stop()
+	r, cut := scenario.Record(ctx, sess, "record", *f.duration)
+	sig, _ := stopsignal.Caught(ctx)
 	if err := printRecorded(sess, r, *f.out, cut, stdout, stderr); err != nil {
 		return err
 	}
 	if cut {
-		return exitError{code: sig.exitCode(), err: fmt.Errorf("record: %v %v into -duration %v; the step is marked unfinished (result in %s)",
+		return exitError{code: sig.ExitCode(), err: fmt.Errorf("record: %v %v into -duration %v; the step is marked unfinished (result in %s)",
 			sig, r.Step("record").Duration().Round(time.Millisecond), *f.duration, where(r, *f.out))}
 	}
 	return nil
@@ -165,12 +147,7 @@ func record(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) erro
 // recording's summary, and fails when the Result was not written or the
 // session ended early.
 func printRecorded(sess *perftest.Session, r *result.Result, out string, cut bool, stdout, stderr io.Writer) error {
-	st := r.Step("record")
-	figs, why := report.Figures(st)
-	summary := fmt.Sprintf("%s, %s, %d gaps", st.Duration().Round(time.Millisecond), strings.Join(figs, ", "), len(r.Gaps))
-	if cut {
-		summary += ", unfinished"
-	}
+	summary, why := report.StepSummary(r, "record", cut)
 	werr := sess.WriteErr()
 	info := stdout // the summary lines; stderr when stdout carries the Result
 	if out == "-" {
@@ -205,4 +182,44 @@ func where(r *result.Result, out string) string {
 		return "stdout"
 	}
 	return r.Path
+}
+
+// traceOpts are the -trace flags of `perfgate record`.
+type traceOpts struct {
+	on         *bool
+	bufferKB   *int
+	categories *string
+	max        *time.Duration
+}
+
+func traceFlags(fs *flag.FlagSet) traceOpts {
+	return traceOpts{
+		on:         fs.Bool("trace", false, "also record a Perfetto trace (Android 10+; FrameTimeline jank types on 12+) into the results folder"),
+		bufferKB:   fs.Int("trace-buffer-kb", perftest.DefaultTraceBufferKB, "the trace's ring buffer in KiB (1024 to 1048576)"),
+		categories: fs.String("trace-categories", strings.Join(perftest.DefaultTraceCategories, ","), "atrace categories, comma-separated"),
+		max:        fs.Duration("trace-max", 0, "longest the trace runs on the device (default: -duration plus a minute, else 30m)"),
+	}
+}
+
+// config is the session's TraceConfig, nil without -trace.
+func (o traceOpts) config(duration time.Duration) (*perftest.TraceConfig, error) {
+	if !*o.on {
+		return nil, nil
+	}
+	tc := &perftest.TraceConfig{BufferKB: *o.bufferKB, MaxDuration: *o.max}
+	if tc.MaxDuration == 0 && duration > 0 {
+		tc.MaxDuration = duration + time.Minute
+	}
+	for _, c := range strings.Split(*o.categories, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			tc.Categories = append(tc.Categories, c)
+		}
+	}
+	if tc.Categories == nil {
+		tc.Categories = []string{}
+	}
+	if err := tc.Validate(); err != nil {
+		return nil, fmt.Errorf("-trace: %w", err)
+	}
+	return tc, nil
 }

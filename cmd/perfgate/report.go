@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
-	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 )
@@ -29,32 +26,16 @@ names stdout. A budget is [step:]metric<=limit or [step:]metric>=limit,
 e.g. -budget jank<=3 -budget scroll:fps>=55.
 `
 
-// budgetFlags collects repeated -budget flags.
-type budgetFlags []budget.Limit
-
-func (b *budgetFlags) String() string { return fmt.Sprint(*b) }
-
-func (b *budgetFlags) Set(s string) error {
-	v, err := budget.ParseLimit(s)
-	if err != nil {
-		return err
-	}
-	*b = append(*b, v)
-	return nil
-}
-
 // runReport is `perfgate report`.
 func runReport(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, reportUsage); fs.PrintDefaults() }
+	fs := newFlagSet("report", reportUsage, stderr)
 	htmlOut := fs.String("html", "", "write the HTML report here")
 	mdOut := fs.String("md", "", "write the Markdown summary here")
 	benchOut := fs.String("bench", "", "write Go benchmark text (for benchstat) here")
 	link := fs.String("link", "", "the HTML report's URL for the Markdown (default: -html's file name)")
 	title := fs.String("title", "", "the report's title (default \"perfgate report\")")
 	check := fs.Bool("check", false, "exit 1 when a budget is broken, a step crashed or a session ended early")
-	var budgets budgetFlags
+	var budgets budget.Limits
 	fs.Var(&budgets, "budget", "a budget, [step:]metric<=limit or [step:]metric>=limit (repeatable)")
 	budgetFile := fs.String("budgets", "", "a golden budget file (such as testdata/feed.budget.json, a path as given) whose limits the report checks")
 	base := fs.String("base", "", "baseline Results (a file or folder) to compare with, as perfgate compare does; the Markdown gets the regression lines")
@@ -72,19 +53,13 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	var budgetsOf *budget.File
 	if *budgetFile != "" {
-		// A bare name is a file here: on the command line a path is taken
-		// as given, where a test's bare name would be under testdata/.
-		p := *budgetFile
-		if p == filepath.Base(p) {
-			p = "." + string(filepath.Separator) + p
-		}
-		f, err := budget.ReadBudgetFile(p)
+		f, err := budget.ReadBudgetFileAt(*budgetFile)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 		budgetsOf = f
 	}
-	if err := budgetStepsExist(results, budgets, budgetsOf); err != nil {
+	if err := report.CheckBudgetSteps(results, budgets, budgetsOf); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	opts := report.Options{Title: *title, Budgets: budgets, BudgetFile: budgetsOf, HTMLLink: *link}
@@ -118,47 +93,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *check {
-		if n := failedSessions(results, opts); n > 0 {
+		if n := report.CountFailed(results, opts); n > 0 {
 			return exitError{code: 1, err: fmt.Errorf("report: %d of %d sessions failed their budgets", n, len(results))}
 		}
 	}
 	return nil
-}
-
-// budgetStepsExist refuses a budget of a step no Result has: a misspelt
-// step would be a budget nobody checks. The error names the flag, or the
-// budget file and line.
-func budgetStepsExist(results []*result.Result, limits []budget.Limit, f *budget.File) error {
-	have := map[string]bool{}
-	var steps []string
-	for _, r := range results {
-		for _, st := range r.Steps {
-			if b := metrics.BaseStep(st.Name); !have[b] {
-				have[b] = true
-				steps = append(steps, b)
-			}
-		}
-		if len(r.Steps) == 0 && r.Whole != nil && !have["session"] {
-			have["session"] = true
-			steps = append(steps, "session")
-		}
-	}
-	if err := budget.CheckSteps(steps, limits, nil); err != nil {
-		return fmt.Errorf("-budget %w", err)
-	}
-	return budget.CheckSteps(steps, nil, f)
-}
-
-// failedSessions counts the results with a broken budget, a crash or an
-// early end.
-func failedSessions(results []*result.Result, opts report.Options) int {
-	n := 0
-	for _, r := range results {
-		if report.Failed(r, opts.BudgetsFor(r)) {
-			n++
-		}
-	}
-	return n
 }
 
 // writeOutput writes to stdout for "-", else to the file whole, through a
@@ -168,19 +107,7 @@ func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 	if path == "-" {
 		return write(stdout)
 	}
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return err
-	}
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	if err := atomicfile.Write(path, b.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFrom(path, write)
 }
 
 // parseInterleaved parses flags that may come before, between or after the

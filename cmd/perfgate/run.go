@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -9,15 +10,17 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/devicepool"
+	"github.com/perfgate/perfgate/internal/stopsignal"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/scenario"
-	"github.com/perfgate/perfgate/simdevice"
 	"github.com/perfgate/perfgate/simlab"
 )
 
@@ -71,19 +74,10 @@ buffer_kb (1024 to 1048576), categories (atrace categories) and
 max_duration_ms.
 `
 
-// parseScenario reads and checks a scenario file, the simulated phone it
-// asks for too.
-func parseScenario(path string, b []byte) (*scenario.File, error) {
-	return scenario.ParseFile(path, b, scenario.ParseOptions{CheckSimulated: func(s *scenario.Simulated, dir string) error {
-		_, err := simlab.ScenarioPhone(s.Workload, s.API, s.Noise, dir)
-		return err
-	}})
-}
-
 // runScenario is `perfgate run`; SIGINT, SIGTERM and SIGHUP stop it early
 // (see scenarioRun).
 func runScenario(args []string, stdout, stderr io.Writer) error {
-	sigs, stop := notifyStop()
+	sigs, stop := stopsignal.Notify()
 	defer stop()
 	return scenarioRun(sigs, args, stdout, stderr)
 }
@@ -98,9 +92,7 @@ type runFlags struct {
 }
 
 func newRunFlags(stderr io.Writer) *runFlags {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
+	fs := newFlagSet("run", runUsage, stderr)
 	f := &runFlags{fs: fs,
 		serial:   fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device); ignored with \"simulated\""),
 		server:   fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)"),
@@ -123,7 +115,7 @@ func (f *runFlags) load() (*scenario.File, *budget.File, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("run: %w", err)
 	}
-	sc, err := parseScenario(path, b)
+	sc, err := simlab.ParseScenarioFile(path, b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("run: %w", err)
 	}
@@ -163,7 +155,7 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	if f.pool.on() {
 		return runOnPool(sigs, f.fs, f.pool, sc, stdout)
 	}
-	stopCtx, stopWatch := watchStop(sigs)
+	stopCtx, stopWatch := stopsignal.Watch(sigs)
 	defer stopWatch()
 	s, closeAll, err := f.open(stopCtx, sc, stdout)
 	defer closeAll()
@@ -176,7 +168,7 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	r := s.Stop()
 	report.WriteSteps(stdout, r)
 	report.WriteHealth(stdout, r)
-	if _, ok := caught(stopCtx); ok {
+	if _, ok := stopsignal.Caught(stopCtx); ok {
 		return runCut(stopCtx, s, r, len(sc.Steps), stdout)
 	}
 	notes := sc.Judge(r, budgets, *f.update, budget.Headroom{Pct: *f.headroom})
@@ -194,7 +186,7 @@ func (f *runFlags) open(stopCtx context.Context, sc *scenario.File, stdout io.Wr
 		}
 	}
 	openFailed := func(err error) error {
-		if _, ok := caught(stopCtx); ok {
+		if _, ok := stopsignal.Caught(stopCtx); ok {
 			return interrupted(stopCtx, "before the device was open; nothing measured")
 		}
 		return fmt.Errorf("run: %w", err)
@@ -203,18 +195,15 @@ func (f *runFlags) open(stopCtx context.Context, sc *scenario.File, stdout io.Wr
 	closers = append(closers, cancel)
 	var dev *adbx.Device
 	if sim := sc.Simulated; sim != nil {
-		cfg, _ := simlab.ScenarioPhone(sim.Workload, sim.API, sim.Noise, filepath.Dir(sc.Path))
-		cfg.Workload.Package = sc.Package
-		phone, err := simdevice.New(cfg)
+		p, err := simlab.ServeScenarioPhone(sim.Workload, sim.API, sim.Noise, filepath.Dir(sc.Path), sc.Package)
 		if err != nil {
 			return nil, closeAll, fmt.Errorf("run: simulated device: %w", err)
 		}
-		srv := adbtest.NewServer(phone)
-		closers = append(closers, func() { phone.Close() }, srv.Close)
-		if dev, err = adbx.Open(ctx, adbx.Options{Server: srv.Addr}); err != nil {
+		closers = append(closers, p.Close)
+		if dev, err = adbx.Open(ctx, adbx.Options{Server: p.Server.Addr}); err != nil {
 			return nil, closeAll, openFailed(err)
 		}
-		fmt.Fprintf(stdout, "device: simulated %s, API %d, workload %s\n", phone.Serial(), phone.Config().API, cfg.Workload.Name)
+		fmt.Fprintf(stdout, "device: %s\n", p)
 	} else {
 		if dev, err = adbx.Open(ctx, adbx.Options{Serial: *f.serial, Server: *f.server}); err != nil {
 			return nil, closeAll, openFailed(err)
@@ -229,8 +218,8 @@ func (f *runFlags) open(stopCtx context.Context, sc *scenario.File, stdout io.Wr
 
 // interrupted is the error of a run the signal that ended ctx cut short.
 func interrupted(ctx context.Context, where string) error {
-	sig, _ := caught(ctx)
-	return exitError{code: sig.exitCode(), err: fmt.Errorf("run: %v %s", sig, where)}
+	sig, _ := stopsignal.Caught(ctx)
+	return exitError{code: sig.ExitCode(), err: fmt.Errorf("run: %v %s", sig, where)}
 }
 
 // runCut writes the Result of a run a signal cut short: its budgets are
@@ -245,13 +234,7 @@ func runCut(ctx context.Context, s *scenario.Scenario, r *result.Result, steps i
 	if werr != nil {
 		fmt.Fprintln(stdout, werr)
 	}
-	done := 0
-	for _, st := range r.Steps {
-		if !st.Unfinished {
-			done++
-		}
-	}
-	return interrupted(ctx, fmt.Sprintf("after %d of %d steps; budgets not checked", done, steps))
+	return interrupted(ctx, fmt.Sprintf("after %d of %d steps; budgets not checked", scenario.Finished(r), steps))
 }
 
 // runEnd writes the Result of a run that ended and prints every failing
@@ -263,41 +246,17 @@ func runEnd(sc *scenario.File, s *scenario.Scenario, r *result.Result, notes []s
 	for _, n := range notes {
 		fmt.Fprintln(stdout, n)
 	}
-	counts := map[budget.Kind]int{}
-	for _, v := range r.Verdicts {
-		if !v.Fails() {
-			continue
-		}
-		counts[v.Kind]++
-		line := v.Line
-		if v.Kind == budget.KindCrash {
-			line += `; "expect_crash": true in the step if the scenario expects it`
-		}
-		fmt.Fprintln(stdout, line)
-	}
+	o := sc.Outcome(stdout, r, werr)
 	if werr != nil {
 		fmt.Fprintln(stdout, werr)
 	}
-	if counts[budget.KindBudget] > 0 && sc.BudgetPath != "" {
+	if o.Failed[budget.KindBudget] > 0 && sc.BudgetPath != "" {
 		fmt.Fprintf(stdout, "run 'perfgate run -update %s' to rewrite %s if the change is intended\n", sc.Path, sc.BudgetPath)
 	}
-	if len(counts) == 0 && r.Error == "" && werr == nil {
+	if o.OK() {
 		return nil
 	}
-	msg := fmt.Sprintf("run: %d failed steps, %d broken budgets", counts[budget.KindAction], counts[budget.KindBudget])
-	if n := counts[budget.KindCrash]; n > 0 {
-		msg += fmt.Sprintf(", %d steps crashed", n)
-	}
-	if n := counts[budget.KindUpdate]; n > 0 {
-		msg += fmt.Sprintf(", %d updates refused", n)
-	}
-	if r.Error != "" {
-		msg += ", session ended early: " + r.Error
-	}
-	if werr != nil {
-		msg += ", results not written"
-	}
-	return exitError{code: 1, err: errors.New(msg)}
+	return exitError{code: 1, err: errors.New("run: " + o.String())}
 }
 
 // printResultPath says where the Result went.
@@ -307,4 +266,140 @@ func printResultPath(stdout io.Writer, r *result.Result) {
 	} else {
 		fmt.Fprintln(stdout, "result: not written")
 	}
+}
+
+// poolFlags are `perfgate run`'s fan-out flags.
+type poolFlags struct {
+	pool, perModel bool
+	parallel       int
+	shard          string
+	config         string
+	servers        string
+	models         string
+	api            string
+	serial         string
+}
+
+func (p *poolFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&p.pool, "pool", false, "run on every device of the device pool the environment describes (see package devicepool)")
+	fs.BoolVar(&p.perModel, "per-model", false, "with -pool: on one device of each model")
+	fs.IntVar(&p.parallel, "parallel", 4, "with -pool: at most `n` devices at once")
+	fs.StringVar(&p.shard, "shard", "", "with -pool: run on shard `k/n` of the devices (every n-th, from the k-th)")
+	fs.StringVar(&p.config, "pool-config", "", "with -pool: the pool's config `file` (default $PERFGATE_POOL)")
+	fs.StringVar(&p.servers, "servers", "", "with -pool: adb servers, `host:port,...` (default $PERFGATE_ADB_SERVERS)")
+	fs.StringVar(&p.models, "models", "", "with -pool: only these device `models`, comma-separated (default $PERFGATE_DEVICE_MODELS)")
+	fs.StringVar(&p.api, "api", "", "with -pool: only API levels in `range` such as 30-34 (default $PERFGATE_DEVICE_API)")
+	fs.StringVar(&p.serial, "serials", "", "with -pool: only serials matching `pattern` (default $PERFGATE_DEVICE_SERIAL)")
+}
+
+// config is the pool the flags and the environment describe: a flag wins
+// over its variable.
+func (p *poolFlags) poolConfig() (devicepool.Config, error) {
+	flags := map[string]string{
+		devicepool.EnvConfig: p.config, devicepool.EnvServers: p.servers, devicepool.EnvModels: p.models,
+		devicepool.EnvAPI: p.api, devicepool.EnvSerial: p.serial,
+	}
+	return devicepool.FromVars(func(name string) string {
+		if v := flags[name]; v != "" {
+			return v
+		}
+		return os.Getenv(name)
+	})
+}
+
+func (p *poolFlags) on() bool { return p.pool }
+
+// runOnPool runs the scenario on the pool's devices, -parallel at a time,
+// each run's output printed whole under a line naming its device. It fails
+// when any run fails.
+// The scenario is read and -update handled (for every run at once: each
+// records its own model where the file holds budgets per model).
+func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, sc *scenario.File, stdout io.Writer) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	mine, err := pf.members(ctx, fs, sc, stdout)
+	if err != nil {
+		return err
+	}
+	fan := stopsignal.FanOut(ctx, sigs, len(mine))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var failed []string
+	slots := make(chan struct{}, pf.parallel)
+	for i, m := range mine {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			var out bytes.Buffer
+			err := scenarioRun(fan[i], memberArgs(fs, m, sc.Path), &out, &out)
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(stdout, "=== %s\n%s", m, out.String())
+			if err != nil {
+				fmt.Fprintf(stdout, "perfgate: %v\n", err)
+				failed = append(failed, m.String())
+			}
+		}()
+	}
+	wg.Wait()
+	if len(failed) > 0 {
+		return exitError{code: 1, err: fmt.Errorf("run: failed on %d of %d devices: %s", len(failed), len(mine), strings.Join(failed, "; "))}
+	}
+	fmt.Fprintf(stdout, "run: passed on %d devices; merge their Results with perfgate report\n", len(mine))
+	return nil
+}
+
+// members checks the pool flags and lists the devices of -shard, one per
+// model with -per-model, saying how many run at once.
+func (pf poolFlags) members(ctx context.Context, fs *flag.FlagSet, sc *scenario.File, stdout io.Writer) ([]*devicepool.Member, error) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["serial"] || set["adb"] {
+		return nil, errors.New("run: -pool picks the devices; drop -serial and -adb")
+	}
+	if pf.parallel < 1 || pf.parallel > 256 {
+		return nil, fmt.Errorf("run: -parallel %d: want 1 to 256", pf.parallel)
+	}
+	k, n, err := devicepool.ParseShard(pf.shard)
+	if err != nil {
+		return nil, fmt.Errorf("run: -shard: %w", err)
+	}
+	if sc.Simulated != nil {
+		return nil, fmt.Errorf("run: -pool: %s runs on a simulated phone of its own (\"simulated\"); drop it to run on the pool", sc.Path)
+	}
+	cfg, err := pf.poolConfig()
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	p, err := devicepool.New(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	mine, err := p.Pick(pf.perModel, k, n)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	fmt.Fprintf(stdout, "run: %s on %d devices, %d at a time\n", sc.Path, len(mine), min(pf.parallel, len(mine)))
+	// A phone two servers list (or one on USB and TCP) runs once: say
+	// which serials were taken for one phone.
+	for _, n := range p.Notes() {
+		fmt.Fprintf(stdout, "run: %s\n", n)
+	}
+	return mine, nil
+}
+
+// memberArgs are the `perfgate run` arguments of one device's run: its
+// server and serial, and the -update and -headroom given.
+func memberArgs(fs *flag.FlagSet, m *devicepool.Member, path string) []string {
+	args := []string{"-adb", m.Server(), "-serial", m.Serial()}
+	for _, name := range []string{"update", "headroom"} {
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == name {
+				args = append(args, "-"+name+"="+f.Value.String())
+			}
+		})
+	}
+	return append(args, path)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/simlab"
 )
 
 func writeScenario(t *testing.T, text string) string {
@@ -34,22 +35,6 @@ const okScenario = `{
   }
 }
 `
-
-// A bad "simulated" value is quoted in a bounded excerpt, however long
-// its line (package scenario's tests cover the rest of the file).
-func TestRunScenarioLongValues(t *testing.T) {
-	t.Parallel()
-	huge := strings.Repeat("x", 1<<20)
-	for _, text := range []string{
-		`{"package": "com.x", "simulated": {"workload": "` + huge + `"}, "steps": []}`,
-		`{"package": "com.x", "simulated": {"workload": "smooth-scroll", "noise": {"` + huge + `": 1}}, "steps": []}`,
-	} {
-		_, err := parseScenario("feed.json", []byte(text))
-		if err == nil || len(err.Error()) > 1000 || !strings.Contains(err.Error(), "bytes)") || !strings.HasPrefix(err.Error(), "feed.json") {
-			t.Errorf("%d-byte error: %.300v", len(fmt.Sprint(err)), err)
-		}
-	}
-}
 
 // "results": "." is the scenario's own folder, wherever perfgate runs, and
 // the scenario file there is never taken for a Result: two runs leave it
@@ -82,7 +67,7 @@ func TestRunResultsBesideScenario(t *testing.T) {
 			t.Errorf("run %d: %v", i+1, err)
 		}
 	}
-	if _, err := parseScenario("x.json", []byte(`{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "launch", "iterations": 100000000}]}]}`)); err == nil ||
+	if _, err := simlab.ParseScenarioFile("x.json", []byte(`{"package": "com.x", "steps": [{"name": "a", "actions": [{"action": "launch", "iterations": 100000000}]}]}`)); err == nil ||
 		!strings.Contains(err.Error(), "iterations 100000000 is over the maximum 1000") {
 		t.Errorf("iterations 1e8: %v", err)
 	}

@@ -8,11 +8,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/devicepool"
 	"github.com/perfgate/perfgate/simdevice"
+	"github.com/perfgate/perfgate/simlab"
 )
 
 const simdeviceUsage = `usage: perfgate simdevice [flags]
@@ -84,40 +87,11 @@ func newSimdeviceFlags(stderr io.Writer) *simdeviceFlags {
 // config checks the one-phone flags and returns the phone's configuration
 // (its truth file still to open).
 func (f *simdeviceFlags) config() (simdevice.Config, error) {
-	cfg := simdevice.Config{API: *f.api, RefreshHz: *f.refreshHz, Serial: *f.serial}
-	for _, n := range []struct {
-		name string
-		v    float64
-	}{{"frame-noise", *f.frameNoise}, {"run-noise", *f.runNoise}} {
-		if !(n.v >= 0 && n.v <= simdevice.MaxNoisePct) {
-			return cfg, fmt.Errorf("simdevice: --%s %v: want 0 to %d percent", n.name, n.v, simdevice.MaxNoisePct)
-		}
-	}
-	cfg.Noise = simdevice.Noise{Seed: *f.noiseSeed, FramePct: *f.frameNoise, RunPct: *f.runNoise}
-	switch {
-	case *f.noiseSeed != 0 && *f.frameNoise == 0 && *f.runNoise == 0:
-		return cfg, errors.New("simdevice: --noise-seed goes with --frame-noise or --run-noise")
-	case *f.replay != "" && (*f.frameNoise != 0 || *f.runNoise != 0):
-		return cfg, errors.New("simdevice: --frame-noise and --run-noise do not apply to --replay: it plays the capture's frames")
-	case *f.replay == "" && (*f.replayPkg != "" || *f.speed != 1):
-		return cfg, errors.New("simdevice: --package and --replay-speed go with --replay")
-	}
-	if *f.replay != "" {
-		if *f.workload != "" {
-			return cfg, errors.New("simdevice: --replay and --workload: give one")
-		}
-		b, err := os.ReadFile(*f.replay)
-		if err != nil {
-			return cfg, fmt.Errorf("simdevice: --replay: %w", err)
-		}
-		cfg.Replay = &simdevice.Replay{Capture: b, Package: *f.replayPkg, Speed: *f.speed}
-	}
-	if *f.workload != "" {
-		w, err := loadWorkload(*f.workload)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Workload = w
+	cfg, err := simlab.PhoneSpec{API: *f.api, RefreshHz: *f.refreshHz, Serial: *f.serial, Workload: *f.workload,
+		Replay: *f.replay, ReplayPackage: *f.replayPkg, ReplaySpeed: *f.speed,
+		NoiseSeed: *f.noiseSeed, FramePct: *f.frameNoise, RunPct: *f.runNoise}.Config()
+	if err != nil {
+		return cfg, fmt.Errorf("simdevice: %w", err)
 	}
 	return cfg, nil
 }
@@ -205,18 +179,52 @@ func (f *simdeviceFlags) serve(dev *simdevice.Device, truthFile *os.File, stdout
 	return nil
 }
 
-// loadWorkload takes a preset name, or a path to a workload file.
-func loadWorkload(spec string) (*simdevice.Workload, error) {
-	if _, err := os.Stat(spec); err == nil {
-		w, err := simdevice.LoadWorkload(spec)
-		if err != nil {
-			return nil, fmt.Errorf("simdevice: --workload: %w", err)
+// labFlags are the simdevice flags a lab goes with; the others describe one
+// phone.
+var labFlags = []string{"count", "lab", "connect"}
+
+// runLab serves a lab of simulated phones until interrupted.
+func runLab(count int, file string, connect bool, set map[string]bool, stdout io.Writer) error {
+	for name := range set {
+		if !slices.Contains(labFlags, name) {
+			return fmt.Errorf("simdevice: --%s describes one phone; a lab file says it per phone", name)
 		}
-		return w, nil
 	}
-	w, err := simdevice.Preset(spec)
+	lab, err := simlab.LabOf(count, file)
 	if err != nil {
-		return nil, fmt.Errorf("simdevice: --workload %q is neither a file nor a built-in workload: %w", spec, err)
+		return fmt.Errorf("simdevice: %w", err)
 	}
-	return w, nil
+	r, err := simlab.ServeStock(lab, connect)
+	if err != nil {
+		return fmt.Errorf("simdevice: %w", err)
+	}
+	defer r.Close()
+
+	ctx, stop := interruptContext()
+	defer stop()
+	fmt.Fprintf(stdout, "perfgate simdevice: a lab of %d phones\n", len(r.Phones))
+	var join []string
+	for _, p := range r.Phones {
+		if p.Config.Server == simlab.ServerADB && !connect {
+			join = append(join, p.Serial)
+		}
+		fmt.Fprintf(stdout, "  %s\n", p)
+	}
+	if len(join) > 0 {
+		fmt.Fprintln(stdout, "join the adbd phones to your adb server with:")
+		for _, a := range join {
+			fmt.Fprintf(stdout, "\tadb connect %s\n", a)
+		}
+	}
+	fmt.Fprintf(stdout, "point a device pool at it with:\n\texport %s=%s\n", devicepool.EnvServers, strings.Join(r.Servers(), ","))
+	fmt.Fprintln(stdout, "stop with Ctrl-C")
+	<-ctx.Done()
+	fmt.Fprintln(stdout, "perfgate simdevice: stopping")
+	if connect {
+		r.DisconnectStock()
+	}
+	if err := r.Close(); err != nil {
+		return fmt.Errorf("simdevice: %w", err)
+	}
+	return nil
 }
