@@ -243,7 +243,7 @@ const (
 
 // The packages and functions still past the sizes.
 var (
-	largePackages = []string{"cmd/perfgate", "perftest"}
+	largePackages = []string{"perftest"}
 	wideAPIs      = []string{}
 	longFuncs     = []string{
 		"perftest/absent.go collector.markAbsent",

@@ -261,3 +261,13 @@ func (l *LiveText) Tick(s result.Live) {
 	fmt.Fprintf(l.w, "%6.1fs  fps %s  jank %3d  cpu %5.1f%%  pss %s KiB  frames %d  gaps %d\n",
 		s.Elapsed.Seconds(), fps, s.Jank, s.CPUPct, pss, s.Frames, s.Gaps)
 }
+
+// WritePath writes the line that says where a Result went: "result:
+// <path>", or "result: not written".
+func WritePath(w io.Writer, r *result.Result) {
+	if r.Path == "" {
+		fmt.Fprintln(w, "result: not written")
+		return
+	}
+	fmt.Fprintf(w, "result: %s\n", r.Path)
+}

@@ -194,3 +194,13 @@ trace: not recorded: Android 9 has no perfetto
    1.4s  fps  59.9  jank   2  cpu  31.2%  pss 123456 KiB  frames 60  gaps 1
    2.5s  fps  60.0  jank 104  cpu 100.0%  pss 99 KiB  frames 120  gaps 3
 `
+
+// WritePath says where the Result went, or that it went nowhere.
+func TestWritePath(t *testing.T) {
+	var b strings.Builder
+	report.WritePath(&b, &result.Result{Path: "out/TestFeed@perf.json"})
+	report.WritePath(&b, &result.Result{})
+	if want := "result: out/TestFeed@perf.json\nresult: not written\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -275,8 +276,8 @@ func inlineBudgets(path string, whole, raw []byte) (*budget.File, error) {
 }
 
 // ReadBudgets returns the budgets the file names: its inline ones, or its
-// budget file read and checked against its steps (an error wrapping
-// fs.ErrNotExist when there is none yet); nil when it names none. Read them
+// budget file read and checked against its steps (an error that says how
+// to record it when there is none yet); nil when it names none. Read them
 // before anything is measured: a misspelt step would be a budget nobody
 // checks.
 func (f *File) ReadBudgets() (*budget.File, error) {
@@ -284,6 +285,9 @@ func (f *File) ReadBudgets() (*budget.File, error) {
 		return f.Budgets, nil
 	}
 	bf, err := budget.ReadBudgetFile(f.BudgetPath)
+	if errors.Is(err, iofs.ErrNotExist) {
+		return nil, fmt.Errorf("budget file %s does not exist: run 'perfgate run -update %s' to record it", f.BudgetPath, f.Path)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -22,26 +22,9 @@ const analyzeUsage = `usage: perfgate analyze <what> [flags] FILE...
 `
 
 func runAnalyze(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, analyzeUsage)
-		return errors.New("analyze: say what to analyze")
-	}
-	switch args[0] {
-	case "frames":
-		return analyzeFrames(args[1:], stdout, stderr)
-	case "meminfo":
-		return analyzeMeminfo(args[1:], stdout, stderr)
-	case "cpu":
-		return analyzeCPU(args[1:], stdout, stderr)
-	case "trace":
-		return analyzeTrace(args[1:], stdout, stderr)
-	}
-	if isHelp(args[0]) {
-		fmt.Fprint(stdout, analyzeUsage)
-		return nil
-	}
-	fmt.Fprint(stderr, analyzeUsage)
-	return fmt.Errorf("analyze: unknown kind %q", args[0])
+	return subcommands{what: "analyze", usage: analyzeUsage, none: "say what to analyze", unknown: "unknown kind %q", cmds: map[string]command{
+		"frames": analyzeFrames, "meminfo": analyzeMeminfo, "cpu": analyzeCPU, "trace": analyzeTrace,
+	}}.run(args, stdout, stderr)
 }
 
 func analyzeFrames(args []string, stdout, stderr io.Writer) error {

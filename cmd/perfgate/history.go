@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"io"
 	"path/filepath"
 	"time"
@@ -31,29 +32,13 @@ commands:
 
 // runHistory is `perfgate history`.
 func runHistory(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, historyUsage)
-		return errors.New("history: no command given")
-	}
 	ctx := context.Background()
-	switch args[0] {
-	case "add":
-		return historyAdd(ctx, args[1:], stdout, stderr)
-	case "trend":
-		return historyTrend(ctx, args[1:], stdout, stderr)
-	case "digest":
-		return historyDigest(ctx, args[1:], stdout, stderr)
-	case "html":
-		return historyHTML(ctx, args[1:], stdout, stderr)
-	case "budget":
-		return historyBudget(ctx, args[1:], stdout, stderr)
+	in := func(f func(context.Context, []string, io.Writer, io.Writer) error) command {
+		return func(args []string, stdout, stderr io.Writer) error { return f(ctx, args, stdout, stderr) }
 	}
-	if isHelp(args[0]) {
-		fmt.Fprint(stdout, historyUsage)
-		return nil
-	}
-	fmt.Fprint(stderr, historyUsage)
-	return fmt.Errorf("history: unknown command %q", args[0])
+	return subcommands{what: "history", usage: historyUsage, none: "no command given", unknown: "unknown command %q", cmds: map[string]command{
+		"add": in(historyAdd), "trend": in(historyTrend), "digest": in(historyDigest), "html": in(historyHTML), "budget": in(historyBudget),
+	}}.run(args, stdout, stderr)
 }
 
 // historyFlags are the flags every history command has: where the history
@@ -93,14 +78,6 @@ func (h *historyFlags) filter(now time.Time) (history.Filter, error) {
 	return f, nil
 }
 
-// quoteBounded keeps a quoted piece of user input short.
-func quoteBounded(s string) string {
-	if r := []rune(s); len(r) > 80 {
-		return string(r[:80]) + "…"
-	}
-	return s
-}
-
 // readTrends opens the history, which must exist (a misspelt path is an
 // error, not an empty history created in passing, and a file the user may
 // only read is read), and reads and analyses every series the flags
@@ -125,7 +102,7 @@ func (h *historyFlags) readTrends(ctx context.Context, what string, o history.Tr
 func (h *historyFlags) parseNone(args []string) error {
 	rest, err := parseInterleaved(h.fs, args)
 	if err == nil && len(rest) > 0 {
-		err = fmt.Errorf("%s: unexpected argument %q", h.fs.Name(), quoteBounded(rest[0]))
+		err = fmt.Errorf("%s: unexpected argument %s", h.fs.Name(), excerpt.Quote(rest[0]))
 	}
 	return err
 }
@@ -172,7 +149,7 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if *reportBase != "" && !history.SafeURL(*reportBase) {
-		return fmt.Errorf("history add: -report-base %s: want an http(s) URL or a relative path", quoteBounded(*reportBase))
+		return fmt.Errorf("history add: -report-base %s: want an http(s) URL or a relative path", excerpt.Quote(*reportBase))
 	}
 	if len(paths) == 0 {
 		h.fs.Usage()
@@ -185,7 +162,7 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("history add: %w", err)
 	}
 	if *id != "" && len(files) != 1 {
-		return fmt.Errorf("history add: -id %q names one run, but %d Results were given", quoteBounded(*id), len(files))
+		return fmt.Errorf("history add: -id %s names one run, but %d Results were given", excerpt.Quote(*id), len(files))
 	}
 	s, err := h.open(ctx)
 	if err != nil {
@@ -398,9 +375,9 @@ func historyBudget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	defer s.Close()
 	switch {
 	case len(trends) == 0:
-		return fmt.Errorf("history budget: no runs of test %q in %s match", quoteBounded(*h.test), s)
+		return fmt.Errorf("history budget: no runs of test %s in %s match", excerpt.Quote(*h.test), s)
 	case history.DeviceModels(trends) > 1:
-		return fmt.Errorf("history budget: test %q ran on %d device models; pick one with -device", quoteBounded(*h.test), history.DeviceModels(trends))
+		return fmt.Errorf("history budget: test %s ran on %d device models; pick one with -device", excerpt.Quote(*h.test), history.DeviceModels(trends))
 	}
 	pct := *headroom
 	if pct == 0 {

@@ -85,28 +85,7 @@ func isHelp(arg string) bool {
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return errors.New("no command given")
-	}
-	switch args[0] {
-	case "analyze":
-		return runAnalyze(args[1:], stdout, stderr)
-	case "simdevice":
-		return runSimdevice(args[1:], stdout, stderr)
-	case "record":
-		return runRecord(args[1:], stdout, stderr)
-	case "report":
-		return runReport(args[1:], stdout, stderr)
-	case "compare":
-		return runCompare(args[1:], stdout, stderr)
-	case "run":
-		return runScenario(args[1:], stdout, stderr)
-	case "history":
-		return runHistory(args[1:], stdout, stderr)
-	case "layer":
-		return runLayer(args[1:], stdout, stderr)
-	case "help", "-h", "-help", "--help":
+	if len(args) > 0 && isHelp(args[0]) {
 		if len(args) > 1 && !isHelp(args[1]) {
 			// "perfgate help analyze" is "perfgate analyze -h".
 			return dispatch([]string{args[1], "-h"}, stdout, stderr)
@@ -115,8 +94,42 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "\nRun 'perfgate help <command>' or 'perfgate <command> -h' for a command's flags.")
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	return subcommands{what: "", usage: usage, none: "no command given", unknown: "unknown command %q", cmds: map[string]command{
+		"analyze": runAnalyze, "simdevice": runSimdevice, "record": runRecord, "report": runReport,
+		"compare": runCompare, "run": runScenario, "history": runHistory, "layer": runLayer,
+	}}.run(args, stdout, stderr)
+}
+
+// command runs one command or subcommand on its arguments.
+type command func(args []string, stdout, stderr io.Writer) error
+
+// subcommands are the commands of a group, "perfgate analyze" and the
+// like: the first argument names one, help prints the group's usage.
+type subcommands struct {
+	what, usage   string // the group's name in errors ("" for perfgate itself), and its usage
+	none, unknown string // the errors for no command and an unknown one (with %q)
+	cmds          map[string]command
+}
+
+// run runs the command args[0] names on the arguments after it.
+func (g subcommands) run(args []string, stdout, stderr io.Writer) error {
+	prefix := ""
+	if g.what != "" {
+		prefix = g.what + ": "
+	}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, g.usage)
+		return errors.New(prefix + g.none)
+	}
+	if cmd, ok := g.cmds[args[0]]; ok {
+		return cmd(args[1:], stdout, stderr)
+	}
+	if isHelp(args[0]) {
+		fmt.Fprint(stdout, g.usage)
+		return nil
+	}
+	fmt.Fprint(stderr, g.usage)
+	return fmt.Errorf(prefix+g.unknown, args[0])
 }
 
 // newFlagSet is a command's flags: errors go to stderr, and so does its

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,9 +128,6 @@ func (f *runFlags) load() (*scenario.File, *budget.File, error) {
 		return sc, nil, nil
 	}
 	budgets, err := sc.ReadBudgets()
-	if errors.Is(err, iofs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("run: budget file %s does not exist: run 'perfgate run -update %s' to record it", sc.BudgetPath, path)
-	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("run: %w", err)
 	}
@@ -227,7 +223,7 @@ func interrupted(ctx context.Context, where string) error {
 // record from half a step.
 func runCut(ctx context.Context, s *scenario.Scenario, r *result.Result, steps int, stdout io.Writer) error {
 	werr := s.Session().Publish()
-	printResultPath(stdout, r)
+	report.WritePath(stdout, r)
 	for _, e := range s.Errors() {
 		fmt.Fprintln(stdout, e)
 	}
@@ -242,7 +238,7 @@ func runCut(ctx context.Context, s *scenario.Scenario, r *result.Result, steps i
 // budgets, refused updates. Any of them is exit status 1.
 func runEnd(sc *scenario.File, s *scenario.Scenario, r *result.Result, notes []string, stdout io.Writer) error {
 	werr := s.Session().Publish()
-	printResultPath(stdout, r)
+	report.WritePath(stdout, r)
 	for _, n := range notes {
 		fmt.Fprintln(stdout, n)
 	}
@@ -259,25 +255,12 @@ func runEnd(sc *scenario.File, s *scenario.Scenario, r *result.Result, notes []s
 	return exitError{code: 1, err: errors.New("run: " + o.String())}
 }
 
-// printResultPath says where the Result went.
-func printResultPath(stdout io.Writer, r *result.Result) {
-	if r.Path != "" {
-		fmt.Fprintf(stdout, "result: %s\n", r.Path)
-	} else {
-		fmt.Fprintln(stdout, "result: not written")
-	}
-}
-
 // poolFlags are `perfgate run`'s fan-out flags.
 type poolFlags struct {
 	pool, perModel bool
 	parallel       int
 	shard          string
-	config         string
-	servers        string
-	models         string
-	api            string
-	serial         string
+	config         func() (devicepool.Config, error)
 }
 
 func (p *poolFlags) register(fs *flag.FlagSet) {
@@ -285,26 +268,7 @@ func (p *poolFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&p.perModel, "per-model", false, "with -pool: on one device of each model")
 	fs.IntVar(&p.parallel, "parallel", 4, "with -pool: at most `n` devices at once")
 	fs.StringVar(&p.shard, "shard", "", "with -pool: run on shard `k/n` of the devices (every n-th, from the k-th)")
-	fs.StringVar(&p.config, "pool-config", "", "with -pool: the pool's config `file` (default $PERFGATE_POOL)")
-	fs.StringVar(&p.servers, "servers", "", "with -pool: adb servers, `host:port,...` (default $PERFGATE_ADB_SERVERS)")
-	fs.StringVar(&p.models, "models", "", "with -pool: only these device `models`, comma-separated (default $PERFGATE_DEVICE_MODELS)")
-	fs.StringVar(&p.api, "api", "", "with -pool: only API levels in `range` such as 30-34 (default $PERFGATE_DEVICE_API)")
-	fs.StringVar(&p.serial, "serials", "", "with -pool: only serials matching `pattern` (default $PERFGATE_DEVICE_SERIAL)")
-}
-
-// config is the pool the flags and the environment describe: a flag wins
-// over its variable.
-func (p *poolFlags) poolConfig() (devicepool.Config, error) {
-	flags := map[string]string{
-		devicepool.EnvConfig: p.config, devicepool.EnvServers: p.servers, devicepool.EnvModels: p.models,
-		devicepool.EnvAPI: p.api, devicepool.EnvSerial: p.serial,
-	}
-	return devicepool.FromVars(func(name string) string {
-		if v := flags[name]; v != "" {
-			return v
-		}
-		return os.Getenv(name)
-	})
+	p.config = devicepool.RegisterFlags(fs, "with -pool: ")
 }
 
 func (p *poolFlags) on() bool { return p.pool }
@@ -323,27 +287,23 @@ func runOnPool(sigs <-chan os.Signal, fs *flag.FlagSet, pf poolFlags, sc *scenar
 	}
 	fan := stopsignal.FanOut(ctx, sigs, len(mine))
 	var mu sync.Mutex
-	var wg sync.WaitGroup
+	errs := devicepool.Fan(mine, pf.parallel, func(i int, m *devicepool.Member) error {
+		var out bytes.Buffer
+		err := scenarioRun(fan[i], memberArgs(fs, m, sc.Path), &out, &out)
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stdout, "=== %s\n%s", m, out.String())
+		if err != nil {
+			fmt.Fprintf(stdout, "perfgate: %v\n", err)
+		}
+		return err
+	})
 	var failed []string
-	slots := make(chan struct{}, pf.parallel)
-	for i, m := range mine {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			var out bytes.Buffer
-			err := scenarioRun(fan[i], memberArgs(fs, m, sc.Path), &out, &out)
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(stdout, "=== %s\n%s", m, out.String())
-			if err != nil {
-				fmt.Fprintf(stdout, "perfgate: %v\n", err)
-				failed = append(failed, m.String())
-			}
-		}()
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, mine[i].String())
+		}
 	}
-	wg.Wait()
 	if len(failed) > 0 {
 		return exitError{code: 1, err: fmt.Errorf("run: failed on %d of %d devices: %s", len(failed), len(mine), strings.Join(failed, "; "))}
 	}
@@ -369,7 +329,7 @@ func (pf poolFlags) members(ctx context.Context, fs *flag.FlagSet, sc *scenario.
 	if sc.Simulated != nil {
 		return nil, fmt.Errorf("run: -pool: %s runs on a simulated phone of its own (\"simulated\"); drop it to run on the pool", sc.Path)
 	}
-	cfg, err := pf.poolConfig()
+	cfg, err := pf.config()
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
