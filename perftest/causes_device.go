@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,9 +19,9 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/android/logcat"
-	"github.com/perfgate/perfgate/android/procfs"
 	profilerpkg "github.com/perfgate/perfgate/android/profiler"
 	"github.com/perfgate/perfgate/causes"
+	"github.com/perfgate/perfgate/perftest/internal/looper"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -30,23 +29,6 @@ import (
 // property (and logs "Slow delivery"); simpleperf's Java stacks start
 // there too.
 const looperAPI = 28
-
-// looperState is the session's hold on the app's Looper property.
-type looperState struct {
-	prop string
-	ms   int64
-	// old is the value to restore: the one before the first session
-	// (the one whose mark it found, or this one) set it.
-	old       string
-	set       bool // the session set it
-	unsure    bool // the round trip that set it failed: it may be set
-	restored  bool // Stop undid the change (or tried to)
-	why       string
-	pidsAtSet []int // processes that were running when it was set
-	// hold is the session's mark of the change on the phone
-	// (looper_owner.go).
-	hold looperHold
-}
 
 // profiler is the session's recordings of the app's main thread, one per
 // app process, by simpleperf or ART's sampling profiler (source).
@@ -97,14 +79,14 @@ func (c *collector) setupCauses(ctx context.Context) {
 	api := c.s.res.Device.API
 	run := &result.CauseRun{}
 	c.s.res.Causes = run
-	looper, stacks := false, false
+	looperOn, stacks := false, false
 	switch {
 	case c.cfg.Causes.NoLooper:
-		c.looper.why = "blocks: not collected (Config.Causes.NoLooper)"
+		c.looper.Leave("blocks: not collected (Config.Causes.NoLooper)")
 	case api > 0 && api < looperAPI:
-		c.looper.why = fmt.Sprintf("blocks: Looper's slow-message log needs Android 9 (API %d); the device runs API %d", looperAPI, api)
+		c.looper.Leave(fmt.Sprintf("blocks: Looper's slow-message log needs Android 9 (API %d); the device runs API %d", looperAPI, api))
 	default:
-		looper = true
+		looperOn = true
 	}
 	switch {
 	case c.cfg.Causes.NoStacks:
@@ -121,10 +103,8 @@ func (c *collector) setupCauses(ctx context.Context) {
 		cmds = append(cmds, stackSourceCmd)
 		cmds = append(cmds, profilerListing()...)
 	}
-	if looper {
-		c.looper.prop = logcat.LooperSlowProperty(c.uid, "main")
-		c.looper.hold.dir = looperMarkDir(c.uid, "main")
-		cmds = append(cmds, looperMarkReadCmds(c.looper.hold.dir, c.looper.prop)...)
+	if looperOn {
+		cmds = append(cmds, c.looper.Prepare(c.uid)...)
 	}
 	var out []adbx.Result
 	var err error
@@ -134,14 +114,14 @@ func (c *collector) setupCauses(ctx context.Context) {
 	if err == nil && len(out) != len(cmds) {
 		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
 	}
-	if looper {
+	if looperOn {
 		var read []adbx.Result
 		if err == nil {
-			read = out[len(out)-markReads:]
+			read = out[len(out)-looper.Reads:]
 		}
-		c.setLooperProp(ctx, read, err)
-		if c.looper.set {
-			run.LooperProperty, run.LooperSlowMs = c.looper.prop, c.looper.ms
+		c.looper.Set(ctx, read, err, c.looperSlowMs(), c.pids, c.note)
+		if prop, ms, ok := c.looper.Setting(); ok {
+			run.LooperProperty, run.LooperSlowMs = prop, ms
 		}
 	}
 	if stacks {
@@ -178,140 +158,13 @@ func (c *collector) stackSource(res *adbx.Result) string {
 	return sourceSimpleperf
 }
 
-// setLooperProp marks, sets and reads back log.looper.<uid>.main.slow in
-// one round trip, from what read (looperMarkReadCmds, or readErr) told of
-// the phone, and says why when it did not take. A leftover of an earlier
-// session is restored in the same round trip, and noted.
-func (c *collector) setLooperProp(ctx context.Context, read []adbx.Result, readErr error) {
-	l := &c.looper
-	h := &l.hold
-	l.ms = c.looperSlowMs()
-	val := strconv.FormatInt(l.ms, 10)
-	rcmds := looperMarkReadCmds(h.dir, l.prop)
-	// The mark's lease is on the phone's clock and its listing must be
-	// whole: without either the change could not be marked, and it is
-	// not made.
-	var up int64
-	switch {
-	case readErr != nil:
-		l.why = fmt.Sprintf("blocks: %s was not set: its mark could not be read: %v", l.prop, readErr)
-	case read[readUptime].ExitCode != 0:
-		l.why = fmt.Sprintf("blocks: %s was not set: its mark needs the phone's clock: %s", l.prop, failure(read[readUptime], rcmds[readUptime]))
-	case read[readMark].ExitCode != 0:
-		l.why = fmt.Sprintf("blocks: %s was not set: its mark could not be read: %s", l.prop, failure(read[readMark], rcmds[readMark]))
-	default:
-		var err error
-		if up, err = procfs.ParseUptime(read[readUptime].Stdout); err != nil {
-			l.why = fmt.Sprintf("blocks: %s was not set: its mark needs the phone's clock: %s: %v", l.prop, rcmds[readUptime], err)
-		}
-	}
-	if l.why != "" {
-		c.note("%s; blocks are not measured", l.why)
-		return
-	}
-	boot := strings.TrimSpace(string(read[readBootID].Stdout))
-	if read[readBootID].ExitCode != 0 || !bootIDPattern.MatchString(boot) {
-		boot = noBootID // reboots go unseen; leases still end
-	}
-	cur := ""
-	if read[readProp].ExitCode == 0 {
-		cur = strings.TrimSpace(string(read[readProp].Stdout))
-	}
-	plan := planLooperMark(read[readMark].Stdout, l.prop, boot, up, cur)
-	l.old = plan.original
-	h.id = newOwnerID()
-	h.uptimeNs, h.expiryNs = up, up+int64(looperLease)
-
-	set := "setprop " + shellQuote(l.prop) + " " + shellQuote(val)
-	restore := "setprop " + shellQuote(l.prop) + " " + shellQuote(plan.original)
-	cmds := []string{looperMarkCmd(h.dir, l.prop, boot, h.id, h.expiryNs, plan)}
-	iRestore := -1
-	if plan.kind == markLeftover && cur != plan.original {
-		iRestore = len(cmds)
-		cmds = append(cmds, restore)
-	}
-	cmds = append(cmds, set, "getprop "+shellQuote(l.prop))
-	iSet := len(cmds) - 2
-	out, err := c.s.dev.batch(ctx, cmds)
-	if err == nil && len(out) != len(cmds) {
-		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
-	}
-	if err != nil {
-		// The round trip failed, and what ran of it is unknown: the
-		// property may be set and marked, so Stop undoes it all the same
-		// (both are undone whether they were made or not).
-		l.why = fmt.Sprintf("blocks: %s could not be set: %v", l.prop, err)
-		c.note("%s; blocks are not measured", l.why)
-		l.unsure, h.owned = true, true
-		return
-	}
-	h.owned = out[0].ExitCode == 0
-	switch {
-	case out[iSet].ExitCode != 0:
-		l.why = fmt.Sprintf("blocks: %s could not be set: %s", l.prop, failure(out[iSet], set))
-	case strings.TrimSpace(string(out[iSet+1].Stdout)) != val:
-		l.why = fmt.Sprintf("blocks: %s did not take: getprop printed %q after %s", l.prop, clipText(strings.TrimSpace(string(out[iSet+1].Stdout))), set)
-	}
-	c.noteMark(plan, boot, cur, out, cmds, iRestore)
-	if l.why != "" {
-		c.note("%s; blocks are not measured", l.why)
-		if h.owned {
-			// Nothing of this session's to undo: its owner file goes.
-			c.releaseLooper(l.prop, l.old, val, *h, false, 1)
-			h.owned = false
-		}
-		return
-	}
-	l.set = true
-	if !h.owned {
-		c.note("blocks: the change to %s could not be marked on the phone (%s): Stop restores it, but should this session die before Stop, it stays at %s", l.prop, failure(out[0], cmds[0]), val)
-	}
-	l.pidsAtSet = slices.Clone(c.pids)
-	if len(c.pids) > 0 {
-		c.note("blocks: the app was running (pids %v) when %s was set to %s; its main Looper reads the property when the process starts, so blocks are measured from the app's next start (a cold launch)", c.pids, l.prop, val)
-	}
-}
-
-// noteMark says what the session found of earlier sessions' marks: a
-// leftover restored, a mark of an earlier boot or an unreadable one
-// removed, or the property shared with a live session.
-func (c *collector) noteMark(p markPlan, boot, cur string, out []adbx.Result, cmds []string, iRestore int) {
-	l := &c.looper
-	switch p.kind {
-	case markLeftover:
-		switch {
-		case iRestore < 0:
-			c.note("blocks: removed the mark (%s) of an earlier session that ended without removing it; %s was %q, its value before", l.hold.dir, l.prop, cur)
-		case out[iRestore].ExitCode != 0:
-			c.note("blocks: %s was left at %s by an earlier session that ended without restoring it; restoring it to %q (its value before) failed: %s", l.prop, cur, p.original, failure(out[iRestore], cmds[iRestore]))
-		default:
-			c.note("blocks: %s was left at %s by an earlier session that ended without restoring it; restored to %q (its value before)", l.prop, cur, p.original)
-		}
-	case markStale:
-		c.note("blocks: removed the mark (%s) of %s left before the phone rebooted (boot id %s, now %s): the reboot reset the property, so nothing was restored", l.hold.dir, l.prop, p.found.boot, boot)
-	case markBad:
-		c.note("blocks: replaced the mark %s, which could not be read (%s); %s is restored at Stop to %q, its value now", l.hold.dir, p.why, l.prop, cur)
-	case markShared:
-		c.note("blocks: %s is also held by %d other live session(s) on this phone (mark %s); the last of them to stop restores it to %q (its value before the first)", l.prop, p.live, l.hold.dir, p.original)
-	}
-}
-
-// restoreLooperProp undoes the session's change to the property: the last
-// session holding it restores the value before the first. It runs at Stop
-// and on a stop signal, whichever comes first; once is enough. A phone
-// that does not answer is tried again (looperRestoreTries), and the mark
-// left tells the next session to restore it.
+// restoreLooperProp undoes the session's change to the property (see
+// looper.Property.Restore), noting what it could not undo.
 func (c *collector) restoreLooperProp() {
-	c.s.mu.Lock()
-	l := &c.looper
-	if l.restored || !l.set && !l.hold.owned {
-		c.s.mu.Unlock()
+	notes := c.looper.Restore()
+	if len(notes) == 0 {
 		return
 	}
-	l.restored = true
-	prop, old, val, h, set := l.prop, l.old, strconv.FormatInt(l.ms, 10), l.hold, l.set || l.unsure
-	c.s.mu.Unlock()
-	notes := c.releaseLooper(prop, old, val, h, set, looperRestoreTries)
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	for _, n := range notes {
@@ -846,14 +699,8 @@ func (c *collector) readANRStacks(ctx context.Context, anrs []causes.ANR) []stri
 
 // blocksWhy says why a step has no blocks, "" when it has them.
 func (c *collector) blocksWhy(st *result.Step) string {
-	l := c.looper
-	if l.why != "" {
-		return l.why
-	}
-	for _, pid := range c.stepPIDs(st) {
-		if slices.Contains(l.pidsAtSet, pid) {
-			return fmt.Sprintf("blocks: the app's process (pid %d) was already running when %s was set; its main Looper reads the property when it starts: launch the app cold in the session to measure blocks", pid, l.prop)
-		}
+	if why := c.looper.Why(c.stepPIDs(st)); why != "" {
+		return why
 	}
 	if why := c.causeLogWhy(st, causes.SourceBlocks); why != "" {
 		return why

@@ -18,6 +18,7 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/android/surfaceflinger"
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/perftest/internal/looper"
 	"github.com/perfgate/perfgate/perftest/internal/tracing"
 	"github.com/perfgate/perfgate/result"
 )
@@ -96,7 +97,7 @@ type collector struct {
 	// smooth holds the app's Choreographer lines, read at Stop.
 	smooth smoothLog
 	// looper, prof and causes find why frames janked (causes_device.go).
-	looper looperState
+	looper *looper.Property
 	prof   profiler
 	causes causeLog
 	// tr is the session's Perfetto trace (Config.Trace).
@@ -116,6 +117,9 @@ func newCollector(s *Session) *collector {
 		gfxWin:     map[string]*gfxWindowState{},
 		seenUp:     map[int]int64{},
 		startTicks: map[int]uint64{},
+		looper: looper.New(func(ctx context.Context, cmds []string) ([]adbx.Result, error) {
+			return s.dev.batch(ctx, cmds)
+		}, s.cfg.TickTimeout),
 	}
 }
 
@@ -468,7 +472,7 @@ type tickPlan struct {
 	framesUptime int
 	// filtered says the frames command keeps only rows not taken yet.
 	filtered bool
-	// lease renews the Looper property's mark (-1 for none; planLease).
+	// lease renews the Looper property's mark (-1 for none; PlanLease).
 	lease int
 }
 
@@ -529,7 +533,7 @@ func (c *collector) plan(allFrames bool) tickPlan {
 	if c.thermalOK && c.ticks%10 == 0 {
 		p.thermal = add(dumpsys.ThermalZonesCommand)
 	}
-	p.lease = c.planLease(add)
+	p.lease = c.looper.PlanLease(add)
 	return p
 }
 
@@ -613,7 +617,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 			uptimeNs = ns
 		}
 	}
-	c.absorbLease(p, out, uptimeNs)
+	c.looper.AbsorbLease(p.cmds, out, p.lease, uptimeNs, c.note)
 	if p.framesUptime >= 0 {
 		// The row check takes any clock read after the rows were
 		// printed; the watermark needs this one, read before.
