@@ -1,16 +1,12 @@
 package perftest
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,9 +15,9 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/android/logcat"
-	profilerpkg "github.com/perfgate/perfgate/android/profiler"
 	"github.com/perfgate/perfgate/causes"
 	"github.com/perfgate/perfgate/perftest/internal/looper"
+	"github.com/perfgate/perfgate/perftest/internal/profiling"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -29,33 +25,6 @@ import (
 // property (and logs "Slow delivery"); simpleperf's Java stacks start
 // there too.
 const looperAPI = 28
-
-// profiler is the session's recordings of the app's main thread, one per
-// app process, by simpleperf or ART's sampling profiler (source).
-type profiler struct {
-	mu     sync.Mutex
-	source string
-	runs   []*profRun
-	why    string // why no stacks can be sampled at all
-	failed string // why a recording failed
-	seen   map[int]bool
-}
-
-// profRun is one recording of one process's main thread. For simpleperf,
-// done closes when the recorder exits; for ART's profiler, when `am
-// profile start` returned.
-type profRun struct {
-	pid     int
-	file    string
-	pattern string // pkill -f pattern matching the simpleperf recorder alone
-	// intervalUs is how often ART's profiler samples.
-	intervalUs int64
-	startNs    int64 // host ns the recording was asked for
-	cancel     context.CancelFunc
-	done       chan struct{}
-	res        adbx.Result
-	err        error
-}
 
 // looperSlowMs is the threshold the session sets: Config.Causes.LooperSlow,
 // else one refresh period rounded down to whole ms, at least 1.
@@ -90,18 +59,15 @@ func (c *collector) setupCauses(ctx context.Context) {
 	}
 	switch {
 	case c.cfg.Causes.NoStacks:
-		c.prof.why = "stacks: not collected (Config.Causes.NoStacks)"
+		c.prof.Leave("stacks: not collected (Config.Causes.NoStacks)")
 	case api > 0 && api < looperAPI:
-		c.prof.why = fmt.Sprintf("stacks: simpleperf samples Java code from Android 9 (API %d); the device runs API %d", looperAPI, api)
+		c.prof.Leave(fmt.Sprintf("stacks: simpleperf samples Java code from Android 9 (API %d); the device runs API %d", looperAPI, api))
 	default:
 		stacks = true
 	}
 	var cmds []string
 	if stacks {
-		// The profiler files earlier sessions left are looked for in the
-		// same round trip (causes_leftover.go).
-		cmds = append(cmds, stackSourceCmd)
-		cmds = append(cmds, profilerListing()...)
+		cmds = append(cmds, profiling.SetupCmds()...)
 	}
 	if looperOn {
 		cmds = append(cmds, c.looper.Prepare(c.uid)...)
@@ -125,37 +91,15 @@ func (c *collector) setupCauses(ctx context.Context) {
 		}
 	}
 	if stacks {
-		var res *adbx.Result
+		var res []adbx.Result
 		if err == nil {
-			res = &out[0]
-			c.removeProfilerLeftovers(ctx, out[1:1+len(profilerListing())])
+			res = out[:len(profiling.SetupCmds())]
 		}
-		c.prof.source = c.stackSource(res)
-		run.StackSource = c.prof.source
+		run.StackSource = c.prof.Setup(ctx, res, c.note)
 		for _, pid := range c.pids {
-			c.startRecorder(pid)
+			c.prof.Start(pid)
 		}
 	}
-}
-
-// The profilers a session samples the main thread with.
-const (
-	sourceSimpleperf = "simpleperf record --app <pkg> -t <main thread> -e cpu-clock -g --clockid monotonic; simpleperf report-sample --show-callchain"
-	sourceARTProfile = "am profile start --sampling <µs> <main process> <file>; am profile stop (ART's sampling profiler, debuggable apps)"
-)
-
-// stackSourceCmd tells whether the device has simpleperf.
-const stackSourceCmd = "command -v simpleperf"
-
-// stackSource picks simpleperf where the device has it (res is what
-// stackSourceCmd gave, nil when its round trip failed), else ART's
-// sampling profiler (debuggable apps only).
-func (c *collector) stackSource(res *adbx.Result) string {
-	if res != nil && res.ExitCode != 0 {
-		c.note("stacks: the device has no simpleperf (%s: exit %d); sampling with `am profile start --sampling`, which needs a debuggable app", stackSourceCmd, res.ExitCode)
-		return sourceARTProfile
-	}
-	return sourceSimpleperf
 }
 
 // restoreLooperProp undoes the session's change to the property (see
@@ -345,75 +289,21 @@ func guardedSignals() []os.Signal {
 	return out
 }
 
-// startRecorder starts the profiler on the main thread of app process
-// pid, once per process. It runs with the session's lock held.
-func (c *collector) startRecorder(pid int) {
-	p := &c.prof
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.why != "" || p.seen[pid] || p.source == "" {
-		return
-	}
-	if p.seen == nil {
-		p.seen = map[int]bool{}
-	}
-	p.seen[pid] = true
-	var b [8]byte
-	rand.Read(b[:])
-	token := hex.EncodeToString(b[:])
-	hz := c.cfg.Causes.SampleHz
-	if hz <= 0 {
-		hz = 1000
-	}
-	r := &profRun{pid: pid, file: "/data/local/tmp/perfgate-" + token + ".data", startNs: c.s.now(), done: make(chan struct{})}
-	// Anchored at the recorder's own command line: the shells that run it
-	// and the pkill carry the pattern too, but start otherwise.
-	r.pattern = "^simpleperf record .*perfgate-" + token + "[.]data"
-	cmd := fmt.Sprintf("simpleperf record --app %s -t %d -e cpu-clock -f %d -g --clockid monotonic -o %s",
-		shellQuote(c.cfg.Package), pid, hz, r.file)
-	if p.source == sourceARTProfile {
-		r.file = "/data/local/tmp/perfgate-" + token + ".trace"
-		r.intervalUs = int64(max(1, 1_000_000/hz))
-		cmd = fmt.Sprintf("am profile start --sampling %d %d %s", r.intervalUs, pid, r.file)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel = cancel
-	p.runs = append(p.runs, r)
-	go func() {
-		defer close(r.done)
-		out, err := c.s.dev.batch(ctx, []string{cmd})
-		if err == nil && len(out) != 1 {
-			err = fmt.Errorf("batch of 1 command returned %d results", len(out))
-		}
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		r.err = err
-		if err == nil {
-			r.res = out[0]
-			if out[0].ExitCode != 0 && p.failed == "" {
-				p.failed = failure(out[0], cmd)
-			}
-		}
-	}()
-}
-
 // readCauses stops the profiler and reads what the causes need, once the
 // lanes stopped: the samples, the app's Looper lines and ANRs.
 func (c *collector) readCauses(ctx context.Context) {
 	if !c.causesOn() {
 		return
 	}
-	c.stopRecorders(ctx)
-	samples, notes := c.readSamples(ctx)
+	c.prof.Stop(ctx)
+	samples, notes := c.prof.Read(ctx)
 	log := c.readCauseLog(ctx)
 	notes = append(notes, c.readANRStacks(ctx, log.anrs)...)
+	if n := c.prof.FailedNote(); n != "" {
+		notes = append(notes, n)
+	}
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
-	c.prof.mu.Lock()
-	if f := c.prof.failed; f != "" {
-		notes = append(notes, "stacks: "+f+"; stacks are not measured ("+needs(c.prof.source)+"), everything else is")
-	}
-	c.prof.mu.Unlock()
 	for _, n := range notes {
 		c.note("%s", n)
 	}
@@ -423,163 +313,6 @@ func (c *collector) readCauses(ctx context.Context) {
 	if r := c.s.res.Causes; r != nil {
 		r.Samples = len(samples)
 	}
-}
-
-// stopRecorders asks every recording still running to stop (SIGINT, after
-// which simpleperf writes its file) and waits for it, at most 30 s. ART's
-// profiler writes its file when `am profile stop` asks it to.
-func (c *collector) stopRecorders(ctx context.Context) {
-	c.prof.mu.Lock()
-	runs := slices.Clone(c.prof.runs)
-	art := c.prof.source == sourceARTProfile
-	c.prof.mu.Unlock()
-	for _, r := range runs {
-		if art {
-			<-r.done
-			if r.err == nil && r.res.ExitCode == 0 {
-				sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-				c.s.dev.batch(sctx, []string{fmt.Sprintf("am profile stop %d", r.pid)})
-				cancel()
-			}
-			continue
-		}
-		select {
-		case <-r.done:
-			continue
-		default:
-		}
-		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		c.s.dev.batch(sctx, []string{"pkill -INT -f " + shellQuote(r.pattern)})
-		cancel()
-		select {
-		case <-r.done:
-		case <-time.After(30 * time.Second):
-			r.cancel()
-			<-r.done
-		}
-	}
-}
-
-// readSamples reads each finished recording's samples and removes its file.
-func (c *collector) readSamples(ctx context.Context) ([]causes.Sample, []string) {
-	c.prof.mu.Lock()
-	runs := slices.Clone(c.prof.runs)
-	c.prof.mu.Unlock()
-	var out []causes.Sample
-	var notes []string
-	for _, r := range runs {
-		c.prof.mu.Lock()
-		ok := r.err == nil && r.res.ExitCode == 0
-		c.prof.mu.Unlock()
-		if !ok {
-			continue
-		}
-		if c.prof.source == sourceARTProfile {
-			ss, note := c.readARTTrace(ctx, r)
-			out = append(out, ss...)
-			if note != "" {
-				notes = append(notes, note)
-			}
-			continue
-		}
-		report := "simpleperf report-sample --show-callchain -i " + r.file
-		rep, err := c.readReport(ctx, report, r.pid)
-		// The recording is read, or cannot be: either way it goes.
-		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		c.s.dev.batch(rctx, []string{"rm -f " + r.file})
-		cancel()
-		if err != nil {
-			notes = append(notes, "stacks: "+err.Error())
-			continue
-		}
-		for _, s := range rep.Samples {
-			out = append(out, causes.SampleOf(s, c.cfg.Package))
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].TimeNs < out[j].TimeNs })
-	return out, notes
-}
-
-// readReport runs simpleperf's sample report and keeps the samples of
-// thread tid. Where the device streams (adb), the report is read as it is
-// printed, holding only the samples kept: report-sample prints 1–6 KB a
-// sample, so a minute of a main thread busy throughout at 1000 Hz is some
-// 200 MB of text, past what one shell call may read (adbx
-// Options.MaxOutput). A device that cannot stream runs it in a batch.
-func (c *collector) readReport(ctx context.Context, report string, tid int) (*profilerpkg.SimpleperfSamples, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	keep := func(s *profilerpkg.StackSample) bool { return s.TID == tid }
-	if st, ok := c.s.dev.(streamer); ok {
-		rc, err := st.stream(ctx, report)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", report, err)
-		}
-		defer rc.Close()
-		rep, err := profilerpkg.ReadSimpleperfSamples(rc, keep)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", report, err)
-		}
-		return rep, nil
-	}
-	res, err := c.s.dev.batch(ctx, []string{report})
-	if err == nil && len(res) != 1 {
-		err = fmt.Errorf("batch of 1 command returned %d results", len(res))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", report, err)
-	}
-	if res[0].ExitCode != 0 {
-		return nil, errors.New(failure(res[0], report))
-	}
-	rep, err := profilerpkg.ReadSimpleperfSamples(bytes.NewReader(res[0].Stdout), keep)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", report, err)
-	}
-	return rep, nil
-}
-
-// readARTTrace reads the trace ART's profiler wrote for recording r and
-// removes it. The app writes the file after `am profile stop` returned, so
-// a file not yet whole is read again, every 100 ms for at most 5 s.
-func (c *collector) readARTTrace(ctx context.Context, r *profRun) ([]causes.Sample, string) {
-	cmd := "cat " + r.file
-	defer func() {
-		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		c.s.dev.batch(rctx, []string{"rm -f " + r.file})
-		cancel()
-	}()
-	var why string
-	for try := 0; try < 50; try++ {
-		if try > 0 {
-			time.Sleep(100 * time.Millisecond)
-		}
-		rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		res, err := c.s.dev.batch(rctx, []string{cmd})
-		cancel()
-		switch {
-		case err != nil:
-			return nil, fmt.Sprintf("stacks: %s: %v", cmd, err)
-		case len(res) != 1 || res[0].ExitCode != 0:
-			return nil, "stacks: " + failure(res[0], cmd)
-		}
-		tr, err := profilerpkg.ParseARTTrace(res[0].Stdout)
-		if err != nil {
-			why = fmt.Sprintf("stacks: %s: %v", cmd, err)
-			continue
-		}
-		var out []causes.Sample
-		for _, s := range tr.Resample(r.intervalUs) {
-			if s.TID == r.pid {
-				out = append(out, causes.SampleOf(s, c.cfg.Package))
-			}
-		}
-		if tr.Overflow {
-			return out, fmt.Sprintf("stacks: the ART trace of pid %d filled its buffer (data-file-overflow=true): samples after that are lost", r.pid)
-		}
-		return out, ""
-	}
-	return nil, why + " (still after 5 s)"
 }
 
 // causeLogCmds read, in one round trip, the system buffer's Looper and
@@ -727,29 +460,7 @@ func (c *collector) causeLogWhy(st *result.Step, src string) string {
 
 // stacksWhy says why a step has no sampled stacks, "" when it may have.
 func (c *collector) stacksWhy(st *result.Step) string {
-	p := &c.prof
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch {
-	case p.why != "":
-		return p.why
-	case p.failed != "":
-		return "stacks: " + p.failed + " (" + needs(p.source) + "; everything else is still measured)"
-	case !c.causes.read:
-		return "stacks: the profiler was not read (the session ended before Stop)"
-	}
-	for _, pid := range c.stepPIDs(st) {
-		covered := false
-		for _, r := range p.runs {
-			if r.pid == pid && r.err == nil && r.res.ExitCode == 0 {
-				covered = true
-			}
-		}
-		if !covered {
-			return fmt.Sprintf("stacks: the app's process (pid %d) was not recorded", pid)
-		}
-	}
-	return ""
+	return c.prof.Why(c.stepPIDs(st), c.causes.read)
 }
 
 // anrsWhy says why a step's ANRs are not known, "" when they are.
@@ -782,43 +493,19 @@ func (s *Session) restoreLooper() {
 	s.col.restoreLooperProp()
 	ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.TickTimeout, 5*time.Second))
 	defer cancel()
-	s.col.prof.mu.Lock()
-	runs := slices.Clone(s.col.prof.runs)
-	art := s.col.prof.source == sourceARTProfile
-	s.col.prof.mu.Unlock()
 	s.mu.Lock()
 	read := s.col.causes.read
 	s.mu.Unlock()
-	for _, r := range runs {
-		if art {
-			// ART's profiler runs until asked to stop; Stop read it unless
-			// the session ended early.
-			<-r.done
-			if !read && r.err == nil && r.res.ExitCode == 0 {
-				s.dev.batch(ctx, []string{fmt.Sprintf("am profile stop %d", r.pid), "rm -f " + r.file})
-			}
-			continue
-		}
-		select {
-		case <-r.done:
-			continue // stopped and read, or it ended by itself
-		default:
-		}
-		s.dev.batch(ctx, []string{"pkill -INT -f " + shellQuote(r.pattern)})
-		select {
-		case <-r.done:
-		case <-ctx.Done():
-			r.cancel()
-			<-r.done
-		}
-		s.dev.batch(ctx, []string{"rm -f " + r.file})
-	}
+	s.col.prof.Cleanup(ctx, read)
 }
 
-// needs says what the profiler needs of the app.
-func needs(source string) string {
-	if source == sourceARTProfile {
-		return "ART's sampling profiler profiles debuggable apps"
+// newProfiler is the session's profiler of the app's main thread, which
+// reaches the phone through s.dev.
+func newProfiler(s *Session) *profiling.Profiler {
+	batch := func(ctx context.Context, cmds []string) ([]adbx.Result, error) { return s.dev.batch(ctx, cmds) }
+	var stream func(context.Context, string) (io.ReadCloser, error)
+	if st, ok := s.dev.(streamer); ok {
+		stream = st.stream
 	}
-	return "simpleperf profiles apps that are debuggable, or profileable from the shell on Android 10+"
+	return profiling.New(batch, stream, s.cfg.Package, s.cfg.Causes.SampleHz)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/android/surfaceflinger"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/perftest/internal/looper"
+	"github.com/perfgate/perfgate/perftest/internal/profiling"
 	"github.com/perfgate/perfgate/perftest/internal/tracing"
 	"github.com/perfgate/perfgate/result"
 )
@@ -98,7 +99,7 @@ type collector struct {
 	smooth smoothLog
 	// looper, prof and causes find why frames janked (causes_device.go).
 	looper *looper.Property
-	prof   profiler
+	prof   *profiling.Profiler
 	causes causeLog
 	// tr is the session's Perfetto trace (Config.Trace).
 	tr *tracing.Recorder
@@ -120,6 +121,7 @@ func newCollector(s *Session) *collector {
 		looper: looper.New(func(ctx context.Context, cmds []string) ([]adbx.Result, error) {
 			return s.dev.batch(ctx, cmds)
 		}, s.cfg.TickTimeout),
+		prof: newProfiler(s),
 	}
 }
 
@@ -785,7 +787,7 @@ func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
 	}
 	for _, pid := range now {
 		if !containsInt(old, pid) {
-			c.startRecorder(pid)
+			c.prof.Start(pid)
 		}
 	}
 }
