@@ -18,8 +18,7 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/android/surfaceflinger"
 	"github.com/perfgate/perfgate/frames"
-	"github.com/perfgate/perfgate/perftest/internal/looper"
-	"github.com/perfgate/perfgate/perftest/internal/profiling"
+	"github.com/perfgate/perfgate/perftest/internal/causesrc"
 	"github.com/perfgate/perfgate/perftest/internal/tracing"
 	"github.com/perfgate/perfgate/result"
 )
@@ -97,10 +96,8 @@ type collector struct {
 	pidofOK    bool // the last pidof answered (a failed one says nothing)
 	// smooth holds the app's Choreographer lines, read at Stop.
 	smooth smoothLog
-	// looper, prof and causes find why frames janked (causes_device.go).
-	looper *looper.Property
-	prof   *profiling.Profiler
-	causes causeLog
+	// causes finds why frames janked (causes.go).
+	causes *causesrc.Source
 	// tr is the session's Perfetto trace (Config.Trace).
 	tr *tracing.Recorder
 	// whole is the Result's Whole step while it is summarised.
@@ -118,10 +115,7 @@ func newCollector(s *Session) *collector {
 		gfxWin:     map[string]*gfxWindowState{},
 		seenUp:     map[int]int64{},
 		startTicks: map[int]uint64{},
-		looper: looper.New(func(ctx context.Context, cmds []string) ([]adbx.Result, error) {
-			return s.dev.batch(ctx, cmds)
-		}, s.cfg.TickTimeout),
-		prof: newProfiler(s),
+		causes:     newCauses(s),
 	}
 }
 
@@ -535,7 +529,7 @@ func (c *collector) plan(allFrames bool) tickPlan {
 	if c.thermalOK && c.ticks%10 == 0 {
 		p.thermal = add(dumpsys.ThermalZonesCommand)
 	}
-	p.lease = c.looper.PlanLease(add)
+	p.lease = c.causes.PlanLease(add)
 	return p
 }
 
@@ -619,7 +613,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 			uptimeNs = ns
 		}
 	}
-	c.looper.AbsorbLease(p.cmds, out, p.lease, uptimeNs, c.note)
+	c.causes.AbsorbLease(p.cmds, out, p.lease, uptimeNs, c.note)
 	if p.framesUptime >= 0 {
 		// The row check takes any clock read after the rows were
 		// printed; the watermark needs this one, read before.
@@ -787,7 +781,7 @@ func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
 	}
 	for _, pid := range now {
 		if !containsInt(old, pid) {
-			c.prof.Start(pid)
+			c.causes.StartRecorder(pid)
 		}
 	}
 }
