@@ -247,7 +247,6 @@ var (
 	wideAPIs      = []string{}
 	longFuncs     = []string{
 		"perftest/absent.go collector.markAbsent",
-		"perftest/causes_device.go collector.setLooperProp",
 		"perftest/checkpoint.go Session.checkpointLocked",
 		"perftest/collect.go collector.absorb",
 		"perftest/collect.go collector.probe",

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/perftest/internal/causesrc"
 	"github.com/perfgate/perfgate/perftest/internal/ends"
 	"github.com/perfgate/perfgate/perftest/internal/framesrc"
 	"github.com/perfgate/perfgate/perftest/internal/smooth"
@@ -64,10 +66,8 @@ type collector struct {
 	pidofOK bool // the last pidof answered (a failed one says nothing)
 	// smooth holds the app's Choreographer lines, read at Stop.
 	smooth smooth.Source
-	// looper, prof and causes find why frames janked (causes_device.go).
-	looper looperState
-	prof   profiler
-	causes causeLog
+	// causes finds why frames janked (causes.go).
+	causes *causesrc.Source
 	// tr is the session's Perfetto trace (Config.Trace).
 	tr *tracing.Recorder
 	// whole is the Result's Whole step while it is summarised.
@@ -79,9 +79,10 @@ type collector struct {
 
 func newCollector(s *Session) *collector {
 	c := &collector{
-		s:     s,
-		cfg:   s.cfg,
-		noted: map[string]bool{},
+		s:      s,
+		cfg:    s.cfg,
+		noted:  map[string]bool{},
+		causes: newCauses(s),
 	}
 	c.frames = newFrameSource(c)
 	return c
@@ -249,26 +250,26 @@ func (c *collector) probe(ctx context.Context) error {
 		default:
 			c.traffic = trafficNetDev
 			c.note("traffic: no per-UID counters readable (%s; %s; %s has no mAppUidStatsMap row for uid %d); reporting device-wide %s with scope \"device\"",
-				failure(out[iQt], "cat "+trafficQtaguid), failure(out[iUID], "cat /proc/uid_stat/<uid>"), trafficNetstats, c.uid, trafficNetDev)
+				devcmd.Failure(out[iQt], "cat "+trafficQtaguid), devcmd.Failure(out[iUID], "cat /proc/uid_stat/<uid>"), trafficNetstats, c.uid, trafficNetDev)
 		}
 	}
 	if iBat >= 0 {
 		c.batteryOK = out[iBat].ExitCode == 0
 		if !c.batteryOK {
-			c.ab.batteryWhy = failure(out[iBat], cmds[iBat])
+			c.ab.batteryWhy = devcmd.Failure(out[iBat], cmds[iBat])
 			c.note("battery: %s; battery not collected", c.ab.batteryWhy)
 		}
 		zones, err := dumpsys.ParseThermalZones(out[iTh].Stdout)
 		c.thermalOK = err == nil && len(thermalTemps(zones)) > 0
 		if !c.thermalOK {
-			c.note("thermal: %s; no readable zone; thermal not collected", failure(out[iTh], dumpsys.ThermalZonesCommand))
+			c.note("thermal: %s; no readable zone; thermal not collected", devcmd.Failure(out[iTh], dumpsys.ThermalZonesCommand))
 		}
 	}
 	if iStat >= 0 {
 		c.cpuOK = out[iStat].ExitCode == 0
 		if !c.cpuOK {
 			c.ab.statWhy = short(out[iStat])
-			c.note("cpu: %s; device CPU unavailable, app CPU %% is reported against wall time × cores", failure(out[iStat], "cat /proc/stat"))
+			c.note("cpu: %s; device CPU unavailable, app CPU %% is reported against wall time × cores", devcmd.Failure(out[iStat], "cat /proc/stat"))
 			if c.s.res.Device.Cores <= 0 {
 				c.note("cpu: the core count is unknown too; only the app's top-style per-core figure is computed")
 			}
@@ -284,7 +285,7 @@ func (c *collector) probe(ctx context.Context) error {
 			return fmt.Errorf("perftest: frames: %s: %w", clear, err)
 		}
 		if len(out) == 1 && out[0].ExitCode != 0 {
-			c.note("frames: %s", failure(out[0], clear))
+			c.note("frames: %s", devcmd.Failure(out[0], clear))
 		}
 	}
 	return nil
@@ -308,7 +309,7 @@ func (c *collector) pickFrames(ctx context.Context, list adbx.Result, listCmd st
 		layer = framesrc.PickLayer(list.Stdout, c.cfg.Package)
 		if source == SourceSurfaceFlinger && layer == "" {
 			if list.ExitCode != 0 {
-				return fmt.Errorf("perftest: frames: %s (name the layer with WithLayer)", failure(list, listCmd))
+				return fmt.Errorf("perftest: frames: %s (name the layer with WithLayer)", devcmd.Failure(list, listCmd))
 			}
 			return fmt.Errorf("perftest: frames: no SurfaceFlinger layer of %s in `dumpsys SurfaceFlinger --list` (name one with WithLayer)", c.cfg.Package)
 		}
@@ -337,7 +338,7 @@ func (c *collector) chooseSource(ctx context.Context, gfx adbx.Result, layer str
 	if len(out) == 1 && out[0].ExitCode == 0 {
 		latency = out[0].Stdout
 	}
-	kind, gfxN, sfN := framesrc.Choose(output(gfx), latency)
+	kind, gfxN, sfN := framesrc.Choose(devcmd.Output(gfx), latency)
 	c.note("frames: auto source %s (last 0.5 s: gfxinfo %d frames, layer %q %d)", kind, gfxN, layer, sfN)
 	if kind != frames.SourceSurfaceFlinger {
 		layer = ""
@@ -397,7 +398,7 @@ type tickPlan struct {
 	framesUptime int
 	// filtered says the frames command keeps only rows not taken yet.
 	filtered bool
-	// lease renews the Looper property's mark (-1 for none; planLease).
+	// lease renews the Looper property's mark (-1 for none; PlanLease).
 	lease int
 }
 
@@ -458,7 +459,7 @@ func (c *collector) plan(allFrames bool) tickPlan {
 	if c.thermalOK && c.ticks%10 == 0 {
 		p.thermal = add(dumpsys.ThermalZonesCommand)
 	}
-	p.lease = c.planLease(add)
+	p.lease = c.causes.PlanLease(add)
 	return p
 }
 
@@ -520,14 +521,14 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 	var uptimeNs int64
 	if p.uptime >= 0 {
 		if out[p.uptime].ExitCode != 0 {
-			c.note("clock: %s", failure(out[p.uptime], p.cmds[p.uptime]))
+			c.note("clock: %s", devcmd.Failure(out[p.uptime], p.cmds[p.uptime]))
 		} else if ns, err := procfs.ParseUptime(out[p.uptime].Stdout); err == nil {
 			c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
 			smp.UptimeNs = ns
 			uptimeNs = ns
 		}
 	}
-	c.absorbLease(p, out, uptimeNs)
+	c.causes.AbsorbLease(p.cmds, out, p.lease, uptimeNs, c.note)
 	if p.frames >= 0 {
 		smp.NewFrames = c.absorbFrames(p, out, send, recv, uptimeNs)
 	}
@@ -550,13 +551,13 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 		case err != nil:
 			c.note("pids: %v; the app's processes are not tracked while it fails", err)
 		default:
-			c.note("pids: %s; the app's processes are not tracked while it fails", failure(res, p.cmds[p.pidof]))
+			c.note("pids: %s; the app's processes are not tracked while it fails", devcmd.Failure(res, p.cmds[p.pidof]))
 		}
 	}
 	smp.PIDs = append([]int{}, c.pids...)
 	if p.stat >= 0 {
 		if out[p.stat].ExitCode != 0 {
-			c.note("cpu: %s", failure(out[p.stat], p.cmds[p.stat]))
+			c.note("cpu: %s", devcmd.Failure(out[p.stat], p.cmds[p.stat]))
 		} else if ps, err := procfs.ParseStat(out[p.stat].Stdout); err != nil {
 			c.note("cpu: %v", err)
 		} else {
@@ -576,7 +577,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 				}
 			}
 		} else if len(smp.PIDs) > 0 && res.ExitCode != 0 {
-			c.note("cpu: %s", failure(res, p.cmds[p.pidStat]))
+			c.note("cpu: %s", devcmd.Failure(res, p.cmds[p.pidStat]))
 		}
 	}
 	if p.tasks >= 0 && len(bytes.TrimSpace(out[p.tasks].Stdout)) > 0 {
@@ -588,7 +589,7 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 	}
 	if p.status >= 0 {
 		if res := out[p.status]; len(bytes.TrimSpace(res.Stdout)) == 0 && len(smp.PIDs) > 0 && res.ExitCode != 0 {
-			c.note("memory: %s", failure(res, p.cmds[p.status]))
+			c.note("memory: %s", devcmd.Failure(res, p.cmds[p.status]))
 		}
 		smp.RSSKB = c.sumRSS(out[p.status].Stdout)
 	}
@@ -597,14 +598,14 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 	}
 	if p.thermal >= 0 {
 		if out[p.thermal].ExitCode != 0 {
-			c.note("thermal: %s", failure(out[p.thermal], p.cmds[p.thermal]))
+			c.note("thermal: %s", devcmd.Failure(out[p.thermal], p.cmds[p.thermal]))
 		} else if zones, err := dumpsys.ParseThermalZones(out[p.thermal].Stdout); err == nil {
 			smp.ThermalC = thermalTemps(zones)
 		}
 	}
 	if p.batt >= 0 {
 		if out[p.batt].ExitCode != 0 {
-			c.note("battery: %s", failure(out[p.batt], p.cmds[p.batt]))
+			c.note("battery: %s", devcmd.Failure(out[p.batt], p.cmds[p.batt]))
 		} else if b, ok := parseBatteryUevent(out[p.batt].Stdout); ok {
 			smp.Battery = &b
 		}
@@ -663,7 +664,7 @@ func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
 	c.ends.Seen(now, uptimeNs)
 	for _, pid := range now {
 		if !containsInt(old, pid) {
-			c.startRecorder(pid)
+			c.causes.StartRecorder(pid)
 		}
 	}
 }
@@ -720,7 +721,7 @@ func uptimeOf(res adbx.Result) (int64, bool) {
 func (c *collector) absorbTraffic(res adbx.Result, cmd string, hostNs, uptimeNs int64) {
 	if res.ExitCode != 0 {
 		// The app's pid is gone, or the file unreadable for a moment.
-		c.note("traffic: %s", failure(res, cmd))
+		c.note("traffic: %s", devcmd.Failure(res, cmd))
 		c.ab.log(srcTraffic, hostNs, short(res))
 		return
 	}
@@ -824,15 +825,15 @@ func (c *collector) absorbSlow(p tickPlan, out []adbx.Result, send, recv int64, 
 		return
 	}
 	if res := out[p.stat]; res.ExitCode != 0 {
-		c.note("memory: %s", failure(res, p.cmds[p.stat]))
+		c.note("memory: %s", devcmd.Failure(res, p.cmds[p.stat]))
 		return
 	}
-	m, err := dumpsys.ParseMeminfo(output(out[p.stat]))
+	m, err := dumpsys.ParseMeminfo(devcmd.Output(out[p.stat]))
 	if err != nil {
 		if !errors.Is(err, dumpsys.ErrMeminfoNoProcess) {
 			c.note("memory: %v", err)
 		}
-		c.ab.log(srcMeminfo, mid, quoteOutput(err, output(out[p.stat])))
+		c.ab.log(srcMeminfo, mid, quoteOutput(err, devcmd.Output(out[p.stat])))
 		return
 	}
 	c.ab.log(srcMeminfo, mid, "")

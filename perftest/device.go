@@ -3,47 +3,12 @@ package perftest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"regexp"
-	"strings"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/procfs"
-	"github.com/perfgate/perfgate/internal/excerpt"
 )
-
-// output is what a command of a batch printed; stderr follows stdout so
-// error messages reach the parsers' quotes on devices that split the
-// streams.
-func output(r adbx.Result) []byte {
-	if len(r.Stderr) == 0 {
-		return r.Stdout
-	}
-	return append(append(append([]byte(nil), r.Stdout...), '\n'), r.Stderr...)
-}
-
-// failure describes a failed command for notes and gaps: the command, its
-// exit status and the start of its stderr (else stdout), in adbx's words.
-func failure(r adbx.Result, cmd string) string {
-	if err := r.Err(cmd); err != nil {
-		return err.Error()
-	}
-	out := strings.TrimSpace(string(r.Stdout))
-	if out == "" {
-		return cmd + ": exit status 0, printed nothing"
-	}
-	return fmt.Sprintf("%s: exit status 0: %q", cmd, clipText(out))
-}
-
-// clipText shortens device text quoted in a note, at excerpt's limit.
-func clipText(s string) string {
-	const max = excerpt.Max
-	if len(s) > max {
-		return s[:max] + "…"
-	}
-	return s
-}
 
 // device is what a session needs from a phone. *adbx.Device is adapted to it
 // in adbx.go; tests use scripted fakes.

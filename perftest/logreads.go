@@ -48,7 +48,7 @@ func (c *collector) readSkips(ctx context.Context) {
 		out, err := c.s.dev.batch(ctx, cmds)
 		recv := c.s.now()
 		c.s.mu.Lock()
-		again = c.smooth.Absorb(smooth.Read{Cmds: cmds, Out: out, Err: err, SendNs: send, RecvNs: recv, Offset: c.uptimeOffset, PIDs: c.appPIDs()})
+		again = c.smooth.Absorb(smooth.Read{Cmds: cmds, Out: out, Err: err, SendNs: send, RecvNs: recv, Offset: c.uptimeOffset, PIDs: c.appPIDsLocked()})
 		c.s.mu.Unlock()
 	}
 }
@@ -61,8 +61,9 @@ func (c *collector) uptimeOffset(send, recv, up int64) int64 {
 	return c.clockProc.offset()
 }
 
-// appPIDs are the pids the app ran under in the session.
-func (c *collector) appPIDs() []int {
+// appPIDsLocked are the app's processes at the session's start and every
+// one a tick saw; the caller holds the session's lock.
+func (c *collector) appPIDsLocked() []int {
 	pids := slices.Clone(c.s.res.App.PIDs)
 	for _, smp := range c.s.res.Samples {
 		pids = append(pids, smp.PIDs...)

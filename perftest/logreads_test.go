@@ -23,7 +23,7 @@ func TestSkipsJoinTheClockMap(t *testing.T) {
 	if off := c.uptimeOffset(96*s, 108*s, 1000*s); off != 900*s {
 		t.Errorf("offset %v, want 900s", time.Duration(off))
 	}
-	if pids := c.appPIDs(); !slices.Contains(pids, 4200) || !slices.Contains(pids, 4242) || slices.Contains(pids, 999) {
+	if pids := c.appPIDsLocked(); !slices.Contains(pids, 4200) || !slices.Contains(pids, 4242) || slices.Contains(pids, 999) {
 		t.Errorf("app pids %v, want 4200 and 4242", pids)
 	}
 }

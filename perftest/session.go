@@ -589,7 +589,7 @@ func (s *Session) stop() {
 	r.Bind()
 	crashes := r.CrashVerdicts()
 	r.RecordVerdicts(crashes...)
-	stacks := s.col.foldedStacks()
+	stacks := s.col.causes.FoldedStacks(r.Steps)
 	s.stopped = true
 	s.final = r
 	pending := s.pending

@@ -3,6 +3,7 @@ package perftest
 import (
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"regexp"
 	"slices"
 	"time"
@@ -91,7 +92,7 @@ func (tc TraceConfig) withDefaults() (TraceConfig, error) {
 	seen := map[string]bool{}
 	for _, c := range tc.Categories {
 		if !traceCategory.MatchString(c) {
-			return tc, fmt.Errorf("perftest: trace: category %q is not an atrace category name (a lower-case letter, then lower-case letters, digits and '_', at most 32)", clipText(c))
+			return tc, fmt.Errorf("perftest: trace: category %q is not an atrace category name (a lower-case letter, then lower-case letters, digits and '_', at most 32)", devcmd.Clip(c))
 		}
 		if seen[c] {
 			return tc, fmt.Errorf("perftest: trace: category %q given twice", c)

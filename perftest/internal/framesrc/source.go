@@ -13,6 +13,7 @@ package framesrc
 
 import (
 	"bytes"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"math"
 	"slices"
 	"strings"
@@ -225,7 +226,7 @@ func (s *Source) Absorb(t Tick, res adbx.Result, cmd string, filtered bool) int 
 	if t.DumpUptimeNs > 0 {
 		s.lastUptime = t.DumpUptimeNs
 	}
-	text := output(res)
+	text := devcmd.Output(res)
 	if i := strings.Index(cmd, " | grep -E "); i >= 0 {
 		cmd = cmd[:i] + " | grep -E <rows not taken>" // notes need not quote the pattern
 	}
@@ -244,14 +245,6 @@ func (s *Source) Absorb(t Tick, res adbx.Result, cmd string, filtered bool) int 
 		return s.absorbSF(text, cmd, t.SendNs, t.UptimeNs)
 	}
 	return s.absorbGfx(text, cmd, t.SendNs, t.RecvNs)
-}
-
-// output is what a command printed: its stdout, and its stderr after it.
-func output(r adbx.Result) []byte {
-	if len(r.Stderr) == 0 {
-		return r.Stdout
-	}
-	return append(append(append([]byte(nil), r.Stdout...), '\n'), r.Stderr...)
 }
 
 // Pending reports whether frames of the time before host time stopNs may

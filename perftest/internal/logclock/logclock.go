@@ -12,6 +12,7 @@ package logclock
 
 import (
 	"fmt"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +20,6 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/android/procfs"
-	"github.com/perfgate/perfgate/internal/excerpt"
 )
 
 // Clock places logcat times on the device's boottime clock, from one
@@ -64,7 +64,7 @@ func Parse(uptime, date adbx.Result) (Clock, error) {
 	}
 	up, err := procfs.ParseUptime(uptime.Stdout)
 	if err != nil {
-		return c, fmt.Errorf("no device clock: /proc/uptime printed %q", clip(string(uptime.Stdout)))
+		return c, fmt.Errorf("no device clock: /proc/uptime printed %q", devcmd.Clip(string(uptime.Stdout)))
 	}
 	c.Up = up
 	const cmd = "date '+%s.%N %Y-%m-%d %H:%M:%S'"
@@ -73,7 +73,7 @@ func Parse(uptime, date adbx.Result) (Clock, error) {
 	}
 	line, after, _ := strings.Cut(strings.TrimSpace(string(date.Stdout)), "\n")
 	f := strings.Fields(line)
-	bad := fmt.Errorf("no wall clock: %s printed %q", cmd, clip(line))
+	bad := fmt.Errorf("no wall clock: %s printed %q", cmd, devcmd.Clip(line))
 	if len(f) != 3 {
 		return c, bad
 	}
@@ -120,12 +120,4 @@ func (c Clock) Boot(e logcat.Entry) int64 {
 		}
 	}
 	return c.Up + int64(t.Sub(c.Local))
-}
-
-// clip shortens device text quoted in an error, at excerpt's limit.
-func clip(s string) string {
-	if len(s) > excerpt.Max {
-		return s[:excerpt.Max] + "…"
-	}
-	return s
 }

@@ -3,6 +3,8 @@ package tracing
 import (
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"strings"
 	"sync"
 	"time"
@@ -31,7 +33,7 @@ type lease struct {
 // time.Ticker's channel outside tests).
 func (r *Recorder) holdLease(l string, tick <-chan time.Time) *lease {
 	h := &lease{path: l, stop: make(chan struct{}), done: make(chan struct{})}
-	touch := "touch " + quote(l)
+	touch := "touch " + adbx.Quote(l)
 	go func() {
 		defer close(h.done)
 		for {
@@ -94,10 +96,10 @@ func (r *Recorder) release(ctx context.Context, removeFile bool) []string {
 	defer liveTraces.Delete(traceKey(r.env.Serial, r.remote))
 	var cmds []string
 	if removeFile {
-		cmds = append(cmds, "rm -f "+quote(r.remote))
+		cmds = append(cmds, "rm -f "+adbx.Quote(r.remote))
 	}
 	if r.leasePath != "" {
-		cmds = append(cmds, "rm -f "+quote(r.leasePath))
+		cmds = append(cmds, "rm -f "+adbx.Quote(r.leasePath))
 	}
 	if len(cmds) == 0 {
 		return notes
@@ -110,7 +112,7 @@ func (r *Recorder) release(ctx context.Context, removeFile bool) []string {
 	}
 	for i, cmd := range cmds {
 		if i < len(out) && out[i].ExitCode != 0 {
-			notes = append(notes, failure(out[i], cmd))
+			notes = append(notes, devcmd.Failure(out[i], cmd))
 		}
 	}
 	return notes

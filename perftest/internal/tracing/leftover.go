@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"maps"
 	"path"
 	"regexp"
@@ -33,7 +34,7 @@ import (
 // the phone, the perfetto processes writing one (ps -o ARGS names the file)
 // and the leases, on the phone's own clock. A trace is a leftover when no
 // session of this process records it, no lease of it was touched within
-// Grace, and its file, when there is one, is older than Grace:
+// devcmd.LeftoverGrace, and its file, when there is one, is older than devcmd.LeftoverGrace:
 // a session running at the same time, here or on another host, touches
 // its lease every minute, and a file younger than the grace period may be
 // one whose session is about to make or take it. A leftover that perfetto
@@ -45,18 +46,10 @@ import (
 // is whole. A lease nobody touched within the grace period is removed.
 // Each of these is a note of the Result.
 
-// Where leftovers are looked for, and their timings.
-const (
-	// LeaseDir is where leases are: the shell user may make and
-	// touch files there on every Android version.
-	LeaseDir = "/data/local/tmp"
-	// leaseEvery is how often a session touches its lease.
-	leaseEvery = time.Minute
-	// Grace is how long a lease or a trace file stays another
-	// session's: ten times leaseEvery, so that a host busy for a
-	// while does not lose its trace to another session.
-	Grace = 10 * time.Minute
-)
+// leaseEvery is how often a session touches its lease: a tenth of
+// devcmd.LeftoverGrace, how long a lease or a trace file nobody touched
+// stays another session's.
+const leaseEvery = devcmd.LeftoverGrace / 10
 
 // traceName matches the names of perfgate's trace files.
 var traceName = regexp.MustCompile(`^perfgate-[A-Za-z][A-Za-z0-9_.]*-[0-9]+\.perfetto-trace$`)
@@ -68,7 +61,7 @@ func isTracePath(p string) bool {
 
 // leaseOf is the lease of the trace file p.
 func leaseOf(p string) string {
-	return LeaseDir + "/" + strings.TrimSuffix(path.Base(p), ".perfetto-trace") + ".trace-lease"
+	return devcmd.TmpDir + "/" + strings.TrimSuffix(path.Base(p), ".perfetto-trace") + ".trace-lease"
 }
 
 // traceOfLease is the trace file whose lease is l, "" for a file that is
@@ -76,7 +69,7 @@ func leaseOf(p string) string {
 func traceOfLease(l string) string {
 	name, ok := strings.CutSuffix(path.Base(l), ".trace-lease")
 	p := traceDir + "/" + name + ".perfetto-trace"
-	if !ok || path.Dir(l) != LeaseDir || !isTracePath(p) {
+	if !ok || path.Dir(l) != devcmd.TmpDir || !isTracePath(p) {
 		return ""
 	}
 	return p
@@ -91,7 +84,7 @@ func traceListing() []string {
 		"date +%s",
 		"for f in " + traceDir + "/perfgate-*.perfetto-trace; do [ -f \"$f\" ] && stat -c '%Y %s %n' \"$f\"; done; true",
 		"ps -A -o PID,ARGS",
-		"for f in " + LeaseDir + "/perfgate-*.trace-lease; do [ -f \"$f\" ] && stat -c '%Y %n' \"$f\"; done; true",
+		"for f in " + devcmd.TmpDir + "/perfgate-*.trace-lease; do [ -f \"$f\" ] && stat -c '%Y %n' \"$f\"; done; true",
 	}
 }
 
@@ -115,11 +108,11 @@ func parseTraceListing(out []adbx.Result) (deviceTraces, error) {
 		return dt, fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
 	}
 	if out[0].ExitCode != 0 {
-		return dt, errors.New(failure(out[0], cmds[0]))
+		return dt, errors.New(devcmd.Failure(out[0], cmds[0]))
 	}
 	now, err := strconv.ParseInt(strings.TrimSpace(string(out[0].Stdout)), 10, 64)
 	if err != nil || now <= 0 {
-		return dt, fmt.Errorf("%s printed %q, not seconds", cmds[0], clipText(strings.TrimSpace(string(out[0].Stdout))))
+		return dt, fmt.Errorf("%s printed %q, not seconds", cmds[0], devcmd.Clip(strings.TrimSpace(string(out[0].Stdout))))
 	}
 	dt.now = now
 	for _, line := range strings.Split(string(out[1].Stdout), "\n") {
@@ -134,7 +127,7 @@ func parseTraceListing(out []adbx.Result) (deviceTraces, error) {
 		}
 	}
 	if out[2].ExitCode != 0 {
-		return dt, errors.New(failure(out[2], cmds[2]))
+		return dt, errors.New(devcmd.Failure(out[2], cmds[2]))
 	}
 	for pid, p := range perfettoWriters(out[2].Stdout) {
 		dt.procs[p] = pid
@@ -188,7 +181,7 @@ func (dt deviceTraces) staleFor(serial, p string) (why string, ok bool) {
 	if _, live := liveTraces.Load(traceKey(serial, p)); live {
 		return "", false
 	}
-	grace := int64(Grace / time.Second)
+	grace := int64(devcmd.LeftoverGrace / time.Second)
 	lease, leased := dt.leases[p]
 	if leased && dt.now-lease < grace {
 		return "", false
@@ -262,11 +255,11 @@ func (r *Recorder) handleLeftovers(ctx context.Context, dt deviceTraces) {
 		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(dt.leases)) {
-		if _, live := liveTraces.Load(traceKey(serial, p)); live || dt.now-dt.leases[p] < int64(Grace/time.Second) {
+		if _, live := liveTraces.Load(traceKey(serial, p)); live || dt.now-dt.leases[p] < int64(devcmd.LeftoverGrace/time.Second) {
 			continue
 		}
 		l := leaseOf(p)
-		cmds = append(cmds, "rm -f "+quote(l))
+		cmds = append(cmds, "rm -f "+adbx.Quote(l))
 		says = append(says, fmt.Sprintf("%s, the lease of a trace no session has touched for %v", l, time.Duration(dt.now-dt.leases[p])*time.Second))
 		after = append(after, "")
 	}
@@ -308,7 +301,7 @@ func (r *Recorder) handleLeftovers(ctx context.Context, dt deviceTraces) {
 // by then, which is left alone).
 func stopLeftoverCmd(pid int, p string) string {
 	return fmt.Sprintf(`case "$(ps -p %d -o ARGS)" in *%s*) ;; *) echo gone; exit 0;; esac; kill -TERM %d; i=0; while kill -0 %d 2>/dev/null; do if [ $i -ge 100 ]; then echo 'perfetto (pid %d) still running 10 s after SIGTERM' >&2; exit 124; fi; i=$((i+1)); sleep 0.1; done`,
-		pid, quote(p), pid, pid, pid)
+		pid, adbx.Quote(p), pid, pid, pid)
 }
 
 // pullLeftovers pulls the leftover trace files sweep found into the
@@ -321,14 +314,14 @@ func (r *Recorder) pullLeftovers(ctx context.Context, dir string) []string {
 	}
 	cmds := []string{"ps -A -o PID,ARGS"}
 	for _, l := range lo {
-		cmds = append(cmds, "stat -c %s "+quote(l.path))
+		cmds = append(cmds, "stat -c %s "+adbx.Quote(l.path))
 	}
 	out, err := r.env.Batch(ctx, cmds)
 	if err == nil && len(out) != len(cmds) {
 		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
 	}
 	if err == nil && out[0].ExitCode != 0 {
-		err = errors.New(failure(out[0], cmds[0]))
+		err = errors.New(devcmd.Failure(out[0], cmds[0]))
 	}
 	var notes []string
 	if err != nil {
@@ -358,11 +351,11 @@ func (r *Recorder) pullLeftover(ctx context.Context, l leftoverTrace, st adbx.Re
 		if strings.Contains(string(st.Stderr)+string(st.Stdout), "No such file") {
 			return fmt.Sprintf("leftover: %s (%s) is no longer on the phone (another session may have taken it)", l.path, l.why)
 		}
-		return fmt.Sprintf("leftover: %s (%s) not pulled: %s; it stays on the phone", l.path, l.why, failure(st, stat))
+		return fmt.Sprintf("leftover: %s (%s) not pulled: %s; it stays on the phone", l.path, l.why, devcmd.Failure(st, stat))
 	}
 	size, perr := strconv.ParseInt(strings.TrimSpace(string(st.Stdout)), 10, 64)
 	if perr != nil || size < 0 {
-		return fmt.Sprintf("leftover: %s (%s) not pulled: %s printed %q, not a size; it stays on the phone", l.path, l.why, stat, clipText(strings.TrimSpace(string(st.Stdout))))
+		return fmt.Sprintf("leftover: %s (%s) not pulled: %s printed %q, not a size; it stays on the phone", l.path, l.why, stat, devcmd.Clip(strings.TrimSpace(string(st.Stdout))))
 	}
 	took := "empty: nothing to pull"
 	if size > 0 {
@@ -373,7 +366,7 @@ func (r *Recorder) pullLeftover(ctx context.Context, l leftoverTrace, st adbx.Re
 		}
 		took = fmt.Sprintf("pulled into %s (%d bytes)", p, size)
 	}
-	rm := "rm -f " + quote(l.path)
+	rm := "rm -f " + adbx.Quote(l.path)
 	ro, rerr := r.env.Batch(ctx, []string{rm})
 	if rerr == nil && len(ro) == 1 {
 		rerr = ro[0].Err(rm)

@@ -3,6 +3,7 @@ package tracing
 import (
 	"context"
 	"errors"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"io"
 	"os"
 	"path/filepath"
@@ -135,7 +136,7 @@ func TestParseTraceListing(t *testing.T) {
 			" 2002 perfetto --txt -c - --out=" + traceDir + "/perfgate-x-3.perfetto-trace\n" +
 			" 2003 perfetto -c /data/misc/perfetto-configs/c -o " + traceDir + "/mine.perfetto-trace\n" +
 			" 2004 cat -o " + a + "\n")},
-		{Stdout: []byte("99950 " + LeaseDir + "/perfgate-com.example.app_2-22.trace-lease\n99950 " + LeaseDir + "/other.trace-lease\n")},
+		{Stdout: []byte("99950 " + devcmd.TmpDir + "/perfgate-com.example.app_2-22.trace-lease\n99950 " + devcmd.TmpDir + "/other.trace-lease\n")},
 	}
 	dt, err := parseTraceListing(out)
 	if err != nil {
@@ -162,7 +163,7 @@ func TestParseTraceListing(t *testing.T) {
 // grace period, no file younger than it.
 func TestTraceStale(t *testing.T) {
 	const now = 100000
-	grace := int64(Grace / time.Second)
+	grace := int64(devcmd.LeftoverGrace / time.Second)
 	p := func(n string) string { return traceDir + "/perfgate-com.example-" + n + ".perfetto-trace" }
 	dt := deviceTraces{now: now,
 		files:  map[string]traceFile{p("1"): {now - grace, 5}, p("2"): {now - grace + 1, 5}, p("3"): {now - 3*grace, 5}, p("4"): {now - 3*grace, 5}, p("6"): {now - 3*grace, 5}},
@@ -199,7 +200,7 @@ func TestTraceLeaseHeartbeat(t *testing.T) {
 	d := &pullDevice{}
 	r := d.recorder()
 	tick := make(chan time.Time)
-	const l = LeaseDir + "/perfgate-com.example-1.trace-lease"
+	const l = devcmd.TmpDir + "/perfgate-com.example-1.trace-lease"
 	h := r.holdLease(l, tick)
 	tick <- time.Now()
 	tick <- time.Now()

@@ -20,6 +20,7 @@ package tracing
 import (
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"io"
 	"slices"
 	"strconv"
@@ -171,7 +172,7 @@ func (r *Recorder) probe(ctx context.Context, api int) (query *adbx.Result, ok b
 		return nil, false
 	}
 	if out[0].ExitCode != 0 {
-		r.notRecorded("the device has no perfetto (%s)", failure(out[0], cmds[0]))
+		r.notRecorded("the device has no perfetto (%s)", devcmd.Failure(out[0], cmds[0]))
 		return nil, false
 	}
 	if r.env.Pull == nil {
@@ -198,7 +199,7 @@ func (r *Recorder) sources(api int, query *adbx.Result) []string {
 		return want
 	}
 	if query.ExitCode != 0 {
-		r.note("%s", failure(*query, "perfetto --query"))
+		r.note("%s", devcmd.Failure(*query, "perfetto --query"))
 		return want
 	}
 	have := parsePerfettoQuery(query.Stdout)
@@ -229,10 +230,10 @@ func (r *Recorder) launch(ctx context.Context, api int, want []string) {
 	if api >= 33 {
 		bg = "--background-wait" // returns once the data sources started
 	}
-	start := "printf '%s\\n' " + quote(cfgText) + " | perfetto --txt -c - -o " + quote(r.remote) + " " + bg
+	start := "printf '%s\\n' " + adbx.Quote(cfgText) + " | perfetto --txt -c - -o " + adbx.Quote(r.remote) + " " + bg
 	// The lease comes first, so that whoever lists the phone's traces
 	// sees a trace with its lease.
-	touch := "touch " + quote(r.leasePath)
+	touch := "touch " + adbx.Quote(r.leasePath)
 	r.startNs = r.env.Now()
 	out, err := r.env.Batch(ctx, []string{touch, start})
 	if err == nil && len(out) != 2 {
@@ -244,12 +245,12 @@ func (r *Recorder) launch(ctx context.Context, api int, want []string) {
 		return
 	}
 	if out[0].ExitCode != 0 {
-		r.note("the trace's lease could not be made (%s): another session on this phone may take the trace for a leftover once it is %v old", failure(out[0], touch), Grace)
+		r.note("the trace's lease could not be made (%s): another session on this phone may take the trace for a leftover once it is %v old", devcmd.Failure(out[0], touch), devcmd.LeftoverGrace)
 		r.leasePath = ""
 	}
 	pid, perr := strconv.Atoi(strings.TrimSpace(lastLine(string(out[1].Stdout))))
 	if out[1].ExitCode != 0 || perr != nil || pid <= 0 {
-		r.notRecorded("perfetto refused to start: %s", failure(out[1], "perfetto --txt -c - -o "+r.remote+" "+bg))
+		r.notRecorded("perfetto refused to start: %s", devcmd.Failure(out[1], "perfetto --txt -c - -o "+r.remote+" "+bg))
 		r.noteAll(r.release(context.Background(), false))
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"maps"
 	"os"
 	"slices"
@@ -118,7 +120,7 @@ func (r *Recorder) stopPerfetto(ctx context.Context) (size int64, sizeWhy string
 	// the file is whole only once the process is gone, and its size is
 	// read then.
 	stop := fmt.Sprintf("kill -TERM %d 2>/dev/null; i=0; while kill -0 %d 2>/dev/null; do if [ $i -ge 100 ]; then echo 'perfetto (pid %d) still running 10 s after SIGTERM' >&2; exit 124; fi; i=$((i+1)); sleep 0.1; done", r.pid, r.pid, r.pid)
-	stat := "stat -c %s " + quote(r.remote)
+	stat := "stat -c %s " + adbx.Quote(r.remote)
 	r.stopNs = r.env.Now()
 	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	out, err := r.env.Batch(sctx, []string{stop, stat})
@@ -127,7 +129,7 @@ func (r *Recorder) stopPerfetto(ctx context.Context) (size int64, sizeWhy string
 		err = fmt.Errorf("batch of 2 commands returned %d results", len(out))
 	}
 	if err == nil && out[0].ExitCode != 0 {
-		err = errors.New(failure(out[0], "kill -TERM "+strconv.Itoa(r.pid)))
+		err = errors.New(devcmd.Failure(out[0], "kill -TERM "+strconv.Itoa(r.pid)))
 	}
 	if err != nil {
 		return -1, "", err
@@ -137,7 +139,7 @@ func (r *Recorder) stopPerfetto(ctx context.Context) (size int64, sizeWhy string
 	}
 	n, perr := strconv.ParseInt(strings.TrimSpace(string(out[1].Stdout)), 10, 64)
 	if perr != nil || n < 0 {
-		return -1, fmt.Sprintf("%s printed %q", stat, clipText(strings.TrimSpace(string(out[1].Stdout)))), nil
+		return -1, fmt.Sprintf("%s printed %q", stat, devcmd.Clip(strings.TrimSpace(string(out[1].Stdout)))), nil
 	}
 	return n, "", nil
 }

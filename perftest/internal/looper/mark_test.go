@@ -1,4 +1,4 @@
-package perftest
+package looper
 
 import (
 	"bytes"
@@ -163,8 +163,8 @@ func TestLooperMarkScriptsOnPhone(t *testing.T) {
 
 // The cheap lane renews the lease once half of it is spent, not before.
 func TestPlanLease(t *testing.T) {
-	c := &collector{looper: looperState{prop: testProp, hold: looperHold{dir: "/x", id: "00112233aabbccdd", owned: true}}}
-	h := &c.looper.hold
+	p := &Property{prop: testProp, hold: looperHold{dir: "/x", id: "00112233aabbccdd", owned: true}}
+	h := &p.hold
 	const lease = int64(looperLease)
 	h.expiryNs = 1000*int64(time.Second) + lease
 	var cmds []string
@@ -175,13 +175,13 @@ func TestPlanLease(t *testing.T) {
 	}{{h.expiryNs - lease, false}, {h.expiryNs - lease/2 - 1, false}, {h.expiryNs - lease/2, true}, {h.expiryNs + 1, true}} {
 		h.uptimeNs = tc.up
 		cmds = nil
-		i := c.planLease(add)
+		i := p.PlanLease(add)
 		if (i >= 0) != tc.want || tc.want && (h.renewTo != tc.up+lease || !strings.Contains(cmds[i], uptimeText(tc.up+lease))) {
 			t.Errorf("uptime %d: renewal %d %q (to %d), want one: %v", tc.up, i, cmds, h.renewTo, tc.want)
 		}
 	}
 	h.lost = "gone"
-	if c.planLease(add) >= 0 {
+	if p.PlanLease(add) >= 0 {
 		t.Errorf("a lost lease renewed")
 	}
 }

@@ -1,4 +1,4 @@
-package perftest
+package profiling
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/perftest/internal/tracing"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 )
 
 // What the profiler leaves on a phone, and how a later session finds it.
@@ -23,19 +23,19 @@ import (
 // a session that samples stacks lists, in the round trip that picks its
 // profiler, the phone's clock, those files and the processes: a file is a
 // leftover when no running simpleperf writes it and it is older than
-// tracing.Grace (a live recording's file is read and removed within seconds
-// of its recording's end). Leftovers are removed, each with a note: the
+// devcmd.LeftoverGrace (a live recording's file is read and removed within
+// seconds of its recording's end). Leftovers are removed, each with a note: the
 // samples of a session that never stopped belong to no Result.
 
 // profFile matches the profiler files of perfgate's sessions.
-var profFile = regexp.MustCompile(`^` + tracing.LeaseDir + `/perfgate-[0-9a-f]{16}\.(data|trace)$`)
+var profFile = regexp.MustCompile(`^` + devcmd.TmpDir + `/perfgate-[0-9a-f]{16}\.(data|trace)$`)
 
 // profilerListing lists the phone's clock, perfgate's profiler files
 // (time and path) and the processes.
 func profilerListing() []string {
 	return []string{
 		"date +%s",
-		"for f in " + tracing.LeaseDir + "/perfgate-*.data " + tracing.LeaseDir + "/perfgate-*.trace; do [ -f \"$f\" ] && stat -c '%Y %n' \"$f\"; done; true",
+		"for f in " + devcmd.TmpDir + "/perfgate-*.data " + devcmd.TmpDir + "/perfgate-*.trace; do [ -f \"$f\" ] && stat -c '%Y %n' \"$f\"; done; true",
 		"ps -A -o PID,ARGS",
 	}
 }
@@ -70,16 +70,16 @@ func profilerLeftovers(out []adbx.Result) map[string]time.Duration {
 			continue
 		}
 		mt, err := strconv.ParseInt(f[0], 10, 64)
-		if age := time.Duration(now-mt) * time.Second; err == nil && age >= tracing.Grace {
+		if age := time.Duration(now-mt) * time.Second; err == nil && age >= devcmd.LeftoverGrace {
 			left[f[1]] = age
 		}
 	}
 	return left
 }
 
-// removeProfilerLeftovers removes the leftover profiler files that
+// removeLeftovers removes the leftover profiler files that
 // profilerListing's output out shows, with a note for each.
-func (c *collector) removeProfilerLeftovers(ctx context.Context, out []adbx.Result) {
+func (p *Profiler) removeLeftovers(ctx context.Context, out []adbx.Result, note devcmd.Note) {
 	left := profilerLeftovers(out)
 	if len(left) == 0 {
 		return
@@ -93,23 +93,23 @@ func (c *collector) removeProfilerLeftovers(ctx context.Context, out []adbx.Resu
 	})
 	cmd := "rm -f"
 	for _, f := range files {
-		cmd += " " + shellQuote(f)
+		cmd += " " + adbx.Quote(f)
 	}
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	res, err := c.s.dev.batch(rctx, []string{cmd})
+	res, err := p.batch(rctx, []string{cmd})
 	cancel()
 	if err == nil && (len(res) != 1 || res[0].ExitCode != 0) {
 		if len(res) == 1 {
-			err = fmt.Errorf("%s", failure(res[0], cmd))
+			err = fmt.Errorf("%s", devcmd.Failure(res[0], cmd))
 		} else {
 			err = fmt.Errorf("batch of 1 command returned %d results", len(res))
 		}
 	}
 	for _, f := range files {
 		if err != nil {
-			c.note("stacks: leftover: %s, a profiler's file of an earlier session that ended without removing it (untouched for %v), could not be removed: %v", f, left[f], err)
+			note("stacks: leftover: %s, a profiler's file of an earlier session that ended without removing it (untouched for %v), could not be removed: %v", f, left[f], err)
 			continue
 		}
-		c.note("stacks: leftover: removed %s, a profiler's file of an earlier session that ended without removing it (untouched for %v)", f, left[f])
+		note("stacks: leftover: removed %s, a profiler's file of an earlier session that ended without removing it (untouched for %v)", f, left[f])
 	}
 }

@@ -1,7 +1,6 @@
-package perftest
+package looper
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/android/procfs"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 )
 
 // The Looper property is the one change a session makes to the phone's
@@ -128,7 +128,7 @@ func parseLooperMark(b []byte) (looperMark, error) {
 			continue
 		}
 		bad := func(why string) (looperMark, error) {
-			return looperMark{}, fmt.Errorf("line %d %q: %s", i+1, clipText(line), why)
+			return looperMark{}, fmt.Errorf("line %d %q: %s", i+1, devcmd.Clip(line), why)
 		}
 		key, rest, _ := strings.Cut(line, " ")
 		if key != "owner" {
@@ -244,8 +244,8 @@ func looperMarkReadCmds(dir, prop string) []string {
 	return []string{
 		"cat /proc/sys/kernel/random/boot_id",
 		"cat /proc/uptime",
-		"getprop " + shellQuote(prop),
-		"d=" + shellQuote(dir) + `; for f in "$d"/*; do if [ -f "$f" ]; then cat "$f"; fi; done`,
+		"getprop " + adbx.Quote(prop),
+		"d=" + adbx.Quote(dir) + `; for f in "$d"/*; do if [ -f "$f" ]; then cat "$f"; fi; done`,
 	}
 }
 
@@ -259,7 +259,7 @@ func ownerLine(id string, expiryNs int64) string {
 // holds the same value), then the session's owner file.
 func looperMarkCmd(dir, prop, boot, id string, expiryNs int64, p markPlan) string {
 	var b strings.Builder
-	b.WriteString("d=" + shellQuote(dir) + "; ")
+	b.WriteString("d=" + adbx.Quote(dir) + "; ")
 	if p.wipe {
 		b.WriteString(`rm -rf "$d"; `)
 	}
@@ -271,14 +271,14 @@ func looperMarkCmd(dir, prop, boot, id string, expiryNs int64, p markPlan) strin
 		b.WriteString("; ")
 	}
 	b.WriteString(`mkdir -p "$d" && { [ -f "$d/original" ] || printf 'boot %s\nprop %s\noriginal %s\n' `)
-	b.WriteString(shellQuote(boot) + " " + shellQuote(prop) + " " + shellQuote(strconv.Quote(p.original)))
+	b.WriteString(adbx.Quote(boot) + " " + adbx.Quote(prop) + " " + adbx.Quote(strconv.Quote(p.original)))
 	b.WriteString(` > "$d/original"; } && ` + ownerLine(id, expiryNs))
 	return b.String()
 }
 
 // looperRenewCmd renews the session's lease, failing when the mark is gone.
 func looperRenewCmd(dir, id string, expiryNs int64) string {
-	return "d=" + shellQuote(dir) + `; if [ -f "$d/original" ]; then ` + ownerLine(id, expiryNs) +
+	return "d=" + adbx.Quote(dir) + `; if [ -f "$d/original" ]; then ` + ownerLine(id, expiryNs) +
 		`; else echo "$d: the mark is gone" >&2; exit 1; fi`
 }
 
@@ -289,126 +289,16 @@ func looperRenewCmd(dir, id string, expiryNs int64) string {
 // shell, so a session that joins meanwhile is seen.
 func looperReleaseCmd(dir, id, prop, original string, dead []string, restore bool) string {
 	var b strings.Builder
-	b.WriteString("d=" + shellQuote(dir) + `; rm -f "$d/owner.` + id + `"`)
+	b.WriteString("d=" + adbx.Quote(dir) + `; rm -f "$d/owner.` + id + `"`)
 	for _, o := range dead {
 		b.WriteString(` "$d/owner.` + o + `"`)
 	}
 	b.WriteString(`; set -- "$d"/owner.*; if [ -e "$1" ]; then cat /proc/uptime "$@"; else `)
 	if restore {
-		b.WriteString("setprop " + shellQuote(prop) + " " + shellQuote(original) + " && ")
+		b.WriteString("setprop " + adbx.Quote(prop) + " " + adbx.Quote(original) + " && ")
 	}
 	b.WriteString(`rm -rf "$d"; fi`)
 	return b.String()
-}
-
-// planLease adds the lease's renewal to a tick once half of it is spent;
-// it returns the command's index, -1 for none. It runs with the session's
-// lock held, as plan does.
-func (c *collector) planLease(add func(string) int) int {
-	h := &c.looper.hold
-	if !h.owned || h.lost != "" || c.looper.restored || h.uptimeNs < h.expiryNs-int64(looperLease)/2 {
-		return -1
-	}
-	h.renewTo = h.uptimeNs + int64(looperLease)
-	return add(looperRenewCmd(h.dir, h.id, h.renewTo))
-}
-
-// absorbLease takes a tick's clock and its renewal's outcome.
-func (c *collector) absorbLease(p tickPlan, out []adbx.Result, uptimeNs int64) {
-	h := &c.looper.hold
-	if uptimeNs > 0 {
-		h.uptimeNs = uptimeNs
-	}
-	if p.lease < 0 {
-		return
-	}
-	res := out[p.lease]
-	if res.ExitCode == 0 {
-		h.expiryNs = max(h.expiryNs, h.renewTo)
-		return
-	}
-	why := failure(res, p.cmds[p.lease])
-	if strings.Contains(string(res.Stderr), "the mark is gone") {
-		// Another session took the mark over after this one's lease ran
-		// out (a stall longer than half the lease), or it was removed.
-		h.lost = why
-		c.note("blocks: %s: the mark of %s is gone (another session took it over after this session's lease ran out, or it was removed): the property may have been restored under this session, and its lease is no longer renewed", why, c.looper.prop)
-		return
-	}
-	c.note("blocks: the lease on the mark of %s could not be renewed: %s", c.looper.prop, why)
-}
-
-// releaseLooper undoes the session's change to the property at its end:
-// through the mark when it holds one, else by setting the value back;
-// set says the session set the property (else it only removes its owner
-// file). It tries up to tries times, each with its own deadline, and
-// returns the notes to make.
-func (c *collector) releaseLooper(prop, original, val string, h looperHold, set bool, tries int) []string {
-	tick := c.cfg.TickTimeout
-	began := time.Now()
-	var last string
-	var dead []string
-	for try, pass := 1, 1; ; {
-		cmd := "setprop " + shellQuote(prop) + " " + shellQuote(original)
-		if h.owned {
-			cmd = looperReleaseCmd(h.dir, h.id, prop, original, dead, set)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), tick+tick/2)
-		out, err := c.s.dev.batch(ctx, []string{cmd})
-		cancel()
-		if err == nil && len(out) != 1 {
-			err = fmt.Errorf("batch of 1 command returned %d results", len(out))
-		}
-		switch {
-		case err != nil:
-			last = err.Error() // it names the command
-		case out[0].ExitCode != 0:
-			last = failure(out[0], cmd)
-		case !h.owned || len(strings.TrimSpace(string(out[0].Stdout))) == 0:
-			return nil // restored (or, never set, the mark removed)
-		default:
-			// Other owners are left: the property stays for them, unless
-			// every one of their leases ran out (they died): their files
-			// go in a second pass.
-			left, why := leftOwners(out[0].Stdout)
-			live := 0
-			dead = dead[:0]
-			for _, o := range left.owners {
-				if o.expiryNs > left.uptimeNs {
-					live++
-				} else {
-					dead = append(dead, o.id)
-				}
-			}
-			switch {
-			case !set:
-				return nil
-			case why != "":
-				return []string{fmt.Sprintf("blocks: %s left at %s: the owners left in its mark %s could not be read (%s); the next session restores it once their leases ran out", prop, val, h.dir, why)}
-			case live > 0:
-				return []string{fmt.Sprintf("blocks: %s stays at %s for %d other session(s) on this phone; the last of them to stop restores it to %q (its value before)", prop, val, live, original)}
-			case pass > 1:
-				return []string{fmt.Sprintf("blocks: %s left at %s: the owner files of dead sessions (%s) could not be removed from its mark %s; the next session restores it", prop, val, strings.Join(dead, ", "), h.dir)}
-			}
-			pass++
-			continue
-		}
-		if try >= tries {
-			break
-		}
-		try++
-		time.Sleep(tick / 2)
-	}
-	if !set {
-		return nil // nothing changed; an owner file left behind is harmless
-	}
-	spent := time.Since(began).Round(100 * time.Millisecond)
-	if h.owned {
-		return []string{fmt.Sprintf("blocks: %s could not be restored to %q (%d tries over %v; the last: %s): it stays at %s on the phone, marked in %s; the next session on this phone restores it once this session's lease has run out (%v after its last renewal)",
-			prop, original, tries, spent, last, val, h.dir, looperLease)}
-	}
-	return []string{fmt.Sprintf("blocks: %s could not be restored to %q (%d tries over %v; the last: %s): it stays at %s on the phone, unmarked (its mark could not be written)",
-		prop, original, tries, spent, last, val)}
 }
 
 // markLeft is what a release printed when other owners were left: the

@@ -1,0 +1,125 @@
+package causesrc
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/android/devtext"
+	"github.com/perfgate/perfgate/android/logcat"
+	"github.com/perfgate/perfgate/causes"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
+)
+
+// causeLogCmds read, in one round trip, the system buffer's Looper and
+// ActivityManager lines with times on the device's monotonic clock (the
+// frames' clock), and the buffer's first lines, which tell how far back it
+// still reaches.
+func causeLogCmds() []string {
+	const format = "-v threadtime -v usec -v monotonic"
+	return []string{"logcat -d -b system " + format + " -s Looper:W ActivityManager:E",
+		"logcat -d -b system " + format + " | head -n 3"}
+}
+
+// readCauseLog reads the app's slow-message lines and ANRs; appPIDs
+// gives every process the session saw the app run.
+func (s *Source) readCauseLog(ctx context.Context, appPIDs func() []int) causeLog {
+	ctx, cancel := context.WithTimeout(ctx, max(s.cfg.TickTimeout, 10*time.Second))
+	defer cancel()
+	cmds := causeLogCmds()
+	out, err := s.cfg.Batch(ctx, cmds)
+	if err == nil && len(out) != len(cmds) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
+	}
+	if err != nil {
+		return causeLog{logWhy: fmt.Sprintf("%s: %v", cmds[0], err)}
+	}
+	for i := range out {
+		if out[i].ExitCode != 0 {
+			return causeLog{logWhy: devcmd.Failure(out[i], cmds[i])}
+		}
+	}
+	pids := appPIDs()
+	// The buffer's oldest line; an empty buffer lost nothing.
+	var l causeLog
+	first := strings.TrimSpace(string(devtext.Normalize(out[1].Stdout)))
+	l.logFrom = -1
+	for _, raw := range strings.Split(first, "\n") {
+		if e, ok := logcat.ParseLine(raw); ok && e.Epoch {
+			l.logFrom = e.Time.UnixNano()
+			break
+		}
+	}
+	switch {
+	case l.logFrom >= 0:
+	case first == "" || !strings.Contains(first, "\n") && strings.HasPrefix(first, "--------- beginning of"):
+		l.logFrom = 0
+	default:
+		return causeLog{logWhy: fmt.Sprintf("%s printed no line with a monotonic time: %q", cmds[1], devcmd.Clip(first))}
+	}
+	text := devtext.Normalize(out[0].Stdout)
+	var entries []logcat.Entry
+	for _, raw := range strings.Split(string(text), "\n") {
+		if e, ok := logcat.ParseLine(raw); ok && e.Epoch {
+			entries = append(entries, e)
+		}
+	}
+	for _, ln := range logcat.LooperLines(entries) {
+		e := entries[ln.Entry]
+		if ln.Drained || ln.Kind != logcat.LooperDispatch || ln.Thread != "main" || e.PID != e.TID || !slices.Contains(pids, e.PID) {
+			continue
+		}
+		l.blocks = append(l.blocks, causes.BlockOf(ln.LooperSlow, e.Time.UnixNano()))
+	}
+	for _, a := range logcat.ParseANRs(text) {
+		if a.Process != s.cfg.Package && !slices.Contains(pids, a.PID) {
+			continue
+		}
+		l.anrs = append(l.anrs, causes.ANR{TimeNs: a.Entry.Time.UnixNano(), PID: a.PID, Reason: a.Reason})
+	}
+	return l
+}
+
+// readANRStacks reads the ANRs' stack dumps for the main thread's stack:
+// the dropbox's data_app_anr entries, else /data/anr/traces.txt (readable
+// to the shell on old Android). It returns notes on what it could not read.
+func (s *Source) readANRStacks(ctx context.Context, anrs []causes.ANR) []string {
+	if len(anrs) == 0 {
+		return nil
+	}
+	cmds := []string{"dumpsys dropbox --print data_app_anr", "cat /data/anr/traces.txt"}
+	actx, cancel := context.WithTimeout(ctx, max(s.cfg.TickTimeout, 10*time.Second))
+	out, err := s.cfg.Batch(actx, cmds)
+	cancel()
+	if err == nil && len(out) != len(cmds) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
+	}
+	if err != nil {
+		return []string{fmt.Sprintf("anrs: the ANR stack dumps could not be read (%s; %s): %v", cmds[0], cmds[1], err)}
+	}
+	var secs []logcat.ANRTrace
+	for _, o := range out {
+		if o.ExitCode == 0 {
+			secs = append(secs, logcat.ParseANRTraces(o.Stdout)...)
+		}
+	}
+	var notes []string
+	for i := range anrs {
+		a := &anrs[i]
+		// The newest dump of the process holds the ANR's stack.
+		for k := len(secs) - 1; k >= 0; k-- {
+			if secs[k].PID == a.PID {
+				if m := secs[k].Main(); m != nil {
+					a.MainStack = m.Frames
+				}
+				break
+			}
+		}
+		if a.MainStack == nil {
+			notes = append(notes, fmt.Sprintf("anrs: no stack dump of pid %d in %s or %s (Android 8+ keeps /data/anr from the shell; the dropbox entry may be gone)", a.PID, cmds[0], cmds[1]))
+		}
+	}
+	return notes
+}
