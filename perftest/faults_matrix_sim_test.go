@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/result"
@@ -60,10 +61,13 @@ func TestFaultsOnEveryCollector(t *testing.T) {
 	for _, fc := range faultCases {
 		t.Run(fc.name, func(t *testing.T) {
 			t.Parallel()
-			faultRun(t, fc)
+			simtest.Bubble(t, func(t *testing.T) { faultRun(t, fc) })
 		})
 	}
 }
+
+// roundTrip is a moment of the bubble's clock: a phone's round trip.
+const roundTrip = 5 * time.Millisecond
 
 func faultRun(t *testing.T, fc faultCase) {
 	dev := markPhone(t, "sim-fault", "100")
@@ -97,6 +101,10 @@ func faultRun(t *testing.T, fc faultCase) {
 	}
 	s.Begin("faulty")
 	tk.wait(t, 2)
+	// On the bubble's clock the test runs at the instant of the tick it
+	// waited for, and a round trip to the phone takes no time: the step
+	// ends a moment after that tick, as it does on a phone.
+	time.Sleep(roundTrip)
 	if !fc.drawing {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if _, err := d.Shell(ctx, "input tap 540 2270"); err != nil { // "Stop"
