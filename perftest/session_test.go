@@ -42,16 +42,13 @@ func startFake(t *testing.T, f *fakeDevice, cfg Config) *Session {
 	return s
 }
 
-// waitTicks lets the cheap lane run n more ticks.
+// waitTicks lets the cheap lane run n more ticks: it waits on the fake's
+// batches, not on the clock.
 func waitTicks(t *testing.T, f *fakeDevice, n int) {
 	t.Helper()
 	want := f.batchCount() + n
-	deadline := time.Now().Add(5 * time.Second)
-	for f.batchCount() < want {
-		if time.Now().After(deadline) {
-			t.Fatalf("device saw %d batches, want %d", f.batchCount(), want)
-		}
-		time.Sleep(time.Millisecond)
+	if !f.await(func() bool { return f.batchCount() >= want }) {
+		t.Fatalf("device saw %d batches in a minute, want %d", f.batchCount(), want)
 	}
 }
 
@@ -214,7 +211,7 @@ func TestDeviceLostMidStep(t *testing.T) {
 	lose()
 	select {
 	case <-s.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // a hang, not a slow machine
 		t.Fatal("session did not end after the device went away")
 	}
 	s.End()
@@ -619,12 +616,13 @@ func TestEveryStepHasMeminfo(t *testing.T) {
 	cfg := fastConfig(t)
 	cfg.SlowInterval = time.Hour // only the lane's first read, on its schedule
 	s := startFake(t, f, cfg)
-	for f.meminfoReads() < 1 {
-		time.Sleep(time.Millisecond) // the first read, at the lane's start
+	reads := func(n int) func() bool { return func() bool { return f.meminfoReads() >= n } }
+	if !f.await(reads(1)) { // the first read, at the lane's start
+		t.Fatal("no meminfo read at the lane's start in a minute")
 	}
 	s.Begin("tap")
-	for f.meminfoReads() < 2 {
-		time.Sleep(time.Millisecond) // the read tap's start called for
+	if !f.await(reads(2)) { // the read tap's start called for
+		t.Fatal("no meminfo read for tap's start in a minute")
 	}
 	s.Begin("leave") // ends tap; Stop must read for leave
 	r := s.Stop()
