@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -465,27 +466,36 @@ func (r *recordingT) Helper()           {}
 func (r *recordingT) Name() string      { return "TestRecording/sub" }
 func (r *recordingT) Cleanup(fn func()) { r.cleanups = append(r.cleanups, fn) }
 
+// TestCrashSeenByStopsLastTick runs on the bubble's clock, which the
+// fake's clock then follows: the app dies 100 ms into the step, so its
+// FATAL line (20 ms before the death) is inside the step however the
+// session places it. On the host's clock the death came within
+// microseconds of the step's start, and the line's placement, within the
+// clock's 10 ms resolution, fell before the step now and then.
 func TestCrashSeenByStopsLastTick(t *testing.T) {
-	f := newFake()
-	cfg := fastConfig(t)
-	cfg.Interval = time.Hour // only the first tick and Stop's last one
-	first := make(chan struct{})
-	var once sync.Once
-	cfg.OnTick = func(result.Live) { once.Do(func() { close(first) }) }
-	s := startFake(t, f, cfg)
-	<-first
-	s.Begin("tap")
-	f.setPIDs(5151)
-	done := make(chan *result.Result)
-	go func() { done <- s.Stop() }()
-	select {
-	case r := <-done:
-		if len(r.Crashes) != 1 || r.Crashes[0].Step != "tap" || len(r.Crashes[0].Logcat) == 0 {
-			t.Errorf("crashes %+v", r.Crashes)
+	simtest.Bubble(t, func(t *testing.T) {
+		f := newFake()
+		cfg := fastConfig(t)
+		cfg.Interval = time.Hour // only the first tick and Stop's last one
+		first := make(chan struct{})
+		var once sync.Once
+		cfg.OnTick = func(result.Live) { once.Do(func() { close(first) }) }
+		s := startFake(t, f, cfg)
+		<-first
+		s.Begin("tap")
+		time.Sleep(100 * time.Millisecond)
+		f.setPIDs(5151)
+		done := make(chan *result.Result)
+		go func() { done <- s.Stop() }()
+		select {
+		case r := <-done:
+			if len(r.Crashes) != 1 || r.Crashes[0].Step != "tap" || len(r.Crashes[0].Logcat) == 0 {
+				t.Errorf("crashes %+v", r.Crashes)
+			}
+		case <-time.After(time.Minute): // a hang, not a slow machine
+			t.Fatal("Stop hung waiting for the crash's logcat read")
 		}
-	case <-time.After(time.Minute): // a hang, not a slow machine
-		t.Fatal("Stop hung waiting for the crash's logcat read")
-	}
+	})
 }
 
 // The results folder is the Result's, and stays where a Result would go
