@@ -66,9 +66,6 @@ func TestFaultsOnEveryCollector(t *testing.T) {
 	}
 }
 
-// roundTrip is a moment of the bubble's clock: a phone's round trip.
-const roundTrip = 5 * time.Millisecond
-
 func faultRun(t *testing.T, fc faultCase) {
 	dev := markPhone(t, "sim-fault", "100")
 	fp := newFreezingPhone(dev)
@@ -101,10 +98,7 @@ func faultRun(t *testing.T, fc faultCase) {
 	}
 	s.Begin("faulty")
 	tk.wait(t, 2)
-	// On the bubble's clock the test runs at the instant of the tick it
-	// waited for, and a round trip to the phone takes no time: the step
-	// ends a moment after that tick, as it does on a phone.
-	time.Sleep(roundTrip)
+	time.Sleep(roundTrip) // the step ends a moment after the tick, as on a phone
 	if !fc.drawing {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if _, err := d.Shell(ctx, "input tap 540 2270"); err != nil { // "Stop"
