@@ -2,6 +2,7 @@ package perftest_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -58,16 +59,21 @@ var faultCases = []faultCase{
 // next session does, with a note, leaving the phone as it was.
 func TestFaultsOnEveryCollector(t *testing.T) {
 	t.Parallel()
-	for _, fc := range faultCases {
+	for i, fc := range faultCases {
 		t.Run(fc.name, func(t *testing.T) {
 			t.Parallel()
-			simtest.Bubble(t, func(t *testing.T) { faultRun(t, fc) })
+			// Each case's phone has a serial of its own: the cases' bubbles
+			// start their clocks at the same instant, so their sessions name
+			// their traces alike, and the next session on one phone would
+			// take another case's live trace of that name and serial for
+			// its own phone's.
+			simtest.Bubble(t, func(t *testing.T) { faultRun(t, fc, fmt.Sprintf("sim-fault%d", i)) })
 		})
 	}
 }
 
-func faultRun(t *testing.T, fc faultCase) {
-	dev := markPhone(t, "sim-fault", "100")
+func faultRun(t *testing.T, fc faultCase, serial string) {
+	dev := markPhone(t, serial, "100")
 	fp := newFreezingPhone(dev)
 	fp.stall = fc.kind == "stall"
 	srv := adbtest.NewPipeServer(fp)
