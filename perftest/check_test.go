@@ -222,8 +222,13 @@ func TestRestartingIsNoCrash(t *testing.T) {
 func TestCrashBeforeTheTickAfterARestart(t *testing.T) {
 	f := newFake()
 	var hold atomic.Bool // the cheap lane's ticks fail while set
+	held := make(chan struct{}, 1000)
 	f.fail = func(ctx context.Context, cmds []string) error {
 		if hold.Load() && slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "pidof ") }) {
+			select {
+			case held <- struct{}{}:
+			default:
+			}
 			return errors.New("held")
 		}
 		return nil
@@ -238,9 +243,21 @@ func TestCrashBeforeTheTickAfterARestart(t *testing.T) {
 		})
 	})
 	s.Step("tap", func() {
-		// The fake logs the crash 20 ms before the process goes: 100 ms
-		// into the step puts that line inside it.
-		time.Sleep(100 * time.Millisecond)
+		// The fake logs the crash 20 ms before the process goes: eleven
+		// held ticks into the step (ten intervals, 100 ms at least) put
+		// that line inside it, and no tick went through meanwhile. A
+		// minute bounds a broken test, not the wait.
+		for len(held) > 0 {
+			<-held
+		}
+		timeout := time.After(time.Minute)
+		for i := range 11 {
+			select {
+			case <-held:
+			case <-timeout:
+				t.Fatalf("%d held ticks in a minute", i)
+			}
+		}
 		f.setPIDs(6161)
 		hold.Store(false)
 		waitTicks(t, f, 2)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/simtest"
@@ -48,63 +49,66 @@ func onDisk(t *testing.T, dir string) *result.Result {
 // replaces it, under the same name.
 func TestResultWrittenAsStepsEnd(t *testing.T) {
 	t.Parallel()
-	dev, d := simQuirks(t, "smooth-scroll", 33, simdevice.Quirks{})
-	tk := newTicker()
-	cfg := quirkConfig(t, tk)
-	cfg.Causes.Off = true
-	s := perftest.Start(t, d, perftest.WithConfig(cfg))
-	s.Begin("first")
-	tk.wait(t, 5)
-	s.End()
+	simtest.Bubble(t, func(t *testing.T) {
+		dev, d := simQuirks(t, "smooth-scroll", 33, simdevice.Quirks{})
+		tk := newTicker()
+		cfg := quirkConfig(t, tk)
+		cfg.Causes.Off = true
+		s := perftest.Start(t, d, perftest.WithConfig(cfg))
+		s.Begin("first")
+		tk.wait(t, 5)
+		time.Sleep(roundTrip) // the step ends a moment after the tick, as on a phone
+		s.End()
 
-	r := onDisk(t, cfg.ResultsDir)
-	u := r.Unfinished
-	if u == nil || u.After != "first" || u.InStep != "" || len(r.Steps) != 1 || r.Steps[0].Name != "first" {
-		t.Fatalf("at the step's end: unfinished %+v, steps %d", u, len(r.Steps))
-	}
-	if !strings.HasPrefix(r.Error, `unfinished: the session had not reached Stop when this Result was written, after step "first" ended`) || len(r.Failed()) == 0 {
-		t.Errorf("error %q, failed %q: want the Result unfinished and failed", r.Error, r.Failed())
-	}
-	absent(t, r.Step("first"), []metrics.Name{metrics.Frames, metrics.FPS}, "no frame poll succeeded after the step ended")
-	if m := r.Step("first").Measurements(); len(m) != 1 || m[0].Incomplete == "" {
-		t.Errorf("measurements %+v: want the step incomplete (never recorded)", m)
-	}
-	if len(r.Samples) == 0 || r.Samples[0].DeviceNs == 0 {
-		t.Errorf("samples %d, not on the device clock", len(r.Samples))
-	}
-
-	s.Begin("second")
-	// The tick after the step's end polls frames, and the lane writes the
-	// Result again before the next tick.
-	var first *result.Step
-	for range 100 {
-		tk.wait(t, 1)
-		r = onDisk(t, cfg.ResultsDir)
-		if first = r.Step("first"); first.NotMeasured[metrics.Frames] == "" {
-			break
+		r := onDisk(t, cfg.ResultsDir)
+		u := r.Unfinished
+		if u == nil || u.After != "first" || u.InStep != "" || len(r.Steps) != 1 || r.Steps[0].Name != "first" {
+			t.Fatalf("at the step's end: unfinished %+v, steps %d", u, len(r.Steps))
 		}
-	}
-	// The poll may have come before the second step began, or after.
-	if u := r.Unfinished; u == nil || u.After != "first" || u.InStep != "" && u.InStep != "second" || len(r.Steps) != 1 {
-		t.Fatalf("after a poll: unfinished %+v, steps %d", u, len(r.Steps))
-	}
-	truth, _, late := truthInStep(r, first, dev.World().TruthFrames(), false)
-	if got := metric(t, first, metrics.Frames); got != float64(len(truth)) || late > 0 || len(truth) < 10 {
-		t.Errorf("first, as written after a poll: %v frames; the phone drew %d in it (%d after the last poll)", got, len(truth), late)
-	}
-	tk.wait(t, 2)
-	s.End()
-	final := s.Stop()
-	back := onDisk(t, cfg.ResultsDir)
-	if back.Unfinished != nil || back.Error != "" || final.Path != back.Path || len(back.Steps) != 2 {
-		t.Errorf("after Stop: %s unfinished %+v, error %q, %d steps; Stop wrote %s", back.Path, back.Unfinished, back.Error, len(back.Steps), final.Path)
-	}
-	// Stop places the step on the phone's clock with more round trips
-	// than the write did: a frame at its edge may change sides.
-	truth, _, late = truthInStep(back, back.Step("first"), dev.World().TruthFrames(), false)
-	if got := metric(t, back.Step("first"), metrics.Frames); got != float64(len(truth)) || late > 0 {
-		t.Errorf("first, at Stop: %v frames; the phone drew %d in it (%d after the last poll)", got, len(truth), late)
-	}
+		if !strings.HasPrefix(r.Error, `unfinished: the session had not reached Stop when this Result was written, after step "first" ended`) || len(r.Failed()) == 0 {
+			t.Errorf("error %q, failed %q: want the Result unfinished and failed", r.Error, r.Failed())
+		}
+		absent(t, r.Step("first"), []metrics.Name{metrics.Frames, metrics.FPS}, "no frame poll succeeded after the step ended")
+		if m := r.Step("first").Measurements(); len(m) != 1 || m[0].Incomplete == "" {
+			t.Errorf("measurements %+v: want the step incomplete (never recorded)", m)
+		}
+		if len(r.Samples) == 0 || r.Samples[0].DeviceNs == 0 {
+			t.Errorf("samples %d, not on the device clock", len(r.Samples))
+		}
+
+		s.Begin("second")
+		// The tick after the step's end polls frames, and the lane writes the
+		// Result again before the next tick.
+		var first *result.Step
+		for range 100 {
+			tk.wait(t, 1)
+			r = onDisk(t, cfg.ResultsDir)
+			if first = r.Step("first"); first.NotMeasured[metrics.Frames] == "" {
+				break
+			}
+		}
+		// The poll may have come before the second step began, or after.
+		if u := r.Unfinished; u == nil || u.After != "first" || u.InStep != "" && u.InStep != "second" || len(r.Steps) != 1 {
+			t.Fatalf("after a poll: unfinished %+v, steps %d", u, len(r.Steps))
+		}
+		truth, _, late := truthInStep(r, first, dev.World().TruthFrames(), false)
+		if got := metric(t, first, metrics.Frames); got != float64(len(truth)) || late > 0 || len(truth) < 10 {
+			t.Errorf("first, as written after a poll: %v frames; the phone drew %d in it (%d after the last poll)", got, len(truth), late)
+		}
+		tk.wait(t, 2)
+		s.End()
+		final := s.Stop()
+		back := onDisk(t, cfg.ResultsDir)
+		if back.Unfinished != nil || back.Error != "" || final.Path != back.Path || len(back.Steps) != 2 {
+			t.Errorf("after Stop: %s unfinished %+v, error %q, %d steps; Stop wrote %s", back.Path, back.Unfinished, back.Error, len(back.Steps), final.Path)
+		}
+		// Stop places the step on the phone's clock with more round trips
+		// than the write did: a frame at its edge may change sides.
+		truth, _, late = truthInStep(back, back.Step("first"), dev.World().TruthFrames(), false)
+		if got := metric(t, back.Step("first"), metrics.Frames); got != float64(len(truth)) || late > 0 {
+			t.Errorf("first, at Stop: %v frames; the phone drew %d in it (%d after the last poll)", got, len(truth), late)
+		}
+	})
 }
 
 // A Result that did not reach Stop fails, and its steps are not recorded

@@ -25,6 +25,13 @@ func (tk ticker) settledWait(t *testing.T, n int) {
 	tk.wait(t, n)
 }
 
+// roundTrip is a moment of the bubble's clock, as long as a round trip to
+// a phone: a test that acts on a phone after waiting for a tick sleeps for
+// it, since on the fake clock the tick, the test's own round trips and the
+// step's end would otherwise share one instant, and a poll at that
+// instant would count as one after the step's end.
+const roundTrip = 5 * time.Millisecond
+
 // TestJankCountFakeClock: janky-scroll misses three frame deadlines in
 // every 3 s of its scroll (6, 8 and 3 vsyncs; two of them PerfDog Janks,
 // one of those a BigJank), and a 3 s step on the bubble's clock reports

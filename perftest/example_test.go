@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -35,9 +37,38 @@ func ExampleNewSession() {
 	r := s.Stop()
 
 	st := r.Step("scroll")
-	fmt.Printf("source %s, fps %.0f, jank %d (%s), crashed %v\n",
-		st.Frames().Source, st.FPS(), st.Jank(), st.Frames().JankDefinition, st.Crashed())
-	// Output: source gfxinfo, fps 60, jank 0 (deadline_missed), crashed false
+	fmt.Printf("source %s, jank counted as %s, crashed %v\n", st.Frames().Source, st.Frames().JankDefinition, st.Crashed())
+	// Output: source gfxinfo, jank counted as deadline_missed, crashed false
+}
+
+// TestNewSessionFigures records ExampleNewSession's session in a bubble,
+// its phone served over in-memory pipes, and checks the frame figures the
+// Example leaves out of its Output: on the host's clock a host stalled for
+// longer than the phone's frame buffer lasts loses the step's frames, and
+// the Example's output would depend on the host; on the bubble's clock no
+// frame is lost, and the figures are the phone's.
+func TestNewSessionFigures(t *testing.T) {
+	t.Parallel()
+	simtest.Bubble(t, func(t *testing.T) {
+		wl, _ := simdevice.Preset("smooth-scroll")
+		_, srv := simtest.ServePipe(t, simdevice.Config{Workload: wl, RefreshHz: 60})
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		d := srv.Open("")
+		d.Shell(ctx, "am start -W -n com.perfgate.demo/.MainActivity")
+		s, err := perftest.NewSession(ctx, d, perftest.Config{Package: "com.perfgate.demo", ResultFile: "-"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Step("scroll", func() { time.Sleep(500 * time.Millisecond) })
+		r := s.Stop()
+		st := r.Step("scroll")
+		got := fmt.Sprintf("source %s, fps %.0f, jank %d (%s), crashed %v",
+			st.Frames().Source, st.FPS(), st.Jank(), st.Frames().JankDefinition, st.Crashed())
+		if want := "source gfxinfo, fps 60, jank 0 (deadline_missed), crashed false"; got != want {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	})
 }
 
 // A session with a Perfetto trace on the simulated phone, whose app makes

@@ -48,6 +48,8 @@ type fakeDevice struct {
 	batches int // every batch
 	ticks   int // cheap-lane batches
 	cmds    [][]string
+	// answered is closed, and replaced, as each batch is answered.
+	answered chan struct{}
 }
 
 func newFake() *fakeDevice {
@@ -109,6 +111,29 @@ func (f *fakeDevice) fakeWall(dev int64) time.Time {
 	return time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC).Add(time.Duration(dev))
 }
 
+// await waits until cond holds, trying it again each time the fake
+// answers a batch; false when it still does not after a minute, a bound
+// for a broken test, not a wait for time to pass.
+func (f *fakeDevice) await(cond func() bool) bool {
+	timeout := time.After(time.Minute)
+	for {
+		f.mu.Lock()
+		if f.answered == nil {
+			f.answered = make(chan struct{})
+		}
+		next := f.answered
+		f.mu.Unlock()
+		if cond() {
+			return true
+		}
+		select {
+		case <-next:
+		case <-timeout:
+			return false
+		}
+	}
+}
+
 // batchCount counts the cheap-lane ticks the device answered.
 func (f *fakeDevice) batchCount() int {
 	f.mu.Lock()
@@ -124,6 +149,7 @@ func (f *fakeDevice) batch(ctx context.Context, cmds []string) ([]adbx.Result, e
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	defer f.signal()
 	f.batches++
 	f.cmds = append(f.cmds, cmds)
 	// Counters move once per cheap-lane tick (the batch that asks pidof),
@@ -141,6 +167,14 @@ func (f *fakeDevice) batch(ctx context.Context, cmds []string) ([]adbx.Result, e
 		out[i] = f.run(c)
 	}
 	return out, nil
+}
+
+// signal wakes the waiters of await; f.mu is held.
+func (f *fakeDevice) signal() {
+	if f.answered != nil {
+		close(f.answered)
+		f.answered = nil
+	}
 }
 
 func (f *fakeDevice) pidLoop(format string) string {

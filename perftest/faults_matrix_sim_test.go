@@ -2,11 +2,13 @@ package perftest_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/result"
@@ -57,16 +59,21 @@ var faultCases = []faultCase{
 // next session does, with a note, leaving the phone as it was.
 func TestFaultsOnEveryCollector(t *testing.T) {
 	t.Parallel()
-	for _, fc := range faultCases {
+	for i, fc := range faultCases {
 		t.Run(fc.name, func(t *testing.T) {
 			t.Parallel()
-			faultRun(t, fc)
+			// Each case's phone has a serial of its own: the cases' bubbles
+			// start their clocks at the same instant, so their sessions name
+			// their traces alike, and the next session on one phone would
+			// take another case's live trace of that name and serial for
+			// its own phone's.
+			simtest.Bubble(t, func(t *testing.T) { faultRun(t, fc, fmt.Sprintf("sim-fault%d", i)) })
 		})
 	}
 }
 
-func faultRun(t *testing.T, fc faultCase) {
-	dev := markPhone(t, "sim-fault", "100")
+func faultRun(t *testing.T, fc faultCase, serial string) {
+	dev := markPhone(t, serial, "100")
 	fp := newFreezingPhone(dev)
 	fp.stall = fc.kind == "stall"
 	srv := adbtest.NewPipeServer(fp)
@@ -97,6 +104,7 @@ func faultRun(t *testing.T, fc faultCase) {
 	}
 	s.Begin("faulty")
 	tk.wait(t, 2)
+	time.Sleep(roundTrip) // the step ends a moment after the tick, as on a phone
 	if !fc.drawing {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if _, err := d.Shell(ctx, "input tap 540 2270"); err != nil { // "Stop"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -281,7 +282,25 @@ func TestADBServerRestart(t *testing.T) {
 func restartRun(t *testing.T) (early string) {
 	dev := sim(t, "smooth-scroll", 60, 33)
 	a := adbtest.StartADB(t)
-	d, adbd := a.Serve(t, dev)
+	_, adbd := a.Serve(t, dev)
+	// The session's connections to the server are dialled by dial, which
+	// hears of each one the stopped server refused: a request that failed.
+	refused := make(chan struct{}, 1)
+	var dialer net.Dialer
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			select {
+			case refused <- struct{}{}:
+			default:
+			}
+		}
+		return c, err
+	}
+	d, err := adbx.Open(t.Context(), adbx.Options{Server: a.Addr(), Serial: adbd.Addr, Dial: dial})
+	if err != nil {
+		t.Fatal(err)
+	}
 	launch(t, d, dev)
 	rt := &recT{}
 	cfg := quickConfig(t)
@@ -330,7 +349,16 @@ func restartRun(t *testing.T) (early string) {
 		return fmt.Sprintf("%v (%s)", s.Err(), rt.joined())
 	}
 	a.Run("kill-server")
-	time.Sleep(300 * time.Millisecond) // ticks fail meanwhile: the gap
+	// Until the session's requests fail: the gap. A minute bounds a broken
+	// test, not the wait.
+	for len(refused) > 0 {
+		<-refused
+	}
+	select {
+	case <-refused:
+	case <-time.After(time.Minute):
+		t.Fatalf("no request of the session failed within a minute of the server's end (%s)", rt.joined())
+	}
 	a.Run("start-server")
 	a.Connect(adbd.Addr)
 	back := int64(dev.World().Uptime()) // device time once the server is back

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -42,16 +43,13 @@ func startFake(t *testing.T, f *fakeDevice, cfg Config) *Session {
 	return s
 }
 
-// waitTicks lets the cheap lane run n more ticks.
+// waitTicks lets the cheap lane run n more ticks: it waits on the fake's
+// batches, not on the clock.
 func waitTicks(t *testing.T, f *fakeDevice, n int) {
 	t.Helper()
 	want := f.batchCount() + n
-	deadline := time.Now().Add(5 * time.Second)
-	for f.batchCount() < want {
-		if time.Now().After(deadline) {
-			t.Fatalf("device saw %d batches, want %d", f.batchCount(), want)
-		}
-		time.Sleep(time.Millisecond)
+	if !f.await(func() bool { return f.batchCount() >= want }) {
+		t.Fatalf("device saw %d batches in a minute, want %d", f.batchCount(), want)
 	}
 }
 
@@ -214,7 +212,7 @@ func TestDeviceLostMidStep(t *testing.T) {
 	lose()
 	select {
 	case <-s.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // a hang, not a slow machine
 		t.Fatal("session did not end after the device went away")
 	}
 	s.End()
@@ -468,27 +466,36 @@ func (r *recordingT) Helper()           {}
 func (r *recordingT) Name() string      { return "TestRecording/sub" }
 func (r *recordingT) Cleanup(fn func()) { r.cleanups = append(r.cleanups, fn) }
 
+// TestCrashSeenByStopsLastTick runs on the bubble's clock, which the
+// fake's clock then follows: the app dies 100 ms into the step, so its
+// FATAL line (20 ms before the death) is inside the step however the
+// session places it. On the host's clock the death came within
+// microseconds of the step's start, and the line's placement, within the
+// clock's 10 ms resolution, fell before the step now and then.
 func TestCrashSeenByStopsLastTick(t *testing.T) {
-	f := newFake()
-	cfg := fastConfig(t)
-	cfg.Interval = time.Hour // only the first tick and Stop's last one
-	first := make(chan struct{})
-	var once sync.Once
-	cfg.OnTick = func(result.Live) { once.Do(func() { close(first) }) }
-	s := startFake(t, f, cfg)
-	<-first
-	s.Begin("tap")
-	f.setPIDs(5151)
-	done := make(chan *result.Result)
-	go func() { done <- s.Stop() }()
-	select {
-	case r := <-done:
-		if len(r.Crashes) != 1 || r.Crashes[0].Step != "tap" || len(r.Crashes[0].Logcat) == 0 {
-			t.Errorf("crashes %+v", r.Crashes)
+	simtest.Bubble(t, func(t *testing.T) {
+		f := newFake()
+		cfg := fastConfig(t)
+		cfg.Interval = time.Hour // only the first tick and Stop's last one
+		first := make(chan struct{})
+		var once sync.Once
+		cfg.OnTick = func(result.Live) { once.Do(func() { close(first) }) }
+		s := startFake(t, f, cfg)
+		<-first
+		s.Begin("tap")
+		time.Sleep(100 * time.Millisecond)
+		f.setPIDs(5151)
+		done := make(chan *result.Result)
+		go func() { done <- s.Stop() }()
+		select {
+		case r := <-done:
+			if len(r.Crashes) != 1 || r.Crashes[0].Step != "tap" || len(r.Crashes[0].Logcat) == 0 {
+				t.Errorf("crashes %+v", r.Crashes)
+			}
+		case <-time.After(time.Minute): // a hang, not a slow machine
+			t.Fatal("Stop hung waiting for the crash's logcat read")
 		}
-	case <-time.After(time.Minute): // a hang, not a slow machine
-		t.Fatal("Stop hung waiting for the crash's logcat read")
-	}
+	})
 }
 
 // The results folder is the Result's, and stays where a Result would go
@@ -619,12 +626,13 @@ func TestEveryStepHasMeminfo(t *testing.T) {
 	cfg := fastConfig(t)
 	cfg.SlowInterval = time.Hour // only the lane's first read, on its schedule
 	s := startFake(t, f, cfg)
-	for f.meminfoReads() < 1 {
-		time.Sleep(time.Millisecond) // the first read, at the lane's start
+	reads := func(n int) func() bool { return func() bool { return f.meminfoReads() >= n } }
+	if !f.await(reads(1)) { // the first read, at the lane's start
+		t.Fatal("no meminfo read at the lane's start in a minute")
 	}
 	s.Begin("tap")
-	for f.meminfoReads() < 2 {
-		time.Sleep(time.Millisecond) // the read tap's start called for
+	if !f.await(reads(2)) { // the read tap's start called for
+		t.Fatal("no meminfo read for tap's start in a minute")
 	}
 	s.Begin("leave") // ends tap; Stop must read for leave
 	r := s.Stop()
