@@ -463,6 +463,12 @@ func (s *Session) slowTick(ctx context.Context) {
 	plan := s.col.slowPlan()
 	// A read that starts after a step began serves that step, whether the
 	// step's kick or the timer started it.
+	if len(plan.cmds) == 0 {
+		// Nothing to read yet (the app's processes not known): the steps
+		// that asked still need a read.
+		s.mu.Unlock()
+		return
+	}
 	forSteps := s.kickFor
 	s.kickFor = nil
 	select {
@@ -470,9 +476,6 @@ func (s *Session) slowTick(ctx context.Context) {
 	default:
 	}
 	s.mu.Unlock()
-	if len(plan.cmds) == 0 {
-		return
-	}
 	// meminfo can take a second on a busy phone; it has its own deadline.
 	send := s.now()
 	tctx, cancel := context.WithTimeout(ctx, max(s.cfg.TickTimeout, 5*time.Second))

@@ -29,7 +29,7 @@ func Memory(r *result.Result, st *result.Step, interval, slowInterval time.Durat
 			}
 		}
 	}
-	if m, err := dumpsys.MemorySummarize(rss); err == nil {
+	if m, err := dumpsys.MemorySummarize(oneAtATime(rss)); err == nil {
 		out.RSSSamples, out.RSSMaxKB, out.RSSLastKB, out.RSSMeanKB = m.N, m.MaxKB, m.LastKB, m.MeanKB
 	}
 	var pss []dumpsys.MemorySample
@@ -53,7 +53,7 @@ func Memory(r *result.Result, st *result.Step, interval, slowInterval time.Durat
 			}
 		}
 	}
-	if m, err := dumpsys.MemorySummarize(pss); err == nil {
+	if m, err := dumpsys.MemorySummarize(oneAtATime(pss)); err == nil {
 		out.PSSSamples, out.PSSMaxKB, out.PSSLastKB, out.PSSMeanKB = m.N, m.MaxKB, m.LastKB, m.MeanKB
 		out.PSSGrowthKBPerMin = m.GrowthKBPerMin
 	}
@@ -154,6 +154,23 @@ func Thermal(samples []result.Sample, st *result.Step) *result.ThermalStats {
 				out.MaxC, out.MaxZone = v, zone
 			}
 		}
+	}
+	return out
+}
+
+// oneAtATime keeps, of samples taken at one instant, the last: two reads
+// the host saw at one time (a step's own read and the lane's, on a clock
+// that did not move between them) are one point of the series, not a
+// series with no time span, which has no growth and would lose the
+// step's other figures too.
+func oneAtATime(samples []dumpsys.MemorySample) []dumpsys.MemorySample {
+	var out []dumpsys.MemorySample
+	for _, x := range samples {
+		if n := len(out); n > 0 && out[n-1].At == x.At {
+			out[n-1] = x
+			continue
+		}
+		out = append(out, x)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package stepstats
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -54,5 +55,23 @@ func TestBatteryWithoutTemperature(t *testing.T) {
 	out, why := Battery(samples, &result.Step{HostStartNs: 0, HostEndNs: 10})
 	if out == nil || out.StartLevelPct != 80 || out.EndLevelPct != 79 || out.MeanCurrentMA != 200 || !strings.Contains(why, "has no POWER_SUPPLY_TEMP") {
 		t.Errorf("battery %+v, %q", out, why)
+	}
+}
+
+// Two meminfo reads the host saw at one instant (the lane's and the one a
+// step asked for, on a clock that did not move) are one point: the step
+// keeps its PSS, and its growth needs reads at two times.
+func TestMemoryReadsAtOneInstant(t *testing.T) {
+	const s = int64(time.Second)
+	r := &result.Result{Memory: []result.MemorySample{{HostNs: 0, PSSKB: 120000}, {HostNs: 0, PSSKB: 124000, Steps: []string{"scroll"}}}}
+	st := &result.Step{Name: "scroll", HostStartNs: 0, HostEndNs: s}
+	m := Memory(r, st, 100*time.Millisecond, time.Second)
+	if m.PSSSamples != 1 || m.PSSMaxKB != 124000 || m.PSSLastKB != 124000 {
+		t.Errorf("two reads at one instant: %d samples, max %d, last %d; want 1, 124000, 124000", m.PSSSamples, m.PSSMaxKB, m.PSSLastKB)
+	}
+	r.Memory = append(r.Memory, result.MemorySample{HostNs: s / 2, PSSKB: 125000})
+	m = Memory(r, st, 100*time.Millisecond, time.Second)
+	if m.PSSSamples != 2 || m.PSSMaxKB != 125000 || math.Abs(m.PSSGrowthKBPerMin-120000) > 1e-6 {
+		t.Errorf("and one later: %d samples, max %d, growth %v; want 2, 125000, 120000 KiB/min", m.PSSSamples, m.PSSMaxKB, m.PSSGrowthKBPerMin)
 	}
 }
