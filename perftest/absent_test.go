@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest/internal/samples"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -121,7 +122,7 @@ func newTrafficFake() *trafficFake {
 	tf.extra = func(cmd string) (adbx.Result, bool) {
 		tf.mu.Lock()
 		defer tf.mu.Unlock()
-		if cmd != "cat "+trafficQtaguid || !tf.noRow {
+		if cmd != "cat "+samples.TrafficQtaguid || !tf.noRow {
 			return adbx.Result{}, false
 		}
 		return adbx.Result{Stdout: []byte("idx iface acct_tag_hex uid_tag_int cnt_set rx_bytes rx_packets tx_bytes tx_packets\n3 wlan0 0x0 10999 0 555 1 66 1\n")}, true
@@ -163,12 +164,12 @@ func TestTrafficAbsentWhenCountersFail(t *testing.T) {
 			t.Errorf("%s: rx %v %v (%v), want whole ticks of 1000 B", name, rx, ok, st.NotMeasured)
 		}
 	}
-	wantAbsent(t, r.Step("reset"), "traffic: "+trafficQtaguid+": "+procfs.ErrTrafficCounterReset.Error(), "rx", "tx")
-	wantAbsent(t, r.Step("partly"), "traffic: "+trafficQtaguid+" unreadable at the step's edge (", "rx", "tx")
-	wantAbsent(t, r.Step("never"), "traffic: "+trafficQtaguid+" unreadable on every read in the step", "rx", "tx")
+	wantAbsent(t, r.Step("reset"), "traffic: "+samples.TrafficQtaguid+": "+procfs.ErrTrafficCounterReset.Error(), "rx", "tx")
+	wantAbsent(t, r.Step("partly"), "traffic: "+samples.TrafficQtaguid+" unreadable at the step's edge (", "rx", "tx")
+	wantAbsent(t, r.Step("never"), "traffic: "+samples.TrafficQtaguid+" unreadable on every read in the step", "rx", "tx")
 	// The last good read before "recover" lies in "partly": its bytes
 	// would take in "never"'s.
-	wantAbsent(t, r.Step("recover"), "traffic: "+trafficQtaguid+" unreadable at the step's edge (", "rx", "tx")
+	wantAbsent(t, r.Step("recover"), "traffic: "+samples.TrafficQtaguid+" unreadable at the step's edge (", "rx", "tx")
 	for _, name := range []string{"reset", "partly", "never", "recover"} {
 		if st := r.Step(name); st.TrafficStats != nil {
 			t.Errorf("%s: traffic %+v, want none", name, *st.TrafficStats)
@@ -272,29 +273,6 @@ func TestSampleJSON(t *testing.T) {
 	} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("sample JSON %s lacks %s", b, want)
-		}
-	}
-}
-
-// A source that failed every read is explained by the device's last
-// answer, not by a tick it did not answer in time; those ticks are
-// counted beside it, and quoted only when the device answered none.
-func TestUnreadableQuotesTheDevice(t *testing.T) {
-	denied := readOutcome{hostNs: 1, err: "cat /proc/1/net/dev: exit status 1: No such file or directory"}
-	timeout := readOutcome{hostNs: 2, err: "the whole tick failed: timeout", tick: true}
-	for _, tc := range []struct {
-		rs   []readOutcome
-		want string
-	}{
-		{[]readOutcome{denied, denied, timeout},
-			"net unreadable on every read in the step (3 failed; last: cat /proc/1/net/dev: exit status 1: No such file or directory; 1 of them in ticks that failed as a whole)"},
-		{[]readOutcome{denied, denied}, "net unreadable on every read in the step (2 failed; last: cat /proc/1/net/dev: exit status 1: No such file or directory)"},
-		{[]readOutcome{timeout, timeout}, "net unreadable on every read in the step (2 failed; last: the whole tick failed: timeout)"},
-		{[]readOutcome{denied, {hostNs: 3}}, ""},
-		{nil, ""},
-	} {
-		if got := unreadable("net", tc.rs); got != tc.want {
-			t.Errorf("unreadable(%v)\n got %q\nwant %q", tc.rs, got, tc.want)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package perftest
 import (
 	"context"
 	"fmt"
-	"github.com/perfgate/perfgate/result"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -14,6 +13,8 @@ import (
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/internal/fixtures"
 	"github.com/perfgate/perfgate/internal/simtest"
+	"github.com/perfgate/perfgate/perftest/internal/samples"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -159,7 +160,9 @@ func BenchmarkAbsorbCapture(b *testing.B) {
 	f := newFake()
 	c := bareCollector(SourceGfxInfo)
 	c.cfg.Collectors = cheapCollectors
-	c.cpuOK, c.traffic, c.uid, c.batteryOK = true, trafficQtaguid, f.uid, false
+	c.uid = f.uid
+	c.newSamples()
+	c.samples.Use(samples.Found{CPU: true, Traffic: samples.TrafficQtaguid})
 	plan := c.plan(true)
 	out := make([]adbx.Result, len(plan.cmds))
 	for i, cmd := range plan.cmds {

@@ -101,8 +101,8 @@ func (c *collector) summariseCauses(st *result.Step, frames []frames.Frame) *cau
 		return nil
 	}
 	notRunning := ""
-	if !c.ranDuring(st.HostStartNs, st.HostEndNs) {
-		notRunning = c.notRunningWhy(st.HostStartNs, st.HostEndNs)
+	if !c.samples.RanDuring(st.HostStartNs, st.HostEndNs) {
+		notRunning = c.samples.NotRunningWhy(st.HostStartNs, st.HostEndNs)
 	}
 	return c.causes.Summarise(st, frames, c.stepPIDs(st), notRunning)
 }
@@ -111,7 +111,7 @@ func (c *collector) summariseCauses(st *result.Step, frames []frames.Frame) *cau
 func (c *collector) stepPIDs(st *result.Step) []int {
 	var out []int
 	ss := c.s.res.Samples
-	for i := c.firstSample(st.HostStartNs); i < len(ss); i++ {
+	for i := c.samples.FirstSample(st.HostStartNs); i < len(ss); i++ {
 		for _, p := range ss[i].PIDs {
 			if !slices.Contains(out, p) {
 				out = append(out, p)

@@ -1,37 +1,28 @@
 package perftest
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"github.com/perfgate/perfgate/perftest/internal/devcmd"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest/internal/causesrc"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/perftest/internal/ends"
 	"github.com/perfgate/perfgate/perftest/internal/framesrc"
+	"github.com/perfgate/perfgate/perftest/internal/readlog"
+	"github.com/perfgate/perfgate/perftest/internal/samples"
 	"github.com/perfgate/perfgate/perftest/internal/smooth"
-	"github.com/perfgate/perfgate/perftest/internal/stepstats"
 	"github.com/perfgate/perfgate/perftest/internal/tracing"
 	"github.com/perfgate/perfgate/result"
-)
-
-// Traffic modes, from the most to the least specific (DESIGN.md "Traffic").
-const (
-	trafficQtaguid  = "/proc/net/xt_qtaguid/stats"
-	trafficUIDStat  = "/proc/uid_stat/<uid>/tcp_rcv,tcp_snd"
-	trafficNetstats = "dumpsys netstats"
-	trafficNetDev   = "/proc/<pid>/net/dev"
 )
 
 // collector turns ticks into samples and frames. Its methods run with the
@@ -40,8 +31,13 @@ type collector struct {
 	s   *Session
 	cfg Config
 
-	// ab keeps what explains a metric without a value.
-	ab absenceLog
+	// log keeps how each source's reads fared, to explain a metric
+	// without a value.
+	log readlog.Log
+	// why and whyMetric hold reasons found while a step is summarised,
+	// by family or by metric name.
+	why       map[metrics.Family]string
+	whyMetric map[metrics.Name]string
 
 	// frames is the frame source: polls, frames, rows rejected.
 	frames    *framesrc.Source
@@ -49,21 +45,17 @@ type collector struct {
 	procNames []string // the app's process names, for pidof
 	uid       int
 
-	cpuOK      bool
-	traffic    string // one of the traffic modes, "" when off
-	batteryOK  bool
-	thermalOK  bool
-	pids       []int
-	everRan    bool
-	ticks      int
-	noted      map[string]bool
-	clockGfx   clockMap // gfxinfo "Uptime:" (CLOCK_MONOTONIC, ms)
-	clockProc  clockMap // /proc/uptime (CLOCK_BOOTTIME, 10 ms)
-	aux        sync.WaitGroup
-	lastCPUPct float64
+	// samples reads the CPU, memory, traffic, battery and thermal
+	// counters.
+	samples   *samples.Source
+	pids      []int
+	ticks     int
+	noted     map[string]bool
+	clockGfx  clockMap // gfxinfo "Uptime:" (CLOCK_MONOTONIC, ms)
+	clockProc clockMap // /proc/uptime (CLOCK_BOOTTIME, 10 ms)
+	aux       sync.WaitGroup
 	// ends follows the app's processes, for placing their ends in the log.
-	ends    ends.Source
-	pidofOK bool // the last pidof answered (a failed one says nothing)
+	ends ends.Source
 	// smooth holds the app's Choreographer lines, read at Stop.
 	smooth smooth.Source
 	// causes finds why frames janked (causes.go).
@@ -85,7 +77,19 @@ func newCollector(s *Session) *collector {
 		causes: newCauses(s),
 	}
 	c.frames = newFrameSource(c)
+	c.resetWhy()
+	c.newSamples()
 	return c
+}
+
+// newSamples is the collector's samples source, for the configuration
+// and the uid known now.
+func (c *collector) newSamples() {
+	c.samples = samples.New(samples.Config{
+		Package: c.cfg.Package, Names: c.procNames, UID: c.uid,
+		CPU: c.cfg.has(CollectCPU), Memory: c.cfg.has(CollectMemory), Traffic: c.cfg.has(CollectTraffic), Battery: c.cfg.has(CollectBattery),
+		Interval: c.cfg.Interval, SlowInterval: c.cfg.SlowInterval,
+	}, samples.Env{Result: c.s.res, Note: c.note, Log: &c.log})
 }
 
 func (c *collector) note(format string, args ...any) {
@@ -93,7 +97,7 @@ func (c *collector) note(format string, args ...any) {
 		return
 	}
 	msg := fmt.Sprintf(format, args...)
-	c.ab.tickNotes = append(c.ab.tickNotes, msg)
+	c.log.Note(msg)
 	if c.noted[msg] {
 		return
 	}
@@ -136,7 +140,6 @@ func (c *collector) setup(ctx context.Context) error {
 	}
 	sort.Ints(pids)
 	c.pids = pids
-	c.everRan = len(pids) > 0
 	r.App.PIDs = pids
 	r.App.RunningAtStart = len(pids) > 0
 	if len(pids) == 0 && !c.cfg.WaitForApp {
@@ -162,6 +165,7 @@ func (c *collector) setup(ctx context.Context) error {
 	// The trace starts before the probe clears the frame histories, so it
 	// holds every frame the session counts.
 	c.startTrace(ctx)
+	c.newSamples()
 	if err := c.probe(ctx); err != nil {
 		return err
 	}
@@ -170,12 +174,12 @@ func (c *collector) setup(ctx context.Context) error {
 }
 
 // probe reads, in one round trip, what decides the sources: the layer list,
-// which traffic counters and battery files are readable, and whether
-// /proc/stat is; then it clears the frame histories.
+// and what the samples source probes (samples.Source.PlanProbe); then it
+// clears the frame histories.
 func (c *collector) probe(ctx context.Context) error {
 	var cmds []string
 	add := func(cmd string) int { cmds = append(cmds, cmd); return len(cmds) - 1 }
-	iList, iGfx, iQt, iUID, iNS, iBat, iTh, iStat := -1, -1, -1, -1, -1, -1, -1, -1
+	iList, iGfx := -1, -1
 	frames := c.cfg.has(CollectFrames)
 	auto := frames && c.cfg.FrameSource == SourceAuto && c.cfg.Layer == ""
 	if frames && c.cfg.FrameSource != SourceGfxInfo && c.cfg.Layer == "" {
@@ -184,18 +188,7 @@ func (c *collector) probe(ctx context.Context) error {
 	if auto {
 		iGfx = add("dumpsys gfxinfo " + shellQuote(c.cfg.Package) + " framestats")
 	}
-	if c.cfg.has(CollectTraffic) {
-		iQt = add("cat " + trafficQtaguid)
-		iUID = add(fmt.Sprintf("cat /proc/uid_stat/%d/tcp_rcv /proc/uid_stat/%d/tcp_snd", c.uid, c.uid))
-		iNS = add("dumpsys netstats")
-	}
-	if c.cfg.has(CollectBattery) {
-		iBat = add("cat /sys/class/power_supply/battery/uevent")
-		iTh = add(dumpsys.ThermalZonesCommand)
-	}
-	if c.cfg.has(CollectCPU) {
-		iStat = add("cat /proc/stat")
-	}
+	sp := c.samples.PlanProbe(add)
 	// When and how recently the app's processes started, should one end
 	// before a tick has seen it (see ends.Process).
 	iUp, iPids := add("cat /proc/uptime"), -1
@@ -206,16 +199,12 @@ func (c *collector) probe(ctx context.Context) error {
 		}
 		iPids = add("cat " + strings.Join(files, " "))
 	}
-	var out []adbx.Result
-	if len(cmds) > 0 {
-		var err error
-		out, err = c.s.dev.batch(ctx, cmds)
-		if err == nil && len(out) != len(cmds) {
-			err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
-		}
-		if err != nil {
-			return fmt.Errorf("perftest: probe: %w", err)
-		}
+	out, err := c.s.dev.batch(ctx, cmds)
+	if err == nil && len(out) != len(cmds) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(cmds), len(out))
+	}
+	if err != nil {
+		return fmt.Errorf("perftest: probe: %w", err)
 	}
 
 	if up, ok := uptimeOf(out[iUp]); ok {
@@ -239,54 +228,23 @@ func (c *collector) probe(ctx context.Context) error {
 	if err := c.pickFrames(ctx, list, listCmd, gfx, auto); err != nil {
 		return err
 	}
-	if iQt >= 0 {
-		switch {
-		case out[iQt].ExitCode == 0 && qtaguidOK(out[iQt].Stdout, c.uid):
-			c.traffic = trafficQtaguid
-		case out[iUID].ExitCode == 0:
-			c.traffic = trafficUIDStat
-		case out[iNS].ExitCode == 0 && netstatsHasUID(out[iNS].Stdout, c.uid):
-			c.traffic = trafficNetstats
-		default:
-			c.traffic = trafficNetDev
-			c.note("traffic: no per-UID counters readable (%s; %s; %s has no mAppUidStatsMap row for uid %d); reporting device-wide %s with scope \"device\"",
-				devcmd.Failure(out[iQt], "cat "+trafficQtaguid), devcmd.Failure(out[iUID], "cat /proc/uid_stat/<uid>"), trafficNetstats, c.uid, trafficNetDev)
-		}
-	}
-	if iBat >= 0 {
-		c.batteryOK = out[iBat].ExitCode == 0
-		if !c.batteryOK {
-			c.ab.batteryWhy = devcmd.Failure(out[iBat], cmds[iBat])
-			c.note("battery: %s; battery not collected", c.ab.batteryWhy)
-		}
-		zones, err := dumpsys.ParseThermalZones(out[iTh].Stdout)
-		c.thermalOK = err == nil && len(thermalTemps(zones)) > 0
-		if !c.thermalOK {
-			c.note("thermal: %s; no readable zone; thermal not collected", devcmd.Failure(out[iTh], dumpsys.ThermalZonesCommand))
-		}
-	}
-	if iStat >= 0 {
-		c.cpuOK = out[iStat].ExitCode == 0
-		if !c.cpuOK {
-			c.ab.statWhy = short(out[iStat])
-			c.note("cpu: %s; device CPU unavailable, app CPU %% is reported against wall time × cores", devcmd.Failure(out[iStat], "cat /proc/stat"))
-			if c.s.res.Device.Cores <= 0 {
-				c.note("cpu: the core count is unknown too; only the app's top-style per-core figure is computed")
-			}
-		}
-	}
-
-	// Clear the histories so the first poll holds only this session's
-	// frames, and no earlier frame is counted into a step.
+	c.samples.AbsorbProbe(sp, cmds, out)
 	if frames && len(c.pids) > 0 {
-		clear := c.frames.ClearCmd()
-		out, err := c.s.dev.batch(ctx, []string{clear})
-		if err != nil {
-			return fmt.Errorf("perftest: frames: %s: %w", clear, err)
-		}
-		if len(out) == 1 && out[0].ExitCode != 0 {
-			c.note("frames: %s", devcmd.Failure(out[0], clear))
-		}
+		return c.clearFrames(ctx)
+	}
+	return nil
+}
+
+// clearFrames clears the frame histories so the first poll holds only
+// this session's frames, and no earlier frame is counted into a step.
+func (c *collector) clearFrames(ctx context.Context) error {
+	clear := c.frames.ClearCmd()
+	out, err := c.s.dev.batch(ctx, []string{clear})
+	if err != nil {
+		return fmt.Errorf("perftest: frames: %s: %w", clear, err)
+	}
+	if len(out) == 1 && out[0].ExitCode != 0 {
+		c.note("frames: %s", devcmd.Failure(out[0], clear))
 	}
 	return nil
 }
@@ -352,18 +310,14 @@ func (c *collector) runConfig() result.RunConfig {
 		SlowIntervalMs: float64(c.cfg.SlowInterval) / 1e6,
 		FrameSource:    c.frames.Kind(),
 		Layer:          c.frames.Layer(),
-		TrafficSource:  c.traffic,
 	}
 	for _, k := range c.cfg.Collectors {
 		rc.Collectors = append(rc.Collectors, string(k))
 	}
 	rc.Sources = map[string]string{
-		"clock":  "dumpsys gfxinfo <pkg> (Uptime line, ms), else cat /proc/uptime (s)",
-		"pids":   "pidof <process names>",
-		"cpu":    "cat /proc/stat; /proc/<pid>/stat; /proc/<pid>/task/*/stat (clock ticks)",
-		"rss":    "cat /proc/<pid>/status VmRSS (KiB)",
-		"memory": "dumpsys meminfo <pkg> (KiB)",
-		"crash":  "pidof <process names>; logcat -d -b crash, -b main -b system -v threadtime -v epoch (the dead pid's lines and the system's about it, by device time)",
+		"clock": "dumpsys gfxinfo <pkg> (Uptime line, ms), else cat /proc/uptime (s)",
+		"pids":  "pidof <process names>",
+		"crash": "pidof <process names>; logcat -d -b crash, -b main -b system -v threadtime -v epoch (the dead pid's lines and the system's about it, by device time)",
 	}
 	switch FrameSource(c.frames.Kind()) {
 	case SourceSurfaceFlinger:
@@ -371,28 +325,16 @@ func (c *collector) runConfig() result.RunConfig {
 	case SourceGfxInfo:
 		rc.Sources["frames"] = "dumpsys gfxinfo <pkg> framestats (ns)"
 	}
-	if c.traffic != "" {
-		rc.Sources["traffic"] = c.traffic + " (bytes)"
-	}
-	if c.batteryOK {
-		rc.Sources["battery"] = "cat /sys/class/power_supply/battery/uevent (%, °C, mV, mA)"
-	}
-	if c.thermalOK {
-		rc.Sources["thermal"] = dumpsys.ThermalZonesCommand + " (°C)"
-	}
-	switch c.traffic {
-	case trafficQtaguid, trafficUIDStat, trafficNetstats:
-		rc.TrafficScope = "uid"
-	case trafficNetDev:
-		rc.TrafficScope = "device"
-	}
+	c.samples.RunConfig(&rc)
 	return rc
 }
 
 // tickPlan is one tick's commands and where each reading sits in them.
 type tickPlan struct {
-	cmds                                                                    []string
-	uptime, frames, stat, pidof, pidStat, status, tasks, net, batt, thermal int
+	cmds           []string
+	uptime, frames int
+	// samples are the samples source's reads.
+	samples samples.Plan
 	// framesUptime is a clock read right before a SurfaceFlinger dump
 	// (-1 for none): the rows carry no clock of their own.
 	framesUptime int
@@ -405,60 +347,14 @@ type tickPlan struct {
 // plan is the next tick's commands; allFrames polls frames whatever
 // framesDue says (Stop's polls).
 func (c *collector) plan(allFrames bool) tickPlan {
-	p := tickPlan{uptime: -1, frames: -1, stat: -1, pidof: -1, pidStat: -1, status: -1, tasks: -1, net: -1, batt: -1, thermal: -1, framesUptime: -1}
+	p := tickPlan{uptime: -1, frames: -1, framesUptime: -1}
 	add := func(cmd string) int { p.cmds = append(p.cmds, cmd); return len(p.cmds) - 1 }
-	pkg := shellQuote(c.cfg.Package)
-	names := make([]string, len(c.procNames))
-	for i, n := range c.procNames {
-		names[i] = shellQuote(n)
-	}
-	pidof := "pidof " + strings.Join(names, " ")
-	// Each per-process read loops over the pids the device has NOW, so a
-	// restarted app is read in the same tick that sees its new pid.
-	each := func(format string) string {
-		return "for p in $(" + pidof + "); do " + fmt.Sprintf(format, "$p") + "; done"
-	}
 	if c.cfg.has(CollectFrames) && (allFrames || c.framesDue()) {
 		c.planFrames(&p, add)
 	}
-	// The clock is read right after the CPU counters, with nothing
-	// between the app's counters, the device's and the clock: each
-	// command the shell runs in between takes a few ms on a phone, more
-	// on a busy one, and a clock read that far from the counters would
-	// give each CPU interval a length that is not its own (10 % in a
-	// 1.5 s step whose reads drifted 150 ms apart). It is read after the
-	// frame dump, so a dump's rows are all older than it.
-	p.pidof = add(pidof)
-	if c.cfg.has(CollectCPU) {
-		p.pidStat = add(each("cat /proc/%s/stat"))
-		if c.cpuOK {
-			p.stat = add("cat /proc/stat")
-		}
-	}
-	p.uptime = add("cat /proc/uptime")
-	// The traffic counters right after the clock, for the same reason:
-	// their rate divides by the device's time between two reads.
-	switch c.traffic {
-	case trafficQtaguid:
-		p.net = add("cat " + trafficQtaguid)
-	case trafficUIDStat:
-		p.net = add(fmt.Sprintf("cat /proc/uid_stat/%d/tcp_rcv /proc/uid_stat/%d/tcp_snd", c.uid, c.uid))
-	case trafficNetDev:
-		p.net = add("for p in $(pidof " + pkg + "); do cat /proc/$p/net/dev; done")
-	}
-	if c.cfg.has(CollectCPU) {
-		p.tasks = add("for p in $(pidof " + pkg + "); do cat /proc/$p/task/*/stat; done")
-	}
-	if c.cfg.has(CollectMemory) {
-		p.status = add(each("cat /proc/%s/status"))
-	}
-	// The battery changes slowly; reading it every tenth tick keeps ticks small.
-	if c.batteryOK && c.ticks%10 == 0 {
-		p.batt = add("cat /sys/class/power_supply/battery/uevent")
-	}
-	if c.thermalOK && c.ticks%10 == 0 {
-		p.thermal = add(dumpsys.ThermalZonesCommand)
-	}
+	// The clock is read right after the CPU counters (samples.Source.Plan),
+	// and after the frame dump, so a dump's rows are all older than it.
+	p.samples = c.samples.Plan(add, c.ticks, func() { p.uptime = add("cat /proc/uptime") })
 	p.lease = c.causes.PlanLease(add)
 	return p
 }
@@ -476,7 +372,7 @@ func (c *collector) planFrames(p *tickPlan, add func(string) int) {
 // after the dump that a tick has (SurfaceFlinger rows are checked against
 // it).
 func (c *collector) framesPlan() tickPlan {
-	p := tickPlan{uptime: -1, frames: -1, stat: -1, pidof: -1, pidStat: -1, status: -1, tasks: -1, net: -1, batt: -1, thermal: -1, framesUptime: -1, lease: -1}
+	p := tickPlan{uptime: -1, frames: -1, framesUptime: -1, lease: -1}
 	add := func(cmd string) int { p.cmds = append(p.cmds, cmd); return len(p.cmds) - 1 }
 	c.planFrames(&p, add)
 	if c.frames.Kind() == frames.SourceSurfaceFlinger {
@@ -488,138 +384,69 @@ func (c *collector) framesPlan() tickPlan {
 // absorbFramesPoll takes the frames of a framesPlan round trip, as absorb
 // takes a tick's, without a Sample: nothing else was read.
 func (c *collector) absorbFramesPoll(p tickPlan, out []adbx.Result, send, recv int64) {
-	c.ab.tickNotes = c.ab.tickNotes[:0]
-	var uptimeNs int64
-	if p.uptime >= 0 {
-		if ns, ok := uptimeOf(out[p.uptime]); ok {
-			c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
-			uptimeNs = ns
-		}
+	c.log.EndTick()
+	n := c.absorbFrames(p, out, send, recv, c.readClock(p, out, send, recv))
+	c.logFrames(out[p.frames], result.Sample{HostNs: send + (recv-send)/2, NewFrames: n})
+	c.log.EndTick()
+}
+
+// readClock takes the /proc/uptime read of a tick planned as p into the
+// clock map; it returns the device's time, 0 when unread.
+func (c *collector) readClock(p tickPlan, out []adbx.Result, send, recv int64) int64 {
+	if p.uptime < 0 {
+		return 0
 	}
-	n := c.absorbFrames(p, out, send, recv, uptimeNs)
-	err := ""
-	if res := out[p.frames]; res.ExitCode != 0 {
-		err = short(res)
-	} else if n == 0 {
-		err = c.ab.noted("frames: ")
+	ns, ok := uptimeOf(out[p.uptime])
+	if !ok {
+		return 0
 	}
-	c.ab.log(srcFrames, send+(recv-send)/2, err)
-	c.ab.tickNotes = c.ab.tickNotes[:0]
+	c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
+	return ns
 }
 
 // absorb turns one tick's output into a Sample. due is when the tick was
 // scheduled to start (host ns), -1 for an unscheduled one.
 func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64) {
 	c.ticks++
-	c.ab.tickNotes = c.ab.tickNotes[:0]
-	r := c.s.res
+	c.log.EndTick()
 	smp := result.Sample{HostNs: send + (recv-send)/2, RTTNs: recv - send}
 	if due >= 0 {
 		smp.LateNs = max(0, send-due)
 	}
 
-	var uptimeNs int64
-	if p.uptime >= 0 {
-		if out[p.uptime].ExitCode != 0 {
-			c.note("clock: %s", devcmd.Failure(out[p.uptime], p.cmds[p.uptime]))
-		} else if ns, err := procfs.ParseUptime(out[p.uptime].Stdout); err == nil {
-			c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
-			smp.UptimeNs = ns
-			uptimeNs = ns
-		}
+	if p.uptime >= 0 && out[p.uptime].ExitCode != 0 {
+		c.note("clock: %s", devcmd.Failure(out[p.uptime], p.cmds[p.uptime]))
 	}
+	uptimeNs := c.readClock(p, out, send, recv)
+	smp.UptimeNs = uptimeNs
 	c.causes.AbsorbLease(p.cmds, out, p.lease, uptimeNs, c.note)
 	if p.frames >= 0 {
 		smp.NewFrames = c.absorbFrames(p, out, send, recv, uptimeNs)
 	}
-	if p.pidof >= 0 {
-		// pidof prints nothing and exits 1 when no process has the name;
-		// anything else that is not a success (no pidof: 127) says nothing
-		// about the app, which must not read as its death.
-		res := out[p.pidof]
-		c.pidofOK = res.ExitCode == 0 || res.ExitCode == 1 && len(bytes.TrimSpace(res.Stderr)) == 0 && len(bytes.TrimSpace(res.Stdout)) == 0
-		var pids []int
-		var err error
-		if c.pidofOK {
-			// What is not a list of pids says nothing about the app either.
-			pids, err = dumpsys.ParsePidof(res.Stdout)
-			c.pidofOK = err == nil
-		}
-		switch {
-		case c.pidofOK:
-			c.absorbPIDs(pids, send, smp.HostNs, smp.UptimeNs)
-		case err != nil:
-			c.note("pids: %v; the app's processes are not tracked while it fails", err)
-		default:
-			c.note("pids: %s; the app's processes are not tracked while it fails", devcmd.Failure(res, p.cmds[p.pidof]))
-		}
+	if pids, ok := c.samples.PIDs(p.samples, p.cmds, out); ok {
+		c.absorbPIDs(pids, send, smp.HostNs, smp.UptimeNs)
 	}
 	smp.PIDs = append([]int{}, c.pids...)
-	if p.stat >= 0 {
-		if out[p.stat].ExitCode != 0 {
-			c.note("cpu: %s", devcmd.Failure(out[p.stat], p.cmds[p.stat]))
-		} else if ps, err := procfs.ParseStat(out[p.stat].Stdout); err != nil {
-			c.note("cpu: %v", err)
-		} else {
-			cpu := ps.CPU
-			smp.CPU = &cpu
-			smp.OnlineCores = len(ps.Cores)
-		}
+	c.samples.Absorb(p.samples, p.cmds, out, &smp, uptimeNs)
+	for _, st := range smp.Procs {
+		c.ends.Started(st.PID, st.StartTime)
 	}
-	if p.pidStat >= 0 {
-		if res := out[p.pidStat]; len(bytes.TrimSpace(res.Stdout)) > 0 {
-			if sts, err := procfs.ParsePidStats(res.Stdout); err != nil {
-				c.note("cpu: %v", err)
-			} else {
-				smp.Procs = sts
-				for _, st := range sts {
-					c.ends.Started(st.PID, st.StartTime)
-				}
-			}
-		} else if len(smp.PIDs) > 0 && res.ExitCode != 0 {
-			c.note("cpu: %s", devcmd.Failure(res, p.cmds[p.pidStat]))
-		}
+	if p.frames >= 0 {
+		c.logFrames(out[p.frames], smp)
 	}
-	if p.tasks >= 0 && len(bytes.TrimSpace(out[p.tasks].Stdout)) > 0 {
-		if sts, err := procfs.ParsePidStats(out[p.tasks].Stdout); err != nil {
-			c.note("cpu threads: %v", err)
-		} else {
-			smp.Threads = sts
-		}
+	c.log.EndTick()
+	c.s.res.Samples = append(c.s.res.Samples, smp)
+}
+
+// logFrames records how a tick's frame poll, answered res, fared.
+func (c *collector) logFrames(res adbx.Result, smp result.Sample) {
+	err := ""
+	if res.ExitCode != 0 {
+		err = readlog.Short(res)
+	} else if smp.NewFrames == 0 {
+		err = c.log.Noted("frames: ")
 	}
-	if p.status >= 0 {
-		if res := out[p.status]; len(bytes.TrimSpace(res.Stdout)) == 0 && len(smp.PIDs) > 0 && res.ExitCode != 0 {
-			c.note("memory: %s", devcmd.Failure(res, p.cmds[p.status]))
-		}
-		smp.RSSKB = c.sumRSS(out[p.status].Stdout)
-	}
-	if p.net >= 0 {
-		c.absorbTraffic(out[p.net], p.cmds[p.net], smp.HostNs, uptimeNs)
-	}
-	if p.thermal >= 0 {
-		if out[p.thermal].ExitCode != 0 {
-			c.note("thermal: %s", devcmd.Failure(out[p.thermal], p.cmds[p.thermal]))
-		} else if zones, err := dumpsys.ParseThermalZones(out[p.thermal].Stdout); err == nil {
-			smp.ThermalC = thermalTemps(zones)
-		}
-	}
-	if p.batt >= 0 {
-		if out[p.batt].ExitCode != 0 {
-			c.note("battery: %s", devcmd.Failure(out[p.batt], p.cmds[p.batt]))
-		} else if b, ok := parseBatteryUevent(out[p.batt].Stdout); ok {
-			smp.Battery = &b
-		}
-	}
-	if smp.CPU != nil && len(r.Samples) > 0 {
-		if prev := r.Samples[len(r.Samples)-1]; prev.CPU != nil && stepstats.ProcsRead(prev) && stepstats.ProcsRead(smp) {
-			if total, _, err := procfs.CPUDelta(*prev.CPU, *smp.CPU); err == nil {
-				app := procfs.CPUAppTicksBetween(prev.Procs, smp.Procs, stepstats.UptimeTicks(prev, r.Device.ClockTicks))
-				c.lastCPUPct = float64(app) / float64(total) * 100
-			}
-		}
-	}
-	c.logTick(p, out, &smp)
-	r.Samples = append(r.Samples, smp)
+	c.log.Add(srcFrames, smp.HostNs, err)
 }
 
 // absorbPIDs tracks the app's processes: a pid that disappears ended (a
@@ -630,14 +457,11 @@ func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
 	sort.Ints(now)
 	old := c.pids
 	c.pids = now
-	if len(now) > 0 {
-		c.everRan = true
-	}
 	s := c.s
 	if sendNs < s.restartFromNs {
 		// A tick sent before the restart began saw what ran before it.
 		for _, pid := range now {
-			if !containsInt(s.restartOld, pid) {
+			if !slices.Contains(s.restartOld, pid) {
 				s.restartOld = append(s.restartOld, pid)
 			}
 		}
@@ -648,12 +472,12 @@ func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
 	}
 	r := c.s.res
 	for _, pid := range old {
-		if containsInt(now, pid) {
+		if slices.Contains(now, pid) {
 			continue
 		}
 		cr := result.Crash{HostNs: hostNs, Step: c.s.stepAtLocked(hostNs), OldPIDs: old, NewPIDs: append([]int{}, now...), PID: pid}
 		end := c.ends.Gone(pid, uptimeNs, r.Device.ClockTicks)
-		if s.restarting > 0 || grace && containsInt(s.restartOld, pid) {
+		if s.restarting > 0 || grace && slices.Contains(s.restartOld, pid) {
 			r.Restarts = append(r.Restarts, cr)
 			continue
 		}
@@ -663,47 +487,10 @@ func (c *collector) absorbPIDs(now []int, sendNs, hostNs, uptimeNs int64) {
 	}
 	c.ends.Seen(now, uptimeNs)
 	for _, pid := range now {
-		if !containsInt(old, pid) {
+		if !slices.Contains(old, pid) {
 			c.causes.StartRecorder(pid)
 		}
 	}
-}
-
-func (c *collector) sumRSS(b []byte) int64 {
-	var total int64
-	for _, part := range splitBefore(b, "Name:") {
-		st, err := procfs.ParseStatus(part)
-		if err != nil {
-			c.note("memory: %v", err)
-			continue
-		}
-		total += st.VmRSSKB
-	}
-	return total
-}
-
-// splitBefore cuts concatenated files at each line starting with prefix.
-func splitBefore(b []byte, prefix string) [][]byte {
-	var parts [][]byte
-	start := -1
-	for i := 0; i < len(b); {
-		j := bytes.IndexByte(b[i:], '\n')
-		end := len(b)
-		if j >= 0 {
-			end = i + j + 1
-		}
-		if bytes.HasPrefix(b[i:end], []byte(prefix)) {
-			if start >= 0 {
-				parts = append(parts, b[start:i])
-			}
-			start = i
-		}
-		i = end
-	}
-	if start >= 0 {
-		parts = append(parts, b[start:])
-	}
-	return parts
 }
 
 // uptimeOf is what a `cat /proc/uptime` that succeeded printed, in ns.
@@ -713,174 +500,4 @@ func uptimeOf(res adbx.Result) (int64, bool) {
 	}
 	ns, err := procfs.ParseUptime(res.Stdout)
 	return ns, err == nil
-}
-
-// absorbTraffic records one read of the traffic counters at host time
-// hostNs; uptimeNs is the device's /proc/uptime read right before them in
-// the same round trip, 0 when there was none.
-func (c *collector) absorbTraffic(res adbx.Result, cmd string, hostNs, uptimeNs int64) {
-	if res.ExitCode != 0 {
-		// The app's pid is gone, or the file unreadable for a moment.
-		c.note("traffic: %s", devcmd.Failure(res, cmd))
-		c.ab.log(srcTraffic, hostNs, short(res))
-		return
-	}
-	var tc procfs.TrafficCounters
-	var err error
-	switch c.traffic {
-	case trafficQtaguid:
-		var m map[int]*procfs.TrafficUID
-		if m, err = procfs.ParseTrafficQtaguid(res.Stdout); err == nil {
-			// The probe saw the uid's row; a read without it is no count.
-			if m[c.uid] == nil {
-				err = fmt.Errorf("no tag 0x0 row for uid %d", c.uid)
-			} else {
-				tc = m[c.uid].Total
-			}
-		}
-	case trafficUIDStat:
-		tc, err = parseUIDStat(res.Stdout)
-	case trafficNetstats:
-		var ns dumpsys.Netstats
-		if ns, err = dumpsys.ParseNetstats(res.Stdout); err == nil {
-			var ok bool
-			if tc, ok = ns.AppUIDStats[c.uid]; !ok {
-				err = fmt.Errorf("no mAppUidStatsMap row for uid %d", c.uid)
-			}
-		}
-	case trafficNetDev:
-		var m map[string]procfs.TrafficCounters
-		if m, err = procfs.ParseTrafficNetDev(res.Stdout); err == nil {
-			tc = procfs.TrafficNetDevTotal(m)
-		}
-	}
-	if err != nil {
-		c.note("traffic: %s: %v", cmd, err)
-		c.ab.log(srcTraffic, hostNs, err.Error())
-		return
-	}
-	c.ab.log(srcTraffic, hostNs, "")
-	c.s.res.Traffic = append(c.s.res.Traffic, result.TrafficSample{
-		HostNs: hostNs, UptimeNs: uptimeNs, RxBytes: tc.RxBytes, TxBytes: tc.TxBytes, RxPackets: tc.RxPackets, TxPackets: tc.TxPackets,
-	})
-}
-
-// parseUIDStat reads `cat tcp_rcv tcp_snd`: two byte counts, one a line.
-func parseUIDStat(b []byte) (procfs.TrafficCounters, error) {
-	f := strings.Fields(string(devtext.Normalize(b)))
-	if len(f) != 2 {
-		return procfs.TrafficCounters{}, fmt.Errorf("/proc/uid_stat/<uid>: want 2 counters, got %q", string(b))
-	}
-	rx, err := procfs.ParseTrafficUIDStat([]byte(f[0]))
-	if err != nil {
-		return procfs.TrafficCounters{}, err
-	}
-	tx, err := procfs.ParseTrafficUIDStat([]byte(f[1]))
-	return procfs.TrafficCounters{RxBytes: rx, TxBytes: tx}, err
-}
-
-// qtaguidOK reports whether xt_qtaguid lists the uid (a device can keep the
-// file while its counters stay empty).
-func qtaguidOK(b []byte, uid int) bool {
-	m, err := procfs.ParseTrafficQtaguid(b)
-	return err == nil && m[uid] != nil
-}
-
-func netstatsHasUID(b []byte, uid int) bool {
-	ns, err := dumpsys.ParseNetstats(b)
-	if err != nil {
-		return false
-	}
-	_, ok := ns.AppUIDStats[uid]
-	return ok
-}
-
-// slowPlan is the slow lane's commands: meminfo, and netstats when that is
-// the traffic source (both take tens of ms on a phone).
-func (c *collector) slowPlan() tickPlan {
-	p := tickPlan{stat: -1, net: -1}
-	if c.cfg.has(CollectMemory) && len(c.pids) > 0 {
-		p.stat = len(p.cmds)
-		p.cmds = append(p.cmds, "dumpsys meminfo "+shellQuote(c.cfg.Package))
-	}
-	if c.traffic == trafficNetstats {
-		p.net = len(p.cmds)
-		p.cmds = append(p.cmds, "dumpsys netstats")
-	}
-	return p
-}
-
-func (c *collector) slowLaneNeeded() bool {
-	return c.cfg.has(CollectMemory) || c.traffic == trafficNetstats
-}
-
-// forSteps name the steps whose start called for the read (none for a
-// read on the lane's own schedule).
-func (c *collector) absorbSlow(p tickPlan, out []adbx.Result, send, recv int64, forSteps []string) {
-	mid := send + (recv-send)/2
-	if p.net >= 0 {
-		c.absorbTraffic(out[p.net], p.cmds[p.net], mid, 0)
-	}
-	if p.stat < 0 {
-		return
-	}
-	if res := out[p.stat]; res.ExitCode != 0 {
-		c.note("memory: %s", devcmd.Failure(res, p.cmds[p.stat]))
-		return
-	}
-	m, err := dumpsys.ParseMeminfo(devcmd.Output(out[p.stat]))
-	if err != nil {
-		if !errors.Is(err, dumpsys.ErrMeminfoNoProcess) {
-			c.note("memory: %v", err)
-		}
-		c.ab.log(srcMeminfo, mid, quoteOutput(err, devcmd.Output(out[p.stat])))
-		return
-	}
-	c.ab.log(srcMeminfo, mid, "")
-	ms := result.MemorySample{HostNs: mid, PSSKB: m.PSSKB, SwapKB: m.SwapKB, Steps: forSteps}
-	if m.HasRSS {
-		ms.RSSKB = m.RSSKB
-	}
-	if s := m.Summary; s.Present {
-		ms.Summary = map[string]int64{
-			"java_heap_kb":     s.JavaHeapKB,
-			"native_heap_kb":   s.NativeHeapKB,
-			"code_kb":          s.CodeKB,
-			"stack_kb":         s.StackKB,
-			"graphics_kb":      s.GraphicsKB,
-			"private_other_kb": s.PrivateOtherKB,
-			"system_kb":        s.SystemKB,
-		}
-	}
-	c.s.res.Memory = append(c.s.res.Memory, ms)
-}
-
-func (c *collector) liveCPU() float64 { return c.lastCPUPct }
-
-// thermalTemps maps each readable zone's type to °C; zones sharing a type
-// keep the hottest.
-func thermalTemps(zones []dumpsys.ThermalZone) map[string]float64 {
-	m := map[string]float64{}
-	for _, z := range zones {
-		if !z.HasTemp {
-			continue
-		}
-		name := z.Type
-		if name == "" {
-			name = "thermal_zone" + strconv.Itoa(z.ID)
-		}
-		if v, ok := m[name]; !ok || z.Celsius > v {
-			m[name] = z.Celsius
-		}
-	}
-	return m
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }

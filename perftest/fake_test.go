@@ -97,7 +97,7 @@ type fakeDeath struct {
 func (f *fakeDevice) setPIDs(p ...int) {
 	f.mu.Lock()
 	for _, old := range f.pids {
-		if !containsInt(p, old) {
+		if !slices.Contains(p, old) {
 			f.deaths = append(f.deaths, fakeDeath{old, f.deviceNow()})
 		}
 	}

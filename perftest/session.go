@@ -188,7 +188,7 @@ func newSession(ctx context.Context, dev device, cfg Config) (*Session, error) {
 	s.slowKick = make(chan struct{}, 1)
 	s.lanes.Add(1)
 	go s.cheapLane()
-	if s.col.slowLaneNeeded() {
+	if s.col.samples.SlowLaneNeeded() {
 		s.lanes.Add(1)
 		go s.slowLane()
 	}
@@ -460,10 +460,10 @@ func (s *Session) slowLane() {
 
 func (s *Session) slowTick(ctx context.Context) {
 	s.mu.Lock()
-	plan := s.col.slowPlan()
+	plan := s.col.samples.SlowPlan(len(s.col.pids) > 0)
 	// A read that starts after a step began serves that step, whether the
 	// step's kick or the timer started it.
-	if len(plan.cmds) == 0 {
+	if len(plan.Cmds) == 0 {
 		// Nothing to read yet (the app's processes not known): the steps
 		// that asked still need a read.
 		s.mu.Unlock()
@@ -479,11 +479,11 @@ func (s *Session) slowTick(ctx context.Context) {
 	// meminfo can take a second on a busy phone; it has its own deadline.
 	send := s.now()
 	tctx, cancel := context.WithTimeout(ctx, max(s.cfg.TickTimeout, 5*time.Second))
-	out, err := s.dev.batch(tctx, plan.cmds)
+	out, err := s.dev.batch(tctx, plan.Cmds)
 	recv := s.now()
 	cancel()
-	if err == nil && len(out) != len(plan.cmds) {
-		err = fmt.Errorf("batch of %d commands returned %d results", len(plan.cmds), len(out))
+	if err == nil && len(out) != len(plan.Cmds) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(plan.Cmds), len(out))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -499,7 +499,7 @@ func (s *Session) slowTick(ctx context.Context) {
 		})
 		return
 	}
-	s.col.absorbSlow(plan, out, send, recv, forSteps)
+	s.col.samples.AbsorbSlow(plan, out, send, recv, forSteps)
 }
 
 // Stop ends the session: it stops the collectors and polls once more
@@ -548,7 +548,7 @@ func (s *Session) stop() {
 		// beside the last frame polls: it is the one read Stop may wait
 		// for whatever the frames do.
 		s.mu.Lock()
-		pending := len(s.kickFor) > 0 && s.col.slowLaneNeeded()
+		pending := len(s.kickFor) > 0 && s.col.samples.SlowLaneNeeded()
 		s.mu.Unlock()
 		var slow sync.WaitGroup
 		if pending {
@@ -779,7 +779,7 @@ func (s *Session) liveLocked() result.Live {
 		l.Step = s.cur.Name
 		l.Frames, l.FPS, l.Jank = s.col.liveFrames(s.cur)
 	}
-	l.CPUPct = s.col.liveCPU()
+	l.CPUPct = s.col.samples.LiveCPU()
 	if n := len(s.res.Memory); n > 0 {
 		l.PSSKB = s.res.Memory[n-1].PSSKB
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/internal/simtest"
+	"github.com/perfgate/perfgate/perftest/internal/samples"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -99,7 +100,7 @@ func TestSessionCPUMemoryTraffic(t *testing.T) {
 		t.Errorf("app summary = %v", mem.Summary)
 	}
 	tr := st.Traffic()
-	if tr.Scope != "uid" || tr.Source != trafficQtaguid {
+	if tr.Scope != "uid" || tr.Source != samples.TrafficQtaguid {
 		t.Errorf("traffic scope %q source %q, want uid from xt_qtaguid", tr.Scope, tr.Source)
 	}
 	// 1000 rx and 100 tx bytes a tick, only for the app's uid.

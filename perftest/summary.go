@@ -1,14 +1,12 @@
 package perftest
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"time"
 
 	"github.com/perfgate/perfgate/frames"
-	"github.com/perfgate/perfgate/metrics"
-	"github.com/perfgate/perfgate/perftest/internal/stepstats"
+	"github.com/perfgate/perfgate/perftest/internal/samples"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -24,15 +22,7 @@ func (c *collector) finish() {
 	}
 	r.Clock = clk.sync()
 	c.traceSpan(clk)
-	for i := range r.Samples {
-		r.Samples[i].DeviceNs = clk.toDevice(r.Samples[i].HostNs)
-	}
-	for i := range r.Memory {
-		r.Memory[i].DeviceNs = clk.toDevice(r.Memory[i].HostNs)
-	}
-	for i := range r.Traffic {
-		r.Traffic[i].DeviceNs = clk.toDevice(r.Traffic[i].HostNs)
-	}
+	samples.Finish(r, clk.toDevice)
 	// Process ends are recorded as their log reads finish.
 	for _, list := range [][]result.Crash{r.Crashes, r.ProcessEnds, r.Restarts} {
 		sort.SliceStable(list, func(i, j int) bool { return list[i].HostNs < list[j].HostNs })
@@ -61,17 +51,8 @@ func (c *collector) finish() {
 				t.Late, t.Ticks, c.cfg.Interval/2, c.cfg.Interval, t.MaxLateMs, t.P95SpacingMs, t.MaxSpacingMs)
 		}
 	}
-	if r.Samples == nil {
-		r.Samples = []result.Sample{}
-	}
 	if r.Frames == nil {
 		r.Frames = []frames.Frame{}
-	}
-	if r.Memory == nil {
-		r.Memory = []result.MemorySample{}
-	}
-	if r.Traffic == nil {
-		r.Traffic = []result.TrafficSample{}
 	}
 	if r.Gaps == nil {
 		r.Gaps = []result.Gap{}
@@ -99,37 +80,9 @@ func (c *collector) summarise(st *result.Step) {
 	c.frames.Summarise(st, frames, st == c.whole)
 	st.JankAtS, st.BigJankAtS = jankTimes(st)
 	st.Causes = c.summariseCauses(st, frames)
-	st.Smoothness = c.smooth.Step(st, c.ranDuring(st.HostStartNs, st.HostEndNs), c.refreshHz)
+	st.Smoothness = c.smooth.Step(st, c.samples.RanDuring(st.HostStartNs, st.HostEndNs), c.refreshHz)
 	st.Trace = c.traceStep(st)
-	if c.cfg.has(CollectCPU) {
-		st.CPUStats = stepstats.CPU(r, st, c.cpuOK)
-	}
-	if c.cfg.has(CollectMemory) {
-		st.MemoryStats = stepstats.Memory(r, st, c.cfg.Interval, c.cfg.SlowInterval)
-	}
-	if c.traffic != "" {
-		st.TrafficStats = c.trafficStats(st)
-	}
-	if c.batteryOK {
-		var tempWhy string
-		if st.BatteryStats, tempWhy = stepstats.Battery(r.Samples, st); tempWhy != "" {
-			c.setWhyMetric(metrics.BatteryTempMax, tempWhy)
-		}
-	}
-	if c.thermalOK {
-		st.ThermalStats = stepstats.Thermal(r.Samples, st)
-	}
-	for _, cr := range r.Crashes {
-		if cr.Step == st.Name {
-			st.Crashes = append(st.Crashes, cr)
-		}
-	}
-	for _, g := range r.Gaps {
-		if g.Step == st.Name {
-			st.Gaps++
-		}
-	}
-	st.Ticks = stepstats.Ticks(r.Samples, c.cfg.Interval, st.HostStartNs, st.HostEndNs)
+	c.samples.Summarise(st, c.why, c.whyMetric)
 	c.markAbsent(st)
 }
 
@@ -141,60 +94,6 @@ func stepFrames(all []frames.Frame, start, end int64) []frames.Frame {
 			out = append(out, f)
 		}
 	}
-	return out
-}
-
-// trafficStats is the step's traffic, or nil when it has no byte count:
-// fewer than two reads around it, reads that failed at its edges (the
-// count would reach outside it), or counters that went backwards. The
-// reason goes to the step's NotMeasured.
-func (c *collector) trafficStats(st *result.Step) *result.TrafficStats {
-	r := c.s.res
-	lane := "cheap"
-	if c.traffic == trafficNetstats {
-		lane = "slow"
-	}
-	a, b, ok := stepstats.Bracket(len(r.Traffic), func(i int) int64 { return r.Traffic[i].HostNs }, func(int) bool { return true }, st.HostStartNs, st.HostEndNs)
-	reads := c.reads(srcTraffic, lane, st.HostStartNs, st.HostEndNs)
-	if !ok {
-		switch {
-		case c.traffic == trafficNetDev && !c.ranDuring(st.HostStartNs, st.HostEndNs):
-			c.setWhy(metrics.FamilyTraffic, "traffic: "+c.traffic+" needs the app's process; "+c.notRunningWhy(st.HostStartNs, st.HostEndNs))
-		case unreadable(c.traffic, reads) != "":
-			c.setWhy(metrics.FamilyTraffic, "traffic: "+unreadable(c.traffic, reads))
-		default:
-			c.setWhy(metrics.FamilyTraffic, fmt.Sprintf("traffic: fewer than two reads of %s around the step", c.traffic))
-		}
-		return nil
-	}
-	if why := unreadable(c.traffic, within(reads, st.HostEndNs)); why != "" {
-		c.setWhy(metrics.FamilyTraffic, "traffic: "+why)
-		return nil
-	}
-	ta, tb := r.Traffic[a], r.Traffic[b]
-	// Normally the two reads lie within a tick of the step's edges. Where
-	// reads failed between an edge and its read, the byte count would take
-	// in traffic from outside the step, or miss some of it.
-	failed, last := 0, ""
-	for _, e := range [][2]int64{{ta.HostNs, st.HostStartNs}, {st.HostEndNs, tb.HostNs}} {
-		lo, hi := min(e[0], e[1]), max(e[0], e[1])
-		for _, x := range c.reads(srcTraffic, lane, lo, hi) {
-			if x.err != "" && x.hostNs > lo && x.hostNs < hi {
-				failed, last = failed+1, x.err
-			}
-		}
-	}
-	if failed > 0 {
-		c.setWhy(metrics.FamilyTraffic, fmt.Sprintf("traffic: %s unreadable at the step's edge (%d failed reads; last: %s): the nearest good reads would count bytes from outside the step or miss some of it", c.traffic, failed, last))
-		return nil
-	}
-	out, back := stepstats.Traffic(r.Traffic, a, b)
-	if back != nil {
-		c.note("traffic: step %s: %v", st.Name, back.Err)
-		c.setWhy(metrics.FamilyTraffic, back.Why(c.traffic))
-		return nil
-	}
-	out.Source, out.Unit, out.Scope = c.traffic, "bytes", c.runConfig().TrafficScope
 	return out
 }
 
