@@ -33,11 +33,14 @@ import (
 // When a session with a trace starts, it lists the perfgate-* traces on
 // the phone, the perfetto processes writing one (ps -o ARGS names the file)
 // and the leases, on the phone's own clock. A trace is a leftover when no
-// session of this process records it, no lease of it was touched within
-// devcmd.LeftoverGrace, and its file, when there is one, is older than devcmd.LeftoverGrace:
-// a session running at the same time, here or on another host, touches
-// its lease every minute, and a file younger than the grace period may be
-// one whose session is about to make or take it. A leftover that perfetto
+// session of this process records it and either its lease was not
+// touched within devcmd.LeftoverGrace, or it has no lease and its file,
+// when there is one, is older than devcmd.LeftoverGrace: a session running
+// at the same time, here or on another host, touches its lease every
+// minute until its trace is off the phone, so a stale lease is a dead
+// session's however recently its perfetto wrote the file; without a lease,
+// a file younger than the grace period may be one whose session is about
+// to make or take it. A leftover that perfetto
 // still records is stopped at once (its recording would take the tracing
 // service's resources from this session's); leftover files are pulled
 // when this session stops, after its own trace and outside its
@@ -182,17 +185,20 @@ func (dt deviceTraces) staleFor(serial, p string) (why string, ok bool) {
 		return "", false
 	}
 	grace := int64(devcmd.LeftoverGrace / time.Second)
-	lease, leased := dt.leases[p]
-	if leased && dt.now-lease < grace {
-		return "", false
+	if lease, leased := dt.leases[p]; leased {
+		// A live session touches its lease every leaseEvery until its
+		// trace is off the phone: a lease that old is a dead session's,
+		// however recently a perfetto it left wrote the file.
+		if dt.now-lease < grace {
+			return "", false
+		}
+		return fmt.Sprintf("its lease untouched for %v", time.Duration(dt.now-lease)*time.Second), true
 	}
 	f, hasFile := dt.files[p]
 	if hasFile && dt.now-f.mtime < grace {
 		return "", false
 	}
 	switch {
-	case leased:
-		return fmt.Sprintf("its lease untouched for %v", time.Duration(dt.now-lease)*time.Second), true
 	case hasFile:
 		return fmt.Sprintf("no lease, the file %v old", time.Duration(dt.now-f.mtime)*time.Second), true
 	}

@@ -160,15 +160,17 @@ func TestParseTraceListing(t *testing.T) {
 
 // A trace is a leftover only when nothing says it may be a live
 // session's: no session of this process, no lease touched within the
-// grace period, no file younger than it.
+// grace period, and, without a lease, no file younger than it. A stale
+// lease is a dead session's even while the perfetto it left still writes
+// the file.
 func TestTraceStale(t *testing.T) {
 	const now = 100000
 	grace := int64(devcmd.LeftoverGrace / time.Second)
 	p := func(n string) string { return traceDir + "/perfgate-com.example-" + n + ".perfetto-trace" }
 	dt := deviceTraces{now: now,
-		files:  map[string]traceFile{p("1"): {now - grace, 5}, p("2"): {now - grace + 1, 5}, p("3"): {now - 3*grace, 5}, p("4"): {now - 3*grace, 5}, p("6"): {now - 3*grace, 5}},
-		procs:  map[string]int{p("5"): 3000},
-		leases: map[string]int64{p("3"): now - 60, p("4"): now - grace - 60},
+		files:  map[string]traceFile{p("1"): {now - grace, 5}, p("2"): {now - grace + 1, 5}, p("3"): {now - 3*grace, 5}, p("4"): {now - 3*grace, 5}, p("6"): {now - 3*grace, 5}, p("7"): {now - 1, 5}},
+		procs:  map[string]int{p("5"): 3000, p("7"): 3001},
+		leases: map[string]int64{p("3"): now - 60, p("4"): now - grace - 60, p("7"): now - grace - 60},
 	}
 	liveTraces.Store(traceKey("s1", p("6")), true)
 	t.Cleanup(func() { liveTraces.Delete(traceKey("s1", p("6"))) })
@@ -182,7 +184,8 @@ func TestTraceStale(t *testing.T) {
 		{"3", false, ""}, // a lease touched a minute ago
 		{"4", true, "its lease untouched for 11m0s"}, // the session stopped touching it
 		{"5", true, "no lease, no file"},
-		{"6", false, ""}, // this process records it
+		{"6", false, ""},                             // this process records it
+		{"7", true, "its lease untouched for 11m0s"}, // its perfetto still writes the file
 	} {
 		why, stale := dt.staleFor("s1", p(tc.n))
 		if stale != tc.stale || why != tc.why {
