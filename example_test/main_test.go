@@ -1,13 +1,13 @@
 package example_test
 
 import (
-	"github.com/perfgate/perfgate/history"
-	"github.com/perfgate/perfgate/perftest"
-	"github.com/perfgate/perfgate/report"
 	"os"
 	"testing"
 
+	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/internal/testenv"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/report"
 )
 
 // TestMain gives every session the reporters (reports into

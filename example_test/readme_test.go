@@ -2,7 +2,6 @@ package example_test
 
 import (
 	"fmt"
-	"github.com/perfgate/perfgate/result"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/simtest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // readme is the module's README.

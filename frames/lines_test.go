@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"github.com/perfgate/perfgate/internal/memwatch"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/android/surfaceflinger"
 	"github.com/perfgate/perfgate/internal/capturegen"
 	"github.com/perfgate/perfgate/internal/excerpt"
+	"github.com/perfgate/perfgate/internal/memwatch"
 )
 
 // A 1 GiB line, at the start or after real lines, in UTF-8, UTF-16 or

@@ -1,9 +1,10 @@
 package perftest
 
 import (
-	"github.com/perfgate/perfgate/result"
 	"math"
 	"sort"
+
+	"github.com/perfgate/perfgate/result"
 )
 
 // clockMap maps host time to the device's monotonic clock.

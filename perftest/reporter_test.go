@@ -3,11 +3,12 @@ package perftest
 import (
 	"errors"
 	"fmt"
-	"github.com/perfgate/perfgate/result"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/perfgate/perfgate/result"
 )
 
 // loggingT is a recordingT that also keeps Logf lines.

@@ -2,7 +2,6 @@ package perftest
 
 import (
 	"context"
-	"github.com/perfgate/perfgate/result"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/result"
 )
 
 // A session's Result is named after the test and its package, so the

@@ -3,12 +3,12 @@ package perftest
 import (
 	"context"
 	"fmt"
-	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"regexp"
 	"slices"
 	"time"
 
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/perftest/internal/tracing"
 	"github.com/perfgate/perfgate/result"
 )

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/perfgate/perfgate/internal/excerpt"
 	"io"
 	"path/filepath"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/history/changepoint"
+	"github.com/perfgate/perfgate/internal/excerpt"
 )
 
 const historyUsage = `usage: perfgate history <command> [flags]

@@ -13,7 +13,6 @@ package framesrc
 
 import (
 	"bytes"
-	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"math"
 	"slices"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/android/surfaceflinger"
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/result"
 )
 

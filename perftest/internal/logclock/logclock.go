@@ -12,7 +12,6 @@ package logclock
 
 import (
 	"fmt"
-	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/android/procfs"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 )
 
 // Clock places logcat times on the device's boottime clock, from one

@@ -3,11 +3,12 @@ package tracing
 import (
 	"context"
 	"fmt"
-	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 )
 
 // liveTraces holds the trace files this process's sessions record, by

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"maps"
 	"path"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 )
 
 // What a session's trace leaves on a phone, and how a later session finds

@@ -3,7 +3,6 @@ package tracing
 import (
 	"context"
 	"errors"
-	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/result"
 )
 

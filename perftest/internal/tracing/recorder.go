@@ -20,7 +20,6 @@ package tracing
 import (
 	"context"
 	"fmt"
-	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"io"
 	"slices"
 	"strconv"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/devtext"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
 )

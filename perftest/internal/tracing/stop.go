@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/perfgate/perfgate/adbx"
-	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"maps"
 	"os"
 	"slices"
@@ -14,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
 )
