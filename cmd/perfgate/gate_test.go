@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -45,7 +47,7 @@ func gateScenario(t *testing.T, wl *simdevice.Workload, seed int64) string {
 }
 
 // `perfgate compare` of one run of a smooth app against one run of the
-// same app made janky (jank 0 → 5, frame_time_p99 about five times longer)
+// same app made janky (jank 0 → 5 or more, frame_time_p99 about five times longer)
 // fails: one run a side cannot say how much runs differ, but a change that
 // large needs nothing beyond the frames it rests on, and the line says
 // so. The same app against itself (another seed) passes.
@@ -75,20 +77,32 @@ func TestCompareOneSmoothRunWithOneJankyRun(t *testing.T) {
 	}
 	text := out.String()
 	t.Logf("%s", text)
-	for _, want := range []string{"perf regression: feed on Google Pixel 7, API 33: scroll: jank 0 → 5 (+∞%, p<0.001, 1+1 runs, ", " frames, frames alone)"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("compare smooth janky lacks %q:\n%s", want, text)
-		}
-	}
 	// The verdict rests on the new Result, for the reports to show.
 	r, err := result.ReadResult(filepath.Join(bad, "feed.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The line quotes the jank the new run measured: the workload's five
+	// late frames, and any the phone's frame noise (3 %, on the wall
+	// clock) made late too.
+	jank := -1
+	for _, m := range r.Step("scroll").Metrics() {
+		if m.Name == metrics.Jank {
+			jank = int(m.Value)
+		}
+	}
+	if jank < 5 {
+		t.Fatalf("the janky run measured jank %d in scroll, want the workload's 5 at least", jank)
+	}
+	for _, want := range []string{fmt.Sprintf("perf regression: feed on Google Pixel 7, API 33: scroll: jank 0 → %d (+∞%%, p<0.001, 1+1 runs, ", jank), " frames, frames alone)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("compare smooth janky lacks %q:\n%s", want, text)
+		}
+	}
 	found := false
 	for _, v := range r.Verdicts {
 		if v.Kind == budget.KindRegression && v.Metric == "jank" {
-			found = v.Fails() && v.Gate != nil && v.Gate.Method == budget.FramesOnly && strings.Contains(v.Line, "jank 0 → 5")
+			found = v.Fails() && v.Gate != nil && v.Gate.Method == budget.FramesOnly && strings.Contains(v.Line, fmt.Sprintf("jank 0 → %d", jank))
 		}
 	}
 	if !found {
