@@ -14,10 +14,11 @@ import (
 // without a value can say why (README "Unmeasured is never zero").
 const srcFrames = "frames"
 
-// framesReadAfter reports whether a frame poll succeeded at or after host
-// time end: the only read that can show every frame drawn up to then.
+// framesReadAfter reports whether a frame poll sent after host time end
+// succeeded: the only read whose dump can show every frame drawn up to
+// then (frames still drawing aside: see collector.framesPending).
 func (c *collector) framesReadAfter(end int64) bool {
-	return c.log.GoodSince(srcFrames, end)
+	return c.log.GoodSince(srcFrames, end+1)
 }
 
 // markAbsent sets st.NotMeasured: every metric of the catalogue the step
@@ -48,10 +49,11 @@ func (c *collector) markAbsent(st *result.Step) {
 func (c *collector) framesWhy(st *result.Step, notRunning string) string {
 	start, end := st.HostStartNs, st.HostEndNs
 	// The session as a whole ends at its last tick (Result.Whole): a frame
-	// poll in that tick read all of its frames.
+	// poll in that tick, sent before it ended, read all of its frames.
 	readEnd := end
-	if st == c.whole {
-		readEnd--
+	if smp := c.s.res.Samples; st == c.whole && len(smp) > 0 {
+		last := smp[len(smp)-1]
+		readEnd = last.HostNs - last.RTTNs/2 - 1
 	}
 	lost := c.frames.Lost(st)
 	switch {

@@ -26,7 +26,7 @@ func (s *Session) checkpointLocked(after string) *checkpoint {
 	snap := &result.Result{
 		Schema: result.Schema, Name: r.Name, TestPackage: r.TestPackage,
 		Device: r.Device, App: r.App, Config: r.Config,
-		Start: r.Start, End: time.Now(), Clock: clk.sync(),
+		Start: r.Start, End: time.Now(), Clock: clk.Sync(),
 		Frames:         slices.Clone(r.Frames),
 		FramesRejected: maps.Clone(r.FramesRejected),
 		RejectedFrames: slices.Clone(r.RejectedFrames),
@@ -55,17 +55,17 @@ func (s *Session) checkpointLocked(after string) *checkpoint {
 		snap.Trace = &ti
 	}
 	for i := range snap.Samples {
-		snap.Samples[i].DeviceNs = clk.toDevice(snap.Samples[i].HostNs)
+		snap.Samples[i].DeviceNs = clk.ToDevice(snap.Samples[i].HostNs)
 	}
 	for i := range snap.Memory {
-		snap.Memory[i].DeviceNs = clk.toDevice(snap.Memory[i].HostNs)
+		snap.Memory[i].DeviceNs = clk.ToDevice(snap.Memory[i].HostNs)
 	}
 	for i := range snap.Traffic {
-		snap.Traffic[i].DeviceNs = clk.toDevice(snap.Traffic[i].HostNs)
+		snap.Traffic[i].DeviceNs = clk.ToDevice(snap.Traffic[i].HostNs)
 	}
 	for _, list := range [][]result.Crash{snap.Crashes, snap.Restarts, snap.ProcessEnds} {
 		for i := range list {
-			list[i].DeviceNs = clk.toDevice(list[i].HostNs)
+			list[i].DeviceNs = clk.ToDevice(list[i].HostNs)
 		}
 	}
 	// Summaries note what Stop's summaries note too; these are not kept.
@@ -87,7 +87,7 @@ func (s *Session) checkpointLocked(after string) *checkpoint {
 			}
 		}
 		cp := *st
-		cp.DeviceStartNs, cp.DeviceEndNs = clk.toDevice(cp.HostStartNs), clk.toDevice(cp.HostEndNs)
+		cp.DeviceStartNs, cp.DeviceEndNs = clk.ToDevice(cp.HostStartNs), clk.ToDevice(cp.HostEndNs)
 		c.summarise(&cp)
 		snap.Steps = append(snap.Steps, &cp)
 		if c.framesReadAfter(st.HostEndNs) || !s.cfg.has(CollectFrames) {
@@ -176,14 +176,18 @@ func (s *Session) stepEndedLocked(st *result.Step) *checkpoint {
 // polledLocked runs after each tick the lane absorbed: once a frame poll
 // came back after the end of the step the last checkpoint was taken at,
 // and the frames of the step's last moments are in as Stop waits for them
-// (no longer drawing, or Config.Settle past the step's end), it takes
-// another checkpoint, and writes it without holding up the lane (a long
-// session's Result takes longer to write than a tick's interval).
+// (no longer drawing, or polled Config.Settle past the step's end), it
+// takes another checkpoint, and writes it without holding up the lane (a
+// long session's Result takes longer to write than a tick's interval).
+//
+// Settle is counted to when the last frame poll was sent, not to now: a
+// host that read the poll late (a loaded machine) got a dump the phone
+// took at once, with the step's last frame perhaps still drawing.
 func (s *Session) polledLocked() {
 	if !s.ckArmed || !s.col.framesReadAfter(s.ckAfter) {
 		return
 	}
-	if s.col.framesPending(s.ckAfter) && s.now()-s.ckAfter < int64(s.cfg.Settle) {
+	if s.col.framesPending(s.ckAfter) && s.col.framesSent-s.ckAfter < int64(s.cfg.Settle) {
 		return
 	}
 	s.ckArmed = false

@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest/internal/causesrc"
+	"github.com/perfgate/perfgate/perftest/internal/clockmap"
 	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/perftest/internal/ends"
 	"github.com/perfgate/perfgate/perftest/internal/framesrc"
@@ -40,10 +41,13 @@ type collector struct {
 	whyMetric map[metrics.Name]string
 
 	// frames is the frame source: polls, frames, rows rejected.
-	frames    *framesrc.Source
-	refreshHz float64
-	procNames []string // the app's process names, for pidof
-	uid       int
+	frames *framesrc.Source
+	// framesSent is when the last frame poll absorbed was sent (host ns):
+	// its dump ran no earlier.
+	framesSent int64
+	refreshHz  float64
+	procNames  []string // the app's process names, for pidof
+	uid        int
 
 	// samples reads the CPU, memory, traffic, battery and thermal
 	// counters.
@@ -51,8 +55,8 @@ type collector struct {
 	pids      []int
 	ticks     int
 	noted     map[string]bool
-	clockGfx  clockMap // gfxinfo "Uptime:" (CLOCK_MONOTONIC, ms)
-	clockProc clockMap // /proc/uptime (CLOCK_BOOTTIME, 10 ms)
+	clockGfx  clockmap.Map // gfxinfo "Uptime:" (CLOCK_MONOTONIC, ms)
+	clockProc clockmap.Map // /proc/uptime (CLOCK_BOOTTIME, 10 ms)
 	aux       sync.WaitGroup
 	// ends follows the app's processes, for placing their ends in the log.
 	ends ends.Source
@@ -386,7 +390,7 @@ func (c *collector) framesPlan() tickPlan {
 func (c *collector) absorbFramesPoll(p tickPlan, out []adbx.Result, send, recv int64) {
 	c.log.EndTick()
 	n := c.absorbFrames(p, out, send, recv, c.readClock(p, out, send, recv))
-	c.logFrames(out[p.frames], result.Sample{HostNs: send + (recv-send)/2, NewFrames: n})
+	c.logFrames(out[p.frames], send, n)
 	c.log.EndTick()
 }
 
@@ -400,7 +404,7 @@ func (c *collector) readClock(p tickPlan, out []adbx.Result, send, recv int64) i
 	if !ok {
 		return 0
 	}
-	c.clockProc.observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
+	c.clockProc.Observe("/proc/uptime", send, recv, ns, 10*int64(time.Millisecond))
 	return ns
 }
 
@@ -432,21 +436,24 @@ func (c *collector) absorb(p tickPlan, out []adbx.Result, due, send, recv int64)
 		c.ends.Started(st.PID, st.StartTime)
 	}
 	if p.frames >= 0 {
-		c.logFrames(out[p.frames], smp)
+		c.logFrames(out[p.frames], send, smp.NewFrames)
 	}
 	c.log.EndTick()
 	c.s.res.Samples = append(c.s.res.Samples, smp)
 }
 
-// logFrames records how a tick's frame poll, answered res, fared.
-func (c *collector) logFrames(res adbx.Result, smp result.Sample) {
+// logFrames records how a tick's frame poll, sent at host time send and
+// answered res with n new frames, fared. A poll is logged at its send
+// time, as a failed tick is (Result.Gaps): the phone dumped its frames no
+// earlier, however late the host read the answer.
+func (c *collector) logFrames(res adbx.Result, send int64, n int) {
 	err := ""
 	if res.ExitCode != 0 {
 		err = readlog.Short(res)
-	} else if smp.NewFrames == 0 {
+	} else if n == 0 {
 		err = c.log.Noted("frames: ")
 	}
-	c.log.Add(srcFrames, smp.HostNs, err)
+	c.log.Add(srcFrames, send, err)
 }
 
 // absorbPIDs tracks the app's processes: a pid that disappears ended (a

@@ -11,23 +11,8 @@ import (
 func newFrameSource(c *collector) *framesrc.Source {
 	return framesrc.New(framesrc.Env{
 		Result: c.s.res, Note: c.note, StepAt: c.s.stepAtLocked,
-		GfxClock: clockOf{&c.clockGfx}, ProcClock: clockOf{&c.clockProc},
+		GfxClock: &c.clockGfx, ProcClock: &c.clockProc,
 	})
-}
-
-// clockOf is a clock map as the frame source reads and feeds it.
-type clockOf struct{ m *clockMap }
-
-func (c clockOf) Observe(source string, sendNs, recvNs, devNs, resNs int64) {
-	c.m.observe(source, sendNs, recvNs, devNs, resNs)
-}
-
-func (c clockOf) Latest(hostNs int64) (int64, bool) {
-	if !c.m.ok() {
-		return 0, false
-	}
-	_, hi := c.m.interval()
-	return hostNs + hi, true
 }
 
 // framesDue says whether the next tick polls frames: the first clockPolls
@@ -47,6 +32,7 @@ const clockPolls = 10
 // source; uptimeNs is the device clock read in the same tick after the
 // dump, 0 if unknown.
 func (c *collector) absorbFrames(p tickPlan, out []adbx.Result, send, recv, uptimeNs int64) int {
+	c.framesSent = send
 	t := framesrc.Tick{SendNs: send, RecvNs: recv, UptimeNs: uptimeNs}
 	if p.framesUptime >= 0 {
 		// The row check takes any clock read after the rows were
@@ -69,8 +55,8 @@ func (c *collector) framesPending(stopNs int64) bool {
 // liveFrames summarises the open step's frames so far.
 func (c *collector) liveFrames(st *result.Step) (int, float64, int) {
 	clk := c.stepClock()
-	if !clk.ok() {
+	if !clk.OK() {
 		return 0, 0, 0
 	}
-	return c.frames.Live(clk.toDevice(st.HostStartNs))
+	return c.frames.Live(clk.ToDevice(st.HostStartNs))
 }

@@ -57,8 +57,8 @@ func (c *collector) readSkips(ctx context.Context) {
 // times send and recv to the session's /proc/uptime clock map, and returns
 // the map's offset, device − host.
 func (c *collector) uptimeOffset(send, recv, up int64) int64 {
-	c.clockProc.observe("/proc/uptime", send, recv, up, 10*int64(time.Millisecond))
-	return c.clockProc.offset()
+	c.clockProc.Observe("/proc/uptime", send, recv, up, 10*int64(time.Millisecond))
+	return c.clockProc.Offset()
 }
 
 // appPIDsLocked are the app's processes at the session's start and every

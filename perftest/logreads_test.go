@@ -19,7 +19,7 @@ func TestSkipsJoinTheClockMap(t *testing.T) {
 	const s = int64(1e9)
 	c.s.res.App.PIDs = []int{4200}
 	c.s.res.Samples = []result.Sample{{HostNs: 80 * s, PIDs: []int{4242}}, {HostNs: 99 * s, PIDs: []int{4242}}, {HostNs: 101 * s}}
-	c.clockProc.observe("/proc/uptime", 99*s, 99*s, 998_995_000_000, 10_000_000)
+	c.clockProc.Observe("/proc/uptime", 99*s, 99*s, 998_995_000_000, 10_000_000)
 	if off := c.uptimeOffset(96*s, 108*s, 1000*s); off != 900*s {
 		t.Errorf("offset %v, want 900s", time.Duration(off))
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/perftest/internal/clockmap"
 	"github.com/perfgate/perfgate/perftest/internal/samples"
 	"github.com/perfgate/perfgate/result"
 )
@@ -17,27 +18,27 @@ func (c *collector) finish() {
 	r := c.s.res
 	c.frames.Finish(c.s.now())
 	clk := c.stepClock()
-	if clk.ok() && clk.source == "/proc/uptime" {
+	if clk.OK() && clk.Source() == "/proc/uptime" {
 		c.note("clock: mapped through /proc/uptime (10 ms resolution; counts suspend time, so valid only while the device stays awake)")
 	}
-	r.Clock = clk.sync()
+	r.Clock = clk.Sync()
 	c.traceSpan(clk)
-	samples.Finish(r, clk.toDevice)
+	samples.Finish(r, clk.ToDevice)
 	// Process ends are recorded as their log reads finish.
 	for _, list := range [][]result.Crash{r.Crashes, r.ProcessEnds, r.Restarts} {
 		sort.SliceStable(list, func(i, j int) bool { return list[i].HostNs < list[j].HostNs })
 		for i := range list {
-			list[i].DeviceNs = clk.toDevice(list[i].HostNs)
+			list[i].DeviceNs = clk.ToDevice(list[i].HostNs)
 		}
 	}
 	for _, st := range r.Steps {
-		st.DeviceStartNs = clk.toDevice(st.HostStartNs)
-		st.DeviceEndNs = clk.toDevice(st.HostEndNs)
+		st.DeviceStartNs = clk.ToDevice(st.HostStartNs)
+		st.DeviceEndNs = clk.ToDevice(st.HostEndNs)
 		c.summarise(st)
 	}
 	if n := len(r.Samples); n > 0 {
 		w := &result.Step{Name: "session", HostStart: r.Start, HostEnd: time.Now(), HostEndNs: r.Samples[n-1].HostNs + 1}
-		w.DeviceStartNs, w.DeviceEndNs = clk.toDevice(w.HostStartNs), clk.toDevice(w.HostEndNs)
+		w.DeviceStartNs, w.DeviceEndNs = clk.ToDevice(w.HostStartNs), clk.ToDevice(w.HostEndNs)
 		c.whole = w
 		if len(r.Frames) > 0 {
 			w.DeviceEndNs = max(w.DeviceEndNs, r.Frames[len(r.Frames)-1].Time()+1)
@@ -67,8 +68,8 @@ func (c *collector) finish() {
 
 // stepClock is the clock map steps are placed on the device with: the
 // gfxinfo dumps' Uptime, else /proc/uptime.
-func (c *collector) stepClock() *clockMap {
-	if c.clockGfx.ok() {
+func (c *collector) stepClock() *clockmap.Map {
+	if c.clockGfx.OK() {
 		return &c.clockGfx
 	}
 	return &c.clockProc

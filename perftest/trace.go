@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest/internal/clockmap"
 	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/perftest/internal/tracing"
 	"github.com/perfgate/perfgate/result"
@@ -137,9 +138,9 @@ func (c *collector) stopTrace(ctx context.Context) {
 }
 
 // traceSpan puts the trace's span on the steps' device clock.
-func (c *collector) traceSpan(clk *clockMap) {
-	if c.tr != nil && clk.ok() {
-		c.tr.Span(clk.toDevice)
+func (c *collector) traceSpan(clk *clockmap.Map) {
+	if c.tr != nil && clk.OK() {
+		c.tr.Span(clk.ToDevice)
 	}
 }
 

@@ -1,4 +1,6 @@
-package perftest
+// Package clockmap maps a session's host time onto a device clock, from
+// the round trips that read the device's clock.
+package clockmap
 
 import (
 	"math"
@@ -7,7 +9,7 @@ import (
 	"github.com/perfgate/perfgate/result"
 )
 
-// clockMap maps host time to the device's monotonic clock.
+// Map maps host time to the device's monotonic clock.
 //
 // Each round trip that reads the device clock gives an interval for the
 // offset (device − host): the read happened after the host sent the request
@@ -17,7 +19,7 @@ import (
 // is the tightest bound, and its midpoint the estimate. Where they do not
 // overlap (drift, a clock step) the narrowest interval alone is used, which is
 // the "midpoint of the smallest round trip" estimate.
-type clockMap struct {
+type Map struct {
 	source string
 	// best holds the narrowest intervals seen, narrowest first.
 	best    []offsetInterval
@@ -33,10 +35,10 @@ type offsetInterval struct {
 
 const clockKeep = 16
 
-// observe adds one round trip: the host sent at sendNs and received at
+// Observe adds one round trip: the host sent at sendNs and received at
 // recvNs (host ns since session start); the device said devNs with the given
 // resolution.
-func (c *clockMap) observe(source string, sendNs, recvNs, devNs, resNs int64) {
+func (c *Map) Observe(source string, sendNs, recvNs, devNs, resNs int64) {
 	if recvNs < sendNs {
 		return
 	}
@@ -68,11 +70,11 @@ func (c *clockMap) observe(source string, sendNs, recvNs, devNs, resNs int64) {
 	}
 }
 
-// ok reports whether the map has any observation.
-func (c *clockMap) ok() bool { return c.samples > 0 }
+// OK reports whether the map has any observation.
+func (c *Map) OK() bool { return c.samples > 0 }
 
-// interval returns the offset bounds the map currently trusts.
-func (c *clockMap) interval() (lo, hi int64) {
+// Interval returns the offset bounds the map currently trusts.
+func (c *Map) Interval() (lo, hi int64) {
 	if c.samples == 0 {
 		return 0, 0
 	}
@@ -82,34 +84,48 @@ func (c *clockMap) interval() (lo, hi int64) {
 	return c.best[0].lo, c.best[0].hi
 }
 
-// offset is the estimated device − host offset in ns.
-func (c *clockMap) offset() int64 {
-	lo, hi := c.interval()
+// Offset is the estimated device − host offset in ns.
+func (c *Map) Offset() int64 {
+	lo, hi := c.Interval()
 	return lo + (hi-lo)/2
 }
 
-// toDevice maps a host time (ns since session start) to device ns.
-func (c *clockMap) toDevice(hostNs int64) int64 { return hostNs + c.offset() }
+// ToDevice maps a host time (ns since session start) to device ns.
+func (c *Map) ToDevice(hostNs int64) int64 { return hostNs + c.Offset() }
 
-// sync describes the mapping for the Result.
-func (c *clockMap) sync() result.ClockSync {
+// Sync describes the mapping for the Result.
+func (c *Map) Sync() result.ClockSync {
 	if c.samples == 0 {
 		return result.ClockSync{Source: "none", UncertaintyMs: math.MaxFloat32}
 	}
-	lo, hi := c.interval()
+	lo, hi := c.Interval()
 	return result.ClockSync{
 		Source:        c.source,
-		OffsetNs:      c.offset(),
+		OffsetNs:      c.Offset(),
 		UncertaintyMs: float64(hi-lo) / 2 / 1e6,
 		BestRTTMs:     float64(c.minRTT()) / 1e6,
 		Samples:       c.samples,
 	}
 }
 
-func (c *clockMap) minRTT() int64 {
+func (c *Map) minRTT() int64 {
 	m := int64(math.MaxInt64)
 	for _, b := range c.best {
 		m = min(m, b.rtt)
 	}
 	return m
+}
+
+// Source names the clock the map was fed from, "" before its first
+// observation.
+func (c *Map) Source() string { return c.source }
+
+// Latest is the latest device time host time hostNs may map to; ok is
+// false while the map has no observation.
+func (c *Map) Latest(hostNs int64) (int64, bool) {
+	if !c.OK() {
+		return 0, false
+	}
+	_, hi := c.Interval()
+	return hostNs + hi, true
 }
