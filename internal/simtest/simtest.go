@@ -59,14 +59,18 @@ func ServePipe(t TB, cfg simdevice.Config) (*simdevice.Device, *adbtest.Server) 
 	return dev, srv
 }
 
-// bubbleWall bounds a bubble's time on the host.
-const bubbleWall = 2 * time.Minute
+// bubbleWall bounds a bubble's time on the host: far above what a bubble
+// takes on a 2-core machine running two suites at once with the race
+// detector (2 minutes was seen exceeded there), below go test's 10-minute
+// default timeout, so that a stuck bubble is named before the binary is
+// killed.
+const bubbleWall = 5 * time.Minute
 
 // Bubble runs f in a testing/synctest bubble (synctest.Test), on a fake
 // clock that moves only when every goroutine of the test waits. A
 // goroutine blocked on anything else (a socket, a process, a lock held
 // across a wait) stops that clock for good, and the test would hang to
-// -timeout: after two minutes on the host Bubble ends the test binary
+// -timeout: after bubbleWall on the host Bubble ends the test binary
 // instead, with every goroutine's stack, so the one that holds the clock
 // can be found.
 func Bubble(t *testing.T, f func(t *testing.T)) {
