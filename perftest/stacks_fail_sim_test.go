@@ -17,6 +17,9 @@ type stacksFailCase struct {
 	// want are what the step's not_measured.stacks must quote: the
 	// command, its exit status and its stderr.
 	want []string
+	// note: the failure costs no stacks, and a note of the Result
+	// quotes it instead.
+	note bool
 }
 
 var stacksFailCases = []stacksFailCase{
@@ -31,11 +34,15 @@ var stacksFailCases = []stacksFailCase{
 	{name: "am profile stop fails", q: simdevice.Quirks{MissingCommands: []string{"simpleperf"}, FailingCommands: []simdevice.FailingCommand{{Command: "am profile stop", Exit: 255,
 		Stderr: "Exception occurred while executing 'profile':\njava.lang.IllegalStateException: Profiler not running\n"}}},
 		want: []string{"am profile stop", "exit status 255", "Profiler not running"}},
+	{name: "leftover listing fails", q: simdevice.Quirks{FailingCommands: []simdevice.FailingCommand{{Command: "ps -A -o PID,ARGS", Exit: 1,
+		Stderr: "ps: bad -o PID,ARGS\n"}}}, note: true,
+		want: []string{"stacks: leftover: the profiler files of earlier sessions were not looked for: ps -A -o PID,ARGS: exit status 1: ps: bad -o PID,ARGS"}},
 }
 
 // Every way the profiler fails on a phone, the step's not_measured.stacks
 // says so, quoting the command that failed, its exit status and its
-// stderr; the other sources of causes are still measured.
+// stderr; the other sources of causes are still measured. A failed read
+// that costs no stacks is a note of the Result, quoted the same way.
 func TestStacksFailureQuoted(t *testing.T) {
 	t.Parallel()
 	for _, tc := range stacksFailCases {
@@ -60,13 +67,19 @@ func stacksFailure(t *testing.T, tc stacksFailCase) {
 		t.Fatalf("blocks not measured: %+v", c)
 	}
 	why := c.NotMeasured[causes.SourceStacks]
+	if tc.note {
+		if why != "" || len(c.TopStacks) == 0 {
+			t.Errorf("stacks not measured (%q) or none (%d top stacks)", why, len(c.TopStacks))
+		}
+		why = strings.Join(r.Notes, "\n")
+	}
 	for _, w := range tc.want {
 		if !strings.Contains(why, w) {
 			t.Errorf("not_measured.stacks %q does not quote %q (notes %q)", why, w, r.Notes)
 		}
 	}
 	t.Logf("not_measured.stacks: %s", why)
-	if len(c.TopStacks) != 0 {
+	if !tc.note && len(c.TopStacks) != 0 {
 		t.Errorf("top stacks %+v without samples", c.TopStacks)
 	}
 }

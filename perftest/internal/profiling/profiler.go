@@ -5,7 +5,7 @@
 //
 //	p := profiling.New(batch, stream, "com.example.feed", 1000)
 //	out, err := batch(ctx, profiling.SetupCmds())
-//	p.Setup(ctx, out, note) // out nil when err != nil
+//	p.Setup(ctx, out, err, note)
 //	p.Start(pid)            // for each app process, as it appears
 //	p.Stop(ctx)
 //	samples, notes := p.Read(ctx)
@@ -127,11 +127,16 @@ const stackSourceCmd = "command -v simpleperf"
 func SetupCmds() []string { return append([]string{stackSourceCmd}, profilerListing()...) }
 
 // Setup picks the profiler and removes the files earlier sessions left,
-// from out, what SetupCmds gave (nil when their round trip failed); it
+// from out, what SetupCmds gave, or err, why their round trip failed; it
 // returns the profiler's source, which the Result names.
-func (p *Profiler) Setup(ctx context.Context, out []adbx.Result, note devcmd.Note) string {
+func (p *Profiler) Setup(ctx context.Context, out []adbx.Result, err error, note devcmd.Note) string {
 	var res *adbx.Result
-	if out != nil {
+	if err == nil && len(out) != len(SetupCmds()) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(SetupCmds()), len(out))
+	}
+	if err != nil {
+		note("stacks: %s: %v: simpleperf is tried, and the profiler files of earlier sessions were not looked for", stackSourceCmd, err)
+	} else {
 		res = &out[0]
 		p.removeLeftovers(ctx, out[1:], note)
 	}
