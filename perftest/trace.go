@@ -55,8 +55,10 @@ const (
 // DefaultTraceCategories are the atrace categories a trace records unless
 // TraceConfig.Categories says otherwise: graphics, views (Choreographer's
 // doFrame and its traversals), input, the activity and window managers,
-// binder transactions and the runtime (GC, lock contention).
-var DefaultTraceCategories = []string{"gfx", "view", "input", "am", "wm", "binder_driver", "dalvik"}
+// binder transactions, the AIDL calls they carry (which interface and
+// method a thread waits on: AIDL::java::IPackageManager::getPackageInfo::client;
+// Android 10+, as traces are) and the runtime (GC, lock contention).
+var DefaultTraceCategories = []string{"gfx", "view", "input", "am", "wm", "binder_driver", "aidl", "dalvik"}
 
 // WithTrace records a Perfetto trace around the session (see TraceConfig).
 func WithTrace(tc TraceConfig) Option {

@@ -38,11 +38,17 @@ func traceJanks() []simdevice.Jank {
 // phone's frame buffer or is too busy to poll it.
 func traceSession(t *testing.T, api int, q simdevice.Quirks, n int, tc perftest.TraceConfig) (dev *simdevice.Device, r *result.Result, st *result.Step) {
 	t.Helper()
+	return traceSessionOf(t, traceJanks(), api, q, n, tc)
+}
+
+// traceSessionOf is traceSession on a scroll with the given janks.
+func traceSessionOf(t *testing.T, janks []simdevice.Jank, api int, q simdevice.Quirks, n int, tc perftest.TraceConfig) (dev *simdevice.Device, r *result.Result, st *result.Step) {
+	t.Helper()
 	wl, err := simdevice.Preset("smooth-scroll")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl.Phases[0].Janks = traceJanks()
+	wl.Phases[0].Janks = janks
 	var d *adbx.Device
 	dev, d = simWorkload(t, wl, api, q)
 	tk := newTicker()
@@ -80,7 +86,7 @@ func TestTraceMatchesTruth(t *testing.T) {
 
 // traceMatchesTruth is TestTraceMatchesTruth's body, on the bubble's clock.
 func traceMatchesTruth(t *testing.T) {
-	tc := perftest.TraceConfig{Categories: append(slices.Clone(perftest.DefaultTraceCategories), "aidl")}
+	tc := perftest.TraceConfig{}
 	dev, r, st := traceSession(t, 33, simdevice.Quirks{}, 40, tc)
 	info := r.Trace
 	if info == nil || info.File == "" {

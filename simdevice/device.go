@@ -80,6 +80,7 @@ func New(cfg Config) (*Device, error) {
 	progs := programs(w)
 	progs["perfetto"] = d.perfetto
 	cfg.Quirks.hugeOutputs(progs)
+	cfg.Quirks.failingCommands(progs)
 	commands := cfg.Quirks.commands(progs)
 	d.fs = &vfs.FS{
 		Tree:      vfs.NewTree(now),

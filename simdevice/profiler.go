@@ -516,3 +516,20 @@ func (w *World) Pkill(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// TruthMainRunning is how long the app's main thread ran on a CPU over
+// [from, to) of the phone's uptime, in every process of the app: what
+// simpleperf's cpu-clock samples, one sample a period while it runs. The
+// phone keeps the last few hundred thousand stretches of it.
+func (w *World) TruthMainRunning(from, to time.Duration) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.advanceLocked()
+	var d int64
+	for _, r := range w.runs {
+		if lo, hi := max(r.start, int64(from)), min(r.end, int64(to)); hi > lo {
+			d += hi - lo
+		}
+	}
+	return time.Duration(d)
+}

@@ -84,6 +84,20 @@ type Quirks struct {
 	// programs (dumpsys, logcat, simpleperf, am, pm, ps, …), not the
 	// shell's own (cat, echo).
 	HugeOutputs []HugeOutput
+	// FailingCommands make device programs fail as real ones do now and
+	// then (a profiler whose record file is damaged, a log service that
+	// refuses the reader, a shell without permission): a command line
+	// whose leading words are an entry's Command prints the entry's
+	// Stderr on standard error and exits with its Exit status, without
+	// running. Commands are the device's programs, as for HugeOutputs.
+	FailingCommands []FailingCommand
+}
+
+// FailingCommand is one command of Quirks.FailingCommands.
+type FailingCommand struct {
+	Command string // the command line's leading words, e.g. "simpleperf report-sample"
+	Exit    int    // its exit status, not 0
+	Stderr  string // what it prints on standard error
 }
 
 // HugeOutput is one command of Quirks.HugeOutputs.
@@ -146,7 +160,37 @@ func (q Quirks) validate() error {
 			return fmt.Errorf("simdevice: config: Quirks.MissingFiles: %q: %v", p, err)
 		}
 	}
+	for _, f := range q.FailingCommands {
+		if len(strings.Fields(f.Command)) == 0 || f.Exit <= 0 || f.Exit > 255 {
+			return fmt.Errorf("simdevice: config: Quirks.FailingCommands: %q, exit %d: want a command and an exit status 1–255", f.Command, f.Exit)
+		}
+	}
 	return nil
+}
+
+// failingCommands wraps the programs that FailingCommands name.
+func (q Quirks) failingCommands(programs map[string]shell.Command) {
+	for name, run := range programs {
+		var mine []FailingCommand
+		for _, f := range q.FailingCommands {
+			if strings.Fields(f.Command)[0] == name {
+				mine = append(mine, f)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		programs[name] = func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+			line := append([]string{name}, args...)
+			for _, f := range mine {
+				if want := strings.Fields(f.Command); len(line) >= len(want) && slices.Equal(line[:len(want)], want) {
+					io.WriteString(stderr, f.Stderr)
+					return f.Exit
+				}
+			}
+			return run(ctx, args, stdout, stderr)
+		}
+	}
 }
 
 // hidesFile reports whether p, or a folder above it, matches one of the

@@ -105,7 +105,10 @@ func planFrame(f *TruthFrame) framePlan {
 	sl("traversal", catView, pt, q, 1)
 	sl("measure", catView, pt, layout, 2)
 	sl("layout", catView, layout, d, 2)
-	if f.Slow {
+	if f.Slow && f.Wait == "" {
+		// Slow in the app's own code: binding rows. A frame that waits
+		// does so in layout itself (a binder call, a query, a lock), so
+		// that its wait is among its longest slices.
 		sl("RV OnBindView", catApp, at(pt, d, 0.42), at(pt, d, 0.96), 3)
 	}
 	sl("draw", catView, d, q, 2)
@@ -129,7 +132,7 @@ func planFrame(f *TruthFrame) framePlan {
 		case WaitLock:
 			st, name, cat = trace.StateSleeping, fmt.Sprintf("Lock contention on a monitor lock (owner tid: %d)", f.Pid+18), catDalvik
 		}
-		sl(name, cat, p.waitStart, p.back, 4)
+		sl(name, cat, p.waitStart, p.back, 3)
 		run(h, p.waitStart)
 		p.spans = append(p.spans, planSpan{p.waitStart, p.waitEnd, st}, planSpan{p.waitEnd, p.back, trace.StateRunnable})
 		run(p.back, q)

@@ -144,7 +144,7 @@ func (s *Source) Setup(ctx context.Context, f Facts, note devcmd.Note) *result.C
 		if err == nil {
 			res = out[:len(profiling.SetupCmds())]
 		}
-		run.StackSource = s.prof.Setup(ctx, res, note)
+		run.StackSource = s.prof.Setup(ctx, res, err, note)
 		for _, pid := range f.PIDs {
 			s.prof.Start(pid)
 		}

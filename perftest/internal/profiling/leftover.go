@@ -41,14 +41,22 @@ func profilerListing() []string {
 }
 
 // profilerLeftovers reads profilerListing's output: each leftover file,
-// with how long nobody has touched it. Output it cannot read gives none.
-func profilerLeftovers(out []adbx.Result) map[string]time.Duration {
-	if len(out) != 3 || out[0].ExitCode != 0 || out[2].ExitCode != 0 {
-		return nil
+// with how long nobody has touched it. Output it cannot read gives none,
+// and why.
+func profilerLeftovers(out []adbx.Result) (map[string]time.Duration, string) {
+	cmds := profilerListing()
+	if len(out) != len(cmds) {
+		return nil, fmt.Sprintf("batch of %d commands returned %d results", len(cmds), len(out))
 	}
-	now, err := strconv.ParseInt(strings.TrimSpace(string(out[0].Stdout)), 10, 64)
+	for _, i := range []int{0, 2} {
+		if out[i].ExitCode != 0 {
+			return nil, devcmd.Failure(out[i], cmds[i])
+		}
+	}
+	text := strings.TrimSpace(string(out[0].Stdout))
+	now, err := strconv.ParseInt(text, 10, 64)
 	if err != nil || now <= 0 {
-		return nil
+		return nil, fmt.Sprintf("%s printed %q, not the seconds since 1970", cmds[0], devcmd.Clip(text))
 	}
 	// A file a recorder writes is its recording's, however old.
 	written := map[string]bool{}
@@ -74,13 +82,16 @@ func profilerLeftovers(out []adbx.Result) map[string]time.Duration {
 			left[f[1]] = age
 		}
 	}
-	return left
+	return left, ""
 }
 
 // removeLeftovers removes the leftover profiler files that
 // profilerListing's output out shows, with a note for each.
 func (p *Profiler) removeLeftovers(ctx context.Context, out []adbx.Result, note devcmd.Note) {
-	left := profilerLeftovers(out)
+	left, why := profilerLeftovers(out)
+	if why != "" {
+		note("stacks: leftover: the profiler files of earlier sessions were not looked for: %s", why)
+	}
 	if len(left) == 0 {
 		return
 	}

@@ -3,6 +3,7 @@ package profiling
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,22 +27,27 @@ func TestProfilerLeftovers(t *testing.T) {
 	ps := ok("  PID ARGS\n" +
 		"  812 /system/bin/surfaceflinger\n" +
 		"21001 simpleperf record --app com.x.y -t 4242 -e cpu-clock -f 1000 -g --clockid monotonic -o /data/local/tmp/perfgate-00112233445566dd.data\n")
-	got := profilerLeftovers([]adbx.Result{ok("1800000000\n"), files, ps})
+	got, why := profilerLeftovers([]adbx.Result{ok("1800000000\n"), files, ps})
 	want := map[string]time.Duration{
 		"/data/local/tmp/perfgate-00112233445566aa.data":  (now - 1799999000) * time.Second,
 		"/data/local/tmp/perfgate-00112233445566bb.trace": (now - 1799999000) * time.Second,
 	}
-	if !maps.Equal(got, want) {
-		t.Errorf("leftovers %v, want %v", got, want)
+	if !maps.Equal(got, want) || why != "" {
+		t.Errorf("leftovers %v (%q), want %v", got, why, want)
 	}
-	for _, bad := range [][]adbx.Result{
-		nil,
-		{{ExitCode: 127, Stderr: []byte("date: not found")}, files, ps},
-		{ok("soon\n"), files, ps},
-		{ok("1800000000\n"), files, {ExitCode: 1}},
+	// A listing the phone could not give says why, quoting it.
+	for _, tc := range []struct {
+		out  []adbx.Result
+		want string
+	}{
+		{nil, "batch of 3 commands returned 0 results"},
+		{[]adbx.Result{{ExitCode: 127, Stderr: []byte("date: not found")}, files, ps}, "date +%s: exit status 127: date: not found"},
+		{[]adbx.Result{ok("soon\n"), files, ps}, `date +%s printed "soon"`},
+		{[]adbx.Result{ok("1800000000\n"), files, {ExitCode: 1}}, "ps -A -o PID,ARGS: exit status 1"},
 	} {
-		if got := profilerLeftovers(bad); len(got) > 0 {
-			t.Errorf("from %d unreadable results: %v", len(bad), slices.Collect(maps.Keys(got)))
+		got, why := profilerLeftovers(tc.out)
+		if len(got) > 0 || !strings.Contains(why, tc.want) {
+			t.Errorf("from %d unreadable results: %v, why %q, want %q", len(tc.out), slices.Collect(maps.Keys(got)), why, tc.want)
 		}
 	}
 }

@@ -5,7 +5,7 @@
 //
 //	p := profiling.New(batch, stream, "com.example.feed", 1000)
 //	out, err := batch(ctx, profiling.SetupCmds())
-//	p.Setup(ctx, out, note) // out nil when err != nil
+//	p.Setup(ctx, out, err, note)
 //	p.Start(pid)            // for each app process, as it appears
 //	p.Stop(ctx)
 //	samples, notes := p.Read(ctx)
@@ -38,7 +38,9 @@ type Profiler struct {
 	runs   []*profRun
 	why    string // why no stacks can be sampled at all
 	failed string // why a recording failed
-	seen   map[int]bool
+	// refused says the profiler refused that recording (exit status not 0).
+	refused bool
+	seen    map[int]bool
 }
 
 // profRun is one recording of one process's main thread. For simpleperf,
@@ -54,6 +56,46 @@ type profRun struct {
 	done       chan struct{}
 	res        adbx.Result
 	err        error
+	// stopping is the command that asked the recorder to stop, "" before;
+	// stopFailed says how it failed, "" when it did not.
+	stopping, stopFailed string
+	// why says why the recording's samples are lost (it failed, did not
+	// stop, or could not be read), "" while they are not.
+	why string
+}
+
+// ok says the recording ran and ended well; the caller holds p.mu.
+func (r *profRun) ok() bool { return r.err == nil && r.res.ExitCode == 0 && r.why == "" }
+
+// refused says the profiler refused the recording: it ran, and exited
+// with a status not 0; the caller holds p.mu.
+func (r *profRun) refused() bool { return r.err == nil && r.res.ExitCode != 0 }
+
+// lose records why the recording's samples are lost, the first reason
+// only; the caller holds p.mu.
+func (r *profRun) lose(why string) {
+	if r.why == "" {
+		r.why = why
+	}
+}
+
+// maxRecording bounds a recording's device call. A recording lasts as long
+// as the session, which ends it (Stop, Cleanup): without a deadline of its
+// own the call would get the device's default one (adbx.DefaultTimeout,
+// 10 s), which would kill the recorder, and every sample with it, in any
+// longer session.
+const maxRecording = 7 * 24 * time.Hour
+
+// one runs cmd alone in a batch; err names cmd when the call failed.
+func (p *Profiler) one(ctx context.Context, cmd string) (adbx.Result, error) {
+	out, err := p.batch(ctx, []string{cmd})
+	if err == nil && len(out) != 1 {
+		err = fmt.Errorf("batch of 1 command returned %d results", len(out))
+	}
+	if err != nil {
+		return adbx.Result{}, fmt.Errorf("%s: %w", cmd, err)
+	}
+	return out[0], nil
 }
 
 // New is a profiler of app pkg's main thread, sampling sampleHz times a
@@ -85,11 +127,16 @@ const stackSourceCmd = "command -v simpleperf"
 func SetupCmds() []string { return append([]string{stackSourceCmd}, profilerListing()...) }
 
 // Setup picks the profiler and removes the files earlier sessions left,
-// from out, what SetupCmds gave (nil when their round trip failed); it
+// from out, what SetupCmds gave, or err, why their round trip failed; it
 // returns the profiler's source, which the Result names.
-func (p *Profiler) Setup(ctx context.Context, out []adbx.Result, note devcmd.Note) string {
+func (p *Profiler) Setup(ctx context.Context, out []adbx.Result, err error, note devcmd.Note) string {
 	var res *adbx.Result
-	if out != nil {
+	if err == nil && len(out) != len(SetupCmds()) {
+		err = fmt.Errorf("batch of %d commands returned %d results", len(SetupCmds()), len(out))
+	}
+	if err != nil {
+		note("stacks: %s: %v: simpleperf is tried, and the profiler files of earlier sessions were not looked for", stackSourceCmd, err)
+	} else {
 		res = &out[0]
 		p.removeLeftovers(ctx, out[1:], note)
 	}
@@ -141,30 +188,41 @@ func (p *Profiler) Start(pid int) {
 		r.intervalUs = int64(max(1, 1_000_000/hz))
 		cmd = fmt.Sprintf("am profile start --sampling %d %d %s", r.intervalUs, pid, r.file)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), maxRecording)
 	r.cancel = cancel
 	p.runs = append(p.runs, r)
 	go func() {
 		defer close(r.done)
-		out, err := p.batch(ctx, []string{cmd})
-		if err == nil && len(out) != 1 {
-			err = fmt.Errorf("batch of 1 command returned %d results", len(out))
-		}
+		defer cancel()
+		res, err := p.one(ctx, cmd)
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		r.err = err
-		if err == nil {
-			r.res = out[0]
-			if out[0].ExitCode != 0 && p.failed == "" {
-				p.failed = devcmd.Failure(out[0], cmd)
+		r.err, r.res = err, res
+		why := failed(res, err)(cmd)
+		switch {
+		case err == nil || r.stopping == "":
+		case r.stopFailed != "":
+			why = "the simpleperf recorder could not be stopped, so it wrote no samples: " + r.stopFailed
+		default:
+			why = fmt.Sprintf("%s did not end within %v of `%s`, so it wrote no samples", cmd, stopWait, r.stopping)
+		}
+		if why != "" {
+			r.lose(why)
+			if p.failed == "" {
+				p.failed, p.refused = why, r.refused()
 			}
 		}
 	}()
 }
 
+// stopWait is how long a recorder asked to stop may take to write its
+// file before its call is ended.
+const stopWait = 30 * time.Second
+
 // Stop asks every recording still running to stop (SIGINT, after
-// which simpleperf writes its file) and waits for it, at most 30 s. ART's
-// profiler writes its file when `am profile stop` asks it to.
+// which simpleperf writes its file) and waits for it, at most stopWait.
+// ART's profiler writes its file when `am profile stop` asks it to. A stop
+// that fails is recorded as why the recording's samples are lost.
 func (p *Profiler) Stop(ctx context.Context) {
 	p.mu.Lock()
 	runs := slices.Clone(p.runs)
@@ -173,10 +231,19 @@ func (p *Profiler) Stop(ctx context.Context) {
 	for _, r := range runs {
 		if art {
 			<-r.done
-			if r.err == nil && r.res.ExitCode == 0 {
+			p.mu.Lock()
+			ok := r.ok()
+			p.mu.Unlock()
+			if ok {
+				cmd := fmt.Sprintf("am profile stop %d", r.pid)
 				sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-				p.batch(sctx, []string{fmt.Sprintf("am profile stop %d", r.pid)})
+				why := failed(p.one(sctx, cmd))(cmd)
 				cancel()
+				if why != "" {
+					p.mu.Lock()
+					r.lose(why)
+					p.mu.Unlock()
+				}
 			}
 			continue
 		}
@@ -185,14 +252,38 @@ func (p *Profiler) Stop(ctx context.Context) {
 			continue
 		default:
 		}
-		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		p.batch(sctx, []string{"pkill -INT -f " + adbx.Quote(r.pattern)})
-		cancel()
+		p.interrupt(ctx, r)
 		select {
 		case <-r.done:
-		case <-time.After(30 * time.Second):
+		case <-time.After(stopWait):
 			r.cancel()
 			<-r.done
 		}
+	}
+}
+
+// interrupt sends the recorder of r SIGINT, and records how it was asked
+// to stop, for the note of a recorder that does not.
+func (p *Profiler) interrupt(ctx context.Context, r *profRun) {
+	cmd := "pkill -INT -f " + adbx.Quote(r.pattern)
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	why := failed(p.one(sctx, cmd))(cmd)
+	cancel()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r.stopping, r.stopFailed = cmd, why
+}
+
+// failed says why a command run by one failed, "" when it ran and exited
+// 0: failed(p.one(ctx, cmd))(cmd).
+func failed(res adbx.Result, err error) func(cmd string) string {
+	return func(cmd string) string {
+		switch {
+		case err != nil:
+			return err.Error()
+		case res.ExitCode != 0:
+			return devcmd.Failure(res, cmd)
+		}
+		return ""
 	}
 }

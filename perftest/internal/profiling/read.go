@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
@@ -25,16 +26,21 @@ func (p *Profiler) Read(ctx context.Context) ([]causes.Sample, []string) {
 	var notes []string
 	for _, r := range runs {
 		p.mu.Lock()
-		ok := r.err == nil && r.res.ExitCode == 0
+		ok := r.ok()
 		p.mu.Unlock()
 		if !ok {
 			continue
 		}
 		if art {
-			ss, note := p.readARTTrace(ctx, r)
+			ss, note, lost := p.readARTTrace(ctx, r)
 			out = append(out, ss...)
 			if note != "" {
 				notes = append(notes, note)
+			}
+			if lost {
+				p.mu.Lock()
+				r.lose(strings.TrimPrefix(note, "stacks: "))
+				p.mu.Unlock()
 			}
 			continue
 		}
@@ -46,6 +52,9 @@ func (p *Profiler) Read(ctx context.Context) ([]causes.Sample, []string) {
 		cancel()
 		if err != nil {
 			notes = append(notes, "stacks: "+err.Error())
+			p.mu.Lock()
+			r.lose(err.Error())
+			p.mu.Unlock()
 			continue
 		}
 		for _, s := range rep.Samples {
@@ -73,6 +82,10 @@ func (p *Profiler) readReport(ctx context.Context, report string, tid int) (*pro
 		}
 		defer rc.Close()
 		rep, err := profiler.ReadSimpleperfSamples(rc, keep)
+		var exit *adbx.ExitError
+		if errors.As(err, &exit) {
+			return nil, exit // it names the command
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", report, err)
 		}
@@ -98,7 +111,7 @@ func (p *Profiler) readReport(ctx context.Context, report string, tid int) (*pro
 // readARTTrace reads the trace ART's profiler wrote for recording r and
 // removes it. The app writes the file after `am profile stop` returned, so
 // a file not yet whole is read again, every 100 ms for at most 5 s.
-func (p *Profiler) readARTTrace(ctx context.Context, r *profRun) ([]causes.Sample, string) {
+func (p *Profiler) readARTTrace(ctx context.Context, r *profRun) (samples []causes.Sample, note string, lost bool) {
 	cmd := "cat " + r.file
 	defer func() {
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -115,9 +128,11 @@ func (p *Profiler) readARTTrace(ctx context.Context, r *profRun) ([]causes.Sampl
 		cancel()
 		switch {
 		case err != nil:
-			return nil, fmt.Sprintf("stacks: %s: %v", cmd, err)
-		case len(res) != 1 || res[0].ExitCode != 0:
-			return nil, "stacks: " + devcmd.Failure(res[0], cmd)
+			return nil, fmt.Sprintf("stacks: %s: %v", cmd, err), true
+		case len(res) != 1:
+			return nil, fmt.Sprintf("stacks: %s: batch of 1 command returned %d results", cmd, len(res)), true
+		case res[0].ExitCode != 0:
+			return nil, "stacks: " + devcmd.Failure(res[0], cmd), true
 		}
 		tr, err := profiler.ParseARTTrace(res[0].Stdout)
 		if err != nil {
@@ -131,11 +146,11 @@ func (p *Profiler) readARTTrace(ctx context.Context, r *profRun) ([]causes.Sampl
 			}
 		}
 		if tr.Overflow {
-			return out, fmt.Sprintf("stacks: the ART trace of pid %d filled its buffer (data-file-overflow=true): samples after that are lost", r.pid)
+			return out, fmt.Sprintf("stacks: the ART trace of pid %d filled its buffer (data-file-overflow=true): samples after that are lost", r.pid), false
 		}
-		return out, ""
+		return out, "", false
 	}
-	return nil, why + " (still after 5 s)"
+	return nil, why + " (still after 5 s)", true
 }
 
 // FailedNote is the note a failed recording makes at Stop, "" when none
@@ -145,6 +160,9 @@ func (p *Profiler) FailedNote() string {
 	defer p.mu.Unlock()
 	if p.failed == "" {
 		return ""
+	}
+	if !p.refused {
+		return "stacks: " + p.failed + "; stacks are not measured, everything else is"
 	}
 	return "stacks: " + p.failed + "; stacks are not measured (" + needs(p.source) + "), everything else is"
 }
@@ -158,19 +176,34 @@ func (p *Profiler) Why(stepPIDs []int, read bool) string {
 	switch {
 	case p.why != "":
 		return p.why
-	case p.failed != "":
-		return "stacks: " + p.failed + " (" + needs(p.source) + "; everything else is still measured)"
 	case !read:
 		return "stacks: the profiler was not read (the session ended before Stop)"
+	case len(stepPIDs) == 0 && p.failed != "" && p.refused:
+		return "stacks: " + p.failed + " (" + needs(p.source) + "; everything else is still measured)"
+	case len(stepPIDs) == 0 && p.failed != "":
+		return "stacks: " + p.failed + " (everything else is still measured)"
 	}
 	for _, pid := range stepPIDs {
+		var lost *profRun
 		covered := false
 		for _, r := range p.runs {
-			if r.pid == pid && r.err == nil && r.res.ExitCode == 0 {
+			if r.pid != pid {
+				continue
+			}
+			if r.ok() {
 				covered = true
+			} else if lost == nil {
+				lost = r
 			}
 		}
-		if !covered {
+		switch {
+		case covered:
+		case lost != nil && lost.refused():
+			// The profiler refused: what it needs of the app.
+			return "stacks: " + lost.why + " (" + needs(p.source) + "; everything else is still measured)"
+		case lost != nil:
+			return "stacks: " + lost.why + " (everything else is still measured)"
+		default:
 			return fmt.Sprintf("stacks: the app's process (pid %d) was not recorded", pid)
 		}
 	}
@@ -207,7 +240,7 @@ func (p *Profiler) Cleanup(ctx context.Context, read bool) {
 			continue // stopped and read, or it ended by itself
 		default:
 		}
-		p.batch(ctx, []string{"pkill -INT -f " + adbx.Quote(r.pattern)})
+		p.interrupt(ctx, r)
 		select {
 		case <-r.done:
 		case <-ctx.Done():
