@@ -1,6 +1,7 @@
 package causesrc
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -66,13 +67,8 @@ func (s *Source) readCauseLog(ctx context.Context, appPIDs func() []int) causeLo
 			entries = append(entries, e)
 		}
 	}
-	for _, ln := range logcat.LooperLines(entries) {
-		e := entries[ln.Entry]
-		if ln.Drained || ln.Kind != logcat.LooperDispatch || ln.Thread != "main" || e.PID != e.TID || !slices.Contains(pids, e.PID) {
-			continue
-		}
-		l.blocks = append(l.blocks, causes.BlockOf(ln.LooperSlow, e.Time.UnixNano()))
-	}
+	_, minMs, _ := s.looper.Setting()
+	l.blocks = looperBlocks(entries, pids, minMs)
 	for _, a := range logcat.ParseANRs(text) {
 		if a.Process != s.cfg.Package && !slices.Contains(pids, a.PID) {
 			continue
@@ -122,4 +118,75 @@ func (s *Source) readANRStacks(ctx context.Context, anrs []causes.ANR) []string 
 		}
 	}
 	return notes
+}
+
+// looperBlocks turns the Looper lines of the main threads of processes
+// pids into blocks, in the order they ended: AOSP's "Slow dispatch" lines
+// (causes.BlockOf), the OEM lines (causes.OEMBlocksOf, with messages of
+// at least minMs; one block per message however many lines name it) and
+// "Slow delivery" lines (causes.DeliveryBlockOf) where the dispatch
+// blocks do not already cover at least half the wait: a phone that logs
+// both names the work that made the message late, one that logs
+// deliveries only (an OEM build with dispatch logging off) gives no other
+// account of that time.
+func looperBlocks(entries []logcat.Entry, pids []int, minMs int64) []causes.Block {
+	type pidBlock struct {
+		pid int
+		b   causes.Block
+	}
+	var ran, waits []pidBlock
+	seen := map[[2]int64]bool{}
+	lines := logcat.LooperLines(entries)
+	for i, ln := range lines {
+		e := entries[ln.Entry]
+		if ln.Drained || e.PID != e.TID || !slices.Contains(pids, e.PID) {
+			continue
+		}
+		at := e.Time.UnixNano()
+		switch {
+		case ln.OEM != nil:
+			if ln.OEM.Thread != "" && ln.OEM.Thread != "main" {
+				continue
+			}
+			for _, b := range causes.OEMBlocksOf(*ln.OEM, at, minMs) {
+				key := [2]int64{int64(e.PID), b.Seq}
+				if b.Seq >= 0 && seen[key] {
+					continue
+				}
+				seen[key] = true
+				ran = append(ran, pidBlock{e.PID, b.Block})
+			}
+		case ln.Thread != "main":
+		case ln.Kind == logcat.LooperDispatch:
+			ran = append(ran, pidBlock{e.PID, causes.BlockOf(ln.LooperSlow, at)})
+		default:
+			// Looper logs a message's delivery, then its dispatch.
+			var took int64
+			if i+1 < len(lines) {
+				n, ne := lines[i+1], entries[lines[i+1].Entry]
+				if n.OEM == nil && !n.Drained && n.Kind == logcat.LooperDispatch && ne.PID == e.PID && ne.TID == e.TID &&
+					ne.Time.Sub(e.Time).Abs() <= time.Millisecond && n.Handler == ln.Handler && n.Callback == ln.Callback && n.What == ln.What {
+					took = n.Millis
+				}
+			}
+			waits = append(waits, pidBlock{e.PID, causes.DeliveryBlockOf(ln.LooperSlow, at, took)})
+		}
+	}
+	out := make([]causes.Block, 0, len(ran)+len(waits))
+	for _, r := range ran {
+		out = append(out, r.b)
+	}
+	for _, w := range waits {
+		var covered int64
+		for _, r := range ran {
+			if r.pid == w.pid {
+				covered += max(0, min(r.b.EndNs, w.b.EndNs)-max(r.b.StartNs, w.b.StartNs))
+			}
+		}
+		if 2*covered < w.b.EndNs-w.b.StartNs {
+			out = append(out, w.b)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b causes.Block) int { return cmp.Compare(a.EndNs, b.EndNs) })
+	return out
 }
