@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/causes"
+	"github.com/perfgate/perfgate/internal/fixtures"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/simdevice"
 )
@@ -104,4 +105,25 @@ func TestLooperBlocksMatchTruth(t *testing.T) {
 			t.Errorf("delivery block %+v, want the decode's message %d…%d", b, decode.StartNs, decode.EndNs)
 		}
 	})
+}
+
+// A real traces.txt holds one dump of WeChat (pid 21753, 17:37:10): of
+// two ANRs of that process, the one reported 3 s after the dump gets its
+// stack, the one reported 5 min later none, with a note saying why.
+func TestMatchANRDumps(t *testing.T) {
+	secs := logcat.ParseANRTraces(fixtures.Read(t, "anr/boom618_huawei_mate8_nxt_al10_android7_data_anr_traces_full.txt"))
+	wechat := slices.IndexFunc(secs, func(s logcat.ANRTrace) bool { return s.PID == 21753 })
+	if wechat < 0 || secs[wechat].Main() == nil {
+		t.Fatal("no main thread of pid 21753 in the capture")
+	}
+	anrs := []causes.ANR{{TimeNs: 1e9, PID: 21753, Reason: "a"}, {TimeNs: 300e9, PID: 21753, Reason: "b"}}
+	at := time.Date(2017, 9, 25, 17, 37, 13, 0, time.UTC)
+	walls := []logcat.ANR{{PID: 21753, Reason: "a", Entry: logcat.Entry{Time: at}}, {PID: 21753, Reason: "b", Entry: logcat.Entry{Time: at.Add(5 * time.Minute)}}}
+	notes := matchANRDumps(anrs, walls, secs, "traces.txt")
+	if !slices.Equal(anrs[0].MainStack, secs[wechat].Main().Frames) || anrs[1].MainStack != nil {
+		t.Errorf("stacks %q / %q", anrs[0].MainStack, anrs[1].MainStack)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "no stack dump of pid 21753") || !strings.Contains(notes[0], "17:42:13") {
+		t.Errorf("notes %q", notes)
+	}
 }
