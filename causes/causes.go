@@ -108,6 +108,9 @@ type Block struct {
 	Handler  string `json:"handler"`
 	Callback string `json:"callback,omitempty"`
 	What     int    `json:"what"`
+	// Kind is "" for a message logged as it ran, BlockDelivery for the
+	// wait a "Slow delivery" line tells of (see DeliveryBlockOf).
+	Kind string `json:"kind,omitempty"`
 	// Frames counts the step's janky frames tied to the block.
 	Frames int `json:"frames"`
 	// Stack is the stack sampled most often inside the block, folded, and

@@ -2,7 +2,6 @@ package perftest_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -372,11 +371,7 @@ func TestCausesANR(t *testing.T) {
 		s := perftest.Start(t, d, perftest.WithConfig(perftest.Config{Package: pkg, Name: t.Name(), ResultsDir: t.TempDir(), WaitForApp: true}))
 		launchCold(t, s, d, dev)
 		s.Step("save", func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if r, err := d.Shell(ctx, "input tap 880 2270"); err != nil || r.ExitCode != 0 {
-				t.Fatalf("tap: %v %+v", err, r)
-			}
+			tapSave(t, d)
 			waitCauseFrames(t, dev, map[string]int{"commit": 1})
 		})
 		r := s.Stop()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/android/logcat"
 )
 
 // Replay makes the device play a real `dumpsys gfxinfo <pkg> framestats`
@@ -435,4 +436,78 @@ func (w *World) replayGfxinfoLocked(reset bool) string {
 // isReplayed reports whether `dumpsys gfxinfo` for pkg is the replay's.
 func (w *World) isReplayed(pkg string) bool {
 	return w.replay != nil && (pkg == "" || pkg == w.replay.pkg) && w.app != nil
+}
+
+// ReplayedLine is one line of a saved log that ReplayLooperLog played.
+type ReplayedLine struct {
+	// Entry is the line's index among the capture's parsed entries
+	// (logcat.Parse); AtNs when the device logged it (uptime ns).
+	Entry    int
+	AtNs     int64
+	PID, TID int
+	Level    byte
+	Message  string
+}
+
+// ReplayLooperLog plays the "Looper" lines of a saved log (any format
+// logcat.Parse reads: -v threadtime, -v time, …) into the device's system
+// buffer as lines of the running app, keeping their spacing: the first
+// is logged at device time at, each other one as far after it as in the
+// capture. Every process of the capture becomes the app's process; a
+// thread whose id equals its pid, or, where the format gives no thread,
+// a line about the looper named "main" (AOSP's "… main h=…", MIUI's
+// "Slow Looper main:", HyperOS's "PerfMonitor"), is the app's main
+// thread, any other thread one of the app's others. The messages and
+// levels are the capture's. It fails when the app is not running, or the
+// capture has no Looper line.
+func (w *World) ReplayLooperLog(capture []byte, at time.Duration) ([]ReplayedLine, error) {
+	entries, err := logcat.Parse(capture)
+	if err != nil {
+		return nil, fmt.Errorf("simdevice: replay of a Looper log: %w", err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.app == nil {
+		return nil, errors.New("simdevice: replay of a Looper log: the app is not running")
+	}
+	pid := w.app.pid
+	others := map[[2]int]int{}
+	var out []ReplayedLine
+	var t0 time.Time
+	for i, e := range entries {
+		if e.Tag != logcat.LooperTag || e.Time.IsZero() {
+			continue
+		}
+		if out == nil {
+			t0 = e.Time
+		}
+		tid := pid
+		if !replayMainThread(e) {
+			k := [2]int{e.PID, e.TID}
+			if others[k] == 0 {
+				others[k] = pid + 1 + len(others)
+			}
+			tid = others[k]
+		}
+		l := ReplayedLine{Entry: i, AtNs: int64(at) + int64(e.Time.Sub(t0)), PID: pid, TID: tid, Level: e.Level, Message: e.Message}
+		w.logBufLocked(l.AtNs, "system", l.PID, l.TID, l.Level, logcat.LooperTag, l.Message)
+		out = append(out, l)
+	}
+	if out == nil {
+		return nil, errors.New("simdevice: replay of a Looper log: the capture has no line of the tag Looper")
+	}
+	return out, nil
+}
+
+// replayMainThread reports whether a captured Looper line is its
+// process's main thread's.
+func replayMainThread(e logcat.Entry) bool {
+	if e.TID >= 0 {
+		return e.TID == e.PID
+	}
+	if l, ok := logcat.ParseLooperSlow(e.Message); ok {
+		return l.Thread == "main"
+	}
+	r, ok := logcat.ParseLooperReport(e.Message)
+	return ok && (r.Thread == "" || r.Thread == "main")
 }

@@ -151,14 +151,18 @@ func firstLine(s string) string {
 	return l
 }
 
+// anrDumpLead is how long before ActivityManager logs an ANR its stack
+// dump starts: the system dumps the stacks first, then reports.
+const anrDumpLead = 400 * time.Millisecond
+
 // anrText is an ANR's dropbox entry: ActivityManager's header and the
-// stack dump of the app's main thread.
+// stack dump of the app's main thread, one entry per ANR.
 func (w *World) anrText(r anrReport, when time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Process: %s\nPID: %d\nUID: %d\nFrozen: false\nFlags: 0x38c83e44\nPackage: %s v1 (1.0)\nForeground: Yes\nActivity: %s\nSubject: %s\nBuild: %s\n\n",
 		w.wl.Package, r.pid, w.wl.UID, w.wl.Package, w.wl.shortComponent(), r.reason, w.Props()["ro.build.fingerprint"])
 	fmt.Fprintf(&b, "----- pid %d at %s -----\nCmd line: %s\nABI: 'arm64'\nBuild type: optimized\n\nDALVIK THREADS (1):\n",
-		r.pid, when.Format("2006-01-02 15:04:05.000000000-0700"), w.wl.Package)
+		r.pid, when.Add(-anrDumpLead).Format("2006-01-02 15:04:05.000000000-0700"), w.wl.Package)
 	fmt.Fprintf(&b, "\"main\" prio=5 tid=1 Runnable\n  | group=\"main\" sCount=0 ucsCount=0 flags=0 obj=0x72a3e1b8 self=0xb400007a1c2fc380\n  | sysTid=%d nice=-10 cgrp=top-app sched=0/0 handle=0x7b4f2b74f8\n  | state=R schedstat=( 7400000000 5100000 4012 ) utm=700 stm=40 core=4 HZ=100\n  | stack=0x7ff3d42000-0x7ff3d44000 stackSize=8188KB\n  | held mutexes= \"mutator lock\"(shared held)\n", r.pid)
 	for i := len(r.stack) - 1; i >= 0; i-- {
 		b.WriteString("  at " + javaFrame(r.stack[i]) + "\n")

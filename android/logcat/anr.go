@@ -1,9 +1,11 @@
 package logcat
 
 import (
-	"github.com/perfgate/perfgate/android/devtext"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/android/devtext"
 )
 
 // ANRSource names the ActivityManager's ANR report in errors.
@@ -128,6 +130,28 @@ type ANRTrace struct {
 	Threads []ANRThread
 	// Line is the 1-based line of the section header.
 	Line int
+}
+
+// Time is the header's time on the device's wall clock in its own zone,
+// as a year-ful logcat -v threadtime line gives it (labelled UTC; a zone
+// the header adds, "+0800", is dropped): "2017-09-25 17:37:10",
+// "2021-05-10 12:34:56.789012345+0800". ok is false for a header without
+// one.
+func (t ANRTrace) Time() (tm time.Time, ok bool) {
+	date, clock, ok := strings.Cut(strings.TrimSpace(t.At), " ")
+	if !ok {
+		return tm, false
+	}
+	if i := strings.IndexAny(clock, "+-"); i >= 0 {
+		clock = clock[:i]
+	}
+	if !strings.Contains(clock, ".") {
+		clock += ".000"
+	}
+	if tm, ok = logcatTime(date, strings.TrimSpace(clock)); !ok || tm.Year() == 0 {
+		return time.Time{}, false
+	}
+	return tm, true
 }
 
 // ANRThread is one thread of a stack dump.

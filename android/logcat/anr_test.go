@@ -3,6 +3,7 @@ package logcat
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/internal/fixtures"
 )
@@ -123,6 +124,9 @@ func FuzzParseANRs(f *testing.F) {
 			if s.PID == 0 || s.PID < -1 {
 				t.Fatalf("bad section %+v", s)
 			}
+			if tm, ok := s.Time(); ok && (tm.Year() == 0 || !strings.HasPrefix(s.At, tm.Format("2006-01-02 15:04:05"))) {
+				t.Fatalf("section at %q: time %v", s.At, tm)
+			}
 			for _, th := range s.Threads {
 				for _, fr := range th.Frames {
 					if strings.ContainsRune(fr, '\n') {
@@ -132,4 +136,31 @@ func FuzzParseANRs(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestANRTraceTime(t *testing.T) {
+	for at, want := range map[string]string{
+		"2017-09-25 17:37:10":                "2017-09-25T17:37:10Z",
+		"2021-05-10 12:34:56.789012345+0800": "2021-05-10T12:34:56.789012345Z",
+		"2026-11-28 14:00:05.000000000-0700": "2026-11-28T14:00:05Z",
+		"2026-11-28 14:00:05.123":            "2026-11-28T14:00:05.123Z",
+		"":                                   "",
+		"17:37:10":                           "",
+		"09-25 17:37:10":                     "",
+		"2017-09-25 nonsense":                "",
+	} {
+		tm, ok := ANRTrace{At: at}.Time()
+		got := ""
+		if ok {
+			got = tm.Format(time.RFC3339Nano)
+		}
+		if got != want {
+			t.Errorf("Time of %q = %q, want %q", at, got, want)
+		}
+	}
+	// The real dump's header.
+	secs := ParseANRTraces(fixtures.Read(t, "anr/boom618_huawei_mate8_nxt_al10_android7_data_anr_traces_full.txt"))
+	if tm, ok := secs[0].Time(); !ok || !tm.Equal(time.Date(2017, 9, 25, 17, 37, 10, 0, time.UTC)) {
+		t.Errorf("time of the first section %q: %v %v", secs[0].At, tm, ok)
+	}
 }

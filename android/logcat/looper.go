@@ -80,7 +80,8 @@ func stripIdentityHash(s string) string {
 
 // ParseLooperSlow parses the message of one Looper log line; ok is false
 // for any other message, the OEM variants under the same tag included
-// ("Slow Looper main: Long Msg: …", "PerfMonitor …", "DebugLooper: …").
+// ("Slow Looper main: Long Msg: …", "PerfMonitor …", which
+// ParseLooperReport reads, and "DebugLooper: …").
 func ParseLooperSlow(msg string) (LooperSlow, bool) {
 	l, ok := parseLooperSlow(msg)
 	if !ok {
@@ -158,12 +159,16 @@ type LooperLine struct {
 	// Drained marks Looper's "Drained" line: the queue caught up after a
 	// slow delivery, and the next slow delivery is logged again.
 	Drained bool
+	// OEM is an OEM's line under the same tag (MIUI's, HyperOS's), nil
+	// for AOSP's; LooperSlow is then empty.
+	OEM *LooperReport
 	// Entry is the line's index in the entries given.
 	Entry int
 }
 
 // LooperLines finds the Looper slow-message lines in entries (tag
-// "Looper"; Looper logs them to the system buffer).
+// "Looper"; Looper logs them to the system buffer): AOSP's, and the OEM
+// shapes ParseLooperReport reads.
 func LooperLines(entries []Entry) []LooperLine {
 	var out []LooperLine
 	for i, e := range entries {
@@ -176,6 +181,8 @@ func LooperLines(entries []Entry) []LooperLine {
 		}
 		if l, ok := ParseLooperSlow(e.Message); ok {
 			out = append(out, LooperLine{LooperSlow: l, Entry: i})
+		} else if r, ok := ParseLooperReport(e.Message); ok {
+			out = append(out, LooperLine{OEM: &r, Entry: i})
 		}
 	}
 	return out
