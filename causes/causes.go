@@ -59,6 +59,9 @@ type Step struct {
 	// Frames are the step's janky frames, under any jank definition, in
 	// time order.
 	Frames []Frame `json:"frames,omitempty"`
+	// JankDefinition is the step's jank definition (its frame summary's),
+	// whose janky frames Phases counts and Line explains.
+	JankDefinition string `json:"jank_definition,omitempty"`
 	// Phases counts the janky frames of the default jank definition by the
 	// phase each spent longest in.
 	Phases map[frames.Phase]int `json:"phases,omitempty"`
@@ -233,7 +236,7 @@ type Input struct {
 
 // Attribute says why the step's janky frames janked.
 func Attribute(in Input) *Step {
-	a := &attribution{in: &in, out: &Step{NotMeasured: map[string]string{}}, picked: map[int]bool{}}
+	a := &attribution{in: &in, out: &Step{JankDefinition: in.Summary.JankDefinition, NotMeasured: map[string]string{}}, picked: map[int]bool{}}
 	for k, v := range in.NotMeasured {
 		if v != "" {
 			a.out.NotMeasured[k] = v
@@ -531,13 +534,14 @@ func (b Block) Where() string {
 }
 
 // Line is why the step's frames janked, in the few words a jank failure
-// adds: how many janky frames spent longest in one phase, and the top
-// blocker that made janky frames late (or, without one, the top stack's
-// app frame): "4 late in layout; top block 166 ms in
-// com.x.FeedAdapter.onBindViewHolder". Only blocks tied to janky frames
-// and stacks sampled inside them are named: a block that explains no
-// janky frame (a launch's message logged in the step after it) is blocked
-// time (Step.UntiedBlockers), not why those frames janked.
+// adds: how many janky frames spent longest in one phase, and what the
+// janky frames of the step's jank definition were tied to: the blocker
+// tied to most of them (or, without one, the app frame sampled most in
+// them): "4 late in layout; top block 166 ms in
+// com.x.FeedAdapter.onBindViewHolder", the ms those frames' blocks took.
+// A block that explains none of those frames (a launch's message logged
+// in the step after it; Step.UntiedBlockers) is blocked time, not why
+// they janked, and is not named.
 func (s *Step) Line() string {
 	if s == nil {
 		return ""
@@ -546,12 +550,36 @@ func (s *Step) Line() string {
 	if p, n := s.TopPhase(); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d late in %s", n, p))
 	}
-	switch {
-	case len(s.TopBlockers) > 0 && s.TopBlockers[0].Frames > 0:
-		b := s.TopBlockers[0]
-		parts = append(parts, fmt.Sprintf("top block %d ms in %s", b.TotalMs, b.Where()))
-	case len(s.TopStacks) > 0 && s.TopStacks[0].AppFrame != "":
-		parts = append(parts, "top stack in "+s.TopStacks[0].AppFrame)
+	var tied []Block
+	seen := map[int]int{}
+	hits := map[string]int{}
+	var apps []string
+	for _, f := range s.Frames {
+		if s.JankDefinition != "" && !slices.Contains(f.Janks, s.JankDefinition) {
+			continue
+		}
+		if f.Block != nil && *f.Block >= 0 && *f.Block < len(s.Blocks) {
+			if _, ok := seen[*f.Block]; !ok {
+				seen[*f.Block] = len(tied)
+				b := s.Blocks[*f.Block]
+				b.Frames = 0
+				tied = append(tied, b)
+			}
+			tied[seen[*f.Block]].Frames++
+		}
+		if f.AppFrame != "" {
+			if hits[f.AppFrame] == 0 {
+				apps = append(apps, f.AppFrame)
+			}
+			hits[f.AppFrame] += f.StackHits
+		}
+	}
+	slices.SortStableFunc(apps, func(x, y string) int { return cmp.Compare(hits[y], hits[x]) })
+	switch top := topBlockers(tied, 1); {
+	case len(top) > 0:
+		parts = append(parts, fmt.Sprintf("top block %d ms in %s", top[0].TotalMs, top[0].Where()))
+	case len(apps) > 0:
+		parts = append(parts, "top stack in "+apps[0])
 	}
 	return strings.Join(parts, "; ")
 }
