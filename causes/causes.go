@@ -15,14 +15,16 @@
 //
 // How the pieces meet: a frame late by its own time (deadline missed) had
 // the main thread from its IntendedVsync to the end of its sync with the
-// RenderThread (IssueDrawCommandsStart); a frame late by the time since
-// the frame before (PerfDog, Chromium; and every SurfaceFlinger frame)
-// had the interval from that frame to its own. Each block is tied to the
-// frame whose window it overlaps most, under each of the two, when that
-// frame janked under a definition of that kind: a message just before the
+// RenderThread (IssueDrawCommandsStart); a frame late only by the time
+// since the frame before (PerfDog, Chromium; and every SurfaceFlinger
+// frame) had the interval from that frame to its own. Each block is tied
+// to the frame whose window it overlaps most, under each of the two, when
+// that frame is explained by that window: a message just before the
 // vsync delays the frame, the frame's own Choreographer message draws it,
 // and a message serves the one frame it overlaps most, never the next
-// frame as well. A janky frame with no block tied says why in
+// frame as well. A frame that spent longest in a RenderThread phase
+// (sync, commands, swap) is blamed on no message, not even its own, which
+// waits for the sync. A janky frame with no block tied says why in
 // Frame.Unexplained (late on the RenderThread, no slow message, blocks not
 // measured). A frame's stack is the one sampled most often inside its
 // window, and a block's inside the block. The step's top blockers and top
@@ -247,7 +249,7 @@ func Attribute(in Input) *Step {
 		a.samples = slices.Clone(a.samples)
 		slices.SortStableFunc(a.samples, bySampleTime)
 	}
-	a.win = frameWindows(in.Frames, in.Summary.Window, int64(in.Summary.RefreshPeriodMS*1e6))
+	a.win = frameWindows(in.Frames, in.Summary.Window)
 	var times []int64
 	times, a.janks = a.jankTimes()
 	ties, keep := a.tieBlocks()

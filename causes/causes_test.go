@@ -102,7 +102,7 @@ func TestAttribute(t *testing.T) {
 			t.Errorf("frame %d: %+v (block %v)", i, f, f.Block)
 		}
 	}
-	if len(c.Blocks) != 3 || c.Blocks[2].Callback != "com.x.Cache$1" || c.Blocks[0].Frames != 2 || c.Blocks[1].Frames != 1 || c.Blocks[2].Frames != 2 || c.Blocks[2].AppFrame != "com.x.Cache.decode" {
+	if len(c.Blocks) != 3 || c.Blocks[2].Callback != "com.x.Cache$1" || c.Blocks[0].Frames != 1 || c.Blocks[1].Frames != 1 || c.Blocks[2].Frames != 2 || c.Blocks[2].AppFrame != "com.x.Cache.decode" {
 		t.Errorf("blocks %+v", c.Blocks)
 	}
 	if len(c.TopBlockers) != 2 || c.TopBlockers[0].TotalMs != 82 || c.TopBlockers[0].Count != 2 || c.TopBlockers[0].Where() != "com.x.Feed.bind" ||

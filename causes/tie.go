@@ -18,32 +18,25 @@ const (
 	kinds
 )
 
-// kindOf is the kind of a jank definition.
-func kindOf(def string) int {
-	if def == frames.JankDefinitionDeadlineMissed {
-		return kindFrame
-	}
-	return kindInterval
-}
-
 // window is the time one frame (at t) had, of one kind: for kindFrame a
 // gfxinfo frame's IntendedVsync to the end of its sync with the
 // RenderThread (IssueDrawCommandsStart; FrameCompleted when the stages
 // do not divide it), the main thread's part of the frame; for
-// kindInterval, and for SurfaceFlinger frames, one refresh period after
-// the frame before it (when the vsync it could have had came) to its own.
+// kindInterval, and for SurfaceFlinger frames, the frame time before it to
+// its own.
 type window struct{ lo, hi, t int64 }
 
 // windows are the frames' windows of each kind, by lo, and the longest
-// window of each kind.
+// window of each kind; rt are the times of the frames that spent longest
+// in a RenderThread phase.
 type windows struct {
 	w      [kinds][]window
 	maxLen [kinds]int64
+	rt     map[int64]bool
 }
 
-// frameWindows makes the windows of the frames of window win, with
-// refresh period period (ns, 0 unknown).
-func frameWindows(fs []frames.Frame, win string, period int64) *windows {
+// frameWindows makes the windows of the frames of window win.
+func frameWindows(fs []frames.Frame, win string) *windows {
 	var own []*frames.Frame
 	for i := range fs {
 		if fs[i].Window == win {
@@ -51,7 +44,7 @@ func frameWindows(fs []frames.Frame, win string, period int64) *windows {
 		}
 	}
 	slices.SortStableFunc(own, func(x, y *frames.Frame) int { return cmp.Compare(x.Time(), y.Time()) })
-	ws := &windows{}
+	ws := &windows{rt: map[int64]bool{}}
 	add := func(k int, w window) {
 		if w.hi > w.lo {
 			ws.w[k] = append(ws.w[k], w)
@@ -63,9 +56,6 @@ func frameWindows(fs []frames.Frame, win string, period int64) *windows {
 		var since window
 		if i > 0 {
 			since = window{own[i-1].Time(), t, t}
-			if since.lo+period < t {
-				since.lo += period
-			}
 			add(kindInterval, since)
 		}
 		switch {
@@ -73,6 +63,7 @@ func frameWindows(fs []frames.Frame, win string, period int64) *windows {
 			add(kindFrame, since)
 		case f.IssueDrawCommandsStart > t && isDivided(f):
 			add(kindFrame, window{t, f.IssueDrawCommandsStart, t})
+			ws.rt[t] = onRenderThread(f)
 		default:
 			add(kindFrame, window{t, f.FrameCompleted, t})
 		}
@@ -84,6 +75,30 @@ func frameWindows(fs []frames.Frame, win string, period int64) *windows {
 }
 
 func isDivided(f *frames.Frame) bool { _, ok := frames.PhasesOf(f.FrameStats); return ok }
+
+// onRenderThread tells that f spent longest in a RenderThread phase
+// (sync, commands, swap): a main-thread message did not make it late,
+// even its own, which waits for the sync.
+func onRenderThread(f *frames.Frame) bool {
+	p, ok := frames.PhasesOf(f.FrameStats)
+	switch d := p.Dominant(); {
+	case !ok:
+		return false
+	case d == frames.PhaseSync, d == frames.PhaseCommands, d == frames.PhaseSwap:
+		return true
+	}
+	return false
+}
+
+// primary is the kind a janky frame counted by janks is explained under:
+// its own time when deadline missed counted it, else the time since the
+// frame before.
+func primary(janks []string) int {
+	if slices.Contains(janks, frames.JankDefinitionDeadlineMissed) {
+		return kindFrame
+	}
+	return kindInterval
+}
 
 // most is the window of kind k that [lo, hi) overlaps most (the earliest
 // on a tie), and by how much; ok false when it overlaps none.
@@ -116,8 +131,10 @@ type tie struct {
 }
 
 // tieBlocks ties each block to the frame it overlaps most, under each
-// kind, where that frame is janky under a definition of the kind and in
-// the step: ties[t] are the blocks tied to the janky frame at t. keep are
+// kind, where that frame is in the step, janky, explained under that kind
+// (primary), unless the block ran mostly in a frame late on the
+// RenderThread: ties[t]
+// are the blocks tied to the janky frame at t. keep are
 // the blocks the step shows, in time order: those tied to its janky
 // frames, and those tied to none whose frame (the one they overlap most,
 // else their start) is in the step.
@@ -127,17 +144,22 @@ func (a *attribution) tieBlocks() (ties map[int64][]tie, keep []int) {
 		return ties, nil
 	}
 	for i, b := range a.in.Blocks {
-		tied := false
+		tied, rt := false, false
 		home := b.StartNs
 		for k := range kinds {
 			w, over, ok := a.win.most(k, b.StartNs, b.EndNs)
-			if !ok {
+			if !ok || rt {
 				continue
 			}
 			if k == kindFrame {
-				home = w.t
+				// A frame late on the RenderThread: the message ran in it
+				// (its own waits for the sync), and is why no frame janked.
+				home, rt = w.t, a.win.rt[w.t]
+				if rt {
+					continue
+				}
 			}
-			if a.inStep(w.t) && slices.ContainsFunc(a.janks[w.t], func(d string) bool { return kindOf(d) == k }) {
+			if j := a.janks[w.t]; len(j) > 0 && a.inStep(w.t) && primary(j) == k {
 				ties[w.t] = append(ties[w.t], tie{i, over})
 				tied = true
 			}
@@ -150,20 +172,13 @@ func (a *attribution) tieBlocks() (ties map[int64][]tie, keep []int) {
 	return ties, keep
 }
 
-// frameSpan is the time a janky frame at t had under its definitions:
-// its own window for deadline missed, the interval before it for the
-// others; lo = hi = t when the frames do not tell.
+// frameSpan is the time a janky frame at t had under the kind it is
+// explained under (primary); lo = hi = t when the frames do not tell.
 func (a *attribution) frameSpan(t int64, janks []string) (lo, hi int64) {
-	lo, hi = t, t
-	for k := range kinds {
-		if !slices.ContainsFunc(janks, func(d string) bool { return kindOf(d) == k }) {
-			continue
-		}
-		if w, ok := a.win.of(k, t); ok {
-			lo, hi = min(lo, w.lo), max(hi, w.hi)
-		}
+	if w, ok := a.win.of(primary(janks), t); ok {
+		return w.lo, w.hi
 	}
-	return lo, hi
+	return t, t
 }
 
 // unexplained says why no block is tied to the janky frame fc, which
@@ -172,18 +187,21 @@ func (a *attribution) unexplained(fc *Frame, lo, hi int64) string {
 	if why := a.out.NotMeasured[SourceBlocks]; why != "" {
 		return "blocks not measured (" + why + ")"
 	}
-	if fc.Phases != nil {
-		switch fc.Phase {
-		case frames.PhaseSync, frames.PhaseCommands, frames.PhaseSwap:
-			return fmt.Sprintf("its lateness was RenderThread work (%s %.1f ms), with no slow main-thread message of its own", fc.Phase, float64(fc.Phases.Of(fc.Phase))/1e6)
-		}
+	k := primary(fc.Janks)
+	if k == kindFrame && a.win.rt[fc.TimeNs] {
+		return fmt.Sprintf("its lateness was RenderThread work (%s %.1f ms), not a main-thread message", fc.Phase, float64(fc.Phases.Of(fc.Phase))/1e6)
 	}
-	k := kindOf(fc.Janks[0])
+	if w, ok := a.win.of(k, fc.TimeNs); ok && k == kindInterval && a.win.rt[w.lo] {
+		return fmt.Sprintf("the frame before it, at %.3f s, was late on the RenderThread", a.at(w.lo))
+	}
 	for _, b := range a.in.Blocks {
 		if b.StartNs < hi && b.EndNs > lo {
 			w, _, _ := a.win.most(k, b.StartNs, b.EndNs)
 			return fmt.Sprintf("the slow message overlapping it (%d ms in %s) ran mostly in the frame at %.3f s", b.Ms, b.Where(), a.at(w.t))
 		}
+	}
+	if k == kindInterval {
+		return "no main-thread message over the Looper threshold overlapped the time since the frame before"
 	}
 	return "no main-thread message over the Looper threshold overlapped it"
 }

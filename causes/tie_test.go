@@ -199,3 +199,27 @@ func TestUnexplainedSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// A frame late syncing with the RenderThread (uploading bitmaps): its own
+// Choreographer message, which waits for the sync, is logged as slow, and
+// is not why the frame janked, nor why the frame after it did; it is
+// blocked time apart.
+func TestSyncBoundFrameNotBlamedOnItsOwnMessage(t *testing.T) {
+	start := 1000 * ms
+	fs, v := steady(nil, start, 10)
+	f := gfxFrame(v, 36, 5, 30) // 30 ms more in sync
+	fs = append(fs, f)
+	fs, v = steady(fs, v+3*period, 10)
+	own := BlockOf(logcat.LooperSlow{Kind: logcat.LooperDispatch, Millis: 32, Handler: "android.view.Choreographer$FrameHandler", Callback: "android.view.Choreographer$FrameDisplayEventReceiver@4"}, f.IssueDrawCommandsStart)
+	c := Attribute(Input{Start: start, End: v, Frames: fs, Summary: summarize(fs), Blocks: []Block{own}})
+	if len(c.Frames) == 0 || c.Frames[0].Block != nil || !strings.Contains(c.Frames[0].Unexplained, "RenderThread work (sync") {
+		t.Fatalf("frames %+v", c.Frames)
+	}
+	// The frame after it, late by the time since it, says so.
+	if len(c.Frames) != 2 || c.Frames[1].Block != nil || !strings.Contains(c.Frames[1].Unexplained, "the frame before it, at 0.167 s, was late on the RenderThread") {
+		t.Errorf("the frame after: %+v", c.Frames[1:])
+	}
+	if len(c.TopBlockers) != 0 || len(c.UntiedBlockers) != 1 || c.Line() != "1 late in sync" {
+		t.Errorf("top blockers %+v, untied %+v, line %q", c.TopBlockers, c.UntiedBlockers, c.Line())
+	}
+}
