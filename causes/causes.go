@@ -13,13 +13,23 @@
 //	})
 //	fmt.Println(c.Line()) // "4 late in layout; top block 166 ms in com.x.FeedAdapter.onBindViewHolder"
 //
-// How the pieces meet: a frame's time window runs from its IntendedVsync to
-// its FrameCompleted (for SurfaceFlinger frames, from the previous present
-// to its own); the block tied to a frame is the message that overlaps that
-// window most (a message just before the vsync delays the frame, the
-// frame's own Choreographer message draws it); a frame's stack is the one
-// sampled most often inside its window, and a block's inside the block.
-// Every time is on the device's monotonic clock.
+// How the pieces meet: a frame late by its own time (deadline missed) had
+// the main thread from its IntendedVsync to the end of its sync with the
+// RenderThread (IssueDrawCommandsStart); a frame late only by the time
+// since the frame before (PerfDog, Chromium; and every SurfaceFlinger
+// frame) had the interval from that frame to its own. Each block is tied
+// to the frame whose window it overlaps most, under each of the two, when
+// that frame is explained by that window: a message just before the
+// vsync delays the frame, the frame's own Choreographer message draws it,
+// and a message serves the one frame it overlaps most, never the next
+// frame as well. A frame that spent longest in a RenderThread phase
+// (sync, commands, swap) is blamed on no message, not even its own, which
+// waits for the sync. A janky frame with no block tied says why in
+// Frame.Unexplained (late on the RenderThread, no slow message, blocks not
+// measured). A frame's stack is the one sampled most often inside its
+// window, and a block's inside the block. The step's top blockers and top
+// stacks are those of its janky frames; blocks tied to none are listed
+// apart. Every time is on the device's monotonic clock.
 package causes
 
 import (
@@ -51,15 +61,29 @@ type Step struct {
 	// Frames are the step's janky frames, under any jank definition, in
 	// time order.
 	Frames []Frame `json:"frames,omitempty"`
+	// JankDefinition is the step's jank definition (its frame summary's),
+	// whose janky frames Phases counts and Line explains.
+	JankDefinition string `json:"jank_definition,omitempty"`
 	// Phases counts the janky frames of the default jank definition by the
 	// phase each spent longest in.
 	Phases map[frames.Phase]int `json:"phases,omitempty"`
-	// Blocks are the main thread's messages Looper logged as slow in the
-	// step, in time order.
-	Blocks      []Block   `json:"blocks,omitempty"`
+	// Blocks are the main thread's messages Looper logged as slow that
+	// belong to the step, in time order: those tied to its janky frames
+	// (whichever step's time Looper logged them in), and those tied to no
+	// janky frame that ran mostly during one of its frames (or began in
+	// it).
+	Blocks []Block `json:"blocks,omitempty"`
+	// TopBlockers group the blocks tied to janky frames, those that made
+	// the most janky frames late first; TopStacks are the stacks sampled
+	// most inside the janky frames and the blocks tied to them.
 	TopBlockers []Blocker `json:"top_blockers,omitempty"`
 	TopStacks   []Stack   `json:"top_stacks,omitempty"`
-	ANRs        []ANR     `json:"anrs,omitempty"`
+	// UntiedBlockers group the blocks tied to no janky frame, and
+	// UntiedStacks are the stacks sampled most inside them: blocked time
+	// that explains no jank of the step.
+	UntiedBlockers []Blocker `json:"untied_blockers,omitempty"`
+	UntiedStacks   []Stack   `json:"untied_stacks,omitempty"`
+	ANRs           []ANR     `json:"anrs,omitempty"`
 	// NotMeasured names each source of causes (SourcePhases, SourceBlocks,
 	// SourceStacks, SourceANRs) the step has nothing from, and why.
 	NotMeasured map[string]string `json:"not_measured,omitempty"`
@@ -81,13 +105,17 @@ type Frame struct {
 	// with every stage column).
 	Phases *frames.Phases `json:"phases,omitempty"`
 	Phase  frames.Phase   `json:"phase,omitempty"`
-	// Block is the index in Step.Blocks of the slow message that overlapped
-	// the frame most, nil for none.
+	// Block is the index in Step.Blocks of the slow message tied to the
+	// frame (of those tied to it, the one that overlapped it most), nil for
+	// none.
 	Block *int `json:"block,omitempty"`
-	// Stack is the stack sampled most often while the frame drew, folded
-	// (outermost first, ";"-separated): StackHits of the StackSamples
-	// samples inside the frame. AppFrame is its innermost frame of the app's
-	// own code.
+	// Unexplained says why no block is tied to the frame ("" when one is): its lateness was
+	// RenderThread work, no slow message overlapped it, blocks not measured, ….
+	Unexplained string `json:"unexplained,omitempty"`
+	// Stack is the stack sampled most often in the frame's window (see
+	// the package doc), folded (outermost first, ";"-separated):
+	// StackHits of the StackSamples samples inside it. AppFrame is its
+	// innermost frame of the app's own code.
 	Stack        string `json:"stack,omitempty"`
 	StackHits    int    `json:"stack_hits,omitempty"`
 	StackSamples int    `json:"stack_samples,omitempty"`
@@ -192,8 +220,11 @@ func BlockOf(l logcat.LooperSlow, endNs int64) Block {
 type Input struct {
 	// Start and End bound the step on the device clock: [Start, End).
 	Start, End int64
-	// Frames are the step's frames and Summary their summary (the main
-	// window's, which names the frames each definition counted).
+	// Frames are the session's frames (or the step's) and Summary the
+	// step's summary (the main window's, which names the frames each
+	// definition counted): the step's janky frames are the Summary's, and
+	// the frames around them tie the blocks that straddle the step's
+	// bounds to the frame they overlap most.
 	Frames  []frames.Frame
 	Summary frames.Summary
 	// Blocks are the app's main-thread slow messages and ANRs its ANRs,
@@ -210,16 +241,38 @@ type Input struct {
 
 // Attribute says why the step's janky frames janked.
 func Attribute(in Input) *Step {
-	a := &attribution{in: &in, out: &Step{NotMeasured: map[string]string{}}, picked: map[int]bool{}}
+	a := &attribution{in: &in, out: &Step{JankDefinition: in.Summary.JankDefinition, NotMeasured: map[string]string{}}, picked: map[int]bool{}}
 	for k, v := range in.NotMeasured {
 		if v != "" {
 			a.out.NotMeasured[k] = v
 		}
 	}
-	a.blocks()
-	a.frames()
-	a.out.TopBlockers = topBlockers(a.out.Blocks, 5)
+	a.samples = in.Samples
+	if !slices.IsSortedFunc(a.samples, bySampleTime) {
+		a.samples = slices.Clone(a.samples)
+		slices.SortStableFunc(a.samples, bySampleTime)
+	}
+	a.win = frameWindows(in.Frames, in.Summary.Window)
+	var times []int64
+	times, a.janks = a.jankTimes()
+	ties, keep := a.tieBlocks()
+	index := a.blocks(keep)
+	a.frames(times, ties, index)
+	var tied, untied []Block
+	var untiedSamples []Sample
+	for _, b := range a.out.Blocks {
+		if b.Frames > 0 {
+			tied = append(tied, b)
+			continue
+		}
+		untied = append(untied, b)
+		i, j := a.span(b.StartNs, b.EndNs)
+		untiedSamples = append(untiedSamples, a.samples[i:j]...)
+	}
+	a.out.TopBlockers = topBlockers(tied, 5)
 	a.out.TopStacks = stackCounts(a.inJank(), 5)
+	a.out.UntiedBlockers = topBlockers(untied, 5)
+	a.out.UntiedStacks = stackCounts(untiedSamples, 5)
 	a.anrs()
 	if len(a.out.NotMeasured) == 0 {
 		a.out.NotMeasured = nil
@@ -228,13 +281,16 @@ func Attribute(in Input) *Step {
 }
 
 // attribution is one run of Attribute: the input, the step it builds, the
-// samples in time order and which of them lie inside a janky frame or a
-// block.
+// samples in time order, which of them lie inside a janky frame or a
+// block tied to one, the frames' windows and the definitions that
+// counted each janky frame, by its time.
 type attribution struct {
 	in      *Input
 	out     *Step
 	samples []Sample
 	picked  map[int]bool
+	win     *windows
+	janks   map[int64][]string
 }
 
 // at is a device time as seconds into the step, to the ms.
@@ -249,38 +305,30 @@ func (a *attribution) span(lo, hi int64) (int, int) {
 	return i, max(i, j)
 }
 
-// pick marks the samples [i, j) as inside a janky frame or a block.
+// pick marks the samples [i, j) as inside a janky frame or a block tied
+// to one.
 func (a *attribution) pick(i, j int) {
 	for k := i; k < j; k++ {
 		a.picked[k] = true
 	}
 }
 
-// blocks keeps the blocks that end in the step, each with the stack
-// sampled most inside it, and puts the samples in time order.
-func (a *attribution) blocks() {
-	if a.out.NotMeasured[SourceBlocks] == "" {
-		for _, b := range a.in.Blocks {
-			if a.inStep(b.EndNs) {
-				b.AtS = a.at(b.StartNs)
-				a.out.Blocks = append(a.out.Blocks, b)
-			}
-		}
-	}
-	a.samples = a.in.Samples
-	if !slices.IsSortedFunc(a.samples, bySampleTime) {
-		a.samples = slices.Clone(a.samples)
-		slices.SortStableFunc(a.samples, bySampleTime)
-	}
-	for i := range a.out.Blocks {
-		b := &a.out.Blocks[i]
+// blocks puts the blocks keep (indexes in Input.Blocks) in the step, each
+// with the stack sampled most inside it; index maps an Input.Blocks index
+// to its Step.Blocks one.
+func (a *attribution) blocks(keep []int) (index map[int]int) {
+	index = map[int]int{}
+	for _, k := range keep {
+		b := a.in.Blocks[k]
+		b.AtS, b.Frames = a.at(b.StartNs), 0
 		lo, hi := a.span(b.StartNs, b.EndNs)
-		top := stackCounts(a.samples[lo:hi], 1)
-		if len(top) > 0 {
+		if top := stackCounts(a.samples[lo:hi], 1); len(top) > 0 {
 			b.Stack, b.AppFrame = top[0].Stack, top[0].AppFrame
 		}
-		a.pick(lo, hi)
+		index[k] = len(a.out.Blocks)
+		a.out.Blocks = append(a.out.Blocks, b)
 	}
+	return index
 }
 
 // jankTimes are the times of the janky frames of each definition, with the
@@ -306,8 +354,8 @@ func (a *attribution) jankTimes() ([]int64, map[int64][]string) {
 }
 
 // frames attributes the janky frames of each definition, of the step's
-// main window.
-func (a *attribution) frames() {
+// main window, at times, with the blocks tied to each.
+func (a *attribution) frames(times []int64, ties map[int64][]tie, index map[int]int) {
 	fs := &a.in.Summary
 	byTime := map[int64]*frames.Frame{}
 	for i := range a.in.Frames {
@@ -315,10 +363,9 @@ func (a *attribution) frames() {
 			byTime[a.in.Frames[i].Time()] = &a.in.Frames[i]
 		}
 	}
-	times, janks := a.jankTimes()
 	divided := 0
 	for _, t := range times {
-		fc, ok := a.frame(t, janks[t], byTime[t])
+		fc, ok := a.frame(t, a.janks[t], byTime[t], ties[t], index)
 		if ok {
 			divided++
 		}
@@ -333,14 +380,12 @@ func (a *attribution) frames() {
 }
 
 // frame attributes the janky frame at t (f when the frames hold it) to
-// its phases, the block that overlaps it most and the stack sampled most
-// inside it; divided tells that its phases are known.
-func (a *attribution) frame(t int64, janks []string, f *frames.Frame) (fc Frame, divided bool) {
+// its phases, the blocks tied to it and the stack sampled most inside
+// it; divided tells that its phases are known.
+func (a *attribution) frame(t int64, janks []string, f *frames.Frame, tied []tie, index map[int]int) (fc Frame, divided bool) {
 	fs := &a.in.Summary
 	fc = Frame{AtS: a.at(t), TimeNs: t, Janks: janks}
-	lo, hi := t, t
 	if f != nil && f.Source == frames.SourceGfxInfo {
-		hi = f.FrameCompleted
 		fc.DurationMs = math.Round(float64(f.Duration())/1e3) / 1e3
 		if p, ok := frames.PhasesOf(f.FrameStats); ok {
 			fc.Phases, fc.Phase = &p, p.Dominant()
@@ -352,18 +397,20 @@ func (a *attribution) frame(t int64, janks []string, f *frames.Frame) (fc Frame,
 				a.out.Phases[fc.Phase]++
 			}
 		}
-	} else if prev := prevTime(a.in.Frames, fs.Window, t); prev > 0 {
-		lo = prev // a present time ends the frame time that led to it
 	}
-	best, bestOver := -1, int64(0)
-	for i, b := range a.out.Blocks {
-		if over := min(hi, b.EndNs) - max(lo, b.StartNs); over > bestOver {
-			best, bestOver = i, over
+	lo, hi := a.frameSpan(t, janks)
+	var best int64
+	for k, ti := range tied {
+		n := index[ti.block]
+		if !slices.ContainsFunc(tied[:k], func(x tie) bool { return x.block == ti.block }) {
+			a.out.Blocks[n].Frames++
+		}
+		if fc.Block == nil || ti.over > best {
+			fc.Block, best = &n, ti.over
 		}
 	}
-	if best >= 0 {
-		fc.Block = &best
-		a.out.Blocks[best].Frames++
+	if fc.Block == nil {
+		fc.Unexplained = a.unexplained(&fc, lo, hi)
 	}
 	i, j := a.span(lo, hi)
 	if top := stackCounts(a.samples[i:j], 1); len(top) > 0 {
@@ -374,8 +421,14 @@ func (a *attribution) frame(t int64, janks []string, f *frames.Frame) (fc Frame,
 	return fc, divided
 }
 
-// inJank are the samples inside janky frames and blocks, in time order.
+// inJank are the samples inside janky frames and blocks tied to them, in
+// time order.
 func (a *attribution) inJank() []Sample {
+	for _, b := range a.out.Blocks {
+		if b.Frames > 0 {
+			a.pick(a.span(b.StartNs, b.EndNs))
+		}
+	}
 	idx := make([]int, 0, len(a.picked))
 	for k := range a.picked {
 		idx = append(idx, k)
@@ -401,21 +454,9 @@ func (a *attribution) anrs() {
 	}
 }
 
-// prevTime is the time of the frame of window win before t, 0 for none.
-func prevTime(frames []frames.Frame, win string, t int64) int64 {
-	var prev int64
-	for _, f := range frames {
-		if f.Window == win && f.Time() < t && f.Time() > prev {
-			prev = f.Time()
-		}
-	}
-	return prev
-}
-
 // topBlockers groups blocks by handler, callback class and app frame,
 // those that explain the most janky frames first, then the most blocked
-// time, then the most blocks, at most n: blocked time that explains no
-// jank is still listed, after every blocker that does.
+// time, then the most blocks, at most n.
 func topBlockers(blocks []Block, n int) []Blocker {
 	type key struct{ h, c, app string }
 	groups := map[key]*Blocker{}
@@ -498,12 +539,14 @@ func (b Block) Where() string {
 }
 
 // Line is why the step's frames janked, in the few words a jank failure
-// adds: how many janky frames spent longest in one phase, and the top
-// blocker that made janky frames late (or, without one, the top stack's
-// app frame): "4 late in layout; top block 166 ms in
-// com.x.FeedAdapter.onBindViewHolder". A block that explains no janky
-// frame (a launch's message logged in the step after it) is blocked time,
-// not why those frames janked, and is not named here.
+// adds: how many janky frames spent longest in one phase, and what the
+// janky frames of the step's jank definition were tied to: the blocker
+// tied to most of them (or, without one, the app frame sampled most in
+// them): "4 late in layout; top block 166 ms in
+// com.x.FeedAdapter.onBindViewHolder", the ms those frames' blocks took.
+// A block that explains none of those frames (a launch's message logged
+// in the step after it; Step.UntiedBlockers) is blocked time, not why
+// they janked, and is not named.
 func (s *Step) Line() string {
 	if s == nil {
 		return ""
@@ -512,12 +555,36 @@ func (s *Step) Line() string {
 	if p, n := s.TopPhase(); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d late in %s", n, p))
 	}
-	switch {
-	case len(s.TopBlockers) > 0 && s.TopBlockers[0].Frames > 0:
-		b := s.TopBlockers[0]
-		parts = append(parts, fmt.Sprintf("top block %d ms in %s", b.TotalMs, b.Where()))
-	case len(s.TopStacks) > 0 && s.TopStacks[0].AppFrame != "":
-		parts = append(parts, "top stack in "+s.TopStacks[0].AppFrame)
+	var tied []Block
+	seen := map[int]int{}
+	hits := map[string]int{}
+	var apps []string
+	for _, f := range s.Frames {
+		if s.JankDefinition != "" && !slices.Contains(f.Janks, s.JankDefinition) {
+			continue
+		}
+		if f.Block != nil && *f.Block >= 0 && *f.Block < len(s.Blocks) {
+			if _, ok := seen[*f.Block]; !ok {
+				seen[*f.Block] = len(tied)
+				b := s.Blocks[*f.Block]
+				b.Frames = 0
+				tied = append(tied, b)
+			}
+			tied[seen[*f.Block]].Frames++
+		}
+		if f.AppFrame != "" {
+			if hits[f.AppFrame] == 0 {
+				apps = append(apps, f.AppFrame)
+			}
+			hits[f.AppFrame] += f.StackHits
+		}
+	}
+	slices.SortStableFunc(apps, func(x, y string) int { return cmp.Compare(hits[y], hits[x]) })
+	switch top := topBlockers(tied, 1); {
+	case len(top) > 0:
+		parts = append(parts, fmt.Sprintf("top block %d ms in %s", top[0].TotalMs, top[0].Where()))
+	case len(apps) > 0:
+		parts = append(parts, "top stack in "+apps[0])
 	}
 	return strings.Join(parts, "; ")
 }

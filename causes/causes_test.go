@@ -80,7 +80,8 @@ func TestAttribute(t *testing.T) {
 	in := scene()
 	c := Attribute(in)
 	// The three slow frames, and the frame after the 76 ms one, which
-	// PerfDog and Chromium count (a long time since the frame before).
+	// PerfDog and Chromium count (a long time since the frame before): the
+	// Handler message that made frame 20 late made it late too.
 	if len(c.Frames) != 4 || c.NotMeasured != nil {
 		t.Fatalf("frames %+v, not measured %v", c.Frames, c.NotMeasured)
 	}
@@ -101,14 +102,14 @@ func TestAttribute(t *testing.T) {
 			t.Errorf("frame %d: %+v (block %v)", i, f, f.Block)
 		}
 	}
-	if len(c.Blocks) != 3 || c.Blocks[2].Callback != "com.x.Cache$1" || c.Blocks[0].Frames != 1 || c.Blocks[2].AppFrame != "com.x.Cache.decode" {
+	if len(c.Blocks) != 3 || c.Blocks[2].Callback != "com.x.Cache$1" || c.Blocks[0].Frames != 1 || c.Blocks[1].Frames != 1 || c.Blocks[2].Frames != 2 || c.Blocks[2].AppFrame != "com.x.Cache.decode" {
 		t.Errorf("blocks %+v", c.Blocks)
 	}
 	if len(c.TopBlockers) != 2 || c.TopBlockers[0].TotalMs != 82 || c.TopBlockers[0].Count != 2 || c.TopBlockers[0].Where() != "com.x.Feed.bind" ||
 		c.TopBlockers[1].Where() != "com.x.Cache.decode" {
 		t.Errorf("top blockers %+v", c.TopBlockers)
 	}
-	if f := c.Frames[3]; f.Block != nil || f.StackSamples != 0 || f.Phase != framespkg.PhaseCommands || strings.Join(f.Janks, ",") != "perfdog,chromium" {
+	if f := c.Frames[3]; f.Block == nil || *f.Block != 2 || f.AppFrame != "com.x.Cache.decode" || f.Unexplained != "" || f.Phase != framespkg.PhaseCommands || strings.Join(f.Janks, ",") != "perfdog,chromium" {
 		t.Errorf("frame after the pause: %+v", f)
 	}
 	if len(c.TopStacks) != 2 || c.TopStacks[0].AppFrame != "com.x.Feed.bind" || c.TopStacks[0].Samples != 82 || c.TopStacks[1].Samples != 71 {
@@ -184,33 +185,34 @@ func Example() {
 	// 1 × com.x.Cache.decode: 70 ms
 }
 
-// Blockers rank by the janky frames they explain, and a jank line names
-// the top one that explains some: a 355 ms launch message logged in the
-// scroll step, which delayed no janky frame of it, is listed after the
-// 165 ms of row binding that made four frames late, and is not why they
-// janked.
+// A jank line names the top blocker of the janky frames the step's jank
+// counted: a 355 ms launch message that made five frames late by
+// PerfDog's definition, none of the four the step's deadline-missed jank
+// counted, is not why those janked; the 165 ms of row binding is.
 func TestTopBlockerExplainsJank(t *testing.T) {
+	bind := func(ms int64) Block {
+		return Block{Handler: "android.view.Choreographer$FrameHandler", AppFrame: "com.x.FeedAdapter.onBindViewHolder", Ms: ms, Frames: 1}
+	}
 	s := &Step{
-		Phases: map[framespkg.Phase]int{framespkg.PhaseLayout: 4},
-		Blocks: []Block{
-			{Handler: "android.app.ActivityThread$H", Ms: 355},
-			{Handler: "android.view.Choreographer$FrameHandler", AppFrame: "com.x.FeedAdapter.onBindViewHolder", Ms: 41, Frames: 1},
-			{Handler: "android.view.Choreographer$FrameHandler", AppFrame: "com.x.FeedAdapter.onBindViewHolder", Ms: 42, Frames: 1},
-			{Handler: "android.view.Choreographer$FrameHandler", AppFrame: "com.x.FeedAdapter.onBindViewHolder", Ms: 41, Frames: 1},
-			{Handler: "android.view.Choreographer$FrameHandler", AppFrame: "com.x.FeedAdapter.onBindViewHolder", Ms: 41, Frames: 1},
-		},
+		JankDefinition: framespkg.JankDefinitionDeadlineMissed,
+		Phases:         map[framespkg.Phase]int{framespkg.PhaseLayout: 4},
+		Blocks:         []Block{{Handler: "android.app.ActivityThread$H", Ms: 355, Frames: 5}, bind(41), bind(42), bind(41), bind(41)},
+	}
+	for i := range 5 {
+		s.Frames = append(s.Frames, Frame{Janks: []string{framespkg.JankDefinitionPerfDog}, Block: new(0), AppFrame: "com.x.Launch.init", StackHits: 300})
+		if i > 0 {
+			s.Frames = append(s.Frames, Frame{Janks: []string{framespkg.JankDefinitionDeadlineMissed}, Block: new(i), AppFrame: "com.x.FeedAdapter.onBindViewHolder", StackHits: 30})
+		}
 	}
 	s.TopBlockers = topBlockers(s.Blocks, 5)
-	if len(s.TopBlockers) != 2 || s.TopBlockers[0].Frames != 4 || s.TopBlockers[1].Where() != "android.app.ActivityThread$H" {
-		t.Fatalf("top blockers %+v", s.TopBlockers)
-	}
 	if want := "4 late in layout; top block 165 ms in com.x.FeedAdapter.onBindViewHolder"; s.Line() != want {
 		t.Errorf("Line() = %q, want %q", s.Line(), want)
 	}
-	// Blocked time alone explains no jank: the line says only the phase.
-	only := &Step{Phases: s.Phases, Blocks: s.Blocks[:1]}
-	only.TopBlockers = topBlockers(only.Blocks, 5)
-	if want := "4 late in layout"; only.Line() != want {
-		t.Errorf("with an unrelated block only: Line() = %q, want %q", only.Line(), want)
+	// Without blocks, the app frame sampled most in those frames.
+	for i := range s.Frames {
+		s.Frames[i].Block = nil
+	}
+	if want := "4 late in layout; top stack in com.x.FeedAdapter.onBindViewHolder"; s.Line() != want {
+		t.Errorf("without blocks: Line() = %q, want %q", s.Line(), want)
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/causes"
-	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/perftest/internal/causesrc"
 	"github.com/perfgate/perfgate/result"
 )
@@ -95,8 +94,9 @@ func (c *collector) readCauses(ctx context.Context) {
 }
 
 // summariseCauses finds why the step's janky frames janked (see
-// causes.Step). frames are the step's frames.
-func (c *collector) summariseCauses(st *result.Step, frames []frames.Frame) *causes.Step {
+// causes.Step), with the session's frames: a block that straddles the
+// step's bounds goes with the frame it overlaps most, in either step.
+func (c *collector) summariseCauses(st *result.Step) *causes.Step {
 	if !c.causes.On() {
 		return nil
 	}
@@ -104,7 +104,7 @@ func (c *collector) summariseCauses(st *result.Step, frames []frames.Frame) *cau
 	if !c.samples.RanDuring(st.HostStartNs, st.HostEndNs) {
 		notRunning = c.samples.NotRunningWhy(st.HostStartNs, st.HostEndNs)
 	}
-	return c.causes.Summarise(st, frames, c.stepPIDs(st), notRunning)
+	return c.causes.Summarise(st, c.s.res.Frames, c.stepPIDs(st), notRunning)
 }
 
 // stepPIDs are the app's processes the ticks of the step saw.

@@ -80,7 +80,7 @@ func (c *collector) summarise(st *result.Step) {
 	frames := stepFrames(r.Frames, st.DeviceStartNs, st.DeviceEndNs)
 	c.frames.Summarise(st, frames, st == c.whole)
 	st.JankAtS, st.BigJankAtS = jankTimes(st)
-	st.Causes = c.summariseCauses(st, frames)
+	st.Causes = c.summariseCauses(st)
 	st.Smoothness = c.smooth.Step(st, c.samples.RanDuring(st.HostStartNs, st.HostEndNs), c.refreshHz)
 	st.Trace = c.traceStep(st)
 	c.samples.Summarise(st, c.why, c.whyMetric)

@@ -79,7 +79,8 @@ type framePlan struct {
 }
 
 // planFrame lays out the main thread over frame f from the frame's own
-// timestamps: woken at IntendedVsync and runnable until HandleInputStart;
+// timestamps: woken at IntendedVsync and runnable until HandleInputStart
+// (running, when it ran the cause's message then: f.WaitMessage);
 // doFrame from then to SyncQueued, with input, animation and traversal
 // (measure, layout, draw) at the frame's phase boundaries. A slow frame
 // spends most of its layout in the app's RecyclerView binding, where it
@@ -115,6 +116,9 @@ func planFrame(f *TruthFrame) framePlan {
 	sl("Record View#draw()", catView, d, at(d, q, 0.8), 3)
 
 	p.spans = []planSpan{{v, h, trace.StateRunnable}}
+	if f.WaitMessage {
+		p.spans[0].st = trace.StateRunning
+	}
 	run := func(s, e int64) {
 		if e > s {
 			p.spans = append(p.spans, planSpan{s, e, trace.StateRunning})

@@ -294,10 +294,15 @@ func (o *frameOps) print(cpu int, ts int64, tid int32, text string, rank, sub in
 func (o *frameOps) mainThread(f *TruthFrame, p framePlan) {
 	main := o.main
 	// Woken by SurfaceFlinger's vsync thread; a kernel worker holds the
-	// CPU until HandleInputStart.
+	// CPU until HandleInputStart, unless the main thread runs the cause's
+	// message till then.
 	o.wake(0, f.IntendedVsync, pidSF, main, 0)
-	o.sw(1, f.IntendedVsync, tidIdle, 0, tidKworker, 0)
-	o.sw(1, f.HandleInputStart, tidKworker, stateSleeping, main, 0)
+	if f.WaitMessage {
+		o.sw(1, f.IntendedVsync, tidIdle, 0, main, 0)
+	} else {
+		o.sw(1, f.IntendedVsync, tidIdle, 0, tidKworker, 0)
+		o.sw(1, f.HandleInputStart, tidKworker, stateSleeping, main, 0)
+	}
 	for _, s := range p.slices {
 		if !o.feat.cats[s.cat] {
 			continue

@@ -52,6 +52,10 @@ type TruthFrame struct {
 	// the main-thread messages that ran its work are TruthBlocks with this
 	// frame's IntendedVsync, written to the truth stream before the frame.
 	Cause string `json:"cause,omitempty"`
+	// WaitMessage: the cause's own message ran on the main thread from
+	// just before IntendedVsync until the frame began (a "wait" cause), so
+	// the thread was running then, not waiting for a CPU.
+	WaitMessage bool `json:"wait_message,omitempty"`
 
 	// Wait is what the main thread waited on in a slow frame (Jank.Wait):
 	// "binder", "io", "lock", or "" when it computed.

@@ -173,6 +173,7 @@ func (w *World) makeFrame(v, d int64, slow bool, cause *Cause, d0 int64) TruthFr
 	}
 	if cause != nil {
 		f.Cause = cause.Name
+		f.WaitMessage = cause.Phase == "wait"
 	}
 	f.Duration = d
 	// FrameDeadline: API ≥ 31 hwui takes the deadline from the frame
