@@ -84,6 +84,9 @@ type Frame struct {
 	// Block is the index in Step.Blocks of the slow message that overlapped
 	// the frame most, nil for none.
 	Block *int `json:"block,omitempty"`
+	// Unexplained says why no block is tied to the frame ("" when one is): its lateness was
+	// RenderThread work, no slow message overlapped it, blocks not measured, ….
+	Unexplained string `json:"unexplained,omitempty"`
 	// Stack is the stack sampled most often while the frame drew, folded
 	// (outermost first, ";"-separated): StackHits of the StackSamples
 	// samples inside the frame. AppFrame is its innermost frame of the app's
