@@ -59,67 +59,118 @@ type Suggestion struct {
 	Runs        int
 	From        Point
 	AfterChange bool
+	// Regression is the change for the worse the series' latest change
+	// point is, when it is one: the budget then rests on the runs before
+	// it, so that it fails the app until the change is fixed or accepted
+	// (by reading the history from the change on), rather than bless it.
+	Regression *Change
+	// Never says the metric counts events that should never happen
+	// (metrics.Def.Never): the limit is 0 whatever the runs saw.
+	Never bool
 }
 
 // Suggest suggests a budget for every series of trends that has a
 // direction (metrics that are only context get none), from its last
 // o.Last runs but none before its latest change point: a budget should
-// hold the level the app is at now. The level is the nearest-rank 95th
-// percentile of those runs (the 5th where higher is better), so one run in
-// twenty may touch it, and the headroom comes on top. Series with fewer
-// than o.MinRuns such runs get none; skipped names them.
-func Suggest(trends []Trend, o SuggestOptions) (out []Suggestion, skipped []string) {
+// hold the level the app is at now. Where that change point is a change
+// for the worse, the budget comes from the runs before it instead (at
+// most o.Last, none before the change point before), and the suggestion
+// names it. The level is the nearest-rank 95th percentile of those runs
+// (the 5th where higher is better), so one run in twenty may touch it,
+// and the headroom comes on top; a metric of events that should never
+// happen gets 0. Series with fewer than o.MinRuns such runs get none;
+// skipped names them.
+func Suggest(trends []Trend, o SuggestOptions) (out []Suggestion, skipped []Skip) {
 	o = o.withDefaults()
 	for _, t := range trends {
 		if t.Better == metrics.Neither {
 			continue
 		}
-		// Indexes over all the series' runs; a budget rests on runs read
-		// in full (Points), which a bounded read keeps the newest of.
-		from := max(t.Older, t.Len()-o.Last)
-		after := false
-		if k := len(t.Changes); k > 0 && t.Changes[k-1].Index > from {
-			from, after = t.Changes[k-1].Index, true
-		}
-		pts := t.Points[from-t.Older:]
-		if len(pts) < o.MinRuns {
-			skipped = append(skipped, fmt.Sprintf("%s: %d runs at the current level, want %d", t.Key, len(pts), o.MinRuns))
+		s, from, to := suggestRuns(t, o.Last)
+		if to-from < o.MinRuns {
+			skipped = append(skipped, Skip{Key: t.Key, Runs: to - from, Want: o.MinRuns, Regression: s.Regression})
 			continue
 		}
-		vs := make([]float64, len(pts))
-		for i, p := range pts {
-			vs[i] = p.Value
+		vs := make([]float64, 0, to-from)
+		for i := from; i < to; i++ {
+			vs = append(vs, t.Value(i))
 		}
-		s := Suggestion{Key: t.Key, Unit: t.Unit, Definition: t.Definition, Min: t.Better == metrics.Higher, Runs: len(pts), From: pts[0], AfterChange: after}
-		def := metrics.Name(t.Metric).Def()
-		count := def.Count
-		switch {
-		case s.Min:
-			s.Level = frames.NearestRank(vs, 5)
-			if count {
-				s.Limit = math.Floor(s.Level) - float64(o.Count)
-			} else {
-				s.Limit = roundTo3(s.Level*(1-o.Pct/100), math.Floor)
-			}
-		default:
-			s.Level = frames.NearestRank(vs, 95)
-			switch {
-			case def.Family == metrics.FamilyCrashes:
-				// A crash that happened is no licence for more.
-				s.Limit = s.Level
-			case count:
-				s.Limit = math.Ceil(s.Level) + float64(o.Count)
-			default:
-				s.Limit = roundTo3(s.Level*(1+o.Pct/100), math.Ceil)
-			}
-		}
-		s.Limit = math.Max(0, s.Limit)
+		s.Runs, s.From = len(vs), t.point(from)
+		s.level(vs, o)
 		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b Suggestion) int {
 		return cmp.Or(cmp.Compare(a.Test, b.Test), cmp.Compare(a.Step, b.Step), cmp.Compare(a.Metric, b.Metric))
 	})
 	return out, skipped
+}
+
+// Skip is a series Suggest gives no budget: it has Runs runs at its
+// current level (before its change for the worse, Regression, when its
+// latest change point is one), fewer than the Want a budget rests on.
+type Skip struct {
+	Key
+	Runs, Want int
+	Regression *Change
+}
+
+func (k Skip) String() string {
+	at := "at the current level"
+	if c := k.Regression; c != nil {
+		at = "before its change for the worse at " + shortCommit(c.First.Commit, c.First.RunID)
+	}
+	return fmt.Sprintf("%s: %d runs %s, want %d", k.Key, k.Runs, at, k.Want)
+}
+
+// suggestRuns is the suggestion for t without its level, and the runs
+// [from, to) it rests on: the newest last runs since the latest change
+// point, or those before it when it is a change for the worse.
+func suggestRuns(t Trend, last int) (s Suggestion, from, to int) {
+	s = Suggestion{Key: t.Key, Unit: t.Unit, Definition: t.Definition, Min: t.Better == metrics.Higher}
+	from, to = max(0, t.Len()-last), t.Len()
+	k := len(t.Changes)
+	if k == 0 {
+		return s, from, to
+	}
+	c := t.Changes[k-1]
+	if c.Regression {
+		s.Regression = &c
+		lo := 0
+		if k > 1 {
+			lo = t.Changes[k-2].Index
+		}
+		return s, max(lo, c.Index-last), c.Index
+	}
+	if c.Index > from {
+		from, s.AfterChange = c.Index, true
+	}
+	return s, from, to
+}
+
+// level sets the suggestion's level and limit from the values of its runs.
+func (s *Suggestion) level(vs []float64, o SuggestOptions) {
+	def := metrics.Name(s.Metric).Def()
+	switch {
+	case s.Min:
+		s.Level = frames.NearestRank(vs, 5)
+		if def.Count {
+			s.Limit = math.Floor(s.Level) - float64(o.Count)
+		} else {
+			s.Limit = roundTo3(s.Level*(1-o.Pct/100), math.Floor)
+		}
+	default:
+		s.Level = frames.NearestRank(vs, 95)
+		switch {
+		case def.Never():
+			// A crash that happened is no licence for more.
+			s.Limit, s.Never = 0, true
+		case def.Count:
+			s.Limit = math.Ceil(s.Level) + float64(o.Count)
+		default:
+			s.Limit = roundTo3(s.Level*(1+o.Pct/100), math.Ceil)
+		}
+	}
+	s.Limit = math.Max(0, s.Limit)
 }
 
 // roundTo3 rounds v outwards (round is math.Ceil or math.Floor) to three

@@ -132,11 +132,12 @@ func SafeURL(u string) bool {
 	return false
 }
 
-// AddFromEnv adds r to the history $PERFGATE_HISTORY names, described by
+// AddFromEnv adds r to the history $PERFGATE_HISTORY names (EnvDSN: a
+// relative file from the module root), described by
 // MetaFromEnv; it does nothing when the variable is unset. A session calls
 // it after writing its Result.
 func AddFromEnv(ctx context.Context, r *resultpkg.Result) error {
-	dsn := os.Getenv(resultpkg.EnvHistory)
+	dsn := EnvDSN()
 	if dsn == "" {
 		return nil
 	}

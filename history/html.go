@@ -177,7 +177,7 @@ func WritePage(w io.Writer, metric string, trends []Trend, o PageOptions) error 
 			}
 			ps.Changes = append(ps.Changes, pageChange{
 				At:    fmt.Sprintf("%s (%s)", shortCommit(c.First.Commit, c.First.RunID), c.First.Time.UTC().Format("2006-01-02 15:04")),
-				Class: class, Pct: fmt.Sprintf("%s (95%% CI %s … %s)", signedPct(c.ChangePct), signedPct(c.Low), signedPct(c.High)),
+				Class: class, Pct: c.Size(t.Unit),
 				Levels: fmt.Sprintf("%s → %s (%d runs before, %d after)", metrics.FormatValue(c.Before.Center, t.Unit), metrics.FormatValue(c.After.Center, t.Unit), c.NBefore, c.NAfter),
 				P:      formatP(c.P),
 			})
@@ -396,7 +396,7 @@ func (tc *trendChart) drawChanges() {
 			col = colBetter
 		}
 		x := tc.cv.X(float64(c.Index) - 0.5)
-		label := fmt.Sprintf("%s at %s, p = %s", signedPct(c.ChangePct), shortCommit(c.First.Commit, c.First.RunID), formatP(c.P))
+		label := fmt.Sprintf("%s at %s, p = %s", c.Short(tc.t.Unit), shortCommit(c.First.Commit, c.First.RunID), formatP(c.P))
 		tc.cv.VLine("change", x, svgchart.Paint{Stroke: col, Dash: "4 3", Width: 1.5}, label)
 		l := svgchart.Label{Class: "change-label", X: x + 3, Y: float64(frame.PadT + 12), Anchor: "start", Size: 11, Fill: col, Text: label}
 		if x > float64(frame.PadL)+float64(frame.PlotW())*0.75 {

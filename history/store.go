@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -97,7 +98,9 @@ func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
 		return Open(ctx, dsn)
 	}
 	path := sqlitePath(dsn)
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no history %s (%w): perfgate history add, or a session with PERFGATE_HISTORY set, makes one", redact(dsn), err)
+	} else if err != nil {
 		return nil, fmt.Errorf("history %s: %w", redact(dsn), err)
 	}
 	readOnly := strings.Contains(dsn, "mode=ro")

@@ -5,20 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"strings"
 
 	"github.com/perfgate/perfgate/budget"
-	resultpkg "github.com/perfgate/perfgate/result"
 )
 
 // DefaultDSN is the history perfgate reads and writes when none is named.
 const DefaultDSN = "perf-history.db"
 
 // DSN is the history dsn names, else $PERFGATE_HISTORY
-// (resultpkg.EnvHistory), else DefaultDSN.
+// (resultpkg.EnvHistory, as EnvDSN reads it), else DefaultDSN.
 func DSN(dsn string) string {
 	if dsn == "" {
-		dsn = os.Getenv(resultpkg.EnvHistory)
+		dsn = EnvDSN()
 	}
 	if dsn == "" {
 		dsn = DefaultDSN
@@ -54,7 +53,7 @@ func DeviceModels(trends []Trend) int {
 type Budgets struct {
 	Suggestions []Suggestion
 	// Skipped says, for each series left without a budget, why.
-	Skipped []string
+	Skipped []Skip
 	File    *budget.File
 }
 
@@ -75,14 +74,44 @@ func SuggestBudgets(trends []Trend, o SuggestOptions) (*Budgets, error) {
 	return b, nil
 }
 
-// WriteNotes writes what each budget rests on, and why a series has none,
-// a line each.
+// mostSkipped is how many series without a budget WriteNotes names one
+// by one; the others it counts.
+const mostSkipped = 5
+
+// WriteNotes writes what each budget rests on, a line each; the series
+// left without one, the first mostSkipped by name and how many runs
+// they lack; and last, in capitals, the budgets taken from before a change
+// for the worse, which the app as it is now breaks.
 func (b *Budgets) WriteNotes(w io.Writer) {
-	for _, sk := range b.Skipped {
-		fmt.Fprintf(w, "no budget: %s\n", sk)
-	}
 	for _, sg := range b.Suggestions {
 		fmt.Fprintln(w, sg.Line())
+	}
+	if n := len(b.Skipped); n > 0 {
+		lack := 0
+		for i, sk := range b.Skipped {
+			lack = max(lack, sk.Want-sk.Runs)
+			if i < mostSkipped {
+				fmt.Fprintf(w, "no budget: %s\n", sk)
+			}
+		}
+		if n > mostSkipped {
+			fmt.Fprintf(w, "no budget: %d more series of too few runs\n", n-mostSkipped)
+		}
+		fmt.Fprintf(w, "%d series without a budget, measured in fewer than %d runs at their level: up to %d more runs of the test (go test -count=%d) give them one if each run measures them, as does a lower -min-runs-budget\n",
+			n, b.Skipped[0].Want, lack, lack)
+	}
+	var regressed []string
+	for _, sg := range b.Suggestions {
+		if c := sg.Regression; c != nil {
+			regressed = append(regressed, c.Sentence(sg.Key))
+		}
+	}
+	if len(regressed) > 0 {
+		what := "1 budget rests on the runs before a change for the worse, and the app as it is now breaks it"
+		if len(regressed) > 1 {
+			what = fmt.Sprintf("%d budgets rest on the runs before a change for the worse, and the app as it is now breaks them", len(regressed))
+		}
+		fmt.Fprintf(w, "WARNING: %s: %s\n", what, strings.Join(regressed, "; "))
 	}
 }
 

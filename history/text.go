@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/perfgate/perfgate/metrics"
 )
@@ -42,15 +43,24 @@ func (t Trend) WriteText(w io.Writer, runs bool) error {
 }
 
 // Line says the suggestion in a line: "scroll frame_time_p95 ≤ 25.2: level
-// 22.8 over 16 runs, since its change at c00025".
+// 22.8 over 16 runs, since its change at c00025"; a suggestion from before
+// a change for the worse says so and how to accept the change instead.
 func (s Suggestion) Line() string {
 	op := "≤"
 	if s.Min {
 		op = "≥"
 	}
 	from := ""
-	if s.AfterChange {
+	switch {
+	case s.Regression != nil:
+		c := s.Regression
+		from = fmt.Sprintf(", the runs BEFORE ITS CHANGE FOR THE WORSE: %s: %s; the app is over this budget until that is fixed (to accept the new level instead, -from %s reads the runs since)",
+			c.Sentence(s.Key), c.Detail(s.Unit), c.First.Time.UTC().Format(time.RFC3339))
+	case s.AfterChange:
 		from = ", since its change at " + orNone(s.From.Commit)
+	}
+	if s.Never {
+		from += "; 0 as for every event that should never happen"
 	}
 	return fmt.Sprintf("%s %s %s %s: level %s over %d runs%s", s.Step, s.Metric, op, metrics.FormatValue(s.Limit, ""), metrics.FormatValue(s.Level, ""), s.Runs, from)
 }

@@ -52,10 +52,36 @@ func Analyze(s Series, o TrendOptions) Trend {
 		values[i] = s.Value(i)
 	}
 	t := Trend{Series: s}
+	def := metrics.Name(s.Metric).Def()
 	for _, c := range changepoint.Detect(values, o.Detect, o.Window) {
+		if !Effective(def, c.Before.Center, c.After.Center) {
+			continue
+		}
 		t.Changes = append(t.Changes, changeOf(c, s.point(c.Index), s.point(c.Index-1), s.Better))
 	}
 	return t
+}
+
+// The minimum effect a change point must have to be one: a count must
+// change by MinCount whole events and by MinCountPct percent of its level,
+// any other figure by MinPct percent of its level (a figure that leaves a
+// level of zero changes by any amount). A significant change smaller than
+// that (a 0.1 % rise of frame time over a long, quiet series) is nobody's
+// business, and no change point.
+const (
+	MinCount    = 1
+	MinCountPct = 5.0
+	MinPct      = 3.0
+)
+
+// Effective reports whether a change of def's level from before to after
+// is at least the minimum effect (MinCount, MinCountPct, MinPct).
+func Effective(def metrics.Def, before, after float64) bool {
+	d := math.Abs(after - before)
+	if def.Count {
+		return d >= MinCount && d >= MinCountPct/100*math.Abs(before)
+	}
+	return d > 0 && d >= MinPct/100*math.Abs(before)
 }
 
 // changeOf is c with its runs and its direction.
@@ -69,20 +95,75 @@ func changeOf(c changepoint.Change, first, last Point, better metrics.Better) Ch
 
 // Sentence says what happened in one line, the digest's:
 // "frame_time_p95 of scroll rose 18% at abc1234, p = 0.001".
+// A change from a level of zero has no size in percent, and says by how
+// much in the unit: "jank of scroll rose by 5 frames at abc1234, p = 0.001".
 func (c Change) Sentence(k Key) string {
 	verb := "rose"
-	if c.ChangePct < 0 {
+	if c.Diff < 0 {
 		verb = "fell"
 	}
-	return fmt.Sprintf("%s of %s %s %s at %s, p = %s", k.Metric, k.Step, verb, formatPct(math.Abs(c.ChangePct)), shortCommit(c.First.Commit, c.First.RunID), formatP(c.P))
+	size := formatPct(math.Abs(c.ChangePct))
+	if c.absolute() {
+		size = "by " + withUnit(math.Abs(c.Diff), k.unit())
+	}
+	return fmt.Sprintf("%s of %s %s %s at %s, p = %s", k.Metric, k.Step, verb, size, shortCommit(c.First.Commit, c.First.RunID), formatP(c.P))
 }
 
 // Detail gives the levels, the interval and the runs of a change:
 // "18.2 ms → 21.5 ms (+18.1%, 95% CI +14.0% … +22.3%; 30 runs before, 12 after)".
 func (c Change) Detail(unit string) string {
-	return fmt.Sprintf("%s → %s (%s, 95%% CI %s … %s; %d runs before, %d after)",
-		metrics.FormatValue(c.Before.Center, unit), metrics.FormatValue(c.After.Center, unit), signedPct(c.ChangePct), signedPct(c.Low), signedPct(c.High), c.NBefore, c.NAfter)
+	return fmt.Sprintf("%s → %s (%s; %d runs before, %d after)",
+		metrics.FormatValue(c.Before.Center, unit), metrics.FormatValue(c.After.Center, unit), c.Size(unit), c.NBefore, c.NAfter)
 }
+
+// Size is the change with its 95 % interval, in percent ("+18.1%, 95% CI
+// +14.0% … +22.3%"), or in unit where a level of zero leaves percent
+// without meaning ("+5 frames, 95% CI +3 frames … +7 frames"), never ∞.
+func (c Change) Size(unit string) string {
+	if c.absolute() {
+		return fmt.Sprintf("%s, 95%% CI %s … %s", signedValue(c.Diff, unit), signedValue(c.DiffLow, unit), signedValue(c.DiffHigh, unit))
+	}
+	return fmt.Sprintf("%s, 95%% CI %s … %s", signedPct(c.ChangePct), signedPct(c.Low), signedPct(c.High))
+}
+
+// Short is the change's size alone: "+18.1%", or "+5 frames" where Size
+// is in the unit.
+func (c Change) Short(unit string) string {
+	if c.absolute() {
+		return signedValue(c.Diff, unit)
+	}
+	return signedPct(c.ChangePct)
+}
+
+// absolute reports whether the change is shown in its unit: its level
+// before, or one of the bootstrap's, was zero.
+func (c Change) absolute() bool {
+	return math.IsInf(c.ChangePct, 0) || math.IsInf(c.Low, 0) || math.IsInf(c.High, 0) || math.IsNaN(c.ChangePct)
+}
+
+// signedValue is v in unit with its sign: "+5 frames", "−0.5ms".
+func signedValue(v float64, unit string) string {
+	switch {
+	case v > 0:
+		return "+" + withUnit(v, unit)
+	case v < 0:
+		return "−" + withUnit(-v, unit)
+	}
+	return withUnit(0, unit)
+}
+
+// withUnit is v as metrics.FormatValue shows it, with its unit even where
+// that leaves it out: "5 frames", "2.5ms".
+func withUnit(v float64, unit string) string {
+	s := metrics.FormatValue(v, unit)
+	if unit != "" && !strings.HasSuffix(s, unit) {
+		s += " " + unit
+	}
+	return s
+}
+
+// unit is the metric's unit from the catalogue, "" for one it lacks.
+func (k Key) unit() string { return metrics.Name(k.Metric).Def().Unit }
 
 // shortCommit names a run by its commit's first 7 characters, else by its
 // run id.

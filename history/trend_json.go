@@ -50,18 +50,23 @@ type PointJSON struct {
 
 // ChangeJSON is a change point of a trend.
 type ChangeJSON struct {
-	Index       int       `json:"index"`
-	Commit      string    `json:"commit"`
-	RunID       string    `json:"run_id"`
-	Time        time.Time `json:"time"`
-	Before      *float64  `json:"before"`
-	After       *float64  `json:"after"`
-	ChangePct   *float64  `json:"change_pct"`
-	Low         *float64  `json:"change_pct_low"`
-	High        *float64  `json:"change_pct_high"`
-	P           float64   `json:"p"`
-	Regression  bool      `json:"regression"`
-	Improvement bool      `json:"improvement"`
+	Index     int       `json:"index"`
+	Commit    string    `json:"commit"`
+	RunID     string    `json:"run_id"`
+	Time      time.Time `json:"time"`
+	Before    *float64  `json:"before"`
+	After     *float64  `json:"after"`
+	ChangePct *float64  `json:"change_pct"`
+	Low       *float64  `json:"change_pct_low"`
+	High      *float64  `json:"change_pct_high"`
+	// Change is After − Before in the metric's unit, with its interval:
+	// finite where the change in percent is null.
+	Change      float64 `json:"change"`
+	ChangeLow   float64 `json:"change_low"`
+	ChangeHigh  float64 `json:"change_high"`
+	P           float64 `json:"p"`
+	Regression  bool    `json:"regression"`
+	Improvement bool    `json:"improvement"`
 }
 
 func finite(v float64) *float64 {
@@ -86,7 +91,7 @@ func (t Trend) JSON() TrendJSON {
 	for _, c := range t.Changes {
 		jt.Changes = append(jt.Changes, ChangeJSON{Index: c.Index, Commit: c.First.Commit, RunID: c.First.RunID, Time: c.First.Time,
 			Before: finite(c.Before.Center), After: finite(c.After.Center), ChangePct: finite(c.ChangePct), Low: finite(c.Low), High: finite(c.High),
-			P: c.P, Regression: c.Regression, Improvement: c.Improvement})
+			Change: c.Diff, ChangeLow: c.DiffLow, ChangeHigh: c.DiffHigh, P: c.P, Regression: c.Regression, Improvement: c.Improvement})
 	}
 	return jt
 }

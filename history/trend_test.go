@@ -21,13 +21,17 @@ const stepAt = 25
 // scroll step repeated 3 times, frame_time_p95 near 18 ms with 5 % noise
 // per iteration and 20 % higher from run stepAt on, CPU flat; run 10
 // measured no frames (a gap, not a zero).
-func fillHistory(t *testing.T, s *Store) {
+func fillHistory(t *testing.T, s *Store) { t.Helper(); fillHistoryBy(t, s, 1.2) }
+
+// fillHistoryBy is fillHistory with the frame time times factor from run
+// stepAt on.
+func fillHistoryBy(t *testing.T, s *Store, factor float64) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(11, 12))
 	for i := range 40 {
 		level := 18.0
 		if i >= stepAt {
-			level *= 1.2
+			level *= factor
 		}
 		var steps []*resultpkg.Step
 		for it := range 3 {
@@ -159,24 +163,17 @@ func TestPages(t *testing.T) {
 }
 
 // Budgets suggested from history rest on the runs since the latest change
-// point, hold every one of them, and come with the usual headroom.
+// point (here the frame time fell 20 %), hold every one of them, and come
+// with the usual headroom.
 func TestSuggest(t *testing.T) {
 	s := storeKind{dsn: func(t *testing.T, _ string) string { return filepath.Join(t.TempDir(), "h.db") }}.open(t, "h")
-	fillHistory(t, s)
-	var trends []Trend
-	for _, tr := range trendsOf(t, s, Filter{Test: "TestFeed", Step: "scroll"}) {
-		trends = append(trends, tr)
-	}
-	sugs, _ := Suggest(trends, SuggestOptions{})
-	got := map[string]Suggestion{}
-	for _, sg := range sugs {
-		got[sg.Metric] = sg
-	}
+	fillHistoryBy(t, s, 1/1.2)
+	got := suggestionsOf(t, s)
 	ft, ok := got["frame_time_p95"]
 	if !ok {
-		t.Fatalf("no frame_time_p95 budget: %+v", sugs)
+		t.Fatalf("no frame_time_p95 budget: %+v", got)
 	}
-	if !ft.AfterChange || ft.Runs != 40-stepAt || ft.From.Commit != commitOf(stepAt) {
+	if !ft.AfterChange || ft.Regression != nil || ft.Runs != 40-stepAt || ft.From.Commit != commitOf(stepAt) {
 		t.Errorf("frame_time_p95 rests on %d runs from %s (after change %v), want %d from %s", ft.Runs, ft.From.Commit, ft.AfterChange, 40-stepAt, commitOf(stepAt))
 	}
 	tr := trendsOf(t, s, Filter{Test: "TestFeed", Step: "scroll", Metric: "frame_time_p95"})["frame_time_p95"]
@@ -194,12 +191,61 @@ func TestSuggest(t *testing.T) {
 	if _, ok := got["frames"]; ok {
 		t.Error("a budget on frames, a context metric")
 	}
+	var sugs []Suggestion
+	for _, sg := range got {
+		sugs = append(sugs, sg)
+	}
 	f, err := BudgetFile(sugs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e := f.Steps["scroll"]["frame_time_p95"]; e == nil || e.Max == nil || *e.Max != ft.Limit || e.Unit != "ms" {
 		t.Errorf("budget file entry: %+v", e)
+	}
+}
+
+// suggestionsOf suggests budgets for TestFeed's scroll step, by metric.
+func suggestionsOf(t *testing.T, s *Store) map[string]Suggestion {
+	t.Helper()
+	var trends []Trend
+	for _, tr := range trendsOf(t, s, Filter{Test: "TestFeed", Step: "scroll"}) {
+		trends = append(trends, tr)
+	}
+	sugs, _ := Suggest(trends, SuggestOptions{})
+	got := map[string]Suggestion{}
+	for _, sg := range sugs {
+		got[sg.Metric] = sg
+	}
+	return got
+}
+
+// After a change for the worse (frame time up 20 % at stepAt) the budget
+// is not taken from the new level, which would bless it: it rests on the
+// runs before the change, which it holds, the level since breaks it, and its
+// line names the change and says how to accept it instead.
+func TestSuggestAfterRegression(t *testing.T) {
+	s := storeKind{dsn: func(t *testing.T, _ string) string { return filepath.Join(t.TempDir(), "h.db") }}.open(t, "h")
+	fillHistory(t, s)
+	ft := suggestionsOf(t, s)["frame_time_p95"]
+	tr := trendsOf(t, s, Filter{Test: "TestFeed", Step: "scroll", Metric: "frame_time_p95"})["frame_time_p95"]
+	if ft.Regression == nil || ft.Regression.First.Commit != commitOf(stepAt) || ft.AfterChange {
+		t.Fatalf("frame_time_p95 after its rise: %+v", ft)
+	}
+	at := ft.Regression.Index
+	if ft.Runs != 20 || tr.Points[at-ft.Runs].Commit != ft.From.Commit {
+		t.Errorf("rests on %d runs from %s, want the 20 before index %d", ft.Runs, ft.From.Commit, at)
+	}
+	for _, p := range tr.Points[at-ft.Runs : at] {
+		if p.Value > ft.Limit {
+			t.Errorf("run %s at %v, before the change, breaks the budget %v", p.Commit, p.Value, ft.Limit)
+		}
+	}
+	if after := ft.Regression.After.Center; after <= ft.Limit {
+		t.Errorf("the level since the change, %v, holds the budget %v", after, ft.Limit)
+	}
+	line := ft.Line()
+	if !contains(line, "BEFORE ITS CHANGE FOR THE WORSE", "frame_time_p95 of scroll rose", "at "+commitOf(stepAt), "-from "+tr.Points[at].Time.UTC().Format(time.RFC3339)) {
+		t.Errorf("line: %s", line)
 	}
 }
 

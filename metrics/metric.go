@@ -134,6 +134,13 @@ func (d Def) Floor() bool { return d.Better != Lower }
 // step of a handful of frames gives it no budget.
 func (d Def) FromFrames() bool { return d.Family == FamilyFrames }
 
+// Never reports whether the metric counts events that should never happen
+// (crashes, ANRs, frozen frames): a budget suggested from past runs is
+// ≤ 0 however many of them the runs saw, as none is the only level to hold.
+func (d Def) Never() bool {
+	return d.Family == FamilyCrashes || d.Family == FamilyANR || d.Name == FrozenFrames
+}
+
 // Measure is the metric's value v, measured as definition says (the
 // definition it followed and its source).
 func (d Def) Measure(v float64, definition string) Metric {

@@ -85,11 +85,14 @@ func (h *historyFlags) filter(now time.Time) (history.Filter, error) {
 // series read in full. what names the command in errors; close s.
 func (h *historyFlags) readTrends(ctx context.Context, what string, o history.TrendOptions) (s *history.Store, trends []history.Trend, err error) {
 	if s, err = history.OpenExisting(ctx, history.DSN(*h.dsn)); err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("history %s: %w", what, err)
 	}
 	f, err := h.filter(time.Now())
 	if err == nil {
 		trends, err = s.Trends(ctx, f, o)
+	}
+	if err == nil && len(trends) == 0 {
+		err = s.NoMatch(ctx, f)
 	}
 	if err != nil {
 		s.Close()
@@ -200,9 +203,10 @@ const historyTrendUsage = `usage: perfgate history trend [-history DSN] [-test T
 
 Prints every series the filters select, oldest run first, with the change
 points E-divisive means finds among all its runs (permutation test at
--alpha): the first commit of the new level, the change with its 95%
-interval, and p. -series and -json give the newest -last runs of a series
-one by one and summarise the older ones.
+-alpha; a change of 3 %, or one event, at least): the first commit of
+the new level, the change with its 95% interval, and p. -series and
+-json give the newest -last runs of a series one by one and summarise
+the older ones.
 `
 
 func historyTrend(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -252,7 +256,7 @@ func historyDigest(ctx context.Context, args []string, stdout, stderr io.Writer)
 	h := newHistoryFlags("digest", historyDigestUsage, stderr, true)
 	opts := detectFlags(h.fs)
 	since := h.fs.String("since", "", "only changes from then on: a time, a duration back from now, or a commit")
-	minPct := h.fs.Float64("min-pct", 0, "leave out changes smaller than this many percent")
+	minPct := h.fs.Float64("min-pct", 0, "leave out changes smaller than this many percent (below 3 %, or one event for counts, a change is none anyway)")
 	link := h.fs.String("link", "", "where the trend pages are (perfgate history html), for links")
 	title := h.fs.String("title", "", "the digest's heading (default \"perfgate history\")")
 	mdOut := h.fs.String("md", "-", `write the Markdown here ("-" for stdout)`)
@@ -300,7 +304,7 @@ func historyHTML(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	opts := detectFlags(h.fs)
 	out := h.fs.String("o", "", "the folder to write the pages into")
 	title := h.fs.String("title", "", "the pages' title (default \"perfgate history\")")
-	budgetFile := h.fs.String("budgets", "", "a golden budget file whose limits the charts draw")
+	budgetFile := h.fs.String("budgets", "", "a golden budget file whose limits the charts draw (a path as given, from the working directory)")
 	var budgets budget.Limits
 	h.fs.Var(&budgets, "budget", "a budget to draw, [step:]metric<=limit or [step:]metric>=limit (repeatable)")
 	last := lastFlag(h.fs, "are drawn as points that link to their reports")
@@ -319,7 +323,7 @@ func historyHTML(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("history html: %w", err)
 	}
 	if *budgetFile != "" {
-		f, err := budget.ReadBudgetFile(*budgetFile)
+		f, err := budget.ReadBudgetFileAt(*budgetFile)
 		if err != nil {
 			return fmt.Errorf("history html: %w", err)
 		}
@@ -386,7 +390,7 @@ func historyBudget(ctx context.Context, args []string, stdout, stderr io.Writer)
 	b, err := history.SuggestBudgets(trends, history.SuggestOptions{Last: *last, MinRuns: *minRuns, Pct: pct})
 	b.WriteNotes(stderr)
 	if errors.Is(err, history.ErrNoBudget) {
-		return errors.New("history budget: no budget to suggest")
+		return fmt.Errorf("history budget: no budget to suggest: no series of test %s has %d runs", excerpt.Quote(*h.test), *minRuns)
 	}
 	if err != nil {
 		return err

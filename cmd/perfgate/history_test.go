@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	rtmetrics "runtime/metrics"
 	"strings"
@@ -123,8 +124,25 @@ func TestHistoryCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the suggested budget file does not read back: %v", err)
 	}
-	if e := f.Steps["scroll"]["frame_time_p95"]; e == nil || e.Max == nil || *e.Max < 18*1.25 || *e.Max > 18*1.25*1.25 || !strings.Contains(stderr, "since its change at abc0020") {
+	// The frame time rose 25 % at run 20: the budget holds the level
+	// before (18 ms, +10 %), which the runs since break, and says so.
+	if e := f.Steps["scroll"]["frame_time_p95"]; e == nil || e.Max == nil || *e.Max < 18 || *e.Max >= 18*1.25 || !strings.Contains(stderr, "BEFORE ITS CHANGE FOR THE WORSE: frame_time_p95 of scroll rose 2") ||
+		!strings.Contains(stderr, "WARNING: 1 budget rests on the runs before a change for the worse") {
 		t.Errorf("frame_time_p95 budget %+v; stderr:\n%s", e, stderr)
+	}
+	// Reading the runs from the change on accepts it.
+	from := regexp.MustCompile(`-from (\S+) reads the runs since`).FindStringSubmatch(stderr)
+	if from == nil {
+		t.Fatalf("no -from to accept the change:\n%s", stderr)
+	}
+	if _, stderr, err = perfgate("history", "budget", "-history", db, "-test", "TestFeed", "-from", from[1], "-o", bfile); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = budget.ReadBudgetFile(bfile); err != nil {
+		t.Fatal(err)
+	}
+	if e := f.Steps["scroll"]["frame_time_p95"]; e == nil || e.Max == nil || *e.Max < 18*1.25 || *e.Max > 18*1.25*1.25 || strings.Contains(stderr, "WARNING") {
+		t.Errorf("frame_time_p95 budget from the change on %+v; stderr:\n%s", e, stderr)
 	}
 	if _, _, err := perfgate("history", "budget", "-history", db); err == nil || !strings.Contains(err.Error(), "-test") {
 		t.Errorf("budget without -test: %v", err)
@@ -145,13 +163,13 @@ func TestHistoryAddRefusesScriptLinks(t *testing.T) {
 	}
 }
 
-// Reading a history that is not there is an error naming it; it creates
-// neither the file nor its folder.
+// Reading a history that is not there is an error naming the command and
+// the history; it creates neither the file nor its folder.
 func TestHistoryReadMissing(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nonexist", "h.db")
 	for _, args := range [][]string{{"trend"}, {"digest"}, {"html", "-o", t.TempDir()}, {"budget", "-test", "TestFeed"}} {
 		_, _, err := perfgate(append(append([]string{"history"}, args...), "-history", missing)...)
-		if err == nil || !strings.Contains(err.Error(), missing) {
+		if err == nil || !strings.HasPrefix(err.Error(), "history "+args[0]+": no history "+missing+" (") {
 			t.Errorf("history %s of a missing history: %v", args[0], err)
 		}
 	}
@@ -353,5 +371,96 @@ func TestHistoryLast(t *testing.T) {
 	}
 	if _, _, err := perfgate("history", "trend", "-history", db, "-last", "-1"); err == nil || !strings.Contains(err.Error(), "-last -1") {
 		t.Errorf("-last -1: %v", err)
+	}
+}
+
+// A misspelt filter is an error that names it and the names it may have
+// meant, not an empty answer: a metric perfgate does not measure, and a
+// test the history has no runs of.
+func TestHistoryNamesUnknownFilters(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "perf.db")
+	paths := historyResults(t, 6, 6)
+	if _, _, err := perfgate(append([]string{"history", "add", "-history", db, "-commit", "abc"}, paths...)...); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"trend", "-metric", "jnak"}, []string{`-metric "jnak" is no metric perfgate measures; did you mean jank?`, "frame_time_p95"}},
+		{[]string{"digest", "-metric", "frame_time_p59"}, []string{"did you mean frame_time_p50 or frame_time_p95 or frame_time_p99?"}},
+		{[]string{"html", "-test", "TestFed", "-o", t.TempDir()}, []string{`-test "TestFed" matches no series of history ` + db + "; did you mean TestFeed?"}},
+		{[]string{"budget", "-test", "TestFeed", "-device", "Pixel 8"}, []string{`-device "Pixel 8" matches no series`, "did you mean Pixel 7?"}},
+	} {
+		out, _, err := perfgate(append(append([]string{"history"}, c.args...), "-history", db)...)
+		if err == nil {
+			t.Errorf("history %s: no error; printed:\n%s", strings.Join(c.args, " "), out)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("history %s: %v\nwant %q", strings.Join(c.args, " "), err, w)
+			}
+		}
+	}
+	// Names that are there, in a combination that is not, still say so
+	// without an error.
+	out, _, err := perfgate("history", "trend", "-history", db, "-metric", "jank", "-from", "2099-01-01T00:00:00Z")
+	if err != nil || !strings.Contains(out, "no series match") {
+		t.Errorf("trend of a later time: %v\n%s", err, out)
+	}
+}
+
+// history html -budgets reads a bare file name from the working
+// directory, as report -budgets does (every command's paths are from the
+// working directory), not from testdata/.
+func TestHistoryHTMLBudgetsFromWorkingDir(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "perf.db")
+	paths := historyResults(t, 6, 6)
+	if _, _, err := perfgate(append([]string{"history", "add", "-history", db, "-commit", "abc"}, paths...)...); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	write := func(path string, limit int) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b := fmt.Sprintf(`{"schema": %q, "steps": {"scroll": {"frame_time_p95": {"max": %d, "unit": "ms"}}}}`, budget.BudgetSchema, limit)
+		if err := os.WriteFile(path, []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("fb.json", 31)
+	write(filepath.Join("testdata", "fb.json"), 47)
+	if _, _, err := perfgate("history", "html", "-history", db, "-budgets", "fb.json", "-o", "pages"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join("pages", "trend-frame_time_p95.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page := string(b); !strings.Contains(page, "budget frame_time_p95 ≤ 31ms") || strings.Contains(page, "≤ 47") {
+		t.Errorf("the trend page does not draw ./fb.json's limit of 31 ms")
+	}
+}
+
+// A history of too few runs for a budget says so in a few lines, and how
+// many more runs would do, rather than a line per series.
+func TestHistoryBudgetTooFewRuns(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "perf.db")
+	paths := historyResults(t, 2, 2)
+	if _, _, err := perfgate(append([]string{"history", "add", "-history", db, "-commit", "abc"}, paths...)...); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := perfgate("history", "budget", "-history", db, "-test", "TestFeed")
+	if err == nil || !strings.Contains(err.Error(), "no budget to suggest: no series of test \"TestFeed\" has 5 runs") {
+		t.Errorf("budget of 2 runs: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	series := strings.Count(stderr, "TestFeed scroll ")
+	if len(lines) > 7 || series > 5 || !strings.Contains(stderr, "more series of too few runs") ||
+		!strings.Contains(stderr, "series without a budget, measured in fewer than 5 runs at their level: up to 3 more runs of the test (go test -count=3)") {
+		t.Errorf("%d lines, %d naming a series:\n%s", len(lines), series, stderr)
 	}
 }

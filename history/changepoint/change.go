@@ -32,6 +32,10 @@ type Change struct {
 	// Low and High bound ChangePct: the 95 % percentile bootstrap
 	// interval of the change of the medians.
 	Low, High float64
+	// Diff is the change of the median in the metric's unit, After −
+	// Before, and DiffLow and DiffHigh its 95 % interval from the same
+	// bootstrap: always finite, the size to show when a level is zero.
+	Diff, DiffLow, DiffHigh float64
 }
 
 // Detect finds the change points of values (see Splits) and sizes each
@@ -63,7 +67,8 @@ func Detect(values []float64, o Options, window int) []Change {
 		c.Before = benchmath.AssumeNothing.Summary(benchmath.NewSample(slices.Clone(before), &th), 0.95)
 		c.After = benchmath.AssumeNothing.Summary(benchmath.NewSample(slices.Clone(after), &th), 0.95)
 		c.ChangePct = pct(c.Before.Center, c.After.Center)
-		c.Low, c.High = bootstrapPct(rng, before, after)
+		c.Diff = c.After.Center - c.Before.Center
+		c.Low, c.High, c.DiffLow, c.DiffHigh = bootstrap(rng, before, after)
 		out = append(out, c)
 	}
 	return out
@@ -80,12 +85,13 @@ func pct(a, b float64) float64 {
 	return (b - a) / math.Abs(a) * 100
 }
 
-// bootstrapPct is the 95 % percentile bootstrap interval of the change of
-// the median from before to after.
-func bootstrapPct(rng *rand.Rand, before, after []float64) (lo, hi float64) {
+// bootstrap is the 95 % percentile bootstrap interval of the change of
+// the median from before to after, in percent and in the values' unit.
+func bootstrap(rng *rand.Rand, before, after []float64) (lo, hi, diffLo, diffHi float64) {
 	bs := make([]float64, len(before))
 	as := make([]float64, len(after))
 	d := make([]float64, bootstrapResamples)
+	diff := make([]float64, bootstrapResamples)
 	for r := range d {
 		for i := range bs {
 			bs[i] = before[rng.IntN(len(before))]
@@ -93,10 +99,18 @@ func bootstrapPct(rng *rand.Rand, before, after []float64) (lo, hi float64) {
 		for i := range as {
 			as[i] = after[rng.IntN(len(after))]
 		}
-		d[r] = pct(median(bs), median(as))
+		mb, ma := median(bs), median(as)
+		d[r], diff[r] = pct(mb, ma), ma-mb
 	}
-	slices.Sort(d)
 	// NaN cannot arise (pct of equal values is 0); ±Inf sorts to the ends.
+	lo, hi = interval95(d)
+	diffLo, diffHi = interval95(diff)
+	return lo, hi, diffLo, diffHi
+}
+
+// interval95 sorts d and returns its 2.5th and 97.5th percentiles.
+func interval95(d []float64) (lo, hi float64) {
+	slices.Sort(d)
 	return d[int(0.025*float64(len(d)))], d[int(math.Ceil(0.975*float64(len(d))))-1]
 }
 
