@@ -147,7 +147,7 @@ func (c *collector) setup(ctx context.Context) error {
 	r.App.PIDs = pids
 	r.App.RunningAtStart = len(pids) > 0
 	if len(pids) == 0 && !c.cfg.WaitForApp {
-		return fmt.Errorf("perftest: app %s: %w (start it first, or set Config.WaitForApp)", pkg, ErrAppNotRunning)
+		return fmt.Errorf("perftest: app %s: %w (start it first, or let the session wait for it: -wait with perfgate record, Config.WaitForApp in Go)", pkg, ErrAppNotRunning)
 	}
 
 	c.refreshHz = c.cfg.RefreshHz

@@ -309,6 +309,10 @@ func TestAppNotRunning(t *testing.T) {
 	if !errors.Is(err, ErrAppNotRunning) {
 		t.Fatalf("err = %v, want ErrAppNotRunning", err)
 	}
+	// The way out in the user's words: the CLI's flag, and Go's field.
+	if want := "perftest: app com.perfgate.demo: app not running (start it first, or let the session wait for it: -wait with perfgate record, Config.WaitForApp in Go)"; err.Error() != want {
+		t.Errorf("err\n %v\nwant\n %s", err, want)
+	}
 
 	// With WaitForApp the session starts, and the app appearing is no crash.
 	cfg.WaitForApp = true

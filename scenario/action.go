@@ -97,7 +97,7 @@ func (d *Driver) find(ctx context.Context, sel Selector, timeout time.Duration) 
 			return nil, err
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: %s within %v", ErrNotFound, sel, timeout)
+			return nil, fmt.Errorf("%w: %s within %v%s", ErrNotFound, sel, timeout, d.onScreen(ctx, sel))
 		}
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
 			return nil, err

@@ -199,8 +199,9 @@ func TestJankAndCrash(t *testing.T) {
 	})
 }
 
-// An element that never appears fails the step with the selector and the
-// wait, saves a screenshot beside the results, and the test goes on.
+// An element that never appears fails the step with the selector, the
+// wait and the texts on screen, saves a screenshot beside the results, and
+// the test goes on.
 func TestElementNotFound(t *testing.T) {
 	t.Parallel()
 	simtest.Bubble(t, func(t *testing.T) {
@@ -218,7 +219,10 @@ func TestElementNotFound(t *testing.T) {
 			t.Fatal("waiting for a missing element succeeded")
 		}
 		shot := filepath.Join(results, "perftest__open@"+strings.NewReplacer(":", "_", "/", "_").Replace(p.dev.Serial())+".png")
-		want := `scenario step "open": wait for text "Settings": scenario wait: element not found: text "Settings" within 700ms (screenshot ` + shot + ")"
+		// The texts the screen shows, closest to "Settings" first (edit
+		// distances 6, 7 and 11, case aside).
+		want := `scenario step "open": wait for text "Settings": scenario wait: element not found: text "Settings" within 700ms; ` +
+			`texts on screen, closest first: "Stop", "Scroll", "perfgate demo" (screenshot ` + shot + ")"
 		if len(ft.errs) != 1 || ft.errs[0] != want || ft.failNow {
 			t.Fatalf("got %q\nwant %q", ft.errs, want)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/dumpsys"
+	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/result"
 )
@@ -42,6 +43,12 @@ type StartupOptions struct {
 // time to initial display (TotalTime, checked against logcat's
 // "Displayed") and, when asked, to full display (logcat's "Fully drawn").
 func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind StartKind, o StartupOptions) (result.StartupSample, error) {
+	return measureStartup(ctx, dev, pkg, kind, o, false)
+}
+
+// measureStartup is MeasureStartup; with content it then waits for the
+// app's first frames (waitContent).
+func measureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind StartKind, o StartupOptions, content bool) (result.StartupSample, error) {
 	var s result.StartupSample
 	if err := dumpsys.ValidatePackage(pkg); err != nil {
 		return s, fmt.Errorf("scenario startup: %w", err)
@@ -58,6 +65,7 @@ func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind Star
 	if err != nil {
 		return s, err
 	}
+	drawn := framesRendered(ctx, dev, pkg)
 	out, err := l.run(ctx, l.start)
 	if err != nil {
 		return s, err
@@ -70,8 +78,49 @@ func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind Star
 		return s, fmt.Errorf("scenario startup: %s gave no TotalTime (status %s): %q", l.start, am.Status, strings.TrimSpace(out))
 	}
 	s.TotalTimeMs, s.WaitTimeMs, s.LaunchState = am.TotalTimeMS, max(am.WaitTimeMS, 0), am.LaunchState
-	err = l.waitDrawn(ctx, &s, len(before), o.FullyDrawn)
-	return s, err
+	if err = l.waitDrawn(ctx, &s, len(before), o.FullyDrawn); err != nil || !content {
+		return s, err
+	}
+	return s, waitContent(ctx, dev, pkg, drawn)
+}
+
+// contentWait bounds how long a launch step waits for the app's first
+// content frame: an app whose screen is still after its first frame draws
+// none.
+const contentWait = time.Second
+
+// waitContent waits until the app has rendered two frames more than the
+// drawn it had before the launch, or contentWait has passed: the first
+// frame, drawn by Displayed, and the first of its content after it. hwui
+// flags a new window's first frame (WindowLayoutChanged), so it is no frame
+// of the app's pace; the launch step ends once the app shows one that is,
+// as it would on screen.
+func waitContent(ctx context.Context, dev *adbx.Device, pkg string, drawn int64) error {
+	deadline := time.Now().Add(contentWait)
+	for framesRendered(ctx, dev, pkg) < drawn+2 && time.Now().Before(deadline) {
+		if err := sleep(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// framesRendered is the app's "Total frames rendered" (dumpsys gfxinfo)
+// over its processes: 0 when none runs, or when the phone does not say.
+func framesRendered(ctx context.Context, dev *adbx.Device, pkg string) int64 {
+	r, err := dev.Shell(ctx, "dumpsys gfxinfo "+adbx.Quote(pkg))
+	if err != nil {
+		return 0
+	}
+	info, err := gfxinfo.Parse(r.Stdout)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, p := range info.Processes {
+		n += max(p.Summary.TotalFrames, 0)
+	}
+	return n
 }
 
 // launch is one MeasureStartup: the device, the component it starts and
@@ -233,9 +282,10 @@ func LaunchWith(kind StartKind, n int, o StartupOptions) Action {
 		var err error
 		// A cold launch stops the app first: that is no crash.
 		sc.session.Restarting(func() {
-			for range n {
+			for i := range n {
 				var s result.StartupSample
-				if s, err = MeasureStartup(ctx, d.dev, sc.pkg, kind, o); err != nil {
+				// The step ends once the last launch drew its first frames.
+				if s, err = measureStartup(ctx, d.dev, sc.pkg, kind, o, i == n-1); err != nil {
 					return
 				}
 				samples = append(samples, s)

@@ -27,7 +27,10 @@ func (w *World) profileRows(frames []TruthFrame) []format.ProfileRow {
 			rows = append(rows, w.profileRow(t, 2))
 		}
 		flags := int64(0)
-		if f.quirk == quirkFlagged {
+		switch {
+		case f.First:
+			flags = 1 // WindowLayoutChanged
+		case f.quirk == quirkFlagged:
 			flags = 2
 		}
 		rows = append(rows, w.profileRow(f, flags))

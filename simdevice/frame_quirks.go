@@ -111,6 +111,10 @@ func picks(every, index int) bool { return every > 0 && index%every == every-1 }
 // applyQuirks decides, when the frame is presented, what its row shows and
 // records the verdict in the truth.
 func (w *World) applyQuirks(f *TruthFrame) {
+	if f.First {
+		f.Reject = string(gfxinfo.RejectFlags)
+		return
+	}
 	q := &w.wl.FrameQuirks
 	i := f.Index
 	switch {

@@ -195,7 +195,8 @@ func (w *World) threadBusyTicks(from, to int64, j int, pct float64) float64 {
 // SimulateFrames runs cfg's workload on a phone of its own, on a simulated
 // clock, and returns the frames it presents in d of device time: it launches
 // the app cold, waits until it is displayed, then lets d pass and returns
-// every frame presented in that span (the launch phase's, such as a scroll),
+// every frame presented in that span (the launch phase's, such as a scroll;
+// not the window's first frame, done at Displayed, which the launch draws),
 // oldest first, as Config.Truth would receive them (cfg.Truth, when set,
 // receives them too). The device clock starts at a fixed uptime, so the
 // same cfg gives the same frames; with Config.Noise each seed is one run.
@@ -244,7 +245,11 @@ func SimulateFrames(cfg Config, d time.Duration) ([]TruthFrame, error) {
 		for k > 0 && w.frames[k-1].Index >= first {
 			k--
 		}
-		out = append(out, w.frames[k:]...)
+		for _, f := range w.frames[k:] {
+			if !f.First { // the launch's, not the phase's
+				out = append(out, f)
+			}
+		}
 		first = w.frameCount
 	}
 	return out, nil

@@ -70,6 +70,11 @@ type TruthFrame struct {
 	// Reject is why the frame's gfxinfo row is not a frame (a
 	// gfxinfo.Reject, set by FrameQuirks); "" when the row is one.
 	Reject string `json:"reject,omitempty"`
+	// First: the first frame of the window a launch shows, done at
+	// Displayed. hwui flags its row WindowLayoutChanged (Flags 1), which
+	// marks it an outlier, not a frame of the app's pace (Reject "flags");
+	// SurfaceFlinger presents it as any other.
+	First bool `json:"first,omitempty"`
 	// Twin: one more row, with Flags 2 and this frame's IntendedVsync,
 	// comes before the frame's row (rejected as "flags").
 	Twin bool `json:"twin,omitempty"`

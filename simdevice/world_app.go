@@ -352,7 +352,32 @@ func (w *World) displayedLocked() {
 		ts.FullyDrawn = time.Duration(w.fullyAt - w.launchAt)
 	}
 	w.startup = append(w.startup, ts)
+	w.firstFrameLocked(t)
 	w.startPhaseLocked(w.wl.phase(w.wl.Launch), t)
+}
+
+// firstFrameLocked draws the first frame of the window a launch shows,
+// done by Displayed (t): ActivityMetricsLogger reports Displayed once the
+// window's first frame is drawn and SurfaceFlinger latches it (a latch
+// after the frame completes), so it shows on the first vsync at or after
+// t, before the launch phase's first frame. It lays out and draws the
+// whole new view hierarchy, so it is long: a fifth of the launch, at least
+// two periods, within the launch. hwui flags it WindowLayoutChanged
+// (TruthFrame.First).
+func (w *World) firstFrameLocked(t int64) {
+	done := t - latchNs
+	wait := done - w.launchAt
+	d := min(max(wait/5, 2*w.period), wait)
+	v := (done - d) / w.period * w.period
+	if v < w.launchAt {
+		v = w.gridAtOrAfter(w.launchAt)
+	}
+	if v >= done {
+		return
+	}
+	f := w.makeFrame(v, done-v, false, nil, done-v)
+	f.First = true
+	w.pending = append(w.pending, f)
 }
 
 // crashLocked kills the app with the phase's exception.

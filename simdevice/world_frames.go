@@ -153,8 +153,12 @@ func (w *World) normalDuration(p *Phase, i int, k float64) int64 {
 func (w *World) makeFrame(v, d int64, slow bool, cause *Cause, d0 int64) TruthFrame {
 	w.vsyncID++
 	st := frameStages(d, d0, cause)
+	phase := "" // a launch's first frame comes before its phase
+	if w.phase != nil {
+		phase = w.phase.Name
+	}
 	f := TruthFrame{
-		Package: w.wl.Package, Window: w.windowName(), Layer: w.appLayer(), Phase: w.phase.Name,
+		Package: w.wl.Package, Window: w.windowName(), Layer: w.appLayer(), Phase: phase,
 		Pid: w.app.pid, VsyncID: w.vsyncID + 27_400_000, Slow: slow,
 		IntendedVsync: v, Vsync: v,
 		HandleInputStart:       v + st[0],

@@ -60,14 +60,16 @@ type ScenarioServed struct {
 	Workload string // the workload's name
 }
 
-// ServeScenarioPhone starts the phone ScenarioPhone configures, with pkg
-// as its app, and serves it. Close stops both.
-func ServeScenarioPhone(workload string, api int, noise []byte, dir, pkg string) (*ScenarioServed, error) {
+// ServeScenarioPhone starts the phone ScenarioPhone configures and serves
+// it. Close stops both. The phone has its workload's app and no other,
+// whatever package the scenario file measures (the last argument): a
+// package it lacks is not installed there, as on a real phone, and the
+// session fails saying so.
+func ServeScenarioPhone(workload string, api int, noise []byte, dir, _ string) (*ScenarioServed, error) {
 	cfg, err := ScenarioPhone(workload, api, noise, dir)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Workload.Package = pkg
 	phone, err := simdevice.New(cfg)
 	if err != nil {
 		return nil, err

@@ -9,19 +9,24 @@ import (
 )
 
 // screenPalette colours the screenshot: a background, then outlines for
-// plain, clickable, scrollable and focused views.
+// plain, clickable, scrollable and focused views, then text.
 var screenPalette = color.Palette{
 	color.RGBA{0x20, 0x21, 0x24, 0xff},
 	color.RGBA{0x9a, 0xa0, 0xa6, 0xff},
 	color.RGBA{0x1a, 0x73, 0xe8, 0xff},
 	color.RGBA{0x1e, 0x8e, 0x3e, 0xff},
 	color.RGBA{0xf9, 0xab, 0x00, 0xff},
+	color.RGBA{0xe8, 0xea, 0xed, 0xff},
 }
+
+// textColour is the palette index of the texts drawn.
+const textColour = 5
 
 // maxScreenPixels keeps a misconfigured screen size from allocating gigabytes.
 const maxScreenPixels = 8192 * 8192
 
-// render draws the screen: every element as an outlined box.
+// render draws the screen: every element as an outlined box, with its
+// text (or, without one, its content description) written inside.
 func render(width, height int, elems []Element) (*image.Paletted, error) {
 	if width <= 0 || height <= 0 || width*height > maxScreenPixels || width > maxScreenPixels || height > maxScreenPixels {
 		return nil, newErr(errUnknownError, "cannot take a screenshot of a %dx%d screen", width, height)
@@ -38,7 +43,13 @@ func render(width, height int, elems []Element) (*image.Paletted, error) {
 		case e.Clickable:
 			c = 2
 		}
-		outline(img, e.Bounds.Intersect(img.Rect), c)
+		r := e.Bounds.Intersect(img.Rect)
+		outline(img, r, c)
+		label := e.Text
+		if label == "" {
+			label = e.ContentDesc
+		}
+		drawText(img, r, label, textColour)
 	}
 	return img, nil
 }
