@@ -369,7 +369,7 @@ func gfxRowFields(ln []byte, dst []int64, n int, need []bool) ([]int64, bool) {
 			i++
 		}
 	end:
-		if digits := i - start; digits == 0 || digits > 18 {
+		if digits := i - start; digits == 0 || digits > 19 || digits == 19 && string(ln[start:i]) > maxInt64Text {
 			return dst, false
 		}
 		x := int64(v)
@@ -396,6 +396,10 @@ func gfxRowFields(ln []byte, dst []int64, n int, need []bool) ([]int64, bool) {
 	}
 	return dst, len(dst) == n
 }
+
+// maxInt64Text is INT64_MAX in digits: a 19-digit value is one when
+// its digits sort no later.
+const maxInt64Text = "9223372036854775807"
 
 // swarNonDigits marks the bytes of w that are not ASCII digits with their
 // high bit; the lowest mark is exact (the bytes below it are digits, whose
@@ -428,6 +432,17 @@ func (pt *gfxRowPart) read(idx gfxColumns, n int, need []bool) {
 			break
 		}
 		row, ok := gfxRowFields(text[:i], pt.scratch[:0], n, need)
+		if !ok {
+			// A row the word-at-a-time reading leaves (a 19-digit
+			// value, spaces) is read here as the common path reads
+			// it, so a capture with many such rows stays on all
+			// cores; anything else ends the part.
+			if ln := bytes.TrimSpace(text[:i]); len(ln) > 0 {
+				var fields int
+				row, fields, ok = gfxRow(ln, pt.scratch[:0], n)
+				ok = ok && fields == n
+			}
+		}
 		pt.scratch = row
 		if !ok {
 			return

@@ -275,7 +275,8 @@ func (p *sfParser) end() (*Latency, error) {
 	return p.out, nil
 }
 
-// sfFastRow reads a row of three unsigned integers of at most 18 digits
+// sfFastRow reads a row of three unsigned integers of at most 19 digits
+// (INT64_MAX, a pending fence, at most)
 // apart by spaces or tabs in one pass; anything else is left to the
 // general path.
 func sfFastRow(ln []byte) ([3]int64, bool) {
@@ -294,7 +295,7 @@ func sfFastRow(ln []byte) ([3]int64, bool) {
 		if digits == 0 {
 			continue
 		}
-		if digits > 18 || n == 3 {
+		if digits > 19 || digits == 19 && v > math.MaxInt64 || n == 3 {
 			return row, false
 		}
 		row[n] = int64(v)
@@ -302,7 +303,7 @@ func sfFastRow(ln []byte) ([3]int64, bool) {
 		v, digits = 0, 0
 	}
 	if digits > 0 {
-		if digits > 18 || n == 3 {
+		if digits > 19 || digits == 19 && v > math.MaxInt64 || n == 3 {
 			return row, false
 		}
 		row[n] = int64(v)
