@@ -340,13 +340,13 @@ func gfxRowFields(ln []byte, dst []int64, n int, need []bool) ([]int64, bool) {
 		var v uint64
 		// Eight bytes at a time: whole words of digits, then the digits
 		// that start the next word, the first non-digit found exactly by
-		// swarNonDigits; the last bytes of the line one at a time.
+		// devtext.NonDigits8; the last bytes of the line one at a time.
 		for i+8 <= len(ln) {
 			w := binary.LittleEndian.Uint64(ln[i:])
-			m := swarNonDigits(w)
+			m := devtext.NonDigits8(w)
 			if m == 0 {
 				if need[col] {
-					v = v*100_000_000 + swarValue(w)
+					v = v*100_000_000 + devtext.Value8(w)
 				}
 				i += 8
 				continue
@@ -355,7 +355,7 @@ func gfxRowFields(ln []byte, dst []int64, n int, need []bool) ([]int64, bool) {
 			if k > 0 && need[col] {
 				// The k digits moved to the word's end, '0's before them.
 				sh := uint(8 * (8 - k))
-				v = v*pow10[k] + swarValue(w<<sh|0x3030303030303030>>uint(8*k))
+				v = v*devtext.Pow10[k] + devtext.Value8(w<<sh|0x3030303030303030>>uint(8*k))
 			}
 			i += k
 			goto end
@@ -400,26 +400,6 @@ func gfxRowFields(ln []byte, dst []int64, n int, need []bool) ([]int64, bool) {
 // maxInt64Text is INT64_MAX in digits: a 19-digit value is one when
 // its digits sort no later.
 const maxInt64Text = "9223372036854775807"
-
-// swarNonDigits marks the bytes of w that are not ASCII digits with their
-// high bit; the lowest mark is exact (the bytes below it are digits, whose
-// sums and differences carry and borrow nothing), those above it may not
-// be. 0 when all eight are digits.
-func swarNonDigits(w uint64) uint64 {
-	return ((w + 0x4646464646464646) | (w - 0x3030303030303030)) & 0x8080808080808080
-}
-
-// pow10 are the powers of ten up to 10⁸.
-var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
-
-// swarValue is the number eight ASCII digits spell, the first in w's low
-// byte (a little-endian load).
-func swarValue(w uint64) uint64 {
-	w -= 0x3030303030303030
-	w = (w & 0x0F0F0F0F0F0F0F0F) * (10<<8 + 1) >> 8
-	w = (w & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
-	return (w & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
-}
 
 // read reads the part's rows of n columns.
 func (pt *gfxRowPart) read(idx gfxColumns, n int, need []bool) {
