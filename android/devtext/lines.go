@@ -262,7 +262,21 @@ func (n *NormReader) fill() {
 func (n *NormReader) decode(raw []byte, last bool) []byte {
 	n.dec = n.dec[:0]
 	units := len(raw) / 2
+	// ASCII is read four code units at a time: a unit is ASCII when its
+	// high byte is 0 and its low byte below 0x80.
+	mask, shift := uint64(0xFF80FF80FF80FF80), 0
+	if n.order == binary.ByteOrder(binary.BigEndian) {
+		mask, shift = 0x80FF80FF80FF80FF, 8
+	}
 	for i := 0; i < units; i++ {
+		if n.high == 0 && i+4 <= units {
+			if w := binary.LittleEndian.Uint64(raw[2*i:]); w&mask == 0 {
+				w >>= shift
+				n.dec = append(n.dec, byte(w), byte(w>>16), byte(w>>32), byte(w>>48))
+				i += 3
+				continue
+			}
+		}
 		u := n.order.Uint16(raw[2*i:])
 		if n.high != 0 {
 			h := n.high

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -908,27 +909,16 @@ func (p *gfxParser) tableLine(ln []byte, lineNo int) error {
 		}
 	}
 	start := len(t.Values)
-	fields := 0
-	row := bytes.TrimSuffix(ln, []byte(","))
-	for len(row) > 0 || fields == 0 {
-		var fld []byte
-		if i := bytes.IndexByte(row, ','); i >= 0 {
-			fld, row = row[:i], row[i+1:]
-		} else {
-			fld, row = row, nil
+	vals, fields, ok := gfxRow(ln, t.Values, n)
+	if !ok {
+		t.Values = t.Values[:start]
+		reason := "frame row field is not an integer"
+		if fields >= n {
+			reason = fmt.Sprintf("frame row has more than the header's %d fields", n)
 		}
-		v, ok := devtext.ParseInt(bytes.TrimSpace(fld))
-		if !ok || fields >= n {
-			t.Values = t.Values[:start]
-			reason := "frame row field is not an integer"
-			if fields >= n {
-				reason = fmt.Sprintf("frame row has more than the header's %d fields", n)
-			}
-			return &devtext.ParseError{Source: Source, Line: lineNo, Text: string(ln), Reason: reason}
-		}
-		t.Values = append(t.Values, v)
-		fields++
+		return &devtext.ParseError{Source: Source, Line: lineNo, Text: string(ln), Reason: reason}
 	}
+	t.Values = vals
 	if fields < n {
 		t.Values = t.Values[:start]
 		p.shortRow = &devtext.ParseError{Source: Source, Line: lineNo, Text: string(ln),
@@ -943,8 +933,34 @@ func (p *gfxParser) tableLine(ln []byte, lineNo int) error {
 	return nil
 }
 
+// gfxRow parses ln, a row with its spaces trimmed, as the general path
+// reads it: comma-separated integers, spaces around each allowed, a
+// trailing comma too. It appends the values to dst and returns them and
+// the fields read; ok is false, with the fields read before, when a field
+// is not an integer or there are more than n. Fewer than n is ok.
+func gfxRow(ln []byte, dst []int64, n int) ([]int64, int, bool) {
+	start := len(dst)
+	fields := 0
+	row := bytes.TrimSuffix(ln, []byte(","))
+	for len(row) > 0 || fields == 0 {
+		var fld []byte
+		if i := bytes.IndexByte(row, ','); i >= 0 {
+			fld, row = row[:i], row[i+1:]
+		} else {
+			fld, row = row, nil
+		}
+		v, ok := devtext.ParseInt(bytes.TrimSpace(fld))
+		if !ok || fields >= n {
+			return dst[:start], fields, false
+		}
+		dst = append(dst, v)
+		fields++
+	}
+	return dst, fields, true
+}
+
 // gfxFastRow parses a row of n plain integers ("1,-2,3," without spaces
-// or values of more than 18 digits) into dst in one pass; anything else is
+// or values of more than 19 digits or above INT64_MAX) into dst in one pass; anything else is
 // left to the general path, which knows the errors.
 func gfxFastRow(ln []byte, dst []int64, n int) ([]int64, bool) {
 	var v uint64
@@ -963,7 +979,7 @@ func gfxFastRow(ln []byte, dst []int64, n int) ([]int64, bool) {
 			}
 			return dst, false
 		}
-		if digits == 0 || digits > 18 || len(dst) == n {
+		if digits == 0 || digits > 19 || digits == 19 && v > math.MaxInt64 || len(dst) == n {
 			return dst, false
 		}
 		x := int64(v)
@@ -974,7 +990,7 @@ func gfxFastRow(ln []byte, dst []int64, n int) ([]int64, bool) {
 		v, digits, neg = 0, 0, false
 	}
 	if digits > 0 || neg {
-		if digits == 0 || digits > 18 || len(dst) == n {
+		if digits == 0 || digits > 19 || digits == 19 && v > math.MaxInt64 || len(dst) == n {
 			return dst, false
 		}
 		x := int64(v)

@@ -340,13 +340,13 @@ func gfxRowFields(ln []byte, dst []int64, n int, need []bool) ([]int64, bool) {
 		var v uint64
 		// Eight bytes at a time: whole words of digits, then the digits
 		// that start the next word, the first non-digit found exactly by
-		// swarNonDigits; the last bytes of the line one at a time.
+		// devtext.NonDigits8; the last bytes of the line one at a time.
 		for i+8 <= len(ln) {
 			w := binary.LittleEndian.Uint64(ln[i:])
-			m := swarNonDigits(w)
+			m := devtext.NonDigits8(w)
 			if m == 0 {
 				if need[col] {
-					v = v*100_000_000 + swarValue(w)
+					v = v*100_000_000 + devtext.Value8(w)
 				}
 				i += 8
 				continue
@@ -355,7 +355,7 @@ func gfxRowFields(ln []byte, dst []int64, n int, need []bool) ([]int64, bool) {
 			if k > 0 && need[col] {
 				// The k digits moved to the word's end, '0's before them.
 				sh := uint(8 * (8 - k))
-				v = v*pow10[k] + swarValue(w<<sh|0x3030303030303030>>uint(8*k))
+				v = v*devtext.Pow10[k] + devtext.Value8(w<<sh|0x3030303030303030>>uint(8*k))
 			}
 			i += k
 			goto end
@@ -369,7 +369,7 @@ func gfxRowFields(ln []byte, dst []int64, n int, need []bool) ([]int64, bool) {
 			i++
 		}
 	end:
-		if digits := i - start; digits == 0 || digits > 18 {
+		if digits := i - start; digits == 0 || digits > 19 || digits == 19 && string(ln[start:i]) > maxInt64Text {
 			return dst, false
 		}
 		x := int64(v)
@@ -397,25 +397,9 @@ func gfxRowFields(ln []byte, dst []int64, n int, need []bool) ([]int64, bool) {
 	return dst, len(dst) == n
 }
 
-// swarNonDigits marks the bytes of w that are not ASCII digits with their
-// high bit; the lowest mark is exact (the bytes below it are digits, whose
-// sums and differences carry and borrow nothing), those above it may not
-// be. 0 when all eight are digits.
-func swarNonDigits(w uint64) uint64 {
-	return ((w + 0x4646464646464646) | (w - 0x3030303030303030)) & 0x8080808080808080
-}
-
-// pow10 are the powers of ten up to 10⁸.
-var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
-
-// swarValue is the number eight ASCII digits spell, the first in w's low
-// byte (a little-endian load).
-func swarValue(w uint64) uint64 {
-	w -= 0x3030303030303030
-	w = (w & 0x0F0F0F0F0F0F0F0F) * (10<<8 + 1) >> 8
-	w = (w & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
-	return (w & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
-}
+// maxInt64Text is INT64_MAX in digits: a 19-digit value is one when
+// its digits sort no later.
+const maxInt64Text = "9223372036854775807"
 
 // read reads the part's rows of n columns.
 func (pt *gfxRowPart) read(idx gfxColumns, n int, need []bool) {
@@ -428,6 +412,17 @@ func (pt *gfxRowPart) read(idx gfxColumns, n int, need []bool) {
 			break
 		}
 		row, ok := gfxRowFields(text[:i], pt.scratch[:0], n, need)
+		if !ok {
+			// A row the word-at-a-time reading leaves (a 19-digit
+			// value, spaces) is read here as the common path reads
+			// it, so a capture with many such rows stays on all
+			// cores; anything else ends the part.
+			if ln := bytes.TrimSpace(text[:i]); len(ln) > 0 {
+				var fields int
+				row, fields, ok = gfxRow(ln, pt.scratch[:0], n)
+				ok = ok && fields == n
+			}
+		}
 		pt.scratch = row
 		if !ok {
 			return

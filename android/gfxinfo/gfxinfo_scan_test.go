@@ -216,3 +216,32 @@ func TestMedianOfRuns(t *testing.T) {
 		t.Errorf("no values: %d", got)
 	}
 }
+
+// TestRowRunsTakeWideRows: rows the word-at-a-time reading leaves to the
+// common path (a 19-digit INT64_MAX vsync id, spaces around a value) are
+// read in the run with the others, on every core: a run stopped at each
+// such row, and the rows after it were read again, one by one, after
+// the buffer's whole text was moved (a capture with one in three rows so
+// took 16 s instead of 1).
+func TestRowRunsTakeWideRows(t *testing.T) {
+	text := capturegen.Shape{Frames: 3000, Hz: 120, Wide: true, Irregular: true, Rejects: 0.05, Seed: 5}.Bytes("gfxinfo")
+	_, rest, _ := bytes.Cut(text, []byte("---PROFILEDATA---\n"))
+	header, rest, _ := bytes.Cut(rest, []byte("\n"))
+	rows, _, _ := bytes.Cut(rest, []byte("---PROFILEDATA---"))
+	rows = bytes.Replace(rows, []byte("\n0,"), []byte("\n 0 , "), 50)
+	want := bytes.Count(rows, []byte("\n"))
+	if wide := bytes.Count(rows, []byte(",9223372036854775807,")); wide < want/5 {
+		t.Fatalf("%d rows of %d hold INT64_MAX: the capture is not the one meant", wide, want)
+	}
+	tb := &FrameTable{}
+	if err := (&gfxParser{}).header(tb, string(header), 1); err != nil {
+		t.Fatal(err)
+	}
+	rr := gfxRowRuns{minRun: 1, maxParts: 4}
+	w := &ScanWindow{}
+	size := int64(0)
+	took, lines := rr.take(w, tb, rows, &size)
+	if took != len(rows) || lines != want || w.acc.rows != want {
+		t.Fatalf("took %d bytes, %d lines, %d rows of %d bytes, %d rows", took, lines, w.acc.rows, len(rows), want)
+	}
+}

@@ -275,38 +275,27 @@ func (p *sfParser) end() (*Latency, error) {
 	return p.out, nil
 }
 
-// sfFastRow reads a row of three unsigned integers of at most 18 digits
+// sfFastRow reads a row of three unsigned integers of at most 19 digits
+// (INT64_MAX, a pending fence, at most)
 // apart by spaces or tabs in one pass; anything else is left to the
 // general path.
 func sfFastRow(ln []byte) ([3]int64, bool) {
 	var row [3]int64
-	n, digits := 0, 0
-	var v uint64
-	for _, c := range ln {
-		if d := c - '0'; d <= 9 {
-			v = v*10 + uint64(d)
-			digits++
+	n := 0
+	for i := 0; i < len(ln); {
+		if c := ln[i]; c == ' ' || c == '\t' {
+			i++
 			continue
 		}
-		if c != ' ' && c != '\t' {
-			return row, false
-		}
-		if digits == 0 {
-			continue
-		}
-		if digits > 18 || n == 3 {
+		// A value, eight digits at a time; one not followed by a space,
+		// a tab or the line's end makes the next value's digits none.
+		v, k := devtext.Digits(ln[i:])
+		if k == 0 || k > 19 || k == 19 && v > math.MaxInt64 || n == 3 {
 			return row, false
 		}
 		row[n] = int64(v)
 		n++
-		v, digits = 0, 0
-	}
-	if digits > 0 {
-		if digits > 18 || n == 3 {
-			return row, false
-		}
-		row[n] = int64(v)
-		n++
+		i += k
 	}
 	return row, n == 3
 }

@@ -17,16 +17,21 @@ import (
 // hourFile writes an hour at 120 Hz (capturegen.Hour) of kind to a file.
 func hourFile(b *testing.B, kind string) string {
 	b.Helper()
-	path := filepath.Join(b.TempDir(), kind+".txt")
+	if kind == "gfxinfo" {
+		return writeFile(b, kind+".txt", capturegen.Hour.GfxInfo)
+	}
+	return writeFile(b, kind+".txt", capturegen.Hour.SurfaceFlinger)
+}
+
+// writeFile writes a file of the benchmark's temporary folder with write.
+func writeFile(b *testing.B, name string, write func(io.Writer) error) string {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), name)
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if kind == "gfxinfo" {
-		err = capturegen.Hour.GfxInfo(f)
-	} else {
-		err = capturegen.Hour.SurfaceFlinger(f)
-	}
+	err = write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -133,23 +138,12 @@ func BenchmarkAnalyzeFramesGiB(b *testing.B) {
 		rowBytes int
 	}{{"gfxinfo", 270}, {"surfaceflinger", 48}} {
 		b.Run("source="+bc.kind, func(b *testing.B) {
-			path := filepath.Join(b.TempDir(), bc.kind+".txt")
-			f, err := os.Create(path)
-			if err != nil {
-				b.Fatal(err)
-			}
 			c := capturegen.Capture{Frames: (1 << 30) / bc.rowBytes, Hz: 120, JankEvery: 97, FlaggedEvery: 200}
+			write := c.SurfaceFlinger
 			if bc.kind == "gfxinfo" {
-				err = c.GfxInfo(f)
-			} else {
-				err = c.SurfaceFlinger(f)
+				write = c.GfxInfo
 			}
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
+			path := writeFile(b, bc.kind+".txt", write)
 			st, err := os.Stat(path)
 			if err != nil {
 				b.Fatal(err)

@@ -55,15 +55,8 @@ func (c Capture) GfxInfo(w io.Writer) error {
 	p := c.period()
 	end := start
 	c.frames(func(_ int, v, d int64) { end = v + d })
-	bw.WriteString("Applications Graphics Acceleration Info:\nUptime: ")
-	bw.WriteString(strconv.FormatInt(end/1e6+5, 10))
-	bw.WriteString(" Realtime: ")
-	bw.WriteString(strconv.FormatInt(end/1e6+1_105_330_509, 10))
-	bw.WriteString("\n\n** Graphics info for pid 31667 [com.example.feed] **\n\nStats since: ")
-	bw.WriteString(strconv.FormatInt(start, 10))
-	bw.WriteString("ns\nTotal frames rendered: ")
-	bw.WriteString(strconv.Itoa(c.Frames))
-	bw.WriteString("\n\nProfile data in ms:\n\n\tcom.example.feed/com.example.feed.MainActivity/android.view.ViewRootImpl@73f2e63 (visibility=0)\n")
+	gfxHead(bw, end/1e6+5, c.Frames)
+	bw.WriteString("\tcom.example.feed/com.example.feed.MainActivity/android.view.ViewRootImpl@73f2e63 (visibility=0)\n")
 	bw.WriteString("Window: com.example.feed/com.example.feed.MainActivity\nStats since: ")
 	bw.WriteString(strconv.FormatInt(start, 10))
 	bw.WriteString("ns\n\n---PROFILEDATA---\n")
@@ -106,6 +99,20 @@ func (c Capture) GfxInfo(w io.Writer) error {
 	})
 	bw.WriteString("---PROFILEDATA---\n\nView hierarchy:\n\n  com.example.feed/com.example.feed.MainActivity/android.view.ViewRootImpl@73f2e63\n  212 views, 301.52 kB of render nodes\n\nTotal ViewRootImpl   : 1\n")
 	return bw.Flush()
+}
+
+// gfxHead writes a gfxinfo dump's lines up to its first window, its
+// clock at uptime ms.
+func gfxHead(bw *bufio.Writer, uptime int64, frames int) {
+	bw.WriteString("Applications Graphics Acceleration Info:\nUptime: ")
+	bw.WriteString(strconv.FormatInt(uptime, 10))
+	bw.WriteString(" Realtime: ")
+	bw.WriteString(strconv.FormatInt(uptime+1_105_330_509, 10))
+	bw.WriteString("\n\n** Graphics info for pid 31667 [com.example.feed] **\n\nStats since: ")
+	bw.WriteString(strconv.FormatInt(start, 10))
+	bw.WriteString("ns\nTotal frames rendered: ")
+	bw.WriteString(strconv.Itoa(frames))
+	bw.WriteString("\n\nProfile data in ms:\n\n")
 }
 
 // SurfaceFlinger writes the capture as `dumpsys SurfaceFlinger --latency`:

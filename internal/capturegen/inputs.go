@@ -13,7 +13,8 @@ import (
 // fixtures folder; skipped where it is absent), a generated one of 5,000
 // frames at 90 Hz, the same with rows the fast path leaves to the common
 // one (spaces, a 19-digit value), and the generated one with CRLF line
-// ends and as UTF-16LE, as captures saved on Windows are.
+// ends and as UTF-16LE, as captures saved on Windows are, and 4,000
+// frames of each of HourShapes.
 func GfxInfoInputs(t fixtures.TB) map[string][]byte {
 	var gen bytes.Buffer
 	if err := (Capture{Frames: 5000, Hz: 90, JankEvery: 7, FlaggedEvery: 11}).GfxInfo(&gen); err != nil {
@@ -37,5 +38,9 @@ func GfxInfoInputs(t fixtures.TB) map[string][]byte {
 	crlf := bytes.ReplaceAll(gen.Bytes(), []byte("\n"), []byte("\r\n"))
 	inputs["generated, CRLF"] = crlf
 	inputs["generated, CRLF, UTF-16LE"] = UTF16(string(crlf), binary.LittleEndian)
+	for _, s := range HourShapes() {
+		s.Frames = 4000
+		inputs["shape "+s.Name] = s.Bytes("gfxinfo")
+	}
 	return inputs
 }
