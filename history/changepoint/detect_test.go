@@ -380,9 +380,9 @@ func generateLong(rng *rand.Rand, n int, outliers, gaps float64) truth {
 // 8,000 runs (a change every 50–550 runs, 5–30 %; half with 5 % outliers
 // and 15 % missing runs) are read in windows of DefaultSpan runs: ≥ 95 %
 // of the changes of 10 % or more are found at the right run ±1, < 8 % of
-// the change points reported are false, all within a minute (testing the
-// whole series at once, as short series are, took over a minute for the
-// first series alone).
+// the change points reported are false. How long it takes is
+// BenchmarkDetectLong's figure (testing the whole series at once, as short
+// series are, took over a minute for the first series alone).
 func TestDetectionLong(t *testing.T) {
 	skipUnderRace(t)
 	start := time.Now()
@@ -390,9 +390,6 @@ func TestDetectionLong(t *testing.T) {
 	for i := range 12 {
 		tr := generateLong(rand.New(rand.NewPCG(uint64(i), 11)), 8000, 0.05*float64(i%2), 0.15*float64(i%2))
 		all.add(score(tr, Detect(tr.values, Options{}, 0)))
-		if d := time.Since(start); d > time.Minute {
-			t.Fatalf("%d series of 8000 runs took %v", i+1, d)
-		}
 	}
 	found, falseShare := rate(all.bigFound, all.big), rate(all.falsePoints, all.reported)
 	t.Logf("%d series of 8000 runs in %v: %.1f%% of %d changes ≥10%% found at ±1, 5–10%% found %d/%d; %.1f%% of %d change points false",
