@@ -474,7 +474,8 @@ func (r *Result) WriteFile(path string) error {
 		return fmt.Errorf("result: write %s: %w", path, err)
 	}
 	_, werr := tmp.Write(b)
-	werr = errors.Join(werr, tmp.Sync(), tmp.Close())
+	// 0644, as a results folder's Results: the temporary file is 0600.
+	werr = errors.Join(werr, tmp.Sync(), tmp.Close(), os.Chmod(tmp.Name(), 0o644))
 	if werr == nil {
 		werr = os.Rename(tmp.Name(), path)
 	}

@@ -112,6 +112,11 @@ func TestTracePullWhole(t *testing.T) {
 				if err != nil || rerr != nil || string(b) != tc.data || p != filepath.Join(dir, "x.perfetto-trace") || !slices.Equal(names, []string{"x.perfetto-trace"}) {
 					t.Errorf("copy %s (%v, %v): %q; folder %q", p, err, rerr, b, names)
 				}
+				// Mode 0644, as every file perfgate writes: not the
+				// temporary file's 0600.
+				if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+					t.Errorf("copy %s: mode %v (%v), want -rw-r--r--", p, fi.Mode().Perm(), err)
+				}
 			}
 			// The deadline is the one asked for, 2 min + 1024 s: not a
 			// fixed cap.

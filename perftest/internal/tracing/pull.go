@@ -48,7 +48,8 @@ func (r *Recorder) pullWhole(ctx context.Context, remote string, size int64, dl 
 	if size >= 0 {
 		of = fmt.Sprintf("of %d bytes by stat -c %%s", size)
 	}
-	if err := errors.Join(perr, serr, ferr, tmp.Close()); err != nil {
+	// 0644, as the Results beside it: the temporary file is 0600.
+	if err := errors.Join(perr, serr, ferr, tmp.Close(), os.Chmod(tmp.Name(), 0o644)); err != nil {
 		os.Remove(tmp.Name())
 		return "", fmt.Errorf("%s (%s, deadline %v): %w", cmd, of, dl.Round(time.Second), err)
 	}
