@@ -124,6 +124,11 @@ func TestRecordContextBudgetKeepsItsDirection(t *testing.T) {
 	if e.Max == nil || *e.Max != 37 || e.Min != nil {
 		t.Errorf("frames budget %+v after recording 36; notes %q", e, u.Notes)
 	}
+	// The same run again changes nothing, and says so.
+	u, err = budget.RecordBudgets(r, path, budget.Headroom{}, budget.Policy{})
+	if want := "perf budgets unchanged: the run kept all 1 in " + path; err != nil || len(u.Notes) != 1 || u.Notes[0] != want {
+		t.Errorf("recording again: %v, notes %q, want %q", err, u.Notes, want)
+	}
 }
 
 // A budget recorded under one jank definition is not checked against

@@ -63,7 +63,8 @@ type Update struct {
 	Path string
 	// Notes say each budget or baseline recorded, tightened, loosened or
 	// kept, one line each: "perf budget tightened: scroll: jank 5 → 4
-	// (measured 3)".
+	// (measured 3)"; a budget rewrite that changed nothing says that in
+	// one line ("perf budgets unchanged: the run kept all 12 in …").
 	Notes []string
 	// Refused are the changes the policy did not allow, each a failing
 	// verdict (KindUpdate): a budget the run would loosen, nothing to
@@ -116,6 +117,10 @@ func RecordBudgets(r Run, path string, h Headroom, p Policy) (Update, error) {
 	for _, n := range rec.notes {
 		u.Notes = append(u.Notes, fmt.Sprintf("%s (%s)", n, where))
 	}
+	if len(rec.notes)+len(rec.refused) == 0 {
+		// A rewrite that changed nothing says so, rather than nothing.
+		u.Notes = append(u.Notes, fmt.Sprintf("perf budgets unchanged: the run kept all %d in %s", rec.kept, where))
+	}
 	for _, c := range rec.refused {
 		line := fmt.Sprintf("perf budget not loosened: %s; set %s=loosen to loosen it in %s", c, EnvUpdate, where)
 		u.Refused = append(u.Refused, Verdict{Kind: KindUpdate, Status: Fail, From: where, Line: line})
@@ -134,6 +139,7 @@ type recorder struct {
 	order  []string // the steps, in the order the run measured them
 
 	refused, notes []string
+	kept           int // budgets the run left as they were
 }
 
 // worst is a metric's worst value over a step's repeats.
@@ -277,6 +283,7 @@ func (rec *recorder) record(step string, n metrics.Name, w *worst, e *Entry) {
 	}
 	nl := newLimit(w.m.Def, w.value, hn, floor(w.m.Def, oldp))
 	if had && keepLimit(w.m.Def, old, w.value, hn) {
+		rec.kept++
 		return
 	}
 	e.Unit, e.Definition = w.m.Unit, w.m.Definition
