@@ -3,6 +3,7 @@ package procfs
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/android/devtext"
@@ -194,6 +195,24 @@ func TestParseCPUSnapshotAndUsage(t *testing.T) {
 		if _, err := ParseCPUSnapshot([]byte(in)); !errors.As(err, &pe) {
 			t.Errorf("%s: err = %v, want *ParseError", name, err)
 		}
+	}
+}
+
+// Two reads of /proc/stat in one file (`cat /proc/stat` twice, a capture
+// appended to) are refused, quoting the second read's cpu line: counted as
+// one, their cpuN lines made a phone of 8 cores one of 16.
+func TestParseStatTwoReadsInOneFile(t *testing.T) {
+	stat := fixtures.Read(t, "proc/goclever_insignia5_api17_proc_stat.txt")
+	one, err := ParseStat(stat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := append(append(append([]byte{}, stat...), '\n'), stat...)
+	_, err = ParseStat(two)
+	var pe *devtext.ParseError
+	if !errors.As(err, &pe) || !strings.HasPrefix(pe.Text, "cpu ") || pe.Line <= len(one.Cores)+1 ||
+		!strings.Contains(err.Error(), "more than one read of /proc/stat") {
+		t.Errorf("two reads in one file (%d cores each): %v", len(one.Cores), err)
 	}
 }
 

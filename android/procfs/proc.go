@@ -76,6 +76,10 @@ func ParseStat(b []byte) (Stat, error) {
 			continue
 		}
 		switch key := f[0]; {
+		case key == "cpu" && seenCPU:
+			// Two reads in one file (cat /proc/stat twice): their cpuN
+			// lines would count each core twice.
+			return Stat{}, &devtext.ParseError{Source: StatSource, Line: i + 1, Text: ln, Reason: "a second cpu line: the file holds more than one read of /proc/stat; give each read a file of its own"}
 		case key == "cpu":
 			t, err := procCPUTimes(f[1:])
 			if err != nil {
