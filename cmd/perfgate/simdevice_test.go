@@ -94,7 +94,9 @@ func startSimdevice(t *testing.T, args ...string) (addr string, stdout *syncBuff
 	go func() {
 		done <- run(append([]string{"simdevice", "--listen", "127.0.0.1:0"}, args...), stdout, &stderr)
 	}()
-	addr = waitOutput(t, stdout, regexp.MustCompile(`adb connect (127\.0\.0\.1:\d+)`), done, 10*time.Second, &stderr)[1]
+	// The whole start-up message, through its last line: the lines after
+	// the address (noise, replay) are written after it.
+	addr = waitOutput(t, stdout, regexp.MustCompile(`adb connect (127\.0\.0\.1:\d+)\n(?s:.*)stop with Ctrl-C\n`), done, 10*time.Second, &stderr)[1]
 	stopped := false
 	stop = func() error {
 		if stopped {
