@@ -105,15 +105,25 @@ func (s *Source) readANRStacks(ctx context.Context, anrs []causes.ANR) []string 
 		return []string{fmt.Sprintf("anrs: the ANR stack dumps could not be read (%s; %s): %v", cmds[0], cmds[1], err)}
 	}
 	var secs []logcat.ANRTrace
-	for _, o := range out[:2] {
+	from := cmds[0] + " or " + cmds[1]
+	var failed []string
+	for i, o := range out[:2] {
 		if o.ExitCode == 0 {
 			secs = append(secs, logcat.ParseANRTraces(o.Stdout)...)
+		} else {
+			failed = append(failed, devcmd.Failure(o, cmds[i]))
 		}
+	}
+	if len(failed) > 0 {
+		// A note of an ANR left without a stack quotes the reads that
+		// failed: one of the two is often refused (traces.txt on
+		// Android 8+), both rarely.
+		from += " (" + strings.Join(failed, "; ") + ")"
 	}
 	if out[2].ExitCode != 0 {
 		return []string{"anrs: no stack for the ANRs: " + devcmd.Failure(out[2], cmds[2])}
 	}
-	return matchANRDumps(anrs, logcat.ParseANRs(out[2].Stdout), secs, cmds[0]+" or "+cmds[1])
+	return matchANRDumps(anrs, logcat.ParseANRs(out[2].Stdout), secs, from)
 }
 
 // ANR dumps are taken before the system logs the ANR ("ANR in …"), a

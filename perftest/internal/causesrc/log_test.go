@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/logcat"
 	"github.com/perfgate/perfgate/causes"
 	"github.com/perfgate/perfgate/internal/fixtures"
@@ -125,5 +126,40 @@ func TestMatchANRDumps(t *testing.T) {
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "no stack dump of pid 21753") || !strings.Contains(notes[0], "17:42:13") {
 		t.Errorf("notes %q", notes)
+	}
+}
+
+// When both stack dump reads fail, the note of an ANR left without a
+// stack quotes each: its command, exit status and stderr.
+func TestANRStacksQuoteFailedReads(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 5, 0, time.UTC)
+	batch := func(_ context.Context, cmds []string) ([]adbx.Result, error) {
+		out := make([]adbx.Result, len(cmds))
+		for i, c := range cmds {
+			switch {
+			case strings.HasPrefix(c, "dumpsys dropbox"):
+				out[i] = adbx.Result{ExitCode: 1, Stderr: []byte("Permission Denial: can't access dropbox\n")}
+			case strings.HasPrefix(c, "cat /data/anr"):
+				out[i] = adbx.Result{ExitCode: 1, Stderr: []byte("cat: /data/anr/traces.txt: Permission denied\n")}
+			default:
+				out[i] = adbx.Result{Stdout: []byte(at.Format("2006-01-02 15:04:05.000000") + "  1200  1300 E ActivityManager: ANR in com.example (com.example/.Main)\n" +
+					at.Format("2006-01-02 15:04:05.000000") + "  1200  1300 E ActivityManager: PID: 4321\n" +
+					at.Format("2006-01-02 15:04:05.000000") + "  1200  1300 E ActivityManager: Reason: Input dispatching timed out\n")}
+			}
+		}
+		return out, nil
+	}
+	s := New(Config{Batch: batch, Package: "com.example", On: true})
+	anrs := []causes.ANR{{TimeNs: 5e9, PID: 4321, Reason: "Input dispatching timed out"}}
+	notes := s.readANRStacks(context.Background(), anrs)
+	want := []string{"dumpsys dropbox --print data_app_anr: exit status 1", "Permission Denial: can't access dropbox",
+		"cat /data/anr/traces.txt: exit status 1", "Permission denied"}
+	if len(notes) != 1 || anrs[0].MainStack != nil {
+		t.Fatalf("notes %q, stack %q", notes, anrs[0].MainStack)
+	}
+	for _, w := range want {
+		if !strings.Contains(notes[0], w) {
+			t.Errorf("note %q lacks %q", notes[0], w)
+		}
 	}
 }
