@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/internal/cliflag"
 	"github.com/perfgate/perfgate/internal/stopsignal"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -57,14 +58,14 @@ func newRecordFlags(stderr io.Writer) *recordFlags {
 	return &recordFlags{fs: fs,
 		serial:   fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)"),
 		pkg:      fs.String("package", "", "the app's package name (required)"),
-		duration: fs.Duration("duration", 0, "how long to record; 0 records until Ctrl-C"),
+		duration: cliflag.Duration(fs, "duration", 0, "how long to record; 0 records until Ctrl-C"),
 		out:      fs.String("out", "result.json", `where to write the Result JSON ("-" for stdout)`),
 		server:   fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)"),
-		interval: fs.Duration("interval", 0, "cheap-lane sampling interval (default 100ms; lowered, with a note, where the device's frame buffers hold less)"),
+		interval: cliflag.Duration(fs, "interval", 0, "cheap-lane sampling interval (default 100ms; lowered, with a note, where the device's frame buffers hold less)"),
 		source:   fs.String("source", "auto", "frame source: auto, gfxinfo or surfaceflinger"),
 		layer:    fs.String("layer", "", "SurfaceFlinger layer to poll (default: picked from --list)"),
 		wait:     fs.Bool("wait", false, "start even when the app is not running yet"),
-		giveUp:   fs.Duration("give-up", 10*time.Second, "end the recording, keeping what it took, once the phone has not answered for this long"),
+		giveUp:   cliflag.Duration(fs, "give-up", 10*time.Second, "end the recording, keeping what it took, once the phone has not answered for this long"),
 		trace:    traceFlags(fs),
 	}
 }
@@ -197,7 +198,7 @@ func traceFlags(fs *flag.FlagSet) traceOpts {
 		on:         fs.Bool("trace", false, "also record a Perfetto trace (Android 10+; FrameTimeline jank types on 12+) into the results folder"),
 		bufferKB:   fs.Int("trace-buffer-kb", perftest.DefaultTraceBufferKB, "the trace's ring buffer in KiB (1024 to 1048576)"),
 		categories: fs.String("trace-categories", strings.Join(perftest.DefaultTraceCategories, ","), "atrace categories, comma-separated"),
-		max:        fs.Duration("trace-max", 0, "longest the trace runs on the device (default: -duration plus a minute, else 30m)"),
+		max:        cliflag.Duration(fs, "trace-max", 0, "longest the trace runs on the device (default: -duration plus a minute, else 30m)"),
 	}
 }
 
