@@ -79,7 +79,7 @@ func closest(s string, names []string) []string {
 	ls := strings.ToLower(s)
 	best, out := max(1, len([]rune(s))/3), []string(nil)
 	for _, n := range names {
-		d := editDistance(ls, strings.ToLower(n))
+		d := excerpt.EditDistance(ls, strings.ToLower(n))
 		switch {
 		case d > best:
 		case len(out) == 0 || d < best:
@@ -97,31 +97,4 @@ func closest(s string, names []string) []string {
 		}
 	}
 	return out
-}
-
-// editDistance is the Damerau–Levenshtein distance (optimal string
-// alignment) of a and b in runes: "jnak" is 1 from "jank".
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }

@@ -84,33 +84,12 @@ func screenValues(src, attr string) []string {
 // closestFirst orders vals by their edit distance to want, ignoring case,
 // the screen's order breaking ties.
 func closestFirst(vals []string, want string) []string {
-	w := []rune(strings.ToLower(want))
+	w := strings.ToLower(want)
 	dist := make(map[string]int, len(vals))
 	for _, v := range vals {
-		dist[v] = editDistance([]rune(strings.ToLower(v)), w)
+		dist[v] = excerpt.EditDistance(strings.ToLower(v), w)
 	}
 	out := slices.Clone(vals)
 	slices.SortStableFunc(out, func(a, b string) int { return dist[a] - dist[b] })
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b []rune) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := range a {
-		cur[0] = i + 1
-		for j := range b {
-			cost := 1
-			if a[i] == b[j] {
-				cost = 0
-			}
-			cur[j+1] = min(prev[j+1]+1, cur[j]+1, prev[j]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -22,9 +22,6 @@ func TestScreenValuesClosestFirst(t *testing.T) {
 	if got := screenValues(src, "content-desc"); !slices.Equal(got, []string{"feed list"}) {
 		t.Errorf("descriptions %q", got)
 	}
-	if d := editDistance([]rune("kitten"), []rune("sitting")); d != 3 {
-		t.Errorf("edit distance kitten → sitting %d, want 3", d)
-	}
 }
 
 // Any page source gives values that are in it, without repeats.

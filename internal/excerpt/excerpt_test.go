@@ -119,3 +119,16 @@ func TestCheckSnippet(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// The distance counts insertions, deletions, substitutions and swaps of
+// two neighbours, one each.
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{{"kitten", "sitting", 3}, {"jnak", "jank", 1}, {"", "abc", 3}, {"feed", "feed", 0}, {"Feeed", "Feed", 1}, {"ca", "abc", 3}} {
+		if d := EditDistance(c.a, c.b); d != c.want {
+			t.Errorf("%q → %q: %d, want %d", c.a, c.b, d, c.want)
+		}
+	}
+}
