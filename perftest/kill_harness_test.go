@@ -191,6 +191,10 @@ func killRun(t *testing.T, kp killPoint) {
 		t.Fatalf("the child ended with %v, not killed at the point:\n%s", werr, out.String())
 	}
 
+	// The phone may still run a request the child sent before it died
+	// (the pkill it was killed at, say): what the phone holds is read once
+	// the child's server has ended every request it was given.
+	srv.Close()
 	checkKilledResult(t, dev, results, kp.steps)
 
 	cleanedByNext(t, dev, d, before)
