@@ -56,6 +56,7 @@ func WriteDir(dir string, r *result.Result, opts Options) error {
 		name = strings.TrimSuffix(filepath.Base(cp.Path), ".json")
 	}
 	var h, m bytes.Buffer
+	opts.PageDir = dir
 	if err := WriteHTML(&h, []*result.Result{r}, opts); err != nil {
 		return err
 	}

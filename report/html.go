@@ -32,6 +32,8 @@ type Options struct {
 	HTMLLink string
 	// Comparison, when set, adds its regression lines to the Markdown.
 	Comparison *Comparison
+	// PageDir is the HTML page's folder, links go from there; "": file URLs.
+	PageDir string
 }
 
 func (o Options) title() string {
@@ -215,7 +217,7 @@ func resultName(r *result.Result) string {
 
 func htmlResultOf(r *result.Result, i int, opts Options) htmlResult {
 	hr := htmlResult{Name: resultName(r), Anchor: fmt.Sprintf("r%d", i+1), Error: r.Error, Notes: r.Notes, Gaps: r.Gaps, Crashes: r.Crashes, Restarts: r.Restarts,
-		Trace: traceOf(r)}
+		Trace: traceOf(r, opts.PageDir)}
 	hr.Facts = facts(r)
 	keys := make([]string, 0, len(r.Config.Sources))
 	for k := range r.Config.Sources {

@@ -2,23 +2,24 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"maps"
-	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/report/internal/cmppage"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
 )
 
 // htmlTrace is a session's Perfetto trace on the page.
 type htmlTrace struct {
-	File, Href, Size, Sources string
-	NotRecorded               string
-	Notes                     []string
-	UI                        string
+	File, Size, Sources string
+	Href                template.URL
+	NotRecorded         string
+	Notes               []string
+	UI                  string
 }
 
 // htmlTraceStep is a step's FrameTimeline analysis on the page.
@@ -35,8 +36,9 @@ type htmlTraceFrame struct {
 	Slices                                           []string
 }
 
-// traceOf is the result's trace for the page; nil without one.
-func traceOf(r *result.Result) *htmlTrace {
+// traceOf is the result's trace for the page written into pageDir (see
+// Options.PageDir); nil without one.
+func traceOf(r *result.Result, pageDir string) *htmlTrace {
 	t := r.Trace
 	if t == nil {
 		return nil
@@ -44,24 +46,14 @@ func traceOf(r *result.Result) *htmlTrace {
 	h := &htmlTrace{File: t.File, NotRecorded: t.NotRecorded, Notes: t.Notes, UI: trace.PerfettoUI,
 		Sources: strings.Join(t.Sources, ", ")}
 	if t.File != "" {
-		h.Href = traceHref(r)
+		f := cmppage.Beside(r.Path, t.File)
+		if f == "" {
+			f = t.File // gone: the link says where it was
+		}
+		h.Href = cmppage.Href(pageDir, f)
 		h.Size = fmt.Sprintf("%.1f MB", float64(t.SizeBytes)/1e6)
 	}
 	return h
-}
-
-// traceHref links the trace file: by its name alone when it lies beside
-// the Result (a page written into the results folder links it wherever the
-// folder goes), else by its absolute file URL.
-func traceHref(r *result.Result) string {
-	f := r.Trace.File
-	if r.Path != "" && filepath.Dir(r.Path) == filepath.Dir(f) {
-		return (&url.URL{Path: filepath.Base(f)}).String()
-	}
-	if abs, err := filepath.Abs(f); err == nil {
-		f = abs
-	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(f)}).String()
 }
 
 // traceStepOf is the step's FrameTimeline analysis for the page; nil

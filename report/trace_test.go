@@ -70,7 +70,7 @@ func TestReportsShowTheTrace(t *testing.T) {
 		t.Fatalf("no trace with app jank: %+v, step %+v", r.Trace, st.Trace)
 	}
 	var h, m bytes.Buffer
-	if err := report.WriteHTML(&h, []*result.Result{r}, report.Options{}); err != nil {
+	if err := report.WriteHTML(&h, []*result.Result{r}, report.Options{PageDir: filepath.Dir(r.Path)}); err != nil {
 		t.Fatal(err)
 	}
 	html := h.String()
@@ -109,7 +109,7 @@ func TestReportsWithoutPerfetto(t *testing.T) {
 	t.Parallel()
 	r := traceSession(t, simdevice.Quirks{MissingCommands: []string{"perfetto"}})
 	var h, m bytes.Buffer
-	if err := report.WriteHTML(&h, []*result.Result{r}, report.Options{}); err != nil {
+	if err := report.WriteHTML(&h, []*result.Result{r}, report.Options{PageDir: filepath.Dir(r.Path)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := report.WriteMarkdown(&m, []*result.Result{r}, report.Options{}); err != nil {

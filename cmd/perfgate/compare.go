@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -191,7 +192,9 @@ func (f *compareFlags) writeOutputs(c *report.Comparison, base, next []*result.R
 		}
 	}
 	if *f.htmlOut != "" {
-		page := func(w io.Writer) error { return report.WriteCompareHTML(w, c, base, next, report.Options{}) }
+		page := func(w io.Writer) error {
+			return report.WriteCompareHTML(w, c, base, next, report.Options{PageDir: filepath.Dir(*f.htmlOut)})
+		}
 		if err := writeOutput(*f.htmlOut, stdout, page); err != nil {
 			return err
 		}

@@ -62,7 +62,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err := report.CheckBudgetSteps(results, budgets, budgetsOf); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	opts := report.Options{Title: *title, Budgets: budgets, BudgetFile: budgetsOf, HTMLLink: *link}
+	opts := report.Options{Title: *title, Budgets: budgets, BudgetFile: budgetsOf, HTMLLink: *link, PageDir: filepath.Dir(*htmlOut)}
 	if *base != "" {
 		old, err := result.ReadResults([]string{*base})
 		if err != nil {
