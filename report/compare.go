@@ -491,13 +491,21 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		for _, l := range regs {
 			fmt.Fprintln(ew, l)
 		}
-		fmt.Fprintln(ew, "If the change is intended, it is the new baseline once merged.")
+		fmt.Fprintln(ew, c.hint())
 	}
 	c.writeWarnings(ew, "warning: ")
 	if ew.err != nil {
 		return fmt.Errorf("report compare: %w", ew.err)
 	}
 	return nil
+}
+
+// hint says what makes an intended change the baseline: merging it (history), or the new runs (folders).
+func (c *Comparison) hint() string {
+	if strings.HasPrefix(c.Options.From, "history") {
+		return "If the change is intended, it is the new baseline once merged."
+	}
+	return "If the change is intended, compare later runs with the new runs: they are the new baseline."
 }
 
 // testText names a row's test and device in a table cell.

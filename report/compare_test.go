@@ -182,11 +182,18 @@ func TestCompareOutput(t *testing.T) {
 	for _, want := range []string{
 		"alpha: 0.05\nthreshold: 10%\n",
 		"perf regression: TestScroll: scroll: frame_time_p95 18.63ms → 24.63ms (+32.2%, p=0.002, n=6+6)\n",
-		"If the change is intended, it is the new baseline once merged.",
+		"If the change is intended, compare later runs with the new runs: they are the new baseline.",
 		"warning: new runs on Pixel 8, Android 14 (API 34), baseline on Pixel 7, Android 14 (API 34)",
 	} {
 		assert.Assert(t, strings.Contains(txt.String(), want), "text lacks %q:\n%s", want, txt.String())
 	}
+	// Folders compared: no merge makes the new runs a baseline, no -update.
+	assert.Assert(t, !strings.Contains(txt.String(), "merged") && !strings.Contains(txt.String(), "-update"), txt.String())
+	// Compared with the history of a branch, merging the change does.
+	c.Options.From = "history main, last 10 runs"
+	txt.Reset()
+	assert.NilError(t, c.WriteText(&txt))
+	assert.Assert(t, strings.Contains(txt.String(), "If the change is intended, it is the new baseline once merged."), txt.String())
 	for _, want := range []string{
 		"| TestScroll | scroll | frame_time_p95 | 18.63ms ± ",
 		"| +32.2% | p=0.002 n=6+6 | ❌ |",

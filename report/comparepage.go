@@ -10,8 +10,10 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/report/internal/cmppage"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -26,6 +28,7 @@ type comparePage struct {
 	Warnings  []string
 	Lines     []string // regression lines
 	Steps     []compareStep
+	Hint      string
 }
 
 type compareStep struct {
@@ -33,6 +36,7 @@ type compareStep struct {
 	Anchor  string
 	Charts  []template.HTML // the two first runs overlaid
 	Metrics template.HTML   // every metric: values, medians, CIs, verdict
+	Runs    []cmppage.Run   // each side's runs, with their files
 	Verdict string          // "regression", "changed" or ""
 }
 
@@ -50,11 +54,13 @@ var comparePageTmpl = template.Must(template.New("compare").Parse(pageHead + `.k
 {{range .Steps}}
 <section class="step" id="{{.Anchor}}">
 <h2>Step {{.Name}}</h2>
+{{if .Runs}}<ul class="runs">{{range .Runs}}<li>{{.Side}} run {{.N}} on {{.Device}}:{{range .Links}} <a href="{{.Href}}">{{.Text}}</a>{{end}}</li>{{end}}</ul>{{end}}
 {{.Metrics}}
 {{range .Charts}}{{.}}
 {{end}}
 </section>
 {{end}}
+<p class="muted">{{.Hint}}</p>
 </body>
 </html>
 `))
@@ -71,7 +77,8 @@ func WriteCompareHTML(w io.Writer, c *Comparison, base, next []*result.Result, o
 		title = "perfgate comparison"
 	}
 	p := comparePage{Title: title, Generated: generated(append(slices.Clone(base), next...)), Options: c.Options,
-		Base: sideText(base), New: sideText(next), Lines: c.Regressions()}
+		Base: sideText(base), New: sideText(next), Lines: c.Regressions(), Hint: c.hint()}
+	scales := metricScales(c.Rows)
 	var warn strings.Builder
 	c.writeWarnings(&warn, "")
 	for _, l := range strings.Split(strings.TrimSpace(warn.String()), "\n") {
@@ -97,7 +104,8 @@ func WriteCompareHTML(w io.Writer, c *Comparison, base, next []*result.Result, o
 			}
 		}
 		name := where(Key{Test: sec.test, Device: sec.device, Step: sec.step})
-		cs := compareStep{Name: name, Anchor: fmt.Sprintf("s%d", i+1)}
+		cs := compareStep{Name: name, Anchor: fmt.Sprintf("s%d", i+1),
+			Runs: append(runLinks("base", base, sec.test, sec.device, opts.PageDir), runLinks("new", next, sec.test, sec.device, opts.PageDir)...)}
 		for _, r := range rows {
 			switch {
 			case r.Regression:
@@ -106,7 +114,7 @@ func WriteCompareHTML(w io.Writer, c *Comparison, base, next []*result.Result, o
 				cs.Verdict = "changed"
 			}
 		}
-		cs.Metrics = template.HTML(metricStrips(name, rows))
+		cs.Metrics = template.HTML(cmppage.Strips(name, stripRows(rows, scales)))
 		br, bs := firstStep(base, sec.test, sec.device, sec.step)
 		nr, ns := firstStep(next, sec.test, sec.device, sec.step)
 		for _, ch := range overlayCharts(br, bs, nr, ns) {
@@ -131,6 +139,22 @@ func sideText(rs []*result.Result) string {
 	return fmt.Sprintf("%d runs on %s", len(rs), strings.Join(devs, "; "))
 }
 
+// runLinks lists a side's runs of the test (on the device model, unless
+// ""), with links to its files that exist (cmppage.Files), when it has any.
+func runLinks(side string, rs []*result.Result, test, model, pageDir string) []cmppage.Run {
+	var out []cmppage.Run
+	n := 0
+	for _, r := range rs {
+		if r.Key() == test && (model == "" || DeviceKey(r.Device.Manufacturer, r.Device.Model, r.Device.API) == model) {
+			n++
+			if links := cmppage.Files(pageDir, r); len(links) > 0 {
+				out = append(out, cmppage.Run{Side: side, N: n, Device: deviceText(r), Links: links})
+			}
+		}
+	}
+	return out
+}
+
 // firstStep is the step of the first Result of the test (on the device
 // model, unless "") that has it, with its Result.
 func firstStep(rs []*result.Result, test, model, step string) (*result.Result, *result.Step) {
@@ -145,26 +169,11 @@ func firstStep(rs []*result.Result, test, model, step string) (*result.Result, *
 	return nil, nil
 }
 
-// Layout of the metric strips.
-const (
-	stripW, stripRowH = 1000, 38
-	stripX0, stripX1  = 470, 890
-)
-
-// metricStrips draws one row per metric: on the left the benchstat line
-// (medians ± CI, change, p, verdict); on the right, on the metric's own
-// axis in its unit, every run's value as a dot (base grey, new blue), each
-// side's median as a tick and its confidence interval as a bar. Each dot
-// and bar says what it is on hover.
-func metricStrips(step string, rows []Row) string {
-	var b strings.Builder
-	h := 30 + len(rows)*stripRowH
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" data-chart="compare-metrics" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
-		stripW, h, stripW, h, esc("metrics of "+step))
-	fmt.Fprintf(&b, `<text x="4" y="16" font-weight="bold">Every metric: base (grey) and new (blue) runs, medians and 95%% CIs, the gate's verdict</text>`)
-	for i, r := range rows {
-		y := 30 + i*stripRowH
-		mid := float64(y) + stripRowH/2
+// stripRows are a section's rows for the strips, each on its metric's
+// scale.
+func stripRows(rows []Row, scales map[metrics.Name]cmppage.Scale) []cmppage.Row {
+	var out []cmppage.Row
+	for _, r := range rows {
 		verdict, colour := "not significant", "#555"
 		switch {
 		case r.Regression:
@@ -174,64 +183,47 @@ func metricStrips(step string, rows []Row) string {
 		case r.Significant:
 			verdict, colour = "better", "#1a7f37"
 		}
-		if i%2 == 0 {
-			fmt.Fprintf(&b, `<rect x="0" y="%d" width="%d" height="%d" fill="#f6f8fa"/>`, y, stripW, stripRowH)
+		side := func(s benchmath.Summary, v []float64) cmppage.Side {
+			return cmppage.Side{Values: v, Center: s.Center, Lo: s.Lo, Hi: s.Hi}
 		}
-		fmt.Fprintf(&b, `<text x="4" y="%.1f" font-size="12" font-weight="bold">%s <tspan font-weight="normal" fill="#666">(%s)</tspan></text>`, mid-3, esc(string(r.Metric)), esc(r.Unit))
-		fmt.Fprintf(&b, `<text x="4" y="%.1f" font-size="11">%s → %s  <tspan fill="%s">%s %s</tspan>  %s</text>`,
-			mid+11, esc(summaryText(r.Old, r.Unit)), esc(summaryText(r.New, r.Unit)), colour, esc(r.delta()), esc(verdict), esc(r.pn()))
-		ov, nv := r.BaseValues, r.NewValues
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, v := range append(slices.Clone(ov), nv...) {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		for _, s := range []benchmath.Summary{r.Old, r.New} {
-			for _, v := range []float64{s.Lo, s.Hi, s.Center} {
-				if !math.IsInf(v, 0) && !math.IsNaN(v) {
-					lo, hi = math.Min(lo, v), math.Max(hi, v)
-				}
-			}
-		}
-		if math.IsInf(lo, 0) {
-			continue
-		}
-		if hi == lo {
-			lo, hi = lo-math.Max(1, math.Abs(lo)*0.05), hi+math.Max(1, math.Abs(hi)*0.05)
-			if lo < 0 && hi-1 >= 0 {
-				lo = 0
-			}
-		}
-		pad := (hi - lo) * 0.05
-		// Counts, bytes and times are never negative: no axis below 0.
-		if lo >= 0 {
-			lo = math.Max(0, lo-pad)
-		} else {
-			lo -= pad
-		}
-		hi += pad
-		X := func(v float64) float64 { return stripX0 + (v-lo)/(hi-lo)*(stripX1-stripX0) }
-		// The row's own axis, in the metric's unit.
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ccc"/>`, stripX0, stripX1, mid, mid)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="10" fill="#666" text-anchor="end">%s</text>`, stripX0-4, mid+4, esc(metrics.FormatValue(lo, r.Unit)))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="10" fill="#666">%s</text>`, stripX1+4, mid+4, esc(metrics.FormatValue(hi, r.Unit)))
-		side := func(s benchmath.Summary, vals []float64, dy float64, col, name string) {
-			yy := mid + dy
-			if !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) && !math.IsNaN(s.Lo) && s.Hi > s.Lo {
-				fmt.Fprintf(&b, `<rect class="ci" x="%.1f" y="%.1f" width="%.1f" height="6" fill="%s" fill-opacity="0.25"><title>%s: 95%% CI %s … %s</title></rect>`,
-					X(s.Lo), yy-3, X(s.Hi)-X(s.Lo), col, name, esc(metrics.FormatValue(s.Lo, r.Unit)), esc(metrics.FormatValue(s.Hi, r.Unit)))
-			}
-			fmt.Fprintf(&b, `<line class="median" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2.5"><title>%s: median %s</title></line>`,
-				X(s.Center), X(s.Center), yy-7, yy+7, col, name, esc(metrics.FormatValue(s.Center, r.Unit)))
-			for j, v := range vals {
-				fmt.Fprintf(&b, `<circle class="run" cx="%.1f" cy="%.1f" r="3" fill="%s" fill-opacity="0.7"><title>%s run %d: %s</title></circle>`,
-					X(v), yy, col, name, j+1, esc(metrics.FormatValue(v, r.Unit)))
-			}
-		}
-		side(r.Old, ov, -6, colBase, "base")
-		side(r.New, nv, 6, colNew, "new")
+		out = append(out, cmppage.Row{Metric: string(r.Metric), Unit: r.Unit, Colour: colour,
+			Change:  "change " + changeText(r) + ": " + verdict,
+			Centres: summaryText(r.Old, r.Unit) + " → " + summaryText(r.New, r.Unit), Basis: r.pn(),
+			Base: side(r.Old, r.BaseValues), New: side(r.New, r.NewValues), Scale: scales[r.Metric]})
 	}
-	b.WriteString("</svg>")
-	return b.String()
+	return out
+}
+
+// changeText is a row's change: "+0.05ms (+0.3%)"; "+5" from a median of 0.
+func changeText(r Row) string {
+	d := r.New.Center - r.Old.Center
+	s := metrics.FormatValue(d, r.Unit)
+	if d >= 0 {
+		s = "+" + s
+	}
+	if r.Old.Center != 0 && !math.IsInf(r.DeltaPct, 0) && !math.IsNaN(r.DeltaPct) {
+		s += " (" + budget.FormatDelta(r.DeltaPct) + ")"
+	}
+	return s
+}
+
+// metricScales are the metrics' scales, each shared by every row of its
+// metric: one length on the page is one amount of the metric everywhere.
+func metricScales(rows []Row) map[metrics.Name]cmppage.Scale {
+	vals := map[metrics.Name][]float64{}
+	count := map[metrics.Name]bool{}
+	for _, r := range rows {
+		vals[r.Metric] = append(vals[r.Metric], append(slices.Clone(r.BaseValues), r.NewValues...)...)
+		for _, s := range []benchmath.Summary{r.Old, r.New} {
+			vals[r.Metric] = append(vals[r.Metric], s.Lo, s.Hi, s.Center)
+		}
+		count[r.Metric] = r.Def.Count
+	}
+	out := map[metrics.Name]cmppage.Scale{}
+	for m, v := range vals {
+		out[m] = cmppage.NewScale(v, count[m])
+	}
+	return out
 }
 
 // overlayCharts draws the frame times, FPS and CPU of one base run's step
