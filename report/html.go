@@ -217,10 +217,7 @@ func htmlResultOf(r *result.Result, i int, opts Options, label string) htmlResul
 	failures := Failures(r, opts.Budgets)
 	hr.Failed = len(failures) > 0
 	hr.Failures = failures
-	of := ""
-	if label != resultName(r) {
-		of = label
-	}
+	of := sessview.Beyond(label, resultName(r))
 	for j, st := range r.Steps {
 		hs := htmlStep{Name: st.Name, Of: of, Anchor: fmt.Sprintf("r%d-s%d", i+1, j+1), Duration: st.Duration().Round(time.Millisecond).String(),
 			Windows: st.Windows, Thermal: st.ThermalStats, Battery: st.BatteryStats, Trace: traceStepOf(st)}

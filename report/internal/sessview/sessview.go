@@ -125,6 +125,15 @@ func Labels(results []*result.Result) []string {
 	return out
 }
 
+// Beyond is label when it says more than name (a device, a run), else
+// "": what a step's heading adds to tell the runs of a page apart.
+func Beyond(label, name string) string {
+	if label == name {
+		return ""
+	}
+	return label
+}
+
 // ByteUnit picks the unit a chart of byte counts up to maxBytes is drawn
 // in, and what a byte count is divided by for it: B below 1 KiB, KiB
 // below 1 MiB, else MiB. Three bytes are "3 B", not "0.003 KiB".
