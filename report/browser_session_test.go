@@ -168,7 +168,8 @@ func checkTrafficAxis(t *testing.T, st *result.Step, texts []string) {
 
 // Four runs of one test on one phone (go test -count=4), on one page:
 // every heading is unique and each run's names the device (model and
-// serial) and the run ("run 2 of 4"); a section sums the runs up, and its
+// serial) and the run ("run 2 of 4"); no chart text overlaps another and
+// no "not measured" cell wraps; a section sums the runs up, and its
 // median of each metric of the scroll step is the median of the four
 // Results' values.
 func TestBrowserManyRuns(t *testing.T) {
@@ -190,6 +191,8 @@ func TestBrowserManyRuns(t *testing.T) {
 	var b bytes.Buffer
 	assert.NilError(t, report.WriteHTML(&b, runs, report.Options{}))
 	s := look(t, bin, t.TempDir(), "runs", b.Bytes(), "1100,3000")
+	assert.Check(t, len(s.Overlaps) == 0, "overlapping text: %q", s.Overlaps)
+	assert.Check(t, len(s.Wraps) == 0, "wrapped cells: %q", s.Wraps)
 
 	seenTwice := map[string]int{}
 	for _, h := range s.Headings {
