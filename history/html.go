@@ -237,7 +237,7 @@ func trendSVG(t Trend, budgets []budget.Limit) string {
 		return cv.NoData("no runs measured this metric")
 	}
 	tc := &trendChart{t: t, cv: cv, spans: t.Spans(maxSpans)}
-	cv.ScaleY(tc.yMax(budgets))
+	cv.ScaleY(tc.yMax(budgets), metrics.Name(t.Metric).Def().Count)
 	tc.scaleX()
 	cv.Axes(t.Unit)
 	if t.Older > 0 {

@@ -7,6 +7,7 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/report/internal/sessview"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -48,9 +49,22 @@ func stepCharts(r *result.Result, st *result.Step, budgets []budget.Limit) []*ch
 	if st.TrafficStats != nil {
 		title += " (" + st.TrafficStats.Source + ", scope " + st.TrafficStats.Scope + ")"
 	}
-	tr := &chart{id: "traffic", title: title, unit: "KiB", xMax: stepS, gaps: gaps,
+	top := 0.0
+	for _, p := range append(slices.Clone(rx), tx...) {
+		top = max(top, p.y)
+	}
+	for _, h := range lines(1, "B", metrics.Rx, metrics.Tx) {
+		top = max(top, h.y)
+	}
+	unit, div := sessview.ByteUnit(top)
+	for _, s := range [][]pt{rx, tx} {
+		for i := range s {
+			s[i].y /= div
+		}
+	}
+	tr := &chart{id: "traffic", title: title, unit: unit, xMax: stepS, gaps: gaps,
 		lines:  []line{{name: "received", color: colRx, pts: rx}, {name: "sent", color: colTx, pts: tx}},
-		hlines: lines(1.0/1024, "KiB", metrics.Rx, metrics.Tx)}
+		hlines: lines(1/div, unit, metrics.Rx, metrics.Tx)}
 	charts := []*chart{ft, fps, cpu, mem, tr}
 	if su := st.Startup; su != nil && len(su.Iterations) > 0 {
 		charts = append(charts, startupChart(su, lines(1, "ms", metrics.StartupInitial, metrics.StartupFull)))
@@ -112,7 +126,7 @@ func frameTimeChart(fs frameSeries, stepS float64, gaps [][2]float64) *chart {
 // app reported it), with the step's medians and budgets.
 func startupChart(su *result.StartupStats, budgets []hline) *chart {
 	c := &chart{id: "startup", title: fmt.Sprintf("Startup per launch (%s start): time to initial and to full display", su.Kind), unit: "ms", xUnit: "launch",
-		xMax: float64(len(su.Iterations) + 1)}
+		xFrom: 1, xMax: float64(len(su.Iterations) + 1)}
 	var initial, full []pt
 	for i, it := range su.Iterations {
 		initial = append(initial, pt{float64(i + 1), float64(it.TotalTimeMs)})

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"fmt"
 	"math"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,7 +60,7 @@ func TestTrafficOfShortStep(t *testing.T) {
 	r := &result.Result{Traffic: []result.TrafficSample{
 		{HostNs: 1e9, RxBytes: 1000, TxBytes: 100}, {HostNs: 2e9, RxBytes: 1620, TxBytes: 100}, {HostNs: 3e9, RxBytes: 9000, TxBytes: 900}}}
 	rx, tx := trafficOf(r, st)
-	if len(rx) != 1 || math.Abs(rx[0].y-620.0/1024) > 1e-9 || len(tx) != 1 || tx[0].y != 0 {
+	if len(rx) != 1 || rx[0].y != 620 || len(tx) != 1 || tx[0].y != 0 {
 		t.Errorf("rx %v tx %v, want one read of 620 B and 0 B", rx, tx)
 	}
 }
@@ -130,5 +133,54 @@ func TestStartupChart(t *testing.T) {
 	}
 	if other := (&result.Step{Name: "scroll", HostEndNs: 1e9}); len(stepCharts(r, other, nil)) != 5 {
 		t.Error("a step that launched nothing has a startup chart")
+	}
+}
+
+// A traffic chart is drawn in the unit its bytes need: 3 bytes on a 0 to
+// 3 B axis, not 0.003 KiB on one to 0.004; 3 MiB in MiB.
+func TestTrafficUnit(t *testing.T) {
+	st := &result.Step{Name: "tap", HostStartNs: 1e9, HostEndNs: 3e9}
+	for _, tc := range []struct {
+		rx   uint64
+		unit string
+		top  float64
+	}{{3, "B", 3}, {620, "B", 620}, {5000, "KiB", 5000.0 / 1024}, {3 << 20, "MiB", 3}} {
+		r := &result.Result{Steps: []*result.Step{st}, Traffic: []result.TrafficSample{{HostNs: 1e9}, {HostNs: 2e9, RxBytes: tc.rx}}}
+		c := chartOf(t, r, st, nil, "traffic")
+		if c.unit != tc.unit || c.lines[0].pts[len(c.lines[0].pts)-1].y != tc.top {
+			t.Errorf("%d B: unit %s, received %v; want %s, %v", tc.rx, c.unit, c.lines[0].pts, tc.unit, tc.top)
+		}
+	}
+}
+
+// A step shorter than a meminfo read holds none; its table takes the read
+// its start called for (stepstats.Memory), and its chart draws that read
+// as a point, not an empty chart beside a table of 124000 KiB.
+func TestPSSOfShortStep(t *testing.T) {
+	st := &result.Step{Name: "tap", HostStartNs: 1.2e9, HostEndNs: 1.5e9}
+	r := &result.Result{Steps: []*result.Step{st}, Config: result.RunConfig{SlowIntervalMs: 1000},
+		Memory: []result.MemorySample{{HostNs: 0.5e9, PSSKB: 100000}, {HostNs: 2e9, PSSKB: 124000, Steps: []string{"tap"}}, {HostNs: 3e9, PSSKB: 130000}}}
+	_, pss := memOf(r, st)
+	if len(pss) != 1 || pss[0].y != 124000.0/1024 {
+		t.Errorf("PSS %v, want the one read of 124000 KiB", pss)
+	}
+}
+
+// One launch is one point over the tick "1": the axis has no "0" or "2"
+// launch, and no fractional one.
+func TestStartupAxisWhole(t *testing.T) {
+	for _, n := range []int{1, 3, 7} {
+		su := &result.StartupStats{Kind: "cold", InitialDisplayMs: 400}
+		for range n {
+			su.Iterations = append(su.Iterations, result.StartupSample{TotalTimeMs: 400})
+		}
+		svg := startupChart(su, nil).svg()
+		var ticks []string
+		for _, m := range regexp.MustCompile(`text-anchor="middle" font-size="11">([^<]*)<`).FindAllStringSubmatch(svg, -1) {
+			ticks = append(ticks, m[1])
+		}
+		if len(ticks) == 0 || ticks[0] != "1" || slices.ContainsFunc(ticks, func(s string) bool { return strings.Contains(s, ".") }) || slices.Contains(ticks, fmt.Sprint(n+1)) {
+			t.Errorf("%d launches: x ticks %q", n, ticks)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/report/internal/sessview"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -54,6 +55,7 @@ type htmlMetric struct {
 
 type htmlStep struct {
 	Name       string
+	Of         string // the run's label, on a page of several
 	Anchor     string
 	Duration   string
 	Flags      []string
@@ -93,13 +95,15 @@ type htmlPage struct {
 	Generated string
 	Devices   []deviceTable
 	Results   []htmlResult
+	// Aggregates sum up the repeated runs of each test.
+	Aggregates template.HTML
 }
 
 // pageCSS is the style of every perfgate page: reports and comparisons.
 const pageCSS = `body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#222;max-width:1100px}
 h1{font-size:22px}h2{font-size:19px;border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:32px}h3{font-size:16px;margin-top:24px}
 table{border-collapse:collapse;margin:8px 0}details.causes{margin:8px 0}tr:target{background:#fff8c5}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f5f5f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f5f5f5}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}
 .error{background:#ffebe9;border:1px solid #cf222e;padding:8px;border-radius:4px}
 .flag{background:#fff8c5;border:1px solid #d4a72c;padding:1px 6px;border-radius:4px;margin-right:6px}
@@ -130,7 +134,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 <table class="devices"><tr><th>metric</th>{{range .Devices}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}{{$w := .Worst}}<tr><td>{{.Metric}} ({{.Unit}})</td>{{range $i, $c := .Cells}}<td class="num">{{if eq $i $w}}<strong class="fail">{{$c.Text}} ▼</strong>{{else}}{{$c.Text}}{{end}}{{if eq $c.Verdict "pass"}} <span class="pass">pass</span>{{else if eq $c.Verdict "fail"}} <span class="fail">FAIL</span>{{end}}</td>{{end}}</tr>
 {{end}}</table>{{end}}{{end}}
-{{if gt (len .Results) 1}}<ul class="toc">{{range .Results}}<li><a href="#{{.Anchor}}">{{.Name}}</a>{{if .Failed}} <span class="fail">failed</span>{{end}}</li>{{end}}</ul>{{end}}
+{{.Aggregates}}{{if gt (len .Results) 1}}<ul class="toc">{{range .Results}}<li><a href="#{{.Anchor}}">{{.Name}}</a>{{if .Failed}} <span class="fail">failed</span>{{end}}</li>{{end}}</ul>{{end}}
 {{range .Results}}
 <section class="result" id="{{.Anchor}}">
 <h2>{{.Name}}{{if .Failed}} <span class="fail">✗</span>{{else}} <span class="pass">✓</span>{{end}}</h2>
@@ -142,7 +146,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 {{with .Trace}}<p class="trace">{{if .File}}Perfetto trace: <a href="{{.Href}}"><code>{{.File}}</code></a> ({{.Size}}{{if .Sources}}; {{.Sources}}{{end}}). To look at it, open <a href="{{.UI}}">{{.UI}}</a> and choose <em>Open trace file</em>: the browser reads the file, which stays on your machine.{{else}}Perfetto trace not recorded: {{.NotRecorded}}{{end}}</p>{{if .Notes}}<ul class="notes">{{range .Notes}}<li>trace: {{.}}</li>{{end}}</ul>{{end}}{{end}}
 {{range .Steps}}
 <section class="step" id="{{.Anchor}}">
-<h3>Step {{.Name}} <span class="muted">({{.Duration}})</span> {{range .Flags}}<span class="flag">{{.}}</span>{{end}}</h3>
+<h3>Step {{.Name}}{{with .Of}} · {{.}}{{end}} <span class="muted">({{.Duration}})</span> {{range .Flags}}<span class="flag">{{.}}</span>{{end}}</h3>
 {{if .Failures}}<ul class="failures">{{range .Failures}}<li class="fail">{{.}}</li>{{end}}</ul>{{end}}
 {{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li>⚠ {{.}}</li>{{end}}</ul>{{end}}
 {{range .Charts}}{{.}}
@@ -181,44 +185,29 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 // the device and app facts, gaps, crashes and errors of each session.
 func WriteHTML(w io.Writer, results []*result.Result, opts Options) error {
 	page := htmlPage{Title: opts.title(), Generated: generated(results), Devices: deviceTables(results, opts)}
+	labels := sessview.Labels(results)
+	var runs []sessview.Run
 	for i, r := range results {
-		page.Results = append(page.Results, htmlResultOf(r, i, opts.forResult(r)))
+		page.Results = append(page.Results, htmlResultOf(r, i, opts.forResult(r), labels[i]))
+		runs = append(runs, runValues(r, labels[i], "#"+page.Results[i].Anchor))
 	}
+	page.Aggregates = sessview.HTML(sessview.Aggregate(runs))
 	if err := pageTmpl.Execute(w, page); err != nil {
 		return fmt.Errorf("report html: %w", err)
 	}
 	return nil
 }
 
-// generated dates the page by its newest session rather than the clock,
-// so the same results always give the same bytes.
-func generated(results []*result.Result) string {
-	var t time.Time
-	for _, r := range results {
-		if r.End.After(t) {
-			t = r.End
-		}
-	}
-	if t.IsZero() {
-		return "from results without a time"
-	}
-	return "from sessions ending " + t.UTC().Format(time.RFC3339)
-}
+func generated(results []*result.Result) string { return sessview.Generated(results) }
 
-func resultName(r *result.Result) string {
-	if r.Name != "" {
-		return r.Name
-	}
-	if r.Path != "" {
-		return r.Path
-	}
-	return r.App.Package
-}
+func resultName(r *result.Result) string { return sessview.Name(r) }
 
-func htmlResultOf(r *result.Result, i int, opts Options) htmlResult {
-	hr := htmlResult{Name: resultName(r), Anchor: fmt.Sprintf("r%d", i+1), Error: r.Error, Notes: r.Notes, Gaps: r.Gaps, Crashes: r.Crashes, Restarts: r.Restarts,
+func htmlResultOf(r *result.Result, i int, opts Options, label string) htmlResult {
+	hr := htmlResult{Name: label, Anchor: fmt.Sprintf("r%d", i+1), Error: r.Error, Notes: r.Notes, Gaps: r.Gaps, Crashes: r.Crashes, Restarts: r.Restarts,
 		Trace: traceOf(r, opts.PageDir)}
-	hr.Facts = facts(r)
+	for _, f := range sessview.Facts(r) {
+		hr.Facts = append(hr.Facts, htmlFact(f))
+	}
 	keys := make([]string, 0, len(r.Config.Sources))
 	for k := range r.Config.Sources {
 		keys = append(keys, k)
@@ -230,8 +219,9 @@ func htmlResultOf(r *result.Result, i int, opts Options) htmlResult {
 	failures := Failures(r, opts.Budgets)
 	hr.Failed = len(failures) > 0
 	hr.Failures = failures
+	of := sessview.Beyond(label, resultName(r))
 	for j, st := range r.Steps {
-		hs := htmlStep{Name: st.Name, Anchor: fmt.Sprintf("r%d-s%d", i+1, j+1), Duration: st.Duration().Round(time.Millisecond).String(),
+		hs := htmlStep{Name: st.Name, Of: of, Anchor: fmt.Sprintf("r%d-s%d", i+1, j+1), Duration: st.Duration().Round(time.Millisecond).String(),
 			Windows: st.Windows, Thermal: st.ThermalStats, Battery: st.BatteryStats, Trace: traceStepOf(st)}
 		if st.Unfinished {
 			hs.Flags = append(hs.Flags, "unfinished: the session stopped inside this step")
@@ -283,45 +273,4 @@ func htmlResultOf(r *result.Result, i int, opts Options) htmlResult {
 		hr.Steps = append(hr.Steps, hs)
 	}
 	return hr
-}
-
-// facts are the device and app facts, in benchstat's configuration-line
-// vocabulary.
-func facts(r *result.Result) []htmlFact {
-	d := r.Device
-	var out []htmlFact
-	add := func(k, v string) {
-		if v != "" && v != "0" {
-			out = append(out, htmlFact{k, v})
-		}
-	}
-	add("device", strings.TrimSpace(d.Manufacturer+" "+d.Model))
-	add("serial", d.Serial)
-	add("android", d.Release)
-	add("api", fmt.Sprint(d.API))
-	add("abi", d.ABI)
-	add("cores", fmt.Sprint(d.Cores))
-	if d.RefreshHz > 0 {
-		add("refresh", fmt.Sprintf("%g Hz", d.RefreshHz))
-	}
-	add("package", r.App.Package)
-	add("uid", fmt.Sprint(r.App.UID))
-	if len(r.App.PIDs) > 0 {
-		add("pids", fmt.Sprint(r.App.PIDs))
-	}
-	if !r.Start.IsZero() {
-		add("session", r.Start.UTC().Format(time.RFC3339)+" → "+r.End.UTC().Format(time.RFC3339))
-	}
-	add("frame source", r.Config.FrameSource)
-	if r.Config.IntervalMs > 0 {
-		add("tick", fmt.Sprintf("%g ms (meminfo every %g ms)", r.Config.IntervalMs, r.Config.SlowIntervalMs))
-	}
-	if r.Config.TrafficScope != "" {
-		add("traffic scope", r.Config.TrafficScope)
-	}
-	if r.Clock.Samples > 0 {
-		add("clock sync", fmt.Sprintf("±%.2f ms (%s, best round trip %.2f ms)", r.Clock.UncertaintyMs, r.Clock.Source, r.Clock.BestRTTMs))
-	}
-	add("result file", r.Path)
-	return out
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/report/internal/sessview"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -20,10 +21,11 @@ func WriteMarkdown(w io.Writer, results []*result.Result, opts Options) error {
 	bw := bufio.NewWriter(w)
 	failed, budgets := 0, 0
 	var body strings.Builder
-	for _, r := range results {
+	labels := sessview.Labels(results)
+	for i, r := range results {
 		o := opts.forResult(r)
 		budgets += len(o.Budgets) + len(r.Verdicts)
-		if writeMarkdownResult(&body, r, o) {
+		if writeMarkdownResult(&body, r, o, labels[i]) {
 			failed++
 		}
 	}
@@ -59,15 +61,16 @@ func WriteMarkdown(w io.Writer, results []*result.Result, opts Options) error {
 	return nil
 }
 
-// writeMarkdownResult writes one session and reports whether it failed.
-func writeMarkdownResult(b *strings.Builder, r *result.Result, opts Options) bool {
+// writeMarkdownResult writes one session, headed by its label
+// (sessview.Labels), and reports whether it failed.
+func writeMarkdownResult(b *strings.Builder, r *result.Result, opts Options, label string) bool {
 	failures := Failures(r, opts.Budgets)
 	failed := len(failures) > 0
 	mark := "✅"
 	if failed {
 		mark = "❌"
 	}
-	fmt.Fprintf(b, "### %s %s\n\n", mark, mdEscape(resultName(r)))
+	fmt.Fprintf(b, "### %s %s\n\n", mark, mdEscape(label))
 	b.WriteString(mdEscape(deviceLine(r)) + "\n\n")
 	if r.Error != "" {
 		fmt.Fprintf(b, "> ❌ session ended early: %s\n\n", mdEscape(r.Error))

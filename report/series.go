@@ -267,16 +267,29 @@ func memOf(r *result.Result, st *result.Step) (rss, pss []pt) {
 			rss = append(rss, pt{sec(s.HostNs - st.HostStartNs), float64(s.RSSKB) / 1024})
 		}
 	}
+	in := func(m result.MemorySample) bool { return m.HostNs >= st.HostStartNs && m.HostNs <= st.HostEndNs }
+	if !slices.ContainsFunc(r.Memory, in) {
+		// A step shorter than a meminfo read holds none: its figures take
+		// the read its start called for, else the first after it began
+		// (stepstats.Device), and so does the line, or the table says
+		// 124000 KiB beside an empty chart.
+		slow := st.HostEndNs + int64(r.Config.SlowIntervalMs*1e6)
+		in = func(m result.MemorySample) bool {
+			return slices.Contains(m.Steps, st.Name) || m.HostNs >= st.HostStartNs && m.HostNs <= slow
+		}
+		if i := slices.IndexFunc(r.Memory, in); i >= 0 {
+			r = &result.Result{Memory: r.Memory[i : i+1]}
+		}
+	}
 	for _, m := range r.Memory {
-		if m.PSSKB > 0 && m.HostNs >= st.HostStartNs && m.HostNs <= st.HostEndNs {
-			pss = append(pss, pt{sec(m.HostNs - st.HostStartNs), float64(m.PSSKB) / 1024})
+		if m.PSSKB > 0 && in(m) {
+			pss = append(pss, pt{max(0, sec(m.HostNs-st.HostStartNs)), float64(m.PSSKB) / 1024})
 		}
 	}
 	return rss, pss
 }
 
-// trafficOf returns the bytes received and sent since the step began, in
-// KiB, at each traffic read inside it, counted from the last read at or
+// trafficOf returns the bytes received and sent since the step began at each traffic read inside it, counted from the last read at or
 // before the step's start (the first read inside it when none came before).
 // A counter that went backwards (an interface reset) starts a new baseline.
 func trafficOf(r *result.Result, st *result.Step) (rx, tx []pt) {
@@ -318,8 +331,8 @@ func trafficOf(r *result.Result, st *result.Step) (rx, tx []pt) {
 			rx0, tx0 = s.RxBytes, s.TxBytes
 		}
 		x := sec(s.HostNs - st.HostStartNs)
-		rx = append(rx, pt{x, float64(rxSum+s.RxBytes-rx0) / 1024})
-		tx = append(tx, pt{x, float64(txSum+s.TxBytes-tx0) / 1024})
+		rx = append(rx, pt{x, float64(rxSum + s.RxBytes - rx0)})
+		tx = append(tx, pt{x, float64(txSum + s.TxBytes - tx0)})
 		prev = s
 	}
 	return rx, tx

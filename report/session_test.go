@@ -39,9 +39,25 @@ func simSession(t *testing.T, preset string, stepLen time.Duration) (*result.Res
 // read there, before the phone closes.
 func simSessionTimes(t *testing.T, preset string, stepLen time.Duration, n int) (res *result.Result, truth []simdevice.TruthFrame) {
 	t.Helper()
+	wl, err := simdevice.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return simRun(t, wl, func(s *perftest.Session) {
+		for range n {
+			s.Step("scroll", func() { time.Sleep(stepLen) })
+			s.Step("settle", func() { time.Sleep(stepLen / 4) })
+		}
+	})
+}
+
+// simRun runs a session of steps on the simulated phone running wl, in a
+// bubble as simSessionTimes does.
+func simRun(t *testing.T, wl *simdevice.Workload, steps func(s *perftest.Session)) (res *result.Result, truth []simdevice.TruthFrame) {
+	t.Helper()
 	dir := t.TempDir() // the test's, not the bubble's: the Result's files outlive the bubble
 	simtest.Bubble(t, func(t *testing.T) {
-		dev, d := simDevice(t, preset, simdevice.Quirks{})
+		dev, d := simDeviceOf(t, wl, simdevice.Quirks{})
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		s, err := perftest.NewSession(ctx, d, perftest.Config{Package: simdevice.PresetPackage, Name: "TestJankyScroll",
@@ -49,10 +65,7 @@ func simSessionTimes(t *testing.T, preset string, stepLen time.Duration, n int) 
 		if err != nil {
 			t.Fatalf("perftest.NewSession: %v", err)
 		}
-		for range n {
-			s.Step("scroll", func() { time.Sleep(stepLen) })
-			s.Step("settle", func() { time.Sleep(stepLen / 4) })
-		}
+		steps(s)
 		res = s.Stop()
 		if res.Error != "" {
 			t.Fatalf("session ended early: %s", res.Error)
@@ -74,6 +87,12 @@ func simDevice(t testing.TB, preset string, q simdevice.Quirks) (*simdevice.Devi
 	if err != nil {
 		t.Fatal(err)
 	}
+	return simDeviceOf(t, wl, q)
+}
+
+// simDeviceOf is simDevice with a workload of the caller's.
+func simDeviceOf(t testing.TB, wl *simdevice.Workload, q simdevice.Quirks) (*simdevice.Device, *adbx.Device) {
+	t.Helper()
 	dev, srv := simtest.ServePipe(t, simdevice.Config{API: 33, RefreshHz: 60, Workload: simtest.QuickStart(wl), Serial: "sim-report", Model: "Pixel 6", Quirks: q})
 	d := srv.Open(dev.Serial())
 	simtest.Launch(t, d, dev)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/report/internal/sessview"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -70,4 +71,16 @@ func StepSummary(r *result.Result, step string, cut bool) (summary, why string) 
 		summary += ", unfinished"
 	}
 	return summary, why
+}
+
+// runValues are r's figures per step as a comparison with the history
+// takes a run (RunsOf: the median of a step's iterations), for the
+// page's sums over repeated runs (sessview.Aggregate).
+func runValues(r *result.Result, label, href string) sessview.Run {
+	one := RunsOf([]*result.Result{r}, false)
+	run := sessview.Run{Label: label, Href: href}
+	for _, k := range one.order {
+		run.Values = append(run.Values, sessview.Value{Test: k.Test, Device: k.Device, Step: k.Step, Metric: k.Metric, V: one.runs[k].Values[0]})
+	}
+	return run
 }

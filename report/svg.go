@@ -15,7 +15,11 @@ import (
 type chart struct {
 	id, title, unit string
 	// xUnit names the x axis; default "s" (time since the step began).
-	xUnit  string
+	xUnit string
+	// xFrom, when set, counts the x axis from it to xMax − xFrom in whole
+	// steps (launch 1, 2, …), a margin of xFrom at each end: no "0
+	// launch", no "1.5 launch".
+	xFrom  float64
 	xMax   float64
 	lines  []line
 	hlines []hline
@@ -80,15 +84,18 @@ func (c *chart) svg() string {
 	}
 	c.dropNonFinite()
 	xMax, yMax := c.bounds()
-	cv.ScaleY(yMax)
+	cv.ScaleY(yMax, false)
 	cv.LinearX(xMax)
 	xStep := svgchart.NiceStep(xMax)
+	if c.xFrom > 0 {
+		xStep = svgchart.WholeStep(xStep)
+	}
 	// Gaps first, so everything else draws over them.
 	for _, g := range c.gaps {
 		cv.Band("gap", cv.X(max(0, g[0])), cv.X(min(xMax, g[1])), "#f4cccc", "failed tick")
 	}
 	cv.Axes(c.unit)
-	cv.XTicks(xMax, xStep, c.xLabel())
+	cv.XTicks(c.xFrom, xMax-c.xFrom, xStep, c.xLabel())
 	c.drawLines(cv, xStep)
 	c.drawRules(cv)
 	c.drawMarks(cv)

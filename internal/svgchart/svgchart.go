@@ -73,12 +73,16 @@ func (c *Canvas) End() string {
 
 // ScaleY sets the y axis: from zero to a round value above yMax with 5%
 // headroom, ticked at a round spacing. A yMax of zero or less draws the
-// axis to 1.
-func (c *Canvas) ScaleY(yMax float64) {
+// axis to 1. A whole axis counts things (metrics.Def.Count: frames,
+// crashes): its ticks are whole numbers, never "1.05 frames".
+func (c *Canvas) ScaleY(yMax float64, whole bool) {
 	if !(yMax > 0) {
 		yMax = 1
 	}
 	c.yStep = NiceStep(yMax * 1.05)
+	if whole {
+		c.yStep = WholeStep(c.yStep)
+	}
 	c.yTop = math.Ceil(yMax*1.05/c.yStep) * c.yStep
 	if math.IsInf(c.yTop, 0) || math.IsNaN(c.yTop) {
 		// Values near the float64 limit: no headroom, no rounding.
@@ -113,12 +117,13 @@ func (c *Canvas) Axes(unit string) {
 	c.printf(`<path class="axis" d="M%d %dV%dH%d" stroke="#333" fill="none"/>`, c.PadL, c.PadT, c.PadT+c.PlotH(), c.PadL+c.PlotW())
 }
 
-// XTicks labels the x axis from 0 to xMax every step, and names its unit
-// at its right end.
-func (c *Canvas) XTicks(xMax, step float64, unit string) {
+// XTicks labels the x axis from `from` to xMax every step, and names its
+// unit at its right end. An axis of things counted from one (launches)
+// starts from 1 with a whole step (WholeStep).
+func (c *Canvas) XTicks(from, xMax, step float64, unit string) {
 	base := float64(c.PadT + c.PlotH())
 	for i := 0; i <= 12; i++ {
-		x := float64(i) * step
+		x := from + float64(i)*step
 		if x > xMax+step/1e6 {
 			break
 		}
@@ -318,6 +323,16 @@ func NiceStep(span float64) float64 {
 		}
 	}
 	return 10 * mag
+}
+
+// WholeStep is a tick spacing for an axis that counts things: step
+// itself when it is whole, else the whole number at or below it, and at
+// least 1 (2.5 becomes 2, 0.25 becomes 1).
+func WholeStep(step float64) float64 {
+	if step == math.Trunc(step) && step >= 1 {
+		return step
+	}
+	return max(1, math.Floor(step))
 }
 
 // TickLabel prints an axis value with as many decimals as the tick

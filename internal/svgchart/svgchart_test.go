@@ -39,10 +39,10 @@ func TestTickLabel(t *testing.T) {
 // draws a link only where a dot has one.
 func TestChartMarkup(t *testing.T) {
 	c := New(Frame{W: 200, H: 100, PadL: 20, PadR: 10, PadT: 10, PadB: 20}, "chart", "data-chart", `a"b`, "<title>")
-	c.ScaleY(10)
+	c.ScaleY(10, false)
 	c.LinearX(4)
 	c.Axes("ms")
-	c.XTicks(4, 1, "s")
+	c.XTicks(0, 4, 1, "s")
 	pts := [][2]float64{{0, 1}, {1, 5}, {4, 9}}
 	c.Path("series", "x & y", len(pts), func(i int) (x, y float64) { return c.X(pts[i][0]), c.Y(pts[i][1]) }, Paint{Stroke: "#000", Width: 1.5})
 	c.Dot(Dot{Class: "run", X: c.X(1), Y: c.Y(5), R: 3, Paint: Paint{Fill: "#000", Ghost: true}, Title: "1 < 2", Href: "r.html?a=1&b=2"})
@@ -85,9 +85,36 @@ func TestChartMarkup(t *testing.T) {
 // A lone point still shows, as a short tick.
 func TestLonePoint(t *testing.T) {
 	c := New(Frame{W: 100, H: 50}, "chart", "data-chart", "x", "x")
-	c.ScaleY(1)
+	c.ScaleY(1, false)
 	c.Path("series", "", 1, func(int) (x, y float64) { return 5, 5 }, Paint{})
 	if svg := c.End(); !strings.Contains(svg, `d="M5.0 5.0h2"`) {
 		t.Errorf("lone point: %s", svg)
+	}
+}
+
+// An axis that counts things ticks at whole numbers only: a step with 1
+// jank frame is not drawn against 0.25, 0.5 and 1.05 frames; nor does a
+// chart of 12 frames tick at 2.5.
+func TestWholeAxis(t *testing.T) {
+	for _, yMax := range []float64{1, 3, 12, 47} {
+		c := New(Frame{W: 200, H: 100, PadL: 20, PadR: 10, PadT: 10, PadB: 20}, "chart", "data-chart", "jank", "jank")
+		c.ScaleY(yMax, true)
+		c.Axes("frames")
+		var doc struct {
+			Texts []string `xml:"text"`
+		}
+		if err := xml.Unmarshal([]byte(c.End()), &doc); err != nil {
+			t.Fatal(err)
+		}
+		ticks := 0
+		for _, s := range doc.Texts[:len(doc.Texts)-1] { // the last is the unit
+			ticks++
+			if strings.ContainsAny(s, ".") {
+				t.Errorf("yMax %v: tick %q is not whole (%q)", yMax, s, doc.Texts)
+			}
+		}
+		if ticks < 2 {
+			t.Errorf("yMax %v: %d ticks", yMax, ticks)
+		}
 	}
 }
