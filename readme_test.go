@@ -73,23 +73,21 @@ func blocks(t *testing.T, readme string) []block {
 // here that the README no longer has fails the test, so the list cannot
 // outlive the README.
 var notRun = map[string]string{
-	"go test -race ./...":                           "the whole suite, of which this test is part (.ci/run runs it)",
-	"go test ./...                  ":               "the whole suite, of which this test is part (.ci/run runs it)",
-	"record -serial SERIAL":                         "a placeholder serial and the reader's own app",
-	"record -package com.example.feed":              "the reader's own app",
-	"appium-uiautomator2-server":                    "the Appium UiAutomator2 APKs",
-	"io.appium.uiautomator2.server.test":            "the Appium UiAutomator2 server",
-	"simdevice --listen 127.0.0.1:15555":            "a server on a fixed port, in the background",
-	"adb connect 127.0.0.1:15555":                   "the simulated phone of the line before",
-	"adb -s 127.0.0.1:15555":                        "the simulated phone of the line before",
-	"record -serial 127.0.0.1:15555":                "the simulated phone of the line before",
-	`>> "$GITHUB_STEP_SUMMARY"`:                     "a CI job's results folder",
-	"compare -history perf-history.db -branch main": "a CI job's results folder and history (cmd/perfgate's TestCompareOneSmoothRunWithOneJankyRun and history's TestGateOnRunsAgainstHistory run the gate)",
-	"export PERFGATE_HISTORY=perf-history.db  ":     "the history is kept in the temporary checkout instead (see below)",
-	"simdevice -count 8 -connect":                   "a lab that serves until stopped (cmd/perfgate's TestSimdeviceLab serves one)",
-	"simdevice -lab lab.json":                       "a lab that serves until stopped (cmd/perfgate's TestSimdeviceLab serves one)",
-	"export PERFGATE_ADB_SERVERS=…":                 "a placeholder for the line the lab prints",
-	"run -pool -per-model scenario.json":            "the lab of the lines before (cmd/perfgate's TestRunOnPool runs a scenario on one)",
+	"go test -race ./...":                "the whole suite, of which this test is part (.ci/run runs it)",
+	"go test ./...                  ":    "the whole suite, of which this test is part (.ci/run runs it)",
+	"record -serial SERIAL":              "a placeholder serial and the reader's own app",
+	"record -package com.example.feed":   "the reader's own app",
+	"appium-uiautomator2-server":         "the Appium UiAutomator2 APKs",
+	"io.appium.uiautomator2.server.test": "the Appium UiAutomator2 server",
+	"simdevice --listen 127.0.0.1:15555": "a server on a fixed port, in the background",
+	"adb connect 127.0.0.1:15555":        "the simulated phone of the line before",
+	"adb -s 127.0.0.1:15555":             "the simulated phone of the line before",
+	"record -serial 127.0.0.1:15555":     "the simulated phone of the line before",
+	`>> "$GITHUB_STEP_SUMMARY"`:          "a CI job's results folder",
+	"simdevice -count 8 -connect":        "a lab that serves until stopped (cmd/perfgate's TestSimdeviceLab serves one)",
+	"simdevice -lab lab.json":            "a lab that serves until stopped (cmd/perfgate's TestSimdeviceLab serves one)",
+	"export PERFGATE_ADB_SERVERS=…":      "a placeholder for the line the lab prints",
+	"run -pool -per-model scenario.json": "the lab of the lines before (cmd/perfgate's TestRunOnPool runs a scenario on one)",
 }
 
 // after are commands whose input a later command of the README makes
@@ -97,6 +95,45 @@ var notRun = map[string]string{
 // hand): by a piece of their text, the piece of the command they wait for.
 var after = map[string]string{
 	"analyze trace -package com.example": "adb pull /data/misc/perfetto-traces/trace.perfetto-trace",
+	// The pull request's gate runs on the history "Performance history"
+	// fills, and on the runs of "Reports and comparisons".
+	"compare -history": "history budget -test TestScrollJankBudget",
+}
+
+// installCmd is the README's command that installs perfgate: the test runs
+// it first, as a reader does, into a GOBIN of its own on PATH.
+const installCmd = "go install ./cmd/perfgate"
+
+// exportVar finds a command that sets a variable for the commands after it.
+var exportVar = regexp.MustCompile(`^export ([A-Za-z_][A-Za-z0-9_]*)=`)
+
+// exported runs c, an export, in dir and returns env with the variable it
+// sets as bash left it, as the reader's shell keeps it for the commands
+// that follow.
+func exported(dir string, env []string, c string) ([]string, done) {
+	name := exportVar.FindStringSubmatch(c)[1]
+	r := timed(dir, env, c+"\nprintf '\\0%s' \"$"+name+"\"")
+	i := strings.LastIndexByte(r.out, 0)
+	if r.code != 0 || i < 0 {
+		return env, r
+	}
+	val := r.out[i+1:]
+	r.out = r.out[:i]
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
+	return append(env, name+"="+val), r
+}
+
+// leftBehind lists what the commands left in the checkout that git would
+// show: files they wrote outside the ignored scratch folder.
+func leftBehind(t *testing.T, dir string) string {
+	t.Helper()
+	git := exec.Command("git", "status", "--porcelain", "--untracked-files=all")
+	git.Dir = dir
+	out, err := git.Output()
+	if err != nil {
+		t.Fatalf("git status in the checkout: %v", err)
+	}
+	return string(out)
 }
 
 // waitFor is the command c waits for, "" when none or once it ran.
@@ -113,8 +150,8 @@ func waitFor(c string, ran map[string]bool) string {
 // right after them that are here too, by a piece of their text: each
 // writes its own folder, and the README's next command reads them all.
 var together = []string{
-	"PERFGATE_RESULTS=$PWD/base go test -count=6",
-	"PERFGATE_RESULTS=$PWD/new go test -count=6",
+	"PERFGATE_RESULTS=$PWD/try/base go test -count=6",
+	"PERFGATE_RESULTS=$PWD/try/new go test -count=6",
 }
 
 // isTogether reports whether c is one of together's commands.
@@ -184,33 +221,44 @@ func TestREADMECommands(t *testing.T) {
 	dir := freshCheckout(t)
 	bin := t.TempDir()
 
-	// A newcomer's shell: none of perfgate's or adb's variables but the
-	// history's, kept in the checkout.
+	// A newcomer's shell: none of perfgate's or adb's variables, and go
+	// installs into a folder of the test's own, on PATH as the README has
+	// the reader put go's.
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(k, "PERFGATE_") && !strings.HasPrefix(k, "ANDROID_") && !strings.HasPrefix(k, "ADB_") && k != "PATH" {
+		if !strings.HasPrefix(k, "PERFGATE_") && !strings.HasPrefix(k, "ANDROID_") && !strings.HasPrefix(k, "ADB_") && k != "PATH" && k != "GOBIN" {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "PERFGATE_HISTORY="+filepath.Join(dir, "perf-history.db"))
-	// The perfgate on PATH is the executable `go run ./cmd/perfgate` builds
-	// and keeps in the build cache (go run -exec hands its path to cp), so
-	// the README's go run commands find it there instead of linking it again.
-	build := exec.Command("go", "run", "-exec", "cp", "./cmd/perfgate", filepath.Join(bin, "perfgate"))
-	build.Dir, build.Env = dir, env
+	env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "GOBIN="+bin)
+	// The README's install command runs first, while the phone starts.
+	var install cmd
+	for _, b := range bs {
+		for _, c := range b.cmds {
+			if strings.HasPrefix(c, installCmd) && install.c == "" {
+				install = cmd{b.line, c}
+			}
+		}
+	}
+	if install.c == "" {
+		t.Fatalf("README.md has no %q: a reader has no perfgate command", installCmd)
+	}
 	built := make(chan struct{}) // closed when the build has ended
-	var buildOut []byte
+	var buildRes done
 	var buildErr error
 	go func() {
-		buildOut, buildErr = build.CombinedOutput()
+		buildRes = timed(dir, env, install.c)
+		if buildErr = buildRes.err; buildErr == nil && buildRes.code != 0 {
+			buildErr = fmt.Errorf("exit status %d", buildRes.code)
+		}
 		close(built)
 	}()
 	// waitBuild waits for perfgate, which commands that run it need.
 	waitBuild := func() {
 		<-built
 		if buildErr != nil {
-			t.Fatalf("go run -exec cp ./cmd/perfgate: %v\n%s", buildErr, buildOut)
+			t.Fatalf("README.md:%d: %s: %v\n%s", install.line, install.c, buildErr, buildRes.out)
 		}
 	}
 	t.Cleanup(func() { <-built })
@@ -285,8 +333,12 @@ func TestREADMECommands(t *testing.T) {
 	// The phone's lane runs beside the other commands, one command after
 	// another, and is checked when they are done.
 	laneDone := make(chan []done, 1)
+	setUp := make(chan struct{}) // closed once the set-up block has run
+	setUpDone := sync.OnceFunc(func() { close(setUp) })
+	defer setUpDone()
 	go func() {
 		<-built
+		<-setUp // the scratch folder the lane writes into
 		var res []done
 		for _, g := range lane {
 			if buildErr != nil {
@@ -304,8 +356,22 @@ func TestREADMECommands(t *testing.T) {
 	for len(queue) > 0 {
 		b, c := queue[0], queue[0].c
 		queue = queue[1:]
+		if b.line > install.line {
+			setUpDone()
+		}
 		if why := skipped(c, used); why != "" {
 			t.Logf("README.md:%d: not run: %s: %s", b.line, c, why)
+			continue
+		}
+		if c == install.c {
+			waitBuild()
+			check(b, buildRes, " (started first)")
+			continue
+		}
+		if exportVar.MatchString(c) {
+			var r done
+			env, r = exported(dir, env, c)
+			check(b, r, "")
 			continue
 		}
 		if w := waitFor(c, ranCmds); w != "" {
@@ -319,7 +385,8 @@ func TestREADMECommands(t *testing.T) {
 		if key, until, ok := backgroundUntil(c); ok {
 			bgSeen[key] = true
 			res := make(chan done, 1)
-			go func() { res <- timed(dir, env, c) }()
+			e := env // the exports so far; later ones may replace env
+			go func() { res <- timed(dir, e, c) }()
 			bg = append(bg, bgCmd{b, until, res})
 			continue
 		}
@@ -358,6 +425,7 @@ func TestREADMECommands(t *testing.T) {
 		}
 		queue, held = append(released, queue...), still
 	}
+	setUpDone()
 	for _, b := range bg {
 		if b.until != "" {
 			t.Errorf("README.md:%d: %s ran in the background until %q, which no later command has", b.line, b.c, b.until)
@@ -382,6 +450,9 @@ func TestREADMECommands(t *testing.T) {
 		if !used[k] {
 			t.Errorf("notRun names %q, which no README command has", k)
 		}
+	}
+	if left := leftBehind(t, dir); left != "" {
+		t.Errorf("the README's commands left files in the checkout, outside its scratch folder (git status --porcelain):\n%s", left)
 	}
 	t.Logf("ran %d README commands", ran)
 }
@@ -419,7 +490,7 @@ func timed(dir string, env []string, c string) done {
 
 // lanePiece finds the files a command writes: the target of a
 // redirection, or the file adb pull copies into the current folder.
-var lanePiece = regexp.MustCompile(`(?:>\s*|adb pull \S*/)([A-Za-z0-9_.-]+)`)
+var lanePiece = regexp.MustCompile(`(?:>\s*|adb pull \S*/)([A-Za-z0-9_./-]+)`)
 
 // phoneLane takes out of cmds, in README order, the commands of the blocks
 // that talk to the phone, and of the blocks with a command that waits
@@ -586,7 +657,7 @@ func freshCheckout(t *testing.T) string {
 		}
 	}
 	// A clone is a repository: `git rev-parse HEAD` names its commit.
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=readme", "-c", "user.email=readme@example.com", "commit", "-q", "-m", "fresh checkout"}} {
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=readme", "-c", "user.email=readme@example.com", "commit", "-q", "-m", "fresh checkout"}} {
 		git := exec.Command("git", args...)
 		git.Dir = dir
 		if out, err := git.CombinedOutput(); err != nil {
