@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/internal/cliflag"
+	"github.com/perfgate/perfgate/internal/clihelp"
 	"github.com/perfgate/perfgate/internal/stopsignal"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -72,15 +73,14 @@ func newRecordFlags(stderr io.Writer) *recordFlags {
 
 // config parses args into the session's configuration.
 func (f *recordFlags) config(args []string, onTick func(result.Live)) (perftest.Config, error) {
-	if err := f.fs.Parse(args); err != nil {
+	if err := clihelp.Parse(f.fs, args); err != nil {
 		return perftest.Config{}, err
 	}
 	switch {
 	case f.fs.NArg() > 0:
-		return perftest.Config{}, fmt.Errorf("record: unexpected argument %q", f.fs.Arg(0))
+		return perftest.Config{}, clihelp.Wrong(f.fs, fmt.Errorf("record: unexpected argument %q", f.fs.Arg(0)))
 	case *f.pkg == "":
-		f.fs.Usage()
-		return perftest.Config{}, errors.New("record: -package is required")
+		return perftest.Config{}, clihelp.Wrong(f.fs, errors.New("record: -package is required"))
 	case *f.duration < 0:
 		return perftest.Config{}, fmt.Errorf("record: -duration %v is negative", *f.duration)
 	case *f.interval < 0:

@@ -1,4 +1,6 @@
-package main
+// Package analyzecmd is perfgate's analyze command: perfgate's metrics
+// applied to captures saved earlier (frames, meminfo, CPU, traces).
+package analyzecmd
 
 import (
 	"errors"
@@ -10,6 +12,7 @@ import (
 	"runtime/debug"
 
 	"github.com/perfgate/perfgate/analyze"
+	"github.com/perfgate/perfgate/internal/clihelp"
 	"github.com/perfgate/perfgate/trace"
 )
 
@@ -21,10 +24,11 @@ const analyzeUsage = `usage: perfgate analyze <what> [flags] FILE...
   trace   [-package PKG] [-from T] [-to T] [-clock boottime|monotonic] [-top N] [-json] FILE
 `
 
-func runAnalyze(args []string, stdout, stderr io.Writer) error {
-	return subcommands{what: "analyze", usage: analyzeUsage, none: "say what to analyze", unknown: "unknown kind %q", cmds: map[string]command{
+// Run is `perfgate analyze` on its arguments (those after "analyze").
+func Run(args []string, stdout, stderr io.Writer) error {
+	return clihelp.Subcommands{What: "analyze", Usage: analyzeUsage, None: "say what to analyze", Unknown: "unknown kind %q", Cmds: map[string]clihelp.Command{
 		"frames": analyzeFrames, "meminfo": analyzeMeminfo, "cpu": analyzeCPU, "trace": analyzeTrace,
-	}}.run(args, stdout, stderr)
+	}}.Run(args, stdout, stderr)
 }
 
 func analyzeFrames(args []string, stdout, stderr io.Writer) error {
@@ -37,12 +41,11 @@ func analyzeFrames(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "usage: perfgate analyze frames [-source auto|surfaceflinger|gfxinfo] [-refresh-hz F] [-window SUBSTRING] FILE")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := clihelp.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("analyze frames: give exactly one capture file")
+		return clihelp.Wrong(fs, errors.New("analyze frames: give exactly one capture file"))
 	}
 	if *refreshHz < 0 || math.IsNaN(*refreshHz) || math.IsInf(*refreshHz, 0) {
 		return fmt.Errorf("analyze frames: -refresh-hz %v is not a rate", *refreshHz)
@@ -76,12 +79,11 @@ func analyzeMeminfo(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("analyze meminfo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, analyzeMeminfoUsage) }
-	if err := fs.Parse(args); err != nil {
+	if err := clihelp.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("analyze meminfo: want exactly one FILE")
+		return clihelp.Wrong(fs, errors.New("analyze meminfo: want exactly one FILE"))
 	}
 	out, err := analyze.ReadMeminfo(fs.Arg(0))
 	if err != nil {
@@ -113,12 +115,11 @@ func analyzeCPU(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, analyzeCPUUsage) }
 	cores := fs.Int("cores", 0, "core count for app_cpu_core_pct (default: cpuN lines in AFTER)")
-	if err := fs.Parse(args); err != nil {
+	if err := clihelp.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
-		fs.Usage()
-		return errors.New("analyze cpu: want BEFORE and AFTER files")
+		return clihelp.Wrong(fs, errors.New("analyze cpu: want BEFORE and AFTER files"))
 	}
 	if *cores < 0 {
 		return fmt.Errorf("analyze cpu: -cores %d, want > 0", *cores)
@@ -151,19 +152,18 @@ trace.
 const traceHeapLimit = 128 << 20
 
 func analyzeTrace(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("analyze trace", analyzeTraceUsage, stderr)
+	fs := clihelp.NewFlagSet("analyze trace", analyzeTraceUsage, stderr)
 	pkg := fs.String("package", "", "the app's package (default: every app that drew frames)")
 	from := fs.String("from", "", "the step's start: a duration since the trace's start, or ns on -clock")
 	to := fs.String("to", "", "the step's end (excluded), like -from")
 	clock := fs.String("clock", "boottime", "the clock of integer -from/-to: boottime or monotonic")
 	top := fs.Int("top", trace.DefaultTopSlices, "slices listed per janky frame")
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
-	if err := fs.Parse(args); err != nil {
+	if err := clihelp.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("analyze trace: give exactly one trace file")
+		return clihelp.Wrong(fs, errors.New("analyze trace: give exactly one trace file"))
 	}
 	if *top <= 0 {
 		return fmt.Errorf("analyze trace: -top %d, want > 0", *top)
