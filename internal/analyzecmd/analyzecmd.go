@@ -10,9 +10,13 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/perfgate/perfgate/analyze"
+	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/internal/clihelp"
+	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/trace"
 )
 
@@ -181,6 +185,9 @@ func analyzeTrace(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("analyze trace: %w", err)
 	}
+	if *pkg != "" && len(t.Analysis.AppPIDs) == 0 {
+		return fmt.Errorf("analyze trace: %s: %s", t.File, noSuchApp(t.File, *pkg))
+	}
 	write := t.WriteText
 	if *asJSON {
 		write = t.WriteJSON
@@ -192,4 +199,65 @@ func analyzeTrace(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("analyze trace: %s: %w (the analysis above covers the packets before it)", t.File, t.ReadErr)
 	}
 	return nil
+}
+
+// noSuchApp says that the trace at path has no process of pkg, and names
+// the apps that drew frames in it, the closest to pkg first: a second
+// reading of the trace, without the package.
+func noSuchApp(path, pkg string) string {
+	msg := fmt.Sprintf("no process of %s in the trace", pkg)
+	all, err := analyze.ReadTrace(path, analyze.TraceOptions{TopSlices: 1, Clock: "boottime"})
+	if err != nil {
+		return msg
+	}
+	named := map[int32]string{} // an app's name by pid, "" while unknown
+	for _, l := range all.Analysis.Layers {
+		if named[l.PID] == "" {
+			named[l.PID] = appName(l)
+		}
+	}
+	var pids, unnamed []int32
+	for pid, name := range named {
+		if name == "" {
+			unnamed = append(unnamed, pid)
+		} else {
+			pids = append(pids, pid)
+		}
+	}
+	if len(named) == 0 {
+		return msg + " (no app drew frames in it)"
+	}
+	slices.SortFunc(pids, func(a, b int32) int {
+		if d := excerpt.EditDistance(named[a], pkg) - excerpt.EditDistance(named[b], pkg); d != 0 {
+			return d
+		}
+		return strings.Compare(named[a], named[b])
+	})
+	var apps []string
+	for _, pid := range pids {
+		apps = append(apps, fmt.Sprintf("%s (pid %d)", named[pid], pid))
+	}
+	slices.Sort(unnamed)
+	if len(unnamed) > 0 {
+		apps = append(apps, fmt.Sprintf("processes the trace does not name (pids %v)", unnamed))
+	}
+	return fmt.Sprintf("%s; the apps that drew frames, closest first: %s", msg, strings.Join(apps, ", "))
+}
+
+// appName is the app that drew the layer's frames: its process's name, or
+// the package its layer's name starts with ("com.example/.MainActivity");
+// "" when neither says.
+func appName(l trace.Layer) string {
+	if l.Process != "" {
+		return l.Process
+	}
+	name := strings.TrimPrefix(l.Name, "TX - ")
+	for _, p := range []string{"SurfaceView[", "SurfaceView - "} {
+		name = strings.TrimPrefix(name, p)
+	}
+	pkg, _, ok := strings.Cut(name, "/")
+	if !ok || dumpsys.ValidatePackage(pkg) != nil || !strings.Contains(pkg, ".") {
+		return ""
+	}
+	return pkg
 }
