@@ -14,7 +14,9 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/analyze"
+	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/android/dumpsys"
+	"github.com/perfgate/perfgate/android/gfxinfo"
 	"github.com/perfgate/perfgate/internal/clihelp"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/trace"
@@ -64,6 +66,9 @@ func analyzeFrames(args []string, stdout, stderr io.Writer) error {
 		o.RefreshPeriod = int64(math.Round(1e9 / *refreshHz))
 	}
 	out, err := analyze.ReadFrames(file, fs.Arg(0), o)
+	if line := noProcessLine(file, err); line != "" {
+		return fmt.Errorf("analyze frames: %s: the capture says %s: the app was not running when it was taken (start the app, then capture again)", fs.Arg(0), excerpt.Quote(line))
+	}
 	if errors.Is(err, analyze.ErrUnknownFormat) {
 		return fmt.Errorf("analyze frames: %w; say which with -source", err)
 	}
@@ -260,4 +265,21 @@ func appName(l trace.Layer) string {
 		return ""
 	}
 	return pkg
+}
+
+// noProcessLine is the line "No process found for: PKG" of a capture
+// ReadFrames refused (err) because dumpsys found no process of the app,
+// "" for any other error.
+func noProcessLine(capture io.ReaderAt, err error) string {
+	if !errors.Is(err, analyze.ErrUnknownFormat) && !errors.Is(err, gfxinfo.ErrNoProcess) {
+		return ""
+	}
+	head := make([]byte, 64<<10)
+	n, _ := capture.ReadAt(head, 0)
+	for _, ln := range strings.Split(string(devtext.NormalizeHead(head[:n])), "\n") {
+		if ln = strings.TrimSpace(ln); strings.HasPrefix(ln, "No process found for:") {
+			return ln
+		}
+	}
+	return ""
 }
