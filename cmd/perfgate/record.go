@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -60,7 +62,7 @@ func newRecordFlags(stderr io.Writer) *recordFlags {
 		serial:   fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)"),
 		pkg:      fs.String("package", "", "the app's package name (required)"),
 		duration: cliflag.Duration(fs, "duration", 0, "how long to record; 0 records until Ctrl-C"),
-		out:      fs.String("out", "result.json", `where to write the Result JSON ("-" for stdout)`),
+		out:      fs.String("out", "result.json", `where to write the Result JSON ("-" for stdout); without -out, result.json or the first free result-N.json`),
 		server:   fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)"),
 		interval: cliflag.Duration(fs, "interval", 0, "cheap-lane sampling interval (default 100ms; lowered, with a note, where the device's frame buffers hold less)"),
 		source:   fs.String("source", "auto", "frame source: auto, gfxinfo or surfaceflinger"),
@@ -90,6 +92,9 @@ func (f *recordFlags) config(args []string, onTick func(result.Live)) (perftest.
 	case *f.out == "":
 		return perftest.Config{}, errors.New(`record: -out is empty (give a file, or "-" for stdout)`)
 	}
+	if !flagSet(f.fs, "out") {
+		*f.out = freeName(*f.out)
+	}
 	tc, err := f.trace.config(*f.duration)
 	if err != nil {
 		return perftest.Config{}, fmt.Errorf("record: %w", err)
@@ -104,6 +109,27 @@ func (f *recordFlags) config(args []string, onTick func(result.Live)) (perftest.
 	}
 	return perftest.Config{Package: *f.pkg, Name: "record", ResultFile: *f.out, Interval: *f.interval, FrameSource: src,
 		Layer: *f.layer, WaitForApp: *f.wait, GiveUpAfter: *f.giveUp, OnTick: onTick, Trace: tc}, nil
+}
+
+// flagSet reports whether the command line gave the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// freeName is path when no file is there, else the first of path-2,
+// path-3 … (before the extension) that is free: a Result is written to a
+// file the command line did not name only when that replaces nothing.
+func freeName(path string) string {
+	ext := filepath.Ext(path)
+	name := path
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			return name
+		}
+		name = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(path, ext), n, ext)
+	}
 }
 
 // record runs until the first signal from sigs or -duration passes.
