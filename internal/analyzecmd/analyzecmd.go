@@ -17,6 +17,7 @@ import (
 	"github.com/perfgate/perfgate/android/devtext"
 	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/android/gfxinfo"
+	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/internal/clihelp"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/trace"
@@ -68,6 +69,16 @@ func analyzeFrames(args []string, stdout, stderr io.Writer) error {
 	out, err := analyze.ReadFrames(file, fs.Arg(0), o)
 	if line := noProcessLine(file, err); line != "" {
 		return fmt.Errorf("analyze frames: %s: the capture says %s: the app was not running when it was taken (start the app, then capture again)", fs.Arg(0), excerpt.Quote(line))
+	}
+	if err != nil && *source != frames.SourceSurfaceFlinger {
+		// A gfxinfo capture without framestats: its summary, or the
+		// profile table of Android 4 to 6.
+		if legacy, ok := readGfxLegacy(fs.Arg(0), *window); ok {
+			return legacy.write(stdout, stderr)
+		}
+		if why := emptyProfile(fs.Arg(0)); why != "" {
+			return fmt.Errorf("analyze frames: %s: %s", fs.Arg(0), why)
+		}
 	}
 	if errors.Is(err, analyze.ErrUnknownFormat) {
 		return fmt.Errorf("analyze frames: %w; say which with -source", err)
