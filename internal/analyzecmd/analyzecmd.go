@@ -70,7 +70,7 @@ func analyzeFrames(args []string, stdout, stderr io.Writer) error {
 	if line := noProcessLine(file, err); line != "" {
 		return fmt.Errorf("analyze frames: %s: the capture says %s: the app was not running when it was taken (start the app, then capture again)", fs.Arg(0), excerpt.Quote(line))
 	}
-	if err != nil && *source != frames.SourceSurfaceFlinger {
+	if noFramestats(err) && *source != frames.SourceSurfaceFlinger {
 		// A gfxinfo capture without framestats: its summary, or the
 		// profile table of Android 4 to 6.
 		if legacy, ok := readGfxLegacy(fs.Arg(0), *window); ok {
@@ -293,4 +293,11 @@ func noProcessLine(capture io.ReaderAt, err error) string {
 		}
 	}
 	return ""
+}
+
+// noFramestats reports whether ReadFrames refused a capture for having no
+// PROFILEDATA block, or for being of no format it knows: a gfxinfo
+// summary or profile table, which readGfxLegacy reads.
+func noFramestats(err error) bool {
+	return errors.Is(err, analyze.ErrUnknownFormat) || err != nil && strings.Contains(err.Error(), "no PROFILEDATA block")
 }

@@ -40,8 +40,9 @@ type gfxLegacy struct {
 }
 
 // maxLegacyCapture bounds a capture read whole to find a summary or a
-// profile table (a dump of every process is a few MB).
-const maxLegacyCapture = 64 << 20
+// profile table (a dump of every process is a few MB), as analyze
+// meminfo's is.
+const maxLegacyCapture = 16 << 20
 
 // readGfxLegacy reads the capture at path as a gfxinfo summary or
 // profile table; ok is false when it holds neither (or is no gfxinfo).
