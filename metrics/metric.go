@@ -55,6 +55,7 @@ const (
 	Rx                 Name = "rx"
 	Tx                 Name = "tx"
 	BatteryTempMax     Name = "battery_temp_max"
+	BatteryCurrentMean Name = "battery_current_mean"
 	StartupInitial     Name = "startup_initial"
 	StartupFull        Name = "startup_full"
 	Crashes            Name = "crashes"
@@ -208,6 +209,12 @@ var catalogue = []Def{
 		BenchUnit: "tx-B", BenchScale: 1, Summary: true, Budget: true, Span: TrafficIntervals},
 	{Name: BatteryTempMax, Unit: "°C", Better: Lower, Family: FamilyBattery, Doc: "highest battery temperature",
 		BenchUnit: "battery-max-C", BenchScale: 1},
+	// The sign is the phone's: Pixels (and the simulated phone) report a
+	// discharge as negative, so higher, toward zero, is less drain; a
+	// budget on a phone that reports it positive is an explicit "max".
+	{Name: BatteryCurrentMean, Unit: "mA", Better: Higher, Family: FamilyBattery,
+		Doc:       "mean battery current_now over the step's reads, sign as the phone reports it (Pixels: negative while discharging)",
+		BenchUnit: "battery-current-mA", BenchScale: 1},
 	{Name: StartupInitial, Unit: "ms", Better: Lower, Family: FamilyStartup, Doc: "time to initial display",
 		BenchUnit: "startup-initial-ns", BenchScale: 1e6, Budget: true, Gate: true},
 	{Name: StartupFull, Unit: "ms", Better: Lower, Family: FamilyStartup, Doc: "time to full display (Fully drawn)",

@@ -195,6 +195,11 @@ func (st *Step) catalogue() []entry {
 		b, whyB = *st.BatteryStats, ""
 	}
 	add(metrics.BatteryTempMax, whyB, b.MaxTemperatureC, b.Source)
+	whyCur := whyB
+	if whyB == "" && b.MeanCurrentMA == 0 {
+		whyCur = "battery: no current_now in the step's reads (" + b.Source + ")"
+	}
+	add(metrics.BatteryCurrentMean, whyCur, b.MeanCurrentMA, metrics.BatteryCurrentMean.Def().Doc+", "+b.Source)
 
 	var su StartupStats
 	whySU, whyFull := "startup: the step launched nothing", ""

@@ -28,3 +28,23 @@ func TestStepListsTheCatalogue(t *testing.T) {
 		t.Errorf("step lists\n%v\nthe catalogue is\n%v", got, want)
 	}
 }
+
+// The battery's mean current is a metric, with the phone's sign; a step
+// whose reads had no current_now has it absent with the reason, not 0.
+func TestBatteryCurrentMetric(t *testing.T) {
+	st := &Step{Name: "scroll", BatteryStats: &BatteryStats{Source: "uevent", MaxTemperatureC: 31.2, MeanCurrentMA: -291}}
+	i := slices.IndexFunc(st.Metrics(), func(m metrics.Metric) bool { return m.Name == metrics.BatteryCurrentMean })
+	if i < 0 || st.Metrics()[i].Value != -291 || st.Metrics()[i].Unit != "mA" {
+		t.Fatalf("battery_current_mean of %+v: %+v", st.BatteryStats, st.Metrics())
+	}
+	st.BatteryStats.MeanCurrentMA = 0
+	for _, a := range st.Absent() {
+		if a.Name == metrics.BatteryCurrentMean {
+			if a.Reason != "battery: no current_now in the step's reads (uevent)" {
+				t.Errorf("absent: %q", a.Reason)
+			}
+			return
+		}
+	}
+	t.Errorf("a step without current has battery_current_mean %+v", st.Metrics())
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/internal/clihelp"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 )
@@ -72,7 +73,7 @@ func (f *compareFlags) options(paths []string, stderr io.Writer) (report.Compare
 		want = 1
 	}
 	if len(paths) != want {
-		return report.CompareOptions{}, usageError(f.fs, stderr, fmt.Errorf("compare: want %s, got %d arguments", map[int]string{1: "the new runs (the baseline is -history)", 2: "a baseline and new runs"}[want], len(paths)))
+		return report.CompareOptions{}, clihelp.Wrong(f.fs, fmt.Errorf("compare: want %s, got %d arguments", map[int]string{1: "the new runs (the baseline is -history)", 2: "a baseline and new runs"}[want], len(paths)))
 	}
 	var err error
 	switch {

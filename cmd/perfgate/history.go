@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/history/changepoint"
+	"github.com/perfgate/perfgate/internal/clihelp"
 	"github.com/perfgate/perfgate/internal/excerpt"
 )
 
@@ -36,9 +37,9 @@ func runHistory(args []string, stdout, stderr io.Writer) error {
 	in := func(f func(context.Context, []string, io.Writer, io.Writer) error) command {
 		return func(args []string, stdout, stderr io.Writer) error { return f(ctx, args, stdout, stderr) }
 	}
-	return subcommands{what: "history", usage: historyUsage, none: "no command given", unknown: "unknown command %q", cmds: map[string]command{
+	return clihelp.Subcommands{What: "history", Usage: historyUsage, None: "no command given", Unknown: "unknown command %q", Cmds: map[string]command{
 		"add": in(historyAdd), "trend": in(historyTrend), "digest": in(historyDigest), "html": in(historyHTML), "budget": in(historyBudget),
-	}}.run(args, stdout, stderr)
+	}}.Run(args, stdout, stderr)
 }
 
 // historyFlags are the flags every history command has: where the history

@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/android/dumpsys"
 	"github.com/perfgate/perfgate/android/surfaceflinger"
+	"github.com/perfgate/perfgate/internal/clihelp"
 )
 
 const layerUsage = `usage: perfgate layer -package PKG [-serial S] [-adb host:port] [LIST]
@@ -32,16 +33,14 @@ func runLayer(args []string, stdout, stderr io.Writer) error {
 	pkg := fs.String("package", "", "the app's package name")
 	serial := fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)")
 	server := fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)")
-	if err := fs.Parse(args); err != nil {
+	if err := clihelp.Parse(fs, args); err != nil {
 		return err
 	}
 	if err := dumpsys.ValidatePackage(*pkg); err != nil {
-		fs.Usage()
-		return fmt.Errorf("layer: -package: %w", err)
+		return clihelp.Wrong(fs, fmt.Errorf("layer: -package: %w", err))
 	}
 	if fs.NArg() > 1 {
-		fs.Usage()
-		return fmt.Errorf("layer: want at most one LIST file, got %d arguments", fs.NArg())
+		return clihelp.Wrong(fs, fmt.Errorf("layer: want at most one LIST file, got %d arguments", fs.NArg()))
 	}
 	var list []byte
 	from := surfaceflinger.ListSource

@@ -31,23 +31,15 @@ import (
 	"os"
 
 	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/internal/analyzecmd"
+	"github.com/perfgate/perfgate/internal/clihelp"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "perfgate:", err)
-		var ec exitCoder
-		if errors.As(err, &ec) {
-			os.Exit(ec.ExitCode())
-		}
-		os.Exit(1)
-	}
+	os.Exit(clihelp.Exit(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
-
-// exitCoder is an error that asks for a particular exit status.
-type exitCoder interface{ ExitCode() int }
 
 const usage = `usage: perfgate <command> [flags] [args]
 
@@ -75,18 +67,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// isHelp reports whether a command's first argument asks for its usage.
-func isHelp(arg string) bool {
-	switch arg {
-	case "help", "-h", "-help", "--help":
-		return true
-	}
-	return false
-}
-
 func dispatch(args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && isHelp(args[0]) {
-		if len(args) > 1 && !isHelp(args[1]) {
+	if len(args) > 0 && clihelp.IsHelp(args[0]) {
+		if len(args) > 1 && !clihelp.IsHelp(args[1]) {
 			// "perfgate help analyze" is "perfgate analyze -h".
 			return dispatch([]string{args[1], "-h"}, stdout, stderr)
 		}
@@ -94,56 +77,19 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "\nRun 'perfgate help <command>' or 'perfgate <command> -h' for a command's flags.")
 		return nil
 	}
-	return subcommands{what: "", usage: usage, none: "no command given", unknown: "unknown command %q", cmds: map[string]command{
-		"analyze": runAnalyze, "simdevice": runSimdevice, "record": runRecord, "report": runReport,
+	return clihelp.Subcommands{What: "", Usage: usage, None: "no command given", Unknown: "unknown command %q", Cmds: map[string]command{
+		"analyze": analyzecmd.Run, "simdevice": runSimdevice, "record": runRecord, "report": runReport,
 		"compare": runCompare, "run": runScenario, "history": runHistory, "layer": runLayer,
-	}}.run(args, stdout, stderr)
+	}}.Run(args, stdout, stderr)
 }
 
 // command runs one command or subcommand on its arguments.
-type command func(args []string, stdout, stderr io.Writer) error
+type command = clihelp.Command
 
-// subcommands are the commands of a group, "perfgate analyze" and the
-// like: the first argument names one, help prints the group's usage.
-type subcommands struct {
-	what, usage   string // the group's name in errors ("" for perfgate itself), and its usage
-	none, unknown string // the errors for no command and an unknown one (with %q)
-	cmds          map[string]command
-}
-
-// run runs the command args[0] names on the arguments after it.
-func (g subcommands) run(args []string, stdout, stderr io.Writer) error {
-	prefix := ""
-	if g.what != "" {
-		prefix = g.what + ": "
-	}
-	if len(args) == 0 {
-		fmt.Fprint(stderr, g.usage)
-		return errors.New(prefix + g.none)
-	}
-	if cmd, ok := g.cmds[args[0]]; ok {
-		return cmd(args[1:], stdout, stderr)
-	}
-	if isHelp(args[0]) {
-		fmt.Fprint(stdout, g.usage)
-		return nil
-	}
-	fmt.Fprint(stderr, g.usage)
-	return fmt.Errorf(prefix+g.unknown, args[0])
-}
-
-// newFlagSet is a command's flags: errors go to stderr, and so does its
-// usage, usage and then the flags' defaults.
+// newFlagSet is a command's flags (see clihelp.NewFlagSet).
 func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
-	return fs
+	return clihelp.NewFlagSet(name, usage, stderr)
 }
 
-// usageError is err for a command called wrongly: one line saying how to
-// see the usage, rather than the whole of it before the error.
-func usageError(fs *flag.FlagSet, stderr io.Writer, err error) error {
-	fmt.Fprintf(stderr, "run 'perfgate %s -h' for its usage\n", fs.Name())
-	return err
-}
+// exitCoder is an error that asks for a particular exit status.
+type exitCoder interface{ ExitCode() int }

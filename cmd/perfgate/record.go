@@ -7,12 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/internal/cliflag"
+	"github.com/perfgate/perfgate/internal/clihelp"
 	"github.com/perfgate/perfgate/internal/stopsignal"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -59,7 +62,7 @@ func newRecordFlags(stderr io.Writer) *recordFlags {
 		serial:   fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)"),
 		pkg:      fs.String("package", "", "the app's package name (required)"),
 		duration: cliflag.Duration(fs, "duration", 0, "how long to record; 0 records until Ctrl-C"),
-		out:      fs.String("out", "result.json", `where to write the Result JSON ("-" for stdout)`),
+		out:      fs.String("out", "result.json", `where to write the Result JSON ("-" for stdout); without -out, result.json or the first free result-N.json`),
 		server:   fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)"),
 		interval: cliflag.Duration(fs, "interval", 0, "cheap-lane sampling interval (default 100ms; lowered, with a note, where the device's frame buffers hold less)"),
 		source:   fs.String("source", "auto", "frame source: auto, gfxinfo or surfaceflinger"),
@@ -72,15 +75,14 @@ func newRecordFlags(stderr io.Writer) *recordFlags {
 
 // config parses args into the session's configuration.
 func (f *recordFlags) config(args []string, onTick func(result.Live)) (perftest.Config, error) {
-	if err := f.fs.Parse(args); err != nil {
+	if err := clihelp.Parse(f.fs, args); err != nil {
 		return perftest.Config{}, err
 	}
 	switch {
 	case f.fs.NArg() > 0:
-		return perftest.Config{}, fmt.Errorf("record: unexpected argument %q", f.fs.Arg(0))
+		return perftest.Config{}, clihelp.Wrong(f.fs, fmt.Errorf("record: unexpected argument %q", f.fs.Arg(0)))
 	case *f.pkg == "":
-		f.fs.Usage()
-		return perftest.Config{}, errors.New("record: -package is required")
+		return perftest.Config{}, clihelp.Wrong(f.fs, errors.New("record: -package is required"))
 	case *f.duration < 0:
 		return perftest.Config{}, fmt.Errorf("record: -duration %v is negative", *f.duration)
 	case *f.interval < 0:
@@ -89,6 +91,9 @@ func (f *recordFlags) config(args []string, onTick func(result.Live)) (perftest.
 		return perftest.Config{}, fmt.Errorf("record: -give-up %v: want a positive duration such as 10s", *f.giveUp)
 	case *f.out == "":
 		return perftest.Config{}, errors.New(`record: -out is empty (give a file, or "-" for stdout)`)
+	}
+	if !flagSet(f.fs, "out") {
+		*f.out = freeName(*f.out)
 	}
 	tc, err := f.trace.config(*f.duration)
 	if err != nil {
@@ -104,6 +109,27 @@ func (f *recordFlags) config(args []string, onTick func(result.Live)) (perftest.
 	}
 	return perftest.Config{Package: *f.pkg, Name: "record", ResultFile: *f.out, Interval: *f.interval, FrameSource: src,
 		Layer: *f.layer, WaitForApp: *f.wait, GiveUpAfter: *f.giveUp, OnTick: onTick, Trace: tc}, nil
+}
+
+// flagSet reports whether the command line gave the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// freeName is path when no file is there, else the first of path-2,
+// path-3 … (before the extension) that is free: a Result is written to a
+// file the command line did not name only when that replaces nothing.
+func freeName(path string) string {
+	ext := filepath.Ext(path)
+	name := path
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			return name
+		}
+		name = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(path, ext), n, ext)
+	}
 }
 
 // record runs until the first signal from sigs or -duration passes.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
+	"github.com/perfgate/perfgate/internal/clihelp"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 )
@@ -44,8 +45,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(paths) == 0 {
-		fs.Usage()
-		return errors.New("report: no result file given")
+		return clihelp.Wrong(fs, errors.New("report: no result file given"))
 	}
 	results, err := result.ReadResults(paths)
 	if err != nil {
@@ -116,7 +116,7 @@ func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := clihelp.Parse(fs, args); err != nil {
 			return nil, err
 		}
 		rest := fs.Args()

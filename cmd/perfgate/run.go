@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/devicepool"
+	"github.com/perfgate/perfgate/internal/clihelp"
 	"github.com/perfgate/perfgate/internal/stopsignal"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
@@ -106,8 +107,7 @@ func newRunFlags(stderr io.Writer) *runFlags {
 // budget file's steps must be the scenario's before anything is measured.
 func (f *runFlags) load() (*scenario.File, *budget.File, error) {
 	if f.fs.NArg() != 1 {
-		f.fs.Usage()
-		return nil, nil, fmt.Errorf("run: want one scenario file, got %d arguments", f.fs.NArg())
+		return nil, nil, clihelp.Wrong(f.fs, fmt.Errorf("run: want one scenario file, got %d arguments", f.fs.NArg()))
 	}
 	path := f.fs.Arg(0)
 	b, err := os.ReadFile(path)
@@ -141,7 +141,7 @@ func (f *runFlags) load() (*scenario.File, *budget.File, error) {
 // would break them or record from half a step.
 func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer) error {
 	f := newRunFlags(stderr)
-	if err := f.fs.Parse(args); err != nil {
+	if err := clihelp.Parse(f.fs, args); err != nil {
 		return err
 	}
 	sc, budgets, err := f.load()

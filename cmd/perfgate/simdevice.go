@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/devicepool"
+	"github.com/perfgate/perfgate/internal/clihelp"
 	"github.com/perfgate/perfgate/simdevice"
 	"github.com/perfgate/perfgate/simlab"
 )
@@ -98,12 +99,11 @@ func (f *simdeviceFlags) config() (simdevice.Config, error) {
 
 func runSimdevice(args []string, stdout, stderr io.Writer) error {
 	f := newSimdeviceFlags(stderr)
-	if err := f.fs.Parse(args); err != nil {
+	if err := clihelp.Parse(f.fs, args); err != nil {
 		return err
 	}
 	if f.fs.NArg() > 0 {
-		f.fs.Usage()
-		return fmt.Errorf("simdevice: unexpected arguments %q", f.fs.Args())
+		return clihelp.Wrong(f.fs, fmt.Errorf("simdevice: unexpected arguments %q", f.fs.Args()))
 	}
 	if *f.refreshHz < 0 {
 		return fmt.Errorf("simdevice: --refresh-hz %v: must be positive", *f.refreshHz)

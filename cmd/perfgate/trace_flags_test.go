@@ -67,7 +67,7 @@ func TestRecordTraceFlags(t *testing.T) {
 		{[]string{"-trace-max", "100h"}, "record: -trace: perftest: trace: MaxDuration 100h0m0s out of range 1s..24h"},
 		{[]string{"-trace-categories", "gfx,gfx"}, `record: -trace: perftest: trace: category "gfx" given twice`},
 		// A duration without its unit says so, not "parse error".
-		{[]string{"-duration", "10"}, `invalid value "10" for flag -duration: time: missing unit in duration "10": want a duration such as 10s or 1m30s`},
+		{[]string{"-duration", "10"}, `record: invalid value "10" for flag -duration: time: missing unit in duration "10": want a duration such as 10s or 1m30s`},
 	} {
 		args := append([]string{"-package", simdevice.PresetPackage, "-trace", "-adb", "127.0.0.1:1"}, tc.args...)
 		err := runRecord(args, &bytes.Buffer{}, &bytes.Buffer{})

@@ -125,14 +125,20 @@ func Battery(samples []result.Sample, st *result.Step) (out *result.BatteryStats
 				}
 				temps++
 			}
-			cur += br.CurrentMA
-			n++
+			// A read without current_now holds 0 (the Result omits
+			// it): the mean is of the reads that had it.
+			if br.CurrentMA != 0 {
+				cur += br.CurrentMA
+				n++
+			}
 		}
 	}
 	if temps == 0 {
 		tempWhy = "battery: " + dumpsys.BatteryUeventSource + " has no POWER_SUPPLY_TEMP"
 	}
-	out.MeanCurrentMA = cur / float64(n)
+	if n > 0 {
+		out.MeanCurrentMA = cur / float64(n)
+	}
 	return out, tempWhy
 }
 

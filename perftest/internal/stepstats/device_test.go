@@ -75,3 +75,22 @@ func TestMemoryReadsAtOneInstant(t *testing.T) {
 		t.Errorf("and one later: %d samples, max %d, growth %v; want 2, 125000, 120000 KiB/min", m.PSSSamples, m.PSSMaxKB, m.PSSGrowthKBPerMin)
 	}
 }
+
+// The mean current is of the reads that had current_now: a read without
+// it (a source that printed none) holds 0 and does not pull the mean
+// toward 0; without any, the step has none.
+func TestBatteryMeanCurrent(t *testing.T) {
+	samples := []result.Sample{
+		{HostNs: 0, Battery: &result.BatteryReading{LevelPct: 80, TemperatureC: 30, CurrentMA: -291}},
+		{HostNs: 5, Battery: &result.BatteryReading{LevelPct: 80, TemperatureC: 30}},
+		{HostNs: 10, Battery: &result.BatteryReading{LevelPct: 80, TemperatureC: 30, CurrentMA: -309}},
+	}
+	st := &result.Step{HostStartNs: 0, HostEndNs: 10}
+	if out, _ := Battery(samples, st); out == nil || out.MeanCurrentMA != -300 {
+		t.Errorf("mean current %+v, want -300 mA (the two reads that had it)", out)
+	}
+	samples[0].Battery.CurrentMA, samples[2].Battery.CurrentMA = 0, 0
+	if out, _ := Battery(samples, st); out == nil || out.MeanCurrentMA != 0 {
+		t.Errorf("no current read: %+v, want none", out)
+	}
+}
