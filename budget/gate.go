@@ -225,6 +225,9 @@ type Runs struct {
 	// Frames are, per run, how many frames a count of frames (jank, slow
 	// frames) was counted among; nil where unknown.
 	Frames []int
+	// Resolution is, per run, the smallest change its value can show
+	// (metrics.Metric.Resolution); nil or 0 where not known.
+	Resolution []float64
 }
 
 // CompareRuns compares the runs of one metric of one step: the base side's
@@ -243,8 +246,26 @@ type Runs struct {
 //   - otherwise no verdict (TooFew), a warning.
 //
 // In every case a regression is significant at Gate.Alpha, for the worse,
-// and past the threshold (and, for counts, by Gate.MinCount).
+// and past the threshold (and, for counts, by Gate.MinCount), and the
+// sides' centres differ by more than the coarsest resolution of any run
+// (Runs.Resolution): a short step's cpu share moves by one clock tick of
+// the app when a tick falls on the other side of an edge, which no run can
+// tell from a change.
 func CompareRuns(base, next Runs, def metrics.Def, g Gate) Change {
+	c := compareRuns(base, next, def, g)
+	res := 0.0
+	for _, r := range append(slices.Clone(base.Resolution), next.Resolution...) {
+		res = max(res, r)
+	}
+	if d := math.Abs(c.New.Center - c.Old.Center); c.Regression && d <= res*(1+1e-9) {
+		c.Regression = false
+		c.Warnings = append(c.Warnings, fmt.Sprintf("the change, %s, is within the resolution of a run's value, %s: not a regression",
+			metrics.FormatValue(d, def.Unit), metrics.FormatValue(res, def.Unit)))
+	}
+	return c
+}
+
+func compareRuns(base, next Runs, def metrics.Def, g Gate) Change {
 	g = g.WithDefaults()
 	n1, n2 := len(base.Values), len(next.Values)
 	if n1 >= 2 && n2 >= 2 {

@@ -108,3 +108,36 @@ func TestRegressionVerdict(t *testing.T) {
 		t.Errorf("verdict %+v %+v", v, v.Gate)
 	}
 }
+
+// A short step's cpu share moves by one clock tick of the app when a tick
+// falls on the other side of its edge: 3 or 4 ticks of 70 (4.29 % or
+// 5.71 %). Six base runs at 3 and six new ones mostly at 4 are a
+// significant rise of a third, and no regression: the runs cannot tell it
+// from where the ticks fell. Three ticks more is one.
+func TestCompareRunsWithinResolution(t *testing.T) {
+	cpu := metrics.CPU.Def()
+	tick := 100.0 / 70
+	at := func(ticks ...float64) budget.Runs {
+		r := budget.Runs{}
+		for _, n := range ticks {
+			r.Values = append(r.Values, n*tick)
+			r.Resolution = append(r.Resolution, tick)
+		}
+		return r
+	}
+	base := at(3, 3, 3, 3, 3, 3)
+	c := budget.CompareRuns(base, at(4, 4, 4, 4, 4, 3), cpu, budget.Gate{})
+	if !c.Significant || c.Regression || !slices.ContainsFunc(c.Warnings, func(w string) bool {
+		return strings.Contains(w, "within the resolution of a run's value, 1.43%")
+	}) {
+		t.Errorf("one tick: significant %v, regression %v, warnings %q", c.Significant, c.Regression, c.Warnings)
+	}
+	unknown := at(4, 4, 4, 4, 4, 3)
+	unknown.Resolution = nil
+	if c := budget.CompareRuns(runsOf(base.Values...), unknown, cpu, budget.Gate{}); !c.Regression {
+		t.Errorf("one tick, resolution unknown: %+v, want the regression the values show", c)
+	}
+	if c := budget.CompareRuns(base, at(7, 7, 7, 6, 7, 7), cpu, budget.Gate{}); !c.Regression {
+		t.Errorf("four ticks: %+v, want a regression", c)
+	}
+}

@@ -278,6 +278,10 @@ type Metric struct {
 	// Definition names the metric definition (DESIGN.md) or the device
 	// command the value follows, e.g. "deadline missed".
 	Definition string
+	// Resolution is the smallest change of Value the measurement can
+	// show, where it is coarse: for cpu, one clock tick of the app over
+	// the step's ticks of the whole device. 0 where not known.
+	Resolution float64
 }
 
 // FormatValue is the one way perfgate prints a metric's value: in failure,

@@ -135,6 +135,7 @@ func (s *Side) Add(k Key, m metrics.Metric, frameTimes []float64, frames int) {
 	r.Values = append(r.Values, m.Value)
 	r.FrameTimes = append(r.FrameTimes, frameTimes)
 	r.Frames = append(r.Frames, frames)
+	r.Resolution = append(r.Resolution, m.Resolution)
 }
 
 // SetDevice names the device runs of model ran on, for warnings.
@@ -181,6 +182,7 @@ func sideOf(results []*result.Result, acrossDevices, perRun bool) *Side {
 				runs := one.runs[k]
 				m := one.defs[k]
 				m.Value = frames.NearestRank(runs.Values, 50)
+				m.Resolution = slices.Max(runs.Resolution)
 				var ft []float64
 				frames := 0
 				for i := range runs.Values {

@@ -161,6 +161,9 @@ func (st *Step) catalogue() []entry {
 	}{{metrics.CPUIntervals, float64(c.Intervals)}, {metrics.CPU, c.Mean}, {metrics.CPUP90, c.P90}, {metrics.CPUMax, c.Max},
 		{metrics.CPUCore, c.MeanPerCore}, {metrics.CPUDevice, c.DeviceMean}} {
 		add(m.n, whyCPU, m.v, m.n.Def().Doc+", "+c.Source)
+		if m.n == metrics.CPU {
+			out[len(out)-1].Resolution = c.ResolutionPct
+		}
 	}
 
 	m := st.MemoryStats

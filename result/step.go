@@ -174,6 +174,10 @@ type CPUStats struct {
 	Threads []ThreadCPU `json:"threads,omitempty"`
 	// Intervals is how many tick intervals the figures span.
 	Intervals int `json:"intervals"`
+	// ResolutionPct is the step of Mean: one clock tick of the app over
+	// the step's Δtotal, 100/Δtotal. A short step's share moves by it
+	// when a tick falls on either side of an edge.
+	ResolutionPct float64 `json:"app_pct_resolution,omitempty"`
 }
 
 // ThreadCPU is one thread's share over a step, in the units of CPUStats.

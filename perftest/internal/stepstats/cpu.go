@@ -78,6 +78,7 @@ func CPU(r *result.Result, st *result.Step, procStat bool) result.CPUStats {
 	}
 	if sum.total > 0 {
 		out.Mean = sum.app / sum.total * 100
+		out.ResolutionPct = 100 / sum.total
 		out.DeviceMean = sum.busy / sum.total * 100
 	}
 	if sum.core > 0 {

@@ -39,6 +39,10 @@ func TestAppCPUOnTheDeviceClock(t *testing.T) {
 			if got.Intervals != 1 || math.Abs(got.Mean-tc.pct) > 1e-9 || got.Source != tc.source {
 				t.Errorf("cpu %+v, want %.0f %% from %q", got, tc.pct, tc.source)
 			}
+			// 60 of the app's ticks are tc.pct %: one is a 60th of it.
+			if want := tc.pct / 60; math.Abs(got.ResolutionPct-want) > 1e-9 {
+				t.Errorf("resolution %g %%, want one tick of the app, %g %%", got.ResolutionPct, want)
+			}
 		})
 	}
 }
