@@ -1,6 +1,7 @@
 package devtext
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -329,4 +330,12 @@ func (n *NormReader) unit(dec []byte, u uint16) []byte {
 func pack4(w uint64) uint32 {
 	w = (w | w>>8) & 0x0000FFFF0000FFFF
 	return uint32(w | w>>16)
+}
+
+// Unbuffered returns a reader of what br, reading r, holds and has not
+// returned, then of the rest of r: a decoder (NewNormReader) that reads it
+// reads r straight, not copied through br's buffer first.
+func Unbuffered(br *bufio.Reader, r io.Reader) io.Reader {
+	held, _ := br.Peek(br.Buffered())
+	return io.MultiReader(bytes.NewReader(held), r)
 }

@@ -117,7 +117,7 @@ func scanSurfaceFlinger(r io.Reader, times *Times) (*Latency, []int64, error) {
 	utf16 := len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF)
 	switch {
 	case utf16 || bytes.IndexByte(head, '\r') >= 0:
-		br = bufio.NewReaderSize(devtext.NewNormReader(br), devtext.ScanBuffer)
+		br = bufio.NewReaderSize(devtext.NewNormReader(devtext.Unbuffered(br, r)), devtext.ScanBuffer)
 		if utf16 {
 			size /= 2 // its text, decoded, is half as long
 		}
