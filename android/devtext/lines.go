@@ -276,16 +276,20 @@ func (n *NormReader) decode(raw []byte, last bool) []byte {
 		mask, shift = 0x80FF80FF80FF80FF, 8
 	}
 	for i := 0; i < units; i++ {
-		for n.high == 0 && i+8 <= units {
-			w0, w1 := binary.LittleEndian.Uint64(raw[2*i:]), binary.LittleEndian.Uint64(raw[2*i+8:])
-			if (w0|w1)&mask != 0 {
+		if n.high == 0 {
+			src, dst := raw[2*i:2*units], dec[j:]
+			for len(src) >= 16 && len(dst) >= 8 {
+				w0, w1 := binary.LittleEndian.Uint64(src), binary.LittleEndian.Uint64(src[8:])
+				if (w0|w1)&mask != 0 {
+					break
+				}
+				binary.LittleEndian.PutUint64(dst, uint64(pack4(w0>>shift))|uint64(pack4(w1>>shift))<<32)
+				src, dst = src[16:], dst[8:]
+			}
+			i, j = units-len(src)/2, len(dec)-len(dst)
+			if i == units {
 				break
 			}
-			binary.LittleEndian.PutUint64(dec[j:], uint64(pack4(w0>>shift))|uint64(pack4(w1>>shift))<<32)
-			i, j = i+8, j+8
-		}
-		if i == units {
-			break
 		}
 		n.dec = n.unit(dec[:j], n.order.Uint16(raw[2*i:]))
 		dec, j = n.dec[:cap(n.dec)], len(n.dec)

@@ -84,3 +84,25 @@ func TestUnbuffered(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNormReaderUTF16 is NormReader on the utf16-crlf shape of
+// capturegen.HourShapes (an hour of SurfaceFlinger rows, UTF-16LE, CRLF).
+func BenchmarkNormReaderUTF16(b *testing.B) {
+	for _, s := range capturegen.HourShapes() {
+		if !s.UTF16 {
+			continue
+		}
+		text := s.Bytes("surfaceflinger")
+		b.SetBytes(int64(len(text)))
+		buf := make([]byte, 1<<20)
+		b.ResetTimer()
+		for range b.N {
+			nr := NewNormReader(bytes.NewReader(text))
+			for {
+				if _, err := nr.Read(buf); err != nil {
+					break
+				}
+			}
+		}
+	}
+}
