@@ -1,6 +1,7 @@
 package devtext
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -260,42 +261,40 @@ func (n *NormReader) fill() {
 // waits in buf for the next read; at the end (last) it is dropped, and a
 // high surrogate still waiting is U+FFFD.
 func (n *NormReader) decode(raw []byte, last bool) []byte {
-	n.dec = n.dec[:0]
 	units := len(raw) / 2
-	// ASCII is read four code units at a time: a unit is ASCII when its
+	// Room for every unit at its widest (3 bytes) and a last U+FFFD, so
+	// ASCII is stored by index, not appended.
+	if need := 3*units + 3; cap(n.dec) < need {
+		n.dec = make([]byte, 0, need)
+	}
+	dec := n.dec[:cap(n.dec)]
+	j := 0
+	// ASCII is read eight code units at a time: a unit is ASCII when its
 	// high byte is 0 and its low byte below 0x80.
 	mask, shift := uint64(0xFF80FF80FF80FF80), 0
 	if n.order == binary.ByteOrder(binary.BigEndian) {
 		mask, shift = 0x80FF80FF80FF80FF, 8
 	}
 	for i := 0; i < units; i++ {
-		if n.high == 0 && i+4 <= units {
-			if w := binary.LittleEndian.Uint64(raw[2*i:]); w&mask == 0 {
-				w >>= shift
-				n.dec = append(n.dec, byte(w), byte(w>>16), byte(w>>32), byte(w>>48))
-				i += 3
-				continue
+		if n.high == 0 {
+			src, dst := raw[2*i:2*units], dec[j:]
+			for len(src) >= 16 && len(dst) >= 8 {
+				w0, w1 := binary.LittleEndian.Uint64(src), binary.LittleEndian.Uint64(src[8:])
+				if (w0|w1)&mask != 0 {
+					break
+				}
+				binary.LittleEndian.PutUint64(dst, uint64(pack4(w0>>shift))|uint64(pack4(w1>>shift))<<32)
+				src, dst = src[16:], dst[8:]
+			}
+			i, j = units-len(src)/2, len(dec)-len(dst)
+			if i == units {
+				break
 			}
 		}
-		u := n.order.Uint16(raw[2*i:])
-		if n.high != 0 {
-			h := n.high
-			n.high = 0
-			if utf16.IsSurrogate(rune(u)) && u >= 0xDC00 {
-				n.dec = utf8.AppendRune(n.dec, utf16.DecodeRune(rune(h), rune(u)))
-				continue
-			}
-			n.dec = utf8.AppendRune(n.dec, utf8.RuneError)
-		}
-		switch {
-		case u >= 0xD800 && u < 0xDC00:
-			n.high = u
-		case u >= 0xDC00 && u < 0xE000:
-			n.dec = utf8.AppendRune(n.dec, utf8.RuneError)
-		default:
-			n.dec = utf8.AppendRune(n.dec, rune(u))
-		}
+		n.dec = n.unit(dec[:j], n.order.Uint16(raw[2*i:]))
+		dec, j = n.dec[:cap(n.dec)], len(n.dec)
 	}
+	n.dec = dec[:j]
 	if len(raw)%2 == 1 && !last {
 		n.buf[0] = raw[len(raw)-1]
 		n.held = 1
@@ -305,4 +304,42 @@ func (n *NormReader) decode(raw []byte, last bool) []byte {
 		n.dec = utf8.AppendRune(n.dec, utf8.RuneError)
 	}
 	return n.dec
+}
+
+// unit appends the UTF-8 of code unit u to dec, as utf16.Decode reads
+// it after the units before: a high surrogate waits in n.high for its low
+// half, and an unpaired one is U+FFFD.
+func (n *NormReader) unit(dec []byte, u uint16) []byte {
+	if n.high != 0 {
+		h := n.high
+		n.high = 0
+		if u >= 0xDC00 && u < 0xE000 {
+			return utf8.AppendRune(dec, utf16.DecodeRune(rune(h), rune(u)))
+		}
+		dec = utf8.AppendRune(dec, utf8.RuneError)
+	}
+	switch {
+	case u >= 0xD800 && u < 0xDC00:
+		n.high = u
+	case u >= 0xDC00 && u < 0xE000:
+		dec = utf8.AppendRune(dec, utf8.RuneError)
+	default:
+		dec = utf8.AppendRune(dec, rune(u))
+	}
+	return dec
+}
+
+// pack4 is the low bytes of the four 16-bit units of w, in order: the
+// ASCII text of four code units whose high bytes are 0.
+func pack4(w uint64) uint32 {
+	w = (w | w>>8) & 0x0000FFFF0000FFFF
+	return uint32(w | w>>16)
+}
+
+// Unbuffered returns a reader of what br, reading r, holds and has not
+// returned, then of the rest of r: a decoder (NewNormReader) that reads it
+// reads r straight, not copied through br's buffer first.
+func Unbuffered(br *bufio.Reader, r io.Reader) io.Reader {
+	held, _ := br.Peek(br.Buffered())
+	return io.MultiReader(bytes.NewReader(held), r)
 }

@@ -1,6 +1,7 @@
 package devtext
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"github.com/perfgate/perfgate/internal/capturegen"
@@ -67,3 +68,41 @@ type cutReader struct {
 }
 
 func (c *cutReader) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), c.n)]) }
+
+// TestUnbuffered: what a bufio.Reader holds and the rest of its reader,
+// in order, after a peek and a discard, whole and cut in reads.
+func TestUnbuffered(t *testing.T) {
+	text := bytes.Repeat([]byte("0123456789abcdef\r\n"), 10_000)
+	for _, cut := range []int{1, 7, 4096, len(text)} {
+		r := &cutReader{r: bytes.NewReader(text), n: cut}
+		br := bufio.NewReaderSize(r, 64<<10)
+		br.Peek(min(1000, cut))
+		br.Discard(3)
+		got, err := io.ReadAll(Unbuffered(br, r))
+		if err != nil || !bytes.Equal(got, text[3:]) {
+			t.Fatalf("reads of %d: %d bytes, %v; want %d", cut, len(got), err, len(text)-3)
+		}
+	}
+}
+
+// BenchmarkNormReaderUTF16 is NormReader on the utf16-crlf shape of
+// capturegen.HourShapes (an hour of SurfaceFlinger rows, UTF-16LE, CRLF).
+func BenchmarkNormReaderUTF16(b *testing.B) {
+	for _, s := range capturegen.HourShapes() {
+		if !s.UTF16 {
+			continue
+		}
+		text := s.Bytes("surfaceflinger")
+		b.SetBytes(int64(len(text)))
+		buf := make([]byte, 1<<20)
+		b.ResetTimer()
+		for range b.N {
+			nr := NewNormReader(bytes.NewReader(text))
+			for {
+				if _, err := nr.Read(buf); err != nil {
+					break
+				}
+			}
+		}
+	}
+}

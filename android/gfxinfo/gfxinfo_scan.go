@@ -128,7 +128,7 @@ func scanGfxInfo(r io.Reader, rr gfxRowRuns) (*ScanResult, error) {
 	switch {
 	case len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF) || bytes.IndexByte(head, '\r') >= 0:
 		// Decoded as it is read, as Normalize turns it.
-		br = bufio.NewReaderSize(devtext.NewNormReader(br), devtext.ScanBuffer)
+		br = bufio.NewReaderSize(devtext.NewNormReader(devtext.Unbuffered(br, r)), devtext.ScanBuffer)
 	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
 		br.Discard(3)
 	}

@@ -3,10 +3,12 @@ package surfaceflinger
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -115,7 +117,7 @@ func scanSurfaceFlinger(r io.Reader, times *Times) (*Latency, []int64, error) {
 	utf16 := len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF)
 	switch {
 	case utf16 || bytes.IndexByte(head, '\r') >= 0:
-		br = bufio.NewReaderSize(devtext.NewNormReader(br), devtext.ScanBuffer)
+		br = bufio.NewReaderSize(devtext.NewNormReader(devtext.Unbuffered(br, r)), devtext.ScanBuffer)
 		if utf16 {
 			size /= 2 // its text, decoded, is half as long
 		}
@@ -125,6 +127,14 @@ func scanSurfaceFlinger(r io.Reader, times *Times) (*Latency, []int64, error) {
 	p := sfParser{out: &Latency{Rejected: gfxinfo.Rejects{}}, times: times}
 	var long []byte
 	for lineNo := 1; ; lineNo++ {
+		// The complete lines already read are taken in one pass; the
+		// line they end before is read below.
+		if n, err := p.batch(br, &lineNo); err != nil {
+			return nil, nil, err
+		} else if read += int64(n); size > 0 && p.frames() >= sfRowsToSize {
+			p.reserve(size/max(read/int64(lineNo), 1), times)
+			size = 0
+		}
 		ln, err := br.ReadSlice('\n')
 		for errors.Is(err, bufio.ErrBufferFull) {
 			if len(long)+len(ln) > devtext.MaxLine {
@@ -146,14 +156,7 @@ func scanSurfaceFlinger(r io.Reader, times *Times) (*Latency, []int64, error) {
 			return nil, nil, perr
 		}
 		if read += int64(len(ln)); size > 0 && p.frames() >= sfRowsToSize {
-			// make and copy, not slices.Grow (see sfRoom).
-			if rows := int(min(size/max(read/int64(lineNo), 1)*21/20, 1<<26)); rows > p.frames() {
-				if times != nil {
-					times.f = append(make([]uint32, 0, rows), times.f...)
-				} else {
-					p.present = append(make([]int64, 0, rows), p.present...)
-				}
-			}
+			p.reserve(size/max(read/int64(lineNo), 1), times)
 			size = 0
 		}
 		if err != nil {
@@ -165,6 +168,105 @@ func scanSurfaceFlinger(r io.Reader, times *Times) (*Latency, []int64, error) {
 		return nil, nil, err
 	}
 	return l, p.present, nil
+}
+
+// reserve makes room for rows frames and a twentieth more, at most 2^26,
+// by make and copy, not slices.Grow (see sfRoom).
+func (p *sfParser) reserve(rows int64, times *Times) {
+	n := int(min(rows*21/20, 1<<26))
+	if n <= p.frames() {
+		return
+	}
+	if times != nil {
+		times.f = append(make([]uint32, 0, n), times.f...)
+	} else {
+		p.present = append(make([]int64, 0, n), p.present...)
+	}
+}
+
+// batch reads the complete lines br holds, from line *lineNo on, as line
+// does, and leaves br at the first line it does not hold whole; it
+// returns how many bytes it read. Rows are read in one pass over the
+// buffer, with no copy; any other line goes to line.
+func (p *sfParser) batch(br *bufio.Reader, lineNo *int) (int, error) {
+	if !p.seenPeriod || p.rows {
+		return 0, nil
+	}
+	data, _ := br.Peek(br.Buffered())
+	i := 0
+	for i < len(data) {
+		if p.cut == nil {
+			if present, n := sfRowAt(data[i:]); n > 0 {
+				p.keep([3]int64{1: present}) // A and C decide nothing
+				i += n
+				*lineNo++
+				continue
+			}
+		}
+		nl := bytes.IndexByte(data[i:], '\n')
+		if nl < 0 {
+			break
+		}
+		if err := p.line(data[i:i+nl+1], *lineNo); err != nil {
+			return i, err
+		}
+		i += nl + 1
+		*lineNo++
+	}
+	br.Discard(i)
+	return i, nil
+}
+
+// sfRowAt reads the row line b starts with when it is three unsigned
+// integers of at most 19 digits (INT64_MAX at most) apart by spaces or
+// tabs, with spaces or tabs around, and "\n" after: its B and the line's
+// length with its end; else n is 0, and line decides. Only B's value is
+// read (A and C decide nothing for a frame, see RowReject), eight digits
+// at a time; A's and C's digits are only counted, eight at a time.
+func sfRowAt(b []byte) (present int64, n int) {
+	j := 0
+	for k := range 3 {
+		for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
+			j++
+		}
+		var d int
+		if k == 1 {
+			v, m := devtext.Digits(b[j:min(len(b), j+20)])
+			present, d = int64(v), m
+		} else {
+			d = sfDigitRun(b[j:])
+		}
+		if d == 0 || d > 19 || d == 19 && string(b[j:j+19]) > sfMaxInt64 {
+			return 0, 0
+		}
+		j += d
+	}
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
+		j++
+	}
+	if j == len(b) || b[j] != '\n' {
+		return 0, 0
+	}
+	return present, j + 1
+}
+
+// sfMaxInt64 is INT64_MAX's digits.
+const sfMaxInt64 = "9223372036854775807"
+
+// sfDigitRun is the number of ASCII digits b starts with, counted eight
+// at a time, and up to 20 only: any count over 19 is too many.
+func sfDigitRun(b []byte) int {
+	n := 0
+	for n+8 <= len(b) && n < 20 {
+		if m := devtext.NonDigits8(binary.LittleEndian.Uint64(b[n:])); m != 0 {
+			return n + bits.TrailingZeros64(m)/8
+		}
+		n += 8
+	}
+	for n < len(b) && n < 20 && b[n]-'0' <= 9 {
+		n++
+	}
+	return n
 }
 
 // sfParser reads --latency output a line at a time.
@@ -223,6 +325,12 @@ func (p *sfParser) line(ln []byte, lineNo int) error {
 		}
 		return bad("row is not three integers")
 	}
+	p.keep(row)
+	return nil
+}
+
+// keep takes a row of three integers: a frame unless RowReject rejects it.
+func (p *sfParser) keep(row [3]int64) {
 	f := LatencyFrame{DesiredPresent: row[0], ActualPresent: row[1], FrameReady: row[2]}
 	if p.rows {
 		p.out.Rows = append(p.out.Rows, f)
@@ -230,7 +338,7 @@ func (p *sfParser) line(ln []byte, lineNo int) error {
 	if r := RowReject(f, p.prevB, 0); r != "" {
 		p.out.Rejected.Add(r)
 		p.out.Dropped++
-		return nil
+		return
 	}
 	p.prevB = f.ActualPresent
 	switch {
@@ -242,7 +350,6 @@ func (p *sfParser) line(ln []byte, lineNo int) error {
 	default:
 		p.present = append(sfRoom(p.present), f.ActualPresent)
 	}
-	return nil
 }
 
 // sfRoom makes room for one more value in s, doubling it when full

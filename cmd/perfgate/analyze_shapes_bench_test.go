@@ -34,9 +34,9 @@ type shapeRun struct {
 // (python3) in the same loop, shape after shape, so machine load touches
 // both alike. It fails when the two disagree on a figure. Per source it
 // reports the slowest, median and fastest shape's time (s), the slowest
-// over the fastest, the least and the median speed-up over the reference
-// in wall time (x-ref) and in CPU time (x-ref-cpu), and the peak resident
-// memory; each shape's figures are logged. Run with -benchtime=1x: each
+// over the fastest in wall and in CPU time, the slowest shape's speed-up
+// over the reference, the least and the median speed-up in wall time
+// (x-ref) and in CPU time (x-ref-cpu), and the peak resident memory; each shape's figures are logged. Run with -benchtime=1x: each
 // loop reads every shape once with perfgate three times.
 func BenchmarkAnalyzeFramesShapes(b *testing.B) {
 	if _, err := exec.LookPath("python3"); err != nil {
@@ -149,27 +149,39 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// reportShapes reports the shapes' figures (BenchmarkAnalyzeFramesShapes).
+// reportShapes reports the shapes' figures (BenchmarkAnalyzeFramesShapes):
+// the slowest, median and fastest time; the slowest shape's speed-up over
+// the reference (slowest-x-ref) beside the least and the median; the
+// slowest over the fastest, in wall time and in CPU time (the CPU figures
+// hold on a machine busy with other work, where wall times wander).
 func reportShapes(b *testing.B, runs []*shapeRun) {
-	var times, ratios, cpuRatios []float64
+	var times, cpus, ratios, cpuRatios []float64
+	slowest, slowestX := "", 0.0
 	for _, r := range runs {
 		ours, ref := median(r.ours), median(r.ref)
 		ourCPU, refCPU := median(r.ourCPU), median(r.refCPU)
 		x, xc := ref.Seconds()/ours.Seconds(), refCPU.Seconds()/ourCPU.Seconds()
 		b.Logf("%-16s perfgate %6.3f s (cpu %6.3f s), reference %6.2f s (cpu %6.2f s): %5.1f× wall, %5.1f× cpu",
 			r.name, ours.Seconds(), ourCPU.Seconds(), ref.Seconds(), refCPU.Seconds(), x, xc)
+		if len(times) == 0 || ours.Seconds() > slices.Max(times) {
+			slowest, slowestX = r.name, x
+		}
 		times = append(times, ours.Seconds())
+		cpus = append(cpus, ourCPU.Seconds())
 		ratios = append(ratios, x)
 		cpuRatios = append(cpuRatios, xc)
 	}
-	slices.Sort(times)
-	slices.Sort(ratios)
-	slices.Sort(cpuRatios)
+	b.Logf("slowest shape %s: %.1f× the reference", slowest, slowestX)
+	for _, s := range [][]float64{times, cpus, ratios, cpuRatios} {
+		slices.Sort(s)
+	}
 	mid := len(times) / 2
 	b.ReportMetric(times[len(times)-1], "slowest-s")
 	b.ReportMetric(times[mid], "median-s")
 	b.ReportMetric(times[0], "fastest-s")
 	b.ReportMetric(times[len(times)-1]/times[0], "slowest/fastest")
+	b.ReportMetric(cpus[len(cpus)-1]/cpus[0], "slowest/fastest-cpu")
+	b.ReportMetric(slowestX, "slowest-x-ref")
 	b.ReportMetric(ratios[0], "min-x-ref")
 	b.ReportMetric(ratios[mid], "median-x-ref")
 	b.ReportMetric(cpuRatios[0], "min-x-ref-cpu")
