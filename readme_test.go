@@ -14,8 +14,10 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -84,10 +86,6 @@ var notRun = map[string]string{
 	"adb -s 127.0.0.1:15555":             "the simulated phone of the line before",
 	"record -serial 127.0.0.1:15555":     "the simulated phone of the line before",
 	`>> "$GITHUB_STEP_SUMMARY"`:          "a CI job's results folder",
-	"simdevice -count 8 -connect":        "a lab that serves until stopped (cmd/perfgate's TestSimdeviceLab serves one)",
-	"simdevice -lab lab.json":            "a lab that serves until stopped (cmd/perfgate's TestSimdeviceLab serves one)",
-	"export PERFGATE_ADB_SERVERS=…":      "a placeholder for the line the lab prints",
-	"run -pool -per-model scenario.json": "the lab of the lines before (cmd/perfgate's TestRunOnPool runs a scenario on one)",
 }
 
 // after are commands whose input a later command of the README makes
@@ -207,7 +205,11 @@ func deviceCmd(c string) bool {
 // phoneLane). Commands that talk to a phone talk to the simulated one, its
 // app renamed com.example as the README names it, through the stock adb
 // server on a private port named by ANDROID_ADB_SERVER_PORT as adb itself
-// reads it. Each must exit 0, or the status the README says.
+// reads it. A command with a trailing `&` runs as a job until the
+// README's `kill %n`, the commands after it waiting for the line it prints
+// once it serves (jobReady); a job still running at the end fails the
+// test. The README's simulated lab joins a stock adb server of the test's
+// own, on a private port. Each must exit 0, or the status the README says.
 func TestREADMECommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the README's commands, about two minutes; not with -short")
@@ -277,6 +279,13 @@ func TestREADMECommands(t *testing.T) {
 	var laneEnv []string
 	if len(lane) > 0 {
 		laneEnv = append(append([]string(nil), env...), simulatedPhone(t)...)
+	}
+	// The README's background jobs: a lab of phones that joins its own
+	// stock adb server, on a private port as the phone's lane's.
+	js := &jobs{t: t}
+	t.Cleanup(js.stopAll)
+	if strings.Contains(string(readme), "simdevice -count") {
+		env = append(env, fmt.Sprintf("ANDROID_ADB_SERVER_PORT=%d", adbtest.StartADB(t).Port))
 	}
 	ran := 0
 	var held []cmd
@@ -368,6 +377,21 @@ func TestREADMECommands(t *testing.T) {
 			check(b, buildRes, " (started first)")
 			continue
 		}
+		if m := jobCmd.FindStringSubmatch(c); m != nil {
+			waitBuild()
+			waitBackground(c)
+			js.start(dir, env, b, m[1])
+			continue
+		}
+		if m := killJob.FindStringSubmatch(c); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			j, r := js.kill(n)
+			if j == nil {
+				t.Fatalf("README.md:%d: %s: no job %%%s runs", b.line, c, m[1])
+			}
+			check(j.cmd, r, " (a job until "+strings.TrimSpace(strings.Split(c, "#")[0])+")")
+			continue
+		}
 		if exportVar.MatchString(c) {
 			var r done
 			env, r = exported(dir, env, c)
@@ -426,6 +450,7 @@ func TestREADMECommands(t *testing.T) {
 		queue, held = append(released, queue...), still
 	}
 	setUpDone()
+	js.stopAll()
 	for _, b := range bg {
 		if b.until != "" {
 			t.Errorf("README.md:%d: %s ran in the background until %q, which no later command has", b.line, b.c, b.until)
@@ -691,10 +716,19 @@ func simulatedPhone(t *testing.T) []string {
 
 // checkExampleFiles holds the README's inline copies of shipped files to
 // the files: the JSON block after "This one is `examples/feed.json`" is
-// that file.
+// that file, and so on.
 func checkExampleFiles(t *testing.T, readme string) {
 	t.Helper()
-	const intro = "This one is `examples/feed.json`"
+	for _, name := range []string{"feed.json", "lab.json"} {
+		checkExampleFile(t, readme, name)
+	}
+}
+
+// checkExampleFile holds the JSON block after "This one is
+// `examples/<name>`" to the file.
+func checkExampleFile(t *testing.T, readme, name string) {
+	t.Helper()
+	intro := "This one is `examples/" + name + "`"
 	i := strings.Index(readme, intro)
 	if i < 0 {
 		t.Fatalf("README.md no longer says %q", intro)
@@ -705,18 +739,138 @@ func checkExampleFiles(t *testing.T, readme string) {
 		t.Fatal("README.md: no JSON block after " + intro)
 	}
 	inREADME := readme[i+j+8 : i+j+8+k]
-	file, err := os.ReadFile(filepath.Join(root, "examples", "feed.json"))
+	file, err := os.ReadFile(filepath.Join(root, "examples", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var a, b any
 	if err := json.Unmarshal([]byte(inREADME), &a); err != nil {
-		t.Fatalf("README.md's examples/feed.json: %v", err)
+		t.Fatalf("README.md's examples/%s: %v", name, err)
 	}
 	if err := json.Unmarshal(file, &b); err != nil {
-		t.Fatalf("examples/feed.json: %v", err)
+		t.Fatalf("examples/%s: %v", name, err)
 	}
 	if !reflect.DeepEqual(a, b) {
-		t.Errorf("README.md shows examples/feed.json as\n%s\nthe file holds\n%s", inREADME, file)
+		t.Errorf("README.md shows examples/%s as\n%s\nthe file holds\n%s", name, inREADME, file)
+	}
+}
+
+// jobCmd finds a command the README runs in the background with a
+// trailing `&` (before its comment), as a reader's shell runs a job.
+var jobCmd = regexp.MustCompile(`^(.*[^&])&\s*(#.*)?$`)
+
+// killJob finds the README's command that stops a job by its number.
+var killJob = regexp.MustCompile(`^kill %(\d+)\s*(#.*)?$`)
+
+// jobReady is the line each of the README's jobs prints once it serves,
+// by a piece of its command: the commands after it wait for that line.
+var jobReady = map[string]string{
+	"perfgate simdevice": "stop with Ctrl-C",
+}
+
+// A job is a README command running in the background, in a process group
+// of its own as an interactive shell's job control puts it.
+type job struct {
+	cmd
+	n     int // its number, as %n names it
+	proc  *exec.Cmd
+	out   *syncOut
+	start time.Time
+	ended chan done // how it ended, once it has
+}
+
+// syncOut is a job's output, which it writes while the test reads it.
+type syncOut struct {
+	mu    sync.Mutex
+	b     bytes.Buffer
+	ready string        // the line that says the job serves
+	seen  chan struct{} // closed once that line is written
+	once  sync.Once
+}
+
+func (o *syncOut) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.b.Write(p)
+	if strings.Contains(o.b.String(), o.ready+"\n") {
+		o.once.Do(func() { close(o.seen) })
+	}
+	return len(p), nil
+}
+
+func (o *syncOut) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
+}
+
+// jobs are the README's background jobs that still run.
+type jobs struct {
+	t       *testing.T
+	running []*job
+}
+
+// start runs g, a command with a trailing `&`, as a job, and waits for the
+// line jobReady names (or for the job to end, which fails the test).
+func (js *jobs) start(dir string, env []string, g cmd, line string) {
+	t := js.t
+	ready := ""
+	for k, v := range jobReady {
+		if strings.Contains(line, k) {
+			ready = v
+		}
+	}
+	if ready == "" {
+		t.Fatalf("README.md:%d: %s: a job that jobReady does not say how to wait for", g.line, g.c)
+	}
+	n := 1
+	for _, j := range js.running {
+		n = max(n, j.n+1)
+	}
+	j := &job{cmd: g, n: n, out: &syncOut{ready: ready, seen: make(chan struct{})}, start: time.Now(), ended: make(chan done, 1)}
+	j.proc = exec.Command("bash", "-o", "pipefail", "-c", line)
+	j.proc.Dir, j.proc.Env = dir, env
+	j.proc.Stdout, j.proc.Stderr = j.out, j.out
+	j.proc.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := j.proc.Start(); err != nil {
+		t.Fatalf("README.md:%d: %s: %v", g.line, g.c, err)
+	}
+	go func() {
+		err := j.proc.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code, err = ee.ExitCode(), nil
+		}
+		j.ended <- done{j.out.String(), code, time.Since(j.start), err}
+	}()
+	js.running = append(js.running, j)
+	select {
+	case <-j.out.seen:
+		t.Logf("README.md:%d: %s: serving after %v", g.line, firstLine(g.c), time.Since(j.start).Round(time.Millisecond))
+	case r := <-j.ended:
+		j.ended <- r
+		t.Fatalf("README.md:%d: %s: ended (exit %d) before it printed %q:\n%s", g.line, g.c, r.code, ready, r.out)
+	}
+}
+
+// kill stops job n as `kill %n` does (SIGTERM to its process group) and
+// returns the job and how it ended; nil when there is no job n.
+func (js *jobs) kill(n int) (*job, done) {
+	for i, j := range js.running {
+		if j.n == n {
+			js.running = slices.Delete(js.running, i, i+1)
+			_ = syscall.Kill(-j.proc.Process.Pid, syscall.SIGTERM)
+			return j, <-j.ended
+		}
+	}
+	return nil, done{}
+}
+
+// stopAll kills the jobs the README left running, each an error.
+func (js *jobs) stopAll() {
+	for len(js.running) > 0 {
+		j := js.running[0]
+		js.t.Errorf("README.md:%d: %s still ran after the README's last command: a reader's lab keeps serving", j.line, j.c)
+		js.kill(j.n)
 	}
 }

@@ -28,7 +28,12 @@ interrupted. Join it with the printed "adb connect" line.
 With -count or -lab it serves a lab of phones of several models, API
 levels and speeds instead: some from a pure-Go adb server of its own,
 the others for the stock adb server to join with "adb connect" (-connect
-runs it). It prints the PERFGATE_ADB_SERVERS line a device pool reads.
+runs it). It prints the PERFGATE_ADB_SERVERS line a device pool reads;
+-servers-file writes its value to a file once the phones serve, for a
+lab started in the background:
+
+	perfgate simdevice -count 4 -connect -servers-file lab.servers &
+	export PERFGATE_ADB_SERVERS=$(cat lab.servers)
 
 -run-noise and -frame-noise make the phone vary as a real one does, so a
 regression gate can be tried on noise: -run-noise P draws one factor for
@@ -51,7 +56,7 @@ var interruptContext = func() (context.Context, context.CancelFunc) {
 type simdeviceFlags struct {
 	fs                                     *flag.FlagSet
 	listen, workload, truth, serial        *string
-	replay, replayPkg, labFile             *string
+	replay, replayPkg, labFile, serversTo  *string
 	api, count                             *int
 	refreshHz, speed, frameNoise, runNoise *float64
 	connect                                *bool
@@ -73,6 +78,7 @@ func newSimdeviceFlags(stderr io.Writer) *simdeviceFlags {
 		speed:      fs.Float64("replay-speed", 1, "with --replay: device time per host time (0.1 to 100)"),
 		count:      fs.Int("count", 0, "serve a lab of `n` phones of four models, every other one for the stock adb server"),
 		labFile:    fs.String("lab", "", "serve the phones a lab `file` lists (see README, \"The simulated lab\")"),
+		serversTo:  fs.String("servers-file", "", "with -count or -lab: once the phones serve, write the lab's adb servers (the PERFGATE_ADB_SERVERS value) to `file`"),
 		connect:    fs.Bool("connect", false, "with -count or -lab: join the lab's \"adb\" phones to your adb server (runs adb connect)"),
 		noiseSeed:  fs.Int64("noise-seed", 0, "with -frame-noise or -run-noise: the `seed` every noise draw derives from"),
 		frameNoise: fs.Float64("frame-noise", 0, "standard deviation in `percent` of the noise on each frame's work, CPU tick and launch (0 to 50)"),
@@ -111,10 +117,13 @@ func runSimdevice(args []string, stdout, stderr io.Writer) error {
 	if *f.count != 0 || *f.labFile != "" {
 		set := map[string]bool{}
 		f.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		return runLab(*f.count, *f.labFile, *f.connect, set, stdout)
+		return runLab(*f.count, *f.labFile, *f.serversTo, *f.connect, set, stdout)
 	}
 	if *f.connect {
 		return errors.New("simdevice: --connect goes with --count or --lab")
+	}
+	if *f.serversTo != "" {
+		return errors.New("simdevice: --servers-file goes with --count or --lab")
 	}
 	cfg, err := f.config()
 	if err != nil {
@@ -181,10 +190,10 @@ func (f *simdeviceFlags) serve(dev *simdevice.Device, truthFile *os.File, stdout
 
 // labFlags are the simdevice flags a lab goes with; the others describe one
 // phone.
-var labFlags = []string{"count", "lab", "connect"}
+var labFlags = []string{"count", "lab", "connect", "servers-file"}
 
 // runLab serves a lab of simulated phones until interrupted.
-func runLab(count int, file string, connect bool, set map[string]bool, stdout io.Writer) error {
+func runLab(count int, file, serversTo string, connect bool, set map[string]bool, stdout io.Writer) error {
 	for name := range set {
 		if !slices.Contains(labFlags, name) {
 			return fmt.Errorf("simdevice: --%s describes one phone; a lab file says it per phone", name)
@@ -216,7 +225,15 @@ func runLab(count int, file string, connect bool, set map[string]bool, stdout io
 			fmt.Fprintf(stdout, "\tadb connect %s\n", a)
 		}
 	}
-	fmt.Fprintf(stdout, "point a device pool at it with:\n\texport %s=%s\n", devicepool.EnvServers, strings.Join(r.Servers(), ","))
+	servers := strings.Join(r.Servers(), ",")
+	fmt.Fprintf(stdout, "point a device pool at it with:\n\texport %s=%s\n", devicepool.EnvServers, servers)
+	if serversTo != "" {
+		if err := writeServers(serversTo, servers); err != nil {
+			return err
+		}
+		defer os.Remove(serversTo)
+		fmt.Fprintf(stdout, "wrote the servers to %s\n", serversTo)
+	}
 	fmt.Fprintln(stdout, "stop with Ctrl-C")
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "perfgate simdevice: stopping")
@@ -225,6 +242,20 @@ func runLab(count int, file string, connect bool, set map[string]bool, stdout io
 	}
 	if err := r.Close(); err != nil {
 		return fmt.Errorf("simdevice: %w", err)
+	}
+	return nil
+}
+
+// writeServers writes the lab's servers to file, whole or not at all: a
+// reader of the file that finds it finds the complete list.
+func writeServers(file, servers string) error {
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, []byte(servers+"\n"), 0o644); err != nil {
+		return fmt.Errorf("simdevice: --servers-file %s: %w", file, err)
+	}
+	if err := os.Rename(tmp, file); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("simdevice: --servers-file %s: %w", file, err)
 	}
 	return nil
 }
