@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -224,10 +225,12 @@ func (n *NormReader) fill() {
 			raw = raw[3:]
 		}
 	}
-	text := raw
 	if n.order != nil {
-		text = n.decode(raw, err != nil)
+		// Decoded with its line ends turned, in the same pass.
+		n.out = n.decode(raw, err != nil)
+		return
 	}
+	text := raw
 	if !n.cr && bytes.IndexByte(text, '\r') < 0 {
 		n.out = text // nothing to turn: returned as read or decoded
 		return
@@ -257,9 +260,11 @@ func (n *NormReader) fill() {
 }
 
 // decode turns the UTF-16 code units of raw into UTF-8, as utf16.Decode
-// and Normalize do: an unpaired surrogate is U+FFFD. An odd last byte
-// waits in buf for the next read; at the end (last) it is dropped, and a
-// high surrogate still waiting is U+FFFD.
+// and Normalize do: an unpaired surrogate is U+FFFD. It turns the line
+// ends in the same pass, as fill does for UTF-8 text: a "\r" is "\n", and
+// the "\r"s and one "\n" right after it are dropped, even in the next read
+// (n.cr). An odd last byte waits in buf for the next read; at the end
+// (last) it is dropped, and a high surrogate still waiting is U+FFFD.
 func (n *NormReader) decode(raw []byte, last bool) []byte {
 	units := len(raw) / 2
 	// Room for every unit at its widest (3 bytes) and a last U+FFFD, so
@@ -271,19 +276,31 @@ func (n *NormReader) decode(raw []byte, last bool) []byte {
 	j := 0
 	// ASCII is read eight code units at a time: a unit is ASCII when its
 	// high byte is 0 and its low byte below 0x80.
-	mask, shift := uint64(0xFF80FF80FF80FF80), 0
+	mask, shift, lf := uint64(0xFF80FF80FF80FF80), 0, [2]byte{'\n', 0}
 	if n.order == binary.ByteOrder(binary.BigEndian) {
-		mask, shift = 0x80FF80FF80FF80FF, 8
+		mask, shift, lf = 0x80FF80FF80FF80FF, 8, [2]byte{0, '\n'}
 	}
 	for i := 0; i < units; i++ {
-		if n.high == 0 {
+		if n.high == 0 && !n.cr {
 			src, dst := raw[2*i:2*units], dec[j:]
 			for len(src) >= 16 && len(dst) >= 8 {
 				w0, w1 := binary.LittleEndian.Uint64(src), binary.LittleEndian.Uint64(src[8:])
 				if (w0|w1)&mask != 0 {
 					break
 				}
-				binary.LittleEndian.PutUint64(dst, uint64(pack4(w0>>shift))|uint64(pack4(w1>>shift))<<32)
+				w := uint64(pack4(w0>>shift)) | uint64(pack4(w1>>shift))<<32
+				binary.LittleEndian.PutUint64(dst, w)
+				if c := crBytes(w); c != 0 {
+					// Kept up to the "\r": of "\r\n" the "\n" is read
+					// on, any other "\r" is unit's to turn.
+					k := bits.TrailingZeros64(c) / 8
+					if 2*k+4 > len(src) || src[2*k+2] != lf[0] || src[2*k+3] != lf[1] {
+						src, dst = src[2*k:], dst[k:]
+						break
+					}
+					src, dst = src[2*k+2:], dst[k:]
+					continue
+				}
 				src, dst = src[16:], dst[8:]
 			}
 			i, j = units-len(src)/2, len(dec)-len(dst)
@@ -310,6 +327,16 @@ func (n *NormReader) decode(raw []byte, last bool) []byte {
 // it after the units before: a high surrogate waits in n.high for its low
 // half, and an unpaired one is U+FFFD.
 func (n *NormReader) unit(dec []byte, u uint16) []byte {
+	if n.cr {
+		switch u {
+		case '\r':
+			return dec
+		case '\n':
+			n.cr = false
+			return dec
+		}
+		n.cr = false
+	}
 	if n.high != 0 {
 		h := n.high
 		n.high = 0
@@ -319,6 +346,9 @@ func (n *NormReader) unit(dec []byte, u uint16) []byte {
 		dec = utf8.AppendRune(dec, utf8.RuneError)
 	}
 	switch {
+	case u == '\r':
+		n.cr = true
+		dec = append(dec, '\n')
 	case u >= 0xD800 && u < 0xDC00:
 		n.high = u
 	case u >= 0xDC00 && u < 0xE000:
@@ -327,6 +357,15 @@ func (n *NormReader) unit(dec []byte, u uint16) []byte {
 		dec = utf8.AppendRune(dec, rune(u))
 	}
 	return dec
+}
+
+// crBytes has the high bit set of each byte of w that is "\r", and
+// maybe of bytes after the first such (a borrow), never before it: its
+// lowest set bit is the first "\r" of w's bytes in little-endian order.
+func crBytes(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	x := w ^ ones*'\r'
+	return (x - ones) &^ x & highs
 }
 
 // pack4 is the low bytes of the four 16-bit units of w, in order: the

@@ -7,6 +7,7 @@ import (
 	"github.com/perfgate/perfgate/internal/capturegen"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -101,6 +102,34 @@ func BenchmarkNormReaderUTF16(b *testing.B) {
 			for {
 				if _, err := nr.Read(buf); err != nil {
 					break
+				}
+			}
+		}
+	}
+}
+
+// TestNormReaderUTF16LineEndsAtCuts: UTF-16 text turned in one pass keeps
+// its line ends exactly as Normalize turns them wherever a read ends: a
+// "\r" and its "\n", or the "\r"s after a turned "\r", in two reads, a "\r"
+// at every place among the eight code units decoded at once, and a "\r"
+// next to a surrogate pair or an unpaired one.
+func TestNormReaderUTF16LineEndsAtCuts(t *testing.T) {
+	ends := []string{"\r\n", "\r", "\r\r\n", "\r\r", "\n\r", "\r\n\r\n", "\r😀", "😀\r\n"}
+	for _, order := range []binary.AppendByteOrder{binary.LittleEndian, binary.BigEndian} {
+		for i := range 2 * len(ends) {
+			end, unpaired := ends[i%len(ends)], i >= len(ends)
+			for at := range 20 {
+				text := strings.Repeat("a", at) + end + strings.Repeat("b", 19-at) + end + "tail"
+				b := capturegen.UTF16(text, order)
+				if unpaired { // a high surrogate with no low half before the end
+					b = slices.Concat(b[:2+2*at], order.AppendUint16(nil, 0xD800), b[2+2*at:])
+				}
+				want := Normalize(slices.Clone(b))
+				for cut := 1; cut < len(b); cut++ {
+					got, err := io.ReadAll(NewNormReader(io.MultiReader(bytes.NewReader(b[:cut]), bytes.NewReader(b[cut:]))))
+					if err != nil || !bytes.Equal(got, want) {
+						t.Fatalf("%v %q cut at %d: %q, %v; Normalize %q", order, text, cut, got, err, want)
+					}
 				}
 			}
 		}
