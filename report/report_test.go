@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"html"
 	"io"
 	"math"
 	"os"
@@ -26,6 +27,7 @@ import (
 	framespkg "github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/report/internal/sessview"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -438,12 +440,33 @@ func TestWriteDir(t *testing.T) {
 			_, err := os.Stat(filepath.Join(dir, base+ext))
 			assert.NilError(t, err)
 		}
-		assert.Assert(t, strings.Contains(string(index), `<a href="`+base+`.html">TestFeed/case_`+strconv.Itoa(i)+`</a>`), "index lacks %s", base)
+		assert.Assert(t, strings.Contains(string(index), `<a href="`+base+`.html">TestFeed/case_`+strconv.Itoa(i)+` · `+sessview.Device(r)+`</a>`), "index lacks %s", base)
 	}
 	assert.Equal(t, strings.Count(string(index), `<span class="fail">failed</span>`), n, "jank 3 > 2 fails every session")
 	md, err := os.ReadFile(filepath.Join(dir, "TestFeed_case_0@report.md"))
 	assert.NilError(t, err)
 	assert.Assert(t, strings.Contains(string(md), "[HTML report](TestFeed_case_0@report.html)"))
+}
+
+// Six runs of one test on one phone (go test -count=6) are six rows of
+// the index, each named by device and run as the session pages name
+// them, not six rows reading TestScrollJankBudget.
+func TestWriteDirNamesRuns(t *testing.T) {
+	r := loadRecorded(t)
+	dir := t.TempDir()
+	start := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	for i := range 6 {
+		c := *r
+		c.Start = start.Add(time.Duration(5-i) * time.Minute) // written newest first
+		assert.NilError(t, report.WriteDir(dir, &c, report.Options{}))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	assert.NilError(t, err)
+	index := html.UnescapeString(string(b))
+	for k := range 6 {
+		want := fmt.Sprintf(">%s · %s · run %d of 6, %s</a>", r.Name, sessview.Device(r), k+1, start.Add(time.Duration(k)*time.Minute).Format("2006-01-02 15:04:05"))
+		assert.Equal(t, strings.Count(index, want), 1, "index names run %d %q once:\n%s", k+1, want, index)
+	}
 }
 
 func TestReportFromEnv(t *testing.T) {
