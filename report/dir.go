@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
+	"github.com/perfgate/perfgate/internal/envpath"
 	"github.com/perfgate/perfgate/internal/filename"
 	"github.com/perfgate/perfgate/report/internal/sessview"
 	"github.com/perfgate/perfgate/result"
@@ -86,10 +87,11 @@ func sameDir(a, b string) bool {
 	return err == nil && os.SameFile(fa, fb)
 }
 
-// ReportFromEnv writes r's reports into $PERFGATE_REPORT when it is set,
-// and does nothing otherwise; a session calls it after writing its Result.
+// ReportFromEnv writes r's reports into $PERFGATE_REPORT (a relative one
+// from the module root, as PERFGATE_RESULTS) when it is set, and does
+// nothing otherwise; a session calls it after writing its Result.
 func ReportFromEnv(r *result.Result, opts Options) error {
-	dir := os.Getenv(EnvReportDir)
+	dir := envpath.Dir(EnvReportDir)
 	if dir == "" {
 		return nil
 	}

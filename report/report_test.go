@@ -25,6 +25,7 @@ import (
 	pgassert "github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/budget"
 	framespkg "github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/internal/testenv"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/report/internal/sessview"
@@ -467,6 +468,20 @@ func TestWriteDirNamesRuns(t *testing.T) {
 		want := fmt.Sprintf(">%s · %s · run %d of 6, %s</a>", r.Name, sessview.Device(r), k+1, start.Add(time.Duration(k)*time.Minute).Format("2006-01-02 15:04:05"))
 		assert.Equal(t, strings.Count(index, want), 1, "index names run %d %q once:\n%s", k+1, want, index)
 	}
+}
+
+// PERFGATE_REPORT=try/rep names one folder at the module root, as
+// PERFGATE_HISTORY names one file there: a session in example_test/
+// writes its reports to ./try/rep, not ./example_test/try/rep.
+func TestReportFromEnvModuleRoot(t *testing.T) {
+	r := loadRecorded(t)
+	mod := testenv.InModulePackage(t)
+	t.Setenv(report.EnvReportDir, "try/rep")
+	assert.NilError(t, report.ReportFromEnv(r, report.Options{}))
+	_, err := os.Stat(filepath.Join(mod, "try", "rep", "index.html"))
+	assert.NilError(t, err, "no index at the module root")
+	_, err = os.Stat(filepath.Join(mod, "example_test", "try"))
+	assert.Assert(t, os.IsNotExist(err), "reports written below the package folder: %v", err)
 }
 
 func TestReportFromEnv(t *testing.T) {
