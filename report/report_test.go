@@ -202,14 +202,14 @@ func TestHTMLStructure(t *testing.T) {
 	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{Budgets: budgets}))
 	page := b.String()
 	cs := charts(t, page)
-	assert.Equal(t, len(cs), 5*len(r.Steps))
+	assert.Equal(t, len(cs), 6*len(r.Steps))
 	for i, st := range r.Steps {
-		step := cs[5*i : 5*i+5]
+		step := cs[6*i : 6*i+6]
 		var ids []string
 		for _, c := range step {
 			ids = append(ids, c.Chart)
 		}
-		assert.DeepEqual(t, ids, []string{"frametime", "fps", "cpu", "memory", "traffic"})
+		assert.DeepEqual(t, ids, []string{"frametime", "fps", "cpu", "memory", "traffic", "battery"})
 		for _, c := range step {
 			drawn := 0
 			for _, p := range c.Paths {
@@ -318,7 +318,7 @@ func TestHTMLEmptyStep(t *testing.T) {
 		Steps: []*result.Step{{Name: "idle", HostEndNs: 1e9, DeviceEndNs: 1e9}}}
 	var b bytes.Buffer
 	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{}))
-	assert.Equal(t, strings.Count(b.String(), `class="nodata"`), 5)
+	assert.Equal(t, strings.Count(b.String(), `class="nodata"`), 6)
 	var md bytes.Buffer
 	assert.NilError(t, report.WriteMarkdown(&md, []*result.Result{r}, report.Options{}))
 	assert.Assert(t, strings.Contains(md.String(), "| crashes | 0 |"))
@@ -552,7 +552,7 @@ func TestHTMLHugeStep(t *testing.T) {
 		{Source: "surfaceflinger", Window: "w", LatencyFrame: surfaceflinger.LatencyFrame{ActualPresent: math.MaxInt64 - 1}}}}
 	var b bytes.Buffer
 	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{Budgets: []budget.Limit{{Metric: "fps", Value: math.MaxFloat64}}}))
-	assert.Equal(t, len(charts(t, b.String())), 5)
+	assert.Equal(t, len(charts(t, b.String())), 6)
 	assert.Assert(t, b.Len() < 200_000, "page of %d bytes", b.Len())
 }
 
