@@ -507,7 +507,18 @@ func deltaPct(old, new float64) float64 {
 	return (new - old) / math.Abs(old) * 100
 }
 
+// Delta is the change as the gate's lines write it: in percent, "+36.8%";
+// from a centre of zero, where a percentage has no meaning, in the unit,
+// "+5 frames", as history's digest says it. Never ±∞ % or NaN %.
+func (c Change) Delta(unit string) string {
+	if math.IsInf(c.DeltaPct, 0) || math.IsNaN(c.DeltaPct) {
+		return metrics.SignedChange(c.New.Center-c.Old.Center, unit)
+	}
+	return FormatDelta(c.DeltaPct)
+}
+
 // FormatDelta writes a change in percent as the gate's lines do: "+36.8%".
+// A change that may come from zero is written by Change.Delta.
 func FormatDelta(d float64) string {
 	switch {
 	case math.IsInf(d, 1):
@@ -523,7 +534,7 @@ func FormatDelta(d float64) string {
 // (+36.8%, p=0.002, n=10+10)".
 func RegressionLine(step string, metric metrics.Name, unit string, c Change) string {
 	return fmt.Sprintf("perf regression: %s: %s %s → %s (%s, %s, %s)", step, metric,
-		metrics.FormatValue(c.Old.Center, unit), metrics.FormatValue(c.New.Center, unit), FormatDelta(c.DeltaPct), formatP(c.P), c.Basis())
+		metrics.FormatValue(c.Old.Center, unit), metrics.FormatValue(c.New.Center, unit), c.Delta(unit), formatP(c.P), c.Basis())
 }
 
 // formatP writes a p-value as "p=0.002", or "p<0.001" below that.

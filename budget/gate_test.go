@@ -1,6 +1,7 @@
 package budget_test
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -99,13 +100,26 @@ func TestCompareRunsMethods(t *testing.T) {
 }
 
 // A regression verdict keeps what it rests on, and JSON can hold it: a
-// change from zero has no percentage rather than an infinite one.
+// change from zero has no percentage rather than an infinite one, and its
+// line says the change in the metric's unit, as history's digest does.
 func TestRegressionVerdict(t *testing.T) {
 	c := budget.CompareRuns(runsOf(0, 0, 0, 0, 0, 0), runsOf(5), metrics.Jank.Def(), budget.Gate{})
 	v := budget.RegressionVerdict("scroll", metrics.Jank.Def(), "frames", c, "history main", budget.Gate{})
 	if !v.Fails() || v.Gate == nil || v.Gate.DeltaPct != nil || v.Gate.Method != budget.Prediction || v.Gate.BaseRuns != 6 ||
-		v.Line != "perf regression: scroll: jank 0 → 5 (+∞%, p=0.006, 6 base runs (spread ±0.0%) + 1 new run)" {
+		v.Line != "perf regression: scroll: jank 0 → 5 (+5 frames, p=0.006, 6 base runs (spread ±0.0%) + 1 new run)" {
 		t.Errorf("verdict %+v %+v", v, v.Gate)
+	}
+	b, err := json.Marshal(v)
+	if err != nil || strings.Contains(string(b), "Inf") || strings.Contains(string(b), "delta_pct") {
+		t.Errorf("verdict as JSON: %s, %v", b, err)
+	}
+	for _, s := range []string{c.Delta("frames"), budget.RegressionLine("scroll", metrics.Jank, "frames", c)} {
+		if strings.ContainsAny(s, "∞") || strings.Contains(s, "NaN") || !strings.Contains(s, "+5 frames") {
+			t.Errorf("change from zero written %q", s)
+		}
+	}
+	if d := budget.CompareValues([]float64{4, 4, 4}, []float64{0, 0, 0}, metrics.Lower, budget.Gate{}).Delta("frames"); d != "-100.0%" {
+		t.Errorf("change to zero written %q, want -100.0%%", d)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/envpath"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/internal/filename"
 	resultpkg "github.com/perfgate/perfgate/result"
@@ -82,7 +83,7 @@ func git(dir string, args ...string) string {
 // wrote (ReportPage). A PERFGATE_REPORT_URL that is not an http(s) URL is
 // an error: a trend page would make it a link.
 func ReportURL(r *resultpkg.Result) (string, error) {
-	dir := os.Getenv(resultpkg.EnvReport)
+	dir := envpath.Dir(resultpkg.EnvReport) // where report.ReportFromEnv wrote it
 	if dir == "" || r.Name == "" {
 		return "", nil
 	}
@@ -93,12 +94,8 @@ func ReportURL(r *resultpkg.Result) (string, error) {
 		}
 		return strings.TrimSuffix(base, "/") + "/" + file, nil
 	}
-	abs, err := os.Getwd()
-	if err != nil {
-		return "", nil
-	}
-	if !strings.HasPrefix(dir, "/") {
-		dir = abs + "/" + dir
+	if !filepath.IsAbs(dir) {
+		return "", nil // no working directory to take it from
 	}
 	return "file://" + strings.TrimSuffix(dir, "/") + "/" + file, nil
 }

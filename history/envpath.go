@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/envpath"
 	resultpkg "github.com/perfgate/perfgate/result"
 )
 
@@ -15,7 +16,8 @@ import (
 // package's tests in the package's folder, so PERFGATE_HISTORY=h.db would
 // otherwise be a file per package, and not the h.db perfgate history
 // reads at the module root. Every session's Reporter and every perfgate
-// command reads the variable so; a -history flag is a path as given.
+// command reads the variable so, as they read PERFGATE_RESULTS and
+// PERFGATE_REPORT; a -history flag is a path as given.
 func EnvDSN() string {
 	dsn := strings.TrimSpace(os.Getenv(resultpkg.EnvHistory))
 	wd, err := os.Getwd()
@@ -40,20 +42,9 @@ func moduleRelative(dsn, wd string) string {
 	if filepath.IsAbs(path) || path == "" {
 		return dsn
 	}
-	return prefix + filepath.Join(ModuleRoot(wd), path)
+	return prefix + envpath.FromModule(path, wd)
 }
 
 // ModuleRoot is the nearest folder at or above dir that holds a go.mod,
 // else dir.
-func ModuleRoot(dir string) string {
-	for d := dir; ; {
-		if st, err := os.Stat(filepath.Join(d, "go.mod")); err == nil && !st.IsDir() {
-			return d
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return dir
-		}
-		d = up
-	}
-}
+func ModuleRoot(dir string) string { return envpath.ModuleRoot(dir) }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/perfgate/perfgate/internal/testenv"
 	resultpkg "github.com/perfgate/perfgate/result"
 )
 
@@ -14,15 +15,8 @@ import (
 // history reads from anywhere in the module; a -history flag, an absolute
 // path and a PostgreSQL DSN are taken as given.
 func TestEnvHistoryFromModuleRoot(t *testing.T) {
-	mod := t.TempDir()
+	mod := testenv.InModulePackage(t) // where go test runs the package's tests
 	pkg := filepath.Join(mod, "example_test")
-	if err := os.MkdirAll(pkg, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/app\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(pkg) // where go test runs the package's tests
 	t.Setenv(resultpkg.EnvHistory, "perf-history.db")
 	t.Setenv(EnvCommit, "c1")
 	if err := AddFromEnv(context.Background(), result("TestFeed", "Pixel 7", t0, scrollStep("scroll", 18, 5))); err != nil {

@@ -138,7 +138,7 @@ func TestGateOnRunsAgainstHistory(t *testing.T) {
 			}
 			c := compare(janky(t), 1)
 			lines := c.Regressions()
-			if !containsLine(lines, "scroll: jank 0 → 5 (+∞%") {
+			if !containsLine(lines, "scroll: jank 0 → 5 (+5 frames") {
 				t.Errorf("janky app: no jank regression in %q", lines)
 			}
 			// frame_time_p99 is shown changed; only the gate's metrics fail.
@@ -182,7 +182,7 @@ func TestGateOnOneJankyRun(t *testing.T) {
 	s := gateHistory(t, 10, noise)
 	t1 := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	noise.Seed = 1
-	if lines := gate(t, s, []*resultpkg.Result{simRun(t, janky(t), noise, t1)}).Regressions(); !containsLine(lines, "scroll: jank 0 → 5 (+∞%", "10 base runs") {
+	if lines := gate(t, s, []*resultpkg.Result{simRun(t, janky(t), noise, t1)}).Regressions(); !containsLine(lines, "scroll: jank 0 → 5 (+5 frames", "10 base runs") {
 		t.Errorf("janky app: %q", lines)
 	}
 	for seed := range int64(5) {

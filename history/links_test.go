@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/testenv"
 	resultpkg "github.com/perfgate/perfgate/result"
 )
 
@@ -69,6 +70,19 @@ func TestReportURL(t *testing.T) {
 	t.Setenv(EnvReportURL, "javascript:alert(1)//")
 	if u, err := ReportURL(r); err == nil || u != "" || !strings.Contains(err.Error(), "PERFGATE_REPORT_URL=") {
 		t.Errorf("javascript: base: %q, %v", u, err)
+	}
+}
+
+// A relative PERFGATE_REPORT is the folder at the module root the
+// reports were written to (report.ReportFromEnv), and the run links there,
+// not to a folder below the package go test ran in.
+func TestReportURLFromModuleRoot(t *testing.T) {
+	mod := testenv.InModulePackage(t)
+	t.Setenv(resultpkg.EnvReport, "try/rep")
+	t.Setenv(EnvReportURL, "")
+	r := &resultpkg.Result{Name: "TestBudget", Path: "/ci/results/TestBudget@pkg.json"}
+	if u, err := ReportURL(r); err != nil || u != "file://"+filepath.Join(mod, "try", "rep", "TestBudget@pkg.html") {
+		t.Errorf("ReportURL = %q, %v; want the page under %s", u, err, filepath.Join(mod, "try", "rep"))
 	}
 }
 

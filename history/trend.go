@@ -104,7 +104,7 @@ func (c Change) Sentence(k Key) string {
 	}
 	size := formatPct(math.Abs(c.ChangePct))
 	if c.absolute() {
-		size = "by " + withUnit(math.Abs(c.Diff), k.unit())
+		size = "by " + metrics.WithUnit(math.Abs(c.Diff), k.unit())
 	}
 	return fmt.Sprintf("%s of %s %s %s at %s, p = %s", k.Metric, k.Step, verb, size, shortCommit(c.First.Commit, c.First.RunID), formatP(c.P))
 }
@@ -121,7 +121,7 @@ func (c Change) Detail(unit string) string {
 // without meaning ("+5 frames, 95% CI +3 frames … +7 frames"), never ∞.
 func (c Change) Size(unit string) string {
 	if c.absolute() {
-		return fmt.Sprintf("%s, 95%% CI %s … %s", signedValue(c.Diff, unit), signedValue(c.DiffLow, unit), signedValue(c.DiffHigh, unit))
+		return fmt.Sprintf("%s, 95%% CI %s … %s", metrics.SignedChange(c.Diff, unit), metrics.SignedChange(c.DiffLow, unit), metrics.SignedChange(c.DiffHigh, unit))
 	}
 	return fmt.Sprintf("%s, 95%% CI %s … %s", signedPct(c.ChangePct), signedPct(c.Low), signedPct(c.High))
 }
@@ -130,7 +130,7 @@ func (c Change) Size(unit string) string {
 // is in the unit.
 func (c Change) Short(unit string) string {
 	if c.absolute() {
-		return signedValue(c.Diff, unit)
+		return metrics.SignedChange(c.Diff, unit)
 	}
 	return signedPct(c.ChangePct)
 }
@@ -139,27 +139,6 @@ func (c Change) Short(unit string) string {
 // before, or one of the bootstrap's, was zero.
 func (c Change) absolute() bool {
 	return math.IsInf(c.ChangePct, 0) || math.IsInf(c.Low, 0) || math.IsInf(c.High, 0) || math.IsNaN(c.ChangePct)
-}
-
-// signedValue is v in unit with its sign: "+5 frames", "−0.5ms".
-func signedValue(v float64, unit string) string {
-	switch {
-	case v > 0:
-		return "+" + withUnit(v, unit)
-	case v < 0:
-		return "−" + withUnit(-v, unit)
-	}
-	return withUnit(0, unit)
-}
-
-// withUnit is v as metrics.FormatValue shows it, with its unit even where
-// that leaves it out: "5 frames", "2.5ms".
-func withUnit(v float64, unit string) string {
-	s := metrics.FormatValue(v, unit)
-	if unit != "" && !strings.HasSuffix(s, unit) {
-		s += " " + unit
-	}
-	return s
 }
 
 // unit is the metric's unit from the catalogue, "" for one it lacks.

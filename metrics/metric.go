@@ -316,6 +316,29 @@ func FormatValue(v float64, unit string) string {
 	return s
 }
 
+// WithUnit is v as FormatValue shows it, with its unit even where that
+// leaves it out: "5 frames", "2.5ms". It says by how much a value changed
+// where a percentage has no meaning (a change from zero).
+func WithUnit(v float64, unit string) string {
+	s := FormatValue(v, unit)
+	if unit != "" && !strings.HasSuffix(s, unit) {
+		s += " " + unit
+	}
+	return s
+}
+
+// SignedChange is a change of v in unit with its sign: "+5 frames",
+// "−0.5ms", "0 frames".
+func SignedChange(v float64, unit string) string {
+	switch {
+	case v > 0:
+		return "+" + WithUnit(v, unit)
+	case v < 0:
+		return "−" + WithUnit(-v, unit)
+	}
+	return WithUnit(0, unit)
+}
+
 // BaseStep is a step's name without the iteration suffix perftest gives a
 // name used again ("scroll#2" → "scroll"): a step's iterations are one
 // step to budgets, regression gates, comparisons and benchmark output.

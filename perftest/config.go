@@ -2,11 +2,11 @@ package perftest
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/internal/envpath"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest/internal/framesrc"
 	"github.com/perfgate/perfgate/result"
@@ -72,7 +72,7 @@ type Config struct {
 	// ResultsDir is where the Result is written as <Name>@<package>.json
 	// (or .2.json, … when a concurrent run or an earlier session of this
 	// process has that name; see Result.WriteInDir). Default
-	// $PERFGATE_RESULTS, else testdata/perf-results.
+	// $PERFGATE_RESULTS (a relative one from the module root), else testdata/perf-results.
 	ResultsDir string
 	// ResultFile, when set, is the exact path of the Result (it overrides
 	// ResultsDir), written over whatever is there. "-" writes nothing.
@@ -294,8 +294,8 @@ func (c Config) resultsDir() string {
 		return filepath.Dir(c.ResultFile)
 	case c.ResultsDir != "":
 		return c.ResultsDir
-	case os.Getenv("PERFGATE_RESULTS") != "":
-		return os.Getenv("PERFGATE_RESULTS")
+	case envpath.Dir("PERFGATE_RESULTS") != "":
+		return envpath.Dir("PERFGATE_RESULTS")
 	}
 	return filepath.Join("testdata", "perf-results")
 }

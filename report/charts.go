@@ -12,7 +12,7 @@ import (
 )
 
 // stepCharts builds a step's charts: frame time per frame, FPS over time,
-// CPU, memory and traffic, with the step's budgets drawn where a chart
+// CPU, memory, traffic and battery current, with the step's budgets drawn where a chart
 // shows the budgeted value in the same unit.
 func stepCharts(r *result.Result, st *result.Step, budgets []budget.Limit) []*chart {
 	stepS := sec(st.HostEndNs - st.HostStartNs)
@@ -65,7 +65,10 @@ func stepCharts(r *result.Result, st *result.Step, budgets []budget.Limit) []*ch
 	tr := &chart{id: "traffic", title: title, unit: unit, xMax: stepS, gaps: gaps,
 		lines:  []line{{name: "received", color: colRx, pts: rx}, {name: "sent", color: colTx, pts: tx}},
 		hlines: lines(1/div, unit, metrics.Rx, metrics.Tx)}
-	charts := []*chart{ft, fps, cpu, mem, tr}
+	bat := &chart{id: "battery", title: "Battery current per read (current_now), mA with the sign the phone reports", unit: "mA", xMax: stepS, gaps: gaps,
+		lines:  []line{{name: "current", color: colDevice, pts: batteryOf(r, st, stepS)}},
+		hlines: lines(1, "mA", metrics.BatteryCurrentMean)}
+	charts := []*chart{ft, fps, cpu, mem, tr, bat}
 	if su := st.Startup; su != nil && len(su.Iterations) > 0 {
 		charts = append(charts, startupChart(su, lines(1, "ms", metrics.StartupInitial, metrics.StartupFull)))
 	}
@@ -141,4 +144,12 @@ func startupChart(su *result.StartupStats, budgets []hline) *chart {
 	c.hlines = append(c.hlines, hline{class: "median", label: fmt.Sprintf("median initial display %s ms", metrics.FormatValue(su.InitialDisplayMs, "")), color: colRefresh, y: su.InitialDisplayMs})
 	c.hlines = append(c.hlines, budgets...)
 	return c
+}
+
+// batteryOf is sessview.BatteryCurrent as the chart's points.
+func batteryOf(r *result.Result, st *result.Step, stepS float64) (out []pt) {
+	for _, p := range sessview.BatteryCurrent(r.Samples, st.HostStartNs, st.HostEndNs, stepS) {
+		out = append(out, pt{p[0], p[1]})
+	}
+	return out
 }

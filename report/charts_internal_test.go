@@ -131,7 +131,7 @@ func TestStartupChart(t *testing.T) {
 	if strings.Join(labels, "; ") != "median initial display 650 ms; budget startup_initial ≤ 800 ms" {
 		t.Errorf("startup chart lines %q", labels)
 	}
-	if other := (&result.Step{Name: "scroll", HostEndNs: 1e9}); len(stepCharts(r, other, nil)) != 5 {
+	if other := (&result.Step{Name: "scroll", HostEndNs: 1e9}); len(stepCharts(r, other, nil)) != 6 {
 		t.Error("a step that launched nothing has a startup chart")
 	}
 }

@@ -451,7 +451,7 @@ func (r Row) delta() string {
 	if !r.Significant {
 		return "~"
 	}
-	return budget.FormatDelta(r.DeltaPct)
+	return r.Change.Delta(r.Unit)
 }
 
 // pn is the p-value and what it rests on.

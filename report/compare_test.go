@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"html"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -266,4 +267,26 @@ func TestCompareKeepsTestsApart(t *testing.T) {
 	var md bytes.Buffer
 	assert.NilError(t, c.WriteMarkdown(&md))
 	assert.Assert(t, strings.Contains(md.String(), "| TestSearch (Pixel 7, API 34) | scroll | frame_time_p95 | 30.63ms ± 2% | 30.73ms ± 2% | ~ | p=0.699 n=6+6 |  |"), md.String())
+}
+
+// Jank from 0 in six runs to 5 in six: a change from zero has no size in
+// percent, and every format says it in frames (budget.Change.Delta), never
+// ∞ % or NaN %.
+func TestCompareFromZero(t *testing.T) {
+	var base, next []*result.Result
+	for range 6 {
+		b, n := run(18, 60, 1), run(18, 60, 1)
+		b.Steps[0].FrameStats.Jank, n.Steps[0].FrameStats.Jank = 0, 5
+		base, next = append(base, b), append(next, n)
+	}
+	c := report.Compare(base, next, report.CompareOptions{})
+	var txt, md, page bytes.Buffer
+	assert.NilError(t, c.WriteText(&txt))
+	assert.NilError(t, c.WriteMarkdown(&md))
+	assert.NilError(t, report.WriteCompareHTML(&page, c, base, next, report.Options{}))
+	for name, out := range map[string]string{"text": txt.String(), "markdown": md.String(), "html": html.UnescapeString(page.String())} {
+		assert.Assert(t, !strings.Contains(out, "∞") && !strings.Contains(out, "NaN") && !strings.Contains(out, "Inf"), "%s writes an infinite change", name)
+		assert.Assert(t, strings.Contains(out, "jank 0 → 5 (+5 frames, p="), "%s lacks the regression line", name)
+	}
+	assert.Assert(t, strings.Contains(md.String(), "| jank | 0 | 5 | +5 frames |"), md.String())
 }

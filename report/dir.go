@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"html/template"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +10,9 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/atomicfile"
+	"github.com/perfgate/perfgate/internal/envpath"
 	"github.com/perfgate/perfgate/internal/filename"
+	"github.com/perfgate/perfgate/report/internal/sessview"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -86,10 +87,11 @@ func sameDir(a, b string) bool {
 	return err == nil && os.SameFile(fa, fb)
 }
 
-// ReportFromEnv writes r's reports into $PERFGATE_REPORT when it is set,
-// and does nothing otherwise; a session calls it after writing its Result.
+// ReportFromEnv writes r's reports into $PERFGATE_REPORT (a relative one
+// from the module root, as PERFGATE_RESULTS) when it is set, and does
+// nothing otherwise; a session calls it after writing its Result.
 func ReportFromEnv(r *result.Result, opts Options) error {
-	dir := os.Getenv(EnvReportDir)
+	dir := envpath.Dir(EnvReportDir)
 	if dir == "" {
 		return nil
 	}
@@ -106,21 +108,6 @@ func pageStem(name string) string {
 	return s
 }
 
-var indexTmpl = template.Must(template.New("index").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>perfgate: all sessions</title>
-<style>body{font:14px/1.4 system-ui,sans-serif;margin:24px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
-.pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}</style></head>
-<body><h1>perfgate: all sessions ({{len .}})</h1>
-<table><tr><th>test</th><th></th><th>steps</th><th>device</th><th>summary</th></tr>
-{{range .}}<tr><td><a href="{{.HTML}}">{{.Name}}</a></td><td>{{if .Failed}}<span class="fail">failed</span>{{else}}<span class="pass">passed</span>{{end}}</td><td>{{.Steps}}</td><td>{{.Device}}</td><td><a href="{{.MD}}">Markdown</a> · <a href="{{.JSON}}">JSON</a></td></tr>
-{{end}}</table></body></html>
-`))
-
-type indexRow struct {
-	Name, HTML, MD, JSON, Steps, Device string
-	Failed                              bool
-}
-
 // writeIndex rebuilds dir/index.html from the Results in dir, again
 // whenever the directory changed while it wrote.
 func writeIndex(dir string, budgets []budget.Limit) error {
@@ -129,27 +116,34 @@ func writeIndex(dir string, budgets []budget.Limit) error {
 		if err != nil {
 			return err
 		}
-		var rows []indexRow
-		for _, base := range before {
+		rows := make([]sessview.IndexRow, len(before))
+		var read []*result.Result
+		var at []int
+		for i, base := range before {
+			rows[i] = sessview.IndexRow{Name: base, HTML: base + ".html", MD: base + ".md", JSON: base + ".json"}
 			r, err := result.ReadResult(filepath.Join(dir, base+".json"))
 			if err != nil {
 				// Another writer's file, or a stray one: list it, marked.
-				rows = append(rows, indexRow{Name: base + " (unreadable: " + err.Error() + ")", HTML: base + ".html", MD: base + ".md", JSON: base + ".json", Failed: true})
+				rows[i].Name, rows[i].Failed = base+" (unreadable: "+err.Error()+")", true
 				continue
 			}
-			failed := Failed(r, budgets)
 			var steps []string
 			for _, st := range r.Steps {
 				steps = append(steps, st.Name)
 			}
-			rows = append(rows, indexRow{Name: resultName(r), HTML: base + ".html", MD: base + ".md", JSON: base + ".json",
-				Steps: strings.Join(steps, ", "), Device: strings.TrimSpace(r.Device.Manufacturer + " " + r.Device.Model), Failed: failed})
+			rows[i].Steps, rows[i].Failed = strings.Join(steps, ", "), Failed(r, budgets)
+			rows[i].Device = strings.TrimSpace(r.Device.Manufacturer + " " + r.Device.Model)
+			read, at = append(read, r), append(at, i)
 		}
-		var b bytes.Buffer
-		if err := indexTmpl.Execute(&b, rows); err != nil {
+		// Named as the session pages name them: device and run of each.
+		for j, l := range sessview.Labels(read) {
+			rows[at[j]].Name = l
+		}
+		b, err := sessview.Index(rows)
+		if err != nil {
 			return fmt.Errorf("report index: %w", err)
 		}
-		if err := writeAtomic(filepath.Join(dir, "index.html"), b.Bytes()); err != nil {
+		if err := writeAtomic(filepath.Join(dir, "index.html"), b); err != nil {
 			return err
 		}
 		after, err := listResults(dir)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"html"
 	"io"
 	"math"
 	"os"
@@ -24,8 +25,10 @@ import (
 	pgassert "github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/budget"
 	framespkg "github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/internal/testenv"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/report/internal/sessview"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -199,14 +202,14 @@ func TestHTMLStructure(t *testing.T) {
 	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{Budgets: budgets}))
 	page := b.String()
 	cs := charts(t, page)
-	assert.Equal(t, len(cs), 5*len(r.Steps))
+	assert.Equal(t, len(cs), 6*len(r.Steps))
 	for i, st := range r.Steps {
-		step := cs[5*i : 5*i+5]
+		step := cs[6*i : 6*i+6]
 		var ids []string
 		for _, c := range step {
 			ids = append(ids, c.Chart)
 		}
-		assert.DeepEqual(t, ids, []string{"frametime", "fps", "cpu", "memory", "traffic"})
+		assert.DeepEqual(t, ids, []string{"frametime", "fps", "cpu", "memory", "traffic", "battery"})
 		for _, c := range step {
 			drawn := 0
 			for _, p := range c.Paths {
@@ -315,7 +318,7 @@ func TestHTMLEmptyStep(t *testing.T) {
 		Steps: []*result.Step{{Name: "idle", HostEndNs: 1e9, DeviceEndNs: 1e9}}}
 	var b bytes.Buffer
 	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{}))
-	assert.Equal(t, strings.Count(b.String(), `class="nodata"`), 5)
+	assert.Equal(t, strings.Count(b.String(), `class="nodata"`), 6)
 	var md bytes.Buffer
 	assert.NilError(t, report.WriteMarkdown(&md, []*result.Result{r}, report.Options{}))
 	assert.Assert(t, strings.Contains(md.String(), "| crashes | 0 |"))
@@ -438,12 +441,47 @@ func TestWriteDir(t *testing.T) {
 			_, err := os.Stat(filepath.Join(dir, base+ext))
 			assert.NilError(t, err)
 		}
-		assert.Assert(t, strings.Contains(string(index), `<a href="`+base+`.html">TestFeed/case_`+strconv.Itoa(i)+`</a>`), "index lacks %s", base)
+		assert.Assert(t, strings.Contains(string(index), `<a href="`+base+`.html">TestFeed/case_`+strconv.Itoa(i)+` · `+sessview.Device(r)+`</a>`), "index lacks %s", base)
 	}
 	assert.Equal(t, strings.Count(string(index), `<span class="fail">failed</span>`), n, "jank 3 > 2 fails every session")
 	md, err := os.ReadFile(filepath.Join(dir, "TestFeed_case_0@report.md"))
 	assert.NilError(t, err)
 	assert.Assert(t, strings.Contains(string(md), "[HTML report](TestFeed_case_0@report.html)"))
+}
+
+// Six runs of one test on one phone (go test -count=6) are six rows of
+// the index, each named by device and run as the session pages name
+// them, not six rows reading TestScrollJankBudget.
+func TestWriteDirNamesRuns(t *testing.T) {
+	r := loadRecorded(t)
+	dir := t.TempDir()
+	start := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	for i := range 6 {
+		c := *r
+		c.Start = start.Add(time.Duration(5-i) * time.Minute) // written newest first
+		assert.NilError(t, report.WriteDir(dir, &c, report.Options{}))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	assert.NilError(t, err)
+	index := html.UnescapeString(string(b))
+	for k := range 6 {
+		want := fmt.Sprintf(">%s · %s · run %d of 6, %s</a>", r.Name, sessview.Device(r), k+1, start.Add(time.Duration(k)*time.Minute).Format("2006-01-02 15:04:05"))
+		assert.Equal(t, strings.Count(index, want), 1, "index names run %d %q once:\n%s", k+1, want, index)
+	}
+}
+
+// PERFGATE_REPORT=try/rep names one folder at the module root, as
+// PERFGATE_HISTORY names one file there: a session in example_test/
+// writes its reports to ./try/rep, not ./example_test/try/rep.
+func TestReportFromEnvModuleRoot(t *testing.T) {
+	r := loadRecorded(t)
+	mod := testenv.InModulePackage(t)
+	t.Setenv(report.EnvReportDir, "try/rep")
+	assert.NilError(t, report.ReportFromEnv(r, report.Options{}))
+	_, err := os.Stat(filepath.Join(mod, "try", "rep", "index.html"))
+	assert.NilError(t, err, "no index at the module root")
+	_, err = os.Stat(filepath.Join(mod, "example_test", "try"))
+	assert.Assert(t, os.IsNotExist(err), "reports written below the package folder: %v", err)
 }
 
 func TestReportFromEnv(t *testing.T) {
@@ -514,7 +552,7 @@ func TestHTMLHugeStep(t *testing.T) {
 		{Source: "surfaceflinger", Window: "w", LatencyFrame: surfaceflinger.LatencyFrame{ActualPresent: math.MaxInt64 - 1}}}}
 	var b bytes.Buffer
 	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{Budgets: []budget.Limit{{Metric: "fps", Value: math.MaxFloat64}}}))
-	assert.Equal(t, len(charts(t, b.String())), 5)
+	assert.Equal(t, len(charts(t, b.String())), 6)
 	assert.Assert(t, b.Len() < 200_000, "page of %d bytes", b.Len())
 }
 

@@ -83,8 +83,8 @@ func (c *chart) svg() string {
 		return cv.NoData("no data collected for this chart")
 	}
 	c.dropNonFinite()
-	xMax, yMax := c.bounds()
-	cv.ScaleY(yMax, false)
+	xMax, yMin, yMax := c.bounds()
+	cv.ScaleYRange(yMin, yMax)
 	cv.LinearX(xMax)
 	xStep := svgchart.NiceStep(xMax)
 	if c.xFrom > 0 {
@@ -114,14 +114,14 @@ func (c *chart) xLabel() string {
 
 // bounds are the largest x and y the chart holds (its lines, marks and
 // reference lines, and xMax when set), each 1 when there is none above 0.
-func (c *chart) bounds() (xMax, yMax float64) {
+func (c *chart) bounds() (xMax, yMin, yMax float64) {
 	xMax = c.xMax
 	if math.IsNaN(xMax) || math.IsInf(xMax, 0) {
 		xMax = 0
 	}
 	for _, l := range c.lines {
 		for _, p := range l.pts {
-			yMax = max(yMax, p.y)
+			yMin, yMax = min(yMin, p.y), max(yMax, p.y)
 			xMax = max(xMax, p.x)
 		}
 	}
@@ -131,12 +131,12 @@ func (c *chart) bounds() (xMax, yMax float64) {
 		}
 	}
 	for _, h := range c.hlines {
-		yMax = max(yMax, h.y)
+		yMin, yMax = min(yMin, h.y), max(yMax, h.y)
 	}
 	if xMax <= 0 {
 		xMax = 1
 	}
-	return xMax, yMax
+	return xMax, yMin, yMax
 }
 
 // drawLines draws each line, and its points with what each is on hover

@@ -94,7 +94,7 @@ func TestCompareOneSmoothRunWithOneJankyRun(t *testing.T) {
 	if jank < 5 {
 		t.Fatalf("the janky run measured jank %d in scroll, want the workload's 5 at least", jank)
 	}
-	for _, want := range []string{fmt.Sprintf("perf regression: feed on Google Pixel 7, API 33: scroll: jank 0 → %d (+∞%%, p<0.001, 1+1 runs, ", jank), " frames, frames alone)"} {
+	for _, want := range []string{fmt.Sprintf("perf regression: feed on Google Pixel 7, API 33: scroll: jank 0 → %d (+%d frames, p<0.001, 1+1 runs, ", jank, jank), " frames, frames alone)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("compare smooth janky lacks %q:\n%s", want, text)
 		}

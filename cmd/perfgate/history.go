@@ -74,10 +74,14 @@ func (h *historyFlags) open(ctx context.Context) (*history.Store, error) {
 func (h *historyFlags) filter(now time.Time) (history.Filter, error) {
 	f, err := history.FilterOf(*h.test, *h.step, *h.metric, *h.device, *h.branches, *h.since, now)
 	if err != nil {
-		return f, fmt.Errorf("-from: %w", err)
+		return f, h.wrong(fmt.Errorf("-from: %w", err))
 	}
 	return f, nil
 }
+
+// wrong is err for the command called wrongly (a bad or missing argument
+// or value): one line, then where its usage is, not the usage itself.
+func (h *historyFlags) wrong(err error) error { return clihelp.Wrong(h.fs, err) }
 
 // readTrends opens the history, which must exist (a misspelt path is an
 // error, not an empty history created in passing, and a file the user may
@@ -85,13 +89,14 @@ func (h *historyFlags) filter(now time.Time) (history.Filter, error) {
 // select: change points among all the runs, the newest o.Last of each
 // series read in full. what names the command in errors; close s.
 func (h *historyFlags) readTrends(ctx context.Context, what string, o history.TrendOptions) (s *history.Store, trends []history.Trend, err error) {
+	f, err := h.filter(time.Now())
+	if err != nil {
+		return nil, nil, err
+	}
 	if s, err = history.OpenExisting(ctx, history.DSN(*h.dsn)); err != nil {
 		return nil, nil, fmt.Errorf("history %s: %w", what, err)
 	}
-	f, err := h.filter(time.Now())
-	if err == nil {
-		trends, err = s.Trends(ctx, f, o)
-	}
+	trends, err = s.Trends(ctx, f, o)
 	if err == nil && len(trends) == 0 {
 		err = s.NoMatch(ctx, f)
 	}
@@ -106,7 +111,7 @@ func (h *historyFlags) readTrends(ctx context.Context, what string, o history.Tr
 func (h *historyFlags) parseNone(args []string) error {
 	rest, err := parseInterleaved(h.fs, args)
 	if err == nil && len(rest) > 0 {
-		err = fmt.Errorf("%s: unexpected argument %s", h.fs.Name(), excerpt.Quote(rest[0]))
+		err = h.wrong(fmt.Errorf("unexpected argument %s", excerpt.Quote(rest[0])))
 	}
 	return err
 }
@@ -153,11 +158,10 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if *reportBase != "" && !history.SafeURL(*reportBase) {
-		return fmt.Errorf("history add: -report-base %s: want an http(s) URL or a relative path", excerpt.Quote(*reportBase))
+		return h.wrong(fmt.Errorf("-report-base %s: want an http(s) URL or a relative path", excerpt.Quote(*reportBase)))
 	}
 	if len(paths) == 0 {
-		h.fs.Usage()
-		return errors.New("history add: no result file given")
+		return h.wrong(errors.New("no result file given"))
 	}
 	meta := history.MetaOf(paths, history.Meta{ID: *id, Commit: *commit, Branch: *branch, AppVersion: *appVersion})
 	o := history.AddOptions{Meta: meta, ReportBase: *reportBase, Added: func(a history.AddedFile) { a.WriteText(stdout) }}
@@ -224,7 +228,7 @@ func historyTrend(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		err = last(&o)
 	}
 	if err != nil {
-		return fmt.Errorf("history trend: %w", err)
+		return h.wrong(err)
 	}
 	s, trends, err := h.readTrends(ctx, "trend", o)
 	if err != nil {
@@ -267,7 +271,7 @@ func historyDigest(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	o, err := opts()
 	if err != nil {
-		return fmt.Errorf("history digest: %w", err)
+		return h.wrong(err)
 	}
 	s, trends, err := h.readTrends(ctx, "digest", o)
 	if err != nil {
@@ -313,15 +317,14 @@ func historyHTML(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if *out == "" {
-		h.fs.Usage()
-		return errors.New("history html: no -o folder given")
+		return h.wrong(errors.New("no -o folder given"))
 	}
 	o, err := opts()
 	if err == nil {
 		err = last(&o)
 	}
 	if err != nil {
-		return fmt.Errorf("history html: %w", err)
+		return h.wrong(err)
 	}
 	if *budgetFile != "" {
 		f, err := budget.ReadBudgetFileAt(*budgetFile)
@@ -362,15 +365,14 @@ func historyBudget(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	if *h.test == "" {
-		h.fs.Usage()
-		return errors.New("history budget: no -test given (a budget file serves one test)")
+		return h.wrong(errors.New("no -test given (a budget file serves one test)"))
 	}
 	if *last < 1 || *headroom < 0 {
-		return fmt.Errorf("history budget: -last %d and -headroom %g must be positive", *last, *headroom)
+		return h.wrong(fmt.Errorf("-last %d and -headroom %g must be positive", *last, *headroom))
 	}
 	o, err := opts()
 	if err != nil {
-		return fmt.Errorf("history budget: %w", err)
+		return h.wrong(err)
 	}
 	o.Last = max(history.DefaultLast, *last)
 	s, trends, err := h.readTrends(ctx, "budget", o)

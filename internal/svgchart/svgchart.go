@@ -43,7 +43,10 @@ type Canvas struct {
 	// of its own (runs in order, older ones summarised) sets it itself.
 	X           func(float64) float64
 	yTop, yStep float64
-	b           strings.Builder
+	// yBottom is the axis's foot: 0, or below it for values under zero
+	// (ScaleYRange).
+	yBottom float64
+	b       strings.Builder
 }
 
 // New starts a chart of the given class (the kind of chart), with the
@@ -90,9 +93,22 @@ func (c *Canvas) ScaleY(yMax float64, whole bool) {
 	}
 }
 
+// ScaleYRange is ScaleY for values that may fall below zero (a battery
+// current the phone reports negative): the axis runs from a round value
+// below yMin, when yMin < 0, to one above yMax, through zero.
+func (c *Canvas) ScaleYRange(yMin, yMax float64) {
+	if !(yMin < 0) {
+		c.ScaleY(yMax, false)
+		return
+	}
+	c.ScaleY(max(yMax, 0)-yMin, false)
+	c.yBottom = math.Floor(yMin*1.05/c.yStep) * c.yStep
+	c.yTop = c.yBottom + math.Ceil((max(yMax, 0)*1.05-c.yBottom)/c.yStep)*c.yStep
+}
+
 // Y maps a data y to a page y.
 func (c *Canvas) Y(v float64) float64 {
-	return float64(c.PadT+c.PlotH()) - v/c.yTop*float64(c.PlotH())
+	return float64(c.PadT+c.PlotH()) - (v-c.yBottom)/(c.yTop-c.yBottom)*float64(c.PlotH())
 }
 
 // LinearX makes X map 0 … xMax across the plot area.
@@ -106,7 +122,7 @@ func (c *Canvas) Axes(unit string) {
 	// Tick loops count rather than add, so float rounding cannot make
 	// them run on.
 	for i := 0; i <= 12; i++ {
-		y := float64(i) * c.yStep
+		y := c.yBottom + float64(i)*c.yStep
 		if y > c.yTop+c.yStep/2 {
 			break
 		}

@@ -1,7 +1,8 @@
 // Package sessview holds the parts of a session's HTML page that stand
 // apart from its charts: the facts of a session, the names that tell
 // several runs of one test apart, the unit a byte chart is drawn in, and
-// the table that sums up repeated runs of a test.
+// the table that sums up repeated runs of a test, and the index of a
+// report folder.
 package sessview
 
 import (
