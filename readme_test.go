@@ -249,8 +249,9 @@ func TestREADMECommands(t *testing.T) {
 	built := make(chan struct{}) // closed when the build has ended
 	var buildRes done
 	var buildErr error
+	installEnv := slices.Clone(env) // env grows below while it runs
 	go func() {
-		buildRes = timed(dir, env, install.c)
+		buildRes = timed(dir, installEnv, install.c)
 		if buildErr = buildRes.err; buildErr == nil && buildRes.code != 0 {
 			buildErr = fmt.Errorf("exit status %d", buildRes.code)
 		}
