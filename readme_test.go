@@ -81,11 +81,6 @@ var notRun = map[string]string{
 	"record -package com.example.feed":   "the reader's own app",
 	"appium-uiautomator2-server":         "the Appium UiAutomator2 APKs",
 	"io.appium.uiautomator2.server.test": "the Appium UiAutomator2 server",
-	"simdevice --listen 127.0.0.1:15555": "a server on a fixed port, in the background",
-	"adb connect 127.0.0.1:15555":        "the simulated phone of the line before",
-	"adb -s 127.0.0.1:15555":             "the simulated phone of the line before",
-	"record -serial 127.0.0.1:15555":     "the simulated phone of the line before",
-	`>> "$GITHUB_STEP_SUMMARY"`:          "a CI job's results folder",
 }
 
 // after are commands whose input a later command of the README makes
@@ -281,12 +276,15 @@ func TestREADMECommands(t *testing.T) {
 	if len(lane) > 0 {
 		laneEnv = append(append([]string(nil), env...), simulatedPhone(t)...)
 	}
-	// The README's background jobs: a lab of phones that joins its own
-	// stock adb server, on a private port as the phone's lane's.
+	// The README's background jobs: phones, and labs of them, that join
+	// a stock adb server of their own, on a private port as the phone's
+	// lane's.
 	js := &jobs{t: t}
 	t.Cleanup(js.stopAll)
-	if strings.Contains(string(readme), "simdevice -count") {
-		env = append(env, fmt.Sprintf("ANDROID_ADB_SERVER_PORT=%d", adbtest.StartADB(t).Port))
+	var jobsADB []string // the variable that names that server
+	if strings.Contains(string(readme), "perfgate simdevice") {
+		jobsADB = []string{fmt.Sprintf("ANDROID_ADB_SERVER_PORT=%d", adbtest.StartADB(t).Port)}
+		env = append(env, jobsADB...)
 	}
 	ran := 0
 	var held []cmd
@@ -305,6 +303,9 @@ func TestREADMECommands(t *testing.T) {
 		t.Logf("README.md:%d: %s: exit %d in %v%s", g.line, firstLine(g.c), r.code, r.took.Round(time.Millisecond), at)
 		if r.code != want {
 			t.Errorf("README.md:%d: %s\nexit status %d, want %d:\n%s", g.line, g.c, r.code, want, r.out)
+		}
+		if strings.Contains(g.c, stepSummary) {
+			checkStepSummary(t, g, env)
 		}
 		ran++
 		for _, v := range after {
@@ -391,6 +392,9 @@ func TestREADMECommands(t *testing.T) {
 				t.Fatalf("README.md:%d: %s: no job %%%s runs", b.line, c, m[1])
 			}
 			check(j.cmd, r, " (a job until "+strings.TrimSpace(strings.Split(c, "#")[0])+")")
+			if jobsADB != nil {
+				checkNoDevices(t, dir, cmd{b.line, strings.TrimSpace(strings.Split(c, "#")[0])}, jobsADB)
+			}
 			continue
 		}
 		if exportVar.MatchString(c) {
@@ -536,6 +540,14 @@ func phoneLane(t *testing.T, cmds []cmd, used map[string]bool) (rest, lane []cmd
 		}
 		run = append(run, g)
 	}
+	// A block that starts a phone of its own in the background talks to
+	// that phone, not the lane's.
+	ownPhone := map[int]bool{} // by block line
+	for _, g := range run {
+		if jobCmd.MatchString(g.c) {
+			ownPhone[g.line] = true
+		}
+	}
 	inLane := map[int]bool{} // by block line
 	for grew := true; grew; {
 		grew = false
@@ -543,7 +555,7 @@ func phoneLane(t *testing.T, cmds []cmd, used map[string]bool) (rest, lane []cmd
 			if inLane[g.line] {
 				continue
 			}
-			join := deviceCmd(g.c)
+			join := deviceCmd(g.c) && !ownPhone[g.line]
 			for k, v := range after {
 				join = join || strings.Contains(g.c, k) && slices.ContainsFunc(run, func(o cmd) bool { return inLane[o.line] && strings.Contains(o.c, v) })
 			}
@@ -873,5 +885,61 @@ func (js *jobs) stopAll() {
 		j := js.running[0]
 		js.t.Errorf("README.md:%d: %s still ran after the README's last command: a reader's lab keeps serving", j.line, j.c)
 		js.kill(j.n)
+	}
+}
+
+// stepSummary is how a command appends to a CI job's summary; the README
+// says what it appends (the report's Markdown, linking the HTML report).
+const stepSummary = `>> "$GITHUB_STEP_SUMMARY"`
+
+// checkStepSummary checks that g, a command that appends to the job
+// summary, appended the report's Markdown summary to the file env's
+// GITHUB_STEP_SUMMARY names, a file of the scratch folder.
+func checkStepSummary(t *testing.T, g cmd, env []string) {
+	t.Helper()
+	file := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GITHUB_STEP_SUMMARY="); ok {
+			file = v
+		}
+	}
+	if !strings.Contains(file, string(filepath.Separator)+"try"+string(filepath.Separator)) {
+		t.Errorf("README.md:%d: %s: GITHUB_STEP_SUMMARY is %q, not a file of the scratch folder try/", g.line, g.c, file)
+		return
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Errorf("README.md:%d: %s: the job summary: %v", g.line, g.c, err)
+		return
+	}
+	html := regexp.MustCompile(`-html (\S+)`).FindStringSubmatch(g.c)
+	for _, want := range []string{"Charts and every metric: [HTML report](", "TestScrollJankBudget"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("README.md:%d: %s: the job summary %s lacks %q:\n%s", g.line, g.c, file, want, b)
+		}
+	}
+	if html != nil && !strings.Contains(string(b), "("+filepath.Base(html[1])+")") {
+		t.Errorf("README.md:%d: %s: the job summary does not link the HTML report %s:\n%s", g.line, g.c, html[1], b)
+	}
+}
+
+// checkNoDevices checks that the README's phones left nothing on the adb
+// server they joined (env names it) once k, the command that stops them,
+// has run: a phone it keeps, offline, once the phone has gone is one every
+// `adb devices` and device pool sees until adb gives up reconnecting.
+func checkNoDevices(t *testing.T, dir string, k cmd, env []string) {
+	t.Helper()
+	out, code, err := runShell(dir, append(slices.Clone(os.Environ()), env...), "adb devices")
+	if err != nil || code != 0 {
+		t.Fatalf("adb devices: exit %d, %v\n%s", code, err, out)
+	}
+	var left []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l != "" && !strings.HasPrefix(l, "List of devices") && !strings.HasPrefix(l, "*") {
+			left = append(left, l)
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("README.md:%d: after %s the adb server the README's phones joined still lists:\n%s", k.line, k.c, strings.Join(left, "\n"))
 	}
 }

@@ -35,6 +35,12 @@ lab started in the background:
 	perfgate simdevice -count 4 -connect -servers-file lab.servers &
 	export PERFGATE_ADB_SERVERS=$(cat lab.servers)
 
+-addr-file does the same for one phone: with -listen 127.0.0.1:0 it
+serves on a free port and writes the address to adb connect to:
+
+	perfgate simdevice -listen 127.0.0.1:0 -addr-file sim.addr &
+	adb connect "$(cat sim.addr)"
+
 -run-noise and -frame-noise make the phone vary as a real one does, so a
 regression gate can be tried on noise: -run-noise P draws one factor for
 the whole run (standard deviation P %: a run lands within ±2P % of the
@@ -57,6 +63,7 @@ type simdeviceFlags struct {
 	fs                                     *flag.FlagSet
 	listen, workload, truth, serial        *string
 	replay, replayPkg, labFile, serversTo  *string
+	addrTo                                 *string
 	api, count                             *int
 	refreshHz, speed, frameNoise, runNoise *float64
 	connect                                *bool
@@ -79,6 +86,7 @@ func newSimdeviceFlags(stderr io.Writer) *simdeviceFlags {
 		count:      fs.Int("count", 0, "serve a lab of `n` phones of four models, every other one for the stock adb server"),
 		labFile:    fs.String("lab", "", "serve the phones a lab `file` lists (see README, \"The simulated lab\")"),
 		serversTo:  fs.String("servers-file", "", "with -count or -lab: once the phones serve, write the lab's adb servers (the PERFGATE_ADB_SERVERS value) to `file`"),
+		addrTo:     fs.String("addr-file", "", "once the phone serves, write the address it listens on to `file` (with -listen 127.0.0.1:0, a free port); removed when it stops"),
 		connect:    fs.Bool("connect", false, "with -count or -lab: join the lab's \"adb\" phones to your adb server (runs adb connect)"),
 		noiseSeed:  fs.Int64("noise-seed", 0, "with -frame-noise or -run-noise: the `seed` every noise draw derives from"),
 		frameNoise: fs.Float64("frame-noise", 0, "standard deviation in `percent` of the noise on each frame's work, CPU tick and launch (0 to 50)"),
@@ -169,6 +177,13 @@ func (f *simdeviceFlags) serve(dev *simdevice.Device, truthFile *os.File, stdout
 	if n := dev.Config().Noise; n.FramePct > 0 || n.RunPct > 0 {
 		fmt.Fprintf(stdout, "noise: seed %d, run factor %.4f (run noise %g %%), frame noise %g %%\n", n.Seed, n.RunFactor(), n.RunPct, n.FramePct)
 	}
+	if *f.addrTo != "" {
+		if err := writeReady("addr-file", *f.addrTo, adbd.Addr); err != nil {
+			return err
+		}
+		defer os.Remove(*f.addrTo)
+		fmt.Fprintf(stdout, "wrote the address to %s\n", *f.addrTo)
+	}
 	if *f.replay != "" {
 		fmt.Fprintf(stdout, "replaying %s for %s: it plays from the first `dumpsys gfxinfo %s`\n", *f.replay, dev.World().Package(), dev.World().Package())
 	}
@@ -228,7 +243,7 @@ func runLab(count int, file, serversTo string, connect bool, set map[string]bool
 	servers := strings.Join(r.Servers(), ",")
 	fmt.Fprintf(stdout, "point a device pool at it with:\n\texport %s=%s\n", devicepool.EnvServers, servers)
 	if serversTo != "" {
-		if err := writeServers(serversTo, servers); err != nil {
+		if err := writeReady("servers-file", serversTo, servers); err != nil {
 			return err
 		}
 		defer os.Remove(serversTo)
@@ -246,16 +261,18 @@ func runLab(count int, file, serversTo string, connect bool, set map[string]bool
 	return nil
 }
 
-// writeServers writes the lab's servers to file, whole or not at all: a
-// reader of the file that finds it finds the complete list.
-func writeServers(file, servers string) error {
+// writeReady writes value, what a command started in the background needs
+// (the lab's servers, the phone's address), to file for the flag that names
+// it, whole or not at all: a reader of the file that finds it finds the
+// complete value.
+func writeReady(flagName, file, value string) error {
 	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, []byte(servers+"\n"), 0o644); err != nil {
-		return fmt.Errorf("simdevice: --servers-file %s: %w", file, err)
+	if err := os.WriteFile(tmp, []byte(value+"\n"), 0o644); err != nil {
+		return fmt.Errorf("simdevice: --%s %s: %w", flagName, file, err)
 	}
 	if err := os.Rename(tmp, file); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("simdevice: --servers-file %s: %w", file, err)
+		return fmt.Errorf("simdevice: --%s %s: %w", flagName, file, err)
 	}
 	return nil
 }

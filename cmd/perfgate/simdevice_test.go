@@ -349,3 +349,25 @@ func TestSimdeviceNoiseFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSimdeviceAddrFile: with -listen 127.0.0.1:0 the phone serves on a
+// free port, and -addr-file holds the address it printed, where an adb
+// host gets the phone's banner, while it serves; the file goes when it
+// stops, so a reader of the file never finds a phone that has gone.
+func TestSimdeviceAddrFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "sim.addr")
+	addr, _, stop := startSimdevice(t, "-addr-file", file)
+	b, err := os.ReadFile(file)
+	if err != nil || string(b) != addr+"\n" {
+		t.Fatalf("-addr-file holds %q (%v), want the printed address %q", b, err, addr+"\n")
+	}
+	if banner := handshake(t, strings.TrimSpace(string(b))); !strings.HasPrefix(banner, "device::") {
+		t.Errorf("the address in -addr-file answers %q, not a device's banner", banner)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("simdevice after interrupt: %v", err)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("-addr-file after the phone stopped: %v, want it gone", err)
+	}
+}
