@@ -42,6 +42,9 @@ type fakeDevice struct {
 
 	// fail, when set, decides per batch whether it fails (and how).
 	fail func(ctx context.Context, cmds []string) error
+	// cut, when set, decides per batch whether it fails after its first
+	// n commands finished (a slow device), returning their results.
+	cut func(cmds []string) (n int, err error)
 	// extra answers commands the fake does not know.
 	extra func(cmd string) (adbx.Result, bool)
 
@@ -165,6 +168,11 @@ func (f *fakeDevice) batch(ctx context.Context, cmds []string) ([]adbx.Result, e
 	out := make([]adbx.Result, len(cmds))
 	for i, c := range cmds {
 		out[i] = f.run(c)
+	}
+	if f.cut != nil {
+		if n, err := f.cut(cmds); err != nil {
+			return out[:n], err
+		}
 	}
 	return out, nil
 }

@@ -29,18 +29,22 @@ type Session struct {
 
 	tickMu sync.Mutex // one tick at a time (the lane's and Stop's last)
 
-	mu       sync.Mutex
-	res      *result.Result
-	col      *collector
-	cur      *result.Step // open step, nil between steps
-	names    map[string]int
-	lastOK   int64 // host ns of the last successful tick
-	lastSend int64 // host ns the last tick was sent
-	failing  int   // consecutive failed ticks
-	lastErr  error
-	endErr   error // why the session ended early
-	writeErr error // why Stop could not write the Result or its reports
-	stopped  bool
+	mu     sync.Mutex
+	res    *result.Result
+	col    *collector
+	cur    *result.Step // open step, nil between steps
+	names  map[string]int
+	lastOK int64 // host ns of the last successful tick
+	// lastHeard is the host ns of the last tick the device answered,
+	// whole or in part: a batch that timed out after some of its
+	// commands finished came from a device that is there, only slow.
+	lastHeard int64
+	lastSend  int64 // host ns the last tick was sent
+	failing   int   // consecutive failed ticks
+	lastErr   error
+	endErr    error // why the session ended early
+	writeErr  error // why Stop could not write the Result or its reports
+	stopped   bool
 	// stopMu makes Stop run once, callers after the first waiting for
 	// it (a sync.Once would hide the test's line from failures Stop
 	// reports: only functions that call Helper are skipped).
@@ -419,9 +423,15 @@ func (s *Session) tick(ctx context.Context, due int64) error {
 			Lane: "cheap", HostNs: send, DurationNs: recv - send,
 			Step: s.stepAtLocked(send), Error: err.Error(),
 		})
-		if s.failing >= 2 && time.Duration(recv-s.lastOK) >= s.cfg.GiveUpAfter {
-			return fmt.Errorf("perftest: %w: every tick failed for %v; last error: %v",
-				ErrDeviceLost, time.Duration(recv-s.lastOK).Round(time.Millisecond), err)
+		if len(out) > 0 {
+			// Part of the batch came back: the device is reachable, and
+			// the failed tick is a gap, not a sign it is lost.
+			s.lastHeard = max(s.lastHeard, recv)
+		}
+		if s.failing >= 2 && time.Duration(recv-max(s.lastOK, s.lastHeard)) >= s.cfg.GiveUpAfter {
+			return fmt.Errorf("perftest: %w: every tick failed for %v, with no answer for %v; last error: %v",
+				ErrDeviceLost, time.Duration(recv-s.lastOK).Round(time.Millisecond),
+				time.Duration(recv-max(s.lastOK, s.lastHeard)).Round(time.Millisecond), err)
 		}
 		return nil
 	}

@@ -689,3 +689,49 @@ func TestCrashFailsUnlessExpected(t *testing.T) {
 		}
 	}
 }
+
+// A device that answers part of each tick before the tick's deadline (a
+// busy host or phone: "4 of 7 commands finished") is slow, not lost: its
+// failed ticks are gaps, and the session goes on well past GiveUpAfter.
+// A device that answers nothing is lost after it (TestDeviceLostMidStep).
+func TestSlowDeviceIsNotLost(t *testing.T) {
+	f := newFake()
+	cfg := fastConfig(t)
+	cfg.GiveUpAfter = 100 * time.Millisecond
+	s := startFake(t, f, cfg)
+	s.Begin("scroll")
+	waitTicks(t, f, 5)
+	slow := make(chan struct{})
+	cuts := 0
+	f.mu.Lock()
+	f.cut = func(cmds []string) (int, error) {
+		// Called with f.mu held.
+		if cuts++; cuts > 40 {
+			return 0, nil
+		}
+		if cuts == 40 {
+			close(slow)
+		}
+		return len(cmds) / 2, context.DeadlineExceeded
+	}
+	f.mu.Unlock()
+	select {
+	case <-slow:
+	case <-s.Done():
+		t.Fatalf("the session ended on a slow device: %v", s.Err())
+	}
+	waitTicks(t, f, 5)
+	select {
+	case <-s.Done():
+		t.Fatalf("the session ended on a slow device: %v", s.Err())
+	default:
+	}
+	s.End()
+	r := s.Stop()
+	if s.Err() != nil || r.Error != "" {
+		t.Errorf("session error %v / %q, want none", s.Err(), r.Error)
+	}
+	if len(r.Gaps) < 20 {
+		t.Errorf("%d gaps, want the slow ticks kept as gaps", len(r.Gaps))
+	}
+}
