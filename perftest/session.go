@@ -426,17 +426,16 @@ func (s *Session) tick(ctx context.Context, due int64) error {
 		if len(out) > 0 {
 			// Part of the batch came back: the device is reachable, and
 			// the failed tick is a gap, not a sign it is lost.
-			s.lastHeard = max(s.lastHeard, recv)
+			s.lastHeard = recv
 		}
-		if s.failing >= 2 && time.Duration(recv-max(s.lastOK, s.lastHeard)) >= s.cfg.GiveUpAfter {
+		if silent := time.Duration(recv - s.lastHeard); s.failing >= 2 && silent >= s.cfg.GiveUpAfter {
 			return fmt.Errorf("perftest: %w: every tick failed for %v, with no answer for %v; last error: %v",
-				ErrDeviceLost, time.Duration(recv-s.lastOK).Round(time.Millisecond),
-				time.Duration(recv-max(s.lastOK, s.lastHeard)).Round(time.Millisecond), err)
+				ErrDeviceLost, time.Duration(recv-s.lastOK).Round(time.Millisecond), silent.Round(time.Millisecond), err)
 		}
 		return nil
 	}
 	s.failing = 0
-	s.lastOK = recv
+	s.lastOK, s.lastHeard = recv, recv
 	s.col.absorb(plan, out, due, send, recv)
 	s.polledLocked()
 	if s.cfg.OnTick != nil {
