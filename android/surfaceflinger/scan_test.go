@@ -2,7 +2,9 @@ package surfaceflinger
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -144,5 +146,72 @@ func BenchmarkScanTimesShapes(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestScanMatchesParseLineEnds: captures whose lines end every way
+// Normalize turns ("\n", "\r\n", "\r\r\n", a lone "\r"), mixed at random
+// from fixed seeds, with rows cut short, pending fences and lines that are
+// not rows, are read by the fast scan as ParseLatency reads them, errors
+// and their line numbers included.
+func TestScanMatchesParseLineEnds(t *testing.T) {
+	ends := []string{"\n", "\r\n", "\r\r\n", "\r", " \r\n", "\t\r"}
+	for seed := range uint64(100) {
+		rng := rand.New(rand.NewPCG(seed, 35))
+		var b strings.Builder
+		b.WriteString("16666666" + ends[rng.IntN(len(ends))])
+		t0 := int64(1_000_000_000)
+		for range 50 + rng.IntN(400) {
+			t0 += int64(8_000_000 + rng.IntN(30_000_000))
+			switch r := rng.IntN(100); {
+			case r < 2 && seed%3 == 0:
+				b.WriteString("garbage here") // an error, at some line
+			case r < 4:
+				fmt.Fprintf(&b, "%d %d", t0, t0) // a row cut short
+			case r < 6:
+				fmt.Fprintf(&b, "%d\t9223372036854775807\t%d", t0, t0)
+			case r < 8:
+				b.WriteString("")
+			default:
+				fmt.Fprintf(&b, "%d\t%d\t%d", t0-4_000_000, t0, t0-2_000_000)
+			}
+			b.WriteString(ends[rng.IntN(len(ends))])
+		}
+		checkScan(t, fmt.Sprintf("seed %d", seed), []byte(b.String()))
+	}
+}
+
+// FuzzScanMatchesParse: on any text the fast scan reads what
+// ParseLatency reads, or fails with its error.
+func FuzzScanMatchesParse(f *testing.F) {
+	for _, s := range []string{
+		"16666666\n1 2 3\n4 5 6\n",
+		"16666666\r\n1 2 3\r\n4 5 6\r\n",
+		"16666666\r1 2 3\r\r\n4 5 6\r",
+		"16666666\n1 2 3\r4 5\r\n",
+		"16666666\n1 2\r3\n",
+		"\xef\xbb\xbf16666666\r\n1 2 3\r\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkScan(t, "fuzz", b)
+	})
+}
+
+// TestScanMatchesParseLongLines: lines at devtext.MaxLine and one byte
+// over, ended by "\r\n", and text over a megabyte with no "\n" whose lines
+// lone "\r"s end, are read by the fast scan as ParseLatency reads them.
+func TestScanMatchesParseLongLines(t *testing.T) {
+	rows := strings.Repeat("1 2 3\r", devtext.MaxLine/6+100)
+	for name, text := range map[string]string{
+		"CRLF at MaxLine":     "16666666\r\n" + strings.Repeat(" ", devtext.MaxLine-5) + "1 2 3\r\n4 5 6\r\n",
+		"CRLF over MaxLine":   "16666666\r\n" + strings.Repeat(" ", devtext.MaxLine-4) + "1 2 3\r\n",
+		"CRCRLF at MaxLine":   "16666666\r\r\n" + strings.Repeat(" ", devtext.MaxLine-5) + "1 2 3\r\r\n",
+		"lone CRs, no LF":     "16666666\r" + rows,
+		"lone CRs, then long": "16666666\r" + rows + strings.Repeat("7", devtext.MaxLine+1) + "\n",
+		"lone CR rows and LF": "16666666\n" + rows + "\r\n4 5 6\n",
+	} {
+		checkScan(t, name, []byte(text))
 	}
 }

@@ -115,12 +115,13 @@ func scanSurfaceFlinger(r io.Reader, times *Times) (*Latency, []int64, error) {
 	// size, the present times double, not grow by a quarter.
 	size, read := devtext.ReaderSize(r), int64(0)
 	utf16 := len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF)
+	// UTF-8 text with carriage returns is read as it is: rows take "\r"s
+	// before their "\n", and any other line is cut where Normalize cuts it
+	// (see crLine), so it is not copied through a decoder.
 	switch {
-	case utf16 || bytes.IndexByte(head, '\r') >= 0:
+	case utf16:
 		br = bufio.NewReaderSize(devtext.NewNormReader(devtext.Unbuffered(br, r)), devtext.ScanBuffer)
-		if utf16 {
-			size /= 2 // its text, decoded, is half as long
-		}
+		size /= 2 // its text, decoded, is half as long
 	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
 		br.Discard(3)
 	}
@@ -137,10 +138,20 @@ func scanSurfaceFlinger(r io.Reader, times *Times) (*Latency, []int64, error) {
 		}
 		ln, err := br.ReadSlice('\n')
 		for errors.Is(err, bufio.ErrBufferFull) {
-			if len(long)+len(ln) > devtext.MaxLine {
-				return nil, nil, devtext.LineTooLong(LatencySource, lineNo, append(long, ln[:min(len(ln), devtext.LineStartKept)]...))
-			}
+			// A line longer than the buffer; the lines lone "\r"s end in
+			// it are taken as they come.
 			long = append(long, ln...)
+			if cut := sfCRCut(long); cut > 0 {
+				extra, perr := p.crLine(long[:cut], lineNo)
+				if perr != nil {
+					return nil, nil, perr
+				}
+				lineNo += extra + 1
+				long = append(long[:0], long[cut:]...)
+			}
+			if len(bytes.TrimRight(long, "\r")) > devtext.MaxLine {
+				return nil, nil, devtext.LineTooLong(LatencySource, lineNo, long[:devtext.LineStartKept])
+			}
 			ln, err = br.ReadSlice('\n')
 		}
 		if long != nil {
@@ -149,12 +160,11 @@ func scanSurfaceFlinger(r io.Reader, times *Times) (*Latency, []int64, error) {
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, nil, err
 		}
-		if len(ln) > devtext.MaxLine && len(bytes.TrimSuffix(ln, []byte("\n"))) > devtext.MaxLine {
-			return nil, nil, devtext.LineTooLong(LatencySource, lineNo, ln)
-		}
-		if perr := p.line(ln, lineNo); perr != nil {
+		extra, perr := p.crLine(ln, lineNo)
+		if perr != nil {
 			return nil, nil, perr
 		}
+		lineNo += extra
 		if read += int64(len(ln)); size > 0 && p.frames() >= sfRowsToSize {
 			p.reserve(size/max(read/int64(lineNo), 1), times)
 			size = 0
@@ -207,11 +217,12 @@ func (p *sfParser) batch(br *bufio.Reader, lineNo *int) (int, error) {
 		if nl < 0 {
 			break
 		}
-		if err := p.line(data[i:i+nl+1], *lineNo); err != nil {
+		extra, err := p.crLine(data[i:i+nl+1], *lineNo)
+		if err != nil {
 			return i, err
 		}
 		i += nl + 1
-		*lineNo++
+		*lineNo += 1 + extra
 	}
 	br.Discard(i)
 	return i, nil
@@ -219,8 +230,8 @@ func (p *sfParser) batch(br *bufio.Reader, lineNo *int) (int, error) {
 
 // sfRowAt reads the row line b starts with when it is three unsigned
 // integers of at most 19 digits (INT64_MAX at most) apart by spaces or
-// tabs, with spaces or tabs around, and "\n" after: its B and the line's
-// length with its end; else n is 0, and line decides. Only B's value is
+// tabs, with spaces or tabs around, and "\n" (or "\r"s and "\n") after:
+// its B and the line's length with its end; else n is 0, and line decides. Only B's value is
 // read (A and C decide nothing for a frame, see RowReject), eight digits
 // at a time; A's and C's digits are only counted, eight at a time.
 func sfRowAt(b []byte) (present int64, n int) {
@@ -244,10 +255,54 @@ func sfRowAt(b []byte) (present int64, n int) {
 	for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
 		j++
 	}
+	for j < len(b) && b[j] == '\r' {
+		j++ // "\r\n" and "\r\r\n" end a line as "\n" does
+	}
 	if j == len(b) || b[j] != '\n' {
 		return 0, 0
 	}
 	return present, j + 1
+}
+
+// crLine is line on ln, one line read up to its "\n" or the text's end,
+// cut where Normalize cuts text: "\r\n", "\r\r\n" and a lone "\r" each
+// end a line. It returns how many more lines than one ln held.
+func (p *sfParser) crLine(ln []byte, lineNo int) (extra int, err error) {
+	for {
+		k := bytes.IndexByte(ln, '\r')
+		if k < 0 {
+			if len(ln) > devtext.MaxLine && len(bytes.TrimSuffix(ln, []byte("\n"))) > devtext.MaxLine {
+				return extra, devtext.LineTooLong(LatencySource, lineNo+extra, ln)
+			}
+			return extra, p.line(ln, lineNo+extra)
+		}
+		e := k + 1
+		for e < len(ln) && ln[e] == '\r' {
+			e++
+		}
+		if e < len(ln) && ln[e] == '\n' {
+			e++
+		}
+		if len(ln[:k]) > devtext.MaxLine {
+			return extra, devtext.LineTooLong(LatencySource, lineNo+extra, ln[:k])
+		}
+		if err := p.line(ln[:k], lineNo+extra); err != nil || e == len(ln) {
+			return extra, err
+		}
+		extra++
+		ln = ln[e:]
+	}
+}
+
+// sfCRCut is the length of the lines b's lone "\r"s end, up to the last
+// run of "\r" that is not b's end (where a "\n" may follow): 0 when
+// there is none.
+func sfCRCut(b []byte) int {
+	k := bytes.LastIndexByte(b, '\r')
+	if k == len(b)-1 {
+		k = bytes.LastIndexByte(bytes.TrimRight(b, "\r"), '\r')
+	}
+	return k + 1
 }
 
 // sfMaxInt64 is INT64_MAX's digits.
