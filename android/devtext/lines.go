@@ -180,6 +180,7 @@ type NormReader struct {
 	held  int
 	high  uint16 // a UTF-16 high surrogate waiting for its low half; 0 none
 	cr    bool   // a "\r" was just turned into "\n": drop the "\r"s and one "\n" after it
+	keep  bool   // line ends are left as they are (NewDecoder)
 	dec   []byte // UTF-16 decoded, before the line ends are turned
 	conv  []byte // with the line ends turned
 	out   []byte // text not returned yet: in buf, dec or conv
@@ -188,6 +189,13 @@ type NormReader struct {
 
 func NewNormReader(r io.Reader) *NormReader {
 	return &NormReader{r: r, buf: make([]byte, 64<<10)}
+}
+
+// NewDecoder is NewNormReader for a reader that turns line ends itself:
+// it decodes UTF-16 after a byte-order mark and drops a UTF-8 one, but
+// leaves every "\r" in the text.
+func NewDecoder(r io.Reader) *NormReader {
+	return &NormReader{r: r, buf: make([]byte, 64<<10), keep: true}
 }
 
 func (n *NormReader) Read(p []byte) (int, error) {
@@ -231,7 +239,7 @@ func (n *NormReader) fill() {
 		return
 	}
 	text := raw
-	if !n.cr && bytes.IndexByte(text, '\r') < 0 {
+	if n.keep || !n.cr && bytes.IndexByte(text, '\r') < 0 {
 		n.out = text // nothing to turn: returned as read or decoded
 		return
 	}
@@ -277,6 +285,10 @@ func (n *NormReader) decode(raw []byte, last bool) []byte {
 	// ASCII is read eight code units at a time: a unit is ASCII when its
 	// high byte is 0 and its low byte below 0x80.
 	mask, shift, lf := uint64(0xFF80FF80FF80FF80), 0, [2]byte{'\n', 0}
+	keep := uint64(0) // all ones when "\r"s are kept
+	if n.keep {
+		keep = ^keep
+	}
 	if n.order == binary.ByteOrder(binary.BigEndian) {
 		mask, shift, lf = 0x80FF80FF80FF80FF, 8, [2]byte{0, '\n'}
 	}
@@ -290,7 +302,7 @@ func (n *NormReader) decode(raw []byte, last bool) []byte {
 				}
 				w := uint64(pack4(w0>>shift)) | uint64(pack4(w1>>shift))<<32
 				binary.LittleEndian.PutUint64(dst, w)
-				if c := crBytes(w); c != 0 {
+				if c := crBytes(w) &^ keep; c != 0 {
 					// Kept up to the "\r": of "\r\n" the "\n" is read
 					// on, any other "\r" is unit's to turn.
 					k := bits.TrailingZeros64(c) / 8
@@ -346,7 +358,7 @@ func (n *NormReader) unit(dec []byte, u uint16) []byte {
 		dec = utf8.AppendRune(dec, utf8.RuneError)
 	}
 	switch {
-	case u == '\r':
+	case u == '\r' && !n.keep:
 		n.cr = true
 		dec = append(dec, '\n')
 	case u >= 0xD800 && u < 0xDC00:

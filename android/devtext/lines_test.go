@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf16"
 )
 
 // normSamples are texts with every turn Normalize makes, and the bytes
@@ -94,18 +95,68 @@ func BenchmarkNormReaderUTF16(b *testing.B) {
 			continue
 		}
 		text := s.Bytes("surfaceflinger")
-		b.SetBytes(int64(len(text)))
 		buf := make([]byte, 1<<20)
-		b.ResetTimer()
-		for range b.N {
-			nr := NewNormReader(bytes.NewReader(text))
-			for {
-				if _, err := nr.Read(buf); err != nil {
-					break
+		for name, open := range map[string]func(io.Reader) *NormReader{"norm": NewNormReader, "decode": NewDecoder} {
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				for range b.N {
+					nr := open(bytes.NewReader(text))
+					for {
+						if _, err := nr.Read(buf); err != nil {
+							break
+						}
+					}
 				}
+			})
+		}
+	}
+}
+
+// TestDecoderKeepsLineEnds: NewDecoder returns the text decoded as
+// Normalize decodes it, with every "\r" left, wherever a read ends: UTF-16
+// in both byte orders with every line end, surrogate pairs and unpaired
+// halves, and UTF-8 with and without its byte-order mark.
+func TestDecoderKeepsLineEnds(t *testing.T) {
+	body := "16666666\r\n1 2 3\r\r\n\r4 5 6\r😀\r\n\n7\r"
+	texts := map[string][]byte{
+		"utf8":     []byte(body),
+		"utf8-bom": append([]byte{0xEF, 0xBB, 0xBF}, body...),
+	}
+	want := map[string]string{"utf8": body, "utf8-bom": body}
+	for name, order := range map[string]binary.AppendByteOrder{"le": binary.LittleEndian, "be": binary.BigEndian} {
+		bom := order.AppendUint16(nil, 0xFEFF)
+		var units []byte
+		for _, u := range utf16.Encode([]rune(body)) {
+			units = order.AppendUint16(units, u)
+		}
+		texts["utf16"+name] = append(bom, units...)
+		want["utf16"+name] = body
+		unpaired := order.AppendUint16(order.AppendUint16(append([]byte(nil), bom...), 0xD800), '\r')
+		texts["unpaired"+name], want["unpaired"+name] = unpaired, "\uFFFD\r"
+	}
+	for name, text := range texts {
+		for cut := 1; cut <= 17; cut++ {
+			got, err := io.ReadAll(NewDecoder(&chunkReader{b: text, n: cut}))
+			if err != nil || string(got) != want[name] {
+				t.Fatalf("%s, reads of %d bytes: %q, %v; want %q", name, cut, got, err, want[name])
 			}
 		}
 	}
+}
+
+// chunkReader returns b n bytes at a time.
+type chunkReader struct {
+	b []byte
+	n int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.b)
+	c.b = c.b[k:]
+	return k, nil
 }
 
 // TestNormReaderUTF16LineEndsAtCuts: UTF-16 text turned in one pass keeps
@@ -134,4 +185,27 @@ func TestNormReaderUTF16LineEndsAtCuts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzDecoder: NewDecoder returns what Normalize decodes, before it turns
+// line ends, however the reads are cut.
+func FuzzDecoder(f *testing.F) {
+	for _, s := range normSamples {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, cut uint8) {
+		want := b
+		switch {
+		case len(b) >= 2 && b[0] == 0xFF && b[1] == 0xFE:
+			want = decodeUTF16(b[2:], binary.LittleEndian)
+		case len(b) >= 2 && b[0] == 0xFE && b[1] == 0xFF:
+			want = decodeUTF16(b[2:], binary.BigEndian)
+		case len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF:
+			want = b[3:]
+		}
+		got, err := io.ReadAll(NewDecoder(&chunkReader{b: b, n: int(cut%9) + 1}))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%q → %q, %v; want %q", b, got, err, want)
+		}
+	})
 }

@@ -115,12 +115,13 @@ func scanSurfaceFlinger(r io.Reader, times *Times) (*Latency, []int64, error) {
 	// size, the present times double, not grow by a quarter.
 	size, read := devtext.ReaderSize(r), int64(0)
 	utf16 := len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF)
-	// UTF-8 text with carriage returns is read as it is: rows take "\r"s
-	// before their "\n", and any other line is cut where Normalize cuts it
-	// (see crLine), so it is not copied through a decoder.
+	// Carriage returns are left in the text: rows take "\r"s before their
+	// "\n", and any other line is cut where Normalize cuts it (see
+	// crLine), so UTF-8 text is not copied through a decoder, and UTF-16
+	// is only decoded.
 	switch {
 	case utf16:
-		br = bufio.NewReaderSize(devtext.NewNormReader(devtext.Unbuffered(br, r)), devtext.ScanBuffer)
+		br = bufio.NewReaderSize(devtext.NewDecoder(devtext.Unbuffered(br, r)), devtext.ScanBuffer)
 		size /= 2 // its text, decoded, is half as long
 	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
 		br.Discard(3)
