@@ -117,7 +117,7 @@ document.querySelectorAll('svg').forEach((s, si) => {
     if (t.classList.contains('tick')) out.ticks.push({svg: si, metric: t.dataset.metric, row: t.dataset.row, text: t.textContent});
   });
 });
-document.querySelectorAll('a[href]').forEach(a => out.links.push({text: a.textContent, href: a.href, raw: a.getAttribute('href')}));
+document.querySelectorAll('a[href]').forEach(a => out.links.push({text: a.textContent, href: new URL(a.getAttribute('href'), document.baseURI).href, raw: a.getAttribute('href')}));
 document.querySelectorAll('h1, h2, h3').forEach(h => out.headings.push(h.textContent.replace(/\s+/g, ' ').trim()));
 const p = document.createElement('pre'); p.id = 'probe'; p.textContent = JSON.stringify(out); document.body.appendChild(p);
 </script>`
