@@ -25,7 +25,7 @@ import (
 // that exists; each Result's row links its JSON, and its page and
 // Markdown where it has them; each run's row names the test, the device
 // and the run; no two rows read alike; the budget file is marked as no
-// Result, with neither verdict.
+// Result, with neither verdict, and not counted among the sessions.
 func TestBrowserReportIndex(t *testing.T) {
 	t.Parallel()
 	bin := browsertest.Chromium(t)
@@ -73,6 +73,7 @@ func TestBrowserReportIndex(t *testing.T) {
 		}
 	}
 	assert.Check(t, strings.Contains(row, "not a Result") && !strings.Contains(row, "failed") && !strings.Contains(row, "passed"), "the budget file's row: %s", row)
+	assert.Check(t, len(p.Headings) > 0 && p.Headings[0] == fmt.Sprintf("perfgate: all sessions (%d)", n+1), "headings %q", p.Headings)
 	seen := map[string]bool{}
 	for _, s := range names {
 		assert.Check(t, !seen[s], "two rows read %q", s)

@@ -11,9 +11,9 @@ var indexTmpl = template.Must(template.New("index").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>perfgate: all sessions</title>
 <style>body{font:14px/1.4 system-ui,sans-serif;margin:24px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
 .pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}</style></head>
-<body><h1>perfgate: all sessions ({{len .}})</h1>
+<body><h1>perfgate: all sessions ({{.Sessions}})</h1>
 <table><tr><th>test</th><th></th><th>steps</th><th>device</th><th>summary</th></tr>
-{{range .}}<tr><td>{{if .HTML}}<a href="{{.HTML}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</td><td>{{if .Unreadable}}<span class="fail">not a Result</span>: {{.Unreadable}}{{else if .Failed}}<span class="fail">failed</span>{{else}}<span class="pass">passed</span>{{end}}</td><td>{{.Steps}}</td><td>{{.Device}}</td><td>{{if .MD}}<a href="{{.MD}}">Markdown</a> · {{end}}<a href="{{.JSON}}">JSON</a></td></tr>
+{{range .Rows}}<tr><td>{{if .HTML}}<a href="{{.HTML}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</td><td>{{if .Unreadable}}<span class="fail">not a Result</span>: {{.Unreadable}}{{else if .Failed}}<span class="fail">failed</span>{{else}}<span class="pass">passed</span>{{end}}</td><td>{{.Steps}}</td><td>{{.Device}}</td><td>{{if .MD}}<a href="{{.MD}}">Markdown</a> · {{end}}<a href="{{.JSON}}">JSON</a></td></tr>
 {{end}}</table></body></html>
 `))
 
@@ -42,9 +42,19 @@ func IndexRowOf(dir, base string) IndexRow {
 	return r
 }
 
-// Index is the index.html of a report folder listing rows.
+// Index is the index.html of a report folder listing rows, headed by
+// the number of sessions among them (not the files that are no Result).
 func Index(rows []IndexRow) ([]byte, error) {
+	n := 0
+	for _, r := range rows {
+		if r.Unreadable == "" {
+			n++
+		}
+	}
 	var b bytes.Buffer
-	err := indexTmpl.Execute(&b, rows)
+	err := indexTmpl.Execute(&b, struct {
+		Rows     []IndexRow
+		Sessions int
+	}{rows, n})
 	return b.Bytes(), err
 }
