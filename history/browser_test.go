@@ -103,6 +103,16 @@ func TestBrowserTrendPages(t *testing.T) {
 				points-- // the run without frames
 			}
 			checkTrendPage(t, p, files, points)
+			if name == PageName("frame_time_p95") {
+				// On the screen: the runs' points and the change points
+				// for the worse.
+				_, _, colours := browsertest.Render(t, bin, filepath.Join(pages, name+".html"), filepath.Join(pages, name+".png"), "1100,1200")
+				for what, c := range map[string][3]uint8{"runs": {0x1f, 0x77, 0xb4}, "change for the worse": {0xd6, 0x27, 0x28}} {
+					if colours[c] < 20 {
+						t.Errorf("%s colour %x drawn on %d pixels", what, c, colours[c])
+					}
+				}
+			}
 		})
 	}
 }

@@ -42,6 +42,8 @@ func TestBrowserReportIndex(t *testing.T) {
 		assert.NilError(t, report.WriteDir(dir, r, report.Options{}))
 	}
 	p := browsertest.Probe(t, bin, filepath.Join(dir, "index.html"))
+	_, _, colours := browsertest.Render(t, bin, filepath.Join(dir, "index.html"), filepath.Join(dir, "index.png"), "1100,600")
+	assert.Check(t, colours[[3]uint8{0x1a, 0x7f, 0x37}] > 20, "the verdict \"passed\" is not on the screen")
 
 	broken, files := p.BrokenLinks()
 	assert.Check(t, len(broken) == 0, "broken links: %q", broken)
