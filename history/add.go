@@ -14,7 +14,8 @@ type AddOptions struct {
 	// one Result is added.
 	Meta Meta
 	// ReportBase is where the Results' reports are, an http(s) URL or a
-	// relative path (SafeURL): a run links to ReportBase/ReportPage(r).
+	// path relative to the trend pages' folder (SafeURL): a run links to
+	// ReportBase/ReportPage(r).
 	ReportBase string
 	// Added, when not nil, hears of each file once it is in the history
 	// (or already was), or once it is skipped.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/frames"
@@ -147,6 +148,12 @@ func WritePage(w io.Writer, metric string, trends []Trend, o PageOptions) error 
 		HasBudget, Summarised     bool
 		Series                    []pageSeries
 	}{Title: o.title(), Metric: metric}
+	top := 0.0 // one scale for every chart of the page, so that their heights compare
+	for _, t := range trends {
+		if t.Metric == metric {
+			top = max(top, chartMax(t, budgetsFor(o.Budgets, t.Step, metric)))
+		}
+	}
 	for _, t := range trends {
 		if t.Metric != metric {
 			continue
@@ -156,7 +163,7 @@ func WritePage(w io.Writer, metric string, trends []Trend, o PageOptions) error 
 		}
 		budgets := budgetsFor(o.Budgets, t.Step, metric)
 		data.HasBudget = data.HasBudget || len(budgets) > 0
-		ps := pageSeries{Name: fmt.Sprintf("%s · %s · %s", t.Test, t.Step, deviceName(t.Device)), Chart: template.HTML(trendSVG(t, budgets)), Runs: t.Len()}
+		ps := pageSeries{Name: fmt.Sprintf("%s · %s · %s", t.Test, t.Step, deviceName(t.Device)), Chart: template.HTML(trendSVG(t, budgets, top)), Runs: t.Len()}
 		if t.Older > 0 {
 			data.Summarised = true
 			ps.Note = fmt.Sprintf("%d runs, %s … %s: the newest %d are points, the %d before them are summarised in stretches of about %d.",
@@ -219,25 +226,30 @@ type trendChart struct {
 	t       Trend
 	cv      *svgchart.Canvas
 	spans   []Span
-	detailL float64 // where the runs read in full begin
+	detailL float64     // where the runs read in full begin
+	top     [][]float64 // the x extents (from, to, from, to …) of the labels along the top, by line
 }
 
+// inset keeps the first and last runs off the plot's edges, so that the
+// labels under them clear the y axis's ticks and the chart's edge.
+const inset = 20
+
 // trendSVG draws one series: runs along x in order, the value up y from
-// zero, every point a link to its run's report, the level between change
+// zero to a round value above top, every point a link to its run's report, the level between change
 // points, the change points and the budgets. A series read in part
 // (Older > 0) gets its older runs summarised on the left quarter of the
 // chart, as at most maxSpans bars from the lowest to the highest value of
 // a stretch of runs with a dot at their median, so the chart's size does
 // not grow with the history. No script: the page works wherever HTML
 // does.
-func trendSVG(t Trend, budgets []budget.Limit) string {
+func trendSVG(t Trend, budgets []budget.Limit, top float64) string {
 	n := t.Len()
 	cv := svgchart.New(frame, "trend", "data-metric", t.Metric, t.Metric+" of "+t.Step+" over "+fmt.Sprint(n)+" runs")
 	if n == 0 {
 		return cv.NoData("no runs measured this metric")
 	}
 	tc := &trendChart{t: t, cv: cv, spans: t.Spans(maxSpans)}
-	cv.ScaleY(tc.yMax(budgets), metrics.Name(t.Metric).Def().Count)
+	cv.ScaleY(top, metrics.Name(t.Metric).Def().Count)
 	tc.scaleX()
 	cv.Axes(t.Unit)
 	if t.Older > 0 {
@@ -255,14 +267,14 @@ func trendSVG(t Trend, budgets []budget.Limit) string {
 	return cv.End()
 }
 
-// yMax is the highest value the chart draws: of a run, a span or a
-// budget.
-func (tc *trendChart) yMax(budgets []budget.Limit) float64 {
+// chartMax is the highest value the chart of t draws: of a run, a span
+// or a budget.
+func chartMax(t Trend, budgets []budget.Limit) float64 {
 	yMax := 0.0
-	for _, p := range tc.t.Points {
+	for _, p := range t.Points {
 		yMax = max(yMax, p.Value)
 	}
-	for _, sp := range tc.spans {
+	for _, sp := range t.Spans(maxSpans) {
 		yMax = max(yMax, sp.Max)
 	}
 	for _, bu := range budgets {
@@ -277,10 +289,10 @@ func (tc *trendChart) yMax(budgets []budget.Limit) float64 {
 // then the runs read in full, one by one, across the rest.
 func (tc *trendChart) scaleX() {
 	older, d := float64(tc.t.Older), len(tc.t.Points)
-	padL, plotW := float64(frame.PadL), float64(frame.PlotW())
+	padL, plotW := float64(frame.PadL+inset), float64(frame.PlotW()-2*inset)
 	detailL, detailW := padL, plotW
 	if older > 0 {
-		detailL, detailW = padL+float64(frame.PlotW()/4), float64(frame.PlotW()*3/4)
+		detailL, detailW = padL+plotW/4, plotW*3/4
 	}
 	tc.detailL = detailL
 	tc.cv.X = func(i float64) float64 {
@@ -301,8 +313,12 @@ func (tc *trendChart) drawOlder() {
 	cv, t := tc.cv, tc.t
 	top := float64(frame.PadT + 10)
 	cv.VLine("older-edge", tc.detailL-4, svgchart.Paint{Stroke: "#999", Dash: "2 2"}, "")
-	cv.Label(svgchart.Label{X: float64(frame.PadL + 4), Y: top, Size: 10, Fill: "#777", Text: fmt.Sprintf("%d older runs", t.Older)})
-	cv.Label(svgchart.Label{X: tc.detailL + 4, Y: top, Size: 10, Fill: "#777", Text: fmt.Sprintf("newest %d runs", len(t.Points))})
+	for _, l := range []svgchart.Label{
+		{X: float64(frame.PadL + 4), Y: top, Size: 10, Fill: "#777", Text: fmt.Sprintf("%d older runs", t.Older)},
+		{X: tc.detailL + 4, Y: top, Size: 10, Fill: "#777", Text: fmt.Sprintf("newest %d runs", len(t.Points))},
+	} {
+		tc.topLabel(l)
+	}
 	for k, sp := range tc.spans {
 		x := cv.X(float64(sp.From+sp.To-1) / 2)
 		title := fmt.Sprintf("%s … %s, %d runs: median %s, %s … %s", sp.First.UTC().Format("2006-01-02 15:04"), sp.Last.UTC().Format("2006-01-02 15:04"), sp.Runs,
@@ -402,8 +418,37 @@ func (tc *trendChart) drawChanges() {
 		if x > float64(frame.PadL)+float64(frame.PlotW())*0.75 {
 			l.X, l.Anchor = x-3, "end"
 		}
-		tc.cv.Label(l)
+		tc.topLabel(l)
 	}
+}
+
+// topLabel draws a label along the top of the plot on the first line
+// down, from l.Y, where it overlaps no label drawn there before: change
+// points a few runs apart get their labels one under the other.
+func (tc *trendChart) topLabel(l svgchart.Label) {
+	w := 0.62 * l.Size * float64(utf8.RuneCountInString(l.Text)) // a generous width of the font's characters
+	from := l.X
+	if l.Anchor == "end" {
+		from -= w
+	}
+	line := 0
+	for ; line < len(tc.top); line++ {
+		free := true
+		for i := 0; i+1 < len(tc.top[line]); i += 2 {
+			if from < tc.top[line][i+1] && tc.top[line][i] < from+w {
+				free = false
+			}
+		}
+		if free {
+			break
+		}
+	}
+	if line == len(tc.top) {
+		tc.top = append(tc.top, nil)
+	}
+	tc.top[line] = append(tc.top[line], from, from+w)
+	l.Y += float64(line) * 14
+	tc.cv.Label(l)
 }
 
 func boolf(b bool) float64 {

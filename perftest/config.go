@@ -3,6 +3,7 @@ package perftest
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/frames"
@@ -98,6 +99,10 @@ type Config struct {
 	// Trace, when set, records a Perfetto trace around the session and
 	// reads it into the steps (see TraceConfig).
 	Trace *TraceConfig
+	// TraceFile, with ResultFile "-", is the exact path of the trace,
+	// ending in .perfetto-trace; otherwise the trace goes beside the
+	// Result under its name.
+	TraceFile string
 	// OnTick, when set, is called after every cheap-lane tick with the
 	// live state; `perfgate record` prints its live line from it. It runs on
 	// the collector goroutine and must return quickly.
@@ -215,9 +220,12 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Name == "" {
 		c.Name = "perftest"
 	}
+	if c.TraceFile != "" && !strings.HasSuffix(c.TraceFile, ".perfetto-trace") {
+		return c, fmt.Errorf("perftest: TraceFile %q does not end in .perfetto-trace", c.TraceFile)
+	}
 	c.files = &result.Stem{}
-	if c.ResultFile != "" && c.ResultFile != "-" {
-		c.files = result.FixedStem(c.ResultFile)
+	if f := c.fixedFile(); f != "" {
+		c.files = result.FixedStem(f)
 	}
 	if c.Trace != nil {
 		tc, err := c.Trace.withDefaults()
@@ -266,10 +274,26 @@ func (c Config) fileStem() *result.Stem {
 	switch {
 	case c.files != nil:
 		return c.files
-	case c.ResultFile != "" && c.ResultFile != "-":
-		return result.FixedStem(c.ResultFile)
+	case c.fixedFile() != "":
+		return result.FixedStem(c.fixedFile())
 	}
 	return &result.Stem{}
+}
+
+// fixedFile is the Result's path that names the session's files when the
+// Config fixes it: ResultFile, or with ResultFile "-" TraceFile's stem;
+// "" when the results folder chooses.
+func (c Config) fixedFile() string {
+	switch c.ResultFile {
+	case "":
+		return ""
+	case "-":
+		if c.TraceFile == "" {
+			return ""
+		}
+		return strings.TrimSuffix(c.TraceFile, ".perfetto-trace") + ".json"
+	}
+	return c.ResultFile
 }
 
 // rewriteResult writes r again where writeResult wrote it, under the same
@@ -290,8 +314,8 @@ func (c Config) rewriteResult(r *result.Result) error {
 // written.
 func (c Config) resultsDir() string {
 	switch {
-	case c.ResultFile != "" && c.ResultFile != "-":
-		return filepath.Dir(c.ResultFile)
+	case c.fixedFile() != "":
+		return filepath.Dir(c.fixedFile())
 	case c.ResultsDir != "":
 		return c.ResultsDir
 	case envpath.Dir("PERFGATE_RESULTS") != "":

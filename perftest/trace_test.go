@@ -28,3 +28,19 @@ func TestTraceConfigDefaults(t *testing.T) {
 		t.Error("Config with a bad trace validates")
 	}
 }
+
+// With ResultFile "-" the trace goes where TraceFile says, and its
+// folder is the session's; a TraceFile that is no trace's name is an
+// error quoting it.
+func TestTraceFile(t *testing.T) {
+	c, err := Config{Package: "com.example", ResultFile: "-", TraceFile: "out/result-2.perfetto-trace"}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.resultsDir() != "out" || c.fixedFile() != "out/result-2.json" {
+		t.Errorf("results folder %q, files named after %q", c.resultsDir(), c.fixedFile())
+	}
+	if _, err := (Config{Package: "com.example", ResultFile: "-", TraceFile: "t.json"}).withDefaults(); err == nil || !strings.Contains(err.Error(), `"t.json"`) {
+		t.Errorf("TraceFile t.json: %v", err)
+	}
+}

@@ -1,13 +1,9 @@
 package report_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"html"
-	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,54 +11,11 @@ import (
 	"gotest.tools/v3/assert"
 	"gotest.tools/v3/assert/cmp"
 
+	"github.com/perfgate/perfgate/internal/browsertest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 )
-
-// probeJS measures what a person sees on a page: every SVG text's box, the
-// links as the browser resolves them, the comparison strips' tick labels.
-const probeJS = `<script>
-const out = {texts: [], links: [], ticks: []};
-document.querySelectorAll('svg').forEach((s, si) => s.querySelectorAll('text').forEach(t => {
-  const r = t.getBoundingClientRect();
-  out.texts.push({svg: si, text: t.textContent, x: r.left, y: r.top, w: r.width, h: r.height});
-  if (t.classList.contains('tick')) out.ticks.push({svg: si, metric: t.dataset.metric, row: t.dataset.row, text: t.textContent});
-}));
-document.querySelectorAll('a[href]').forEach(a => out.links.push({text: a.textContent, href: a.href, raw: a.getAttribute('href')}));
-const p = document.createElement('pre'); p.id = 'probe'; p.textContent = JSON.stringify(out); document.body.appendChild(p);
-</script>`
-
-type probed struct {
-	Texts []struct {
-		SVG        int
-		Text       string
-		X, Y, W, H float64
-	}
-	Links []struct{ Text, Href, Raw string }
-	Ticks []struct {
-		SVG               int
-		Metric, Row, Text string
-	}
-}
-
-var probeRE = regexp.MustCompile(`(?s)<pre id="probe">(.*?)</pre>`)
-
-// probe opens a copy of page, beside it so its links resolve alike, with
-// probeJS added, in headless Chromium, and returns what the script saw.
-func probe(t *testing.T, bin, page string) probed {
-	t.Helper()
-	b, err := os.ReadFile(page)
-	assert.NilError(t, err)
-	cp := strings.TrimSuffix(page, ".html") + ".probe.html"
-	assert.NilError(t, os.WriteFile(cp, []byte(strings.Replace(string(b), "</body>", probeJS+"</body>", 1)), 0o644))
-	dom, _ := headless(t, bin, cp, "--dump-dom", "--window-size=1100,3000")
-	m := probeRE.FindStringSubmatch(dom)
-	assert.Assert(t, m != nil, "the probe did not run")
-	var p probed
-	assert.NilError(t, json.Unmarshal([]byte(html.UnescapeString(m[1])), &p))
-	return p
-}
 
 // cmpRuns are n runs of two steps: scroll, whose janks and frame time p50
 // are given, and fling, with a p95 three times scroll's.
@@ -87,7 +40,7 @@ func cmpRuns(n int, jank int, p50 float64, p95 float64) []*result.Result {
 // whole numbers; the closing hint is a folder comparison's.
 func TestBrowserComparisonPage(t *testing.T) {
 	t.Parallel()
-	bin := chromium(t)
+	bin := browsertest.Chromium(t)
 	root := t.TempDir()
 	sides := map[string][]*result.Result{"base": cmpRuns(8, 0, 7, 18), "new": cmpRuns(3, 5, 7.02, 24)}
 	for side, rs := range sides {
@@ -111,27 +64,18 @@ func TestBrowserComparisonPage(t *testing.T) {
 	assert.NilError(t, err)
 	assert.NilError(t, report.WriteCompareHTML(f, c, sides["base"], sides["new"], report.Options{PageDir: pages}))
 	assert.NilError(t, f.Close())
-	p := probe(t, bin, page)
+	p := browsertest.Probe(t, bin, page)
 
+	broken, files := p.BrokenLinks()
+	assert.Check(t, len(broken) == 0, "broken links: %q", broken)
 	kinds := map[string]int{}
-	for _, l := range p.Links {
-		u, err := url.Parse(l.Href)
-		assert.NilError(t, err)
-		if u.Scheme == "https" || u.Fragment != "" && u.Path == filepath.ToSlash(strings.TrimSuffix(page, ".html")+".probe.html") {
-			continue
-		}
-		assert.Check(t, u.Scheme == "file" && exists(filepath.FromSlash(u.Path)), "link %q (%s) leads to no file: %s", l.Text, l.Raw, l.Href)
-		kinds[l.Text]++
+	for text, fs := range files {
+		kinds[text] = len(fs)
 	}
 	// Two steps, each listing 8 base runs and 3 new ones.
 	assert.Check(t, cmp.DeepEqual(kinds, map[string]int{"report": 22, "Result": 22, "Perfetto trace": 22}))
-
-	for i, a := range p.Texts {
-		for _, b := range p.Texts[i+1:] {
-			if a.SVG == b.SVG && a.W > 0 && b.W > 0 && a.X < b.X+b.W && b.X < a.X+a.W && a.Y < b.Y+b.H && b.Y < a.Y+a.H {
-				t.Errorf("texts overlap: %q at (%.0f,%.0f %.0f×%.0f) and %q at (%.0f,%.0f %.0f×%.0f)", a.Text, a.X, a.Y, a.W, a.H, b.Text, b.X, b.Y, b.W, b.H)
-			}
-		}
+	for _, o := range p.Overlaps() {
+		t.Errorf("texts overlap: %s", o)
 	}
 
 	// Per metric, every row's ticks; all rows of a metric alike.

@@ -15,6 +15,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/perfgate/perfgate/internal/browsertest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
@@ -68,7 +69,7 @@ func look(t *testing.T, bin, dir, name string, page []byte, size string) seen {
 	}
 	file := filepath.Join(dir, name+".html")
 	assert.NilError(t, os.WriteFile(file, bytes.Replace(page, []byte("</body>"), []byte(seenJS+"</body>"), 1), 0o644))
-	dom, _, _ := render(t, bin, file, filepath.Join(dir, name+".png"), size)
+	dom, _, _ := browsertest.Render(t, bin, file, filepath.Join(dir, name+".png"), size)
 	m := seenRE.FindStringSubmatch(dom)
 	assert.Assert(t, m != nil, "the page's script did not run")
 	var s seen
@@ -87,7 +88,7 @@ func htmlUnescape(s string) string {
 // shorter than a meminfo read, draws the PSS its table shows.
 func TestBrowserSessionPage(t *testing.T) {
 	t.Parallel()
-	bin := chromium(t)
+	bin := browsertest.Chromium(t)
 	// The app sends and receives a few bytes a second: 3 B in a 1.2 s
 	// step.
 	wl, err := simdevice.Preset("janky-scroll")
@@ -174,20 +175,9 @@ func checkTrafficAxis(t *testing.T, st *result.Step, texts []string) {
 // Results' values.
 func TestBrowserManyRuns(t *testing.T) {
 	t.Parallel()
-	bin := chromium(t)
+	bin := browsertest.Chromium(t)
 	const n = 4
-	runs := make([]*result.Result, n)
-	t.Run("sessions", func(t *testing.T) {
-		for i := range runs {
-			t.Run(fmt.Sprint(i), func(t *testing.T) {
-				t.Parallel()
-				runs[i], _ = simSession(t, "janky-scroll", 1200*time.Millisecond)
-			})
-		}
-	})
-	if t.Failed() {
-		t.FailNow()
-	}
+	runs := simSessions(t, n, 1200*time.Millisecond)
 	var b bytes.Buffer
 	assert.NilError(t, report.WriteHTML(&b, runs, report.Options{}))
 	s := look(t, bin, t.TempDir(), "runs", b.Bytes(), "1100,3000")
@@ -233,4 +223,23 @@ func aggregateOf(t *testing.T, page, step string) string {
 	assert.Assert(t, i >= 0, "no aggregate of step %s", step)
 	j := strings.Index(page[i:], "</table>")
 	return page[i : i+j]
+}
+
+// simSessions are n sessions of the janky app on a phone of their own
+// (simSession), run at once.
+func simSessions(t *testing.T, n int, stepLen time.Duration) []*result.Result {
+	t.Helper()
+	runs := make([]*result.Result, n)
+	t.Run("sessions", func(t *testing.T) {
+		for i := range runs {
+			t.Run(fmt.Sprint(i), func(t *testing.T) {
+				t.Parallel()
+				runs[i], _ = simSession(t, "janky-scroll", stepLen)
+			})
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	return runs
 }

@@ -2,12 +2,8 @@ package report_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"image"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,57 +13,11 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/internal/browsertest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 )
-
-// chromium returns the headless browser's path (Debian's chromium, or the
-// Chrome that CI runners ship), installing Debian's chromium when none is
-// there and the test runs as root; otherwise it skips, or fails under
-// PERFGATE_REQUIRE_BROWSER=1.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	why := "chromium is not installed"
-	if os.Geteuid() == 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, "apt-get", "install", "-y", "-qq", "chromium").CombinedOutput()
-		if p, lerr := exec.LookPath("chromium"); lerr == nil {
-			return p
-		}
-		why = fmt.Sprintf("apt-get install -y chromium failed: %v: %.300s", err, out)
-	}
-	if os.Getenv("PERFGATE_REQUIRE_BROWSER") == "1" {
-		t.Fatalf("%s and PERFGATE_REQUIRE_BROWSER=1", why)
-	}
-	t.Skipf("%s (install it: apt-get install -y chromium); set PERFGATE_REQUIRE_BROWSER=1 to make this a failure", why)
-	return ""
-}
-
-// headless runs chromium on page with the flags that keep it off the
-// network, and returns its stdout and stderr.
-func headless(t *testing.T, bin, page string, extra ...string) (string, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--no-first-run", "--user-data-dir=" + t.TempDir(),
-		"--enable-logging=stderr", "--v=0"}, extra...)
-	args = append(args, "file://"+page)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %v: %v\n%s", extra, err, errb.String())
-	}
-	return out.String(), errb.String()
-}
 
 // A report of a live session on the simulated phone's janky workload,
 // opened in headless Chromium: the DOM holds every chart with drawn paths
@@ -76,7 +26,7 @@ func headless(t *testing.T, bin, page string, extra ...string) (string, string) 
 // ground truth: the frames it really rendered late.
 func TestBrowserRendersReport(t *testing.T) {
 	t.Parallel()
-	bin := chromium(t)
+	bin := browsertest.Chromium(t)
 	r, truth := simSession(t, "janky-scroll", 3*time.Second)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
@@ -101,7 +51,7 @@ func TestBrowserRendersReport(t *testing.T) {
 	}
 	assert.Assert(t, len(want) > 0, "the janky workload missed no deadline in the step")
 
-	dom, logs, colours := render(t, bin, page, filepath.Join(dir, "report.png"), "1100,2400")
+	dom, logs, colours := browsertest.Render(t, bin, page, filepath.Join(dir, "report.png"), "1100,2400")
 	cs := charts(t, dom)
 	assert.Equal(t, len(cs), 6*len(r.Steps))
 	// Every chart of the 3 s scroll step has data to draw; the short
@@ -143,34 +93,6 @@ func sameWindow(truth, gfx string) bool {
 	return gfx == truth || strings.HasPrefix(gfx, truth+"/")
 }
 
-// render opens page once in a window of size ("width,height"): it
-// returns the DOM after the page's scripts ran, chromium's log, and the
-// count of each colour's pixels in a screenshot of the window, saved in
-// shot.
-func render(t *testing.T, bin, page, shot, size string) (dom, logs string, colours map[[3]uint8]int) {
-	t.Helper()
-	dom, logs = headless(t, bin, page, "--dump-dom", "--screenshot="+shot, "--window-size="+size, "--hide-scrollbars")
-	f, err := os.Open(shot)
-	assert.NilError(t, err)
-	defer f.Close()
-	img, err := png.Decode(f)
-	assert.NilError(t, err)
-	return dom, logs, paletteOf(img)
-}
-
-// paletteOf counts the pixels of each colour.
-func paletteOf(img image.Image) map[[3]uint8]int {
-	out := map[[3]uint8]int{}
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			out[[3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8)}]++
-		}
-	}
-	return out
-}
-
 // The comparison page of four runs of the smooth app against four of the
 // janky one on the simulated phone (a session of each, which repeats its
 // steps four times), opened in headless Chromium: a strip
@@ -180,7 +102,7 @@ func paletteOf(img image.Image) map[[3]uint8]int {
 // shows both sides' colours.
 func TestBrowserRendersComparison(t *testing.T) {
 	t.Parallel()
-	bin := chromium(t)
+	bin := browsertest.Chromium(t)
 	// Four runs of each app: a session on a phone of its own that
 	// repeats its steps four times, both sessions at once.
 	base, next := make([]*result.Result, 1), make([]*result.Result, 1)
@@ -211,7 +133,7 @@ func TestBrowserRendersComparison(t *testing.T) {
 	page := filepath.Join(dir, "compare.html")
 	assert.NilError(t, os.WriteFile(page, b.Bytes(), 0o644))
 
-	dom, logs, colours := render(t, bin, page, filepath.Join(dir, "compare.png"), "1100,2600")
+	dom, logs, colours := browsertest.Render(t, bin, page, filepath.Join(dir, "compare.png"), "1100,2600")
 	cs := charts(t, dom)
 	kinds := map[string]int{}
 	for _, c := range cs {

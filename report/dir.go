@@ -120,11 +120,11 @@ func writeIndex(dir string, budgets []budget.Limit) error {
 		var read []*result.Result
 		var at []int
 		for i, base := range before {
-			rows[i] = sessview.IndexRow{Name: base, HTML: base + ".html", MD: base + ".md", JSON: base + ".json"}
+			rows[i] = sessview.IndexRowOf(dir, base)
 			r, err := result.ReadResult(filepath.Join(dir, base+".json"))
 			if err != nil {
 				// Another writer's file, or a stray one: list it, marked.
-				rows[i].Name, rows[i].Failed = base+" (unreadable: "+err.Error()+")", true
+				rows[i].Unreadable = err.Error()
 				continue
 			}
 			var steps []string

@@ -152,7 +152,7 @@ func historyAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	branch := h.fs.String("branch", "", "the branch measured")
 	appVersion := h.fs.String("app-version", "", "the app's version (default $PERFGATE_APP_VERSION)")
 	id := h.fs.String("id", "", "the run's id (one Result only)")
-	reportBase := h.fs.String("report-base", "", "where the Results' reports are, an http(s) URL or a relative path: a run links to <report-base>/<test>@<package>.html")
+	reportBase := h.fs.String("report-base", "", "where the Results' reports are, an http(s) URL or a path from the trend pages' folder (history html -o): a run links to <report-base>/<test>@<package>.html")
 	paths, err := parseInterleaved(h.fs, args)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ func TestHistoryWrongCallIsTwoLines(t *testing.T) {
 		args       []string
 		want, hint string
 	}{
+		{nil, "perfgate: history: no command given (want add, budget, digest, html, trend)", "history"},
 		{[]string{"frob"}, `perfgate: history: unknown command "frob"`, "history"},
 		{[]string{"trend", "extra"}, `perfgate: history trend: unexpected argument "extra"`, "history trend"},
 		{[]string{"trend", "-alpha", "2"}, "perfgate: history trend: -alpha 2 is not in (0, 1)", "history trend"},

@@ -34,7 +34,9 @@ recording. With it, a signal before the time is up cuts the step short: it
 is marked unfinished, the Result is written all the same, and the exit
 status is 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP. With -trace it
 also records a Perfetto trace (Android 10+; FrameTimeline jank types on 12+)
-into result.perfetto-trace beside -out, and reads it into the Result. A
+beside the Result under its name (result-2.perfetto-trace for result-2.json;
+with -out -, result.perfetto-trace or the first free result-N one in the
+current folder), and reads it into the Result. A
 phone that answers nothing for -give-up (10s) ends the recording with an
 error, and the Result keeps every sample taken before.
 `
@@ -99,6 +101,12 @@ func (f *recordFlags) config(args []string, onTick func(result.Live)) (perftest.
 	if err != nil {
 		return perftest.Config{}, fmt.Errorf("record: %w", err)
 	}
+	traceFile := ""
+	if tc != nil && *f.out == "-" {
+		// No Result file to go beside: the trace takes the name a Result
+		// without -out would.
+		traceFile = strings.TrimSuffix(freeName("result.json"), ".json") + ".perfetto-trace"
+	}
 	src := perftest.FrameSource(*f.source)
 	switch src {
 	case "auto":
@@ -108,7 +116,7 @@ func (f *recordFlags) config(args []string, onTick func(result.Live)) (perftest.
 		return perftest.Config{}, fmt.Errorf("record: -source %q: want auto, gfxinfo or surfaceflinger", *f.source)
 	}
 	return perftest.Config{Package: *f.pkg, Name: "record", ResultFile: *f.out, Interval: *f.interval, FrameSource: src,
-		Layer: *f.layer, WaitForApp: *f.wait, GiveUpAfter: *f.giveUp, OnTick: onTick, Trace: tc}, nil
+		Layer: *f.layer, WaitForApp: *f.wait, GiveUpAfter: *f.giveUp, OnTick: onTick, Trace: tc, TraceFile: traceFile}, nil
 }
 
 // flagSet reports whether the command line gave the flag name.
@@ -118,18 +126,27 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// freeName is path when no file is there, else the first of path-2,
-// path-3 … (before the extension) that is free: a Result is written to a
-// file the command line did not name only when that replaces nothing.
+// freeName is the Result file path when no file of its name is there
+// (the Result, its folded stacks, its Perfetto trace), else the first of
+// path-2, path-3 … (before the extension) that is free so: a Result and
+// the files it links are written to names the command line did not give
+// only when that replaces nothing.
 func freeName(path string) string {
 	ext := filepath.Ext(path)
-	name := path
-	for n := 2; ; n++ {
-		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
-			return name
+	stem := strings.TrimSuffix(path, ext)
+	free := func(stem string) bool {
+		for _, e := range []string{ext, ".folded", ".perfetto-trace"} {
+			if _, err := os.Lstat(stem + e); !errors.Is(err, fs.ErrNotExist) {
+				return false
+			}
 		}
-		name = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(path, ext), n, ext)
+		return true
 	}
+	name := stem
+	for n := 2; !free(name); n++ {
+		name = fmt.Sprintf("%s-%d", stem, n)
+	}
+	return name + ext
 }
 
 // record runs until the first signal from sigs or -duration passes.

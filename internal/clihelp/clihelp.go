@@ -8,6 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 )
 
 // NewFlagSet is a command's flag set; its usage, printed to stderr for
@@ -118,14 +121,12 @@ type Subcommands struct {
 }
 
 // Run runs the command args[0] names on the arguments after it. No
-// command, or an unknown one, is a UsageError; no command prints the
-// group's usage too.
+// command, or an unknown one, is a UsageError, in one line: no command
+// names the group's commands ("no command given (want add, trend …)").
 func (g Subcommands) Run(args []string, stdout, stderr io.Writer) error {
 	wrong := func(err error) error { return &UsageError{Command: g.What, Err: err} }
 	if len(args) == 0 {
-		// The group's usage is short, and the list of what to give.
-		fmt.Fprint(stderr, g.Usage)
-		return wrong(errors.New(g.None))
+		return wrong(fmt.Errorf("%s (want %s)", g.None, strings.Join(slices.Sorted(maps.Keys(g.Cmds)), ", ")))
 	}
 	if cmd, ok := g.Cmds[args[0]]; ok {
 		return cmd(args[1:], stdout, stderr)
