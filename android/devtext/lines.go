@@ -295,6 +295,10 @@ func (n *NormReader) decode(raw []byte, last bool) []byte {
 	for i := 0; i < units; i++ {
 		if n.high == 0 && !n.cr {
 			src, dst := raw[2*i:2*units], dec[j:]
+			if n.keep {
+				k := packASCII(dst, src, mask, shift)
+				src, dst = src[2*k:], dst[k:]
+			}
 			for len(src) >= 16 && len(dst) >= 8 {
 				w0, w1 := binary.LittleEndian.Uint64(src), binary.LittleEndian.Uint64(src[8:])
 				if (w0|w1)&mask != 0 {
@@ -333,6 +337,25 @@ func (n *NormReader) decode(raw []byte, last bool) []byte {
 		n.dec = utf8.AppendRune(n.dec, utf8.RuneError)
 	}
 	return n.dec
+}
+
+// packASCII stores in dst the ASCII of the code units of src, 32 bytes
+// (16 units) at a time, as far as they are ASCII (mask and shift as decode
+// has them), and returns how many units it stored.
+func packASCII(dst, src []byte, mask uint64, shift int) int {
+	k := 0
+	for ; 2*k+32 <= len(src) && k+16 <= len(dst); k += 16 {
+		s := src[2*k : 2*k+32]
+		w0, w1 := binary.LittleEndian.Uint64(s), binary.LittleEndian.Uint64(s[8:])
+		w2, w3 := binary.LittleEndian.Uint64(s[16:]), binary.LittleEndian.Uint64(s[24:])
+		if (w0|w1|w2|w3)&mask != 0 {
+			break
+		}
+		d := dst[k : k+16]
+		binary.LittleEndian.PutUint64(d, uint64(pack4(w0>>shift))|uint64(pack4(w1>>shift))<<32)
+		binary.LittleEndian.PutUint64(d[8:], uint64(pack4(w2>>shift))|uint64(pack4(w3>>shift))<<32)
+	}
+	return k
 }
 
 // unit appends the UTF-8 of code unit u to dec, as utf16.Decode reads

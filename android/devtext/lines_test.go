@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"github.com/perfgate/perfgate/internal/capturegen"
 	"io"
 	"slices"
@@ -134,8 +135,22 @@ func TestDecoderKeepsLineEnds(t *testing.T) {
 		unpaired := order.AppendUint16(order.AppendUint16(append([]byte(nil), bom...), 0xD800), '\r')
 		texts["unpaired"+name], want["unpaired"+name] = unpaired, "\uFFFD\r"
 	}
+	// Long ASCII runs, read many units at a time, with a wider character
+	// at every place among them.
+	for at := range 40 {
+		long := strings.Repeat("1234567 89\r\n", 8)
+		long = long[:at] + "é" + long[at:]
+		for _, order := range []binary.AppendByteOrder{binary.LittleEndian, binary.BigEndian} {
+			text := order.AppendUint16(nil, 0xFEFF)
+			for _, u := range utf16.Encode([]rune(long)) {
+				text = order.AppendUint16(text, u)
+			}
+			name := fmt.Sprintf("long %v é at %d", order, at)
+			texts[name], want[name] = text, long
+		}
+	}
 	for name, text := range texts {
-		for cut := 1; cut <= 17; cut++ {
+		for _, cut := range []int{1, 2, 3, 5, 16, 17, 31, 33, 64, 1 << 20} {
 			got, err := io.ReadAll(NewDecoder(&chunkReader{b: text, n: cut}))
 			if err != nil || string(got) != want[name] {
 				t.Fatalf("%s, reads of %d bytes: %q, %v; want %q", name, cut, got, err, want[name])
