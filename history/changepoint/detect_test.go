@@ -115,13 +115,6 @@ func generate(rng *rand.Rand, k kind) truth {
 	return tr
 }
 
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
 // tally counts what detection found against the truth.
 type tally struct {
 	series, quiet, quietFlagged    int // series; those with no change at all; of those, with a change point reported
