@@ -338,10 +338,10 @@ func ExampleDetect() {
 		values = append(values, v+0.1*float64(i%3))
 	}
 	for _, c := range Detect(values, Options{}, 0) {
-		fmt.Printf("run %d: %+.0f%% (p = %.3f)\n", c.Index, c.ChangePct, c.P)
+		fmt.Printf("run %d: %+.0f%% (p < 0.001: %v)\n", c.Index, c.ChangePct, c.P < 0.001)
 	}
 	// Output:
-	// run 20: +17% (p = 0.001)
+	// run 20: +17% (p < 0.001: true)
 }
 
 // generateLong makes a long series: n runs at a level between 5 and 50,

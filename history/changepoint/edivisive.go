@@ -210,6 +210,7 @@ type windows struct {
 	byRank []float64            // the value of each rank
 	u      []float64            // each run's score in the scan for bumps
 	stop   map[[2]float64][]int // stopTable's, by α and permutations
+	draws  []float64            // the permutations' statistics, for tailP
 }
 
 // earlyRisk bounds how likely drawing that stops early, on stopTable's
@@ -347,22 +348,105 @@ func (w *windows) shuffledSplit(minSize int) func(*rand.Rand) float64 {
 
 // test is the permutation test of an observed statistic: draw returns
 // the statistic of one random permutation. It reports p and whether p ≤
-// alpha. Drawing stops as soon as p can no longer be ≤ alpha, or is all
-// but certain not to be (stopTable).
+// alpha.
+//
+// p is the share of permutations whose statistic reached the observed
+// one, (1 + reached) / (1 + drawn), while tailFrom or more did; with
+// fewer, it is the tail of the permutation distribution beyond the
+// observed statistic as a generalized Pareto distribution fitted to the
+// largest draws estimates it (tailP), so that p is not floored at
+// 1/(1 + Permutations) where the answer is clearly finer.
+//
+// Drawing stops as soon as p can no longer be ≤ alpha, or is all but
+// certain not to be (stopTable); and, with none reached, at a checkpoint
+// (checkpoints) where the tail puts p under alpha/tailMargin: a clear
+// change needs 99 or 199 draws, not Permutations.
 func (w *windows) test(rng *rand.Rand, o Options, alpha, observed float64, draw func(*rand.Rand) float64) (float64, bool) {
 	reached, drawn := 0, 0
-	limit := int(alpha * float64(o.Permutations+1)) // p ≤ α ⇔ 1+reached ≤ limit
+	limit := max(1, int(alpha*float64(o.Permutations+1))) // counted, p ≤ α ⇔ 1+reached ≤ limit
 	stop := w.stopTable(o, alpha, limit)
+	w.draws = w.draws[:0]
 	for drawn < o.Permutations && 1+reached <= limit && (drawn == 0 || reached < stop[drawn]) {
 		drawn++
-		if draw(rng) >= observed {
+		q := draw(rng)
+		w.draws = append(w.draws, q)
+		if q >= observed {
 			reached++
 		}
+		if reached == 0 && drawn < o.Permutations && checkpoint(drawn) {
+			if p := tailP(w.draws, observed); p <= alpha/tailMargin {
+				return p, true
+			}
+		}
 	}
-	if 1+reached > limit || drawn < o.Permutations {
+	if drawn < o.Permutations || 1+reached > limit {
 		return 1, false
 	}
-	return float64(1+reached) / float64(1+drawn), true
+	p := float64(1+reached) / float64(1+drawn)
+	if reached < tailFrom {
+		p = min(p, tailP(w.draws, observed))
+	}
+	return p, p <= alpha
+}
+
+// tailFrom: with this many permutations or more reaching the observed
+// statistic, their share is p; with fewer, the fitted tail is.
+const tailFrom = 10
+
+// tailMargin: drawing stops early when the tail puts p under
+// alpha/tailMargin.
+const tailMargin = 10
+
+// pFloor is the smallest p reported: beyond it the fitted tail says
+// nothing a reader could use.
+const pFloor = 1e-9
+
+// checkpoint reports whether the tail is fitted after d draws: 99, 199,
+// 399 and 799.
+func checkpoint(d int) bool { return d == 199 || d == 399 || d == 799 }
+
+// tailP estimates the probability that a permutation's statistic reaches
+// observed from the draws so far (Knijnenburg et al., "Fewer permutations,
+// more accurate P-values", Bioinformatics 2009): the largest quarter of
+// them, up to 250, exceed a threshold t; their excesses are fitted with a
+// generalized Pareto distribution by moments, and p is the share of draws
+// beyond t times that distribution's tail beyond observed − t. It sorts
+// draws.
+func tailP(draws []float64, observed float64) float64 {
+	n := len(draws)
+	k := min(250, (n+1)/4)
+	if k < 10 {
+		return 1
+	}
+	slices.Sort(draws)
+	t := (draws[n-k-1] + draws[n-k]) / 2
+	mean, sq := 0.0, 0.0
+	for _, x := range draws[n-k:] {
+		mean += x - t
+		sq += (x - t) * (x - t)
+	}
+	mean /= float64(k)
+	v := sq/float64(k) - mean*mean
+	if v <= 0 || mean <= 0 {
+		return pFloor
+	}
+	// A bounded tail (ξ < 0) fitted to a few hundred excesses can end
+	// short of where the permutation distribution does, and p would come
+	// out far too small: the fit is held to ξ ≥ 0, an exponential tail or
+	// a heavier one.
+	xi := max(0, 0.5*(1-mean*mean/v))
+	sigma := mean * (1 - xi) // the mean excess of a GPD is σ/(1−ξ)
+	z := (observed - t) / sigma
+	var tail float64
+	switch {
+	case math.Abs(xi) < 1e-9:
+		tail = math.Exp(-z)
+	case 1+xi*z <= 0: // beyond a bounded tail's end
+		tail = 0
+	default:
+		tail = math.Pow(1+xi*z, -1/xi)
+	}
+	return max(pFloor, float64(k)/float64(n)*tail)
 }
 
 // ranks returns the rank (1…n) of every value; equal values get distinct
@@ -568,8 +652,9 @@ func (s *scratch) pass(x []float64, rank []int, out []float64) {
 }
 
 // Outliers: a run further than spikeK robust standard deviations from the
-// median of the 2·spikeW+1 runs around it is left out
-// before splitting (a Hampel filter).
+// median of the 2·spikeW+1 runs around it, and from the medians of the
+// spikeW runs on each side, is left out before splitting (a Hampel
+// filter).
 const (
 	spikeW = 4
 	spikeK = 5.0
@@ -581,7 +666,11 @@ const (
 // consecutive runs, which a change of level barely moves; with noise
 // alone the filter leaves out almost nothing, so the permutation test
 // keeps its level. A change that lasts spikeW+1 runs or more is the
-// median of its own neighbourhood and is kept. An outlier is left out
+// median of its own neighbourhood and is kept. A run is an outlier only
+// when it is far from the median of the runs around it and from those of
+// the spikeW runs before it and after it: right after a change, the runs
+// around one still at the old level are mostly the new level's, but those
+// before it are not. An outlier is left out
 // rather than replaced by the median around it: next to a change of level
 // that median may be the other level's, which would move the change.
 func despike(values []float64) (kept []float64, runs []int) {
@@ -602,9 +691,12 @@ func despike(values []float64) (kept []float64, runs []int) {
 	limit := spikeK * 1.4826 * median(d) / math.Sqrt2
 	buf := make([]float64, 0, 2*spikeW+1)
 	kept = values[:0:0]
+	near := func(v float64, around []float64) bool {
+		return len(around) > 0 && math.Abs(v-median(append(buf[:0], around...))) <= limit
+	}
 	for i, v := range values {
-		buf = append(buf[:0], values[max(0, i-spikeW):min(n, i+spikeW+1)]...)
-		if m := median(buf); math.Abs(v-m) <= limit {
+		lo, hi := max(0, i-spikeW), min(n, i+spikeW+1)
+		if near(v, values[lo:hi]) || near(v, values[lo:i]) || near(v, values[i+1:hi]) {
 			kept = append(kept, v)
 			runs = append(runs, i)
 		}

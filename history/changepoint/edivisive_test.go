@@ -85,8 +85,8 @@ func TestSplitsContracts(t *testing.T) {
 	if len(a) != 1 || a[0].Index != 25 || a[0] != b[0] {
 		t.Fatalf("step at 25: %v then %v", a, b)
 	}
-	if a[0].P != 1.0/1000 {
-		t.Errorf("p = %v, want 1/1000: no permutation reaches a clean step", a[0].P)
+	if a[0].P >= 1.0/1000 {
+		t.Errorf("p = %v, want < 1/1000: no permutation reaches a clean step, and the tail of their statistics is far below it", a[0].P)
 	}
 	bad := append([]float64(nil), step...)
 	bad[3] = math.NaN()
