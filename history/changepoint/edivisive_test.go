@@ -212,3 +212,59 @@ func TestSplitsClosePair(t *testing.T) {
 		}
 	}
 }
+
+// Four runs after a change of 4–10 % (1.3 to 3.3 times the 3 % noise) at
+// the end of 40: of the changes found there with p ≤ 0.01, none has a
+// 95 % interval that holds zero. The bootstrap of the medians gave 2 of
+// 259 (p = 0.002 with +8.7 % [−0.9, +11.8]): the median of 4 runs drawn
+// again from 4 is often the lowest of them.
+func TestDetectIntervalAgreesWithP(t *testing.T) {
+	skipUnderRace(t)
+	found, holdZero := 0, 0
+	for seed := range 400 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 44))
+		step := 1.04 + 0.06*rng.Float64()
+		x := make([]float64, 44)
+		for i := range x {
+			l := 10.0
+			if i >= 40 {
+				l *= step
+			}
+			x[i] = l * (1 + 0.03*rng.NormFloat64())
+		}
+		for _, c := range Detect(x, Options{}, 0) {
+			if abs(c.Index-40) > 1 || c.P > 0.01 {
+				continue
+			}
+			found++
+			if c.Low <= 0 || c.DiffLow <= 0 {
+				holdZero++
+				t.Logf("seed %d: change at %d, p = %.2g, %+.1f%% [%+.1f, %+.1f], %d runs after", seed, c.Index, c.P, c.ChangePct, c.Low, c.High, c.NAfter)
+			}
+		}
+	}
+	t.Logf("%d changes with 4 runs after them and p ≤ 0.01; %d with an interval holding zero", found, holdZero)
+	if found < 50 || holdZero > 0 {
+		t.Errorf("%d changes found, %d of them with an interval holding zero; want ≥ 50 and none", found, holdZero)
+	}
+}
+
+// mannWhitneyK against the tables of the two-sided test at 5 %: the
+// largest U still rejecting is k − 1 (4 and 30, 25 and 25, 31 and 31
+// runs: counted by enumerating U's distribution in Python).
+func TestMannWhitneyK(t *testing.T) {
+	for _, c := range []struct{ m, n, k int }{{2, 2, 0}, {4, 4, 1}, {5, 5, 3}, {8, 8, 14}, {10, 10, 24}, {20, 20, 128}, {4, 30, 24}} {
+		if k := mannWhitneyK(c.m, c.n, 0.025); k != c.k {
+			t.Errorf("%d and %d runs: k = %d, want %d", c.m, c.n, k, c.k)
+		}
+	}
+	// Beyond exact counts, the normal approximation is close to them.
+	exact, approx := mannWhitneyK(25, 25, 0.025), mannWhitneyK(31, 31, 0.025)
+	if exact != 212 || abs(approx-342) > 3 {
+		t.Errorf("25 and 25 runs: k = %d, want 212; 31 and 31: %d, want about 342", exact, approx)
+	}
+	lo, hi := ShiftInterval([]float64{1, 2, 3, 4}, []float64{11, 12, 13, 14})
+	if lo != 7 || hi != 13 {
+		t.Errorf("4 runs against 4 ten higher: [%v, %v], want [7, 13]", lo, hi)
+	}
+}
