@@ -107,12 +107,12 @@ func TestText(t *testing.T) {
 const wantText = `== last -1, series false
 TestFeed scroll fps on Pixel 7 (fps, (n−1)/(t[n−1]−t[0]), gfxinfo): 40 runs, 2026-11-01 … 2026-11-03
 TestFeed scroll frame_time_p95 on Pixel 7 (ms, frame duration, nearest rank): 40 runs, 2026-11-01 … 2026-11-03
-  change: frame_time_p95 of scroll rose 21% at c00025, p = 0.001: 17.9ms → 21.59ms (+20.6%, 95% CI +17.2% … +23.2%; 24 runs before, 16 after) — for the worse
+  change: frame_time_p95 of scroll rose 21% at c00025, p = 2e-07: 17.9ms → 21.59ms (+20.6%, 95% CI +17.7% … +22.9%; 24 runs before, 16 after) — for the worse
 TestFeed scroll frames on Pixel 7 (frames, gfxinfo): 41 runs, 2026-11-01 … 2026-11-03
 == last 5, series false
 TestFeed scroll fps on Pixel 7 (fps, (n−1)/(t[n−1]−t[0]), gfxinfo): 40 runs, 2026-11-01 … 2026-11-03
 TestFeed scroll frame_time_p95 on Pixel 7 (ms, frame duration, nearest rank): 40 runs, 2026-11-01 … 2026-11-03
-  change: frame_time_p95 of scroll rose 21% at c00025, p = 0.001: 17.9ms → 21.59ms (+20.6%, 95% CI +17.2% … +23.2%; 24 runs before, 16 after) — for the worse
+  change: frame_time_p95 of scroll rose 21% at c00025, p = 2e-07: 17.9ms → 21.59ms (+20.6%, 95% CI +17.7% … +22.9%; 24 runs before, 16 after) — for the worse
 TestFeed scroll frames on Pixel 7 (frames, gfxinfo): 41 runs, 2026-11-01 … 2026-11-03
 == last 5, series true
 TestFeed scroll fps on Pixel 7 (fps, (n−1)/(t[n−1]−t[0]), gfxinfo): 40 runs, 2026-11-01 … 2026-11-03
@@ -129,7 +129,7 @@ TestFeed scroll frame_time_p95 on Pixel 7 (ms, frame duration, nearest rank): 40
   2026-11-02 23:00  c00038       22.85 (median of 3)
   2026-11-03 00:00  c00039       21.76 (median of 3)
   2026-11-03 01:00  (none)       21.5 (median of 1)
-  change: frame_time_p95 of scroll rose 21% at c00025, p = 0.001: 17.9ms → 21.59ms (+20.6%, 95% CI +17.2% … +23.2%; 24 runs before, 16 after) — for the worse
+  change: frame_time_p95 of scroll rose 21% at c00025, p = 2e-07: 17.9ms → 21.59ms (+20.6%, 95% CI +17.7% … +22.9%; 24 runs before, 16 after) — for the worse
 TestFeed scroll frames on Pixel 7 (frames, gfxinfo): 41 runs, 2026-11-01 … 2026-11-03
   2026-11-01 09:00 … 2026-11-02 20:00  36 older runs: median 120, 0 … 120 (-last 41 prints them)
   2026-11-02 21:00  c00036       120 (median of 3)
@@ -139,9 +139,9 @@ TestFeed scroll frames on Pixel 7 (frames, gfxinfo): 41 runs, 2026-11-01 … 202
   2026-11-03 01:00  (none)       120 (median of 1)
 == suggestions
 scroll fps ≥ 54: level 60 over 20 runs
-scroll frame_time_p95 ≤ 20.9: level 18.98 over 20 runs, the runs BEFORE ITS CHANGE FOR THE WORSE: frame_time_p95 of scroll rose 21% at c00025, p = 0.001: 17.9ms → 21.59ms (+20.6%, 95% CI +17.2% … +23.2%; 24 runs before, 16 after); the app is over this budget until that is fixed (to accept the new level instead, -from 2026-11-02T10:00:00Z reads the runs since)
+scroll frame_time_p95 ≤ 20.9: level 18.98 over 20 runs, the runs BEFORE ITS CHANGE FOR THE WORSE: frame_time_p95 of scroll rose 21% at c00025, p = 2e-07: 17.9ms → 21.59ms (+20.6%, 95% CI +17.7% … +22.9%; 24 runs before, 16 after); the app is over this budget until that is fixed (to accept the new level instead, -from 2026-11-02T10:00:00Z reads the runs since)
 scroll fps ≥ 54: level 60 over 20 runs, since its change at (none)
-scroll frame_time_p95 ≤ 20.9: level 18.98 over 20 runs, the runs BEFORE ITS CHANGE FOR THE WORSE: frame_time_p95 of scroll rose 21% at c00025, p = 0.001: 17.9ms → 21.59ms (+20.6%, 95% CI +17.2% … +23.2%; 24 runs before, 16 after); the app is over this budget until that is fixed (to accept the new level instead, -from 2026-11-02T10:00:00Z reads the runs since)
+scroll frame_time_p95 ≤ 20.9: level 18.98 over 20 runs, the runs BEFORE ITS CHANGE FOR THE WORSE: frame_time_p95 of scroll rose 21% at c00025, p = 2e-07: 17.9ms → 21.59ms (+20.6%, 95% CI +17.7% … +22.9%; 24 runs before, 16 after); the app is over this budget until that is fixed (to accept the new level instead, -from 2026-11-02T10:00:00Z reads the runs since)
 == added
 added out/feed.json: run r1, commit abc1234, 12 values
   note: step scroll#2: kept as scroll

@@ -156,7 +156,13 @@ func shortCommit(commit, runID string) string {
 	return "run " + runID
 }
 
+// formatP prints a p-value: "0.02", "0.003", or below 0.001 its order
+// of magnitude, "3e-06" (the permutation test's fitted tail estimates p
+// that small; more digits would claim more than it knows).
 func formatP(p float64) string {
+	if p < 0.001 {
+		return fmt.Sprintf("%.0e", p)
+	}
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", p), "0"), ".")
 }
 

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -91,7 +92,7 @@ func TestTrendFindsTheCommit(t *testing.T) {
 			t.Errorf("cpu: %d points, changes %+v; want 40 and none", len(cpu.Points), cpu.Changes)
 		}
 		want := "frame_time_p95 of scroll rose "
-		if got := c.Sentence(ft.Key); !strings.HasPrefix(got, want) || !strings.HasSuffix(got, " at c00025, p = 0.001") {
+		if got := c.Sentence(ft.Key); !strings.HasPrefix(got, want) || !regexp.MustCompile(` at c00025, p = [1-9]e-(0[4-9]|1\d)$`).MatchString(got) {
 			t.Errorf("sentence %q", got)
 		}
 	})
@@ -112,7 +113,7 @@ func TestDigest(t *testing.T) {
 	}
 	md := b.String()
 	for _, want := range []string{"## perfgate history", "1 change points in", "1 of them for the worse",
-		`- ❌ **frame\_time\_p95 of scroll rose `, ` at c00025, p = 0.001** (TestFeed, Pixel 7): `, "ms → ", "95% CI ",
+		`- ❌ **frame\_time\_p95 of scroll rose `, ` at c00025, p = `, `** (TestFeed, Pixel 7): `, "ms → ", "95% CI ",
 		"[trend](https://ci.example/trends/trend-frame_time_p95.html)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("digest lacks %q:\n%s", want, md)
@@ -147,7 +148,7 @@ func TestPages(t *testing.T) {
 	if strings.Contains(strings.ToLower(page), "<script") {
 		t.Error("the page has a script")
 	}
-	for _, want := range []string{`<svg`, `class="change"`, ` at c00025, p = 0.001`, `<a href="https://ci.example/c00024/TestFeed.html"><circle class="run"`,
+	for _, want := range []string{`<svg`, `class="change"`, ` at c00025, p = `, `<a href="https://ci.example/c00024/TestFeed.html"><circle class="run"`,
 		`class="budget"`, `budget frame_time_p95 ≤ 25`, `class="level"`, "TestFeed · scroll · Pixel 7"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)

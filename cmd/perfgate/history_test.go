@@ -77,7 +77,7 @@ func TestHistoryCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"TestFeed scroll frame_time_p95 on Pixel 7 (ms, frame duration, nearest rank): 30 runs", "change: frame_time_p95 of scroll rose ", " at abc0020, p = 0.001: ", "for the worse"} {
+	for _, want := range []string{"TestFeed scroll frame_time_p95 on Pixel 7 (ms, frame duration, nearest rank): 30 runs", "change: frame_time_p95 of scroll rose ", " at abc0020, p = ", "for the worse"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("trend lacks %q:\n%s", want, out)
 		}

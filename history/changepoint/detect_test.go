@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // kind is one family of generated series.
@@ -113,13 +115,6 @@ func generate(rng *rand.Rand, k kind) truth {
 	return tr
 }
 
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
 // tally counts what detection found against the truth.
 type tally struct {
 	series, quiet, quietFlagged    int // series; those with no change at all; of those, with a change point reported
@@ -128,18 +123,46 @@ type tally struct {
 	reported, falsePoints          int
 }
 
-func (t *tally) add(o tally) {
-	t.series += o.series
-	t.quiet += o.quiet
-	t.quietFlagged += o.quietFlagged
-	t.big += o.big
-	t.bigFound += o.bigFound
-	t.small += o.small
-	t.smallHit += o.smallHit
-	t.creeps += o.creeps
-	t.creepFound += o.creepFound
-	t.reported += o.reported
-	t.falsePoints += o.falsePoints
+func (t *tally) add(o tally) { addCounts(t, o) }
+
+// creepAndFalse gives the points not used yet within a creep from..to
+// (±1; none when from < 0) to it, and counts the creep, whether it was
+// found, and the points left unused: the false ones.
+func creepAndFalse(got []Change, used []bool, from, to int) (creeps, found, falsePoints int) {
+	if from >= 0 {
+		creeps = 1
+		for i, g := range got {
+			if !used[i] && g.Index >= from-1 && g.Index <= to+1 {
+				used[i], found = true, 1
+			}
+		}
+	}
+	for _, u := range used {
+		if !u {
+			falsePoints++
+		}
+	}
+	return creeps, found, falsePoints
+}
+
+// tick counts one case in *n, and in *found when it was found.
+func tick(n, found *int, ok bool) {
+	*n++
+	if ok {
+		*found++
+	}
+}
+
+// addCounts adds every field of src to dst's: T must hold ints only.
+func addCounts[T any](dst *T, src T) {
+	if ty := reflect.TypeFor[T](); ty.Size() != uintptr(ty.NumField())*unsafe.Sizeof(0) {
+		panic("addCounts: " + ty.String() + " holds more than ints")
+	}
+	n := unsafe.Sizeof(src) / unsafe.Sizeof(0)
+	d, s := unsafe.Slice((*int)(unsafe.Pointer(dst)), n), unsafe.Slice((*int)(unsafe.Pointer(&src)), n)
+	for i := range d {
+		d[i] += s[i]
+	}
 }
 
 // score matches reported change points to true changes: a change is found
@@ -158,31 +181,12 @@ func score(tr truth, got []Change) tally {
 			}
 		}
 		if math.Abs(tr.sizes[j]) >= 0.10-1e-9 || tr.sizes[j] <= -0.10/1.10+1e-9 {
-			t.big++
-			if hit {
-				t.bigFound++
-			}
+			tick(&t.big, &t.bigFound, hit)
 		} else {
-			t.small++
-			if hit {
-				t.smallHit++
-			}
+			tick(&t.small, &t.smallHit, hit)
 		}
 	}
-	if tr.creepFrom >= 0 {
-		t.creeps = 1
-		for i, g := range got {
-			if !used[i] && g.Index >= tr.creepFrom-1 && g.Index <= tr.creepTo+1 {
-				used[i] = true
-				t.creepFound = 1
-			}
-		}
-	}
-	for _, u := range used {
-		if !u {
-			t.falsePoints++
-		}
-	}
+	t.creeps, t.creepFound, t.falsePoints = creepAndFalse(got, used, tr.creepFrom, tr.creepTo)
 	if len(tr.changes) == 0 && tr.creepFrom < 0 {
 		t.quiet = 1
 		if len(got) > 0 {
@@ -207,28 +211,36 @@ func run(seed uint64, kinds []kind) map[string]*tally {
 	}
 	out := map[string]*tally{}
 	var mu sync.Mutex
+	onCores(len(jobs), func(i int) {
+		j := jobs[i]
+		tr := generate(rand.New(rand.NewPCG(j.seed, 7)), j.k)
+		s := score(tr, Detect(tr.values, Options{}, 0))
+		mu.Lock()
+		defer mu.Unlock()
+		if out[j.k.name] == nil {
+			out[j.k.name] = &tally{}
+		}
+		out[j.k.name].add(s)
+	})
+	return out
+}
+
+// onCores calls f(0) … f(n−1) on every core and returns when all are done.
+func onCores(n int, f func(i int)) {
 	var wg sync.WaitGroup
-	next := make(chan job)
+	next := make(chan int)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			for j := range next {
-				tr := generate(rand.New(rand.NewPCG(j.seed, 7)), j.k)
-				s := score(tr, Detect(tr.values, Options{}, 0))
-				mu.Lock()
-				if out[j.k.name] == nil {
-					out[j.k.name] = &tally{}
-				}
-				out[j.k.name].add(s)
-				mu.Unlock()
+			for i := range next {
+				f(i)
 			}
 		})
 	}
-	for _, j := range jobs {
-		next <- j
+	for i := range n {
+		next <- i
 	}
 	close(next)
 	wg.Wait()
-	return out
 }
 
 func rate(a, b int) float64 {
@@ -326,10 +338,10 @@ func ExampleDetect() {
 		values = append(values, v+0.1*float64(i%3))
 	}
 	for _, c := range Detect(values, Options{}, 0) {
-		fmt.Printf("run %d: %+.0f%% (p = %.3f)\n", c.Index, c.ChangePct, c.P)
+		fmt.Printf("run %d: %+.0f%% (p < 0.001: %v)\n", c.Index, c.ChangePct, c.P < 0.001)
 	}
 	// Output:
-	// run 20: +17% (p = 0.001)
+	// run 20: +17% (p < 0.001: true)
 }
 
 // generateLong makes a long series: n runs at a level between 5 and 50,

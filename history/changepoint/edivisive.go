@@ -128,10 +128,40 @@ func Splits(values []float64, o Options) []Split {
 	if seed == 0 {
 		seed = seedOf(values)
 	}
-	values = despike(values)
-	if o.Span < 0 || n <= o.Span {
-		return splitsIn(values, o, seed)
+	kept, runs := despike(values)
+	if len(kept) < 2*o.MinSize {
+		return nil
 	}
+	var out []Split
+	if o.Span < 0 || len(kept) <= o.Span {
+		out = splitsIn(kept, o, seed)
+	} else {
+		out = windowed(kept, o, seed)
+	}
+	place(kept, out, o.MinSize)
+	for i := range out {
+		out[i].Index = runOf(runs, out[i].Index)
+	}
+	return out
+}
+
+// runOf maps the first value of a new level among the values despike
+// kept to a run of the series: the run itself, or when outliers left out
+// lie between it and the value before, the middle one of them. An outlier
+// between two levels belongs to neither, and the middle is at most one
+// run from either reading.
+func runOf(runs []int, k int) int {
+	if k <= 0 || k >= len(runs) {
+		return runs[min(max(k, 0), len(runs)-1)]
+	}
+	gap := runs[k] - runs[k-1] - 1
+	return runs[k-1] + 1 + gap/2
+}
+
+// windowed splits a series longer than o.Span window by window (see
+// Splits).
+func windowed(values []float64, o Options, seed uint64) []Split {
+	n := len(values)
 	var out []Split
 	lead, margin := o.Span/8, o.Span/8
 	start, anchored := 0, true // anchored: start is the series' start or a change point
@@ -177,9 +207,10 @@ type windows struct {
 	idx    []int
 	rank   []int
 	bounds []int
-	byRank []float64 // the value of each rank
-	stop   []int     // see stopTable
-	stopOf [2]float64
+	byRank []float64            // the value of each rank
+	u      []float64            // each run's score in the scan for bumps
+	stop   map[[2]float64][]int // stopTable's, by α and permutations
+	draws  []float64            // the permutations' statistics, for tailP
 }
 
 // earlyRisk bounds how likely drawing that stops early, on stopTable's
@@ -194,11 +225,11 @@ const earlyRisk = 1e-3
 // worst (p ≈ 0.8 α with the defaults) they do one time in 2000. Against
 // a split with no change, whose p is uniform, about 32 permutations are
 // drawn on average instead of 54.
-func (w *windows) stopTable(o Options, limit int) []int {
-	if w.stop != nil && w.stopOf == [2]float64{o.Alpha, float64(o.Permutations)} {
-		return w.stop
+func (w *windows) stopTable(o Options, p float64, limit int) []int {
+	key := [2]float64{p, float64(o.Permutations)}
+	if stop, ok := w.stop[key]; ok {
+		return stop
 	}
-	p := o.Alpha
 	stop := make([]int, o.Permutations+1)
 	for d := 1; d <= o.Permutations; d++ {
 		// The smallest r with P(X ≥ r) ≤ earlyRisk, X ~ Binomial(d, p).
@@ -211,12 +242,15 @@ func (w *windows) stopTable(o Options, limit int) []int {
 		}
 		stop[d] = min(limit, max(r, 1))
 	}
-	w.stop, w.stopOf = stop, [2]float64{o.Alpha, float64(o.Permutations)}
+	if w.stop == nil {
+		w.stop = map[[2]float64][]int{}
+	}
+	w.stop[key] = stop
 	return stop
 }
 
 func newWindows(n int) *windows {
-	return &windows{work: newScratch(n), pv: make([]float64, n), pr: make([]int, n), idx: make([]int, n), rank: make([]int, n), byRank: make([]float64, n+1)}
+	return &windows{work: newScratch(n), pv: make([]float64, n), pr: make([]int, n), idx: make([]int, n), rank: make([]int, n), u: make([]float64, n), byRank: make([]float64, n+1)}
 }
 
 // splitsIn is E-divisive means over the whole of values (already
@@ -231,67 +265,188 @@ func (w *windows) splits(values []float64, o Options, seed uint64) []Split {
 		return nil
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	bounds := append(w.bounds[:0], 0, n) // segment edges, sorted
+	w.bounds = append(w.bounds[:0], 0, n) // segment edges, sorted
 	var out []Split
-	work := w.work
 	rank := ranksInto(values, w.idx[:n], w.rank[:n])
-	pv, pr := w.pv[:n], w.pr[:n] // the permuted series and its ranks
 	byRank := w.byRank[:n+1]
 	for i, r := range rank {
 		byRank[r] = values[i]
 	}
-	for order := 0; o.MaxChanges <= 0 || order < o.MaxChanges; order++ {
-		for i := 0; i+1 < len(bounds); i++ {
-			work.totals(byRank, rank[bounds[i]:bounds[i+1]])
+	for o.MaxChanges <= 0 || len(out) < o.MaxChanges {
+		for i := 0; i+1 < len(w.bounds); i++ {
+			w.work.totals(byRank, rank[w.bounds[i]:w.bounds[i+1]])
 		}
-		// The best split of every segment.
-		bestQ, bestAt := math.Inf(-1), -1
-		for i := 0; i+1 < len(bounds); i++ {
-			a, b := bounds[i], bounds[i+1]
-			if q, at := work.best(values[a:b], rank[a:b], o.MinSize); at >= 0 && q > bestQ {
-				bestQ, bestAt = q, a+at
-			}
-		}
-		if bestAt < 0 {
+		// The best split of every segment, and how often the largest
+		// statistic over all segments, with each segment's values
+		// shuffled, reaches it.
+		q, at := w.bestSplit(values, rank, o.MinSize)
+		if at < 0 {
 			break
 		}
-		// The permutation test: how often does the largest statistic over
-		// all segments, with each segment's values shuffled, reach bestQ?
-		// Drawing stops as soon as p can no longer be ≤ Alpha, or is all
-		// but certain not to be (stop).
-		copy(pv, values)
-		copy(pr, rank)
-		reached, drawn := 0, 0
-		limit := int(o.Alpha * float64(o.Permutations+1)) // p ≤ α ⇔ 1+reached ≤ limit
-		stop := w.stopTable(o, limit)
-		for drawn < o.Permutations && 1+reached <= limit && (drawn == 0 || reached < stop[drawn]) {
-			drawn++
-			maxQ := math.Inf(-1)
-			for i := 0; i+1 < len(bounds); i++ {
-				a, b := bounds[i], bounds[i+1]
-				sv, sr := pv[a:b], pr[a:b]
-				rng.Shuffle(len(sv), func(x, y int) {
-					sv[x], sv[y] = sv[y], sv[x]
-					sr[x], sr[y] = sr[y], sr[x]
-				})
-				if q, at := work.best(sv, sr, o.MinSize); at >= 0 {
-					maxQ = max(maxQ, q)
-				}
-			}
-			if maxQ >= bestQ {
-				reached++
-			}
+		copy(w.pv, values)
+		copy(w.pr, rank)
+		if p, ok := w.test(rng, o, o.Alpha, q, w.shuffledSplit(o.MinSize)); ok {
+			out = append(out, Split{Index: at, Q: q, P: p, Order: len(out)})
+			w.bounds = append(w.bounds, at)
+			slices.Sort(w.bounds)
+			continue
 		}
-		if 1+reached > limit || drawn < o.Permutations {
+		// No segment splits in two: does one hold a short stretch at
+		// another level (a regression fixed a few runs later)?
+		if o.MaxChanges > 0 && len(out)+2 > o.MaxChanges {
 			break
 		}
-		out = append(out, Split{Index: bestAt, Q: bestQ, P: float64(1+reached) / float64(1+drawn), Order: order})
-		bounds = append(bounds, bestAt)
-		slices.Sort(bounds)
+		q, from, to := w.bestBump(values, o.MinSize)
+		if from < 0 {
+			break
+		}
+		p, ok := w.test(rng, o, o.Alpha*bumpShare, q, w.shuffledBump(o.MinSize))
+		if !ok {
+			break
+		}
+		out = append(out, Split{Index: from, Q: q, P: p, Order: len(out)}, Split{Index: to, Q: q, P: p, Order: len(out) + 1})
+		w.bounds = append(w.bounds, from, to)
+		slices.Sort(w.bounds)
 	}
-	w.bounds = bounds
 	slices.SortFunc(out, func(a, b Split) int { return cmp.Compare(a.Index, b.Index) })
 	return out
+}
+
+// bestSplit returns the largest E-divisive statistic over the splits of
+// every segment of values, and where it is (-1: no segment can split).
+func (w *windows) bestSplit(values []float64, rank []int, minSize int) (float64, int) {
+	bestQ, bestAt := math.Inf(-1), -1
+	for i := 0; i+1 < len(w.bounds); i++ {
+		a, b := w.bounds[i], w.bounds[i+1]
+		if q, at := w.work.best(values[a:b], rank[a:b], minSize); at >= 0 && q > bestQ {
+			bestQ, bestAt = q, a+at
+		}
+	}
+	return bestQ, bestAt
+}
+
+// shuffledSplit returns a draw of the permutation test of bestSplit: it
+// shuffles every segment of the permuted series w.pv (and its ranks w.pr)
+// and returns the largest statistic over them.
+func (w *windows) shuffledSplit(minSize int) func(*rand.Rand) float64 {
+	return func(rng *rand.Rand) float64 {
+		maxQ := math.Inf(-1)
+		for i := 0; i+1 < len(w.bounds); i++ {
+			a, b := w.bounds[i], w.bounds[i+1]
+			sv, sr := w.pv[a:b], w.pr[a:b]
+			rng.Shuffle(len(sv), func(x, y int) {
+				sv[x], sv[y] = sv[y], sv[x]
+				sr[x], sr[y] = sr[y], sr[x]
+			})
+			if q, at := w.work.best(sv, sr, minSize); at >= 0 {
+				maxQ = max(maxQ, q)
+			}
+		}
+		return maxQ
+	}
+}
+
+// test is the permutation test of an observed statistic: draw returns
+// the statistic of one random permutation. It reports p and whether p ≤
+// alpha.
+//
+// p is the share of permutations whose statistic reached the observed
+// one, (1 + reached) / (1 + drawn), while tailFrom or more did; with
+// fewer, it is the tail of the permutation distribution beyond the
+// observed statistic as a generalized Pareto distribution fitted to the
+// largest draws estimates it (tailP), so that p is not floored at
+// 1/(1 + Permutations) where the answer is clearly finer.
+//
+// Drawing stops as soon as p can no longer be ≤ alpha, or is all but
+// certain not to be (stopTable); and, with none reached, at a checkpoint
+// (checkpoints) where the tail puts p under alpha/tailMargin: a clear
+// change needs 99 or 199 draws, not Permutations.
+func (w *windows) test(rng *rand.Rand, o Options, alpha, observed float64, draw func(*rand.Rand) float64) (float64, bool) {
+	reached, drawn := 0, 0
+	limit := max(1, int(alpha*float64(o.Permutations+1))) // counted, p ≤ α ⇔ 1+reached ≤ limit
+	stop := w.stopTable(o, alpha, limit)
+	w.draws = w.draws[:0]
+	for drawn < o.Permutations && 1+reached <= limit && (drawn == 0 || reached < stop[drawn]) {
+		drawn++
+		q := draw(rng)
+		w.draws = append(w.draws, q)
+		if q >= observed {
+			reached++
+		}
+		if reached == 0 && drawn < o.Permutations && checkpoint(drawn) {
+			if p := tailP(w.draws, observed); p <= alpha/tailMargin {
+				return p, true
+			}
+		}
+	}
+	if drawn < o.Permutations || 1+reached > limit {
+		return 1, false
+	}
+	p := float64(1+reached) / float64(1+drawn)
+	if reached < tailFrom {
+		p = min(p, tailP(w.draws, observed))
+	}
+	return p, p <= alpha
+}
+
+// tailFrom: with this many permutations or more reaching the observed
+// statistic, their share is p; with fewer, the fitted tail is.
+const tailFrom = 10
+
+// tailMargin: drawing stops early when the tail puts p under
+// alpha/tailMargin.
+const tailMargin = 10
+
+// pFloor is the smallest p reported: beyond it the fitted tail says
+// nothing a reader could use.
+const pFloor = 1e-9
+
+// checkpoint reports whether the tail is fitted after d draws: 99, 199,
+// 399 and 799.
+func checkpoint(d int) bool { return d == 199 || d == 399 || d == 799 }
+
+// tailP estimates the probability that a permutation's statistic reaches
+// observed from the draws so far (Knijnenburg et al., "Fewer permutations,
+// more accurate P-values", Bioinformatics 2009): the largest quarter of
+// them, up to 250, exceed a threshold t; their excesses are fitted with a
+// generalized Pareto distribution by moments, and p is the share of draws
+// beyond t times that distribution's tail beyond observed − t. It sorts
+// draws.
+func tailP(draws []float64, observed float64) float64 {
+	n := len(draws)
+	k := min(250, (n+1)/4)
+	if k < 10 {
+		return 1
+	}
+	slices.Sort(draws)
+	t := (draws[n-k-1] + draws[n-k]) / 2
+	mean, sq := 0.0, 0.0
+	for _, x := range draws[n-k:] {
+		mean += x - t
+		sq += (x - t) * (x - t)
+	}
+	mean /= float64(k)
+	v := sq/float64(k) - mean*mean
+	if v <= 0 || mean <= 0 {
+		return pFloor
+	}
+	// A bounded tail (ξ < 0) fitted to a few hundred excesses can end
+	// short of where the permutation distribution does, and p would come
+	// out far too small: the fit is held to ξ ≥ 0, an exponential tail or
+	// a heavier one.
+	xi := max(0, 0.5*(1-mean*mean/v))
+	sigma := mean * (1 - xi) // the mean excess of a GPD is σ/(1−ξ)
+	z := (observed - t) / sigma
+	var tail float64
+	switch {
+	case math.Abs(xi) < 1e-9:
+		tail = math.Exp(-z)
+	case 1+xi*z <= 0: // beyond a bounded tail's end
+		tail = 0
+	default:
+		tail = math.Pow(1+xi*z, -1/xi)
+	}
+	return max(pFloor, float64(k)/float64(n)*tail)
 }
 
 // ranks returns the rank (1…n) of every value; equal values get distinct
@@ -497,24 +652,35 @@ func (s *scratch) pass(x []float64, rank []int, out []float64) {
 }
 
 // Outliers: a run further than spikeK robust standard deviations from the
-// median of the 2·spikeW+1 runs around it is replaced by that median
-// before splitting (a Hampel filter).
+// median of the 2·spikeW+1 runs around it, and from the medians of the
+// spikeW runs on each side, is left out before splitting (a Hampel
+// filter).
 const (
 	spikeW = 4
 	spikeK = 5.0
 )
 
-// despike returns values with lone outliers replaced by the median of
-// their neighbourhood, so that one slow run cannot pass for a change of
-// level. The standard deviation comes from the median absolute difference
-// of consecutive runs, which a change of level barely moves; with noise
-// alone the filter touches almost nothing, so the permutation test keeps
-// its level. A change that lasts spikeW+1 runs or more is the median of
-// its own neighbourhood and is kept.
-func despike(values []float64) []float64 {
+// despike returns values without their lone outliers, and the run of
+// each value kept, so that one slow run cannot pass for a change of level.
+// The standard deviation comes from the median absolute difference of
+// consecutive runs, which a change of level barely moves; with noise
+// alone the filter leaves out almost nothing, so the permutation test
+// keeps its level. A change that lasts spikeW+1 runs or more is the
+// median of its own neighbourhood and is kept. A run is an outlier only
+// when it is far from the median of the runs around it and from those of
+// the spikeW runs before it and after it: right after a change, the runs
+// around one still at the old level are mostly the new level's, but those
+// before it are not. An outlier is left out
+// rather than replaced by the median around it: next to a change of level
+// that median may be the other level's, which would move the change.
+func despike(values []float64) (kept []float64, runs []int) {
 	n := len(values)
+	runs = make([]int, 0, n)
 	if n < 3 {
-		return values
+		for i := range values {
+			runs = append(runs, i)
+		}
+		return values, runs
 	}
 	d := make([]float64, n-1)
 	for i := range d {
@@ -523,16 +689,17 @@ func despike(values []float64) []float64 {
 	// 1.4826·MAD estimates σ of a Gaussian; a difference of two runs has
 	// √2 σ.
 	limit := spikeK * 1.4826 * median(d) / math.Sqrt2
-	out := values
 	buf := make([]float64, 0, 2*spikeW+1)
+	kept = values[:0:0]
+	near := func(v float64, around []float64) bool {
+		return len(around) > 0 && math.Abs(v-median(append(buf[:0], around...))) <= limit
+	}
 	for i, v := range values {
-		buf = append(buf[:0], values[max(0, i-spikeW):min(n, i+spikeW+1)]...)
-		if m := median(buf); math.Abs(v-m) > limit {
-			if &out[0] == &values[0] {
-				out = slices.Clone(values)
-			}
-			out[i] = m
+		lo, hi := max(0, i-spikeW), min(n, i+spikeW+1)
+		if near(v, values[lo:hi]) || near(v, values[lo:i]) || near(v, values[i+1:hi]) {
+			kept = append(kept, v)
+			runs = append(runs, i)
 		}
 	}
-	return out
+	return kept, runs
 }
