@@ -20,14 +20,21 @@ import (
 // drawing at 60 Hz with atrace, binder, I/O and preemption.
 func bigTrace(tb testing.TB, size int64) string {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "big.perfetto-trace")
+	return writeTrace(tb, filepath.Join(tb.TempDir(), "big.perfetto-trace"), func(w *tracewriter.Writer) {
+		generate(w, genOpts{targetBytes: size, cpus: 8, noiseGap: 12_000, seed: 11})
+	})
+}
+
+// writeTrace writes the trace gen makes to a file at path.
+func writeTrace(tb testing.TB, path string, gen func(*tracewriter.Writer)) string {
+	tb.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
 	w := tracewriter.New(bw)
-	generate(w, genOpts{targetBytes: size, cpus: 8, noiseGap: 12_000, seed: 11})
+	gen(w)
 	if err := w.Err(); err != nil {
 		tb.Fatal(err)
 	}

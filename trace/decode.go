@@ -33,6 +33,7 @@ type builder struct {
 	notMain   map[int32]bool
 	threads   map[int32]*threadlog.Log
 	cpus      map[uint32]*cpuState
+	evScratch [][]byte // the events of the bundle being read
 	names     []string
 	nameIdx   map[string]uint32
 	layers    map[string]string

@@ -14,7 +14,8 @@ import (
 // buffer, in that CPU's order, plain or in the compact sched encoding.
 func (b *builder) ftraceBundle(pkt, data []byte) error {
 	var cpu uint32
-	var events [][]byte
+	events := b.evScratch[:0] // reused: a bundle can hold a handful of events or thousands
+	defer func() { b.evScratch = events[:0] }()
 	var compact []byte
 	var lost bool
 	var ftraceClock uint64

@@ -169,9 +169,9 @@ func (r *Reader) nextOuter() (Packet, error) {
 		if err := checkTag(tagOff, tag, head); err != nil {
 			return Packet{}, err
 		}
-		field := fmt.Sprintf("Trace field %d", num)
-		if num == fieldTracePacket {
-			field = "Trace.packet(1)"
+		field := "Trace.packet(1)" // formatted only for another field: every packet passes here
+		if num != fieldTracePacket {
+			field = fmt.Sprintf("Trace field %d", num)
 		}
 		if typ != protowire.BytesType {
 			if err := r.skipScalar(tagOff, field, typ); err != nil {
@@ -251,6 +251,15 @@ func (r *Reader) skipScalar(tagOff int64, field string, typ protowire.Type) erro
 // readPacket reads the n bytes of the packet whose tag is at tagOff.
 func (r *Reader) readPacket(tagOff int64, field string, n uint64) (Packet, error) {
 	dataOff := r.off
+	// A packet that fits the read buffer is returned where it lies there
+	// (valid until the next read), not copied: most packets are small.
+	if n <= peekMax {
+		if data, err := r.br.Peek(int(n)); err == nil {
+			r.br.Discard(len(data))
+			r.off += int64(n)
+			return Packet{Offset: dataOff, Data: data}, nil
+		}
+	}
 	r.buf.Reset()
 	// Grow with what arrives rather than with what the length claims, so
 	// a lying length in a short file costs nothing.
@@ -264,6 +273,11 @@ func (r *Reader) readPacket(tagOff int64, field string, n uint64) (Packet, error
 	}
 	return Packet{Offset: dataOff, Data: r.buf.Bytes()}, nil
 }
+
+// peekMax is the largest packet readPacket leaves in the read buffer: a
+// larger one would have the buffer move a large unread tail to its front
+// more often than copying the packet costs.
+const peekMax = 64 << 10
 
 // streamErr turns a read error into a FormatError.
 func (r *Reader) streamErr(off int64, field, what string, err error) error {

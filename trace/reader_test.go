@@ -313,3 +313,29 @@ func TestSequenceClock(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// TestReaderSmallPacketsNoCopy: reading a trace of small packets allocates
+// nothing per packet (no copy, no field name formatted in advance).
+func TestReaderSmallPacketsNoCopy(t *testing.T) {
+	var buf bytes.Buffer
+	w := tracewriter.New(&buf)
+	const n = 2000
+	for i := range n {
+		w.FrameEnd(int64(1000+i), int64(i))
+	}
+	data := buf.Bytes()
+	allocs := testing.AllocsPerRun(3, func() {
+		r := trace.NewReader(bytes.NewReader(data))
+		for k := 0; ; k++ {
+			if _, err := r.Next(); err != nil {
+				if k != n {
+					t.Fatalf("%d packets, then %v", k, err)
+				}
+				return
+			}
+		}
+	})
+	if allocs > n/10 {
+		t.Errorf("reading %d packets allocated %.0f times", n, allocs)
+	}
+}

@@ -17,6 +17,10 @@ type timeline struct {
 	segs   []seg   // by start; each lasts until the next one starts
 	slices []Slice // by start
 	maxDur int64   // the longest slice, to bound searches by start
+	// doFrames indexes the first slice naming each token (see
+	// doFrameToken), made on first use: one scan of the slices, not one a
+	// janky frame.
+	doFrames map[int64]int
 }
 
 type seg struct {
@@ -321,15 +325,19 @@ func doFrameToken(name string) (int64, bool) {
 // Choreographer#doFrame on the thread; without one, the longest slices of
 // the thread during the frame. from says which.
 func (tl *timeline) frameSlices(f *Frame, top int) (out []Slice, from string) {
-	var doFrame *Slice
-	for k := range tl.slices {
-		s := &tl.slices[k]
-		if id, ok := doFrameToken(s.Name); ok && id == f.Token {
-			// The outermost doFrame holding the match (the match can be
-			// the nested resync slice).
-			doFrame = tl.outermostDoFrame(s)
-			break
+	if tl.doFrames == nil {
+		tl.doFrames = map[int64]int{}
+		for k := len(tl.slices) - 1; k >= 0; k-- {
+			if id, ok := doFrameToken(tl.slices[k].Name); ok {
+				tl.doFrames[id] = k
+			}
 		}
+	}
+	var doFrame *Slice
+	if k, ok := tl.doFrames[f.Token]; ok {
+		// The outermost doFrame holding the match (the match can be the
+		// nested resync slice).
+		doFrame = tl.outermostDoFrame(&tl.slices[k])
 	}
 	type ranked struct {
 		s   Slice
@@ -338,7 +346,8 @@ func (tl *timeline) frameSlices(f *Frame, top int) (out []Slice, from string) {
 	var cands []ranked
 	if doFrame != nil {
 		from = doFrame.Name
-		for k := range tl.slices {
+		lo := sort.Search(len(tl.slices), func(k int) bool { return tl.slices[k].Start >= doFrame.Start })
+		for k := lo; k < len(tl.slices); k++ {
 			s := &tl.slices[k]
 			if s.Start > doFrame.End {
 				break
@@ -370,7 +379,9 @@ func (tl *timeline) frameSlices(f *Frame, top int) (out []Slice, from string) {
 
 func (tl *timeline) outermostDoFrame(s *Slice) *Slice {
 	best := s
-	for k := range tl.slices {
+	// A slice that ends after s starts at most maxDur before s's end.
+	lo := sort.Search(len(tl.slices), func(k int) bool { return tl.slices[k].Start >= s.End-tl.maxDur })
+	for k := lo; k < len(tl.slices); k++ {
 		o := &tl.slices[k]
 		if o.Start > s.Start {
 			break
