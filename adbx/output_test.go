@@ -3,9 +3,7 @@ package adbx_test
 import (
 	"context"
 	"errors"
-	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/adbx/adbtest"
 	"github.com/perfgate/perfgate/internal/memwatch"
+	"github.com/perfgate/perfgate/internal/refbench"
 	"github.com/perfgate/perfgate/simdevice"
 )
 
@@ -119,7 +118,7 @@ func BenchmarkShellHugeOutput(b *testing.B) {
 	d, _ := endpoints[0].open(b, dev.new(b))
 	ctx := context.Background()
 	runtime.GC()
-	rss := peakRSS()
+	rss := refbench.PeakRSS()
 	heap := memwatch.Heap(0)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -132,26 +131,5 @@ func BenchmarkShellHugeOutput(b *testing.B) {
 	b.ReportMetric(memwatch.MB(heap()), "peak-heap-MB")
 	if rss != nil {
 		b.ReportMetric(rss(), "peak-rss-MB")
-	}
-}
-
-// peakRSS resets the process's peak resident set (Linux: clear_refs 5)
-// and returns a function reading it back in MB, or nil where it cannot.
-func peakRSS() func() float64 {
-	if os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) != nil {
-		return nil
-	}
-	return func() float64 {
-		b, err := os.ReadFile("/proc/self/status")
-		if err != nil {
-			return 0
-		}
-		for _, ln := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(ln, "VmHWM:"); ok {
-				kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-				return kb / 1024
-			}
-		}
-		return 0
 	}
 }

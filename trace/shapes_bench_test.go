@@ -1,18 +1,14 @@
 package trace_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"runtime"
 	"runtime/debug"
-	"slices"
-	"strconv"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/perfgate/perfgate/internal/refbench"
 	"github.com/perfgate/perfgate/trace"
 )
 
@@ -27,11 +23,8 @@ const shapeBytes = 16 << 20
 
 // traceRun is one shape's figures in BenchmarkAnalyzeShapes.
 type traceRun struct {
-	name, path string
-	mb         float64
-	// ref and refCPU are the reference's wall and CPU times, one a loop;
-	// ours and ourCPU trace.Analyze's.
-	ref, refCPU, ours, ourCPU []time.Duration
+	refbench.Run
+	path string
 }
 
 // BenchmarkAnalyzeShapes is trace.Analyze with a package on a 16 MB trace
@@ -53,16 +46,18 @@ func BenchmarkAnalyzeShapes(b *testing.B) {
 	}
 	dir := b.TempDir()
 	var runs []*traceRun
+	var times []*refbench.Run
 	for _, s := range traceShapes() {
 		path := writeShape(b, dir, s, shapeBytes, 0)
 		st, err := os.Stat(path)
 		if err != nil {
 			b.Fatal(err)
 		}
-		runs = append(runs, &traceRun{name: s.name, path: path, mb: float64(st.Size()) / (1 << 20)})
+		runs = append(runs, &traceRun{Run: refbench.Run{Name: s.name, MB: float64(st.Size()) / (1 << 20)}, path: path})
+		times = append(times, &runs[len(runs)-1].Run)
 	}
 	debug.FreeOSMemory()
-	peak := shapePeakRSS()
+	peak := refbench.PeakRSS()
 	b.ResetTimer()
 	for i := range b.N {
 		for _, r := range runs {
@@ -75,7 +70,7 @@ func BenchmarkAnalyzeShapes(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	reportTraceShapes(b, runs)
+	refbench.Report(b, times)
 	if peak != nil {
 		b.ReportMetric(peak(), "peak-rss-MB")
 	}
@@ -108,32 +103,27 @@ func shapeFigures(a *trace.Analysis) map[string]int64 {
 // reference runs the reference script on the shape's file; check compares
 // its figures with trace.Analyze's.
 func (r *traceRun) reference(b testing.TB, check bool) map[string]int64 {
-	cmd := exec.Command("python3", shapeRef, shapePkg, r.path)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	t0 := time.Now()
-	if err := cmd.Run(); err != nil {
-		b.Fatalf("%s: %s: %v\n%s", r.name, shapeRef, err, errOut.Bytes())
+	out, err := r.Reference(exec.Command("python3", shapeRef, shapePkg, r.path))
+	if err != nil {
+		b.Fatalf("%s: %s: %v", r.Name, shapeRef, err)
 	}
-	r.ref = append(r.ref, time.Since(t0))
-	r.refCPU = append(r.refCPU, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 	if !check {
 		return nil
 	}
 	var ref map[string]int64
-	if err := json.Unmarshal(out.Bytes(), &ref); err != nil {
-		b.Fatalf("%s: reference output: %v", r.name, err)
+	if err := json.Unmarshal(out, &ref); err != nil {
+		b.Fatalf("%s: reference output: %v", r.Name, err)
 	}
 	a := r.read(b)
 	for k, v := range shapeFigures(a) {
 		if ref[k] != v {
-			b.Errorf("%s: %s: trace.Analyze %d, reference %d", r.name, k, v, ref[k])
+			b.Errorf("%s: %s: trace.Analyze %d, reference %d", r.Name, k, v, ref[k])
 		}
 	}
 	if b.Failed() {
 		b.FailNow()
 	}
-	b.Logf("%-20s %5.1f MB, %d packets, %d sched events, %d frames, %d janky", r.name, r.mb, ref["packets"], ref["sched_events"], ref["frames"], ref["janky"])
+	b.Logf("%-20s %5.1f MB, %d packets, %d sched events, %d frames, %d janky", r.Name, r.MB, ref["packets"], ref["sched_events"], ref["frames"], ref["janky"])
 	return ref
 }
 
@@ -145,76 +135,17 @@ func (r *traceRun) read(b testing.TB) *trace.Analysis {
 	defer f.Close()
 	a, err := trace.Analyze(f, trace.Options{Package: shapePkg})
 	if err != nil {
-		b.Fatalf("%s: %v", r.name, err)
+		b.Fatalf("%s: %v", r.Name, err)
 	}
 	return a
 }
 
 // analyze reads the shape's file with trace.Analyze, timing it.
 func (r *traceRun) analyze(b *testing.B) {
-	var ru0, ru1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
-	t0 := time.Now()
-	a := r.read(b)
-	r.ours = append(r.ours, time.Since(t0))
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
-	runtime.KeepAlive(a)
-	cpu := func(ru syscall.Rusage) time.Duration { return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()) }
-	r.ourCPU = append(r.ourCPU, cpu(ru1)-cpu(ru0))
-}
-
-func medianOf(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-// reportTraceShapes reports BenchmarkAnalyzeShapes' figures; times are per
-// MB of trace, since the shapes' sizes differ by a packet or so.
-func reportTraceShapes(b *testing.B, runs []*traceRun) {
-	var times, cpus, ratios, cpuRatios []float64
-	for _, r := range runs {
-		ours, ref := medianOf(r.ours), medianOf(r.ref)
-		ourCPU, refCPU := medianOf(r.ourCPU), medianOf(r.refCPU)
-		x, xc := ref.Seconds()/ours.Seconds(), refCPU.Seconds()/ourCPU.Seconds()
-		b.Logf("%-20s perfgate %6.3f s (cpu %6.3f s, %5.1f MB/s), reference %6.2f s (cpu %6.2f s): %5.1f× wall, %5.1f× cpu",
-			r.name, ours.Seconds(), ourCPU.Seconds(), r.mb/ourCPU.Seconds(), ref.Seconds(), refCPU.Seconds(), x, xc)
-		times = append(times, ours.Seconds()/r.mb)
-		cpus = append(cpus, ourCPU.Seconds()/r.mb)
-		ratios = append(ratios, x)
-		cpuRatios = append(cpuRatios, xc)
-	}
-	for _, s := range [][]float64{times, cpus, ratios, cpuRatios} {
-		slices.Sort(s)
-	}
-	mid := len(times) / 2
-	b.ReportMetric(times[len(times)-1], "slowest-s/MB")
-	b.ReportMetric(times[mid], "median-s/MB")
-	b.ReportMetric(times[0], "fastest-s/MB")
-	b.ReportMetric(times[len(times)-1]/times[0], "slowest/fastest")
-	b.ReportMetric(cpus[len(cpus)-1]/cpus[0], "slowest/fastest-cpu")
-	b.ReportMetric(ratios[0], "min-x-ref")
-	b.ReportMetric(ratios[mid], "median-x-ref")
-	b.ReportMetric(cpuRatios[0], "min-x-ref-cpu")
-	b.ReportMetric(cpuRatios[mid], "median-x-ref-cpu")
-}
-
-// shapePeakRSS resets the process's peak resident set (Linux: clear_refs 5)
-// and returns a function reading it back in MB, or nil where it cannot.
-func shapePeakRSS() func() float64 {
-	if os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) != nil {
+	r.Time(func() error {
+		runtime.KeepAlive(r.read(b))
 		return nil
-	}
-	return func() float64 {
-		b, _ := os.ReadFile("/proc/self/status")
-		for _, ln := range bytes.Split(b, []byte("\n")) {
-			if v, ok := bytes.CutPrefix(ln, []byte("VmHWM:")); ok {
-				kb, _ := strconv.ParseFloat(string(bytes.TrimSuffix(bytes.TrimSpace(v), []byte(" kB"))), 64)
-				return kb / 1024
-			}
-		}
-		return 0
-	}
+	})
 }
 
 // TestShapesAgreeWithReference: on a small trace of every shape,
@@ -228,7 +159,7 @@ func TestShapesAgreeWithReference(t *testing.T) {
 	dir := t.TempDir()
 	for _, s := range traceShapes() {
 		s.flushEvery = min(s.flushEvery, 4) // bundles of a few frames' events
-		r := &traceRun{name: s.name, path: writeShape(t, dir, s, 0, 60)}
+		r := &traceRun{Run: refbench.Run{Name: s.name}, path: writeShape(t, dir, s, 0, 60)}
 		ref := r.reference(t, true)
 		if !s.noFT && (ref["janky"] == 0 || ref["running_ns"] == 0 || ref["asleep_ns"] == 0) {
 			t.Errorf("%s: no janky frame with its states to compare: %v", s.name, ref)

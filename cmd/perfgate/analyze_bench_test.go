@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/internal/capturegen"
 	"github.com/perfgate/perfgate/internal/memwatch"
+	"github.com/perfgate/perfgate/internal/refbench"
 )
 
 // hourFile writes an hour at 120 Hz (capturegen.Hour) of kind to a file.
@@ -41,27 +40,6 @@ func writeFile(b *testing.B, name string, write func(io.Writer) error) string {
 	return path
 }
 
-// peakRSS resets the process's peak resident set (Linux: clear_refs 5)
-// and returns a function reading it back in MB, or nil where it cannot.
-func peakRSS() func() float64 {
-	if os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) != nil {
-		return nil
-	}
-	return func() float64 {
-		b, err := os.ReadFile("/proc/self/status")
-		if err != nil {
-			return 0
-		}
-		for _, ln := range bytes.Split(b, []byte("\n")) {
-			if v, ok := bytes.CutPrefix(ln, []byte("VmHWM:")); ok {
-				kb, _ := strconv.ParseFloat(string(bytes.TrimSuffix(bytes.TrimSpace(v), []byte(" kB"))), 64)
-				return kb / 1024
-			}
-		}
-		return 0
-	}
-}
-
 // BenchmarkAnalyzeFramesHour is `perfgate analyze frames` on an hour at
 // 120 Hz (432,000 frames): MB/s over the file, and peak-rss-MB, the
 // process's peak resident memory while it ran (the benchmark's own
@@ -76,7 +54,7 @@ func BenchmarkAnalyzeFramesHour(b *testing.B) {
 			}
 			b.SetBytes(st.Size())
 			b.ReportAllocs()
-			peak := peakRSS()
+			peak := refbench.PeakRSS()
 			b.ResetTimer()
 			for range b.N {
 				if err := run([]string{"analyze", "frames", path}, io.Discard, io.Discard); err != nil {
@@ -97,7 +75,7 @@ func BenchmarkAnalyzeFramesHour(b *testing.B) {
 func measureMemory(b *testing.B, loop func()) {
 	b.ReportAllocs()
 	runtime.GC()
-	rss := peakRSS()
+	rss := refbench.PeakRSS()
 	heap := memwatch.Heap(0)
 	b.ResetTimer()
 	loop()
