@@ -75,11 +75,7 @@ func scores(x, u, buf []float64) {
 	m := len(x)
 	copy(buf, x)
 	med := median(buf)
-	d := buf[:m-1]
-	for i := range d {
-		d[i] = math.Abs(x[i+1] - x[i])
-	}
-	sd := 1.4826 * median(d) / math.Sqrt2
+	sd := diffSigma(x, buf)
 	if sd == 0 {
 		for i, v := range x {
 			buf[i] = math.Abs(v - med)

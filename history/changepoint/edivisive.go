@@ -359,8 +359,8 @@ func (w *windows) shuffledSplit(minSize int) func(*rand.Rand) float64 {
 //
 // Drawing stops as soon as p can no longer be ≤ alpha, or is all but
 // certain not to be (stopTable); and, with none reached, at a checkpoint
-// (checkpoints) where the tail puts p under alpha/tailMargin: a clear
-// change needs 99 or 199 draws, not Permutations.
+// (checkpoint) where the tail puts p under alpha/tailMargin: a clear
+// change needs 199 draws, or 399, not Permutations.
 func (w *windows) test(rng *rand.Rand, o Options, alpha, observed float64, draw func(*rand.Rand) float64) (float64, bool) {
 	reached, drawn := 0, 0
 	limit := max(1, int(alpha*float64(o.Permutations+1))) // counted, p ≤ α ⇔ 1+reached ≤ limit
@@ -401,8 +401,8 @@ const tailMargin = 10
 // nothing a reader could use.
 const pFloor = 1e-9
 
-// checkpoint reports whether the tail is fitted after d draws: 99, 199,
-// 399 and 799.
+// checkpoint reports whether the tail is fitted after d draws: 199, 399
+// and 799.
 func checkpoint(d int) bool { return d == 199 || d == 399 || d == 799 }
 
 // tailP estimates the probability that a permutation's statistic reaches
@@ -682,13 +682,7 @@ func despike(values []float64) (kept []float64, runs []int) {
 		}
 		return values, runs
 	}
-	d := make([]float64, n-1)
-	for i := range d {
-		d[i] = math.Abs(values[i+1] - values[i])
-	}
-	// 1.4826·MAD estimates σ of a Gaussian; a difference of two runs has
-	// √2 σ.
-	limit := spikeK * 1.4826 * median(d) / math.Sqrt2
+	limit := spikeK * diffSigma(values, make([]float64, n-1))
 	buf := make([]float64, 0, 2*spikeW+1)
 	kept = values[:0:0]
 	near := func(v float64, around []float64) bool {
@@ -702,4 +696,16 @@ func despike(values []float64) (kept []float64, runs []int) {
 		}
 	}
 	return kept, runs
+}
+
+// diffSigma estimates the standard deviation of x's noise from its
+// consecutive differences, which a change of level barely moves:
+// 1.4826·MAD estimates σ of a Gaussian, and a difference of two runs has
+// √2 σ. buf holds len(x)−1 values of scratch.
+func diffSigma(x, buf []float64) float64 {
+	d := buf[:len(x)-1]
+	for i := range d {
+		d[i] = math.Abs(x[i+1] - x[i])
+	}
+	return 1.4826 * median(d) / math.Sqrt2
 }
