@@ -232,9 +232,10 @@ func (p *sfParser) batch(br *bufio.Reader, lineNo *int) (int, error) {
 // sfRowAt reads the row line b starts with when it is three unsigned
 // integers of at most 19 digits (INT64_MAX at most) apart by spaces or
 // tabs, with spaces or tabs around, and "\n" (or "\r"s and "\n") after:
-// its B and the line's length with its end; else n is 0, and line decides. Only B's value is
-// read (A and C decide nothing for a frame, see RowReject), eight digits
-// at a time; A's and C's digits are only counted, eight at a time.
+// its B and the line's length with its end; else n is 0, and line
+// decides. Only B's value is read (A and C decide nothing for a frame, see
+// RowReject), eight digits at a time; A's and C's digits are only
+// counted, eight at a time.
 func sfRowAt(b []byte) (present int64, n int) {
 	j := 0
 	for k := range 3 {
@@ -270,21 +271,17 @@ func sfRowAt(b []byte) (present int64, n int) {
 // end a line. It returns how many more lines than one ln held.
 func (p *sfParser) crLine(ln []byte, lineNo int) (extra int, err error) {
 	for {
-		k := bytes.IndexByte(ln, '\r')
+		k, e := bytes.IndexByte(ln, '\r'), len(ln) // the line's text, and its end
 		if k < 0 {
-			if len(ln) > devtext.MaxLine && len(bytes.TrimSuffix(ln, []byte("\n"))) > devtext.MaxLine {
-				return extra, devtext.LineTooLong(LatencySource, lineNo+extra, ln)
+			k = len(bytes.TrimSuffix(ln, []byte("\n")))
+		} else {
+			for e = k + 1; e < len(ln) && ln[e] == '\r'; e++ {
 			}
-			return extra, p.line(ln, lineNo+extra)
+			if e < len(ln) && ln[e] == '\n' {
+				e++
+			}
 		}
-		e := k + 1
-		for e < len(ln) && ln[e] == '\r' {
-			e++
-		}
-		if e < len(ln) && ln[e] == '\n' {
-			e++
-		}
-		if len(ln[:k]) > devtext.MaxLine {
+		if k > devtext.MaxLine {
 			return extra, devtext.LineTooLong(LatencySource, lineNo+extra, ln[:k])
 		}
 		if err := p.line(ln[:k], lineNo+extra); err != nil || e == len(ln) {
