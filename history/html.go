@@ -149,12 +149,14 @@ func WritePage(w io.Writer, metric string, trends []Trend, o PageOptions) error 
 		Series                    []pageSeries
 	}{Title: o.title(), Metric: metric}
 	top := 0.0 // one scale for every chart of the page, so that their heights compare
-	for _, t := range trends {
+	spans := make([][]Span, len(trends))
+	for i, t := range trends {
 		if t.Metric == metric {
-			top = max(top, chartMax(t, budgetsFor(o.Budgets, t.Step, metric)))
+			spans[i] = t.Spans(maxSpans)
+			top = max(top, chartMax(t, spans[i], budgetsFor(o.Budgets, t.Step, metric)))
 		}
 	}
-	for _, t := range trends {
+	for i, t := range trends {
 		if t.Metric != metric {
 			continue
 		}
@@ -163,7 +165,7 @@ func WritePage(w io.Writer, metric string, trends []Trend, o PageOptions) error 
 		}
 		budgets := budgetsFor(o.Budgets, t.Step, metric)
 		data.HasBudget = data.HasBudget || len(budgets) > 0
-		ps := pageSeries{Name: fmt.Sprintf("%s · %s · %s", t.Test, t.Step, deviceName(t.Device)), Chart: template.HTML(trendSVG(t, budgets, top)), Runs: t.Len()}
+		ps := pageSeries{Name: fmt.Sprintf("%s · %s · %s", t.Test, t.Step, deviceName(t.Device)), Chart: template.HTML(trendSVG(t, spans[i], budgets, top)), Runs: t.Len()}
 		if t.Older > 0 {
 			data.Summarised = true
 			ps.Note = fmt.Sprintf("%d runs, %s … %s: the newest %d are points, the %d before them are summarised in stretches of about %d.",
@@ -235,20 +237,20 @@ type trendChart struct {
 const inset = 20
 
 // trendSVG draws one series: runs along x in order, the value up y from
-// zero to a round value above top, every point a link to its run's report, the level between change
-// points, the change points and the budgets. A series read in part
-// (Older > 0) gets its older runs summarised on the left quarter of the
-// chart, as at most maxSpans bars from the lowest to the highest value of
-// a stretch of runs with a dot at their median, so the chart's size does
-// not grow with the history. No script: the page works wherever HTML
-// does.
-func trendSVG(t Trend, budgets []budget.Limit, top float64) string {
+// zero to a round value above top, every point a link to its run's
+// report, the level between change points, the change points and the
+// budgets. A series read in part (Older > 0) gets its older runs
+// summarised on the left quarter of the chart as spans (t.Spans(maxSpans)),
+// at most maxSpans bars from the lowest to the highest value of a stretch
+// of runs with a dot at their median, so the chart's size does not grow
+// with the history. No script: the page works wherever HTML does.
+func trendSVG(t Trend, spans []Span, budgets []budget.Limit, top float64) string {
 	n := t.Len()
 	cv := svgchart.New(frame, "trend", "data-metric", t.Metric, t.Metric+" of "+t.Step+" over "+fmt.Sprint(n)+" runs")
 	if n == 0 {
 		return cv.NoData("no runs measured this metric")
 	}
-	tc := &trendChart{t: t, cv: cv, spans: t.Spans(maxSpans)}
+	tc := &trendChart{t: t, cv: cv, spans: spans}
 	cv.ScaleY(top, metrics.Name(t.Metric).Def().Count)
 	tc.scaleX()
 	cv.Axes(t.Unit)
@@ -267,14 +269,14 @@ func trendSVG(t Trend, budgets []budget.Limit, top float64) string {
 	return cv.End()
 }
 
-// chartMax is the highest value the chart of t draws: of a run, a span
-// or a budget.
-func chartMax(t Trend, budgets []budget.Limit) float64 {
+// chartMax is the highest value the chart of t draws: of a run, one of
+// spans (its older runs' summary) or a budget.
+func chartMax(t Trend, spans []Span, budgets []budget.Limit) float64 {
 	yMax := 0.0
 	for _, p := range t.Points {
 		yMax = max(yMax, p.Value)
 	}
-	for _, sp := range t.Spans(maxSpans) {
+	for _, sp := range spans {
 		yMax = max(yMax, sp.Max)
 	}
 	for _, bu := range budgets {
