@@ -193,6 +193,18 @@ func (r *Result) Rewrite() error {
 // and the files it links.
 var stemKinds = []string{".json", ".folded", ".perfetto-trace"}
 
+// StemFree reports whether no file that a session names after stem is
+// there: stem.json, and the files a Result links, stem.folded and
+// stem.perfetto-trace.
+func StemFree(stem string) bool {
+	for _, ext := range stemKinds {
+		if _, err := os.Lstat(stem + ext); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	}
+	return true
+}
+
 // A stem is the name, without its extension, that a session's files share
 // in its results folder: "TestFeed@pkg.3" for TestFeed@pkg.3.json, .folded
 // and .perfetto-trace. The first of them claimed chooses it, and the

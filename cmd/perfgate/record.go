@@ -7,9 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -126,27 +124,19 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// freeName is the Result file path when no file of its name is there
-// (the Result, its folded stacks, its Perfetto trace), else the first of
-// path-2, path-3 … (before the extension) that is free so: a Result and
-// the files it links are written to names the command line did not give
-// only when that replaces nothing.
+// freeName is path, a Result file's (.json), when no file of its name is
+// there (the Result, its folded stacks, its Perfetto trace: see
+// result.StemFree), else the first of path-2, path-3 … (before the
+// extension) that is free so: a Result and the files it links are
+// written to names the command line did not give only when that
+// replaces nothing.
 func freeName(path string) string {
-	ext := filepath.Ext(path)
-	stem := strings.TrimSuffix(path, ext)
-	free := func(stem string) bool {
-		for _, e := range []string{ext, ".folded", ".perfetto-trace"} {
-			if _, err := os.Lstat(stem + e); !errors.Is(err, fs.ErrNotExist) {
-				return false
-			}
-		}
-		return true
-	}
+	stem := strings.TrimSuffix(path, ".json")
 	name := stem
-	for n := 2; !free(name); n++ {
+	for n := 2; !result.StemFree(name); n++ {
 		name = fmt.Sprintf("%s-%d", stem, n)
 	}
-	return name + ext
+	return name + ".json"
 }
 
 // record runs until the first signal from sigs or -duration passes.
