@@ -70,6 +70,7 @@ type World struct {
 	sf          []TruthFrame // SurfaceFlinger --latency ring of the app layer
 	flips       int64        // frames SurfaceFlinger composited since boot
 	startup     []TruthStartup
+	compile     compileState // the app's dexopt state
 	crashes     int
 
 	cpu     deviceCPU
@@ -222,6 +223,7 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 		displayAt:   -1,
 		fullyAt:     -1,
 		crashAt:     -1,
+		compile:     installed,
 		traffic:     map[int]*uidTraffic{},
 		setProps:    map[string]string{},
 		recorders:   map[int]*recorder{},

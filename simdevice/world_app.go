@@ -1,6 +1,7 @@
 package simdevice
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"time"
@@ -308,7 +309,7 @@ func (w *World) launchLocked(t int64) (kind string, wait time.Duration, alreadyT
 	st := w.wl.Startup
 	switch {
 	case w.app == nil:
-		kind, wait = "COLD", time.Duration(st.ColdMs)*time.Millisecond
+		kind, wait = "COLD", time.Duration(st.ColdMs)*time.Millisecond-w.coldSavingLocked()
 		w.newProcLocked(t)
 	case w.fg == fgStopped:
 		kind, wait = "HOT", time.Duration(st.HotMs)*time.Millisecond
@@ -332,7 +333,7 @@ func (w *World) launchLocked(t int64) (kind string, wait time.Duration, alreadyT
 	w.launchMessagesLocked(kind, t, wait)
 	w.fullyAt = -1
 	if st.FullyDrawnMs > 0 && kind == "COLD" {
-		w.fullyAt = t + int64(scaleMs(time.Duration(max(st.FullyDrawnMs, st.ColdMs))*time.Millisecond, k))
+		w.fullyAt = t + int64(scaleMs(time.Duration(max(st.FullyDrawnMs, st.ColdMs))*time.Millisecond-w.coldSavingLocked(), k))
 	}
 	return kind, wait, false
 }
@@ -351,8 +352,12 @@ func (w *World) displayedLocked() {
 	if w.fullyAt >= 0 {
 		ts.FullyDrawn = time.Duration(w.fullyAt - w.launchAt)
 	}
-	w.startup = append(w.startup, ts)
+	ts.Compilation = w.compile.filter
 	w.firstFrameLocked(t)
+	if n := len(w.pending); n > 0 && w.pending[n-1].First && ts.Kind == "COLD" {
+		w.coldPhasesLocked(&ts, &w.pending[n-1], cmp.Or(w.launchFactor, 1))
+	}
+	w.startup = append(w.startup, ts)
 	w.startPhaseLocked(w.wl.phase(w.wl.Launch), t)
 }
 
