@@ -159,7 +159,7 @@ func (r *Recorder) read(path string, o *outcome) {
 		return
 	}
 	defer f.Close()
-	a, err := trace.Analyze(f, trace.Options{Package: r.cfg.Package})
+	a, err := trace.Analyze(f, trace.Options{Package: r.cfg.Package, MainThreads: true})
 	if err != nil {
 		o.notes = append(o.notes, fmt.Sprintf("%s: %v", path, err))
 		if a == nil || a.Packets == 0 {

@@ -1,0 +1,73 @@
+package scenario_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/assert"
+	"github.com/perfgate/perfgate/internal/simtest"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/scenario"
+)
+
+// Each cold start of a step with a trace gets its phases from the trace,
+// and they are the phone's: every phase's span, the app's sections in
+// bindApplication, and a failing startup budget names the longest phase
+// and the slice in it that the phone put there.
+func TestColdStartPhasesAreThePhones(t *testing.T) {
+	t.Parallel()
+	simtest.Bubble(t, func(t *testing.T) {
+		p := newPhone(t, server, "slow-start", slowBind(false))
+		sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()), perftest.WithTrace(perftest.TraceConfig{}))
+		sc.Step("launch", scenario.LaunchWith(scenario.Cold, 3, scenario.StartupOptions{FullyDrawn: 4 * time.Second}))
+		r := sc.Stop()
+		su := r.Step("launch").Startup
+		truth := p.sim.World().Truth().Startups
+		if su == nil || len(su.Iterations) != 3 || len(truth) != 3 {
+			t.Fatalf("startup %+v; the phone launched %d times", su, len(truth))
+		}
+		if su.PhasesNotMeasured != "" {
+			t.Fatalf("phases not measured: %s", su.PhasesNotMeasured)
+		}
+		for i, it := range su.Iterations {
+			tr := truth[i]
+			if len(tr.Phases) != 5 || len(it.Phases) < 6 {
+				t.Fatalf("launch %d: phases %+v, the phone's %+v", i, it.Phases, tr.Phases)
+			}
+			for k, want := range tr.Phases {
+				got := it.Phases[k]
+				if got.Name != want.Name || got.DeviceStartNs != want.StartNs || got.DeviceEndNs != want.EndNs {
+					t.Errorf("launch %d phase %d: %s [%d, %d), the phone's %s [%d, %d)", i, k, got.Name, got.DeviceStartNs, got.DeviceEndNs, want.Name, want.StartNs, want.EndNs)
+				}
+			}
+			bind := it.Phases[1]
+			for k, s := range tr.Phases[1].Sections {
+				if k >= len(bind.Slices) || bind.Slices[k].Name != s.Name || math.Abs(bind.Slices[k].DurMs-float64(s.DurNs)/1e6) > 1e-6 {
+					t.Errorf("launch %d: bindApplication's slices %+v, the phone's sections %+v", i, bind.Slices, tr.Phases[1].Sections)
+				}
+			}
+			if it.Phases[5].Name != "first frame presented" || it.Compilation != "verify" {
+				t.Errorf("launch %d: phase 5 %+v, compilation %q", i, it.Phases[5], it.Compilation)
+			}
+			if last := it.Phases[len(it.Phases)-1]; last.Name != "reportFullyDrawn" || last.DeviceEndNs != tr.StartNs+int64(tr.FullyDrawn) {
+				t.Errorf("launch %d: last phase %+v, the app reported fully drawn at %d", i, last, tr.StartNs+int64(tr.FullyDrawn))
+			}
+		}
+		// The failing line names the phone's longest phase, bindApplication
+		// (the median launch's: all three are alike without noise), and its
+		// longest section.
+		tb := truth[0].Phases[1]
+		cause := fmt.Sprintf("bindApplication %d ms, of which %d ms in %s", (tb.EndNs-tb.StartNs)/1e6, tb.Sections[0].DurNs/1e6, tb.Sections[0].Name)
+		ft := &fakeT{}
+		assert.MaxStartup(ft, r.Step("launch"), time.Second)
+		want := "perf budget exceeded: launch: startup_initial 1200ms > 1000ms (time to initial display, cold start, am start -W TotalTime, median of 3; " + cause + ")"
+		if len(ft.errs) != 1 || ft.errs[0] != want {
+			t.Errorf("got %q\nwant %q", ft.errs, want)
+		}
+		if cause != "bindApplication 520 ms, of which 380 ms in com.example.App.onCreate" {
+			t.Errorf("the phone's truth is %q", cause)
+		}
+	})
+}
