@@ -3,6 +3,7 @@ package scenario_test
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,4 +71,38 @@ func TestColdStartPhasesAreThePhones(t *testing.T) {
 			t.Errorf("the phone's truth is %q", cause)
 		}
 	})
+}
+
+// What a trace cannot place is said, never guessed: warm starts (their
+// preparation launches the app too), and cold starts in a trace without
+// the am category, whose launches have no bindApplication to tell them
+// apart.
+func TestStartupPhasesNotMeasured(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		kind scenario.StartKind
+		cats []string
+		why  string
+	}{
+		{scenario.Warm, nil, "only cold starts are found in the trace (a warm start's preparation launches the app too)"},
+		{scenario.Cold, []string{"view", "gfx"}, "no bindApplication slice on the app's main thread (atrace category am)"},
+	} {
+		t.Run(string(tc.kind), func(t *testing.T) {
+			simtest.Bubble(t, func(t *testing.T) {
+				p := newPhone(t, server, "slow-start", slowBind(false))
+				sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()), perftest.WithTrace(perftest.TraceConfig{Categories: tc.cats}))
+				sc.Step("launch", scenario.LaunchWith(tc.kind, 2, scenario.StartupOptions{}))
+				r := sc.Stop()
+				su := r.Step("launch").Startup
+				if su == nil || !strings.Contains(su.PhasesNotMeasured, tc.why) {
+					t.Fatalf("startup %+v, want phases not measured: %s", su, tc.why)
+				}
+				for _, it := range su.Iterations {
+					if len(it.Phases) != 0 {
+						t.Errorf("a launch has phases %+v", it.Phases)
+					}
+				}
+			})
+		})
+	}
 }

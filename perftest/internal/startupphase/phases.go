@@ -180,7 +180,12 @@ func Attach(a *trace.Analysis, start, end int64, st *result.StartupStats, toDevi
 		all = append(all, Find(a, pid, start, end)...)
 	}
 	slices.SortStableFunc(all, func(x, y Launch) int { return cmp.Compare(x.Phases[0].Start, y.Phases[0].Start) })
-	if len(all) != len(st.Iterations) {
+	switch {
+	case len(all) == 1 && all[0].NotMeasured != "" && len(st.Iterations) > 1:
+		// Without bindApplication the launches cannot be told apart.
+		st.PhasesNotMeasured = "startup phases: " + all[0].NotMeasured + "; the step's " + strconv.Itoa(len(st.Iterations)) + " launches are not told apart"
+		return
+	case len(all) != len(st.Iterations):
 		st.PhasesNotMeasured = "startup phases: the trace shows " + strconv.Itoa(len(all)) + " launches in the step, the step made " + strconv.Itoa(len(st.Iterations))
 		return
 	}
