@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/perfgate/perfgate/assert"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/scenario"
@@ -65,6 +67,16 @@ func TestCompilationModes(t *testing.T) {
 					if ts.Compilation != tc.filter || float64(ts.Displayed.Milliseconds()) != tc.ms {
 						t.Errorf("the phone started under %q in %v", ts.Compilation, ts.Displayed)
 					}
+				}
+				// The definition a failing line quotes names the mode.
+				ft := &fakeT{}
+				assert.MaxStartup(ft, r.Step("launch"), 900*time.Millisecond)
+				def := "cold start, am start -W TotalTime, median of 2)"
+				if tc.mode != scenario.CompileAsIs {
+					def = "cold start, am start -W TotalTime, compilation " + string(tc.mode) + ", median of 2)"
+				}
+				if len(ft.errs) != 1 || !strings.HasSuffix(ft.errs[0], def) {
+					t.Errorf("failing line %q, want it to end %q", ft.errs, def)
 				}
 				notes := strings.Join(su.Notes, "\n")
 				if tc.note != "" && !strings.Contains(notes, tc.note) {
