@@ -131,8 +131,9 @@ func (c *compiler) installProfile(ctx context.Context) {
 }
 
 // apply compiles the app the way mode says and returns what restores its
-// state: the compiler filter it had (`-m FILTER -f`), or its install
-// state (`--reset`) when it had that one or the phone did not say.
+// state: its install state (`--reset`) when it had that one or the phone
+// did not say, else, or when the phone refuses --reset, the compiler
+// filter it had (`-m FILTER -f`).
 func (c *compiler) apply(ctx context.Context, mode Compilation) (restore func(context.Context)) {
 	if mode == CompileAsIs {
 		return func(context.Context) {}
@@ -149,10 +150,11 @@ func (c *compiler) apply(ctx context.Context, mode Compilation) (restore func(co
 		c.run(ctx, "-m speed -f")
 	}
 	return func(ctx context.Context) {
-		if before.filter == "" || before.reason == "install" {
-			c.run(ctx, "--reset")
+		if (before.filter == "" || before.reason == "install") && c.run(ctx, "--reset") || before.filter == "" {
 			return
 		}
+		// Its filter, when it had one other than the install state's or
+		// the phone refused --reset (a user build before Android 14).
 		c.run(ctx, "-m "+before.filter+" -f")
 	}
 }

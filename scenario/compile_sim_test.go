@@ -35,22 +35,27 @@ func slowBind(baseline bool) func(*simdevice.Workload) {
 // filter it ran under. What the phone refused is noted.
 func TestCompilationModes(t *testing.T) {
 	t.Parallel()
+	const refused = "cmd package compile --reset com.perfgate.demo refused (exit 255)"
 	for _, tc := range []struct {
-		mode     scenario.Compilation
-		baseline bool
-		ms       float64
-		filter   string
-		note     string
+		mode         scenario.Compilation
+		baseline     bool
+		root         bool
+		ms           float64
+		filter       string
+		note         string
+		after, since string // the app's state after the step
 	}{
-		{scenario.CompileFull, false, 1000, "speed", ""},
-		{scenario.CompileNone, false, 1200, "verify", ""},
-		{scenario.CompilePartial, false, 1200, "speed-profile", "BASELINE_PROFILE_NOT_FOUND"},
-		{scenario.CompilePartial, true, 1000, "speed-profile", ""},
-		{scenario.CompileAsIs, true, 1200, "verify", ""},
+		{scenario.CompileFull, false, false, 1000, "speed", refused, "verify", "cmdline"},
+		{scenario.CompileFull, false, true, 1000, "speed", "", "verify", "install"},
+		{scenario.CompileNone, false, false, 1200, "verify", refused, "verify", "cmdline"},
+		{scenario.CompileNone, false, true, 1200, "verify", "", "verify", "install"},
+		{scenario.CompilePartial, false, true, 1200, "speed-profile", "BASELINE_PROFILE_NOT_FOUND", "verify", "install"},
+		{scenario.CompilePartial, true, true, 1000, "speed-profile", "", "verify", "install"},
+		{scenario.CompileAsIs, true, false, 1200, "verify", "", "verify", "install"},
 	} {
-		t.Run(fmt.Sprintf("%s-baseline=%v", tc.mode, tc.baseline), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s-baseline=%v-root=%v", tc.mode, tc.baseline, tc.root), func(t *testing.T) {
 			simtest.Bubble(t, func(t *testing.T) {
-				p := newPhone(t, server, "slow-start", slowBind(tc.baseline))
+				p := newPhoneConfig(t, "slow-start", slowBind(tc.baseline), simdevice.Config{Root: tc.root})
 				sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()))
 				sc.Step("launch", scenario.LaunchWith(scenario.Cold, 2, scenario.StartupOptions{Compilation: tc.mode}))
 				r := sc.Stop()
@@ -82,14 +87,15 @@ func TestCompilationModes(t *testing.T) {
 				if tc.note != "" && !strings.Contains(notes, tc.note) {
 					t.Errorf("notes %q lack %q", notes, tc.note)
 				}
-				if !strings.Contains(notes, "drop_caches needs root") {
+				if !tc.root && !strings.Contains(notes, "drop_caches needs root") {
 					t.Errorf("notes %q do not say the page cache was kept", notes)
 				}
-				// Left as installed.
+				// Left as installed: reset where the shell may, else
+				// compiled with the filter it had.
 				out := shell(t, p, "dumpsys package "+p.pkg)
 				f, why, ok := scenario.ParseDexoptState([]byte(out))
-				if !ok || f != "verify" || why != "install" {
-					t.Errorf("after the step the app is %q (%q), want verify (install): %s", f, why, out)
+				if !ok || f != tc.after || why != tc.since {
+					t.Errorf("after the step the app is %q (%q), want %s (%s): %s", f, why, tc.after, tc.since, out)
 				}
 			})
 		})
@@ -104,4 +110,23 @@ func shell(t *testing.T, p *phone, cmd string) string {
 		t.Fatal(err)
 	}
 	return string(r.Stdout)
+}
+
+// newPhoneConfig is newPhone on the server endpoint with cfg's settings
+// (Root, API) besides the workload.
+func newPhoneConfig(t *testing.T, preset string, tweak func(*simdevice.Workload), cfg simdevice.Config) *phone {
+	t.Helper()
+	wl, err := simdevice.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tweak(wl)
+	cfg.Workload, cfg.RefreshHz = wl, 60
+	sim, err := simdevice.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	dev, drop := server.open(t, sim)
+	return &phone{sim: sim, dev: dev, drop: drop, pkg: wl.Package}
 }

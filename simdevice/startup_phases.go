@@ -114,7 +114,8 @@ func (w *World) coldSavingLocked() time.Duration {
 }
 
 // pmCompile runs `cmd package compile [-m FILTER] [-f] [-r REASON]
-// [--reset] PKG`, printing "Success" as the package manager does.
+// [--reset] PKG`, printing "Success" as the package manager does; --reset
+// is refused to the shell of a user build before Android 14.
 func (w *World) pmCompile(args []string, stdout, stderr io.Writer) int {
 	var filter, pkg string
 	reset := false
@@ -147,6 +148,12 @@ func (w *World) pmCompile(args []string, stdout, stderr io.Writer) int {
 	case !reset && !slices.Contains(compilerFilters, filter):
 		fmt.Fprintf(stderr, "Error: %q is not a valid compiler filter.\n", filter)
 		return 1
+	}
+	if reset && !w.cfg.Root && w.cfg.API < 34 {
+		// Before ART service (Android 14) --reset clears the app's
+		// profiles, which only the system or root may do.
+		fmt.Fprintf(stderr, "Exception occurred while executing 'compile':\njava.lang.SecurityException: Only the system can clear all profile data\n")
+		return 255
 	}
 	w.mu.Lock()
 	if reset {

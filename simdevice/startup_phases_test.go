@@ -25,7 +25,8 @@ func TestCompilationChangesColdStart(t *testing.T) {
 	wl := mustPreset(t, "slow-start")
 	wl.Startup.ColdMs = 1000
 	wl.Startup.Cold = ColdStart{BindApplicationMs: 400, Sections: []StartSection{{"com.example.App.onCreate", 300}}, CompiledSavingMs: 150, BaselineProfile: true}
-	w, _ := newTestWorld(t, Config{Workload: wl})
+	// Root: a userdebug build, whose shell may --reset before Android 14.
+	w, _ := newTestWorld(t, Config{Workload: wl, Root: true})
 	var bcast bytes.Buffer
 	for _, step := range []struct {
 		cmd, filter string
@@ -64,7 +65,16 @@ func TestCompilationChangesColdStart(t *testing.T) {
 			t.Errorf("after %q the start's truth: %s, bindApplication %+v", step.cmd, ts.Compilation, bind)
 		}
 	}
-	// What the package manager refuses.
+	// What the package manager refuses: --reset to the shell of a user
+	// build before Android 14 (not from 14 on), a filter it does not
+	// know, a package it does not have.
+	for api, refused := range map[int]bool{33: true, 34: false} {
+		u, _ := newTestWorld(t, Config{Workload: wl, API: api})
+		st, out := cmdPm(u, "compile --reset "+wl.Package)
+		if (st != 0) != refused || refused && !strings.Contains(out, "SecurityException") {
+			t.Errorf("API %d user build: --reset: %d %q", api, st, out)
+		}
+	}
 	if st, out := cmdPm(w, "compile -m fastest -f "+wl.Package); st == 0 || !strings.Contains(out, `"fastest" is not a valid compiler filter`) {
 		t.Errorf("a bad filter: %d %q", st, out)
 	}
