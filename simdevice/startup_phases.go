@@ -237,7 +237,7 @@ func (w *World) coldPhasesLocked(ts *TruthStartup, f *TruthFrame, k float64) {
 	}
 }
 
-// launchOps adds a cold start's phases to the trace on CPU 3: the main
+// launchOps are a cold start's events in the trace, on CPU 3: the main
 // thread runs from PostFork to the end of activityResume, with the phases'
 // slices (category am) and the app's sections in bindApplication (its own
 // sections, recorded when atrace_apps names it), and the app's
@@ -272,12 +272,20 @@ func (j *traceJob) launchOps(ts *TruthStartup, feat traceFeatures, comm string) 
 			at += s.DurNs
 		}
 	}
-	if ts.FullyDrawn > 0 {
-		at := ts.StartNs + int64(ts.FullyDrawn)
+	if at := ts.drawnNs; at > 0 {
 		slice("reportFullyDrawn() for "+j.window, "am", at, at+10_000, 0)
 	}
 	slices.SortStableFunc(ops, func(a, b op) int {
 		return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.rank, b.rank), cmp.Compare(a.sub, b.sub))
 	})
 	return ops
+}
+
+// fullyDrawnLocked marks the app's launch as fully drawn at t: the trace
+// shows its reportFullyDrawn then. A process stopped before it never
+// called it.
+func (w *World) fullyDrawnLocked(t int64) {
+	if n := len(w.startup); n > 0 && w.app != nil && w.startup[n-1].Pid == w.app.pid {
+		w.startup[n-1].drawnNs = t
+	}
 }

@@ -184,11 +184,15 @@ func (j *traceJob) write(out io.Writer) error {
 			flush()
 		}
 	}
+	var launch []op
 	for i := range j.launches {
-		for _, x := range j.launchOps(&j.launches[i], feat, comm) {
-			if feat.ftrace && x.ts <= boot(j.end) {
-				cpus[3].events = append(cpus[3].events, x.event)
-			}
+		launch = append(launch, j.launchOps(&j.launches[i], feat, comm)...)
+	}
+	// A launch's reportFullyDrawn may come after the next launch began.
+	slices.SortStableFunc(launch, func(a, b op) int { return cmp.Compare(a.ts, b.ts) })
+	for _, x := range launch {
+		if feat.ftrace && x.ts <= boot(j.end) {
+			cpus[3].events = append(cpus[3].events, x.event)
 		}
 	}
 	flush()

@@ -103,6 +103,7 @@ type TruthStartup struct {
 	// Phases how a cold start spent its time (startup_phases.go).
 	Compilation string       `json:"compilation,omitempty"`
 	Phases      []TruthPhase `json:"phases,omitempty"`
+	drawnNs     int64        // when the app called reportFullyDrawn; 0 before, or never
 }
 
 // TruthTotals is the cumulative ground truth at one instant, in the units

@@ -44,6 +44,7 @@ type World struct {
 	bootID string
 
 	nextPid int
+	lastTid int      // the highest tid an app process had
 	app     *appProc // nil while the app is not running
 	fg      fgState  // whether the activity is shown
 	ended   []deadProc
@@ -431,6 +432,7 @@ func (w *World) eventsLocked() {
 	if w.fullyAt >= 0 && now >= w.fullyAt {
 		w.fullyAt = -1
 		if w.app != nil {
+			w.fullyDrawnLocked(now)
 			w.logLocked(now, 1000, 1100, 'I', w.amTag(), fmt.Sprintf("Fully drawn %s: +%s", w.wl.shortComponent(), fmtLogDuration(time.Duration(now-w.launchAtOrNow()))))
 		}
 	}

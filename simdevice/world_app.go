@@ -249,6 +249,11 @@ func (w *World) memLocked() memSnapshot {
 // newProcLocked starts a new app process at t.
 func (w *World) newProcLocked(t int64) {
 	w.nextPid += 7 + int(t/int64(time.Millisecond))%13
+	if w.nextPid <= w.lastTid {
+		// The kernel hands out pids and tids from one counter: a new
+		// process comes after the threads of the one before.
+		w.nextPid = w.lastTid + 1 + int(t/int64(time.Millisecond))%5
+	}
 	pid := w.nextPid
 	a := &appProc{pid: pid, startAt: t, looperMs: w.looperThreshold(w.wl.UID)}
 	names := []string{"main", "Signal Catcher", "perfetto_hprof_", "ADB-JDWP Connec", "Jit thread pool", "HeapTaskDaemon",
@@ -263,6 +268,7 @@ func (w *World) newProcLocked(t int64) {
 			tid = pid + 4 + i
 		}
 		a.threads = append(a.threads, &thread{tid: tid, name: n})
+		w.lastTid = max(w.lastTid, tid)
 	}
 	w.app = a
 	if w.cfg.Quirks.LogHistory {
