@@ -124,6 +124,7 @@ func (st *Step) catalogue() []entry {
 		tst, whyFT = *st.Trace, ""
 	}
 	add(metrics.JankFrameTimeline, whyFT, float64(tst.AppJank), metrics.JankFrameTimeline.Def().Doc+", Perfetto trace")
+	st.frameTiming(add, whyFT)
 	add(metrics.MaxFrameDelay, fewer, float64(fs.Chromium.MaxFrameDelay), metrics.MaxFrameDelay.Def().Doc)
 	// Frame durations exist for one frame; SurfaceFlinger frame times are
 	// differences of present times, so they need two.

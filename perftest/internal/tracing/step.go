@@ -62,7 +62,8 @@ func (r *Recorder) Step(st *result.Step, in StepInput) (*result.TraceStep, strin
 	if err != nil {
 		return nil, "trace: " + err.Error()
 	}
-	ts := &result.TraceStep{Frames: w.Frames, Janky: w.Janky, AppJank: w.AppJank, ByType: w.ByType, NotMeasured: w.NotMeasured}
+	ts := &result.TraceStep{Frames: w.Frames, Janky: w.Janky, AppJank: w.AppJank, ByType: w.ByType, NotMeasured: w.NotMeasured,
+		FrameTiming: frameTiming(r.timing, w.Start, w.End)}
 	// The session as a whole counts frames from the probe on, after the
 	// trace began: it is not partial for starting before the trace.
 	switch {
