@@ -350,12 +350,19 @@ func (o *frameOps) wait(f *TruthFrame, p framePlan) {
 	o.sw(1, p.back, tidKworker, stateSleeping, main, 0)
 }
 
+// renderSpan is RenderThread's DrawFrames slice of f: from just after
+// the main thread queued the frame to just before it completed.
+func renderSpan(f *TruthFrame) (start, end int64) {
+	start, end = f.SyncQueued, f.Completed
+	if end-start > 100_000 {
+		start, end = start+50_000, end-10_000
+	}
+	return start, end
+}
+
 // renderThread adds RenderThread's events on CPU 2.
 func (o *frameOps) renderThread(f *TruthFrame) {
-	rtStart, rtEnd := f.SyncQueued, f.Completed
-	if rtEnd-rtStart > 100_000 {
-		rtStart, rtEnd = rtStart+50_000, rtEnd-10_000
-	}
+	rtStart, rtEnd := renderSpan(f)
 	o.sw(2, rtStart, tidIdle, 0, o.rt, 0)
 	if o.feat.cats[catGfx] {
 		o.print(2, rtStart, o.rt, "B|"+o.pidText+"|DrawFrames "+strconv.FormatInt(f.VsyncID, 10), 2, 0)

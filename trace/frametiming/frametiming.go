@@ -116,6 +116,7 @@ func Compute(a *trace.Analysis, c *Collector) *Timing {
 			}
 		}
 	case hasIDs(ui) && hasIDs(rt):
+		// Slices without an id among those with one are left out.
 		t.Frames = byID(ui, rt, ft)
 	default:
 		t.Frames = byContainment(ui, rt)
@@ -164,7 +165,7 @@ func timelineFrames(a *trace.Analysis, app map[int32]bool) []trace.Frame {
 func byID(ui, rt []slice, ft []trace.Frame) []Frame {
 	uiOf := map[int64]*slice{}
 	for i := range ui {
-		if _, ok := uiOf[ui[i].id]; !ok {
+		if _, ok := uiOf[ui[i].id]; !ok && ui[i].id != 0 {
 			uiOf[ui[i].id] = &ui[i]
 		}
 	}
@@ -213,8 +214,9 @@ func byContainment(ui, rt []slice) []Frame {
 	return out
 }
 
+// hasIDs: the slices name their frames (Android 12+).
 func hasIDs(ss []slice) bool {
-	return !slices.ContainsFunc(ss, func(s slice) bool { return s.id == 0 })
+	return slices.ContainsFunc(ss, func(s slice) bool { return s.id != 0 })
 }
 
 // frameID is the id a frame slice's name ends with ("Choreographer#doFrame
