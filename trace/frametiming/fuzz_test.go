@@ -29,5 +29,11 @@ func FuzzParseMarker(f *testing.F) {
 		if id := frameID(m.name); id < 0 {
 			t.Fatalf("%q: id %d", m.name, id)
 		}
+		// Through the Collector: one mark a begin or an end.
+		var c Collector
+		c.Marker(1, 7, line)
+		if len(c.marks) != 1 || (c.marks[0].what == endMark) == m.begin || m.name != "" && c.names[0] != m.name {
+			t.Fatalf("%q: marks %+v, names %q", line, c.marks, c.names)
+		}
 	})
 }

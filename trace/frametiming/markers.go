@@ -12,66 +12,94 @@ import (
 
 // Collector gathers the atrace markers of a trace as trace.Analyze reads
 // them (pass Marker as trace.Options.Marker). It keeps every begin and end
-// of every thread (a slice's end names no slice: pairing needs them all)
-// and the names of frame slices only.
+// of every thread (a slice's end names no slice: pairing needs them all),
+// 16 bytes each, and the names of frame slices only.
 type Collector struct {
 	marks []mark
+	tgids map[int32]int32 // each thread's process, from its begins
+	names []string        // of the frame slices, by mark.what − 1
 }
 
 // mark is one atrace begin or end.
 type mark struct {
-	ts    int64
-	tid   int32
-	tgid  int32 // from a begin's "B|tgid|", -1 for an end
-	begin bool
-	name  string // frame slices only
+	ts  int64
+	tid int32
+	// what is endMark, otherSlice (a begin of a slice of no frame) or
+	// k > 0, a begin of the frame slice names[k−1].
+	what int32
 }
+
+const (
+	endMark    = -1
+	otherSlice = 0
+)
 
 // Marker takes one atrace marker line: "B|tgid|name" begins a slice,
 // "E" or "E|tgid" ends the thread's innermost one; anything else (counters,
 // async slices) is not a thread's slice and is passed over.
 func (c *Collector) Marker(ts int64, tid int32, line []byte) {
-	m, ok := parseMarker(line)
+	p, ok := parseMarker(line)
 	if !ok {
 		return
 	}
-	m.ts, m.tid = ts, tid
+	m := mark{ts: ts, tid: tid, what: endMark}
+	if p.begin {
+		if c.tgids == nil {
+			c.tgids = map[int32]int32{}
+		}
+		if _, ok := c.tgids[tid]; !ok {
+			c.tgids[tid] = p.tgid
+		}
+		m.what = otherSlice
+		if p.name != "" {
+			c.names = append(c.names, p.name)
+			m.what = int32(len(c.names))
+		}
+	}
 	c.marks = append(c.marks, m)
 }
 
+// parsed is a marker line read: a begin of process tgid (named when it
+// begins a frame slice), or an end.
+type parsed struct {
+	begin bool
+	tgid  int32
+	name  string
+}
+
 // parseMarker reads a begin or an end.
-func parseMarker(line []byte) (mark, bool) {
+func parseMarker(line []byte) (parsed, bool) {
 	line = bytes.TrimRight(line, "\n\x00")
 	if len(line) == 0 {
-		return mark{}, false
+		return parsed{}, false
 	}
 	switch line[0] {
 	case 'E':
 		if len(line) > 1 && line[1] != '|' {
-			return mark{}, false
+			return parsed{}, false
 		}
-		return mark{tgid: -1}, true
+		return parsed{}, true
 	case 'B':
 	default:
-		return mark{}, false
+		return parsed{}, false
 	}
 	rest, ok := bytes.CutPrefix(line[1:], []byte("|"))
 	if !ok {
-		return mark{}, false
+		return parsed{}, false
 	}
 	pid, name, ok := bytes.Cut(rest, []byte("|"))
 	if !ok {
-		return mark{}, false
+		return parsed{}, false
 	}
 	tgid, err := strconv.ParseInt(string(pid), 10, 32)
 	if err != nil || tgid <= 0 {
-		return mark{}, false
+		return parsed{}, false
 	}
-	m := mark{tgid: int32(tgid), begin: true}
+	p := parsed{begin: true, tgid: int32(tgid)}
 	if frameSlice(name) {
-		m.name = string(name)
+		p.name = string(name)
 	}
-	return m, true
+	return p, true
 }
 
 // frameSlice: a name of a slice the frames are made of.
@@ -97,7 +125,7 @@ func (c *Collector) slices(a *trace.Analysis, app map[int32]bool, rejected map[s
 	var stack []mark
 	flush := func() {
 		for _, m := range stack {
-			if m.name != "" && app[m.tgid] {
+			if m.what > 0 && app[c.tgids[m.tid]] {
 				rejected["slice_unfinished"]++
 			}
 		}
@@ -107,7 +135,7 @@ func (c *Collector) slices(a *trace.Analysis, app map[int32]bool, rejected map[s
 		if i > 0 && m.tid != c.marks[i-1].tid {
 			flush()
 		}
-		if m.begin {
+		if m.what != endMark {
 			stack = append(stack, m)
 			continue
 		}
@@ -116,20 +144,22 @@ func (c *Collector) slices(a *trace.Analysis, app map[int32]bool, rejected map[s
 		}
 		b := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if b.name == "" || !app[b.tgid] {
+		tgid := c.tgids[b.tid]
+		if b.what == otherSlice || !app[tgid] {
 			continue
 		}
+		name := c.names[b.what-1]
 		s, ok := onTrace(a, b.ts, m.ts)
 		switch {
 		case !ok:
 			rejected["slice_unknown_clock"]++
 		case s.end <= s.start:
 			rejected["slice_empty"]++
-		case b.tid == b.tgid && strings.HasPrefix(b.name, "Choreographer#doFrame") && !strings.Contains(b.name, "resynced"):
-			s.id = frameID(b.name)
+		case b.tid == tgid && strings.HasPrefix(name, "Choreographer#doFrame") && !strings.Contains(name, "resynced"):
+			s.id = frameID(name)
 			ui = append(ui, s)
-		case b.tid != b.tgid && strings.HasPrefix(b.name, "DrawFrame"):
-			s.id = frameID(b.name)
+		case b.tid != tgid && strings.HasPrefix(name, "DrawFrame"):
+			s.id = frameID(name)
 			rt = append(rt, s)
 		}
 	}
