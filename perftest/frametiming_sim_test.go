@@ -1,7 +1,9 @@
 package perftest_test
 
 import (
+	"bytes"
 	"math"
+	"os"
 	"slices"
 	"testing"
 
@@ -90,7 +92,12 @@ func TestFrameTimingMatchesTruth(t *testing.T) {
 func TestFrameTimingWithoutTimelineOrSlices(t *testing.T) {
 	t.Parallel()
 	simtest.Bubble(t, func(t *testing.T) {
-		dev, _, st := traceSession(t, 30, simdevice.Quirks{}, 30, perftest.TraceConfig{})
+		dev, r, st := traceSession(t, 30, simdevice.Quirks{}, 30, perftest.TraceConfig{})
+		// Before Android 12 the slices name no frame: a DrawFrame goes
+		// with the doFrame that holds its start.
+		if b, err := os.ReadFile(r.Trace.File); err != nil || bytes.Contains(b, []byte("DrawFrames ")) || !bytes.Contains(b, []byte("|DrawFrame")) {
+			t.Fatalf("trace %s (%v): want DrawFrame slices without a vsync id", r.Trace.File, err)
+		}
 		_, cpu := frameTimingTruth(dev, st, false)
 		checkFigures(t, st, frameCPUNames, cpu)
 		absent(t, st, overrunNames, "FrameTimeline")

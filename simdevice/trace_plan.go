@@ -32,7 +32,9 @@ type TruthTrace struct {
 	Slices []TruthSlice `json:"slices,omitempty"`
 	// DoFrameNs and DrawEndNs are when the main thread's
 	// Choreographer#doFrame <vsync id> slice began and RenderThread's
-	// DrawFrames <vsync id> slice ended (atrace view and gfx), so that
+	// DrawFrames <vsync id> slice ended (atrace view and gfx; before
+	// Android 12 the names have no id, and DrawFrame begins inside the
+	// doFrame, which waits for RenderThread's sync), so that
 	// Macrobenchmark's frame CPU duration is DrawEndNs − DoFrameNs;
 	// OverrunNs is FrameTimeline's actual end − expected end (Completed −
 	// Deadline). Device monotonic ns.
