@@ -367,7 +367,7 @@ func floor(d metrics.Def, old *Limit) bool {
 
 // newLimit is the budget recorded for a measured value, a floor when min:
 // headroom added to ceilings and taken from floors, rounded outwards to
-// three significant digits, never negative.
+// three significant digits, never negative but for a Signed metric.
 func newLimit(d metrics.Def, v float64, h Headroom, min bool) Limit {
 	l := Limit{Metric: d.Name, Min: min}
 	switch {
@@ -380,11 +380,13 @@ func newLimit(d metrics.Def, v float64, h Headroom, min bool) Limit {
 	case d.Count:
 		l.Value = math.Ceil(v) + float64(h.Count)
 	case l.Min:
-		l.Value = roundSig(v*(1-h.Pct/100), math.Floor)
+		l.Value = roundSig(v-math.Abs(v)*h.Pct/100, math.Floor)
 	default:
-		l.Value = roundSig(v*(1+h.Pct/100), math.Ceil)
+		l.Value = roundSig(v+math.Abs(v)*h.Pct/100, math.Ceil)
 	}
-	l.Value = math.Max(0, l.Value)
+	if !d.Signed {
+		l.Value = math.Max(0, l.Value)
+	}
 	return l
 }
 

@@ -23,6 +23,10 @@ type Options struct {
 	TopSlices int
 	// MaxPacket bounds a packet's size (DefaultMaxPacket when 0).
 	MaxPacket int
+	// Marker, when set, is given every atrace marker line in the order
+	// read (ts on boottime, tid its writer), of threads Analyze keeps none
+	// of too: package trace/frametiming pairs them.
+	Marker func(ts int64, tid int32, line []byte)
 }
 
 // Analysis is what a Perfetto trace says about an app's frames: every

@@ -31,6 +31,7 @@ import (
 	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
+	"github.com/perfgate/perfgate/trace/frametiming"
 )
 
 // Config is what the trace records: the session's trace settings, with
@@ -80,7 +81,8 @@ type Recorder struct {
 	maxEndNs int64 // host ns MaxDuration ends it
 	stopNs   int64 // host ns the stop command went out
 	a        *trace.Analysis
-	why      string // why there is no analysis
+	timing   *frametiming.Timing // the frames' Macrobenchmark figures
+	why      string              // why there is no analysis
 	// leasePath is the trace's lease on the phone ("" when it could not
 	// be made); lease keeps it fresh while the session runs, on the
 	// ticks of leaseTicker.

@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
+	"github.com/perfgate/perfgate/trace/frametiming"
 )
 
 // Dest is where the trace goes on the host: the results folder, and the
@@ -51,7 +52,7 @@ func (r *Recorder) Stop(ctx context.Context, dest Dest, mu sync.Locker) {
 	}
 	info := r.info
 	info.File, info.SizeBytes = o.path, o.size
-	r.why, r.a = o.why, o.a
+	r.why, r.a, r.timing = o.why, o.a, o.timing
 	if a := o.a; a != nil {
 		info.Sources, info.NotMeasured, info.Rejected = a.Sources, a.NotMeasured, a.Rejected
 		info.Notes = append(info.Notes, a.Notes...)
@@ -68,6 +69,7 @@ type outcome struct {
 	path        string
 	size        int64
 	a           *trace.Analysis
+	timing      *frametiming.Timing
 	why         string // why there is no analysis of the file
 }
 
@@ -159,7 +161,8 @@ func (r *Recorder) read(path string, o *outcome) {
 		return
 	}
 	defer f.Close()
-	a, err := trace.Analyze(f, trace.Options{Package: r.cfg.Package})
+	c := &frametiming.Collector{}
+	a, err := trace.Analyze(f, trace.Options{Package: r.cfg.Package, Marker: c.Marker})
 	if err != nil {
 		o.notes = append(o.notes, fmt.Sprintf("%s: %v", path, err))
 		if a == nil || a.Packets == 0 {
@@ -167,7 +170,7 @@ func (r *Recorder) read(path string, o *outcome) {
 			return
 		}
 	}
-	o.a = a
+	o.a, o.timing = a, frametiming.Compute(a, c)
 }
 
 // Abandon stops a trace whose session failed to start, without reading
