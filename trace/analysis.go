@@ -23,6 +23,9 @@ type Options struct {
 	TopSlices int
 	// MaxPacket bounds a packet's size (DefaultMaxPacket when 0).
 	MaxPacket int
+	// Marker, when set, gets every atrace marker of every thread as read
+	// (time on boottime, writing thread, text such as "B|tgid|name").
+	Marker func(ts int64, tid int32, text []byte)
 }
 
 // Analysis is what a Perfetto trace says about an app's frames: every

@@ -1,0 +1,111 @@
+package sections
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMatch(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"feed:bind", "feed:bind", true},
+		{"feed:bind", "feed:bind2", false},
+		{"feed:bind", "Feed:bind", false},
+		{"RV_bind", "RVxbind", false}, // "_" is a character, not SQL's any one
+		{"JIT %", "JIT compiling int a.b()", true},
+		{"JIT %", "JIT ", true},
+		{"JIT %", "JIT", false},
+		{"%:bind", "feed:bind", true},
+		{"%:bind", "feed:binding", false},
+		{"a%b%c", "abc", true},
+		{"a%b%c", "axxbyyc", true},
+		{"a%b%c", "acb", false},
+		{"ab%ba", "aba", false}, // prefix and suffix may not overlap
+		{"%", "", true},
+		{"%%", "anything", true},
+	} {
+		if got := (Spec{Name: tc.pattern}).Match(tc.name); got != tc.want {
+			t.Errorf("%q matches %q: %v, want %v", tc.pattern, tc.name, got, tc.want)
+		}
+	}
+}
+
+// A thread's sections pair in time order whatever order its markers were
+// read in (a thread's events come per CPU), nested; a section never ended
+// and an end without a begin are left out; a worker's sections are not
+// the main thread's.
+func TestSlices(t *testing.T) {
+	var c Collector
+	for _, m := range []struct {
+		ts   int64
+		tid  int32
+		text string
+	}{
+		{100, 7, "B|7|outer"}, {150, 7, "B|7|inner"}, {300, 9, "B|7|worker"},
+		{170, 7, "E|7"}, {200, 7, "E|7"}, {400, 9, "E|7\n"},
+		{500, 7, "E|7"},      // no begin
+		{600, 7, "B|7|open"}, // never ended
+		{50, 8, "B|8|other process"}, {60, 8, "E|8"},
+		{70, 7, "C|7|counter|5"}, {80, 7, "S|7|async|1"},
+		{90, 7, "B|x|bad"},
+	} {
+		c.Marker(m.ts, m.tid, []byte(m.text))
+	}
+	ss, unended := c.Slices([]int32{7}, func(ns int64) (int64, bool) { return ns + 1000, true })
+	var got []string
+	for _, s := range ss {
+		got = append(got, s.Name)
+	}
+	if strings.Join(got, ",") != "outer,inner,worker" || unended != 1 || c.Malformed != 1 {
+		t.Fatalf("sections %v, unended %d, malformed %d", got, unended, c.Malformed)
+	}
+	if ss[0].Start != 1100 || ss[0].End != 1200 || !ss[0].Main() || ss[2].Main() {
+		t.Errorf("sections %+v", ss)
+	}
+	all := Measure(ss, Spec{Name: "%"}, 0, 2000)
+	if all.Count != 3 || all.FirstNs != 100 || all.MinNs != 20 || all.MaxNs != 100 || all.SumNs != 220 {
+		t.Errorf("all: %+v", all)
+	}
+	if m := Measure(ss, Spec{Name: "%", MainThread: true}, 0, 2000); m.Count != 2 || m.SumNs != 120 {
+		t.Errorf("main thread: %+v", m)
+	}
+	// A section belongs to the window it begins in.
+	if m := Measure(ss, Spec{Name: "%"}, 1150, 1300); m.Count != 1 || m.FirstNs != 20 {
+		t.Errorf("window: %+v", m)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	if err := Validate([]Spec{{Name: "a"}, {Name: "b%", MainThread: true}}); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range [][]Spec{{{Name: ""}}, {{Name: "a"}, {Name: "a", MainThread: true}}, {{Name: "a>b"}}, {{Name: " a"}}} {
+		if err := Validate(bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+func FuzzMarker(f *testing.F) {
+	for _, s := range []string{"B|1|a", "E|1", "E", "B|", "B|x|y", "C|1|c|2", "B|2|", "E|1|name\n\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, ok := parseMarker([]byte(s))
+		if !ok {
+			return
+		}
+		if s[0] != 'B' && s[0] != 'E' || m.begin != (s[0] == 'B') || m.begin && len(m.name) == 0 || m.tgid < 0 {
+			t.Errorf("%q: %+v", s, m)
+		}
+		var c Collector
+		c.Marker(1, 1, []byte(s))
+		c.Marker(2, 1, []byte("E"))
+		ss, _ := c.Slices(nil, func(ns int64) (int64, bool) { return ns, true })
+		if m.begin && len(ss) != 1 {
+			t.Errorf("%q then E: %d sections", s, len(ss))
+		}
+	})
+}
