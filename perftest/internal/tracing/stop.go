@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
+	"github.com/perfgate/perfgate/trace/sections"
 )
 
 // Dest is where the trace goes on the host: the results folder, and the
@@ -51,7 +52,7 @@ func (r *Recorder) Stop(ctx context.Context, dest Dest, mu sync.Locker) {
 	}
 	info := r.info
 	info.File, info.SizeBytes = o.path, o.size
-	r.why, r.a = o.why, o.a
+	r.why, r.a, r.secs = o.why, o.a, o.secs
 	if a := o.a; a != nil {
 		info.Sources, info.NotMeasured, info.Rejected = a.Sources, a.NotMeasured, a.Rejected
 		info.Notes = append(info.Notes, a.Notes...)
@@ -68,6 +69,7 @@ type outcome struct {
 	path        string
 	size        int64
 	a           *trace.Analysis
+	secs        *appSections
 	why         string // why there is no analysis of the file
 }
 
@@ -159,7 +161,12 @@ func (r *Recorder) read(path string, o *outcome) {
 		return
 	}
 	defer f.Close()
-	a, err := trace.Analyze(f, trace.Options{Package: r.cfg.Package})
+	var col sections.Collector
+	opts := trace.Options{Package: r.cfg.Package}
+	if len(r.cfg.Sections) > 0 {
+		opts.Marker = col.Marker
+	}
+	a, err := trace.Analyze(f, opts)
 	if err != nil {
 		o.notes = append(o.notes, fmt.Sprintf("%s: %v", path, err))
 		if a == nil || a.Packets == 0 {
@@ -168,6 +175,9 @@ func (r *Recorder) read(path string, o *outcome) {
 		}
 	}
 	o.a = a
+	if len(r.cfg.Sections) > 0 {
+		o.secs = readSections(a, &col)
+	}
 }
 
 // Abandon stops a trace whose session failed to start, without reading
