@@ -270,7 +270,7 @@ func Names() string {
 		s[i] = string(d.Name)
 	}
 	slices.Sort(s)
-	return strings.Join(s, ", ") + ", " + SectionPrefix + "<first|min|max|sum|count>:<section>"
+	return strings.Join(s, ", ")
 }
 
 // Metric is one number of a step: a catalogue entry, its value, and the
