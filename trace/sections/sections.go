@@ -26,6 +26,7 @@ package sections
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -44,6 +45,24 @@ type Spec struct {
 	// thread whose id is its process's); otherwise every thread of the
 	// app's processes counts, as in Macrobenchmark.
 	MainThread bool `json:"main_thread,omitempty"`
+}
+
+// UnmarshalJSON reads a spec, or a name alone for a spec on any thread:
+// "feed:bind" is {"name": "feed:bind"}.
+func (s *Spec) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &s.Name); err == nil {
+		s.MainThread = false
+		return nil
+	}
+	type plain Spec
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var p plain
+	if err := dec.Decode(&p); err != nil {
+		return fmt.Errorf("sections: want a section's name or {\"name\", \"main_thread\"}: %v", err)
+	}
+	*s = Spec(p)
+	return nil
 }
 
 // Validate reports why the spec cannot name metrics (see

@@ -1,6 +1,7 @@
 package sections
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -106,6 +107,26 @@ func FuzzMarker(f *testing.F) {
 		ss, _ := c.Slices(nil, func(ns int64) (int64, bool) { return ns, true })
 		if m.begin && len(ss) != 1 {
 			t.Errorf("%q then E: %d sections", s, len(ss))
+		}
+	})
+}
+
+func FuzzSpecJSON(f *testing.F) {
+	for _, s := range []string{`"feed:bind"`, `{"name": "JIT %", "main_thread": true}`, `{"name": 1}`, `{"x": 1}`, `7`, `null`, `""`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var sp Spec
+		if err := json.Unmarshal([]byte(s), &sp); err != nil {
+			return
+		}
+		b, err := json.Marshal(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Spec
+		if err := json.Unmarshal(b, &back); err != nil || back != sp {
+			t.Errorf("%q → %+v → %s → %+v, %v", s, sp, b, back, err)
 		}
 	})
 }
