@@ -26,3 +26,30 @@ func TestParseLimitSection(t *testing.T) {
 		t.Error("section_avg parsed")
 	}
 }
+
+// A step new to a budget file gets a budget, and a gate a baseline, of
+// each section's sum the step measured, beside the catalogue's defaults:
+// the sections are the session's own, in no catalogue.
+func TestRecordSectionDefaults(t *testing.T) {
+	sum := metrics.SectionName(metrics.SectionSum, "feed:bind")
+	r := run{"Pixel 7", []budget.Measurement{step("scroll", map[metrics.Name]float64{metrics.Jank: 2, sum: 40,
+		metrics.SectionName(metrics.SectionMax, "feed:bind"): 9, metrics.SectionName(metrics.SectionCount, "feed:bind"): 12})}}
+	path := t.TempDir() + "/feed.budget.json"
+	if _, err := budget.RecordBudgets(r, path, budget.Headroom{}, budget.Policy{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := budget.RecordBaselines(r, path, budget.Gate{}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := budget.ReadBudgetFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := f.Steps["scroll"]
+	if e := es[string(sum)]; e == nil || e.Max == nil || *e.Max < 40 || e.Unit != "ms" || e.Baseline == nil || e.Baseline.Values[0] != 40 {
+		t.Errorf("%s: %+v", sum, e)
+	}
+	if es["jank"] == nil || es["section_max:feed:bind"] != nil || es["section_count:feed:bind"] != nil {
+		t.Errorf("entries %v", es)
+	}
+}

@@ -1,8 +1,10 @@
 package perftest_test
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
@@ -56,7 +58,42 @@ func TestTraceSectionsMatchTruth(t *testing.T) {
 		for _, st := range r.Steps {
 			checkSections(t, dev, st)
 		}
+		checkSectionBudgets(t, r)
 	})
+}
+
+// checkSectionBudgets judges budgets on section metrics: a broken one
+// says the section, its value and its definition; one on durations no
+// section gave is not checked, with the reason.
+func checkSectionBudgets(t *testing.T, r *result.Result) {
+	t.Helper()
+	var limits []budget.Limit
+	for _, spec := range []string{"scroll:section_sum:feed:bind<=1", "open:section_count:feed:%>=1000", "section_max:feed:never<=1"} {
+		l, err := budget.ParseLimit(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		limits = append(limits, l)
+	}
+	sum := r.Step("scroll").Sections[0].SumMs
+	var lines []string
+	for _, v := range budget.Check(r, "sections_sim_test.go", limits...) {
+		lines = append(lines, string(v.Status)+" "+v.Line)
+	}
+	want := []string{
+		"fail perf budget exceeded: open: section_count:feed:% " + metrics.FormatValue(float64(r.Step("open").Sections[1].Count), "sections") + " < 1000",
+		"not_checked perf budget not checked: open: section_max:feed:never not measured (sections: no section feed:never on any thread of the app began in the step; budget section_max:feed:never ≤ 1ms)",
+		"fail perf budget exceeded: scroll: section_sum:feed:bind " + metrics.FormatValue(sum, "ms") + " > 1ms (trace sections feed:bind on any thread of the app",
+		"not_checked perf budget not checked: scroll: section_max:feed:never not measured (sections: no section feed:never on any thread of the app began in the step; budget section_max:feed:never ≤ 1ms)",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("verdicts:\n%s", strings.Join(lines, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(lines[i], want[i]) {
+			t.Errorf("verdict %q, want %q…", lines[i], want[i])
+		}
+	}
 }
 
 // sectionWorkload is the smooth scroll with janks whose app writes
