@@ -2,6 +2,7 @@ package sections
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -34,9 +35,10 @@ func TestMatch(t *testing.T) {
 }
 
 // A thread's sections pair in time order whatever order its markers were
-// read in (a thread's events come per CPU), nested; a section never ended
-// and an end without a begin are left out; a worker's sections are not
-// the main thread's.
+// read in (a thread's events come per CPU), nested; an async section pairs
+// by name and cookie across threads; a section never ended and an end
+// without a begin are left out; a worker's sections, and async ones, are
+// not the main thread's.
 func TestSlices(t *testing.T) {
 	var c Collector
 	for _, m := range []struct {
@@ -49,8 +51,9 @@ func TestSlices(t *testing.T) {
 		{500, 7, "E|7"},      // no begin
 		{600, 7, "B|7|open"}, // never ended
 		{50, 8, "B|8|other process"}, {60, 8, "E|8"},
-		{70, 7, "C|7|counter|5"}, {80, 7, "S|7|async|1"},
-		{90, 7, "B|x|bad"},
+		{70, 7, "C|7|counter|5"}, {80, 7, "S|7|async|1"}, {450, 9, "F|7|async|1"},
+		{85, 7, "S|7|async|2"}, {86, 7, "F|7|async|3"}, {87, 8, "F|8|async|1"},
+		{90, 7, "B|x|bad"}, {91, 7, "S|7|no cookie"},
 	} {
 		c.Marker(m.ts, m.tid, []byte(m.text))
 	}
@@ -59,14 +62,14 @@ func TestSlices(t *testing.T) {
 	for _, s := range ss {
 		got = append(got, s.Name)
 	}
-	if strings.Join(got, ",") != "outer,inner,worker" || unended != 1 || c.Malformed != 1 {
+	if strings.Join(got, ",") != "async,outer,inner,worker" || unended != 2 || c.Malformed != 2 {
 		t.Fatalf("sections %v, unended %d, malformed %d", got, unended, c.Malformed)
 	}
-	if ss[0].Start != 1100 || ss[0].End != 1200 || !ss[0].Main() || ss[2].Main() {
+	if ss[1].Start != 1100 || ss[1].End != 1200 || !ss[1].Main() || ss[3].Main() || ss[0].Main() || ss[0].Dur() != 370 {
 		t.Errorf("sections %+v", ss)
 	}
 	all := Measure(ss, Spec{Name: "%"}, 0, 2000)
-	if all.Count != 3 || all.FirstNs != 100 || all.MinNs != 20 || all.MaxNs != 100 || all.SumNs != 220 {
+	if all.Count != 4 || all.FirstNs != 370 || all.MinNs != 20 || all.MaxNs != 370 || all.SumNs != 590 {
 		t.Errorf("all: %+v", all)
 	}
 	if m := Measure(ss, Spec{Name: "%", MainThread: true}, 0, 2000); m.Count != 2 || m.SumNs != 120 {
@@ -90,7 +93,7 @@ func TestValidate(t *testing.T) {
 }
 
 func FuzzMarker(f *testing.F) {
-	for _, s := range []string{"B|1|a", "E|1", "E", "B|", "B|x|y", "C|1|c|2", "B|2|", "E|1|name\n\x00"} {
+	for _, s := range []string{"B|1|a", "E|1", "E", "B|", "B|x|y", "C|1|c|2", "B|2|", "E|1|name\n\x00", "S|1|a|7", "F|1|a|b|7", "S|1|a|", "F|0|a|1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -98,15 +101,20 @@ func FuzzMarker(f *testing.F) {
 		if !ok {
 			return
 		}
-		if s[0] != 'B' && s[0] != 'E' || m.begin != (s[0] == 'B') || m.begin && len(m.name) == 0 || m.tgid < 0 {
+		async := s[0] == 'S' || s[0] == 'F'
+		if m.begin != (s[0] == 'B' || s[0] == 'S') || m.begin && len(m.name) == 0 || m.tgid < 0 || async != (m.cookie != nil) || async && (m.tgid == 0 || len(m.cookie) == 0) {
 			t.Errorf("%q: %+v", s, m)
 		}
 		var c Collector
 		c.Marker(1, 1, []byte(s))
-		c.Marker(2, 1, []byte("E"))
+		end := "E"
+		if async {
+			end = "F|" + strconv.Itoa(int(m.tgid)) + "|" + string(m.name) + "|" + string(m.cookie)
+		}
+		c.Marker(2, 1, []byte(end))
 		ss, _ := c.Slices(nil, func(ns int64) (int64, bool) { return ns, true })
 		if m.begin && len(ss) != 1 {
-			t.Errorf("%q then E: %d sections", s, len(ss))
+			t.Errorf("%q then %q: %d sections", s, end, len(ss))
 		}
 	})
 }

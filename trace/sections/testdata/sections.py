@@ -5,8 +5,10 @@ Decodes the protobuf by hand (standard library only): Trace.packet (1) ->
 TracePacket.ftrace_events (1) -> FtraceEventBundle.event (2) ->
 FtraceEvent{timestamp 1, pid 2, print 3 -> PrintFtraceEvent.buf 2}.
 Pairs each thread's atrace "B|tgid|name" and "E[|tgid]" markers in time
-order (androidx Macrobenchmark's TraceSectionMetric: a section never ended
-is left out), keeps those of process PID, and prints, as JSON, for each
+order, and each process's async "S|tgid|name|cookie" and "F|…" markers by
+name and cookie, on any thread (androidx Macrobenchmark's
+TraceSectionMetric: a section never ended is left out, async ones are on
+no thread), keeps those of process PID, and prints, as JSON, for each
 SPEC ("name" or "name%pattern", "main:" before it for the main thread
 only) the count, first, min, max and sum of the durations (ns) of the
 sections that begin in [START, END).
@@ -77,9 +79,24 @@ def markers(data):
 
 def sections(data, pid):
     per = {}
+    async_marks = []
     for ts, tid, order, text in markers(data):
-        per.setdefault(tid, []).append((ts, order, text))
+        if text[:2] in ("S|", "F|"):
+            head, _, cookie = text.rpartition("|")
+            phase, tgid, name = head.split("|", 2)
+            async_marks.append((ts, order, phase, int(tgid), name, cookie))
+        else:
+            per.setdefault(tid, []).append((ts, order, text))
     out = []
+    open_async = {}
+    for ts, _, phase, tgid, name, cookie in sorted(async_marks):
+        key = (tgid, name, cookie)
+        if phase == "S":
+            open_async.setdefault(key, []).append(ts)
+        elif open_async.get(key):
+            start = open_async[key].pop()
+            if tgid == pid:
+                out.append((start, ts, name, False))
     for tid, ms in per.items():
         ms.sort()
         stack = []
