@@ -55,9 +55,9 @@ type TruthSection struct {
 func validateSections(f string, ss []Section) error {
 	for i, s := range ss {
 		sf := fmt.Sprintf("%s.sections[%d]", f, i)
-		for _, n := range []string{s.Name, s.Child} {
-			if n == "" && n == s.Child {
-				continue
+		for i, n := range []string{s.Name, s.Child} {
+			if i == 1 && n == "" {
+				continue // no child
 			}
 			if err := metrics.CheckSectionName(n); err != nil {
 				return badField(sf, "%v", err)
