@@ -92,13 +92,24 @@ func sectionDef(n Name) (Def, bool) {
 	}
 	d := Def{Name: n, Unit: "ms", Better: Lower, Family: FamilySections,
 		Doc:       "trace section " + section + ", " + stat + " duration",
-		BenchUnit: BenchToken("section-" + stat + "-" + section + "-ns"), BenchScale: 1e6,
+		BenchUnit: benchSection("section-" + stat + "-" + section + "-ns"), BenchScale: 1e6,
 		// A step new to a budget file gets a budget, and a gate a
 		// baseline, of the sum, Macrobenchmark's default mode.
 		Budget: stat == SectionSum, Gate: stat == SectionSum}
 	if stat == SectionCount {
 		d.Unit, d.Count, d.Doc = "sections", true, "trace section "+section+", count"
-		d.BenchUnit, d.BenchScale = BenchToken("section-count-"+section), 1
+		d.BenchUnit, d.BenchScale = benchSection("section-count-"+section), 1
 	}
 	return d, true
+}
+
+// benchSection is a section metric's benchmark unit: one token, any
+// blank of the section's name ("JIT compiling") a '_'.
+func benchSection(s string) string {
+	return BenchToken(strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return '_'
+		}
+		return r
+	}, s))
 }

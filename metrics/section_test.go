@@ -3,6 +3,7 @@ package metrics
 import (
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // A section's metrics are known by name alone: each statistic with its
@@ -42,4 +43,25 @@ func TestSectionNames(t *testing.T) {
 			t.Errorf("%q is known", n)
 		}
 	}
+}
+
+func FuzzSectionName(f *testing.F) {
+	for _, s := range []string{"section_sum:feed:bind", "section_count:JIT %", "section_avg:x", "section_max:", "jank", "section_first: a", "section_sum:JIT\u00a0compiling"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := Name(s)
+		stat, sec, ok := n.Section()
+		if !ok {
+			if _, known := sectionDef(n); known {
+				t.Errorf("%q: a Def without a section", s)
+			}
+			return
+		}
+		d, known := Lookup(n)
+		if SectionName(stat, sec) != n || !known || d.Family != FamilySections || CheckSectionName(sec) != nil ||
+			d.BenchUnit == "" || strings.IndexFunc(d.BenchUnit, unicode.IsSpace) >= 0 || strings.ContainsAny(d.BenchUnit, "/=") {
+			t.Errorf("%q: stat %q, section %q, def %+v", s, stat, sec, d)
+		}
+	})
 }
