@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"fmt"
+	"hash/crc32"
 	"html/template"
 	"io"
 	"math"
@@ -35,8 +36,17 @@ func (o PageOptions) title() string {
 	return o.Title
 }
 
-// PageName is the file name (without .html) of a metric's trend page.
-func PageName(metric string) string { return filename.Of("trend-" + metric) }
+// PageName is the file name (without .html) of a metric's trend page. A
+// name the file name cannot hold as it is (a section metric's,
+// "section_sum:feed:%") gets a hash of itself, so that "feed:%" and
+// "feed" have a page each.
+func PageName(metric string) string {
+	name := filename.Of("trend-" + metric)
+	if name != "trend-"+metric {
+		name += fmt.Sprintf("-%08x", crc32.ChecksumIEEE([]byte(metric)))
+	}
+	return name
+}
 
 // WritePages writes one self-contained HTML page per metric into dir
 // (trend-<metric>.html, every series of that metric, one chart each) and

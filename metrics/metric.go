@@ -103,6 +103,9 @@ const (
 	// FamilyTrace is a Perfetto trace recorded around the steps (Android's
 	// own FrameTimeline classification of the app's frames).
 	FamilyTrace
+	// FamilySections is the app's own trace sections (Trace.beginSection)
+	// in that trace, named by the user (see SectionName).
+	FamilySections
 )
 
 // Def is one metric of the catalogue: everything budgets, gates, reports
@@ -268,11 +271,12 @@ var byName = func() map[Name]int {
 // Catalogue returns every metric, in the order steps list them.
 func Catalogue() []Def { return append([]Def(nil), catalogue...) }
 
-// Lookup returns the catalogue's entry for name.
+// Lookup returns the catalogue's entry for name, or a section metric's
+// (see SectionName).
 func Lookup(name Name) (Def, bool) {
 	i, ok := byName[name]
 	if !ok {
-		return Def{}, false
+		return sectionDef(name)
 	}
 	return catalogue[i], true
 }
@@ -286,8 +290,8 @@ func (n Name) Def() Def {
 	return Def{Name: n}
 }
 
-// Known reports whether the catalogue has n.
-func (n Name) Known() bool { _, ok := byName[n]; return ok }
+// Known reports whether the catalogue has n, or n names a section metric.
+func (n Name) Known() bool { _, ok := Lookup(n); return ok }
 
 // Names lists the catalogue's names, sorted, for error messages; the
 // percentiles of one figure as one ("frame_time_p50/p90/p95/p99"), so that

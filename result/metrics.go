@@ -248,6 +248,11 @@ func (st *Step) catalogue() []entry {
 	}
 	add(metrics.MaxBlock, whyBlocks, longest, metrics.MaxBlock.Def().Doc)
 	add(metrics.ANRs, whyANRs, anrs, metrics.ANRs.Def().Doc)
+	for _, s := range st.Sections {
+		for _, f := range s.figures() {
+			add(f.name, f.why, f.v, f.def)
+		}
+	}
 	return out
 }
 

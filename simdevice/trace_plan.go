@@ -159,6 +159,7 @@ func planFrame(f *TruthFrame) framePlan {
 	default:
 		run(h, q)
 	}
+	p.slices = append(p.slices, sectionSlices(f)...)
 	// Slices in the order they begin; a parent before the child that
 	// starts with it.
 	slices.SortStableFunc(p.slices, func(x, y planSlice) int {

@@ -145,7 +145,7 @@ func (j *traceJob) write(out io.Writer) error {
 		if j.appPID > 0 {
 			procs = append(procs, tracewriter.Process{PID: int32(j.appPID), PPID: pidZygote, Cmdline: j.pkg})
 			threads = append(threads, tracewriter.Thread{TID: int32(j.appPID), TGID: int32(j.appPID), Name: comm},
-				tracewriter.Thread{TID: renderThreadTid(j.appPID), TGID: int32(j.appPID), Name: "RenderThread"})
+				tracewriter.Thread{TID: renderThreadTid(j.appPID), TGID: int32(j.appPID), Name: "RenderThread"}, sectionThread(j.appPID))
 		}
 		w.ProcessTree(boot(j.start), procs, threads)
 	}
@@ -239,6 +239,7 @@ func (j *traceJob) frameEvents(f *TruthFrame, feat traceFeatures, comm string, c
 		names: map[int32]string{tidIdle: "swapper", tidKworker: "kworker/1:1", main: comm, rt: "RenderThread"}}
 	o.mainThread(f, planFrame(f))
 	o.renderThread(f)
+	o.workerSections(f)
 	o.flush(cpus)
 }
 

@@ -23,9 +23,10 @@ type Options struct {
 	TopSlices int
 	// MaxPacket bounds a packet's size (DefaultMaxPacket when 0).
 	MaxPacket int
-	// Marker, when set, is given every atrace marker line in the order
-	// read (ts on boottime, tid its writer), of threads Analyze keeps none
-	// of too: package trace/frametiming pairs them.
+	// Marker, when set, is given every atrace marker line of every thread
+	// in the order read (ts on boottime, tid its writer, text such as
+	// "B|tgid|name"), of threads Analyze keeps none of too: packages
+	// trace/frametiming and trace/sections pair them.
 	Marker func(ts int64, tid int32, line []byte)
 }
 

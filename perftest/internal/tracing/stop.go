@@ -17,6 +17,7 @@ import (
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
 	"github.com/perfgate/perfgate/trace/frametiming"
+	"github.com/perfgate/perfgate/trace/sections"
 )
 
 // Dest is where the trace goes on the host: the results folder, and the
@@ -52,7 +53,7 @@ func (r *Recorder) Stop(ctx context.Context, dest Dest, mu sync.Locker) {
 	}
 	info := r.info
 	info.File, info.SizeBytes = o.path, o.size
-	r.why, r.a, r.timing = o.why, o.a, o.timing
+	r.why, r.a, r.timing, r.secs = o.why, o.a, o.timing, o.secs
 	if a := o.a; a != nil {
 		info.Sources, info.NotMeasured, info.Rejected = a.Sources, a.NotMeasured, a.Rejected
 		info.Notes = append(info.Notes, a.Notes...)
@@ -70,6 +71,7 @@ type outcome struct {
 	size        int64
 	a           *trace.Analysis
 	timing      *frametiming.Timing
+	secs        *appSections
 	why         string // why there is no analysis of the file
 }
 
@@ -162,7 +164,15 @@ func (r *Recorder) read(path string, o *outcome) {
 	}
 	defer f.Close()
 	c := &frametiming.Collector{}
-	a, err := trace.Analyze(f, trace.Options{Package: r.cfg.Package, Marker: c.Marker})
+	var col sections.Collector
+	opts := trace.Options{Package: r.cfg.Package, Marker: c.Marker}
+	if len(r.cfg.Sections) > 0 {
+		opts.Marker = func(ts int64, tid int32, line []byte) {
+			c.Marker(ts, tid, line)
+			col.Marker(ts, tid, line)
+		}
+	}
+	a, err := trace.Analyze(f, opts)
 	if err != nil {
 		o.notes = append(o.notes, fmt.Sprintf("%s: %v", path, err))
 		if a == nil || a.Packets == 0 {
@@ -171,6 +181,9 @@ func (r *Recorder) read(path string, o *outcome) {
 		}
 	}
 	o.a, o.timing = a, frametiming.Compute(a, c)
+	if len(r.cfg.Sections) > 0 {
+		o.secs = readSections(a, &col)
+	}
 }
 
 // Abandon stops a trace whose session failed to start, without reading
