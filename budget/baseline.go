@@ -189,7 +189,7 @@ func RecordBaselines(r Run, path string, g Gate) (Update, error) {
 				}
 			}
 			if len(want) == 0 {
-				want = gateDefaults()
+				want = append(gateDefaults(), sectionDefaults(runs.vals[step], func(d metrics.Def) bool { return d.Gate })...)
 			}
 			for _, n := range want {
 				vals := runs.values(step, n)

@@ -330,7 +330,8 @@ func parseEntry(raw []byte, metric string) (*Entry, error) {
 	if err := d.Decode(&e); err != nil {
 		return nil, fmt.Errorf("bad entry %s: %s", excerpt.Snippet(bytes.TrimSpace(raw)), excerpt.Text(err.Error()))
 	}
-	bad := func(v *float64) bool { return v != nil && (*v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0)) }
+	signed := metrics.Name(metric).Def().Signed
+	bad := func(v *float64) bool { return v != nil && (*v < 0 && !signed || math.IsNaN(*v) || math.IsInf(*v, 0)) }
 	switch {
 	case e.Max != nil && e.Min != nil:
 		return nil, fmt.Errorf("both max and min in %s", excerpt.Snippet(bytes.TrimSpace(raw)))

@@ -78,7 +78,7 @@ func ParseLimit(s string) (Limit, error) {
 	lhs, op, rhs := strings.TrimSpace(spec[:i]), spec[i:i+1], spec[i+1:]
 	l.Min = op == ">"
 	rhs = strings.TrimPrefix(rhs, "=")
-	if j := strings.LastIndexByte(lhs, ':'); j >= 0 {
+	if j := stepEnd(lhs); j >= 0 {
 		l.Step, lhs = strings.TrimSpace(lhs[:j]), strings.TrimSpace(lhs[j+1:])
 		if l.Step == "" {
 			return l, fmt.Errorf("perf budget %s: empty step name before ':'", excerpt.Quote(s))
@@ -94,4 +94,22 @@ func ParseLimit(s string) (Limit, error) {
 	}
 	l.Value = v
 	return l, nil
+}
+
+// stepEnd is where the step's name ends in "[step:]metric": none for a
+// metric alone, else the first ':' after which a metric follows (a
+// section metric's name holds ':' too: "scroll:section_sum:feed:bind"),
+// else the last ':', for the error to name the metric.
+func stepEnd(lhs string) int {
+	if metrics.Name(lhs).Known() {
+		return -1
+	}
+	// No metric's name is longer than a section metric's at its longest.
+	longest := len(metrics.SectionName(metrics.SectionCount, "")) + metrics.MaxSectionName
+	for j := max(0, len(lhs)-longest-1); j < len(lhs); j++ {
+		if lhs[j] == ':' && metrics.Name(strings.TrimSpace(lhs[j+1:])).Known() {
+			return j
+		}
+	}
+	return strings.LastIndexByte(lhs, ':')
 }

@@ -56,6 +56,19 @@ func defaults(pick func(metrics.Def) bool) []metrics.Name {
 	return out
 }
 
+// sectionDefaults are the section metrics among a step's measured names
+// that pick marks: named by the session, they are in no catalogue, so
+// the defaults take them from what the step measured.
+func sectionDefaults[V any](measured map[metrics.Name]V, pick func(metrics.Def) bool) []metrics.Name {
+	var out []metrics.Name
+	for _, n := range slices.Sorted(maps.Keys(measured)) {
+		if d := n.Def(); d.Family == metrics.FamilySections && pick(d) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Update is what a rewrite of a budget file from a run did.
 type Update struct {
 	// Path is the file rewritten (with the model, for a file with budgets
@@ -245,7 +258,8 @@ func (rec *recorder) recordStep(step string, steps, shared map[string]map[string
 		want = wanted(shared[step])
 	}
 	if len(want) == 0 {
-		want = defaults(func(d metrics.Def) bool { return d.Budget })
+		pick := func(d metrics.Def) bool { return d.Budget }
+		want = append(defaults(pick), sectionDefaults(rec.byStep[step], pick)...)
 	}
 	if entries == nil {
 		entries = map[string]*Entry{}
@@ -367,7 +381,7 @@ func floor(d metrics.Def, old *Limit) bool {
 
 // newLimit is the budget recorded for a measured value, a floor when min:
 // headroom added to ceilings and taken from floors, rounded outwards to
-// three significant digits, never negative.
+// three significant digits, never negative but for a Signed metric.
 func newLimit(d metrics.Def, v float64, h Headroom, min bool) Limit {
 	l := Limit{Metric: d.Name, Min: min}
 	switch {
@@ -380,11 +394,13 @@ func newLimit(d metrics.Def, v float64, h Headroom, min bool) Limit {
 	case d.Count:
 		l.Value = math.Ceil(v) + float64(h.Count)
 	case l.Min:
-		l.Value = roundSig(v*(1-h.Pct/100), math.Floor)
+		l.Value = roundSig(v-math.Abs(v)*h.Pct/100, math.Floor)
 	default:
-		l.Value = roundSig(v*(1+h.Pct/100), math.Ceil)
+		l.Value = roundSig(v+math.Abs(v)*h.Pct/100, math.Ceil)
 	}
-	l.Value = math.Max(0, l.Value)
+	if !d.Signed {
+		l.Value = math.Max(0, l.Value)
+	}
 	return l
 }
 

@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"fmt"
+	"hash/crc32"
 	"html/template"
 	"io"
 	"math"
@@ -35,8 +36,17 @@ func (o PageOptions) title() string {
 	return o.Title
 }
 
-// PageName is the file name (without .html) of a metric's trend page.
-func PageName(metric string) string { return filename.Of("trend-" + metric) }
+// PageName is the file name (without .html) of a metric's trend page. A
+// name the file name cannot hold as it is (a section metric's,
+// "section_sum:feed:%") gets a hash of itself, so that "feed:%" and
+// "feed" have a page each.
+func PageName(metric string) string {
+	name := filename.Of("trend-" + metric)
+	if name != "trend-"+metric {
+		name += fmt.Sprintf("-%08x", crc32.ChecksumIEEE([]byte(metric)))
+	}
+	return name
+}
 
 // WritePages writes one self-contained HTML page per metric into dir
 // (trend-<metric>.html, every series of that metric, one chart each) and
@@ -148,12 +158,13 @@ func WritePage(w io.Writer, metric string, trends []Trend, o PageOptions) error 
 		HasBudget, Summarised     bool
 		Series                    []pageSeries
 	}{Title: o.title(), Metric: metric}
-	top := 0.0 // one scale for every chart of the page, so that their heights compare
+	var bottom, top float64 // one scale for every chart of the page, so that their heights compare
 	spans := make([][]Span, len(trends))
 	for i, t := range trends {
 		if t.Metric == metric {
 			spans[i] = t.Spans(maxSpans)
-			top = max(top, chartMax(t, spans[i], budgetsFor(o.Budgets, t.Step, metric)))
+			lo, hi := chartRange(t, spans[i], budgetsFor(o.Budgets, t.Step, metric))
+			bottom, top = min(bottom, lo), max(top, hi)
 		}
 	}
 	for i, t := range trends {
@@ -165,7 +176,7 @@ func WritePage(w io.Writer, metric string, trends []Trend, o PageOptions) error 
 		}
 		budgets := budgetsFor(o.Budgets, t.Step, metric)
 		data.HasBudget = data.HasBudget || len(budgets) > 0
-		ps := pageSeries{Name: fmt.Sprintf("%s · %s · %s", t.Test, t.Step, deviceName(t.Device)), Chart: template.HTML(trendSVG(t, spans[i], budgets, top)), Runs: t.Len()}
+		ps := pageSeries{Name: fmt.Sprintf("%s · %s · %s", t.Test, t.Step, deviceName(t.Device)), Chart: template.HTML(trendSVG(t, spans[i], budgets, bottom, top)), Runs: t.Len()}
 		if t.Older > 0 {
 			data.Summarised = true
 			ps.Note = fmt.Sprintf("%d runs, %s … %s: the newest %d are points, the %d before them are summarised in stretches of about %d.",
@@ -237,21 +248,26 @@ type trendChart struct {
 const inset = 20
 
 // trendSVG draws one series: runs along x in order, the value up y from
-// zero to a round value above top, every point a link to its run's
+// zero (or a round value below bottom, for a figure below zero such as a
+// frame overrun) to a round value above top, every point a link to its run's
 // report, the level between change points, the change points and the
 // budgets. A series read in part (Older > 0) gets its older runs
 // summarised on the left quarter of the chart as spans (t.Spans(maxSpans)),
 // at most maxSpans bars from the lowest to the highest value of a stretch
 // of runs with a dot at their median, so the chart's size does not grow
 // with the history. No script: the page works wherever HTML does.
-func trendSVG(t Trend, spans []Span, budgets []budget.Limit, top float64) string {
+func trendSVG(t Trend, spans []Span, budgets []budget.Limit, bottom, top float64) string {
 	n := t.Len()
 	cv := svgchart.New(frame, "trend", "data-metric", t.Metric, t.Metric+" of "+t.Step+" over "+fmt.Sprint(n)+" runs")
 	if n == 0 {
 		return cv.NoData("no runs measured this metric")
 	}
 	tc := &trendChart{t: t, cv: cv, spans: spans}
-	cv.ScaleY(top, metrics.Name(t.Metric).Def().Count)
+	if bottom < 0 {
+		cv.ScaleYRange(bottom, top)
+	} else {
+		cv.ScaleY(top, metrics.Name(t.Metric).Def().Count)
+	}
 	tc.scaleX()
 	cv.Axes(t.Unit)
 	if t.Older > 0 {
@@ -269,22 +285,22 @@ func trendSVG(t Trend, spans []Span, budgets []budget.Limit, top float64) string
 	return cv.End()
 }
 
-// chartMax is the highest value the chart of t draws: of a run, one of
-// spans (its older runs' summary) or a budget.
-func chartMax(t Trend, spans []Span, budgets []budget.Limit) float64 {
-	yMax := 0.0
+// chartRange is the lowest (0 unless below it) and the highest value the
+// chart of t draws: of a run, one of spans (its older runs' summary) or a
+// budget.
+func chartRange(t Trend, spans []Span, budgets []budget.Limit) (yMin, yMax float64) {
 	for _, p := range t.Points {
-		yMax = max(yMax, p.Value)
+		yMin, yMax = min(yMin, p.Value), max(yMax, p.Value)
 	}
 	for _, sp := range spans {
-		yMax = max(yMax, sp.Max)
+		yMin, yMax = min(yMin, sp.Min), max(yMax, sp.Max)
 	}
 	for _, bu := range budgets {
 		if !math.IsInf(bu.Value, 0) && !math.IsNaN(bu.Value) {
-			yMax = max(yMax, bu.Value)
+			yMin, yMax = min(yMin, bu.Value), max(yMax, bu.Value)
 		}
 	}
-	return yMax
+	return yMin, yMax
 }
 
 // scaleX maps runs to x: the older runs' spans across the left quarter,

@@ -34,6 +34,15 @@ const (
 	StutterPerfDog     Name = "stutter_perfdog"
 	JankChromium       Name = "jank_chromium"
 	JankFrameTimeline  Name = "jank_frametimeline"
+	// Macrobenchmark's FrameTimingMetric, from a Perfetto trace.
+	FrameOverrunP50    Name = "frame_overrun_p50"
+	FrameOverrunP90    Name = "frame_overrun_p90"
+	FrameOverrunP95    Name = "frame_overrun_p95"
+	FrameOverrunP99    Name = "frame_overrun_p99"
+	FrameCPUP50        Name = "frame_cpu_p50"
+	FrameCPUP90        Name = "frame_cpu_p90"
+	FrameCPUP95        Name = "frame_cpu_p95"
+	FrameCPUP99        Name = "frame_cpu_p99"
 	MaxFrameDelay      Name = "max_frame_delay"
 	FrameTimeP50       Name = "frame_time_p50"
 	FrameTimeP90       Name = "frame_time_p90"
@@ -94,6 +103,9 @@ const (
 	// FamilyTrace is a Perfetto trace recorded around the steps (Android's
 	// own FrameTimeline classification of the app's frames).
 	FamilyTrace
+	// FamilySections is the app's own trace sections (Trace.beginSection)
+	// in that trace, named by the user (see SectionName).
+	FamilySections
 )
 
 // Def is one metric of the catalogue: everything budgets, gates, reports
@@ -120,6 +132,10 @@ type Def struct {
 	// Budget marks what a step new to a budget file gets a budget for, and
 	// Gate what a regression gate records a baseline of by default.
 	Budget, Gate bool
+	// Signed marks a figure below zero as a measurement, not an error (a
+	// frame overrun: done before its deadline), so that its budgets may
+	// be negative too.
+	Signed bool
 	// Span names the context metric counting the read intervals a figure
 	// spans, for a figure taken between the reads that bracket a step
 	// (CPU shares, byte counts): the reads at its two edges hold time
@@ -169,6 +185,23 @@ var catalogue = []Def{
 		BenchUnit: "chromium-jank", BenchScale: 1},
 	{Name: JankFrameTimeline, Unit: "frames", Better: Lower, Count: true, Family: FamilyTrace, Doc: "FrameTimeline app jank (App Deadline Missed, App Resynced Jitter)",
 		BenchUnit: "frametimeline-jank", BenchScale: 1},
+	// Overruns are negative for frames done before their deadline.
+	{Name: FrameOverrunP50, Unit: "ms", Better: Lower, Family: FamilyTrace, Doc: "Macrobenchmark frameOverrunMs p50: FrameTimeline actual end − expected end",
+		BenchUnit: "p50-frame-overrun-ns", BenchScale: 1e6, Signed: true},
+	{Name: FrameOverrunP90, Unit: "ms", Better: Lower, Family: FamilyTrace, Doc: "Macrobenchmark frameOverrunMs p90: FrameTimeline actual end − expected end",
+		BenchUnit: "p90-frame-overrun-ns", BenchScale: 1e6, Signed: true},
+	{Name: FrameOverrunP95, Unit: "ms", Better: Lower, Family: FamilyTrace, Doc: "Macrobenchmark frameOverrunMs p95: FrameTimeline actual end − expected end",
+		BenchUnit: "p95-frame-overrun-ns", BenchScale: 1e6, Signed: true},
+	{Name: FrameOverrunP99, Unit: "ms", Better: Lower, Family: FamilyTrace, Doc: "Macrobenchmark frameOverrunMs p99: FrameTimeline actual end − expected end",
+		BenchUnit: "p99-frame-overrun-ns", BenchScale: 1e6, Signed: true},
+	{Name: FrameCPUP50, Unit: "ms", Better: Lower, Family: FamilyTrace, Doc: "Macrobenchmark frameDurationCpuMs p50: DrawFrame end − Choreographer#doFrame start",
+		BenchUnit: "p50-frame-cpu-ns", BenchScale: 1e6},
+	{Name: FrameCPUP90, Unit: "ms", Better: Lower, Family: FamilyTrace, Doc: "Macrobenchmark frameDurationCpuMs p90: DrawFrame end − Choreographer#doFrame start",
+		BenchUnit: "p90-frame-cpu-ns", BenchScale: 1e6},
+	{Name: FrameCPUP95, Unit: "ms", Better: Lower, Family: FamilyTrace, Doc: "Macrobenchmark frameDurationCpuMs p95: DrawFrame end − Choreographer#doFrame start",
+		BenchUnit: "p95-frame-cpu-ns", BenchScale: 1e6},
+	{Name: FrameCPUP99, Unit: "ms", Better: Lower, Family: FamilyTrace, Doc: "Macrobenchmark frameDurationCpuMs p99: DrawFrame end − Choreographer#doFrame start",
+		BenchUnit: "p99-frame-cpu-ns", BenchScale: 1e6},
 	{Name: MaxFrameDelay, Unit: "periods", Better: Lower, Count: true, Family: FamilyFrames, Doc: "Chromium max_frame_delay",
 		BenchUnit: "max-frame-delay-periods", BenchScale: 1},
 	{Name: FrameTimeP50, Unit: "ms", Better: Lower, Family: FamilyFrames, Doc: "frame time, nearest rank",
@@ -238,11 +271,12 @@ var byName = func() map[Name]int {
 // Catalogue returns every metric, in the order steps list them.
 func Catalogue() []Def { return append([]Def(nil), catalogue...) }
 
-// Lookup returns the catalogue's entry for name.
+// Lookup returns the catalogue's entry for name, or a section metric's
+// (see SectionName).
 func Lookup(name Name) (Def, bool) {
 	i, ok := byName[name]
 	if !ok {
-		return Def{}, false
+		return sectionDef(name)
 	}
 	return catalogue[i], true
 }
@@ -256,17 +290,39 @@ func (n Name) Def() Def {
 	return Def{Name: n}
 }
 
-// Known reports whether the catalogue has n.
-func (n Name) Known() bool { _, ok := byName[n]; return ok }
+// Known reports whether the catalogue has n, or n names a section metric.
+func (n Name) Known() bool { _, ok := Lookup(n); return ok }
 
-// Names lists the catalogue's names, sorted, for error messages.
+// Names lists the catalogue's names, sorted, for error messages; the
+// percentiles of one figure as one ("frame_time_p50/p90/p95/p99"), so that
+// the list stays short enough to quote whole.
 func Names() string {
 	s := make([]string, len(catalogue))
 	for i, d := range catalogue {
 		s[i] = string(d.Name)
 	}
 	slices.Sort(s)
-	return strings.Join(s, ", ")
+	var out []string
+	for _, n := range s {
+		base, p, ok := percentileName(n)
+		if k := len(out) - 1; ok && k >= 0 && strings.HasPrefix(out[k], base+"_p") {
+			if _, _, prev := percentileName(strings.SplitN(out[k], "/", 2)[0]); prev {
+				out[k] += "/" + p
+				continue
+			}
+		}
+		out = append(out, n)
+	}
+	return strings.Join(out, ", ")
+}
+
+// percentileName splits "frame_time_p95" into "frame_time" and "p95".
+func percentileName(n string) (base, p string, ok bool) {
+	i := strings.LastIndex(n, "_p")
+	if i < 0 || i+2 == len(n) || strings.Trim(n[i+2:], "0123456789") != "" {
+		return "", "", false
+	}
+	return n[:i], n[i+1:], true
 }
 
 // Metric is one number of a step: a catalogue entry, its value, and the

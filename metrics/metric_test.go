@@ -57,7 +57,8 @@ func TestCatalogue(t *testing.T) {
 	if Name("jnak").Known() || Name("jnak").Def().Unit != "" {
 		t.Error("an unknown name is known")
 	}
-	if !strings.Contains(Names(), "frame_time_p95") || strings.Count(Names(), ", ")+1 != len(Catalogue()) {
+	// A figure's percentiles are one entry: "frame_time_p50/p90/p95/p99".
+	if !strings.Contains(Names(), "frame_time_p50/p90/p95/p99") || strings.Count(Names(), ", ")+1+strings.Count(Names(), "/") != len(Catalogue()) {
 		t.Errorf("Names() = %q", Names())
 	}
 	// Floors are what improves upwards, and the context counts.
@@ -79,7 +80,9 @@ func TestFormatValue(t *testing.T) {
 		v    float64
 		unit string
 		want string
-	}{{18.245, "ms", "18.25ms"}, {35, "%", "35%"}, {5, "frames", "5"}, {48.213, "fps", "48.21"}, {2003, "B", "2003B"}, {-0.004, "KiB/min", "0KiB/min"}} {
+	}{{18.245, "ms", "18.25ms"}, {35, "%", "35%"}, {5, "frames", "5"}, {48.213, "fps", "48.21"}, {2003, "B", "2003B"}, {-0.004, "KiB/min", "0KiB/min"},
+		// A frame overrun below zero: done 2.42 ms before its deadline.
+		{-2.4217308, "ms", "-2.42ms"}, {-10.255, "ms", "-10.26ms"}} {
 		if got := FormatValue(tc.v, tc.unit); got != tc.want {
 			t.Errorf("FormatValue(%v, %q) = %q, want %q", tc.v, tc.unit, got, tc.want)
 		}

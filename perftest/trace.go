@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/perftest/internal/tracing"
 	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/trace/sections"
 )
 
 // TraceConfig says how a session records a Perfetto trace around its steps
@@ -44,6 +45,9 @@ type TraceConfig struct {
 	// trace whose session died still ends: 1 s to 24 h, default
 	// DefaultTraceMaxDuration. Steps after it are not in the trace.
 	MaxDuration time.Duration
+	// Sections names the app's trace sections each step measures, as
+	// Macrobenchmark's TraceSectionMetric does (README "Trace sections").
+	Sections []sections.Spec
 }
 
 // Defaults of TraceConfig.
@@ -102,8 +106,8 @@ func (tc TraceConfig) withDefaults() (TraceConfig, error) {
 		}
 		seen[c] = true
 	}
-	tc.Categories = slices.Clone(tc.Categories)
-	return tc, nil
+	tc.Categories, tc.Sections = slices.Clone(tc.Categories), slices.Clone(tc.Sections)
+	return tc, sections.Validate(tc.Sections)
 }
 
 // startTrace starts perfetto in the background, when Config.Trace asks for
@@ -123,7 +127,7 @@ func (c *collector) startTrace(ctx context.Context) {
 	if p, ok := c.s.dev.(puller); ok {
 		env.Pull = p.pull
 	}
-	cfg := tracing.Config{Package: c.cfg.Package, BufferKB: tc.BufferKB, Categories: tc.Categories, MaxDuration: tc.MaxDuration}
+	cfg := tracing.Config{Package: c.cfg.Package, BufferKB: tc.BufferKB, Categories: tc.Categories, MaxDuration: tc.MaxDuration, Sections: tc.Sections}
 	c.tr = tracing.Start(ctx, env, cfg)
 	c.s.res.Trace = c.tr.Info()
 }
@@ -157,6 +161,7 @@ func (c *collector) traceStep(st *result.Step) *result.TraceStep {
 	}
 	in := tracing.StepInput{ClockSource: c.s.res.Clock.Source, RefreshHz: c.refreshHz, Frames: c.s.res.Frames, Whole: st == c.whole}
 	ts, why := c.tr.Step(st, in)
+	st.Sections = c.tr.Sections(st, ts, in)
 	if why != "" {
 		c.setWhy(metrics.FamilyTrace, why)
 	}

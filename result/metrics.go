@@ -123,7 +123,12 @@ func (st *Step) catalogue() []entry {
 	if st.Trace != nil {
 		tst, whyFT = *st.Trace, ""
 	}
-	add(metrics.JankFrameTimeline, whyFT, float64(tst.AppJank), metrics.JankFrameTimeline.Def().Doc+", Perfetto trace")
+	whyJankFT := whyFT
+	if r := tst.NotMeasured["frametimeline"]; whyFT == "" && r != "" {
+		whyJankFT = "trace: " + r
+	}
+	add(metrics.JankFrameTimeline, whyJankFT, float64(tst.AppJank), metrics.JankFrameTimeline.Def().Doc+", Perfetto trace")
+	st.frameTiming(add, whyFT)
 	add(metrics.MaxFrameDelay, fewer, float64(fs.Chromium.MaxFrameDelay), metrics.MaxFrameDelay.Def().Doc)
 	// Frame durations exist for one frame; SurfaceFlinger frame times are
 	// differences of present times, so they need two.
@@ -246,6 +251,11 @@ func (st *Step) catalogue() []entry {
 	}
 	add(metrics.MaxBlock, whyBlocks, longest, metrics.MaxBlock.Def().Doc)
 	add(metrics.ANRs, whyANRs, anrs, metrics.ANRs.Def().Doc)
+	for _, s := range st.Sections {
+		for _, f := range s.figures() {
+			add(f.name, f.why, f.v, f.def)
+		}
+	}
 	return out
 }
 

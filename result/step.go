@@ -49,6 +49,9 @@ type Step struct {
 	// FrameTimeline jank by type, and each janky frame's main-thread states
 	// and longest slices; nil without a trace (see NotMeasured).
 	Trace *TraceStep `json:"trace,omitempty"`
+	// Sections are the app's trace sections the session named
+	// (perftest.TraceConfig.Sections), one entry each, in that order.
+	Sections []SectionStats `json:"sections,omitempty"`
 	// Windows lists every window (gfxinfo) or layer that rendered frames in
 	// the step; FrameStats describes the one with the most frames.
 	Windows []WindowFrames `json:"windows,omitempty"`

@@ -67,6 +67,9 @@ type TraceStep struct {
 	// NotMeasured names the parts of the analysis the trace cannot give,
 	// and why (see TraceInfo.NotMeasured).
 	NotMeasured map[string]string `json:"not_measured,omitempty"`
+	// FrameTiming is Macrobenchmark's FrameTimingMetric over the step's
+	// frames (the catalogue's frame_overrun_* and frame_cpu_*).
+	FrameTiming *FrameTiming `json:"frame_timing,omitempty"`
 	// Partial says when the trace covers only part of the step (it ended
 	// before the step, at perftest.TraceConfig.MaxDuration); its figures then count
 	// only that part and are not the step's. The session as a whole

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/trace/sections"
 )
 
 // traceJSON is a scenario file's "trace": true, or an object with the
@@ -18,6 +19,9 @@ type traceJSON struct {
 	BufferKB      int      `json:"buffer_kb,omitempty"`
 	Categories    []string `json:"categories,omitempty"`
 	MaxDurationMs int      `json:"max_duration_ms,omitempty"`
+	// Sections are the app's trace sections each step measures: a name,
+	// or {"name", "main_thread"} (perftest.TraceConfig.Sections).
+	Sections []sections.Spec `json:"sections,omitempty"`
 }
 
 func (t *traceJSON) UnmarshalJSON(b []byte) error {
@@ -31,7 +35,7 @@ func (t *traceJSON) UnmarshalJSON(b []byte) error {
 	dec.DisallowUnknownFields()
 	var p plain
 	if err := dec.Decode(&p); err != nil {
-		return fmt.Errorf("trace: want true, false or {\"buffer_kb\", \"categories\", \"max_duration_ms\"}: %v", err)
+		return fmt.Errorf("trace: want true, false or {\"buffer_kb\", \"categories\", \"max_duration_ms\", \"sections\"}: %v", err)
 	}
 	*t = traceJSON(p)
 	t.On = true
@@ -46,7 +50,7 @@ func (t *traceJSON) config() (*perftest.TraceConfig, error) {
 	if t.MaxDurationMs < 0 {
 		return nil, fmt.Errorf("max_duration_ms %d is negative", t.MaxDurationMs)
 	}
-	tc := &perftest.TraceConfig{BufferKB: t.BufferKB, Categories: t.Categories, MaxDuration: time.Duration(t.MaxDurationMs) * time.Millisecond}
+	tc := &perftest.TraceConfig{BufferKB: t.BufferKB, Categories: t.Categories, MaxDuration: time.Duration(t.MaxDurationMs) * time.Millisecond, Sections: t.Sections}
 	if err := tc.Validate(); err != nil {
 		return nil, err
 	}

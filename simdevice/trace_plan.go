@@ -30,6 +30,17 @@ type TruthTrace struct {
 	// view, dalvik and aidl categories and the app's own sections shows
 	// them; janky frames only.
 	Slices []TruthSlice `json:"slices,omitempty"`
+	// DoFrameNs and DrawEndNs are when the main thread's
+	// Choreographer#doFrame <vsync id> slice began and RenderThread's
+	// DrawFrames <vsync id> slice ended (atrace view and gfx; before
+	// Android 12 the names have no id, and DrawFrame begins inside the
+	// doFrame, which waits for RenderThread's sync), so that
+	// Macrobenchmark's frame CPU duration is DrawEndNs − DoFrameNs;
+	// OverrunNs is FrameTimeline's actual end − expected end (Completed −
+	// Deadline). Device monotonic ns.
+	DoFrameNs int64 `json:"do_frame_ns"`
+	DrawEndNs int64 `json:"draw_end_ns"`
+	OverrunNs int64 `json:"overrun_ns"`
 }
 
 // TruthSlice is one slice of a frame's main thread.
@@ -148,6 +159,7 @@ func planFrame(f *TruthFrame) framePlan {
 	default:
 		run(h, q)
 	}
+	p.slices = append(p.slices, sectionSlices(f)...)
 	// Slices in the order they begin; a parent before the child that
 	// starts with it.
 	slices.SortStableFunc(p.slices, func(x, y planSlice) int {
@@ -227,9 +239,10 @@ func (f TruthFrame) Trace() *TruthTrace {
 		return nil
 	}
 	j, pr := frameJank(&f)
-	t := &TruthTrace{Jank: j, Present: pr}
+	p := planFrame(&f)
+	_, drawEnd := renderSpan(&f)
+	t := &TruthTrace{Jank: j, Present: pr, DoFrameNs: p.slices[0].start, DrawEndNs: drawEnd, OverrunNs: f.Completed - f.Deadline}
 	if j.Janky() {
-		p := planFrame(&f)
 		st := p.states(f.IntendedVsync, f.Completed)
 		t.MainThread = &st
 		t.Slices = p.top(trace.DefaultTopSlices)

@@ -146,7 +146,7 @@ func (j *traceJob) write(out io.Writer) error {
 		if j.appPID > 0 {
 			procs = append(procs, tracewriter.Process{PID: int32(j.appPID), PPID: pidZygote, Cmdline: j.pkg})
 			threads = append(threads, tracewriter.Thread{TID: int32(j.appPID), TGID: int32(j.appPID), Name: comm},
-				tracewriter.Thread{TID: renderThreadTid(j.appPID), TGID: int32(j.appPID), Name: "RenderThread"})
+				tracewriter.Thread{TID: renderThreadTid(j.appPID), TGID: int32(j.appPID), Name: "RenderThread"}, sectionThread(j.appPID))
 		}
 		w.ProcessTree(boot(j.start), procs, threads)
 	}
@@ -251,6 +251,7 @@ func (j *traceJob) frameEvents(f *TruthFrame, feat traceFeatures, comm string, c
 		names: map[int32]string{tidIdle: "swapper", tidKworker: "kworker/1:1", main: comm, rt: "RenderThread"}}
 	o.mainThread(f, planFrame(f))
 	o.renderThread(f)
+	o.workerSections(f)
 	o.flush(cpus)
 }
 
@@ -319,6 +320,9 @@ func (o *frameOps) mainThread(f *TruthFrame, p framePlan) {
 		if !o.feat.cats[s.cat] {
 			continue
 		}
+		if s.depth == 0 && o.j.api < 31 {
+			s = preS(f, s)
+		}
 		o.print(1, s.start, main, "B|"+o.pidText+"|"+s.name, 2, s.depth)
 		o.print(1, s.end, main, "E|"+o.pidText, 1, -s.depth)
 	}
@@ -362,15 +366,42 @@ func (o *frameOps) wait(f *TruthFrame, p framePlan) {
 	o.sw(1, p.back, tidKworker, stateSleeping, main, 0)
 }
 
-// renderThread adds RenderThread's events on CPU 2.
-func (o *frameOps) renderThread(f *TruthFrame) {
-	rtStart, rtEnd := f.SyncQueued, f.Completed
-	if rtEnd-rtStart > 100_000 {
-		rtStart, rtEnd = rtStart+50_000, rtEnd-10_000
+// renderSpan is RenderThread's DrawFrames slice of f: from just after
+// the main thread queued the frame to just before it completed.
+func renderSpan(f *TruthFrame) (start, end int64) {
+	start, end = f.SyncQueued, f.Completed
+	if end-start > 100_000 {
+		start, end = start+50_000, end-10_000
 	}
+	return start, end
+}
+
+// preS is the doFrame slice as Android 11 and older write it: no vsync id
+// in its name, and open until RenderThread has synced the frame (hwui's
+// DrawFrameTask, which the main thread waits for), so that the frame's
+// DrawFrame slice begins inside it.
+func preS(f *TruthFrame, s planSlice) planSlice {
+	s.name = "Choreographer#doFrame"
+	rtStart, _ := renderSpan(f)
+	s.end = max(s.end, rtStart+syncNs)
+	return s
+}
+
+// syncNs is how long RenderThread takes to sync a frame before the main
+// thread goes on (Android 11 and older, see preS).
+const syncNs = 20_000
+
+// renderThread adds RenderThread's events on CPU 2: its DrawFrames <vsync
+// id> slice, before Android 12 DrawFrame.
+func (o *frameOps) renderThread(f *TruthFrame) {
+	rtStart, rtEnd := renderSpan(f)
 	o.sw(2, rtStart, tidIdle, 0, o.rt, 0)
+	name := "DrawFrames " + strconv.FormatInt(f.VsyncID, 10)
+	if o.j.api < 31 {
+		name = "DrawFrame"
+	}
 	if o.feat.cats[catGfx] {
-		o.print(2, rtStart, o.rt, "B|"+o.pidText+"|DrawFrames "+strconv.FormatInt(f.VsyncID, 10), 2, 0)
+		o.print(2, rtStart, o.rt, "B|"+o.pidText+"|"+name, 2, 0)
 		o.print(2, rtEnd, o.rt, "E|"+o.pidText, 1, 0)
 	}
 	o.sw(2, f.Completed, o.rt, stateSleeping, tidIdle, 4)

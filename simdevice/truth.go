@@ -81,6 +81,9 @@ type TruthFrame struct {
 	// ShownCompletedNs is when the row starts to show FrameCompleted, when
 	// later than its presentation (FrameQuirks.LateEvery).
 	ShownCompletedNs int64 `json:"shown_completed_ns,omitempty"`
+	// Sections are the trace sections the app wrote in the frame
+	// (Phase.Sections).
+	Sections []TruthSection `json:"sections,omitempty"`
 
 	quirk        rowQuirk
 	stalePresent bool

@@ -88,6 +88,9 @@ type Phase struct {
 	TxBps float64 `json:"tx_bps,omitempty"`
 
 	Crash *Crash `json:"crash,omitempty"`
+
+	// Sections are trace sections the app writes in the phase's frames.
+	Sections []Section `json:"sections,omitempty"`
 }
 
 // Jank makes some frames of a phase slow: the frames at the 0-based indices
@@ -345,6 +348,9 @@ func (w *Workload) validatePhase(f string, p *Phase, names map[string]bool) erro
 			return badField(cf+".percent", "%g out of range 0..100 (one core)", c.Percent)
 		}
 	}
+	if err := validateSections(f, p.Sections); err != nil {
+		return err
+	}
 	if p.RxBps < 0 || p.TxBps < 0 {
 		return badField(f, "rx_bps and tx_bps must be >= 0")
 	}
@@ -428,6 +434,7 @@ func (w *Workload) clone() *Workload {
 			p.Janks[j].At = append([]int(nil), p.Janks[j].At...)
 		}
 		p.CPU = append([]ThreadLoad(nil), p.CPU...)
+		p.Sections = append([]Section(nil), p.Sections...)
 		if p.Crash != nil {
 			cr := *p.Crash
 			p.Crash = &cr

@@ -82,6 +82,7 @@ func (w *World) renderLocked(end int64) {
 			w.frameBlocks[f.IntendedVsync] = bl
 		}
 		w.traceCausesLocked(&f, p, w.phaseFrames)
+		f.Sections = frameSections(&f, p, w.phaseFrames)
 		w.pending = append(w.pending, f)
 		if picks(w.wl.FrameQuirks.PopupEvery, w.phaseFrames) {
 			w.popupQueue = append(w.popupQueue, w.makePopupFrame(v))

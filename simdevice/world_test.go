@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -299,7 +300,7 @@ func TestTruthWriterLinesMatchFrames(t *testing.T) {
 		}
 		var f TruthFrame
 		json.Unmarshal(sc.Bytes(), &f)
-		if i >= len(frames) || f != frames[i] {
+		if i >= len(frames) || !reflect.DeepEqual(f, frames[i]) {
 			t.Fatalf("line %d = %+v, frame %+v", i+1, f, frames[min(i, len(frames)-1)])
 		}
 		i++

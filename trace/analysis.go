@@ -22,7 +22,12 @@ type Options struct {
 	// (DefaultTopSlices when 0).
 	TopSlices int
 	// MaxPacket bounds a packet's size (DefaultMaxPacket when 0).
-	MaxPacket   int
+	MaxPacket int
+	// Marker, when set, is given every atrace marker line of every thread
+	// in the order read (ts on boottime, tid its writer, text such as
+	// "B|tgid|name"), of threads Analyze keeps none of too: packages
+	// trace/frametiming and trace/sections pair them.
+	Marker      func(ts int64, tid int32, line []byte)
 	MainThreads bool // keep the app's main threads whole, for Analysis.MainThread
 }
 

@@ -395,6 +395,9 @@ func (b *builder) atrace(ts int64, tid int32, buf []byte) {
 	if len(buf) == 0 {
 		return
 	}
+	if b.opts.Marker != nil {
+		b.opts.Marker(ts, tid, buf)
+	}
 	phase := buf[0]
 	if phase != 'B' && phase != 'E' {
 		return

@@ -19,9 +19,10 @@ import (
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/scenario"
+	"github.com/perfgate/perfgate/trace/sections"
 )
 
-const recordUsage = `usage: perfgate record -package PKG [-serial S] [-duration 10s] [-out result.json] [-adb host:port] [-trace]
+const recordUsage = `usage: perfgate record -package PKG [-serial S] [-duration 10s] [-out result.json] [-adb host:port] [-trace] [-trace-section NAME]...
 
 Records one step named "record" on a device: frames, CPU, memory, traffic and
 battery, until -duration passes or Ctrl-C. Prints a live line a second to
@@ -34,7 +35,8 @@ status is 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP. With -trace it
 also records a Perfetto trace (Android 10+; FrameTimeline jank types on 12+)
 beside the Result under its name (result-2.perfetto-trace for result-2.json;
 with -out -, result.perfetto-trace or the first free result-N one in the
-current folder), and reads it into the Result. A
+current folder), and reads it into the Result; -trace-section and
+-trace-main-section name the app's trace sections each step measures. A
 phone that answers nothing for -give-up (10s) ends the recording with an
 error, and the Result keeps every sample taken before.
 `
@@ -224,10 +226,22 @@ type traceOpts struct {
 	bufferKB   *int
 	categories *string
 	max        *time.Duration
+	sections   *[]sections.Spec
 }
 
 func traceFlags(fs *flag.FlagSet) traceOpts {
-	return traceOpts{
+	secs := &[]sections.Spec{}
+	for _, main := range []bool{false, true} {
+		name, on := "trace-section", "any thread"
+		if main {
+			name, on = "trace-main-section", "its main thread"
+		}
+		fs.Func(name, "a trace section of the app, on "+on+", each step measures: a name, or a pattern with % (repeatable; turns -trace on)", func(s string) error {
+			*secs = append(*secs, sections.Spec{Name: s, MainThread: main})
+			return nil
+		})
+	}
+	return traceOpts{sections: secs,
 		on:         fs.Bool("trace", false, "also record a Perfetto trace (Android 10+; FrameTimeline jank types on 12+) into the results folder"),
 		bufferKB:   fs.Int("trace-buffer-kb", perftest.DefaultTraceBufferKB, "the trace's ring buffer in KiB (1024 to 1048576)"),
 		categories: fs.String("trace-categories", strings.Join(perftest.DefaultTraceCategories, ","), "atrace categories, comma-separated"),
@@ -237,10 +251,10 @@ func traceFlags(fs *flag.FlagSet) traceOpts {
 
 // config is the session's TraceConfig, nil without -trace.
 func (o traceOpts) config(duration time.Duration) (*perftest.TraceConfig, error) {
-	if !*o.on {
+	if !*o.on && len(*o.sections) == 0 {
 		return nil, nil
 	}
-	tc := &perftest.TraceConfig{BufferKB: *o.bufferKB, MaxDuration: *o.max}
+	tc := &perftest.TraceConfig{BufferKB: *o.bufferKB, MaxDuration: *o.max, Sections: *o.sections}
 	if tc.MaxDuration == 0 && duration > 0 {
 		tc.MaxDuration = duration + time.Minute
 	}

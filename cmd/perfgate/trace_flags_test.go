@@ -94,7 +94,7 @@ func TestRunScenarioTrace(t *testing.T) {
 		{`{"categories": ["$(reboot)"]}`, `feed.json: trace: perftest: trace: category "$(reboot)" is not an atrace category name`},
 		{`{"buffer_kb": 5}`, `feed.json: trace: perftest: trace: BufferKB 5 out of range`},
 		{`{"max_duration_ms": -1}`, `feed.json: trace: max_duration_ms -1 is negative`},
-		{`{"size": 5}`, `feed.json: trace: want true, false or {"buffer_kb", "categories", "max_duration_ms"}: json: unknown field "size"`},
+		{`{"size": 5}`, `feed.json: trace: want true, false or {"buffer_kb", "categories", "max_duration_ms", "sections"}: json: unknown field "size"`},
 		{`5`, `feed.json: trace: want true, false or`},
 	} {
 		p := writeScenario(t, strings.Replace(okScenario, `"steps": [`, `"trace": `+tc.trace+`, "steps": [`, 1))

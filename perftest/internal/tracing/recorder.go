@@ -31,6 +31,8 @@ import (
 	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
+	"github.com/perfgate/perfgate/trace/frametiming"
+	"github.com/perfgate/perfgate/trace/sections"
 )
 
 // Config is what the trace records: the session's trace settings, with
@@ -46,6 +48,8 @@ type Config struct {
 	Categories []string
 	// MaxDuration ends the trace on the device should the session die.
 	MaxDuration time.Duration
+	// Sections are the app's trace sections each step measures, checked.
+	Sections []sections.Spec
 }
 
 // Env is what a Recorder takes from its session: the phone, the session's
@@ -80,7 +84,9 @@ type Recorder struct {
 	maxEndNs int64 // host ns MaxDuration ends it
 	stopNs   int64 // host ns the stop command went out
 	a        *trace.Analysis
-	why      string // why there is no analysis
+	timing   *frametiming.Timing // the frames' Macrobenchmark figures
+	secs     *appSections        // the app's sections, when Config.Sections asks
+	why      string              // why there is no analysis
 	// leasePath is the trace's lease on the phone ("" when it could not
 	// be made); lease keeps it fresh while the session runs, on the
 	// ticks of leaseTicker.

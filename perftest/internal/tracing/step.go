@@ -63,7 +63,8 @@ func (r *Recorder) Step(st *result.Step, in StepInput) (*result.TraceStep, strin
 	if err != nil {
 		return nil, "trace: " + err.Error()
 	}
-	ts := &result.TraceStep{Frames: w.Frames, Janky: w.Janky, AppJank: w.AppJank, ByType: w.ByType, NotMeasured: w.NotMeasured}
+	ts := &result.TraceStep{Frames: w.Frames, Janky: w.Janky, AppJank: w.AppJank, ByType: w.ByType, NotMeasured: w.NotMeasured,
+		FrameTiming: frameTiming(r.timing, w.Start, w.End)}
 	// The session as a whole counts frames from the probe on, after the
 	// trace began: it is not partial for starting before the trace.
 	switch {
@@ -136,7 +137,10 @@ func joinPolled(fs []frames.Frame, due, period int64) *frames.Frame {
 	return &f
 }
 
-// Why says why a step has no jank_frametimeline; "" when it has one.
+// Why says why a step has no trace figures at all; "" when it has them
+// (the catalogue says why it lacks one of them: a trace without
+// FrameTimeline has no jank_frametimeline, one without slices no
+// frame_cpu_pXX).
 func (r *Recorder) Why(st *result.Step) string {
 	switch {
 	case r.why != "":
@@ -147,8 +151,6 @@ func (r *Recorder) Why(st *result.Step) string {
 		return ""
 	case st.Trace.Partial != "":
 		return "trace: covers only part of the step: " + st.Trace.Partial
-	case st.Trace.NotMeasured["frametimeline"] != "":
-		return "trace: " + st.Trace.NotMeasured["frametimeline"]
 	}
 	return ""
 }

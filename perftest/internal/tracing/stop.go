@@ -16,6 +16,8 @@ import (
 	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
+	"github.com/perfgate/perfgate/trace/frametiming"
+	"github.com/perfgate/perfgate/trace/sections"
 )
 
 // Dest is where the trace goes on the host: the results folder, and the
@@ -54,7 +56,7 @@ func (r *Recorder) Stop(ctx context.Context, dest Dest, mu sync.Locker) {
 	}
 	info := r.info
 	info.File, info.SizeBytes = o.path, o.size
-	r.why, r.a = o.why, o.a
+	r.why, r.a, r.timing, r.secs = o.why, o.a, o.timing, o.secs
 	if a := o.a; a != nil {
 		info.Sources, info.NotMeasured, info.Rejected = a.Sources, a.NotMeasured, a.Rejected
 		info.Notes = append(info.Notes, a.Notes...)
@@ -71,6 +73,8 @@ type outcome struct {
 	path        string
 	size        int64
 	a           *trace.Analysis
+	timing      *frametiming.Timing
+	secs        *appSections
 	why         string // why there is no analysis of the file
 }
 
@@ -163,7 +167,16 @@ func (r *Recorder) read(path string, launched bool, o *outcome) {
 		return
 	}
 	defer f.Close()
-	a, err := trace.Analyze(f, trace.Options{Package: r.cfg.Package, MainThreads: launched})
+	c := &frametiming.Collector{}
+	var col sections.Collector
+	opts := trace.Options{Package: r.cfg.Package, Marker: c.Marker, MainThreads: launched}
+	if len(r.cfg.Sections) > 0 {
+		opts.Marker = func(ts int64, tid int32, line []byte) {
+			c.Marker(ts, tid, line)
+			col.Marker(ts, tid, line)
+		}
+	}
+	a, err := trace.Analyze(f, opts)
 	if err != nil {
 		o.notes = append(o.notes, fmt.Sprintf("%s: %v", path, err))
 		if a == nil || a.Packets == 0 {
@@ -171,7 +184,10 @@ func (r *Recorder) read(path string, launched bool, o *outcome) {
 			return
 		}
 	}
-	o.a = a
+	o.a, o.timing = a, frametiming.Compute(a, c)
+	if len(r.cfg.Sections) > 0 {
+		o.secs = readSections(a, &col)
+	}
 }
 
 // Abandon stops a trace whose session failed to start, without reading
