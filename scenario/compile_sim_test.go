@@ -21,7 +21,7 @@ func slowBind(baseline bool) func(*simdevice.Workload) {
 		wl.Startup.ColdMs, wl.Startup.FullyDrawnMs = 1200, 1500
 		wl.Startup.Cold = simdevice.ColdStart{
 			BindApplicationMs: 520,
-			Sections:          []simdevice.StartSection{{Name: "com.example.App.onCreate", Ms: 380}, {Name: "com.example.Db.open", Ms: 60}},
+			Sections:          []simdevice.StartSection{{Name: "com.example.App.onCreate", Ms: 380}, {Name: "com.example.Db.open", Ms: 60, IOMs: 40}},
 			CompiledSavingMs:  200,
 			BaselineProfile:   baseline,
 		}

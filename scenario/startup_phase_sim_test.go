@@ -141,6 +141,10 @@ func checkPhases(t *testing.T, su *result.StartupStats, truth []simdevice.TruthS
 			}
 		}
 		bind := it.Phases[1]
+		// The main thread runs bindApplication but for its file reads.
+		if st, want := bind.MainThread, tr.Phases[1]; st == nil || want.IONs == 0 || st.UninterruptibleNs != want.IONs || st.RunningNs != want.EndNs-want.StartNs-want.IONs {
+			t.Errorf("launch %d: bindApplication's main thread %+v, the phone's %d ns of I/O in %d ns", i, st, want.IONs, want.EndNs-want.StartNs)
+		}
 		for k, s := range tr.Phases[1].Sections {
 			if k >= len(bind.Slices) || bind.Slices[k].Name != s.Name || math.Abs(bind.Slices[k].DurMs-float64(s.DurNs)/1e6) > 1e-6 {
 				t.Errorf("launch %d: bindApplication's slices %+v, the phone's sections %+v", i, bind.Slices, tr.Phases[1].Sections)

@@ -34,10 +34,13 @@ type ColdStart struct {
 	BaselineProfile bool `json:"baseline_profile,omitempty"`
 }
 
-// StartSection is one of the app's trace sections in a cold start.
+// StartSection is one of the app's trace sections in a cold start; the
+// main thread spends the last IOMs of it in uninterruptible sleep (a file
+// read).
 type StartSection struct {
 	Name string `json:"name"`
 	Ms   int    `json:"ms"`
+	IOMs int    `json:"io_ms,omitempty"`
 }
 
 // TruthPhase is one phase of a cold start on the app's main thread, as the
@@ -48,6 +51,10 @@ type TruthPhase struct {
 	StartNs  int64        `json:"start_ns"`
 	EndNs    int64        `json:"end_ns"`
 	Sections []TruthSlice `json:"sections,omitempty"`
+	// IONs is the main thread's time in uninterruptible sleep in the
+	// phase (StartSection.IOMs); it runs the rest.
+	IONs      int64   `json:"io_ns,omitempty"`
+	sectionIO []int64 // each section's
 }
 
 // Names of the startup phases, as their slices are named.
@@ -65,8 +72,12 @@ func (c ColdStart) validate(coldMs int) error {
 	}
 	bind, sum := c.bindMs(coldMs), 0
 	for i, s := range c.Sections {
-		if s.Name == "" || strings.ContainsAny(s.Name, "|\n\x00") || s.Ms <= 0 {
-			return badField(fmt.Sprintf("startup.cold.sections[%d]", i), "%q %d ms: a name without '|' or a newline, and ms > 0", s.Name, s.Ms)
+		cut := 0 // what compilation saves of it: the first only
+		if i == 0 {
+			cut = c.CompiledSavingMs
+		}
+		if s.Name == "" || strings.ContainsAny(s.Name, "|\n\x00") || s.Ms <= 0 || s.IOMs < 0 || s.IOMs >= s.Ms-cut {
+			return badField(fmt.Sprintf("startup.cold.sections[%d]", i), "%q %d ms, io %d ms: a name without '|' or a newline, ms > 0, io_ms from 0 to less than ms (the first section: less compiled_saving_ms)", s.Name, s.Ms, s.IOMs)
 		}
 		sum += s.Ms
 	}
@@ -224,8 +235,10 @@ func (w *World) coldPhasesLocked(ts *TruthStartup, f *TruthFrame, k float64) {
 		if i == 0 {
 			cut = saving
 		}
-		n := ms(s.Ms, cut)
+		n, io := ms(s.Ms, cut), ms(s.IOMs, 0)
 		bind.Sections = append(bind.Sections, TruthSlice{Name: s.Name, DurNs: n})
+		bind.sectionIO = append(bind.sectionIO, io)
+		bind.IONs += io
 	}
 	resume := bindEnd + (v-bindEnd)*7/10
 	ts.Phases = []TruthPhase{
@@ -267,8 +280,12 @@ func (j *traceJob) launchOps(ts *TruthStartup, feat traceFeatures, comm string) 
 			slice(p.Name, "am", p.StartNs, p.EndNs, 0)
 		}
 		at := ph[1].StartNs
-		for _, s := range ph[1].Sections {
+		for i, s := range ph[1].Sections {
 			slice(s.Name, catApp, at, at+s.DurNs, 1)
+			if io := ph[1].sectionIO[i]; io > 0 && feat.sched {
+				add(at+s.DurNs-io, 4, 0, tracewriter.Event{PID: main, Switch: &tracewriter.SchedSwitch{PrevComm: comm, PrevPID: main, PrevPrio: prioApp, PrevState: stateDisk, NextComm: "swapper"}})
+				add(at+s.DurNs, 0, 0, tracewriter.Event{PID: tidIdle, Switch: &tracewriter.SchedSwitch{PrevComm: "swapper", NextComm: comm, NextPID: main, NextPrio: prioApp}})
+			}
 			at += s.DurNs
 		}
 	}

@@ -24,7 +24,7 @@ func cmdPm(w *World, args string) (int, string) {
 func TestCompilationChangesColdStart(t *testing.T) {
 	wl := mustPreset(t, "slow-start")
 	wl.Startup.ColdMs = 1000
-	wl.Startup.Cold = ColdStart{BindApplicationMs: 400, Sections: []StartSection{{"com.example.App.onCreate", 300}}, CompiledSavingMs: 150, BaselineProfile: true}
+	wl.Startup.Cold = ColdStart{BindApplicationMs: 400, Sections: []StartSection{{Name: "com.example.App.onCreate", Ms: 300}}, CompiledSavingMs: 150, BaselineProfile: true}
 	// Root: a userdebug build, whose shell may --reset before Android 14.
 	w, _ := newTestWorld(t, Config{Workload: wl, Root: true})
 	var bcast bytes.Buffer
@@ -88,9 +88,10 @@ func TestCompilationChangesColdStart(t *testing.T) {
 func TestColdStartValidate(t *testing.T) {
 	for _, c := range []ColdStart{
 		{BindApplicationMs: 700},
-		{BindApplicationMs: 200, Sections: []StartSection{{"a", 150}, {"b", 60}}},
-		{BindApplicationMs: 200, Sections: []StartSection{{"a|b", 10}}},
-		{BindApplicationMs: 200, Sections: []StartSection{{"a", 50}}, CompiledSavingMs: 50},
+		{BindApplicationMs: 200, Sections: []StartSection{{Name: "a", Ms: 150}, {Name: "b", Ms: 60}}},
+		{BindApplicationMs: 200, Sections: []StartSection{{Name: "a|b", Ms: 10}}},
+		{BindApplicationMs: 200, Sections: []StartSection{{Name: "a", Ms: 50}}, CompiledSavingMs: 50},
+		{BindApplicationMs: 200, Sections: []StartSection{{Name: "a", Ms: 50, IOMs: 30}}, CompiledSavingMs: 20},
 	} {
 		if err := c.validate(1000); err == nil {
 			t.Errorf("%+v passed", c)
