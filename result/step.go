@@ -131,10 +131,10 @@ type StartupStats struct {
 	FullDisplayMs float64 `json:"full_display_ms,omitempty"`
 	// Iterations are the individual launches, in order.
 	Iterations []StartupSample `json:"iterations"`
-	// Compilation is the compilation mode asked for before the launches,
-	// and Notes what the phone refused of it or of a cold start
-	// (startup_phase.go); PhasesNotMeasured says why the launches have
-	// no phases from the trace.
+	// Compilation is the compilation mode asked for before the launches
+	// (scenario.StartupOptions), and Notes what the phone refused of it or
+	// of a cold start; PhasesNotMeasured says why the launches have no
+	// phases from the trace.
 	Compilation       string   `json:"compilation,omitempty"`
 	Notes             []string `json:"notes,omitempty"`
 	PhasesNotMeasured string   `json:"phases_not_measured,omitempty"`

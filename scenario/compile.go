@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/internal/excerpt"
@@ -46,6 +47,11 @@ func ParseCompilation(s string) (Compilation, error) {
 	}
 	return "", fmt.Errorf("compilation %s: want none, partial or full", excerpt.Quote(s))
 }
+
+// compileWait bounds one `cmd package compile`, which for a large app
+// with -m speed takes tens of seconds, longer than a device call's
+// default deadline (adbx.DefaultTimeout).
+const compileWait = 2 * time.Minute
 
 // dexopt is the app's state as `dumpsys package` shows it.
 type dexopt struct {
@@ -95,6 +101,8 @@ func (c *compiler) state(ctx context.Context) dexopt {
 // 14, --reset is refused).
 func (c *compiler) run(ctx context.Context, args string) bool {
 	cmd := "cmd package compile " + args + " " + adbx.Quote(c.pkg)
+	ctx, cancel := context.WithTimeout(ctx, compileWait)
+	defer cancel()
 	r, err := c.dev.Shell(ctx, cmd)
 	switch {
 	case err != nil:

@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -129,4 +130,29 @@ func newPhoneConfig(t *testing.T, preset string, tweak func(*simdevice.Workload)
 	t.Cleanup(func() { sim.Close() })
 	dev, drop := server.open(t, sim)
 	return &phone{sim: sim, dev: dev, drop: drop, pkg: wl.Package}
+}
+
+// An app the phone had compiled with speed is compiled with speed again
+// after a step that ran it uncompiled: the restore waits out the phone's
+// compile (12 s for speed), longer than a device call's default deadline.
+func TestCompilationRestoresSpeed(t *testing.T) {
+	t.Parallel()
+	simtest.Bubble(t, func(t *testing.T) {
+		p := newPhone(t, server, "slow-start", slowBind(false))
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		if r, err := p.dev.Shell(ctx, "cmd package compile -m speed -f "+p.pkg); err != nil || !strings.Contains(string(r.Stdout), "Success") {
+			t.Fatalf("compile: %v %q", err, r.Stdout)
+		}
+		sc := scenario.Start(t, p.dev, p.pkg, perftest.WithResultsDir(t.TempDir()))
+		sc.Step("launch", scenario.LaunchWith(scenario.Cold, 1, scenario.StartupOptions{Compilation: scenario.CompileNone}))
+		r := sc.Stop()
+		if su := r.Step("launch").Startup; su == nil || su.InitialDisplayMs != 1200 || su.Iterations[0].Compilation != "verify" {
+			t.Fatalf("startup %+v, want 1200 ms under verify", su)
+		}
+		f, why, ok := scenario.ParseDexoptState([]byte(shell(t, p, "dumpsys package "+p.pkg)))
+		if !ok || f != "speed" || why != "cmdline" {
+			t.Errorf("after the step the app is %q (%q), want speed (cmdline) as before it", f, why)
+		}
+	})
 }

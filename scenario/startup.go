@@ -290,6 +290,7 @@ func LaunchWith(kind StartKind, n int, o StartupOptions) Action {
 		c := &compiler{dev: d.dev, pkg: sc.pkg}
 		// A cold launch stops the app first: that is no crash.
 		sc.session.Restarting(func() {
+			// Put back even when the step's context has ended.
 			defer c.apply(ctx, o.Compilation)(context.WithoutCancel(ctx))
 			filter := c.state(ctx).filter
 			for i := range n {

@@ -2,6 +2,7 @@ package simdevice
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -124,10 +125,16 @@ func (w *World) coldSavingLocked() time.Duration {
 	return time.Duration(w.wl.Startup.Cold.CompiledSavingMs) * time.Millisecond
 }
 
+// compileTime is how long `cmd package compile -m speed` (or everything)
+// takes the simulated phone: a large app's, longer than a device call's
+// default deadline.
+const compileTime = 12 * time.Second
+
 // pmCompile runs `cmd package compile [-m FILTER] [-f] [-r REASON]
-// [--reset] PKG`, printing "Success" as the package manager does; --reset
-// is refused to the shell of a user build before Android 14.
-func (w *World) pmCompile(args []string, stdout, stderr io.Writer) int {
+// [--reset] PKG`, printing "Success" as the package manager does once it
+// compiled (compileTime for speed); --reset is refused to the shell of a
+// user build before Android 14.
+func (w *World) pmCompile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var filter, pkg string
 	reset := false
 	for i := 0; i < len(args); i++ {
@@ -165,6 +172,11 @@ func (w *World) pmCompile(args []string, stdout, stderr io.Writer) int {
 		// profiles, which only the system or root may do.
 		fmt.Fprintf(stderr, "Exception occurred while executing 'compile':\njava.lang.SecurityException: Only the system can clear all profile data\n")
 		return 255
+	}
+	if filter == "speed" || filter == "everything" {
+		if err := w.opt.sleep(ctx, compileTime); err != nil {
+			return 130
+		}
 	}
 	w.mu.Lock()
 	if reset {

@@ -337,7 +337,7 @@ func (w *World) Pm(args []string, stdout, stderr io.Writer) int {
 	case "resolve-activity":
 		return w.pmResolveActivity(args, stdout, stderr)
 	case "compile":
-		return w.pmCompile(args[1:], stdout, stderr)
+		return w.pmCompile(context.Background(), args[1:], stdout, stderr)
 	case "path":
 		return pmPath(w.pmPackages(), args, stdout, stderr)
 	case "list":
