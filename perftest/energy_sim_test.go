@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/adbx"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
@@ -32,10 +33,17 @@ func pulsingWorkload(t *testing.T) *simdevice.Workload {
 }
 
 // energyRun measures two steps on a phone with the battery quirks q and
-// returns the Result and the phone.
-func energyRun(t *testing.T, q simdevice.BatteryQuirks, cfg func(*perftest.Config)) (*result.Result, *simdevice.Device) {
+// returns the Result and the phone; during, when set, runs in the second
+// step.
+func energyRun(t *testing.T, q simdevice.BatteryQuirks, cfg func(*perftest.Config), during func(*simdevice.Device)) (*result.Result, *simdevice.Device) {
 	t.Helper()
 	dev, d := simWorkload(t, pulsingWorkload(t), 34, simdevice.Quirks{Battery: q})
+	return energyRunOn(t, dev, d, cfg, during), dev
+}
+
+// energyRunOn is energyRun on the phone dev, reached through d.
+func energyRunOn(t *testing.T, dev *simdevice.Device, d *adbx.Device, cfg func(*perftest.Config), during func(*simdevice.Device)) *result.Result {
+	t.Helper()
 	tk := newTicker()
 	c := quirkConfig(t, tk)
 	c.Collectors = []perftest.Collector{perftest.CollectBattery, perftest.CollectCPU}
@@ -45,8 +53,13 @@ func energyRun(t *testing.T, q simdevice.BatteryQuirks, cfg func(*perftest.Confi
 	s := perftest.Start(t, d, perftest.WithConfig(c))
 	s.Step("first", func() { tk.wait(t, 23) })
 	time.Sleep(130 * time.Millisecond)
-	s.Step("second", func() { tk.wait(t, 37) })
-	return s.Stop(), dev
+	s.Step("second", func() {
+		tk.wait(t, 37)
+		if during != nil {
+			during(dev)
+		}
+	})
+	return s.Stop()
 }
 
 // TestEnergyMatchesTruth: the charge and energy each step drew, as the
@@ -67,7 +80,7 @@ func TestEnergyMatchesTruth(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			simtest.Bubble(t, func(t *testing.T) {
-				r, dev := energyRun(t, tc.q, nil)
+				r, dev := energyRun(t, tc.q, nil, nil)
 				if r.Error != "" {
 					t.Fatal(r.Error)
 				}
