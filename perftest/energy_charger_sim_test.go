@@ -25,7 +25,7 @@ func hasNote(r *result.Result, part string) bool {
 // convention is still told, from the status beside the current.
 func TestEnergyOnCharger(t *testing.T) {
 	simtest.Bubble(t, func(t *testing.T) {
-		r, _ := energyRun(t, simdevice.BatteryQuirks{Charger: "usb"}, nil, nil)
+		r, _ := energyRun(t, simdevice.Quirks{Battery: simdevice.BatteryQuirks{Charger: "usb"}}, nil, nil)
 		for _, st := range r.Steps {
 			absent(t, st, energyNames, "on a charger", "(status charging in ")
 			if e := st.Energy; e == nil || e.Charging == "" || !strings.HasPrefix(e.Convention, "negative = discharging (detected: status charging, current > 0") {
@@ -43,7 +43,7 @@ func TestEnergyOnCharger(t *testing.T) {
 // kernel still says charging, so the figures stay absent.
 func TestUnplugBattery(t *testing.T) {
 	simtest.Bubble(t, func(t *testing.T) {
-		r, dev := energyRun(t, simdevice.BatteryQuirks{Charger: "usb"}, func(c *perftest.Config) { c.Energy.UnplugBattery = true },
+		r, dev := energyRun(t, simdevice.Quirks{Battery: simdevice.BatteryQuirks{Charger: "usb"}}, func(c *perftest.Config) { c.Energy.UnplugBattery = true },
 			func(dev *simdevice.Device) {
 				if !dev.World().BatteryUnplugged() {
 					t.Error("the battery is not unplugged during the session")

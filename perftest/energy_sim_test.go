@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/internal/simtest"
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest"
@@ -35,9 +36,9 @@ func pulsingWorkload(t *testing.T) *simdevice.Workload {
 // energyRun measures two steps on a phone with the battery quirks q and
 // returns the Result and the phone; during, when set, runs in the second
 // step.
-func energyRun(t *testing.T, q simdevice.BatteryQuirks, cfg func(*perftest.Config), during func(*simdevice.Device)) (*result.Result, *simdevice.Device) {
+func energyRun(t *testing.T, q simdevice.Quirks, cfg func(*perftest.Config), during func(*simdevice.Device)) (*result.Result, *simdevice.Device) {
 	t.Helper()
-	dev, d := simWorkload(t, pulsingWorkload(t), 34, simdevice.Quirks{Battery: q})
+	dev, d := simWorkload(t, pulsingWorkload(t), 34, q)
 	return energyRunOn(t, dev, d, cfg, during), dev
 }
 
@@ -72,11 +73,15 @@ func energyRunOn(t *testing.T, dev *simdevice.Device, d *adbx.Device, cfg func(*
 func TestEnergyMatchesTruth(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		q    simdevice.BatteryQuirks
+		q    simdevice.Quirks
 		conv string
 	}{
-		{"negative", simdevice.BatteryQuirks{PowerRails: true}, "negative = discharging (detected: status discharging, current < 0"},
-		{"positive", simdevice.BatteryQuirks{PositiveDischarge: true}, "positive = discharging (detected: status discharging, current > 0"},
+		{"negative", simdevice.Quirks{Battery: simdevice.BatteryQuirks{PowerRails: true}}, "negative = discharging (detected: status discharging, current < 0"},
+		{"positive", simdevice.Quirks{Battery: simdevice.BatteryQuirks{PositiveDischarge: true}}, "positive = discharging (detected: status discharging, current > 0"},
+		// No current_now: Samsung's dumpsys battery "current now" (mA)
+		// and "voltage" (mV), whose resolution the bound counts.
+		{"dumpsys", simdevice.Quirks{MissingFiles: []string{"/sys/class/power_supply/battery/current_now"}, Battery: simdevice.BatteryQuirks{DumpsysCurrent: true}},
+			"negative = discharging (detected: status discharging, current < 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			simtest.Bubble(t, func(t *testing.T) {
@@ -85,7 +90,11 @@ func TestEnergyMatchesTruth(t *testing.T) {
 					t.Fatal(r.Error)
 				}
 				for _, st := range r.Steps {
-					checkEnergyStep(t, dev, r, st, tc.conv, tc.q.PowerRails)
+					checkEnergyStep(t, dev, r, st, tc.conv, tc.q.Battery.PowerRails)
+				}
+				checkEnergyBudget(t, r)
+				if src := r.Steps[0].Energy.Source; strings.HasPrefix(src, "dumpsys battery") != (tc.name == "dumpsys") {
+					t.Errorf("energy read from %q", src)
 				}
 			})
 		})
@@ -144,5 +153,23 @@ func checkEnergyStep(t *testing.T, dev *simdevice.Device, r *result.Result, st *
 	}
 	if _, ok := e.Channels["S1M_VDD_MIF:DDR"]; !ok {
 		t.Errorf("%s: the ungrouped DDR rail is not kept: %v", st.Name, e.Channels)
+	}
+}
+
+// checkEnergyBudget: a budget on energy_mj below the second step's figure
+// fails, naming the figure and its definition; one above passes.
+func checkEnergyBudget(t *testing.T, r *result.Result) {
+	t.Helper()
+	var m budget.Measurement
+	for _, x := range r.Measurements() {
+		if x.Step == "second" {
+			m = x
+		}
+	}
+	e := r.Step("second").Energy
+	low := budget.Judge(m, budget.Limit{Step: "second", Metric: metrics.EnergyMJ, Value: e.EnergyMJ / 2}, "test")
+	high := budget.Judge(m, budget.Limit{Step: "second", Metric: metrics.EnergyMJ, Value: e.EnergyMJ * 2}, "test")
+	if low.Status != budget.Fail || !strings.Contains(low.Line, "second: energy_mj") || high.Status != budget.Pass {
+		t.Errorf("budgets on energy_mj %.0f: at half %s %q, at twice %s", e.EnergyMJ, low.Status, low.Line, high.Status)
 	}
 }

@@ -32,7 +32,7 @@ var thermalZones = []struct {
 func (b *batteryState) report(q BatteryQuirks) format.Battery {
 	r := format.Battery{
 		Level: b.levelNow(), CurrentUA: -int64(b.current), VoltageUV: int64(b.voltage),
-		TempDeci: b.tempDeci, FullUAh: batteryCapacityUAh, Status: "Discharging",
+		TempDeci: b.tempDeci, FullUAh: batteryCapacityUAh, Status: "Discharging", CurrentNow: q.DumpsysCurrent,
 	}
 	if q.Charger != "" {
 		r.CurrentUA += chargerUA

@@ -21,6 +21,9 @@ type BatteryQuirks struct {
 	// unplug` makes BatteryService say unplugged; as on real phones the
 	// charger still charges. "" is a phone on its battery.
 	Charger string
+	// DumpsysCurrent makes dumpsys battery print Samsung's "current now:"
+	// line, in mA with current_now's sign.
+	DumpsysCurrent bool
 	// PowerRails gives the phone on-device power monitors, as Pixel 6 and
 	// later have: `dumpsys android.hardware.power.stats.IPowerStats/default`
 	// prints each rail's cumulative energy (see TruthEnergy).

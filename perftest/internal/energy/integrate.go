@@ -13,7 +13,7 @@ import (
 // states it.
 const Rule = "trapezoid over the lane's reads, current and voltage interpolated linearly to the step's edges (held flat past the first or last read); " +
 	"error bound ½·|ΔP|·Δt for each interval between two reads inside the step, |ΔP|·Δt for one an edge cuts, |P|·Δt for a span held flat, " +
-	"and |ΔP|·RTT for when each read ran: it holds while the power changes at most once between two reads"
+	"|ΔP|·RTT for when each read ran, and half the source's resolution (1 mA, 1 mV for dumpsys battery) over the step: it holds while the power changes at most once between two reads"
 
 // window is what the battery gave over a step.
 type window struct {
@@ -26,9 +26,10 @@ type window struct {
 }
 
 // integrate integrates the drawn current and power (discharge sign d)
-// over host ns [a, b] from samples sorted by time. ok is false without
-// samples.
-func integrate(ps []result.PowerSample, d int, a, b int64) (w window, ok bool) {
+// over host ns [a, b] from samples sorted by time, whose current and
+// voltage are printed to res (mA, mV): each read may be off by half of
+// it, which the bound adds over the window. ok is false without samples.
+func integrate(ps []result.PowerSample, d int, a, b int64, res resolution) (w window, ok bool) {
 	if len(ps) == 0 || b < a {
 		return w, false
 	}
@@ -50,6 +51,12 @@ func integrate(ps []result.PowerSample, d int, a, b int64) (w window, ok bool) {
 		}
 	}
 	var q, e, dq, de float64 // mAs, mJ and their bounds
+	var maxMA, maxMV float64
+	for _, p := range ps[lo : hi+1] {
+		maxMA, maxMV = max(maxMA, math.Abs(p.CurrentMA)), max(maxMV, math.Abs(p.VoltageMV))
+	}
+	s := float64(b-a) / 1e9
+	dq, de = res.mA/2*s, (res.mA/2*maxMV+res.mV/2*maxMA)/1000*s
 	hold := func(p result.PowerSample, from, to int64) {
 		s := float64(to-from) / 1e9
 		q, e = q+cur(p)*s, e+pow(p)*s
@@ -86,6 +93,14 @@ func integrate(ps []result.PowerSample, d int, a, b int64) (w window, ok bool) {
 	w.errMAh, w.errMJ = dq/3600, de
 	return w, true
 }
+
+// resolution is the step of a source's current (mA) and voltage (mV).
+type resolution struct{ mA, mV float64 }
+
+var (
+	sysfsResolution   = resolution{0.001, 0.001} // µA, µV
+	dumpsysResolution = resolution{1, 1}         // mA, mV
+)
 
 // onExternalPower reports whether a battery status says a charger powers
 // the phone: charging, full, or "not charging" (plugged in, held).

@@ -2,6 +2,7 @@ package energy
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/result"
@@ -24,7 +25,7 @@ func TestIntegrateStepCurrent(t *testing.T) {
 			}
 			ps = append(ps, result.PowerSample{HostNs: tm, CurrentMA: ma, VoltageMV: 4000, Status: "discharging"})
 		}
-		w, ok := integrate(ps, -1, 0, 1000*ms)
+		w, ok := integrate(ps, -1, 0, 1000*ms, resolution{})
 		if !ok {
 			t.Fatal("not ok")
 		}
@@ -41,12 +42,23 @@ func TestIntegrateStepCurrent(t *testing.T) {
 	}
 	// A window cut inside the intervals and past the last read.
 	ps := []result.PowerSample{{HostNs: 0, CurrentMA: -100, VoltageMV: 4000, Status: "discharging"}, {HostNs: 1000 * ms, CurrentMA: -100, VoltageMV: 4000, Status: "discharging"}}
-	w, _ := integrate(ps, -1, 500*ms, 1500*ms)
+	w, _ := integrate(ps, -1, 500*ms, 1500*ms, resolution{})
 	if math.Abs(w.energyMJ-400) > 1e-9 || math.Abs(w.chargeMAh-100.0/3600) > 1e-12 || math.Abs(w.errMJ-200) > 1e-9 {
 		t.Errorf("flat 100 mA, 4 V over 1 s, half held past the last read: %+v; want 400 mJ ± 200", w)
 	}
 	ps[1].Status = "charging"
-	if w, _ := integrate(ps, -1, 0, 1000*ms); w.onPower != 1 {
+	if w, _ := integrate(ps, -1, 0, 1000*ms, resolution{}); w.onPower != 1 {
 		t.Errorf("a charging read is not counted: %+v", w)
 	}
+}
+
+func FuzzParseSysfs(f *testing.F) {
+	f.Add([]byte("-11718\n4446015\nNot charging\n"))
+	f.Add([]byte("559\n3908\nCharging\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := parseSysfs(adbxResult(string(b)))
+		if err == nil && (math.IsNaN(s.CurrentMA) || math.IsInf(s.VoltageMV, 0) || s.Status != strings.ToLower(s.Status)) {
+			t.Fatalf("%q read as %+v", b, s)
+		}
+	})
 }

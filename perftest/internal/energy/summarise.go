@@ -52,7 +52,11 @@ func (l *Lane) Summarise(st *result.Step, r *result.Result, note devcmd.Note) {
 		e.Why = "energy: the current's sign convention " + conv.Text
 		return
 	}
-	w, ok := integrate(ps, conv.Discharge, st.HostStartNs, st.HostEndNs)
+	res := sysfsResolution
+	if l.cmd == dumpsysCmd {
+		res = dumpsysResolution
+	}
+	w, ok := integrate(ps, conv.Discharge, st.HostStartNs, st.HostEndNs, res)
 	e.Reads = w.reads
 	switch {
 	case !ok:

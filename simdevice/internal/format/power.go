@@ -16,6 +16,9 @@ type Battery struct {
 	FullUAh   int64  // charge when full
 	Status    string // the kernel's: "Discharging", "Charging"
 	Plugged   string // what BatteryService says powers it: "", "usb", "ac"
+	// CurrentNow adds Samsung's "current now: <mA>" line to dumpsys
+	// battery (frameprobe_samsung_s23 capture), with CurrentUA's sign.
+	CurrentNow bool
 }
 
 // BatteryFile is the content of /sys/class/power_supply/battery/<name>; ok
@@ -87,4 +90,7 @@ func WriteBattery(w io.Writer, b Battery) {
   temperature: %d
   technology: Li-ion
 `, b.Plugged == "ac", b.Plugged == "usb", b.chargeCounter(), statusCode[b.status()], b.Level, b.VoltageUV/1000, b.TempDeci)
+	if b.CurrentNow {
+		fmt.Fprintf(w, "  current now: %d\n", b.CurrentUA/1000)
+	}
 }
