@@ -45,8 +45,13 @@ type Options struct {
 	UnplugBattery bool
 }
 
-// DefaultInterval is the lane's period when Options.Interval is 0.
-const DefaultInterval = 250 * time.Millisecond
+// DefaultInterval is the lane's period when Options.Interval is 0, and
+// MinInterval the shortest it takes: each read is a shell command on the
+// phone, whose load a faster lane would add to the app's.
+const (
+	DefaultInterval = 250 * time.Millisecond
+	MinInterval     = 50 * time.Millisecond
+)
 
 // railsEvery is how many battery reads go by between two reads of the
 // power monitors (their dumpsys reads every counter of the HAL: tens of
@@ -104,6 +109,10 @@ func Start(ctx context.Context, opt Options, env Env) *Lane {
 		opt.Interval = DefaultInterval
 	}
 	l := &Lane{opt: opt, env: env, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	if opt.Interval < MinInterval {
+		l.noteLocked(fmt.Sprintf("energy: interval %v raised to %v: a shell command a read costs the phone a few ms of a core", opt.Interval, MinInterval))
+		l.opt.Interval = MinInterval
+	}
 	cmds := append([]string{sysfsCmd, dumpsysCmd, dumpsys.PowerStatsCommand}, leftoverListing()...)
 	send := env.Now()
 	out, err := env.Batch(ctx, cmds)

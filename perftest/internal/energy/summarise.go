@@ -48,19 +48,19 @@ func (l *Lane) Summarise(st *result.Step, r *result.Result, note devcmd.Note) {
 	if e.Why != "" {
 		return
 	}
-	if conv.Discharge == 0 {
-		e.Why = "energy: the current's sign convention " + conv.Text
-		return
-	}
 	res := sysfsResolution
 	if l.cmd == dumpsysCmd {
 		res = dumpsysResolution
 	}
+	// A charger is the reason first: a phone held full on one has a
+	// convention nobody can tell, and would be measured on none.
 	w, ok := integrate(ps, conv.Discharge, st.HostStartNs, st.HostEndNs, res)
 	e.Reads = w.reads
 	switch {
 	case !ok:
 		e.Why = "energy: no read of the battery"
+	case w.onPower == 0 && conv.Discharge == 0:
+		e.Why = "energy: the current's sign convention " + conv.Text
 	case w.onPower > 0:
 		e.Why = w.chargingWhy()
 		e.Charging = strings.TrimPrefix(e.Why, "energy: ")
