@@ -91,15 +91,24 @@ func TestUnplugLeftByDeadSession(t *testing.T) {
 }
 
 // TestEnergyWithoutCurrent: a phone whose kernel hides current_now and
-// whose dumpsys battery prints no current (AOSP's) has no energy figures,
-// each absent with the reason, never 0.
+// whose dumpsys battery prints no current (AOSP's) has no battery energy
+// figures, each absent with the reason, never 0; its power monitors are
+// still read, and each rail group's energy is the truth's within its
+// bound.
 func TestEnergyWithoutCurrent(t *testing.T) {
 	simtest.Bubble(t, func(t *testing.T) {
-		dev, d := simWorkload(t, pulsingWorkload(t), 34, simdevice.Quirks{MissingFiles: []string{"/sys/class/power_supply/battery/current_now"}})
+		dev, d := simWorkload(t, pulsingWorkload(t), 34, simdevice.Quirks{MissingFiles: []string{"/sys/class/power_supply/battery/current_now"},
+			Battery: simdevice.BatteryQuirks{PowerRails: true}})
 		r := energyRunOn(t, dev, d, nil, nil)
 		for _, st := range r.Steps {
 			absent(t, st, energyNames, "no battery current to read", "dumpsys battery: no current figure")
-			absent(t, st, metrics.RailEnergyNames, "no power monitors")
+			u := int64(r.Clock.UncertaintyMs*1e6) + 1
+			inner, _ := dev.World().TruthEnergy(st.DeviceStartNs+u, st.DeviceEndNs-u)
+			outer, _ := dev.World().TruthEnergy(st.DeviceStartNs-u, st.DeviceEndNs+u)
+			got, bound := metric(t, st, metrics.EnergyRailCPUBigMJ), st.Energy.RailsErrorMJ["cpu_big"]
+			if lo, hi := inner.RailsMJ["S2M_VDD_CPUCL2"], outer.RailsMJ["S2M_VDD_CPUCL2"]; got < lo-bound || got > hi+bound || lo <= 0 {
+				t.Errorf("%s: cpu_big %.3f mJ ± %.3f, truth %.3f to %.3f", st.Name, got, bound, lo, hi)
+			}
 		}
 	})
 }

@@ -97,7 +97,7 @@ func (e *batteryEnergy) settle(b *batteryState, from, to int64) {
 	}
 	dt := float64(to-from) / 1e9
 	last := e.marks[len(e.marks)-1]
-	load := (b.current - 180_000) / 260_000
+	load := (b.current - 180_000) / 260_000 // drain's model: 180 mA idle, 260 mA a core's worth of the app's work
 	m := energyMark{at: to, chargeUAs: last.chargeUAs + b.current*dt, energyUJ: last.energyUJ + b.current*b.voltage/1e6*dt}
 	for i, r := range simRails {
 		m.rails[i] = last.rails[i] + (r.base+r.perLoad*load)*1000*dt

@@ -127,8 +127,8 @@ func Start(ctx context.Context, opt Options, env Env) *Lane {
 	if opt.UnplugBattery {
 		l.unplug(ctx)
 	}
-	if l.cmd == "" {
-		close(l.done)
+	if l.cmd == "" && l.railsWhy != "" && l.marker == "" {
+		close(l.done) // nothing to read, no mark to keep fresh
 		return l
 	}
 	lctx, cancel := context.WithCancel(context.Background())
@@ -226,9 +226,13 @@ func (l *Lane) run(ctx context.Context) {
 	}
 }
 
-// read reads the battery, and the power monitors when rails.
+// read reads the battery (when it has a current to read), the power
+// monitors when rails, and touches the unplug mark.
 func (l *Lane) read(ctx context.Context, rails bool) {
-	cmds := []string{l.cmd}
+	var cmds []string
+	if l.cmd != "" {
+		cmds = append(cmds, l.cmd)
+	}
 	rails = rails && l.railsWhy == ""
 	if rails {
 		cmds = append(cmds, dumpsys.PowerStatsCommand)
@@ -238,6 +242,9 @@ func (l *Lane) read(ctx context.Context, rails bool) {
 		cmds = append(cmds, "touch "+adbx.Quote(l.marker))
 	}
 	l.mu.Unlock()
+	if len(cmds) == 0 {
+		return
+	}
 	tctx, cancel := context.WithTimeout(ctx, l.env.Timeout)
 	send := l.env.Now()
 	out, err := l.env.Batch(tctx, cmds)
@@ -252,27 +259,37 @@ func (l *Lane) read(ctx context.Context, rails bool) {
 		}
 		return
 	}
-	var s result.PowerSample
-	if l.cmd == sysfsCmd {
-		s, err = parseSysfs(out[0])
-	} else {
-		var bs dumpsys.BatteryState
-		bs, err = dumpsys.ParseBattery(devcmd.Output(out[0]))
-		s = fromState(bs)
-	}
-	if err != nil {
-		l.failed++
-		l.noteLocked("energy: a read of the battery failed: " + devcmd.Clip(err.Error()))
-	} else {
-		l.add(s, send, recv)
+	if l.cmd != "" {
+		l.absorbBattery(out[0], send, recv)
+		out = out[1:]
 	}
 	if rails {
-		if rs, err := dumpsys.ParsePowerStats(devcmd.Output(out[1])); err == nil {
+		if rs, err := dumpsys.ParsePowerStats(devcmd.Output(out[0])); err == nil {
 			l.rails = append(l.rails, railRead{hostNs: send + (recv-send)/2, rtt: recv - send, chans: rs})
 		} else {
 			l.noteLocked("energy: a read of the power monitors failed: " + devcmd.Clip(err.Error()))
 		}
 	}
+}
+
+// absorbBattery keeps a read of the battery done between host ns send
+// and recv.
+func (l *Lane) absorbBattery(out adbx.Result, send, recv int64) {
+	var s result.PowerSample
+	var err error
+	if l.cmd == sysfsCmd {
+		s, err = parseSysfs(out)
+	} else {
+		var bs dumpsys.BatteryState
+		bs, err = dumpsys.ParseBattery(devcmd.Output(out))
+		s = fromState(bs)
+	}
+	if err != nil {
+		l.failed++
+		l.noteLocked("energy: a read of the battery failed: " + devcmd.Clip(err.Error()))
+		return
+	}
+	l.add(s, send, recv)
 }
 
 func (l *Lane) noteLocked(n string) {
@@ -292,9 +309,7 @@ func (l *Lane) Stop() {
 			l.cancel()
 		}
 		<-l.done
-		if l.cmd != "" {
-			l.read(context.Background(), true)
-		}
+		l.read(context.Background(), true)
 		l.reset()
 	})
 }
