@@ -85,7 +85,8 @@ func ParseLimit(s string) (Limit, error) {
 		}
 	}
 	if !metrics.Name(lhs).Known() {
-		return l, fmt.Errorf("perf budget %s: unknown metric %s (known: %s)", excerpt.Quote(s), excerpt.Quote(lhs), metrics.Names())
+		head := fmt.Sprintf("perf budget %s: unknown metric %s (known: ", excerpt.Quote(s), excerpt.Quote(lhs))
+		return l, fmt.Errorf("%s%s)", head, knownNames(excerpt.MaxMessage-len(head)-1))
 	}
 	l.Metric = metrics.Name(lhs)
 	v, err := strconv.ParseFloat(strings.TrimSpace(rhs), 64)
@@ -112,4 +113,20 @@ func stepEnd(lhs string) int {
 		}
 	}
 	return strings.LastIndexByte(lhs, ':')
+}
+
+// knownNames is metrics.Names, cut after the last whole name that leaves
+// the list at most room bytes with its "…", so that an error quoting a
+// long spec stays within excerpt.MaxMessage however many metrics the
+// catalogue has.
+func knownNames(room int) string {
+	all := metrics.Names()
+	if len(all) <= room {
+		return all
+	}
+	cut := all[:max(0, room-len(", …"))]
+	if i := strings.LastIndex(cut, ", "); i >= 0 {
+		cut = cut[:i]
+	}
+	return cut + ", …"
 }

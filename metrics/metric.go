@@ -106,6 +106,10 @@ const (
 	// FamilySections is the app's own trace sections (Trace.beginSection)
 	// in that trace, named by the user (see SectionName).
 	FamilySections
+	// FamilyEnergy is the energy lane's battery current and voltage;
+	// FamilyRails the phone's power monitors (PowerStats HAL).
+	FamilyEnergy
+	FamilyRails
 )
 
 // Def is one metric of the catalogue: everything budgets, gates, reports
@@ -248,6 +252,19 @@ var catalogue = []Def{
 	{Name: BatteryCurrentMean, Unit: "mA", Better: Higher, Family: FamilyBattery,
 		Doc:       "mean battery current_now over the step's reads, sign as the phone reports it (Pixels: negative while discharging)",
 		BenchUnit: "battery-current-mA", BenchScale: 1},
+	// Energy drawn is positive whatever the phone's sign convention.
+	{Name: EnergyMAh, Unit: "mAh", Better: Lower, Family: FamilyEnergy, Doc: "charge drawn from the battery, trapezoid of current_now over the step",
+		BenchUnit: "energy-mAh", BenchScale: 1},
+	{Name: EnergyMJ, Unit: "mJ", Better: Lower, Family: FamilyEnergy, Doc: "energy drawn from the battery, trapezoid of current_now × voltage_now over the step",
+		BenchUnit: "energy-mJ", BenchScale: 1},
+	{Name: PowerMeanMW, Unit: "mW", Better: Lower, Family: FamilyEnergy, Doc: "mean power drawn from the battery, energy_mj over the step's length",
+		BenchUnit: "power-mW", BenchScale: 1},
+	{Name: EnergyRailCPUBigMJ, Unit: "mJ", Better: Lower, Family: FamilyRails, Doc: "energy through the big CPU cluster's rails (power monitors)"},
+	{Name: EnergyRailCPUMidMJ, Unit: "mJ", Better: Lower, Family: FamilyRails, Doc: "energy through the mid CPU cluster's rails (power monitors)"},
+	{Name: EnergyRailCPULittleMJ, Unit: "mJ", Better: Lower, Family: FamilyRails, Doc: "energy through the little CPU cluster's rails (power monitors)"},
+	{Name: EnergyRailGPUMJ, Unit: "mJ", Better: Lower, Family: FamilyRails, Doc: "energy through the GPU's rails (power monitors)"},
+	{Name: EnergyRailDisplayMJ, Unit: "mJ", Better: Lower, Family: FamilyRails, Doc: "energy through the display's rails (power monitors)"},
+	{Name: EnergyRailModemMJ, Unit: "mJ", Better: Lower, Family: FamilyRails, Doc: "energy through the modem's rails (power monitors)"},
 	{Name: StartupInitial, Unit: "ms", Better: Lower, Family: FamilyStartup, Doc: "time to initial display",
 		BenchUnit: "startup-initial-ns", BenchScale: 1e6, Budget: true, Gate: true},
 	{Name: StartupFull, Unit: "ms", Better: Lower, Family: FamilyStartup, Doc: "time to full display (Fully drawn)",

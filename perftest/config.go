@@ -9,6 +9,7 @@ import (
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/internal/envpath"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest/internal/energy"
 	"github.com/perfgate/perfgate/perftest/internal/framesrc"
 	"github.com/perfgate/perfgate/result"
 )
@@ -115,6 +116,7 @@ type Config struct {
 	// Reporters write reports of the Result once the session stopped
 	// (WithReporters); those of UseReporters follow them.
 	Reporters []result.Reporter
+	Energy    energy.Options // the energy lane, on with CollectBattery: Interval, UnplugBattery (README "Energy")
 
 	// files is the stem the session's Result and the files it links share
 	// in the results folder; withDefaults gives each session its own.
@@ -123,6 +125,9 @@ type Config struct {
 
 // Option changes a session's Config.
 type Option func(*Config)
+
+// UnplugBattery unplugs the battery for the session (Config.Energy.UnplugBattery).
+func UnplugBattery() Option { return func(c *Config) { c.Energy.UnplugBattery = true } }
 
 // ExpectCrash says the app is expected to crash (or stop responding) in
 // the named steps, "*" for every step: their crashes are recorded, and do

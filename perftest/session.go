@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/android/procfs"
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/perftest/internal/energy"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -32,6 +33,7 @@ type Session struct {
 	mu     sync.Mutex
 	res    *result.Result
 	col    *collector
+	energy *energy.Lane // the battery's current and voltage, the power rails
 	cur    *result.Step // open step, nil between steps
 	names  map[string]int
 	lastOK int64 // host ns of the last successful tick
@@ -188,6 +190,7 @@ func newSession(ctx context.Context, dev device, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.res.Config = s.col.runConfig()
+	s.energy = energy.Start(ctx, cfg.Energy, energy.Env{On: cfg.has(CollectBattery), Batch: dev.batch, Now: s.now, Timeout: cfg.TickTimeout})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.slowKick = make(chan struct{}, 1)
 	s.lanes.Add(1)
@@ -237,6 +240,7 @@ func (s *Session) Begin(name string) {
 	now := s.now()
 	st := &result.Step{Name: name, HostStart: s.start.Add(time.Duration(now)), HostStartNs: now}
 	s.cur = st
+	s.energy.Kick()
 	s.res.Steps = append(s.res.Steps, st)
 	if s.slowKick != nil {
 		s.kickFor = append(s.kickFor, name)
@@ -272,6 +276,7 @@ func (s *Session) endLocked() *result.Step {
 	st.HostEndNs = now
 	st.HostEnd = s.start.Add(time.Duration(now))
 	s.cur = nil
+	s.energy.Kick()
 	return st
 }
 
@@ -575,6 +580,7 @@ func (s *Session) stop() {
 		slow.Wait()
 	}
 	s.restoreLooper()
+	s.energy.Stop()
 	if !ended && s.cfg.has(CollectFrames) {
 		s.pollFramesAgain(stopNs)
 	}

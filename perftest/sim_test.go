@@ -530,8 +530,8 @@ func TestOneRoundTripPerTickOnDevice(t *testing.T) {
 // ended), not from the clock: a busy host makes ticks late, not more.
 func roundTripRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB) (problem string, stalled bool) {
 	// API 28 keeps traffic in the cheap lane (xt_qtaguid); memory, the
-	// slow lane's, and the causes' reads are left out so every stream is a
-	// tick's.
+	// slow lane's, the energy lane's and the causes' reads are left out so
+	// every stream is a tick's.
 	dev := sim(t, "janky-scroll", 120, 28)
 	d, streams := ep.open(t, dev, stock)
 	launch(t, d, dev)
@@ -548,7 +548,7 @@ func roundTripRun(t *testing.T, ep endpoint, stock func() *adbtest.ADB) (problem
 			mu.Unlock()
 			tk.onTick(l)
 		},
-	}))
+	}), func(c *perftest.Config) { c.Energy.Interval = time.Hour })
 	tk.wait(t, 16)
 	r := s.Stop()
 	mu.Lock()

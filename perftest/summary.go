@@ -84,6 +84,7 @@ func (c *collector) summarise(st *result.Step) {
 	st.Smoothness = c.smooth.Step(st, c.samples.RanDuring(st.HostStartNs, st.HostEndNs), c.refreshHz)
 	st.Trace = c.traceStep(st)
 	c.samples.Summarise(st, c.why, c.whyMetric)
+	c.s.energy.Summarise(st, r, c.note)
 	c.markAbsent(st)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/report/internal/powerchart"
 	"github.com/perfgate/perfgate/report/internal/sessview"
 	"github.com/perfgate/perfgate/result"
 )
@@ -239,9 +240,7 @@ func htmlResultOf(r *result.Result, i int, opts Options, label string) htmlResul
 		for i := range charts[0].marks { // the frame chart's janky frames
 			charts[0].marks[i].links = links
 		}
-		for _, c := range charts {
-			hs.Charts = append(hs.Charts, template.HTML(c.svg()))
-		}
+		hs.Charts = powerchart.Append(charts, (*chart).svg, r, st) // and the power chart
 		for _, m := range StepMetrics(st) {
 			hm := htmlMetric{Metric: m, Shown: metrics.FormatValue(m.Value, "")}
 			hm.Verdict, hm.Budget = metricVerdict(vs, m.Name)

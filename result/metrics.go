@@ -208,6 +208,7 @@ func (st *Step) catalogue() []entry {
 		whyCur = "battery: no current_now in the step's reads (" + b.Source + ")"
 	}
 	add(metrics.BatteryCurrentMean, whyCur, b.MeanCurrentMA, metrics.BatteryCurrentMean.Def().Doc+", "+b.Source)
+	st.energyCatalogue(add)
 
 	var su StartupStats
 	whySU, whyFull := "startup: the step launched nothing", ""

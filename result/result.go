@@ -64,6 +64,8 @@ type Result struct {
 	Traffic []TrafficSample `json:"traffic_samples"`
 	Gaps    []Gap           `json:"gaps"`
 	Crashes []Crash         `json:"crashes"`
+	// Power holds the energy lane's reads of the battery (see EnergyStats).
+	Power []PowerSample `json:"power_samples,omitempty"`
 	// Restarts are the app's process changes the test caused on purpose
 	// (see Session.Restarting), e.g. a cold launch's force-stop.
 	Restarts []Crash `json:"restarts,omitempty"`

@@ -71,6 +71,9 @@ type Step struct {
 	BatteryStats   *BatteryStats `json:"battery,omitempty"`
 	ThermalStats   *ThermalStats `json:"thermal,omitempty"`
 	Crashes        []Crash       `json:"crashes,omitempty"`
+	// Energy is what the phone drew in the step (energy lane); nil when
+	// the lane did not run.
+	Energy *EnergyStats `json:"energy,omitempty"`
 	// CrashExpected says the test expected the app to crash in this step
 	// (perftest.ExpectCrash), so its crashes do not fail it.
 	CrashExpected bool `json:"crash_expected,omitempty"`
@@ -252,6 +255,9 @@ type BatteryStats struct {
 	EndLevelPct     float64 `json:"end_level_pct"`
 	MaxTemperatureC float64 `json:"max_temperature_c"`
 	MeanCurrentMA   float64 `json:"mean_current_ma,omitempty"`
+	// Convention is the current's sign convention, as the energy lane
+	// told it (EnergyStats.Convention); "" without the lane.
+	Convention string `json:"convention,omitempty"`
 }
 
 // ThermalStats is the hottest the thermal zones got during a step, in °C.

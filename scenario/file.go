@@ -46,6 +46,9 @@ type File struct {
 	ResultsDir string
 	// Trace is the session's trace; nil when the file asks for none.
 	Trace *perftest.TraceConfig
+	// UnplugBattery ("unplug_battery": true) unplugs the battery for the
+	// session (perftest.UnplugBattery).
+	UnplugBattery bool
 }
 
 // FileStep is a step of a scenario file.
@@ -85,6 +88,8 @@ type fileJSON struct {
 	Budgets   json.RawMessage `json:"budgets,omitempty"`
 	Results   string          `json:"results,omitempty"`
 	Trace     *traceJSON      `json:"trace,omitempty"`
+	// UnplugBattery is File.UnplugBattery.
+	UnplugBattery bool `json:"unplug_battery,omitempty"`
 }
 
 type stepJSON struct {
@@ -112,7 +117,7 @@ func ParseFile(path string, b []byte, o ParseOptions) (*File, error) {
 	if len(fj.Steps) == 0 {
 		return nil, fmt.Errorf("%s: no steps", path)
 	}
-	f := &File{Path: path, Package: fj.Package, Simulated: fj.Simulated, ResultsDir: resultsDir(path, fj.Results)}
+	f := &File{Path: path, Package: fj.Package, Simulated: fj.Simulated, ResultsDir: resultsDir(path, fj.Results), UnplugBattery: fj.UnplugBattery}
 	if f.Trace, err = fj.Trace.config(); err != nil {
 		return nil, fmt.Errorf("%s: trace: %s", path, excerpt.Text(err.Error()))
 	}
@@ -303,6 +308,7 @@ func (f *File) ReadBudgets() (*budget.File, error) {
 func (f *File) Config() perftest.Config {
 	name := strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path))
 	cfg := perftest.Config{Name: name, ResultsDir: f.ResultsDir}
+	cfg.Energy.UnplugBattery = f.UnplugBattery
 	if f.Trace != nil {
 		perftest.WithTrace(*f.Trace)(&cfg)
 	}

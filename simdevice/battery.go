@@ -25,12 +25,26 @@ var thermalZones = []struct {
 	{"battery", 31200}, {"skin-therm", 33400}, {"cpu-0-0-usr", 41800}, {"cpu-1-0-usr", 44100}, {"gpuss-0-usr", 39700},
 }
 
-// report is the battery as the kernel and BatteryService report it.
-func (b *batteryState) report() format.Battery {
-	return format.Battery{
+// report is the battery as the kernel and BatteryService report it: the
+// current in the quirks' sign convention, a charger's current less the
+// phone's draw while one is plugged in (which BatteryService hides after
+// `dumpsys battery unplug`, and the kernel does not).
+func (b *batteryState) report(q BatteryQuirks) format.Battery {
+	r := format.Battery{
 		Level: b.levelNow(), CurrentUA: -int64(b.current), VoltageUV: int64(b.voltage),
-		TempDeci: b.tempDeci, FullUAh: batteryCapacityUAh,
+		TempDeci: b.tempDeci, FullUAh: batteryCapacityUAh, Status: "Discharging", CurrentNow: q.DumpsysCurrent,
 	}
+	if q.Charger != "" {
+		r.CurrentUA += chargerUA
+		r.Status = "Charging"
+		if !b.e.unplugged {
+			r.Plugged = q.Charger
+		}
+	}
+	if q.PositiveDischarge {
+		r.CurrentUA = -r.CurrentUA
+	}
+	return r
 }
 
 // sysFileLocked serves /sys files; ok is false when path is not under a
@@ -38,7 +52,7 @@ func (b *batteryState) report() format.Battery {
 func (w *World) sysFileLocked(path string) (s string, ok bool, err error) {
 	bat := &w.battery
 	if rest, found := strings.CutPrefix(path, "/sys/class/power_supply/battery/"); found {
-		if s, ok := format.BatteryFile(rest, bat.report()); ok {
+		if s, ok := format.BatteryFile(rest, bat.report(w.cfg.Quirks.Battery)); ok {
 			return s, true, nil
 		}
 		return "", true, fs.ErrNotExist
@@ -70,6 +84,6 @@ func (w *World) dumpsysBattery(stdout io.Writer) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.advanceLocked()
-	format.WriteBattery(stdout, w.battery.report())
+	format.WriteBattery(stdout, w.battery.report(w.cfg.Quirks.Battery))
 	return 0
 }

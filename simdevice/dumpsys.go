@@ -35,7 +35,9 @@ func (w *World) Dumpsys(args []string, stdout, stderr io.Writer) int {
 	case "display":
 		return w.dumpsysDisplay(stdout)
 	case "battery":
-		return w.dumpsysBattery(stdout)
+		return w.dumpsysBatteryCmd(rest, stdout)
+	case "android.hardware.power.stats.IPowerStats/default":
+		return w.dumpsysPowerStats(stdout, stderr)
 	case "netstats":
 		return w.dumpsysNetstats(rest, stdout)
 	case "package":

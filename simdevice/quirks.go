@@ -91,6 +91,9 @@ type Quirks struct {
 	// Stderr on standard error and exits with its Exit status, without
 	// running. Commands are the device's programs, as for HugeOutputs.
 	FailingCommands []FailingCommand
+	// Battery is the battery's sign convention, charger and power rails
+	// (see BatteryQuirks).
+	Battery BatteryQuirks
 }
 
 // FailingCommand is one command of Quirks.FailingCommands.
@@ -117,6 +120,9 @@ const hugeDefault = 4 << 30
 func (q Quirks) Validate() error { return q.validate() }
 
 func (q Quirks) validate() error {
+	if err := q.Battery.validate(); err != nil {
+		return err
+	}
 	for _, c := range q.MissingCommands {
 		if c == "" || strings.ContainsAny(c, "/ \t\n") {
 			return fmt.Errorf("simdevice: config: Quirks.MissingCommands: %q is not a command name", c)

@@ -167,6 +167,7 @@ func (w *World) accumulateLocked(from, to int64) {
 		}
 	}
 	w.battery.drain(dt, appU+appS, ticks)
+	w.battery.e.settle(&w.battery, from, to)
 }
 
 // threadLoad is the percent of one core the named thread uses now.
@@ -454,6 +455,7 @@ type batteryState struct {
 	current  float64 // µA, positive while discharging
 	voltage  float64 // µV
 	tempDeci int
+	e        batteryEnergy // what it drew, for the truth and the power rails
 }
 
 func (b *batteryState) drain(dt, appTicks, ticks float64) {

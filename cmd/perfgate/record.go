@@ -54,7 +54,7 @@ type recordFlags struct {
 	serial, pkg, out, server   *string
 	source, layer              *string
 	duration, interval, giveUp *time.Duration
-	wait                       *bool
+	wait, unplug               *bool
 	trace                      traceOpts
 }
 
@@ -70,6 +70,7 @@ func newRecordFlags(stderr io.Writer) *recordFlags {
 		source:   fs.String("source", "auto", "frame source: auto, gfxinfo or surfaceflinger"),
 		layer:    fs.String("layer", "", "SurfaceFlinger layer to poll (default: picked from --list)"),
 		wait:     fs.Bool("wait", false, "start even when the app is not running yet"),
+		unplug:   fs.Bool("unplug-battery", false, "tell BatteryService the phone is unplugged while recording (dumpsys battery unplug, reset at the end)"),
 		giveUp:   cliflag.Duration(fs, "give-up", 10*time.Second, "end the recording, keeping what it took, once the phone has not answered for this long"),
 		trace:    traceFlags(fs),
 	}
@@ -115,8 +116,10 @@ func (f *recordFlags) config(args []string, onTick func(result.Live)) (perftest.
 	default:
 		return perftest.Config{}, fmt.Errorf("record: -source %q: want auto, gfxinfo or surfaceflinger", *f.source)
 	}
-	return perftest.Config{Package: *f.pkg, Name: "record", ResultFile: *f.out, Interval: *f.interval, FrameSource: src,
-		Layer: *f.layer, WaitForApp: *f.wait, GiveUpAfter: *f.giveUp, OnTick: onTick, Trace: tc, TraceFile: traceFile}, nil
+	cfg := perftest.Config{Package: *f.pkg, Name: "record", ResultFile: *f.out, Interval: *f.interval, FrameSource: src,
+		Layer: *f.layer, WaitForApp: *f.wait, GiveUpAfter: *f.giveUp, OnTick: onTick, Trace: tc, TraceFile: traceFile}
+	cfg.Energy.UnplugBattery = *f.unplug
+	return cfg, nil
 }
 
 // flagSet reports whether the command line gave the flag name.
