@@ -140,6 +140,9 @@ func (c *collector) stopTrace(ctx context.Context) {
 		return
 	}
 	dest := tracing.Dest{Dir: c.cfg.resultsDir(), Base: result.Base(c.cfg.Name), Stem: c.cfg.fileStem()}
+	for _, st := range c.s.res.Steps {
+		dest.Launched = dest.Launched || st.Startup != nil
+	}
 	c.tr.Stop(ctx, dest, &c.s.mu)
 }
 

@@ -72,6 +72,7 @@ func (s *Step) Measurements() []budget.Measurement {
 	for _, a := range s.ANRs() {
 		m.Evidence[metrics.ANRs] = append(m.Evidence[metrics.ANRs], fmt.Sprintf("pid %d at %.2fs: %s", a.PID, a.AtS, a.Reason))
 	}
+	s.Startup.causes(&m)
 	for _, c := range s.Crashes {
 		at := time.Duration(c.HostNs - s.HostStartNs).Round(10 * time.Millisecond)
 		e := fmt.Sprintf("pids %v → %v at %v", c.OldPIDs, c.NewPIDs, at)

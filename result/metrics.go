@@ -232,6 +232,9 @@ func (st *Step) catalogue() []entry {
 		fullSrc = su.Source
 	}
 	median := ", median of " + strconv.Itoa(len(su.Iterations))
+	if su.Compilation != "" {
+		median = ", compilation " + su.Compilation + median // StartupOptions.Compilation
+	}
 	add(metrics.StartupInitial, whySU, su.InitialDisplayMs, metrics.StartupInitial.Def().Doc+", "+su.Kind+" start, "+initialSrc+median)
 	add(metrics.StartupFull, whyFull, su.FullDisplayMs, metrics.StartupFull.Def().Doc+", "+su.Kind+" start, "+fullSrc+median)
 

@@ -134,6 +134,13 @@ type StartupStats struct {
 	FullDisplayMs float64 `json:"full_display_ms,omitempty"`
 	// Iterations are the individual launches, in order.
 	Iterations []StartupSample `json:"iterations"`
+	// Compilation is the compilation mode asked for before the launches
+	// (scenario.StartupOptions), and Notes what the phone refused of it or
+	// of a cold start; PhasesNotMeasured says why the launches have no
+	// phases from the trace.
+	Compilation       string   `json:"compilation,omitempty"`
+	Notes             []string `json:"notes,omitempty"`
+	PhasesNotMeasured string   `json:"phases_not_measured,omitempty"`
 }
 
 // StartupSample is one launch.
@@ -148,6 +155,10 @@ type StartupSample struct {
 	// LaunchState is what `am start -W` printed (COLD, WARM, HOT), when it
 	// did (API 29+).
 	LaunchState string `json:"launch_state,omitempty"`
+	// Compilation is the app's compiler filter the launch ran under, as
+	// `dumpsys package` showed it; Phases its phases from the trace.
+	Compilation string         `json:"compilation,omitempty"`
+	Phases      []StartupPhase `json:"phases,omitempty"`
 }
 
 // WindowFrames names one window or layer and how many frames it rendered.

@@ -64,6 +64,7 @@ type actionJSON struct {
 	Iterations int     `json:"iterations,omitempty"`
 	FullyDrawn int     `json:"fully_drawn_ms,omitempty"`
 	Activity   string  `json:"activity,omitempty"`
+	Compile    string  `json:"compilation,omitempty"`
 	Text       string  `json:"text,omitempty"`
 	ID         string  `json:"id,omitempty"`
 	Desc       string  `json:"desc,omitempty"`
@@ -189,8 +190,12 @@ func (a actionJSON) launch() (Action, error) {
 	default:
 		return nil, fmt.Errorf("kind %s: want cold, warm or hot", excerpt.Quote(a.Kind))
 	}
+	comp, err := ParseCompilation(a.Compile)
+	if err != nil {
+		return nil, err
+	}
 	n := max(a.Iterations, 1)
-	return LaunchWith(kind, n, StartupOptions{Activity: a.Activity, FullyDrawn: ms(a.FullyDrawn)}), nil
+	return LaunchWith(kind, n, StartupOptions{Activity: a.Activity, FullyDrawn: ms(a.FullyDrawn), Compilation: comp}), nil
 }
 
 func (a actionJSON) swipe() (Action, error) {

@@ -35,6 +35,10 @@ type StartupOptions struct {
 	// FullyDrawn is how long to wait after Displayed for the app's
 	// "Fully drawn" (reportFullyDrawn); 0 does not wait for it.
 	FullyDrawn time.Duration
+	// Compilation is how the app's code is compiled before the launches
+	// of a LaunchWith step; its state is restored after them, however the
+	// step ends (see Compilation). The zero value leaves it as it is.
+	Compilation Compilation
 }
 
 // MeasureStartup prepares the app for a kind of start (cold: force-stop;
@@ -273,6 +277,9 @@ func Launch(kind StartKind) Action { return LaunchWith(kind, 1, StartupOptions{}
 // launch in the step; the step's startup figures are the medians.
 func LaunchWith(kind StartKind, n int, o StartupOptions) Action {
 	name := fmt.Sprintf("launch %s ×%d", kind, n)
+	if o.Compilation != CompileAsIs {
+		name += " compilation " + string(o.Compilation)
+	}
 	return action{name, func(ctx context.Context, d *Driver) error {
 		sc := scenarioOf(ctx)
 		if sc == nil {
@@ -280,21 +287,31 @@ func LaunchWith(kind StartKind, n int, o StartupOptions) Action {
 		}
 		var samples []result.StartupSample
 		var err error
+		c := &compiler{dev: d.dev, pkg: sc.pkg}
 		// A cold launch stops the app first: that is no crash.
 		sc.session.Restarting(func() {
+			// Put back even when the step's context has ended.
+			defer c.apply(ctx, o.Compilation)(context.WithoutCancel(ctx))
+			filter := c.state(ctx).filter
 			for i := range n {
 				var s result.StartupSample
+				if kind == Cold {
+					c.coldDrop(ctx)
+				}
 				// The step ends once the last launch drew its first frames.
 				if s, err = measureStartup(ctx, d.dev, sc.pkg, kind, o, i == n-1); err != nil {
 					return
 				}
+				s.Compilation = filter
 				samples = append(samples, s)
 			}
 		})
 		if err != nil {
 			return err
 		}
-		sc.session.AddStartup(StartupStatsOf(kind, samples))
+		st := StartupStatsOf(kind, samples)
+		st.Compilation, st.Notes = string(o.Compilation), c.notes
+		sc.session.AddStartup(st)
 		return nil
 	}}
 }

@@ -68,6 +68,7 @@ func (w *World) dumpsysPackage(args []string, stdout io.Writer) int {
 		API: w.cfg.API, Name: w.wl.Package, Activity: w.wl.shortComponent(), UID: w.wl.UID,
 		CodePath: path[:strings.LastIndexByte(path, '/')], Debuggable: w.wl.Debuggable,
 	})
+	w.dexoptState(stdout)
 	return 0
 }
 

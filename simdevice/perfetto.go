@@ -558,4 +558,9 @@ func (w *World) finishTraceJob(j *traceJob) {
 		}
 	}
 	j.frames = append(j.frames, w.pending...)
+	for _, ts := range w.startup {
+		if ts.StartNs >= j.start && ts.StartNs < j.end {
+			j.launches = append(j.launches, ts)
+		}
+	}
 }

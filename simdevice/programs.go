@@ -53,6 +53,9 @@ func (w *World) cmd(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		return 0
 	case "package":
+		if len(args) > 1 && args[1] == "compile" {
+			return w.pmCompile(ctx, args[2:], stdout, stderr)
+		}
 		return w.Pm(args[1:], stdout, stderr)
 	case "activity":
 		return w.Am(ctx, args[1:], stdout, stderr)

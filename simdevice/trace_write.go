@@ -58,7 +58,8 @@ type traceJob struct {
 	layer      string
 	period     int64
 	frames     []TruthFrame
-	appPID     int // the app's process when the trace began, 0 for none
+	launches   []TruthStartup // the app's starts in the trace
+	appPID     int            // the app's process when the trace began, 0 for none
 	device     string
 	kernel     string
 }
@@ -149,7 +150,7 @@ func (j *traceJob) write(out io.Writer) error {
 		}
 		w.ProcessTree(boot(j.start), procs, threads)
 	}
-	cpus := []*cpuLog{{cpu: 0}, {cpu: 1}, {cpu: 2}}
+	cpus := []*cpuLog{{cpu: 0}, {cpu: 1}, {cpu: 2}, {cpu: 3}}
 	flush := func() {
 		for _, c := range cpus {
 			if len(c.events) == 0 && len(c.compact.Switches) == 0 && len(c.compact.Wakings) == 0 {
@@ -181,6 +182,17 @@ func (j *traceJob) write(out io.Writer) error {
 		}
 		if n++; n%framesPerBundle == 0 {
 			flush()
+		}
+	}
+	var launch []op
+	for i := range j.launches {
+		launch = append(launch, j.launchOps(&j.launches[i], feat, comm)...)
+	}
+	// A launch's reportFullyDrawn may come after the next launch began.
+	slices.SortStableFunc(launch, func(a, b op) int { return cmp.Compare(a.ts, b.ts) })
+	for _, x := range launch {
+		if feat.ftrace && x.ts <= boot(j.end) {
+			cpus[3].events = append(cpus[3].events, x.event)
 		}
 	}
 	flush()

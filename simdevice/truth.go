@@ -102,6 +102,11 @@ type TruthStartup struct {
 	// draw; Displayed and FullyDrawn are the results, rounded to whole
 	// milliseconds); 0 without noise.
 	NoiseFactor float64 `json:"noise_factor,omitempty"`
+	// Compilation is the app's compiler filter the start ran under;
+	// Phases how a cold start spent its time (startup_phases.go).
+	Compilation string       `json:"compilation,omitempty"`
+	Phases      []TruthPhase `json:"phases,omitempty"`
+	drawnNs     int64        // when the app called reportFullyDrawn; 0 before, or never
 }
 
 // TruthTotals is the cumulative ground truth at one instant, in the units

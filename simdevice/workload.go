@@ -49,6 +49,9 @@ type Startup struct {
 	WarmMs       int `json:"warm_ms"`
 	HotMs        int `json:"hot_ms"`
 	FullyDrawnMs int `json:"fully_drawn_ms,omitempty"` // 0: the app never calls reportFullyDrawn
+	// Cold is how a cold start spends its time and how compilation
+	// changes it (startup_phases.go).
+	Cold ColdStart `json:"cold,omitempty"`
 }
 
 // Memory is the app's memory right after it starts, in KiB.
@@ -302,6 +305,9 @@ func (w *Workload) validateApp() error {
 	}
 	if w.Startup.ColdMs > 60000 {
 		return badField("startup.cold_ms", "%d ms is longer than am start waits", w.Startup.ColdMs)
+	}
+	if err := w.Startup.Cold.validate(w.Startup.ColdMs); err != nil {
+		return err
 	}
 	m := w.Memory
 	if m.JavaKiB < 0 || m.NativeKiB < 0 || m.CodeKiB < 0 || m.GraphicsKiB < 0 || m.OtherKiB < 0 || m.RSSExtraKiB < 0 {

@@ -44,6 +44,7 @@ type World struct {
 	bootID string
 
 	nextPid int
+	lastTid int      // the highest tid an app process had
 	app     *appProc // nil while the app is not running
 	fg      fgState  // whether the activity is shown
 	ended   []deadProc
@@ -70,6 +71,7 @@ type World struct {
 	sf          []TruthFrame // SurfaceFlinger --latency ring of the app layer
 	flips       int64        // frames SurfaceFlinger composited since boot
 	startup     []TruthStartup
+	compile     compileState // the app's dexopt state
 	crashes     int
 
 	cpu     deviceCPU
@@ -222,6 +224,7 @@ func newWorldWith(cfg Config, opt worldOptions) (*World, error) {
 		displayAt:   -1,
 		fullyAt:     -1,
 		crashAt:     -1,
+		compile:     installed,
 		traffic:     map[int]*uidTraffic{},
 		setProps:    map[string]string{},
 		recorders:   map[int]*recorder{},
@@ -429,6 +432,7 @@ func (w *World) eventsLocked() {
 	if w.fullyAt >= 0 && now >= w.fullyAt {
 		w.fullyAt = -1
 		if w.app != nil {
+			w.fullyDrawnLocked(now)
 			w.logLocked(now, 1000, 1100, 'I', w.amTag(), fmt.Sprintf("Fully drawn %s: +%s", w.wl.shortComponent(), fmtLogDuration(time.Duration(now-w.launchAtOrNow()))))
 		}
 	}

@@ -1,6 +1,7 @@
 package simdevice
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"time"
@@ -249,6 +250,11 @@ func (w *World) memLocked() memSnapshot {
 // newProcLocked starts a new app process at t.
 func (w *World) newProcLocked(t int64) {
 	w.nextPid += 7 + int(t/int64(time.Millisecond))%13
+	if w.nextPid <= w.lastTid {
+		// The kernel hands out pids and tids from one counter: a new
+		// process comes after the threads of the one before.
+		w.nextPid = w.lastTid + 1 + int(t/int64(time.Millisecond))%5
+	}
 	pid := w.nextPid
 	a := &appProc{pid: pid, startAt: t, looperMs: w.looperThreshold(w.wl.UID)}
 	names := []string{"main", "Signal Catcher", "perfetto_hprof_", "ADB-JDWP Connec", "Jit thread pool", "HeapTaskDaemon",
@@ -263,6 +269,7 @@ func (w *World) newProcLocked(t int64) {
 			tid = pid + 4 + i
 		}
 		a.threads = append(a.threads, &thread{tid: tid, name: n})
+		w.lastTid = max(w.lastTid, tid)
 	}
 	w.app = a
 	if w.cfg.Quirks.LogHistory {
@@ -309,7 +316,7 @@ func (w *World) launchLocked(t int64) (kind string, wait time.Duration, alreadyT
 	st := w.wl.Startup
 	switch {
 	case w.app == nil:
-		kind, wait = "COLD", time.Duration(st.ColdMs)*time.Millisecond
+		kind, wait = "COLD", time.Duration(st.ColdMs)*time.Millisecond-w.coldSavingLocked()
 		w.newProcLocked(t)
 	case w.fg == fgStopped:
 		kind, wait = "HOT", time.Duration(st.HotMs)*time.Millisecond
@@ -333,7 +340,7 @@ func (w *World) launchLocked(t int64) (kind string, wait time.Duration, alreadyT
 	w.launchMessagesLocked(kind, t, wait)
 	w.fullyAt = -1
 	if st.FullyDrawnMs > 0 && kind == "COLD" {
-		w.fullyAt = t + int64(scaleMs(time.Duration(max(st.FullyDrawnMs, st.ColdMs))*time.Millisecond, k))
+		w.fullyAt = t + int64(scaleMs(time.Duration(max(st.FullyDrawnMs, st.ColdMs))*time.Millisecond-w.coldSavingLocked(), k))
 	}
 	return kind, wait, false
 }
@@ -352,8 +359,12 @@ func (w *World) displayedLocked() {
 	if w.fullyAt >= 0 {
 		ts.FullyDrawn = time.Duration(w.fullyAt - w.launchAt)
 	}
-	w.startup = append(w.startup, ts)
+	ts.Compilation = w.compile.filter
 	w.firstFrameLocked(t)
+	if n := len(w.pending); n > 0 && w.pending[n-1].First && ts.Kind == "COLD" {
+		w.coldPhasesLocked(&ts, &w.pending[n-1], cmp.Or(w.launchFactor, 1))
+	}
+	w.startup = append(w.startup, ts)
 	w.startPhaseLocked(w.wl.phase(w.wl.Launch), t)
 }
 

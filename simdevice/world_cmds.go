@@ -25,6 +25,8 @@ func (w *World) Am(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return w.amStart(ctx, args[1:], stdout, stderr)
 	case "profile":
 		return w.amProfile(args[1:], stdout, stderr)
+	case "broadcast":
+		return w.amBroadcast(args[1:], stdout)
 	case "force-stop", "kill":
 		if len(args) < 2 {
 			fmt.Fprintf(stderr, "Error: no package specified for %s\n", args[0])
@@ -334,6 +336,8 @@ func (w *World) Pm(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "resolve-activity":
 		return w.pmResolveActivity(args, stdout, stderr)
+	case "compile":
+		return w.pmCompile(context.Background(), args[1:], stdout, stderr)
 	case "path":
 		return pmPath(w.pmPackages(), args, stdout, stderr)
 	case "list":

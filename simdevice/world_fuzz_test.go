@@ -56,6 +56,8 @@ func FuzzWorldCommands(f *testing.F) {
 		"logcat -d -v time -T 1", "logcat -d -T '11-22 09:00:00.000'", "logcat -d -b crash,main *:E", "service call SurfaceFlinger 1013",
 		"dumpsys gfxinfo com.perfgate.demo framestats", "dumpsys SurfaceFlinger --latency", "dumpsys meminfo 1",
 		"dumpsys netstats detail", "dumpsys display", "monkey -p com.perfgate.demo -c android.intent.category.LAUNCHER 1",
+		"pm compile -m speed -f com.perfgate.demo", "pm compile --reset com.perfgate.demo", "pm compile -m", "dumpsys package com.perfgate.demo",
+		"am broadcast -a androidx.profileinstaller.action.INSTALL_PROFILE -n com.perfgate.demo/androidx.profileinstaller.ProfileInstallReceiver",
 	} {
 		f.Add(s)
 	}

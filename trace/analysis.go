@@ -27,7 +27,8 @@ type Options struct {
 	// in the order read (ts on boottime, tid its writer, text such as
 	// "B|tgid|name"), of threads Analyze keeps none of too: packages
 	// trace/frametiming and trace/sections pair them.
-	Marker func(ts int64, tid int32, line []byte)
+	Marker      func(ts int64, tid int32, line []byte)
+	MainThreads bool // keep the app's main threads whole, for Analysis.MainThread
 }
 
 // Analysis is what a Perfetto trace says about an app's frames: every
@@ -85,7 +86,8 @@ type Analysis struct {
 	// ended early.
 	Notes []string `json:"notes,omitempty"`
 
-	clocks clockTable
+	clocks     clockTable
+	mainThread func(pid int32) *timeline
 }
 
 // Layer summarises one layer's actual frames.
@@ -393,26 +395,29 @@ func (b *builder) jankyFrames(a *Analysis) {
 		b.haveSched, b.haveAtrace, b.haveTrackEvent = false, false, false
 	}
 	spans, tokens := jankySpans(a.Frames)
+	for i := 0; b.opts.MainThreads && i < len(a.AppPIDs); i++ {
+		spans[a.AppPIDs[i]] = append(spans[a.AppPIDs[i]], span{-1 << 62, 1 << 62})
+	}
 	tls := map[int32]*timeline{}
+	a.mainThread = func(pid int32) *timeline {
+		if tls[pid] == nil { // The timeline holds what the frames need; the log goes.
+			tls[pid] = b.buildTimeline(pid, b.threads[pid], toTrace, spans[pid], tokens[pid])
+			delete(b.threads, pid)
+		}
+		return tls[pid]
+	}
 	for i := range a.Frames {
 		f := &a.Frames[i]
 		if !f.Jank.Janky() {
 			continue
 		}
 		jf := JankyFrame{Frame: *f, App: f.Jank.App()}
-		tl, ok := tls[f.PID]
-		if !ok {
-			tl = b.buildTimeline(f.PID, b.threads[f.PID], toTrace, spans[f.PID], tokens[f.PID])
-			tls[f.PID] = tl
-			// The timeline holds what the frames need; the log goes.
-			delete(b.threads, f.PID)
-		}
 		if b.haveSched {
-			st := tl.states(f.Start, f.End)
+			st := a.mainThread(f.PID).states(f.Start, f.End)
 			jf.MainThread = &st
 		}
-		if len(tl.slices) > 0 {
-			jf.Slices, jf.SlicesFrom = tl.frameSlices(f, top)
+		if len(a.mainThread(f.PID).slices) > 0 {
+			jf.Slices, jf.SlicesFrom = a.mainThread(f.PID).frameSlices(f, top)
 		}
 		a.Janky = append(a.Janky, jf)
 	}
@@ -516,6 +521,11 @@ func layerOf(m map[expKey]*Layer, pid int32, name string, procs map[int32]string
 		m[k] = l
 	}
 	return l
+}
+
+// MainThread is pid's main thread (Options.MainThreads): its states over [start, end) (trace clock) and all its slices.
+func (a *Analysis) MainThread(pid int32, start, end int64) (States, []Slice) {
+	return a.mainThread(pid).states(start, end), a.mainThread(pid).slices
 }
 
 // Convert moves a time from one clock onto the trace clock, with the trace's

@@ -53,7 +53,8 @@ scenario file), which -update rewrites from the run. "results" is the
 folder the Results go to, relative to the scenario file (default
 perf-results beside it); a file there that is not a perfgate Result (the
 scenario itself) is never replaced. Actions: launch (kind
-cold|warm|hot, iterations, fully_drawn_ms, activity), tap (text|id|desc),
+cold|warm|hot, iterations, fully_drawn_ms, activity, compilation
+none|partial|full), tap (text|id|desc),
 tap_at (x, y), swipe and fling (direction up|down|left|right, count,
 distance, duration_ms), back, home, key (code), type (text|id|desc, input),
 wait (text|id|desc, timeout_ms), sleep (ms). Every *_ms and ms value is at

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/frames"
+	"github.com/perfgate/perfgate/perftest/internal/startupphase"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
 )
@@ -92,6 +93,9 @@ func (r *Recorder) Step(st *result.Step, in StepInput) (*result.TraceStep, strin
 		tf.AtS = float64(due-st.DeviceStartNs) / 1e9
 		tf.Polled = joinPolled(polled, due, period)
 		ts.JankyFrames = append(ts.JankyFrames, tf)
+	}
+	if st.Startup != nil {
+		startupphase.Attach(a, w.Start, w.End, st.Startup, toDev)
 	}
 	return ts, ""
 }

@@ -28,6 +28,9 @@ type Dest struct {
 	// Stem is the name the session's files share (nil: one of the
 	// trace's own).
 	Stem *result.Stem
+	// Launched says a step launched the app: the app's main threads are
+	// read whole, for the launches' phases (startupphase).
+	Launched bool
 }
 
 // Stop ends the trace, waits (at most 10 s) for perfetto to write it,
@@ -112,7 +115,7 @@ func (r *Recorder) fetch(ctx context.Context, dest Dest) (o outcome) {
 		o.notes = append(o.notes, fmt.Sprintf("the trace's size on the phone could not be read (%s), so its copy cannot be told whole: it stays on the phone at %s", sizeWhy, r.remote))
 	}
 	o.notes = append(o.notes, r.release(ctx, size > 0)...)
-	r.read(path, &o)
+	r.read(path, dest.Launched, &o)
 	return o
 }
 
@@ -148,8 +151,9 @@ func (r *Recorder) stopPerfetto(ctx context.Context) (size int64, sizeWhy string
 	return n, "", nil
 }
 
-// read reads the trace pulled to path into o.
-func (r *Recorder) read(path string, o *outcome) {
+// read reads the trace pulled to path into o, the app's main threads
+// whole when launched.
+func (r *Recorder) read(path string, launched bool, o *outcome) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		o.notRecorded = fmt.Sprintf("%s: %v", path, err)
@@ -165,7 +169,7 @@ func (r *Recorder) read(path string, o *outcome) {
 	defer f.Close()
 	c := &frametiming.Collector{}
 	var col sections.Collector
-	opts := trace.Options{Package: r.cfg.Package, Marker: c.Marker}
+	opts := trace.Options{Package: r.cfg.Package, Marker: c.Marker, MainThreads: launched}
 	if len(r.cfg.Sections) > 0 {
 		opts.Marker = func(ts int64, tid int32, line []byte) {
 			c.Marker(ts, tid, line)
