@@ -1,0 +1,155 @@
+package hostcmd_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/adbx"
+	"github.com/perfgate/perfgate/budget"
+	"github.com/perfgate/perfgate/hostcmd"
+	"github.com/perfgate/perfgate/internal/simtest"
+	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/scenario"
+	"github.com/perfgate/perfgate/simdevice"
+)
+
+// flingWorkload is testdata/fling.json: an app that draws only for 500 ms
+// after a swipe, frames 8 and 20 of them three vsyncs long, and is idle
+// otherwise, so a step that holds the whole fling has the same frames
+// however long it lasts.
+const flingWorkload = "testdata/fling.json"
+
+// flingPhone serves the fling app on in-memory pipes (call it in a
+// bubble), launched and done drawing its first screen.
+func flingPhone(t *testing.T) (*simdevice.Device, *adbx.Device) {
+	t.Helper()
+	wl, err := simdevice.LoadWorkload(flingWorkload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, srv := simtest.ServePipe(t, simdevice.Config{Workload: wl, RefreshHz: 60})
+	d := srv.Open(dev.Serial())
+	simtest.Launch(t, d, dev)
+	settle(dev)
+	return dev, d
+}
+
+// settle waits until the app's launch phase (100 ms) is over on the
+// phone's clock.
+func settle(dev *simdevice.Device) {
+	first := dev.World().TruthFrames()[0].IntendedVsync
+	for dev.World().Uptime() < time.Duration(first)+300*time.Millisecond {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// stepJSON is a step as the Result file has it, without what names it or
+// places it on the host's clock, which differ between two runs by design.
+func stepJSON(t *testing.T, st *result.Step) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "name")
+	return m
+}
+
+// The same swipe through a scenario step and through a command run by
+// hostcmd.Run (in process here, so that both run on the bubble's fake
+// clock) gives the same Result: every field of the step, the verdicts of
+// the same budgets, the notes. The command's exit status is in the
+// Iteration, not the Result.
+func TestRunEqualsScenario(t *testing.T) {
+	t.Parallel()
+	budgets, err := budget.ParseBudgetFile("budgets.json", []byte(`{"schema": "`+budget.BudgetSchema+`",
+		"steps": {"scroll": {"jank": {"max": 1}, "fps": {"min": 55}, "pss_max": {"max": 200000}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var viaScenario, viaCommand *result.Result
+	var truth []simdevice.TruthFrame
+	simtest.Bubble(t, func(t *testing.T) {
+		dev, d := flingPhone(t)
+		ctx := context.Background()
+		sc, err := scenario.New(ctx, d, dev.World().Package(), perftest.Config{Name: "flow", ResultsDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.StepContext(ctx, "scroll", scenario.Swipe(scenario.Up, 1), scenario.Sleep(time.Second))
+		viaScenario = sc.Stop()
+		truth = dev.World().TruthFrames()
+	})
+	simtest.Bubble(t, func(t *testing.T) {
+		dev, d := flingPhone(t)
+		ctx := context.Background()
+		s, err := perftest.NewSession(ctx, d, perftest.Config{Name: "flow", ResultsDir: t.TempDir(), Package: dev.World().Package(), WaitForApp: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env []string
+		its := hostcmd.Run(ctx, s, d, []string{"sh", "-c", "adb shell input swipe 540 1600 540 640 300; sleep 1.2"}, hostcmd.Config{
+			Package: dev.World().Package(), Step: "scroll", Restart: hostcmd.None,
+			Exec: func(ctx context.Context, c hostcmd.Command) (int, error) {
+				env = c.Env
+				r, err := d.Shell(ctx, "input swipe 540 1600 540 640 300")
+				// The scenario's swipe pauses 200 ms after the gesture
+				// (scenario.SwipeOptions.Pause), then sleeps a second.
+				time.Sleep(1200 * time.Millisecond)
+				return r.ExitCode, err
+			}})
+		viaCommand = s.Stop()
+		if len(its) != 1 || its[0].Step != "scroll" || its[0].Exit != 0 || its[0].Failed != "" {
+			t.Errorf("iterations %+v", its)
+		}
+		for _, want := range []string{"ANDROID_SERIAL=" + d.Serial(), "ADB_SERVER_SOCKET=tcp:" + d.Server(), "PERFGATE_ITERATION=1", "PERFGATE_STEP=scroll"} {
+			if !contains(env, want) {
+				t.Errorf("the command's environment lacks %s", want)
+			}
+		}
+	})
+	a, b := viaScenario.Step("scroll"), viaCommand.Step("scroll")
+	if a == nil || b == nil || len(viaScenario.Steps) != 1 || len(viaCommand.Steps) != 1 {
+		t.Fatalf("steps %v and %v", viaScenario.Steps, viaCommand.Steps)
+	}
+	if sa, sb := stepJSON(t, a), stepJSON(t, b); !reflect.DeepEqual(sa, sb) {
+		ja, _ := json.MarshalIndent(sa, "", " ")
+		jb, _ := json.MarshalIndent(sb, "", " ")
+		t.Errorf("the step differs:\nscenario %s\ncommand %s", ja, jb)
+	}
+	if !reflect.DeepEqual(viaScenario.Notes, viaCommand.Notes) {
+		t.Errorf("notes:\nscenario %q\ncommand %q", viaScenario.Notes, viaCommand.Notes)
+	}
+	va, _ := budget.CheckFile(viaScenario, budgets)
+	vb, _ := budget.CheckFile(viaCommand, budgets)
+	if len(va) != 3 || !reflect.DeepEqual(va, vb) {
+		t.Errorf("verdicts:\nscenario %+v\ncommand %+v", va, vb)
+	}
+	// Against the truth: every frame of the fling, both janks.
+	fling := 0
+	for _, f := range truth {
+		if f.Phase == "fling" {
+			fling++
+		}
+	}
+	if fs := b.Frames(); fs.Frames != fling || fs.DeadlineMissed == nil || *fs.DeadlineMissed != 2 || fling < 25 {
+		t.Errorf("command step: %d frames, %v deadline missed; the phone drew %d, 2 janky", fs.Frames, fs.DeadlineMissed, fling)
+	}
+}
+
+func contains(env []string, kv string) bool {
+	for _, e := range env {
+		if e == kv {
+			return true
+		}
+	}
+	return false
+}
