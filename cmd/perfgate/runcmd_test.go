@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -258,7 +259,41 @@ func TestRunCommandFails(t *testing.T) {
 			t.Errorf("step %s: %d frames, crashes %v", st.Name, st.Frames().Frames, st.Crashes)
 		}
 	}
+	// The force-stop before the second iteration ended the process the
+	// first started, which the session had seen: a restart, not a crash.
+	if len(r.Restarts) == 0 || len(r.Crashes) != 0 {
+		t.Errorf("restarts %+v, crashes %+v: want the force-stop as a restart", r.Restarts, r.Crashes)
+	}
 	if log, err := os.ReadFile(filepath.Join(dir, "run__iteration_2.log")); err != nil || string(log) != "flow failed\n" {
 		t.Errorf("the kept output of the failed iteration: %q, %v", log, err)
+	}
+}
+
+// SIGTERM in the middle of an iteration stops the command (its whole
+// process group: TestProcessStopped), marks the step unfinished, writes
+// the Result and exits 143; the iterations after it do not run.
+func TestRunCommandInterrupted(t *testing.T) {
+	t.Parallel()
+	dev, srv := flingPhone(t)
+	dir := t.TempDir()
+	sigs := make(chan os.Signal, 1)
+	stderr := watchLines("0pid=", 1, func() { sigs <- syscall.SIGTERM })
+	var stdout bytes.Buffer
+	err := commandRun(sigs, []string{"-adb", srv.Addr, "-serial", dev.Serial(), "-app", "com.perfgate.demo", "-restart", "none", "-iterations", "3", "-results", dir},
+		[]string{"sh", "-c", `sleep 600 & echo "background $((0))pid=$!" >&2; wait`}, &stdout, stderr)
+	var ec exitCoder
+	if !errors.As(err, &ec) || ec.ExitCode() != 143 || err.Error() != "run: terminated (SIGTERM) after 0 of 3 steps; budgets not checked" {
+		t.Fatalf("err %v\n%s%s", err, stdout.String(), stderr)
+	}
+	r, rerr := result.ReadResult(filepath.Join(dir, "run.json"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if len(r.Steps) != 1 || !r.Steps[0].Unfinished || r.Steps[0].Name != "iteration" {
+		t.Fatalf("steps %+v, want an unfinished iteration", r.Steps)
+	}
+	want := `perfgate run "iteration": "sh -c sleep 600 & echo \"background $((0))pid=$!\" >&2; wait": interrupted: terminated (SIGTERM); the step is marked unfinished`
+	if !strings.Contains(stdout.String(), want) {
+		t.Errorf("output lacks %s:\n%s", want, stdout.String())
 	}
 }
