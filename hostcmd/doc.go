@@ -7,9 +7,8 @@
 // see metrics.BaseStep).
 //
 //	s, err := perftest.NewSession(ctx, dev, perftest.Config{Package: pkg, WaitForApp: true})
-//	run := hostcmd.Run(ctx, s, dev, []string{"maestro", "test", "flow.yaml"}, hostcmd.Config{Iterations: 5})
-//	r := s.Stop()
-//	r.RecordVerdicts(run.Verdicts()...)
+//	its := hostcmd.Run(ctx, s, dev, []string{"maestro", "test", "flow.yaml"}, hostcmd.Config{Package: pkg, Iterations: 5})
+//	r := s.Stop() // an iteration that failed is a failing verdict in r
 //
 // The command gets ANDROID_SERIAL and the adb server (ADB_SERVER_SOCKET,
 // ANDROID_ADB_SERVER_ADDRESS, ANDROID_ADB_SERVER_PORT) of the device the

@@ -38,6 +38,23 @@ func flingPhone(t *testing.T) (*simdevice.Device, *adbx.Device) {
 	return dev, d
 }
 
+// flingSession starts a session "flow" on a flingPhone (call it in a
+// bubble), as a command run does.
+func flingSession(t *testing.T) (*simdevice.Device, *adbx.Device, *perftest.Session) {
+	t.Helper()
+	dev, d := flingPhone(t)
+	s, err := perftest.NewSession(context.Background(), d, perftest.Config{Name: "flow", ResultsDir: t.TempDir(), Package: dev.World().Package(), WaitForApp: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dev, d, s
+}
+
+// offGrid waits 50 ms, so that the step that follows begins and ends
+// between two of the session's ticks (every 100 ms from its start): a tick
+// due at the instant a step ends falls on either side of it.
+func offGrid() { time.Sleep(50 * time.Millisecond) }
+
 // settle waits until the app's launch phase (100 ms) is over on the
 // phone's clock.
 func settle(dev *simdevice.Device) {
@@ -68,18 +85,16 @@ func TestRunEqualsScenario(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		offGrid()
 		sc.StepContext(ctx, "scroll", scenario.Swipe(scenario.Up, 1), scenario.Sleep(time.Second))
 		viaScenario = sc.Stop()
 		truth = dev.World().TruthFrames()
 	})
 	simtest.Bubble(t, func(t *testing.T) {
-		dev, d := flingPhone(t)
+		dev, d, s := flingSession(t)
 		ctx := context.Background()
-		s, err := perftest.NewSession(ctx, d, perftest.Config{Name: "flow", ResultsDir: t.TempDir(), Package: dev.World().Package(), WaitForApp: true})
-		if err != nil {
-			t.Fatal(err)
-		}
 		var env []string
+		offGrid()
 		its := hostcmd.Run(ctx, s, d, []string{"sh", "-c", "adb shell input swipe 540 1600 540 640 300; sleep 1.2"}, hostcmd.Config{
 			Package: dev.World().Package(), Step: "scroll", Restart: hostcmd.None,
 			Exec: func(ctx context.Context, c hostcmd.Command) (int, error) {
@@ -145,4 +160,51 @@ func contains(env []string, kv string) bool {
 		}
 	}
 	return false
+}
+
+// A command past Config.Timeout is stopped and fails its iteration's
+// step, which lasted the timeout; the iterations after it do not run.
+// The first iteration's figures are kept.
+func TestRunTimeout(t *testing.T) {
+	t.Parallel()
+	simtest.Bubble(t, func(t *testing.T) {
+		dev, d, s := flingSession(t)
+		ctx := context.Background()
+		ran := 0
+		its := hostcmd.Run(ctx, s, d, []string{"maestro", "test", "flow.yaml"}, hostcmd.Config{
+			Package: dev.World().Package(), Iterations: 3, Timeout: 2 * time.Second, Restart: hostcmd.None,
+			Exec: func(ctx context.Context, c hostcmd.Command) (int, error) {
+				ran++
+				if ran == 1 {
+					r, err := d.Shell(ctx, "input swipe 540 1600 540 640 300")
+					time.Sleep(time.Second)
+					return r.ExitCode, err
+				}
+				<-ctx.Done() // a flow that never ends
+				return -1, ctx.Err()
+			}})
+		r := s.Stop()
+		if ran != 2 || len(its) != 2 || its[0].Failed != "" || its[1].Exit != -1 {
+			t.Fatalf("ran %d, iterations %+v", ran, its)
+		}
+		want := `perfgate run "iteration#2": "maestro test flow.yaml": timed out after 2s (output ` + s.ResultsDir() + "/flow__iteration_2.log)"
+		if its[1].Failed != want {
+			t.Errorf("failed: %s\nwant    %s", its[1].Failed, want)
+		}
+		if len(r.Steps) != 2 || r.Steps[1].Name != "iteration#2" || r.Steps[1].HostEndNs-r.Steps[1].HostStartNs != int64(2*time.Second) {
+			t.Fatalf("steps %+v", r.Steps)
+		}
+		if st := r.Step("iteration"); st.Frames().Frames == 0 || st.ActionFailed != "" {
+			t.Errorf("the first iteration: %d frames, failed %q", st.Frames().Frames, st.ActionFailed)
+		}
+		var fails []budget.Verdict
+		for _, v := range r.Verdicts {
+			if v.Fails() {
+				fails = append(fails, v)
+			}
+		}
+		if len(fails) != 1 || fails[0].Kind != budget.KindAction || fails[0].Step != "iteration#2" || fails[0].Line != want {
+			t.Errorf("failing verdicts %+v", fails)
+		}
+	})
 }

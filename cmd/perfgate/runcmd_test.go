@@ -297,3 +297,31 @@ func TestRunCommandInterrupted(t *testing.T) {
 		t.Errorf("output lacks %s:\n%s", want, stdout.String())
 	}
 }
+
+// A command run called wrongly says what is wrong before anything is
+// measured, quoting what it refuses.
+func TestRunCommandWrongCalls(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-app", "com.x", "--"}, "run: want a command after --, no scenario file nor -pool, and -update only with -budget"},
+		{[]string{"-app", "com.x", "flow.json", "--", "true"}, "run: want a command after --, no scenario file nor -pool"},
+		{[]string{"-app", "com.x", "-update", "--", "true"}, "-update only with -budget"},
+		{[]string{"--", "true"}, `run: package "": `},
+		{[]string{"-app", "com.x;reboot", "--", "true"}, `run: package "com.x;reboot": `},
+		{[]string{"-app", "com.x", "-iterations", "0", "--", "true"}, "run: iterations 0: want 1 to 1000"},
+		{[]string{"-app", "com.x", "-iterations", "1001", "--", "true"}, "run: iterations 1001: want 1 to 1000"},
+		{[]string{"-app", "com.x", "-step", "a#2", "--", "true"}, `run: step "a#2": want a name without '#' or newlines`},
+		{[]string{"-app", "com.x", "-restart", "warm", "--", "true"}, `run: restart "warm": want cold or none`},
+		{[]string{"-app", "com.x", "-timeout", "-1s", "--", "true"}, "run: timeout -1s is negative"},
+		{[]string{"-app", "com.x", "-budget", "/nonexistent/b.json", "--", "true"}, "run: -budget: stat /nonexistent/b.json: no such file or directory (-update records it)"},
+	} {
+		var out bytes.Buffer
+		err := run(append([]string{"run"}, tc.args...), &out, &out)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("perfgate run %q: %v, want %q\n%s", tc.args, err, tc.want, out.String())
+		}
+	}
+}
