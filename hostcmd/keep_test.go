@@ -3,6 +3,7 @@ package hostcmd
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -66,6 +67,27 @@ func FuzzKeeper(f *testing.F) {
 		}
 		if got, want := k.Bytes(), keepWant(out, max); !bytes.Equal(got, want) {
 			t.Errorf("max %d, chunk %d: kept %q, want %q", max, chunk, got, want)
+		}
+	})
+}
+
+// FuzzParseRestart: only "cold" and "none" are restarts; anything else is
+// an error that quotes it.
+func FuzzParseRestart(f *testing.F) {
+	for _, s := range []string{"cold", "none", "warm", "", "cold\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseRestart(s)
+		switch {
+		case s == "cold" || s == "none":
+			if err != nil || r.String() != s {
+				t.Errorf("ParseRestart(%q) = %v, %v", s, r, err)
+			}
+		case err == nil:
+			t.Errorf("ParseRestart(%q) = %v, want an error", s, r)
+		case !strings.HasPrefix(err.Error(), "restart ") || !strings.HasSuffix(err.Error(), ": want cold or none"):
+			t.Errorf("ParseRestart(%q): %v", s, err)
 		}
 	})
 }
