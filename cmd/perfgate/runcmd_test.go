@@ -341,3 +341,52 @@ func TestRunCommandWrongCalls(t *testing.T) {
 		}
 	}
 }
+
+// -update records the budgets of a command's step from its iterations
+// (one step, "iteration", however many ran), and the next run is judged
+// by them and passes.
+func TestRunCommandUpdate(t *testing.T) {
+	t.Parallel()
+	testenv.ADB(t)
+	dev, srv := flingPhone(t)
+	dir := t.TempDir()
+	bf := filepath.Join(dir, "flow.budget.json")
+	args := func(more ...string) []string {
+		return append([]string{"run", "-adb", srv.Addr, "-serial", dev.Serial(), "-app", "com.perfgate.demo", "-restart", "none",
+			"-iterations", "2", "-results", dir, "-budget", bf}, append(more,
+			"--", "sh", "-c", `adb shell input swipe 540 1600 540 640 300 && sleep 0.8`)...)
+	}
+	var out bytes.Buffer
+	// The app's CPU share follows how long a step lasts on this host:
+	// the recorded limits leave it room.
+	if err := run(args("-update", "-headroom", "200"), &out, &out); err != nil {
+		t.Fatalf("-update: %v\n%s", err, out.String())
+	}
+	b, err := budget.ReadBudgetFile(bf)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if len(b.Steps) != 1 || b.Steps["iteration"]["jank"] == nil {
+		t.Fatalf("recorded budgets %+v, want the step iteration's, jank among them", b.Steps)
+	}
+	out.Reset()
+	if err := run(args(), &out, &out); err != nil {
+		t.Fatalf("the run after -update: %v\n%s", err, out.String())
+	}
+	// Two sessions of one process write two Results.
+	_, path, _ := strings.Cut(out.String(), "result: ")
+	path, _, _ = strings.Cut(path, "\n")
+	r, err := result.ReadResult(path)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	judged := 0
+	for _, v := range r.Verdicts {
+		if v.Kind == budget.KindBudget {
+			judged++
+		}
+	}
+	if judged == 0 || budget.Failed(r.Verdicts) != 0 {
+		t.Errorf("verdicts %+v: want the recorded budgets judged and passed", r.Verdicts)
+	}
+}
