@@ -79,6 +79,9 @@ type Config struct {
 	// Begin, when set, is called once iteration i's step is open (i
 	// counts from 0).
 	Begin func(i int)
+	// Progress, when set, gets a line as each iteration begins: "run:
+	// iteration 2 of 5: maestro test flow.yaml".
+	Progress io.Writer
 }
 
 // Command is one iteration's command as Exec gets it.
@@ -130,6 +133,9 @@ func Run(ctx context.Context, s *perftest.Session, dev *adbx.Device, argv []stri
 		}
 		var it Iteration
 		s.Step(cfg.Step, func() {
+			if cfg.Progress != nil {
+				fmt.Fprintf(cfg.Progress, "run: iteration %d of %d: %s\n", i+1, cfg.Iterations, strings.Join(argv, " "))
+			}
 			if cfg.Begin != nil {
 				cfg.Begin(i)
 			}

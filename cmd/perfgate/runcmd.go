@@ -39,7 +39,7 @@ func commandRun(sigs <-chan os.Signal, args, argv []string, stdout, stderr io.Wr
 	if err != nil {
 		return clihelp.Wrong(f.fs, fmt.Errorf("run: %w", err))
 	}
-	cfg.Stdout, cfg.Stderr = stdout, stderr
+	cfg.Stdout, cfg.Stderr, cfg.Progress = stdout, stderr, stderr
 	sc, budgets, err := f.commandBudgets(cfg, *budgetPath, *results)
 	if err != nil {
 		return err
@@ -53,9 +53,6 @@ func commandRun(sigs <-chan os.Signal, args, argv []string, stdout, stderr io.Wr
 	dev, s, err := f.session(stopCtx, pc, stdout)
 	if err != nil {
 		return err
-	}
-	cfg.Begin = func(i int) {
-		fmt.Fprintf(stderr, "run: iteration %d of %d: %s\n", i+1, cfg.Iterations, strings.Join(argv, " "))
 	}
 	its := hostcmd.Run(stopCtx, s, dev, argv, cfg)
 	r := s.Stop()
@@ -97,7 +94,7 @@ func (f *runFlags) session(stopCtx context.Context, cfg perftest.Config, stdout 
 	if _, ok := stopsignal.Caught(stopCtx); ok && err != nil {
 		return nil, nil, interrupted(stopCtx, "before the device was open; nothing measured")
 	} else if err != nil {
-		return nil, nil, fmt.Errorf("run: %w", err)
+		err = fmt.Errorf("run: %w", err)
 	}
-	return dev, s, nil
+	return dev, s, err
 }
