@@ -32,9 +32,9 @@ func commandRun(sigs <-chan os.Signal, args, argv []string, stdout, stderr io.Wr
 	if err := clihelp.Parse(f.fs, args); err != nil {
 		return err
 	}
-	cfg, err := config()
-	if err == nil && (len(argv) == 0 || argv[0] == "" || f.fs.NArg() > 0 || f.pool.on() || *f.update && *budgetPath == "") {
-		err = errors.New("want a command after --, no scenario file nor -pool, and -update only with -budget")
+	cfg, err := config(argv)
+	if err == nil && (f.fs.NArg() > 0 || f.pool.on() || *f.update && *budgetPath == "") {
+		err = errors.New("with a command, no scenario file nor -pool, and -update only with -budget")
 	}
 	if err != nil {
 		return clihelp.Wrong(f.fs, fmt.Errorf("run: %w", err))

@@ -322,8 +322,10 @@ func TestRunCommandWrongCalls(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-app", "com.x", "--"}, "run: want a command after --, no scenario file nor -pool, and -update only with -budget"},
-		{[]string{"-app", "com.x", "flow.json", "--", "true"}, "run: want a command after --, no scenario file nor -pool"},
+		{[]string{"-app", "com.x", "--"}, "run: no command after --"},
+		{[]string{"-app", "com.x", "--", "./no-such-flow.sh", "-v"}, `run: command "./no-such-flow.sh": `},
+		{[]string{"-app", "com.x", "--", "maestr0"}, `run: command "maestr0": exec: "maestr0": executable file not found in $PATH`},
+		{[]string{"-app", "com.x", "flow.json", "--", "true"}, "run: with a command, no scenario file nor -pool, and -update only with -budget"},
 		{[]string{"-app", "com.x", "-update", "--", "true"}, "-update only with -budget"},
 		{[]string{"--", "true"}, `run: package "": `},
 		{[]string{"-app", "com.x;reboot", "--", "true"}, `run: package "com.x;reboot": `},
