@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/internal/filename"
 	"github.com/perfgate/perfgate/perftest"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Restart is what happens to the app before each iteration.
@@ -110,8 +111,10 @@ type Iteration struct {
 
 // Run runs argv (on the host, or through cfg.Exec) once per iteration,
 // each iteration a step of s, on the device s measures, until the last
-// iteration, the first that fails, or ctx's end. Whatever fails is
-// recorded in s's Result as a verdict; an interrupted step is unfinished.
+// iteration, the first that fails, or ctx's end. Each step keeps its
+// command, exit status and output file (result.Step.Command); whatever
+// fails is recorded in s's Result as a verdict; an interrupted step is
+// unfinished.
 func Run(ctx context.Context, s *perftest.Session, dev *adbx.Device, argv []string, cfg Config) []Iteration {
 	cfg = cfg.withDefaults()
 	if err := cfg.Check(); err != nil {
@@ -142,6 +145,12 @@ func Run(ctx context.Context, s *perftest.Session, dev *adbx.Device, argv []stri
 			it = cfg.once(ctx, s, dev, argv, i, name)
 			if it.Unfinished {
 				s.EndUnfinished()
+			}
+		})
+		s.EditStep(name, func(st *result.Step) {
+			st.Command = &result.Command{Argv: argv, Exit: it.Exit}
+			if it.Log != "" {
+				st.Command.Log = filepath.Base(it.Log)
 			}
 		})
 		if it.Failed != "" && !it.Unfinished {

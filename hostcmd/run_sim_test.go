@@ -66,9 +66,9 @@ func settle(dev *simdevice.Device) {
 
 // The same swipe through a scenario step and through a command run by
 // hostcmd.Run (in process here, so that both run on the bubble's fake
-// clock) gives the same Result: every field of the step, the verdicts of
-// the same budgets, the notes. The command's exit status is in the
-// Iteration, not the Result.
+// clock) gives the same Result: every field of the step but the command
+// it ran around (Step.Command), the verdicts of the same budgets, the
+// notes.
 func TestRunEqualsScenario(t *testing.T) {
 	t.Parallel()
 	budgets, err := budget.ParseBudgetFile("budgets.json", []byte(`{"schema": "`+budget.BudgetSchema+`",
@@ -119,8 +119,14 @@ func TestRunEqualsScenario(t *testing.T) {
 	if a == nil || b == nil || len(viaScenario.Steps) != 1 || len(viaCommand.Steps) != 1 {
 		t.Fatalf("steps %v and %v", viaScenario.Steps, viaCommand.Steps)
 	}
-	// Every field as the Result file has it (time.Time values of one
-	// instant may differ in their monotonic reading).
+	// What differs: the command step says what ran around it.
+	want := result.Command{Argv: []string{"sh", "-c", "adb shell input swipe 540 1600 540 640 300; sleep 1.2"}, Exit: 0, Log: "flow__scroll.log"}
+	if a.Command != nil || b.Command == nil || !reflect.DeepEqual(*b.Command, want) {
+		t.Errorf("commands %+v and %+v, want none and %+v", a.Command, b.Command, want)
+	}
+	b.Command = nil
+	// Every other field as the Result file has it (time.Time values of
+	// one instant may differ in their monotonic reading).
 	if ja, jb := jsonOf(t, a), jsonOf(t, b); ja != jb {
 		t.Errorf("the step differs:\nscenario %s\ncommand %s", ja, jb)
 	}
@@ -193,6 +199,9 @@ func TestRunTimeout(t *testing.T) {
 		}
 		if len(r.Steps) != 2 || r.Steps[1].Name != "iteration#2" || r.Steps[1].HostEndNs-r.Steps[1].HostStartNs != int64(2*time.Second) {
 			t.Fatalf("steps %+v", r.Steps)
+		}
+		if c := r.Steps[1].Command; c == nil || c.Exit != -1 || c.Log != "flow__iteration_2.log" || r.Steps[0].Command.Exit != 0 {
+			t.Errorf("commands %+v and %+v", r.Steps[0].Command, c)
 		}
 		if st := r.Step("iteration"); st.Frames().Frames == 0 || st.ActionFailed != "" {
 			t.Errorf("the first iteration: %d frames, failed %q", st.Frames().Frames, st.ActionFailed)

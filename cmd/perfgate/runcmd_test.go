@@ -69,7 +69,8 @@ var wallClockFields = []string{"host_start", "host_end", "host_start_ns", "host_
 // there or not measured, saying so.
 var secondly = []string{"thermal", "battery"}
 
-// comparable is a step's JSON without its name, wallClockFields (which it
+// comparable is a step's JSON without its name, the command it ran
+// around (a command run's step alone has one), wallClockFields (which it
 // must have all the same), the frame times of its causes and the number
 // of samples its memory figures rest on.
 func comparable(t *testing.T, st *result.Step) (map[string]any, []string) {
@@ -83,7 +84,7 @@ func comparable(t *testing.T, st *result.Step) (map[string]any, []string) {
 		t.Fatal(err)
 	}
 	var had []string
-	for _, k := range append(wallClockFields, "name") {
+	for _, k := range append(wallClockFields, "name", "command") {
 		if _, ok := m[k]; ok {
 			had = append(had, k)
 		}
@@ -189,6 +190,10 @@ func TestRunCommandEqualsScenario(t *testing.T) {
 	}
 	a, hadA := comparable(t, ra.Steps[0])
 	b, hadB := comparable(t, rb.Steps[0])
+	if c := rb.Steps[0].Command; ra.Steps[0].Command != nil || c == nil || c.Exit != 0 || c.Log != "flow__scroll.log" || c.Argv[0] != "sh" {
+		t.Errorf("commands %+v and %+v, want none and sh's, exit 0", ra.Steps[0].Command, c)
+	}
+	hadA = append(hadA, "command")
 	if !reflect.DeepEqual(a, b) || !slices.Equal(hadA, hadB) {
 		ja, _ := json.MarshalIndent(a, "", " ")
 		jb, _ := json.MarshalIndent(b, "", " ")
@@ -265,6 +270,9 @@ func TestRunCommandFails(t *testing.T) {
 		!strings.Contains(failed[0].Line, "exit status 3 (output "+filepath.Join(dir, "run__iteration_2.log")+")") {
 		t.Errorf("failing verdicts %+v", failed)
 	}
+	if c := r.Steps[1].Command; c == nil || c.Exit != 3 || r.Steps[0].Command.Exit != 0 {
+		t.Errorf("commands %+v and %+v, want exit 0 and 3", r.Steps[0].Command, c)
+	}
 	if r.Steps[0].ActionFailed != "" || r.Steps[1].ActionFailed != failed[0].Line || !strings.Contains(out.String(), failed[0].Line+"\n") {
 		t.Errorf("steps %+v\n%s", r.Steps, out.String())
 	}
@@ -305,8 +313,8 @@ func TestRunCommandInterrupted(t *testing.T) {
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
-	if len(r.Steps) != 1 || !r.Steps[0].Unfinished || r.Steps[0].Name != "iteration" {
-		t.Fatalf("steps %+v, want an unfinished iteration", r.Steps)
+	if len(r.Steps) != 1 || !r.Steps[0].Unfinished || r.Steps[0].Name != "iteration" || r.Steps[0].Command == nil || r.Steps[0].Command.Exit != -1 {
+		t.Fatalf("steps %+v, want an unfinished iteration, its command stopped", r.Steps)
 	}
 	want := `perfgate run "iteration": "sh -c sleep 600 & echo \"background $((0))pid=$!\" >&2; wait": interrupted: terminated (SIGTERM); the step is marked unfinished`
 	if !strings.Contains(stdout.String(), want) {
