@@ -56,7 +56,8 @@ const DefaultKeep = 256 << 10
 // Config is how a command is run around a session. The zero value runs
 // the command once as the step "iteration", the app force-stopped first.
 type Config struct {
-	// Package is the app the session measures, which Cold force-stops.
+	// Package is the app the session measures, which Cold force-stops
+	// (required).
 	Package string
 	// Step names the iterations' step (default "iteration"): the first
 	// is Step, the next Step#2, Step#3, …
