@@ -60,3 +60,15 @@ func (s *Session) Restarting(fn func()) {
 	}()
 	fn()
 }
+
+// EditStep calls fn, under the session's lock, with the step named name
+// (none: nothing), to add what only the caller knows (Step.Command).
+func (s *Session) EditStep(name string, fn func(*result.Step)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.res.Steps {
+		if st.Name == name {
+			fn(st)
+		}
+	}
+}

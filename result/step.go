@@ -21,6 +21,9 @@ type Step struct {
 	// Session.FailStep): the step did not do all it was to measure, so
 	// its figures are never recorded as budgets or baselines.
 	ActionFailed string `json:"action_failed,omitempty"`
+	// Command is the command of the host the step ran around (`perfgate
+	// run -- COMMAND`, package hostcmd); nil for any other step.
+	Command *Command `json:"command,omitempty"`
 	// The window on the host (wall clock and ns since session start) and
 	// on the device's monotonic clock; a frame belongs to the step when its
 	// time (see Frame.Time) is in [DeviceStartNs, DeviceEndNs).

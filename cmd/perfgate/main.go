@@ -12,7 +12,7 @@
 //	                                          write HTML, Markdown and benchstat reports of Results
 //	perfgate compare [-alpha 0.05] [-threshold 10] base.json|dir new.json|dir
 //	                                          compare runs with the regression gate's statistics
-//	perfgate run [-update] scenario.json      run a scenario file's UI steps and check its budgets
+//	perfgate run [-update] scenario.json|-app P -- CMD  run a scenario file's steps, or a command; check budgets
 //	perfgate run -pool [-per-model] [-parallel n] [-shard k/n] scenario.json
 //	                                          the same on every device of a device pool
 //	perfgate layer -package P [-serial S] [LIST]
@@ -49,7 +49,7 @@ commands:
   simdevice  serve a simulated Android device for adb connect
   report     write HTML, Markdown and benchstat reports of Results
   compare    compare a baseline with new runs; exit 1 on a significant regression
-  run        run a scenario file: UI steps, each measured, and its budgets
+  run        run a scenario file's UI steps, or any command (-- COMMAND), measured, and budgets
   history    keep every run; trends, change points, digests, budget suggestions
   layer      name the SurfaceFlinger layer of an app and how to save its frame times
 `

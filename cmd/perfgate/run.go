@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/devicepool"
 	"github.com/perfgate/perfgate/internal/clihelp"
 	"github.com/perfgate/perfgate/internal/stopsignal"
+	"github.com/perfgate/perfgate/perftest"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/scenario"
@@ -26,6 +28,7 @@ import (
 
 const runUsage = `usage: perfgate run [-update] [-serial S] [-adb host:port] scenario.json
        perfgate run -pool [-per-model] [-parallel N] [-shard k/n] [-update] scenario.json
+       perfgate run -app PKG [-iterations N] [-budget FILE] [flags] -- COMMAND [ARG...]
 
 Runs a scenario file: launches and drives the app through uiautomator2, each
 step measured, then checks the file's budgets. Exits 1 when a step fails or
@@ -73,6 +76,8 @@ took for one phone).
 jank types on 12+) into the results folder: true, or an object with
 buffer_kb (1024 to 1048576), categories (atrace categories) and
 max_duration_ms.
+With "--" COMMAND runs here -iterations times, each a step (see package
+hostcmd); a non-zero exit or -timeout fails the step and ends the run.
 `
 
 // runScenario is `perfgate run`; SIGINT, SIGTERM and SIGHUP stop it early
@@ -80,6 +85,9 @@ max_duration_ms.
 func runScenario(args []string, stdout, stderr io.Writer) error {
 	sigs, stop := stopsignal.Notify()
 	defer stop()
+	if i := slices.Index(args, "--"); i >= 0 {
+		return commandRun(sigs, args[:i], args[i+1:], stdout, stderr)
+	}
 	return scenarioRun(sigs, args, stdout, stderr)
 }
 
@@ -166,10 +174,10 @@ func scenarioRun(sigs <-chan os.Signal, args []string, stdout, stderr io.Writer)
 	report.WriteSteps(stdout, r)
 	report.WriteHealth(stdout, r)
 	if _, ok := stopsignal.Caught(stopCtx); ok {
-		return runCut(stopCtx, s, r, len(sc.Steps), stdout)
+		return runCut(stopCtx, s.Session(), r, s.Errors(), len(sc.Steps), stdout)
 	}
 	notes := sc.Judge(r, budgets, *f.update, budget.Headroom{Pct: *f.headroom})
-	return runEnd(sc, s, r, notes, stdout)
+	return runEnd(sc, s.Session(), r, notes, "perfgate run -update "+sc.Path, stdout)
 }
 
 // open opens the device (the simulated phone the file asks for, started
@@ -222,10 +230,10 @@ func interrupted(ctx context.Context, where string) error {
 // runCut writes the Result of a run a signal cut short: its budgets are
 // neither checked nor rewritten, since a cut run would break them or
 // record from half a step.
-func runCut(ctx context.Context, s *scenario.Scenario, r *result.Result, steps int, stdout io.Writer) error {
-	werr := s.Session().Publish()
+func runCut(ctx context.Context, s *perftest.Session, r *result.Result, errs []string, steps int, stdout io.Writer) error {
+	werr := s.Publish()
 	report.WritePath(stdout, r)
-	for _, e := range s.Errors() {
+	for _, e := range errs {
 		fmt.Fprintln(stdout, e)
 	}
 	if werr != nil {
@@ -236,9 +244,10 @@ func runCut(ctx context.Context, s *scenario.Scenario, r *result.Result, steps i
 
 // runEnd writes the Result of a run that ended and prints every failing
 // verdict it holds: crashes no step expected, failed actions, broken
-// budgets, refused updates. Any of them is exit status 1.
-func runEnd(sc *scenario.File, s *scenario.Scenario, r *result.Result, notes []string, stdout io.Writer) error {
-	werr := s.Session().Publish()
+// budgets, refused updates. Any of them is exit status 1. update is the
+// command that rewrites the budget file.
+func runEnd(sc *scenario.File, s *perftest.Session, r *result.Result, notes []string, update string, stdout io.Writer) error {
+	werr := s.Publish()
 	report.WritePath(stdout, r)
 	for _, n := range notes {
 		fmt.Fprintln(stdout, n)
@@ -248,7 +257,7 @@ func runEnd(sc *scenario.File, s *scenario.Scenario, r *result.Result, notes []s
 		fmt.Fprintln(stdout, werr)
 	}
 	if o.Failed[budget.KindBudget] > 0 && sc.BudgetPath != "" {
-		fmt.Fprintf(stdout, "run 'perfgate run -update %s' to rewrite %s if the change is intended\n", sc.Path, sc.BudgetPath)
+		fmt.Fprintf(stdout, "run '%s' to rewrite %s if the change is intended\n", update, sc.BudgetPath)
 	}
 	if o.OK() {
 		return nil
