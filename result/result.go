@@ -59,6 +59,9 @@ type Result struct {
 	Samples        []Sample        `json:"samples"`
 	// Memory holds the slow lane's `dumpsys meminfo` samples.
 	Memory []MemorySample `json:"memory_samples"`
+	// HeapDumps are the app's Java heap dumps, when the session took them
+	// (perftest Config.HeapDumps).
+	HeapDumps *HeapDumps `json:"heap_dumps,omitempty"`
 	// Traffic holds the traffic counters, read in whichever lane their
 	// source belongs to (RunConfig.TrafficSource).
 	Traffic []TrafficSample `json:"traffic_samples"`

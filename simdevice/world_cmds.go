@@ -25,6 +25,8 @@ func (w *World) Am(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return w.amStart(ctx, args[1:], stdout, stderr)
 	case "profile":
 		return w.amProfile(args[1:], stdout, stderr)
+	case "dumpheap":
+		return w.amDumpheap(args[1:], stdout, stderr)
 	case "force-stop", "kill":
 		if len(args) < 2 {
 			fmt.Fprintf(stderr, "Error: no package specified for %s\n", args[0])

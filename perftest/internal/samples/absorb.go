@@ -285,17 +285,7 @@ func (s *Source) AbsorbSlow(p Slow, out []adbx.Result, send, recv int64, forStep
 	if m.HasRSS {
 		ms.RSSKB = m.RSSKB
 	}
-	if sm := m.Summary; sm.Present {
-		ms.Summary = map[string]int64{
-			"java_heap_kb":     sm.JavaHeapKB,
-			"native_heap_kb":   sm.NativeHeapKB,
-			"code_kb":          sm.CodeKB,
-			"stack_kb":         sm.StackKB,
-			"graphics_kb":      sm.GraphicsKB,
-			"private_other_kb": sm.PrivateOtherKB,
-			"system_kb":        sm.SystemKB,
-		}
-	}
+	ms.Summary = result.MeminfoSummary(m.Summary)
 	s.env.Result.Memory = append(s.env.Result.Memory, ms)
 }
 
