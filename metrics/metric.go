@@ -59,6 +59,7 @@ const (
 	MemStackMax        Name = "mem_stack_max"
 	MemGraphicsMax     Name = "mem_graphics_max"
 	MemPrivateOtherMax Name = "mem_private_other_max"
+	MemGPUMax          Name = "mem_gpu_max"
 	TrafficIntervals   Name = "traffic_intervals"
 	Rx                 Name = "rx"
 	Tx                 Name = "tx"
@@ -222,6 +223,8 @@ var catalogue = []Def{
 		BenchUnit: "graphics-max-B", BenchScale: 1024},
 	{Name: MemPrivateOtherMax, Unit: "KiB", Better: Lower, Family: FamilyPSS, Doc: "dumpsys meminfo App Summary Private Other, highest read",
 		BenchUnit: "private-other-max-B", BenchScale: 1024},
+	{Name: MemGPUMax, Unit: "KiB", Better: Lower, Family: FamilyPSS, Doc: "dumpsys gpu --gpumem, the app's process total, highest read",
+		BenchUnit: "gpu-max-B", BenchScale: 1024},
 	{Name: TrafficIntervals, Unit: "intervals", Better: Neither, Count: true, Family: FamilyTraffic, Doc: "read intervals the byte counts span", Span: TrafficIntervals},
 	{Name: Rx, Unit: "B", Better: Lower, Family: FamilyTraffic, Doc: "bytes received",
 		BenchUnit: "rx-B", BenchScale: 1, Summary: true, Budget: true, Span: TrafficIntervals},

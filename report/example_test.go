@@ -79,7 +79,7 @@ func ExampleWriteBenchstat() {
 	// BenchmarkPerf/test=TestJankyScroll/step=scroll 1 166 frames 55.3073 fps 3 jank 3 deadline-missed 2 perfdog-jank 1 perfdog-bigjank 7.82123 perfdog-stutter-% 3 chromium-jank 8 max-frame-delay-periods 7.52655e+06 p50-frame-ns 8.22627e+06 p90-frame-ns 8.24612e+06 p95-frame-ns 9.58333e+07 p99-frame-ns 3 slow-frames 0 frozen-frames 7.16356 app-cpu-% 8.53659 app-cpu-p90-% 8.75 app-cpu-max-% 57.3085 app-core-cpu-% 11.0973 device-cpu-% 1.26976e+08 pss-max-B 0 pss-growth-B/min 1.88416e+08 rss-max-B 6008 rx-B 1502 tx-B 32.9 battery-max-C -328.2 battery-current-mA 0 crashes
 	// # scroll: not measured: jank_frametimeline (trace: no Perfetto trace read for the step)
 	// # scroll: not measured: sm_gt (gt sm: no Choreographer log read for the step)
-	// # scroll: not measured: mem_java_heap_max, mem_native_heap_max, mem_code_max, mem_stack_max, mem_graphics_max, mem_private_other_max (memory: the Result keeps only the step's last App Summary (written before the highest of each row was kept))
+	// # scroll: not measured: mem_java_heap_max, mem_native_heap_max, mem_code_max, mem_stack_max, mem_graphics_max, mem_private_other_max, mem_gpu_max (memory: the Result keeps only the step's last App Summary (written before the highest of each row was kept))
 	// # scroll: not measured: startup_initial, startup_full (startup: the step launched nothing)
 	// # scroll: not measured: max_block (blocks: the session did not look for causes)
 	// # scroll: not measured: anrs (anrs: the session did not look for causes)

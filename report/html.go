@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/report/internal/memchart"
 	"github.com/perfgate/perfgate/report/internal/sessview"
 	"github.com/perfgate/perfgate/result"
 )
@@ -208,17 +210,11 @@ func htmlResultOf(r *result.Result, i int, opts Options, label string) htmlResul
 	for _, f := range sessview.Facts(r) {
 		hr.Facts = append(hr.Facts, htmlFact(f))
 	}
-	keys := make([]string, 0, len(r.Config.Sources))
-	for k := range r.Config.Sources {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(r.Config.Sources)) {
 		hr.Sources = append(hr.Sources, htmlFact{k, r.Config.Sources[k]})
 	}
-	failures := Failures(r, opts.Budgets)
-	hr.Failed = len(failures) > 0
-	hr.Failures = failures
+	hr.Failures = Failures(r, opts.Budgets)
+	hr.Failed = len(hr.Failures) > 0
 	of := sessview.Beyond(label, resultName(r))
 	for j, st := range r.Steps {
 		hs := htmlStep{Name: st.Name, Of: of, Anchor: fmt.Sprintf("r%d-s%d", i+1, j+1), Duration: st.Duration().Round(time.Millisecond).String(),
@@ -242,6 +238,7 @@ func htmlResultOf(r *result.Result, i int, opts Options, label string) htmlResul
 		for _, c := range charts {
 			hs.Charts = append(hs.Charts, template.HTML(c.svg()))
 		}
+		hs.Charts = append(hs.Charts, template.HTML(memchart.Breakdown(r.Memory, st.HostStartNs, st.HostEndNs)))
 		for _, m := range StepMetrics(st) {
 			hm := htmlMetric{Metric: m, Shown: metrics.FormatValue(m.Value, "")}
 			hm.Verdict, hm.Budget = metricVerdict(vs, m.Name)

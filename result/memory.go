@@ -44,7 +44,16 @@ func memBreakdown(m MemoryStats, whyPSS string) []breakdown {
 		}
 		out[i] = breakdown{k.Name, float64(v), w}
 	}
-	return out
+	gpu := breakdown{name: metrics.MemGPUMax, why: whyPSS}
+	switch {
+	case m.GPUMaxKB != nil:
+		gpu.kb = float64(*m.GPUMaxKB)
+	case m.SummaryMax == nil && m.Summary != nil:
+		gpu.why = why // a Result written before either was kept
+	case whyPSS == "":
+		gpu.why = "memory: dumpsys gpu --gpumem gave no GPU memory totals in the step's reads (Android 11 and older keep none; so do kernels without the gpu_mem_total tracepoint)"
+	}
+	return append(out, gpu)
 }
 
 // MeminfoSummary is an App Summary as MemorySample.Summary keeps it; nil

@@ -40,6 +40,7 @@ func Memory(r *result.Result, st *result.Step, interval, slowInterval time.Durat
 				out.Summary = m.Summary
 			}
 			out.SummaryMax = summaryMax(out.SummaryMax, m.Summary)
+			out.GPUMaxKB = gpuMax(out.GPUMaxKB, m.GPUKB)
 		}
 	}
 	// A step shorter than a meminfo read (or one the lane was late for)
@@ -50,7 +51,7 @@ func Memory(r *result.Result, st *result.Step, interval, slowInterval time.Durat
 			if slices.Contains(m.Steps, st.Name) || m.HostNs >= st.HostStartNs && m.HostNs <= st.HostEndNs+int64(slowInterval) {
 				pss = append(pss, dumpsys.MemorySample{At: time.Duration(m.HostNs), KB: m.PSSKB})
 				out.Summary = m.Summary
-				out.SummaryMax = summaryMax(nil, m.Summary)
+				out.SummaryMax, out.GPUMaxKB = summaryMax(nil, m.Summary), m.GPUKB
 				break
 			}
 		}
@@ -195,4 +196,12 @@ func summaryMax(hi, s map[string]int64) map[string]int64 {
 		}
 	}
 	return hi
+}
+
+// gpuMax is the higher of two GPU memory figures, either nil when unread.
+func gpuMax(a, b *int64) *int64 {
+	if a == nil || b != nil && *b > *a {
+		return b
+	}
+	return a
 }
