@@ -12,11 +12,10 @@
 // `am dumpheap` returns before the dump is written on Android 10 and
 // older (ActivityManagerShellCommand.runDumpHeap hands the file to the app
 // and returns; Android 11 added a callback it waits for), and the app
-// writes the file as it walks its heap, so a dump is whole only when the
-// app logged "hprof: heap dump completed" (ART's hprof.cc) AND the file's
-// size then holds still between two reads; neither alone (a size can hold
-// still while the runtime pauses, and the log line can come before the
-// last bytes reach a slow storage).
+// writes the file as it walks its heap, pausing at times. A size that
+// holds still is no proof the dump is whole; the app's log line "hprof:
+// heap dump completed" (ART's hprof.cc) is, and the size is read until two
+// reads after it agree, so that the pull copies the file's final size.
 package heapdump
 
 import (
