@@ -85,7 +85,11 @@ func ParseLimit(s string) (Limit, error) {
 		}
 	}
 	if !metrics.Name(lhs).Known() {
-		return l, fmt.Errorf("perf budget %s: unknown metric %s (known: %s)", excerpt.Quote(s), excerpt.Quote(lhs), metrics.Names())
+		err := fmt.Errorf("perf budget %s: unknown metric %s (known: %s)", excerpt.Quote(s), excerpt.Quote(lhs), metrics.Names())
+		if len(err.Error()) > excerpt.MaxMessage { // two long quotes and the whole catalogue
+			err = fmt.Errorf("perf budget %s: unknown metric %s (the catalogue: README \"Metric definitions\")", excerpt.Quote(s), excerpt.Quote(lhs))
+		}
+		return l, err
 	}
 	l.Metric = metrics.Name(lhs)
 	v, err := strconv.ParseFloat(strings.TrimSpace(rhs), 64)
