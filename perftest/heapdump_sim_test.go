@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,7 +101,8 @@ func TestHeapDumpsNameTheLeak(t *testing.T) {
 func TestHeapDumpsRefused(t *testing.T) {
 	simtest.Bubble(t, func(t *testing.T) {
 		_, _, r := leakyPhone(t, false)
-		if r.Error != "" || r.HeapDumps == nil || !strings.Contains(r.HeapDumps.Note, "not debuggable") || r.HeapDumps.First != nil {
+		if r.Error != "" || r.HeapDumps == nil || !strings.Contains(r.HeapDumps.Note, "not debuggable") || r.HeapDumps.First != nil ||
+			!slices.Contains(r.Notes, r.HeapDumps.Note) {
 			t.Errorf("error %q, heap dumps %+v; want a note that the app is not debuggable", r.Error, r.HeapDumps)
 		}
 		if len(r.Step("scroll").Metrics()) == 0 {

@@ -273,8 +273,8 @@ func (s *Session) take(ctx context.Context, which string) (*result.HeapDump, *hp
 }
 
 // Stop takes the last dump, when the first was taken and the app still
-// runs in the same process (pids, its processes now), and stores both,
-// with the classes that grew between them, in r under mu.
+// runs in the same process, and stores both, with the classes that grew
+// between them, in r under mu; a note on the dumps goes to r's notes too.
 func (s *Session) Stop(ctx context.Context, mu sync.Locker, r *result.Result) {
 	if s == nil {
 		return
@@ -298,5 +298,8 @@ func (s *Session) Stop(ctx context.Context, mu sync.Locker, r *result.Result) {
 	}
 	mu.Lock()
 	r.HeapDumps = s.dumps
+	if s.dumps.Note != "" { // the reports show the session's notes
+		r.Notes = append(r.Notes, s.dumps.Note)
+	}
 	mu.Unlock()
 }
