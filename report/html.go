@@ -90,6 +90,7 @@ type htmlResult struct {
 	// Restarts are process changes the test caused (a cold launch).
 	Restarts []result.Crash
 	Trace    *htmlTrace
+	Memory   template.HTML // the App Summary over the session (memchart)
 }
 
 type htmlPage struct {
@@ -166,7 +167,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 {{range .Frames}}<tr><td class="num">{{.At}}</td><td>{{.Token}}</td><td class="num">{{.Length}}</td><td>{{if .App}}<span class="fail">{{.Jank}}</span>{{else}}{{.Jank}}{{end}}</td><td>{{.Present}}</td><td>{{.States}}</td><td>{{range $i, $s := .Slices}}{{if $i}}<br>{{end}}{{$s}}{{end}}</td><td>{{.Polled}}</td></tr>
 {{end}}</table>{{end}}{{end}}
 </section>
-{{end}}
+{{end}}{{.Memory}}
 {{if .Gaps}}<h3>Gaps ({{len .Gaps}} failed reads; samples around them are kept)</h3>
 <table class="gaps"><tr><th>at</th><th>lane</th><th>step</th><th>took</th><th>error</th></tr>
 {{range .Gaps}}<tr><td class="num">{{ms .HostNs}}</td><td>{{.Lane}}</td><td>{{.Step}}</td><td class="num">{{ms .DurationNs}}</td><td><code>{{.Error}}</code></td></tr>
@@ -206,7 +207,7 @@ func resultName(r *result.Result) string { return sessview.Name(r) }
 
 func htmlResultOf(r *result.Result, i int, opts Options, label string) htmlResult {
 	hr := htmlResult{Name: label, Anchor: fmt.Sprintf("r%d", i+1), Error: r.Error, Notes: r.Notes, Gaps: r.Gaps, Crashes: r.Crashes, Restarts: r.Restarts,
-		Trace: traceOf(r, opts.PageDir)}
+		Trace: traceOf(r, opts.PageDir), Memory: template.HTML(memchart.Session(r))}
 	for _, f := range sessview.Facts(r) {
 		hr.Facts = append(hr.Facts, htmlFact(f))
 	}
@@ -238,7 +239,6 @@ func htmlResultOf(r *result.Result, i int, opts Options, label string) htmlResul
 		for _, c := range charts {
 			hs.Charts = append(hs.Charts, template.HTML(c.svg()))
 		}
-		hs.Charts = append(hs.Charts, template.HTML(memchart.Breakdown(r.Memory, st.HostStartNs, st.HostEndNs)))
 		for _, m := range StepMetrics(st) {
 			hm := htmlMetric{Metric: m, Shown: metrics.FormatValue(m.Value, "")}
 			hm.Verdict, hm.Budget = metricVerdict(vs, m.Name)

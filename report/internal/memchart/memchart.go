@@ -1,14 +1,15 @@
-// Package memchart draws a step's memory broken down by the App Summary of
-// `dumpsys meminfo`: one stacked bar per read, Java heap at the bottom,
-// then native heap, code, stack, graphics and private other, each part
-// saying its row and size on hover. The bar's height is their sum, the
-// app's PSS less the System row.
+// Package memchart draws a session's memory broken down by the App Summary
+// of `dumpsys meminfo`: one stacked bar per read at its time, Java heap at
+// the bottom, then native heap, code, stack, graphics and private other,
+// each part saying its row and size on hover, over bands that mark the
+// steps. A bar's height is their sum, the app's PSS less the System row.
 //
-//	svg := memchart.Breakdown(r.Memory, st.HostStartNs, st.HostEndNs)
+//	svg := memchart.Session(r)
 package memchart
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/perfgate/perfgate/internal/svgchart"
 	"github.com/perfgate/perfgate/result"
@@ -34,29 +35,48 @@ func Reads(samples []result.MemorySample, startNs, endNs int64) []result.MemoryS
 	return out
 }
 
-// Breakdown is the chart of the reads in [startNs, endNs] as inline SVG;
-// a chart saying why it is empty when none printed an App Summary.
-func Breakdown(samples []result.MemorySample, startNs, endNs int64) string {
-	reads := Reads(samples, startNs, endNs)
+// Session is the chart of r's reads over the whole session, its steps
+// shaded, as inline SVG; a chart saying why it is empty when no read
+// printed an App Summary.
+func Session(r *result.Result) string {
+	reads := Reads(r.Memory, math.MinInt64, math.MaxInt64)
+	t0, t1 := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, m := range reads {
+		t0, t1 = min(t0, m.HostNs), max(t1, m.HostNs)
+	}
+	for _, st := range r.Steps {
+		t0, t1 = min(t0, st.HostStartNs), max(t1, st.HostEndNs)
+	}
+	return chart(reads, r.Steps, t0, t1)
+}
+
+// chart draws reads on an axis from t0 to t1 (host ns), steps as bands.
+func chart(reads []result.MemorySample, steps []*result.Step, t0, t1 int64) string {
 	c := svgchart.New(svgchart.Frame{W: 760, H: 230, PadL: 58, PadR: 14, PadT: 44, PadB: 34},
 		"chart", "data-chart", "memory-breakdown", "Memory by App Summary row per dumpsys meminfo read, MiB, stacked")
-	c.Label(svgchart.Label{X: 58, Y: 16, Size: 13, Bold: true, Text: "Memory by App Summary row per dumpsys meminfo read (stacked)"})
+	c.Label(svgchart.Label{X: 58, Y: 16, Size: 13, Bold: true, Text: "Memory by App Summary row per dumpsys meminfo read, over the session (stacked)"})
 	if len(reads) == 0 {
 		c.ScaleY(1, false)
 		c.Axes("MiB")
-		return c.NoData("no dumpsys meminfo read with an App Summary in the step (Android 5 and older print none)")
+		return c.NoData("no dumpsys meminfo read with an App Summary in the session (Android 5 and older print none)")
 	}
 	top := 0.0
 	for _, m := range reads {
 		top = max(top, float64(stack(m))/1024)
 	}
 	c.ScaleY(top, false)
+	span := max(float64(t1-t0)/1e9, 1e-3)
+	c.LinearX(span)
+	for _, st := range steps {
+		x0, x1 := c.X(float64(st.HostStartNs-t0)/1e9), c.X(float64(st.HostEndNs-t0)/1e9)
+		c.Band("step", x0, x1, "#f2f2f2", "step "+st.Name)
+	}
 	c.Axes("MiB")
-	slot := float64(c.PlotW()) / float64(len(reads))
-	w := max(1.5, min(40, slot*0.7))
-	for i, m := range reads {
-		x := float64(c.PadL) + slot*(float64(i)+0.5) - w/2
-		at := float64(m.HostNs-startNs) / 1e9
+	c.XTicks(0, span, svgchart.NiceStep(span/6), "s")
+	w := max(1.5, min(40, float64(c.PlotW())/float64(len(reads))*0.7))
+	for _, m := range reads {
+		at := float64(m.HostNs-t0) / 1e9
+		x := min(max(c.X(at)-w/2, float64(c.PadL)), float64(c.PadL+c.PlotW())-w)
 		var below float64
 		for _, r := range Rows {
 			v := float64(m.Summary[r.Key]) / 1024

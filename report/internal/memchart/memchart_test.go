@@ -14,9 +14,9 @@ import (
 
 var part = regexp.MustCompile(`<rect class="part" x="([\d.]+)" y="([\d.]+)" width="[\d.]+" height="([\d.]+)" fill="[^"]+"><title>([^:]+): (\d+) KiB`)
 
-// Two real reads: each bar stacks the six App Summary rows the capture
-// prints, every part as tall as its value on one scale, in the order of
-// Rows; a read outside the step is not drawn.
+// Three real reads over a session of two steps: each bar stacks the six
+// App Summary rows its capture prints, every part as tall as its value on
+// one scale, in the order of Rows, and each step is a band.
 func TestBreakdownOfRealReads(t *testing.T) {
 	var samples []result.MemorySample
 	for i, name := range []string{"yuvaupdate_modern_swappss_utf16le_a.txt", "yuvaupdate_modern_swappss_utf16le_b.txt", "frameprobe_samsung_s23_api34.txt"} {
@@ -26,10 +26,16 @@ func TestBreakdownOfRealReads(t *testing.T) {
 		}
 		samples = append(samples, result.MemorySample{HostNs: int64(i+1) * 1e9, PSSKB: m.PSSKB, Summary: result.MeminfoSummary(m.Summary)})
 	}
-	svg := Breakdown(samples, 0, 2e9)
+	r := &result.Result{Memory: samples, Steps: []*result.Step{{Name: "launch", HostStartNs: 5e8, HostEndNs: 15e8}, {Name: "scroll", HostStartNs: 2e9, HostEndNs: 4e9}}}
+	svg := Session(r)
 	parts := part.FindAllStringSubmatch(svg, -1)
-	if len(parts) != 2*len(Rows) {
-		t.Fatalf("%d parts, want %d (two reads of %d rows)", len(parts), 2*len(Rows), len(Rows))
+	if len(parts) != len(samples)*len(Rows) {
+		t.Fatalf("%d parts, want %d (%d reads of %d rows)", len(parts), len(samples)*len(Rows), len(samples), len(Rows))
+	}
+	for _, st := range r.Steps {
+		if !strings.Contains(svg, "<title>step "+st.Name+"</title>") {
+			t.Errorf("no band for step %s", st.Name)
+		}
 	}
 	// The scale, from the tallest part (the least rounded).
 	scale, tallest := 0.0, 0.0
@@ -51,7 +57,8 @@ func TestBreakdownOfRealReads(t *testing.T) {
 			t.Errorf("part %d (%s %d KiB) is %.1f px tall, want %.1f", i, row.Name, v, h, scale*float64(v))
 		}
 	}
-	if empty := Breakdown(samples, 10e9, 20e9); !strings.Contains(empty, "no dumpsys meminfo read with an App Summary") {
-		t.Errorf("a step without reads: %s", empty)
+	old := &result.Result{Memory: []result.MemorySample{{HostNs: 1e9, PSSKB: 5000}}, Steps: r.Steps}
+	if empty := Session(old); !strings.Contains(empty, "no dumpsys meminfo read with an App Summary") {
+		t.Errorf("a session of Android 4 reads: %s", empty)
 	}
 }
