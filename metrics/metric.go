@@ -60,6 +60,15 @@ const (
 	PSSMax             Name = "pss_max"
 	PSSGrowth          Name = "pss_growth"
 	RSSMax             Name = "rss_max"
+	// The App Summary of dumpsys meminfo, row by row: each the highest
+	// read in the step.
+	MemJavaHeapMax     Name = "mem_java_heap_max"
+	MemNativeHeapMax   Name = "mem_native_heap_max"
+	MemCodeMax         Name = "mem_code_max"
+	MemStackMax        Name = "mem_stack_max"
+	MemGraphicsMax     Name = "mem_graphics_max"
+	MemPrivateOtherMax Name = "mem_private_other_max"
+	MemGPUMax          Name = "mem_gpu_max"
 	TrafficIntervals   Name = "traffic_intervals"
 	Rx                 Name = "rx"
 	Tx                 Name = "tx"
@@ -239,6 +248,20 @@ var catalogue = []Def{
 		BenchUnit: "pss-growth-B/min", BenchScale: 1024},
 	{Name: RSSMax, Unit: "KiB", Better: Lower, Family: FamilyRSS, Doc: "/proc/<pid>/status VmRSS",
 		BenchUnit: "rss-max-B", BenchScale: 1024, Summary: true},
+	{Name: MemJavaHeapMax, Unit: "KiB", Better: Lower, Family: FamilyPSS, Doc: "dumpsys meminfo App Summary Java Heap, highest read",
+		BenchUnit: "java-heap-max-B", BenchScale: 1024},
+	{Name: MemNativeHeapMax, Unit: "KiB", Better: Lower, Family: FamilyPSS, Doc: "dumpsys meminfo App Summary Native Heap, highest read",
+		BenchUnit: "native-heap-max-B", BenchScale: 1024},
+	{Name: MemCodeMax, Unit: "KiB", Better: Lower, Family: FamilyPSS, Doc: "dumpsys meminfo App Summary Code, highest read",
+		BenchUnit: "code-max-B", BenchScale: 1024},
+	{Name: MemStackMax, Unit: "KiB", Better: Lower, Family: FamilyPSS, Doc: "dumpsys meminfo App Summary Stack, highest read",
+		BenchUnit: "stack-max-B", BenchScale: 1024},
+	{Name: MemGraphicsMax, Unit: "KiB", Better: Lower, Family: FamilyPSS, Doc: "dumpsys meminfo App Summary Graphics, highest read",
+		BenchUnit: "graphics-max-B", BenchScale: 1024},
+	{Name: MemPrivateOtherMax, Unit: "KiB", Better: Lower, Family: FamilyPSS, Doc: "dumpsys meminfo App Summary Private Other, highest read",
+		BenchUnit: "private-other-max-B", BenchScale: 1024},
+	{Name: MemGPUMax, Unit: "KiB", Better: Lower, Family: FamilyPSS, Doc: "dumpsys gpu --gpumem, the app's process total, highest read",
+		BenchUnit: "gpu-max-B", BenchScale: 1024},
 	{Name: TrafficIntervals, Unit: "intervals", Better: Neither, Count: true, Family: FamilyTraffic, Doc: "read intervals the byte counts span", Span: TrafficIntervals},
 	{Name: Rx, Unit: "B", Better: Lower, Family: FamilyTraffic, Doc: "bytes received",
 		BenchUnit: "rx-B", BenchScale: 1, Summary: true, Budget: true, Span: TrafficIntervals},

@@ -19,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/perftest/internal/devcmd"
 	"github.com/perfgate/perfgate/perftest/internal/ends"
 	"github.com/perfgate/perfgate/perftest/internal/framesrc"
+	"github.com/perfgate/perfgate/perftest/internal/heapdump"
 	"github.com/perfgate/perfgate/perftest/internal/readlog"
 	"github.com/perfgate/perfgate/perftest/internal/samples"
 	"github.com/perfgate/perfgate/perftest/internal/smooth"
@@ -53,6 +54,7 @@ type collector struct {
 	// counters.
 	samples   *samples.Source
 	pids      []int
+	heap      *heapdump.Session // Config.HeapDumps
 	ticks     int
 	noted     map[string]bool
 	clockGfx  clockmap.Map // gfxinfo "Uptime:" (CLOCK_MONOTONIC, ms)
@@ -174,6 +176,7 @@ func (c *collector) setup(ctx context.Context) error {
 		return err
 	}
 	c.setupCauses(ctx)
+	c.heap = heapdump.Start(ctx, c.cfg.HeapDumps, c.s.dev.batch, pullOf(c.s.dev), heapdump.Dest{Dir: c.cfg.resultsDir(), Base: result.Base(c.cfg.Name), Stem: c.cfg.fileStem()}, c.pids)
 	return nil
 }
 

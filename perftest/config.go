@@ -96,7 +96,8 @@ type Config struct {
 	Settle time.Duration
 	// Causes says how the session finds out why frames janked; the zero
 	// value finds what the device allows (see CauseOptions).
-	Causes CauseOptions
+	Causes    CauseOptions
+	HeapDumps bool // dump the app's Java heap around the steps (README "What leaked")
 	// Trace, when set, records a Perfetto trace around the session and
 	// reads it into the steps (see TraceConfig).
 	Trace *TraceConfig

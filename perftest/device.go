@@ -33,6 +33,13 @@ type puller interface {
 	pull(ctx context.Context, remote string, w io.Writer) error
 }
 
+func pullOf(dev device) func(context.Context, string, io.Writer) error {
+	if p, ok := dev.(puller); ok {
+		return p.pull
+	}
+	return nil
+}
+
 // streamer is a device that can hand a command's output over as it is
 // printed (adb's shell service), for outputs too large to hold whole. A
 // command that fails reads as an error from the reader (*adbx.ExitError

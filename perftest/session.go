@@ -587,6 +587,7 @@ func (s *Session) stop() {
 
 	// The trace ends after the last poll, so it holds every frame counted.
 	s.col.stopTrace(context.Background())
+	s.col.heap.Stop(context.Background(), &s.mu, s.res)
 	// Crash logcat reads take the lock when they finish.
 	s.col.aux.Wait()
 	s.mu.Lock()

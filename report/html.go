@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/report/internal/memchart"
 	"github.com/perfgate/perfgate/report/internal/powerchart"
 	"github.com/perfgate/perfgate/report/internal/sessview"
 	"github.com/perfgate/perfgate/result"
@@ -89,6 +91,7 @@ type htmlResult struct {
 	// Restarts are process changes the test caused (a cold launch).
 	Restarts []result.Crash
 	Trace    *htmlTrace
+	Memory   template.HTML // the App Summary over the session (memchart)
 }
 
 type htmlPage struct {
@@ -165,7 +168,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 {{range .Frames}}<tr><td class="num">{{.At}}</td><td>{{.Token}}</td><td class="num">{{.Length}}</td><td>{{if .App}}<span class="fail">{{.Jank}}</span>{{else}}{{.Jank}}{{end}}</td><td>{{.Present}}</td><td>{{.States}}</td><td>{{range $i, $s := .Slices}}{{if $i}}<br>{{end}}{{$s}}{{end}}</td><td>{{.Polled}}</td></tr>
 {{end}}</table>{{end}}{{end}}
 </section>
-{{end}}
+{{end}}{{.Memory}}
 {{if .Gaps}}<h3>Gaps ({{len .Gaps}} failed reads; samples around them are kept)</h3>
 <table class="gaps"><tr><th>at</th><th>lane</th><th>step</th><th>took</th><th>error</th></tr>
 {{range .Gaps}}<tr><td class="num">{{ms .HostNs}}</td><td>{{.Lane}}</td><td>{{.Step}}</td><td class="num">{{ms .DurationNs}}</td><td><code>{{.Error}}</code></td></tr>
@@ -205,21 +208,15 @@ func resultName(r *result.Result) string { return sessview.Name(r) }
 
 func htmlResultOf(r *result.Result, i int, opts Options, label string) htmlResult {
 	hr := htmlResult{Name: label, Anchor: fmt.Sprintf("r%d", i+1), Error: r.Error, Notes: r.Notes, Gaps: r.Gaps, Crashes: r.Crashes, Restarts: r.Restarts,
-		Trace: traceOf(r, opts.PageDir)}
+		Trace: traceOf(r, opts.PageDir), Memory: template.HTML(memchart.Session(r))}
 	for _, f := range sessview.Facts(r) {
 		hr.Facts = append(hr.Facts, htmlFact(f))
 	}
-	keys := make([]string, 0, len(r.Config.Sources))
-	for k := range r.Config.Sources {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(r.Config.Sources)) {
 		hr.Sources = append(hr.Sources, htmlFact{k, r.Config.Sources[k]})
 	}
-	failures := Failures(r, opts.Budgets)
-	hr.Failed = len(failures) > 0
-	hr.Failures = failures
+	hr.Failures = Failures(r, opts.Budgets)
+	hr.Failed = len(hr.Failures) > 0
 	of := sessview.Beyond(label, resultName(r))
 	for j, st := range r.Steps {
 		hs := htmlStep{Name: st.Name, Of: of, Anchor: fmt.Sprintf("r%d-s%d", i+1, j+1), Duration: st.Duration().Round(time.Millisecond).String(),

@@ -202,6 +202,8 @@ func TestHTMLStructure(t *testing.T) {
 	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{Budgets: budgets}))
 	page := b.String()
 	cs := charts(t, page)
+	assert.Equal(t, cs[len(cs)-1].Chart, "memory-breakdown") // the session's, after its steps
+	cs = cs[:len(cs)-1]
 	assert.Equal(t, len(cs), 6*len(r.Steps))
 	for i, st := range r.Steps {
 		step := cs[6*i : 6*i+6]
@@ -318,7 +320,7 @@ func TestHTMLEmptyStep(t *testing.T) {
 		Steps: []*result.Step{{Name: "idle", HostEndNs: 1e9, DeviceEndNs: 1e9}}}
 	var b bytes.Buffer
 	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{}))
-	assert.Equal(t, strings.Count(b.String(), `class="nodata"`), 6)
+	assert.Equal(t, strings.Count(b.String(), `class="nodata"`), 7) // and the session's memory breakdown
 	var md bytes.Buffer
 	assert.NilError(t, report.WriteMarkdown(&md, []*result.Result{r}, report.Options{}))
 	assert.Assert(t, strings.Contains(md.String(), "| crashes | 0 |"))
@@ -552,7 +554,7 @@ func TestHTMLHugeStep(t *testing.T) {
 		{Source: "surfaceflinger", Window: "w", LatencyFrame: surfaceflinger.LatencyFrame{ActualPresent: math.MaxInt64 - 1}}}}
 	var b bytes.Buffer
 	assert.NilError(t, report.WriteHTML(&b, []*result.Result{r}, report.Options{Budgets: []budget.Limit{{Metric: "fps", Value: math.MaxFloat64}}}))
-	assert.Equal(t, len(charts(t, b.String())), 6)
+	assert.Equal(t, len(charts(t, b.String())), 7) // the step's and the session's memory breakdown
 	assert.Assert(t, b.Len() < 200_000, "page of %d bytes", b.Len())
 }
 

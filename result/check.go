@@ -64,6 +64,7 @@ func (s *Step) Measurements() []budget.Measurement {
 			m.Causes[metrics.JankPerfDog] = why
 		}
 	}
+	m.Causes = memoryCause(m.Causes, s.res)
 	if c := s.Causes; c != nil {
 		if b, ok := c.MaxBlock(); ok {
 			m.Evidence[metrics.MaxBlock] = []string{fmt.Sprintf("at %.2fs in %s", b.AtS, b.Where())}

@@ -186,6 +186,9 @@ func (st *Step) catalogue() []entry {
 	add(metrics.PSSMax, whyPSS, float64(m.PSSMaxKB), metrics.PSSMax.Def().Doc)
 	add(metrics.PSSGrowth, whyGrowth, m.PSSGrowthKBPerMin, metrics.PSSGrowth.Def().Doc)
 	add(metrics.RSSMax, whyRSS, float64(m.RSSMaxKB), metrics.RSSMax.Def().Doc)
+	for _, b := range memBreakdown(m, whyPSS) {
+		add(b.name, b.why, b.kb, b.name.Def().Doc)
+	}
 
 	var tr TrafficStats
 	whyTr := "traffic: not collected"

@@ -59,6 +59,9 @@ type Result struct {
 	Samples        []Sample        `json:"samples"`
 	// Memory holds the slow lane's `dumpsys meminfo` samples.
 	Memory []MemorySample `json:"memory_samples"`
+	// HeapDumps are the app's Java heap dumps, when the session took them
+	// (perftest Config.HeapDumps).
+	HeapDumps *HeapDumps `json:"heap_dumps,omitempty"`
 	// Traffic holds the traffic counters, read in whichever lane their
 	// source belongs to (RunConfig.TrafficSource).
 	Traffic []TrafficSample `json:"traffic_samples"`
@@ -391,6 +394,9 @@ type MemorySample struct {
 	SwapKB   int64 `json:"swap_kb,omitempty"`
 	// Summary holds the App Summary rows (java_heap_kb, native_heap_kb, ...).
 	Summary map[string]int64 `json:"summary,omitempty"`
+	// GPUKB is the app's GPU memory by dumpsys gpu --gpumem (Android 12+)
+	// read in the same round trip; nil where it gave none.
+	GPUKB *int64 `json:"gpu_kb,omitempty"`
 	// Steps name the steps that began since the read before this one:
 	// each step's start calls for a read, so that a step shorter than the
 	// slow interval (or one the lane was late for) still has one.

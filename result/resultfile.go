@@ -191,7 +191,7 @@ func (r *Result) Rewrite() error {
 
 // stemKinds are the extensions of the files named after a stem: a Result
 // and the files it links.
-var stemKinds = []string{".json", ".folded", ".perfetto-trace"}
+var stemKinds = []string{".json", ".folded", ".perfetto-trace", ".heap-first.hprof", ".heap-last.hprof"}
 
 // StemFree reports whether no file that a session names after stem is
 // there: stem.json, and the files a Result links, stem.folded and
@@ -459,7 +459,7 @@ func sweep(dir, base string) {
 // file of the kind its extension ext names, one a later run may replace: a
 // regular file that no running process holds, that this process did not
 // write, and that starts as perfgate's files of that kind do. Only
-// Results, folded stacks and Perfetto traces qualify, the kinds perfgate
+// Results, folded stacks, Perfetto traces and heap dumps qualify, the kinds perfgate
 // names after a test; a link, or a file perfgate cannot tell for its own,
 // never does.
 func earlier(p string, fi fs.FileInfo, ext string) bool {
@@ -475,6 +475,8 @@ func earlier(p string, fi fs.FileInfo, ext string) bool {
 		n, is = 4096, isFoldedStart
 	case ".perfetto-trace":
 		n, is = 16, isTraceStart
+	case ".heap-first.hprof", ".heap-last.hprof":
+		n, is = 13, func(b []byte, _ bool) bool { return string(b) == "JAVA PROFILE " }
 	default:
 		return false
 	}

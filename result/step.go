@@ -224,6 +224,13 @@ type MemoryStats struct {
 	RSSMeanKB         float64 `json:"rss_mean_kb"`
 	// Summary is the last App Summary inside the step.
 	Summary map[string]int64 `json:"summary,omitempty"`
+	// SummaryMax is the highest of each App Summary row over the step's
+	// reads (the keys of Summary), the figures of the mem_…_max metrics;
+	// nil when no read printed an App Summary (Android 5 and older).
+	SummaryMax map[string]int64 `json:"summary_max_kb,omitempty"`
+	// GPUMaxKB is the highest GPU memory of the step's reads (dumpsys gpu
+	// --gpumem), mem_gpu_max; nil where no read gave one.
+	GPUMaxKB *int64 `json:"gpu_max_kb,omitempty"`
 	// PSSSamples and RSSSamples count what the figures came from.
 	PSSSamples int `json:"pss_samples"`
 	RSSSamples int `json:"rss_samples"`

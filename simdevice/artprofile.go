@@ -74,13 +74,9 @@ func (w *World) amProfile(args []string, stdout, stderr io.Writer) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.advanceLocked()
-	a := w.app
-	if a == nil || (rest[0] != w.wl.Package && rest[0] != strconv.Itoa(a.pid)) {
-		return amException(stderr, "profile", "java.lang.IllegalArgumentException: Unknown process: "+rest[0])
-	}
-	if !w.wl.Debuggable && !w.cfg.Root {
-		return amException(stderr, "profile", fmt.Sprintf("java.lang.SecurityException: Process not debuggable: ProcessRecord{%s %d:%s/u0a%d}",
-			identityHash(a.pid, "ProcessRecord"), a.pid, w.wl.Package, w.wl.UID-10000))
+	a, code := w.debuggableAppLocked(rest[0], func(e string) int { return amException(stderr, "profile", e) })
+	if a == nil {
+		return code
 	}
 	if op == "start" {
 		file := vfs.Clean(rest[1], "/")

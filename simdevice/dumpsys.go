@@ -32,6 +32,8 @@ func (w *World) Dumpsys(args []string, stdout, stderr io.Writer) int {
 		return w.dumpsysSurfaceFlinger(rest, stdout)
 	case "meminfo":
 		return w.dumpsysMeminfo(rest, stdout)
+	case "gpu":
+		return w.dumpsysGPU(rest, stdout)
 	case "display":
 		return w.dumpsysDisplay(stdout)
 	case "battery":

@@ -83,6 +83,8 @@ type Phase struct {
 	// Native and Java heap growth while the phase runs, in KiB per second.
 	JavaGrowthKiBps   float64 `json:"java_growth_kibps,omitempty"`
 	NativeGrowthKiBps float64 `json:"native_growth_kibps,omitempty"`
+	// Leak makes the phase keep instances of a class it never frees.
+	Leak *Leak `json:"leak,omitempty"`
 
 	RxBps float64 `json:"rx_bps,omitempty"`
 	TxBps float64 `json:"tx_bps,omitempty"`
@@ -356,6 +358,9 @@ func (w *Workload) validatePhase(f string, p *Phase, names map[string]bool) erro
 	}
 	if p.JavaGrowthKiBps < -1e6 || p.NativeGrowthKiBps < -1e6 {
 		return badField(f, "growth out of range")
+	}
+	if err := p.Leak.validate(f); err != nil {
+		return err
 	}
 	if c := p.Crash; c != nil {
 		if c.AfterMs < 0 || (p.DurationMs > 0 && c.AfterMs >= p.DurationMs) {

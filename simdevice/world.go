@@ -94,6 +94,7 @@ type World struct {
 	recPid      int
 	anrs        []anrReport
 	artProf     *artProfile // the `am profile` running, nil for none
+	heap        *heapState  // what the app leaked, nil for nothing
 	// files is the device's file tree, where programs write what they
 	// write with -o (simpleperf record).
 	files fileStore

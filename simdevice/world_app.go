@@ -146,6 +146,7 @@ func (w *World) accumulateLocked(from, to int64) {
 		if p := w.phase; p != nil && w.fg == fgResumed && w.displayAt < 0 {
 			a.javaKiB += p.JavaGrowthKiBps * dt
 			a.natKiB += p.NativeGrowthKiBps * dt
+			w.leakLocked(p, dt)
 			if tr := w.traffic[w.wl.UID]; tr != nil {
 				tr.rx += p.RxBps * dt
 				tr.tx += p.TxBps * dt

@@ -27,6 +27,8 @@ func (w *World) Am(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return w.amProfile(args[1:], stdout, stderr)
 	case "broadcast":
 		return w.amBroadcast(args[1:], stdout)
+	case "dumpheap":
+		return w.amDumpheap(args[1:], stdout, stderr)
 	case "force-stop", "kill":
 		if len(args) < 2 {
 			fmt.Fprintf(stderr, "Error: no package specified for %s\n", args[0])

@@ -54,25 +54,26 @@ type recordFlags struct {
 	serial, pkg, out, server   *string
 	source, layer              *string
 	duration, interval, giveUp *time.Duration
-	wait, unplug               *bool
+	wait, unplug, heapDumps    *bool
 	trace                      traceOpts
 }
 
 func newRecordFlags(stderr io.Writer) *recordFlags {
 	fs := newFlagSet("record", recordUsage, stderr)
 	return &recordFlags{fs: fs,
-		serial:   fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)"),
-		pkg:      fs.String("package", "", "the app's package name (required)"),
-		duration: cliflag.Duration(fs, "duration", 0, "how long to record; 0 records until Ctrl-C"),
-		out:      fs.String("out", "result.json", `where to write the Result JSON ("-" for stdout); without -out, result.json or the first free result-N.json`),
-		server:   fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)"),
-		interval: cliflag.Duration(fs, "interval", 0, "cheap-lane sampling interval (default 100ms; lowered, with a note, where the device's frame buffers hold less)"),
-		source:   fs.String("source", "auto", "frame source: auto, gfxinfo or surfaceflinger"),
-		layer:    fs.String("layer", "", "SurfaceFlinger layer to poll (default: picked from --list)"),
-		wait:     fs.Bool("wait", false, "start even when the app is not running yet"),
-		unplug:   fs.Bool("unplug-battery", false, "tell BatteryService the phone is unplugged while recording (dumpsys battery unplug, reset at the end)"),
-		giveUp:   cliflag.Duration(fs, "give-up", 10*time.Second, "end the recording, keeping what it took, once the phone has not answered for this long"),
-		trace:    traceFlags(fs),
+		serial:    fs.String("serial", "", "device serial (default $ANDROID_SERIAL, else the only device)"),
+		pkg:       fs.String("package", "", "the app's package name (required)"),
+		duration:  cliflag.Duration(fs, "duration", 0, "how long to record; 0 records until Ctrl-C"),
+		out:       fs.String("out", "result.json", `where to write the Result JSON ("-" for stdout); without -out, result.json or the first free result-N.json`),
+		server:    fs.String("adb", "", "adb server host:port (default $ADB_SERVER_SOCKET, else $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)"),
+		interval:  cliflag.Duration(fs, "interval", 0, "cheap-lane sampling interval (default 100ms; lowered, with a note, where the device's frame buffers hold less)"),
+		source:    fs.String("source", "auto", "frame source: auto, gfxinfo or surfaceflinger"),
+		layer:     fs.String("layer", "", "SurfaceFlinger layer to poll (default: picked from --list)"),
+		wait:      fs.Bool("wait", false, "start even when the app is not running yet"),
+		unplug:    fs.Bool("unplug-battery", false, "tell BatteryService the phone is unplugged while recording (dumpsys battery unplug, reset at the end)"),
+		giveUp:    cliflag.Duration(fs, "give-up", 10*time.Second, "end the recording, keeping what it took, once the phone has not answered for this long"),
+		trace:     traceFlags(fs),
+		heapDumps: fs.Bool("heap-dumps", false, "dump the app's Java heap (debuggable apps) at the start and the end, beside the Result, and name the classes that grew"),
 	}
 }
 
@@ -117,7 +118,7 @@ func (f *recordFlags) config(args []string, onTick func(result.Live)) (perftest.
 		return perftest.Config{}, fmt.Errorf("record: -source %q: want auto, gfxinfo or surfaceflinger", *f.source)
 	}
 	cfg := perftest.Config{Package: *f.pkg, Name: "record", ResultFile: *f.out, Interval: *f.interval, FrameSource: src,
-		Layer: *f.layer, WaitForApp: *f.wait, GiveUpAfter: *f.giveUp, OnTick: onTick, Trace: tc, TraceFile: traceFile}
+		Layer: *f.layer, WaitForApp: *f.wait, GiveUpAfter: *f.giveUp, OnTick: onTick, Trace: tc, TraceFile: traceFile, HeapDumps: *f.heapDumps}
 	cfg.Energy.UnplugBattery = *f.unplug
 	return cfg, nil
 }

@@ -285,16 +285,9 @@ func (s *Source) AbsorbSlow(p Slow, out []adbx.Result, send, recv int64, forStep
 	if m.HasRSS {
 		ms.RSSKB = m.RSSKB
 	}
-	if sm := m.Summary; sm.Present {
-		ms.Summary = map[string]int64{
-			"java_heap_kb":     sm.JavaHeapKB,
-			"native_heap_kb":   sm.NativeHeapKB,
-			"code_kb":          sm.CodeKB,
-			"stack_kb":         sm.StackKB,
-			"graphics_kb":      sm.GraphicsKB,
-			"private_other_kb": sm.PrivateOtherKB,
-			"system_kb":        sm.SystemKB,
-		}
+	ms.Summary = result.MeminfoSummary(m.Summary)
+	if p.gpu >= 0 {
+		ms.GPUKB = gpuKB(out[p.gpu], m.PID)
 	}
 	s.env.Result.Memory = append(s.env.Result.Memory, ms)
 }
@@ -338,4 +331,21 @@ func parseBatteryUevent(b []byte) (result.BatteryReading, bool) {
 		br.CurrentMA = st.CurrentMA
 	}
 	return br, true
+}
+
+// GPUMemAPI is the first API level whose GpuService keeps each process's
+// GPU memory (dumpsys gpu --gpumem, Android 12).
+const GPUMemAPI = 31
+
+// gpuKB is the GPU memory of process pid in a `dumpsys gpu --gpumem`
+// read, in KiB; nil when the read gave no totals. A snapshot that does not
+// list pid is 0: GpuMem lists every process holding GPU memory.
+func gpuKB(res adbx.Result, pid int) *int64 {
+	g, err := dumpsys.ParseGPUMem(devcmd.Output(res))
+	if err != nil || pid <= 0 {
+		return nil
+	}
+	b, _ := g.ProcessBytes(pid)
+	kb := b / 1024
+	return &kb
 }

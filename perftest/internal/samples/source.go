@@ -229,18 +229,22 @@ func (s *Source) Plan(add func(string) int, ticks int, clock func()) Plan {
 // Slow is the slow lane's round trip: its commands and where each read
 // sits in them.
 type Slow struct {
-	Cmds         []string
-	meminfo, net int
+	Cmds              []string
+	meminfo, net, gpu int
 }
 
 // SlowPlan is the slow lane's commands: meminfo while the app runs
 // (running), and netstats when that is the traffic source (both take tens
 // of ms on a phone).
 func (s *Source) SlowPlan(running bool) Slow {
-	p := Slow{meminfo: -1, net: -1}
+	p := Slow{meminfo: -1, net: -1, gpu: -1}
 	if s.cfg.Memory && running {
 		p.meminfo = len(p.Cmds)
 		p.Cmds = append(p.Cmds, "dumpsys meminfo "+adbx.Quote(s.cfg.Package))
+		if s.env.Result.Device.API >= GPUMemAPI {
+			p.gpu = len(p.Cmds)
+			p.Cmds = append(p.Cmds, dumpsys.GPUMemSource)
+		}
 	}
 	if s.found.Traffic == TrafficNetstats {
 		p.net = len(p.Cmds)

@@ -39,6 +39,8 @@ func Memory(r *result.Result, st *result.Step, interval, slowInterval time.Durat
 			if m.Summary != nil {
 				out.Summary = m.Summary
 			}
+			out.SummaryMax = summaryMax(out.SummaryMax, m.Summary)
+			out.GPUMaxKB = gpuMax(out.GPUMaxKB, m.GPUKB)
 		}
 	}
 	// A step shorter than a meminfo read (or one the lane was late for)
@@ -49,6 +51,7 @@ func Memory(r *result.Result, st *result.Step, interval, slowInterval time.Durat
 			if slices.Contains(m.Steps, st.Name) || m.HostNs >= st.HostStartNs && m.HostNs <= st.HostEndNs+int64(slowInterval) {
 				pss = append(pss, dumpsys.MemorySample{At: time.Duration(m.HostNs), KB: m.PSSKB})
 				out.Summary = m.Summary
+				out.SummaryMax, out.GPUMaxKB = summaryMax(nil, m.Summary), m.GPUKB
 				break
 			}
 		}
@@ -179,4 +182,26 @@ func oneAtATime(samples []dumpsys.MemorySample) []dumpsys.MemorySample {
 		out = append(out, x)
 	}
 	return out
+}
+
+// summaryMax is hi, raised row by row to the App Summary s of one more
+// read; nil while no read printed one.
+func summaryMax(hi, s map[string]int64) map[string]int64 {
+	for k, v := range s {
+		if hi == nil {
+			hi = map[string]int64{}
+		}
+		if cur, ok := hi[k]; !ok || v > cur {
+			hi[k] = v
+		}
+	}
+	return hi
+}
+
+// gpuMax is the higher of two GPU memory figures, either nil when unread.
+func gpuMax(a, b *int64) *int64 {
+	if a == nil || b != nil && *b > *a {
+		return b
+	}
+	return a
 }
