@@ -322,7 +322,9 @@ func (p *budgetParser) models(into map[string]*ModelBudgets) error {
 // parseEntry decodes and checks one entry.
 func parseEntry(raw []byte, metric string) (*Entry, error) {
 	if !metrics.Name(metric).Known() {
-		return nil, fmt.Errorf("unknown metric (known: %s)", metrics.Names())
+		// The file's name, the step and the metric come before this: the
+		// list is cut to keep the whole message bounded.
+		return nil, fmt.Errorf("unknown metric (known: %s)", knownNames(excerpt.MaxMessage/2))
 	}
 	var e Entry
 	d := json.NewDecoder(bytes.NewReader(raw))

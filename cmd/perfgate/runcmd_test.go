@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -60,9 +61,10 @@ const flingBudgets = `{"schema": "perfgate.budget/v1", "steps": {"scroll": {"jan
 // this machine's pace): its times, the counters averaged over it, its
 // ticks and those that failed (gaps), where its frames fall in it (at_s,
 // time_ns and jank_at_s, which must only be shifted: see shifted), and
-// the main thread's stacks sampled meanwhile.
+// the main thread's stacks sampled meanwhile, and the energy drawn over
+// it (whose mean power must agree within the bounds: see samePower).
 var wallClockFields = []string{"host_start", "host_end", "host_start_ns", "host_end_ns", "device_start_ns", "device_end_ns",
-	"cpu", "ticks", "gaps", "traffic", "jank_at_s"}
+	"cpu", "ticks", "gaps", "traffic", "jank_at_s", "energy"}
 
 // secondly are the figures read once a second: whether two reads fall
 // around a step of 1.3 s depends on the host's pace too, so they may be
@@ -198,6 +200,9 @@ func TestRunCommandEqualsScenario(t *testing.T) {
 		ja, _ := json.MarshalIndent(a, "", " ")
 		jb, _ := json.MarshalIndent(b, "", " ")
 		t.Errorf("the steps differ (beside %v, %v):\nscenario %s\ncommand %s", hadA, hadB, ja, jb)
+	}
+	if !samePower(ra.Steps[0], rb.Steps[0]) {
+		t.Errorf("energy %+v and %+v: not one mean power within their bounds", ra.Steps[0].Energy, rb.Steps[0].Energy)
 	}
 	if !shifted(ra.Steps[0].JankAtS, rb.Steps[0].JankAtS) {
 		t.Errorf("janky frames at %v s and %v s into the steps: not one shift", ra.Steps[0].JankAtS, rb.Steps[0].JankAtS)
@@ -399,4 +404,16 @@ func TestRunCommandUpdate(t *testing.T) {
 	if judged == 0 || budget.Failed(r.Verdicts) != 0 {
 		t.Errorf("verdicts %+v: want the recorded budgets judged and passed", r.Verdicts)
 	}
+}
+
+// samePower reports whether two steps drew the same mean power, within
+// the sum of their error bounds (each step's energy bound over its
+// length), with the same sign convention.
+func samePower(a, b *result.Step) bool {
+	ea, eb := a.Energy, b.Energy
+	if ea == nil || eb == nil || !ea.Measured || !eb.Measured || ea.Convention != eb.Convention {
+		return false
+	}
+	da, db := float64(a.HostEndNs-a.HostStartNs)/1e9, float64(b.HostEndNs-b.HostStartNs)/1e9
+	return math.Abs(ea.PowerMeanMW-eb.PowerMeanMW) <= ea.ErrorMJ/da+eb.ErrorMJ/db
 }

@@ -35,8 +35,12 @@ func (l *Lane) Summarise(st *result.Step, r *result.Result, note devcmd.Note) {
 	if l.cmd == dumpsysCmd {
 		src = dumpsysSrc
 	}
-	if r.Config.Sources != nil && l.cmd != "" {
-		r.Config.Sources["energy"] = fmt.Sprintf("%s, every %v", src, l.opt.Interval)
+	if v := fmt.Sprintf("%s, every %v", src, l.opt.Interval); r.Config.Sources != nil && l.cmd != "" && r.Config.Sources["energy"] != v {
+		// A new map: the checkpoints written before share the old one,
+		// and may be encoding it now.
+		srcs := maps.Clone(r.Config.Sources)
+		srcs["energy"] = v
+		r.Config.Sources = srcs
 	}
 	conv := Detect(readings(ps))
 	e := &result.EnergyStats{Source: src, Convention: conv.Text, Rule: Rule, Why: l.why}
