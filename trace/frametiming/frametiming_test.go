@@ -35,7 +35,7 @@ type truthFrame struct {
 // writeTrace writes the frames as a phone would: FrameTimeline's expected
 // and actual surface frames, the main thread's doFrame and RenderThread's
 // DrawFrames slices (atrace), on CPUs 1 and 2.
-func writeTrace(t *testing.T, fs []truthFrame, unfinished bool) []byte {
+func writeTrace(t testing.TB, fs []truthFrame, unfinished bool) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := tracewriter.New(&buf)
