@@ -61,6 +61,9 @@ func (st phoneState) String() string {
 // looks for the profiler's files too.
 func cleanedByNext(t *testing.T, dev *simdevice.Device, d *adbx.Device, before phoneState) {
 	t.Helper()
+	// A perfetto the earlier session's last command stopped exits a moment
+	// later: what it left is read once it has.
+	dev.Settle()
 	left := readPhone(t, dev)
 	t.Logf("left by the earlier session: %s", left)
 	dev.World().Skip(looperLease + time.Second)

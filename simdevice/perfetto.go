@@ -443,6 +443,25 @@ func (d *Device) endPerfetto(run *perfettoRun, _ bool) {
 	}
 }
 
+// Settle waits until no process of the phone is between a stop signal and
+// its exit: a perfetto that was told to stop writes its file and exits a
+// moment later. After Settle what the phone shows (files, processes) stays
+// as it is until a command changes it.
+func (d *Device) Settle() {
+	pr := &d.perfettoRuns
+	pr.mu.Lock()
+	var ending []chan struct{}
+	for _, r := range pr.runs {
+		if r.stopped {
+			ending = append(ending, r.exited)
+		}
+	}
+	pr.mu.Unlock()
+	for _, c := range ending {
+		<-c
+	}
+}
+
 // killPerfetto is kill(2) for the perfetto processes: SIGTERM, SIGINT and
 // SIGHUP stop the recording (the file is written, then the process exits),
 // SIGKILL kills it without a file, 0 probes.
