@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/report/internal/memchart"
 	"github.com/perfgate/perfgate/report/internal/powerchart"
 	"github.com/perfgate/perfgate/report/internal/sessview"
+	"github.com/perfgate/perfgate/report/internal/traceview"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -71,7 +72,7 @@ type htmlStep struct {
 	Thermal    *result.ThermalStats
 	Battery    *result.BatteryStats
 	MemSummary []htmlFact
-	Trace      *htmlTraceStep
+	Trace      *traceview.Step
 }
 
 type htmlResult struct {
@@ -90,7 +91,7 @@ type htmlResult struct {
 	Crashes  []result.Crash
 	// Restarts are process changes the test caused (a cold launch).
 	Restarts []result.Crash
-	Trace    *htmlTrace
+	Trace    *traceview.Trace
 	Memory   template.HTML // the App Summary over the session (memchart)
 }
 
@@ -208,7 +209,7 @@ func resultName(r *result.Result) string { return sessview.Name(r) }
 
 func htmlResultOf(r *result.Result, i int, opts Options, label string) htmlResult {
 	hr := htmlResult{Name: label, Anchor: fmt.Sprintf("r%d", i+1), Error: r.Error, Notes: r.Notes, Gaps: r.Gaps, Crashes: r.Crashes, Restarts: r.Restarts,
-		Trace: traceOf(r, opts.PageDir), Memory: template.HTML(memchart.Session(r))}
+		Trace: traceview.Session(r, opts.PageDir), Memory: template.HTML(memchart.Session(r))}
 	for _, f := range sessview.Facts(r) {
 		hr.Facts = append(hr.Facts, htmlFact(f))
 	}
@@ -220,7 +221,7 @@ func htmlResultOf(r *result.Result, i int, opts Options, label string) htmlResul
 	of := sessview.Beyond(label, resultName(r))
 	for j, st := range r.Steps {
 		hs := htmlStep{Name: st.Name, Of: of, Anchor: fmt.Sprintf("r%d-s%d", i+1, j+1), Duration: st.Duration().Round(time.Millisecond).String(),
-			Windows: st.Windows, Thermal: st.ThermalStats, Battery: st.BatteryStats, Trace: traceStepOf(st)}
+			Windows: st.Windows, Thermal: st.ThermalStats, Battery: st.BatteryStats, Trace: traceview.StepOf(st)}
 		if st.Unfinished {
 			hs.Flags = append(hs.Flags, "unfinished: the session stopped inside this step")
 		}
