@@ -24,9 +24,10 @@ func Rails(st *result.Step) string {
 		}
 		return `<p class="notes rails-absent">Power rails not measured: ` + template.HTMLEscapeString(why) + "</p>"
 	}
-	title := "Energy per power rail group over the step (dumpsys android.hardware.power.stats.IPowerStats/default), mJ"
+	title := "Energy per power rail group over the step (IPowerStats), mJ"
 	c := svgchart.New(frame, "chart", "data-chart", "power-rails", title)
 	c.Label(svgchart.Label{Class: "title", X: float64(frame.PadL), Y: 16, Bold: true, Text: title})
+	c.Label(svgchart.Label{X: float64(frame.PadL), Y: 32, Size: 11, Fill: "#666", Text: "dumpsys android.hardware.power.stats.IPowerStats/default; bars with their error bound"})
 	top := 0.0
 	for g, v := range e.Rails {
 		top = max(top, v+e.RailsErrorMJ[g])

@@ -30,9 +30,9 @@ func Session(r *result.Result) string {
 	if !ran {
 		return ""
 	}
-	title := "Power drawn from the battery per read over the session (current_now × voltage_now), mW"
+	title := "Power drawn from the battery per read over the session, mW"
 	if sign == 0 {
-		title = "Battery power per read over the session (current_now × voltage_now), mW with the sign the phone reports"
+		title = "Battery power per read over the session, mW with the phone's sign"
 	}
 	c := svgchart.New(frame, "chart", "data-chart", "power-session", title)
 	c.Label(svgchart.Label{Class: "title", X: float64(frame.PadL), Y: 16, Bold: true, Text: title})
@@ -63,7 +63,7 @@ func Session(r *result.Result) string {
 		c.VLine("step-edge", c.X(float64(st.HostStartNs-t0)/1e9), svgchart.Paint{Stroke: "#bbb", Width: 1}, "start of step "+st.Name)
 	}
 	c.Axes("mW")
-	c.XTicks(0, span, svgchart.NiceStep(span/6), "s")
+	c.XTicks(0, span, svgchart.NiceStep(span), "s")
 	at := func(p result.PowerSample) (x, y float64) {
 		return c.X(float64(p.HostNs-t0) / 1e9), c.Y(d * p.CurrentMA * p.VoltageMV / 1000)
 	}
@@ -73,7 +73,7 @@ func Session(r *result.Result) string {
 		c.Dot(svgchart.Dot{X: x, Y: y, R: 2, Paint: svgchart.Paint{Fill: "#d62728"}, Title: fmt.Sprintf("%.2f s: %.0f mW (%s)", float64(p.HostNs-t0)/1e9, d*p.CurrentMA*p.VoltageMV/1000, p.Status)})
 	}
 	if conv != "" {
-		c.Label(svgchart.Label{X: float64(frame.PadL), Y: 32, Size: 11, Fill: "#666", Text: "sign: " + conv})
+		c.Label(svgchart.Label{X: float64(frame.PadL), Y: 32, Size: 11, Fill: "#666", Text: "current_now × voltage_now; sign: " + conv})
 	}
 	return c.End()
 }
