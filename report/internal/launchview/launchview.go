@@ -58,7 +58,7 @@ func Of(r *result.Result, st *result.Step) *View {
 		}
 		l := Launch{N: i + 1, Caption: fmt.Sprintf("Launch %d of %d: %d ms to initial display (am start -W TotalTime)", i+1, len(su.Iterations), it.TotalTimeMs)}
 		if it.Compilation != "" {
-			l.Caption += ", compiled " + it.Compilation
+			l.Caption += ", compiler filter " + it.Compilation
 		}
 		t0 := it.Phases[0].DeviceStartNs
 		for _, p := range it.Phases {
