@@ -33,6 +33,10 @@ type TraceOptions struct {
 	// From and To bound the step, as TraceWindow reads them, on Clock
 	// ("boottime" or "monotonic") for integer times.
 	From, To, Clock string
+	// Marker and MainThreads are trace.Options': what takes each atrace
+	// marker, and the app's main threads kept whole.
+	Marker      func(ts int64, tid int32, line []byte)
+	MainThreads bool
 }
 
 // ReadTrace reads the Perfetto trace at path (gzipped too) as a stream
@@ -52,7 +56,7 @@ func ReadTrace(path string, o TraceOptions) (*Trace, error) {
 		return nil, err
 	}
 	defer f.Close()
-	a, readErr := trace.Analyze(f, trace.Options{Package: o.Package, TopSlices: o.TopSlices})
+	a, readErr := trace.Analyze(f, trace.Options{Package: o.Package, TopSlices: o.TopSlices, Marker: o.Marker, MainThreads: o.MainThreads})
 	if readErr != nil && a.Packets == 0 {
 		return nil, fmt.Errorf("%s: %w", path, readErr)
 	}

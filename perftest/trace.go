@@ -10,10 +10,20 @@ import (
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/perftest/internal/clockmap"
 	"github.com/perfgate/perfgate/perftest/internal/devcmd"
+	"github.com/perfgate/perfgate/perftest/internal/startupphase"
 	"github.com/perfgate/perfgate/perftest/internal/tracing"
 	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/trace"
 	"github.com/perfgate/perfgate/trace/sections"
 )
+
+// TraceLaunches are the cold starts in a trace read for the app's package
+// with trace.Options.MainThreads, begun in [start, end) (trace clock):
+// each launch's phases as a step keeps them, times on the trace clock, and
+// why phases are absent ("" when none is). perfgate analyze trace uses it.
+func TraceLaunches(a *trace.Analysis, start, end int64) ([][]result.StartupPhase, string) {
+	return startupphase.Phases(a, start, end)
+}
 
 // TraceConfig says how a session records a Perfetto trace around its steps
 // (Config.Trace, WithTrace). The zero value records with the defaults.

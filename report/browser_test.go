@@ -54,7 +54,8 @@ func TestBrowserRendersReport(t *testing.T) {
 	dom, logs, colours := browsertest.Render(t, bin, page, filepath.Join(dir, "report.png"), "1100,2400")
 	cs := charts(t, dom)
 	assert.Equal(t, cs[len(cs)-1].Chart, "memory-breakdown") // the session's, after its steps
-	cs = cs[:len(cs)-1]
+	assert.Equal(t, cs[len(cs)-2].Chart, "power-session")
+	cs = cs[:len(cs)-2]
 	assert.Equal(t, len(cs), 7*len(r.Steps))
 	// Every chart of the 3 s scroll step has data to draw, the energy
 	// lane's power chart too; the short settle step may hold no slow-lane

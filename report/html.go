@@ -11,9 +11,12 @@ import (
 
 	"github.com/perfgate/perfgate/budget"
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/report/internal/heapview"
+	"github.com/perfgate/perfgate/report/internal/launchview"
 	"github.com/perfgate/perfgate/report/internal/memchart"
 	"github.com/perfgate/perfgate/report/internal/powerchart"
 	"github.com/perfgate/perfgate/report/internal/sessview"
+	"github.com/perfgate/perfgate/report/internal/traceview"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -71,7 +74,8 @@ type htmlStep struct {
 	Thermal    *result.ThermalStats
 	Battery    *result.BatteryStats
 	MemSummary []htmlFact
-	Trace      *htmlTraceStep
+	Trace      *traceview.Step
+	Launches   template.HTML // the startup phases (launchview)
 }
 
 type htmlResult struct {
@@ -90,8 +94,10 @@ type htmlResult struct {
 	Crashes  []result.Crash
 	// Restarts are process changes the test caused (a cold launch).
 	Restarts []result.Crash
-	Trace    *htmlTrace
+	Trace    *traceview.Trace
 	Memory   template.HTML // the App Summary over the session (memchart)
+	Power    template.HTML // the energy lane over the session, heap dumps
+	Heap     template.HTML
 }
 
 type htmlPage struct {
@@ -154,7 +160,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 {{if .Failures}}<ul class="failures">{{range .Failures}}<li class="fail">{{.}}</li>{{end}}</ul>{{end}}
 {{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li>⚠ {{.}}</li>{{end}}</ul>{{end}}
 {{range .Charts}}{{.}}
-{{end}}{{.Causes}}
+{{end}}{{.Causes}}{{.Launches}}
 <table class="metrics"><tr><th>metric</th><th>value</th><th>unit</th><th>definition / source</th><th>budget</th><th></th></tr>
 {{range .Metrics}}<tr><td>{{.Name}}</td><td class="num">{{.Shown}}</td><td>{{.Unit}}</td><td>{{.Definition}}</td><td>{{.Budget}}</td><td>{{if eq .Verdict "pass"}}<span class="pass">pass</span>{{else if eq .Verdict "fail"}}<span class="fail">FAIL</span>{{end}}</td></tr>
 {{end}}</table>
@@ -168,7 +174,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 {{range .Frames}}<tr><td class="num">{{.At}}</td><td>{{.Token}}</td><td class="num">{{.Length}}</td><td>{{if .App}}<span class="fail">{{.Jank}}</span>{{else}}{{.Jank}}{{end}}</td><td>{{.Present}}</td><td>{{.States}}</td><td>{{range $i, $s := .Slices}}{{if $i}}<br>{{end}}{{$s}}{{end}}</td><td>{{.Polled}}</td></tr>
 {{end}}</table>{{end}}{{end}}
 </section>
-{{end}}{{.Memory}}
+{{end}}{{.Power}}{{.Memory}}{{.Heap}}
 {{if .Gaps}}<h3>Gaps ({{len .Gaps}} failed reads; samples around them are kept)</h3>
 <table class="gaps"><tr><th>at</th><th>lane</th><th>step</th><th>took</th><th>error</th></tr>
 {{range .Gaps}}<tr><td class="num">{{ms .HostNs}}</td><td>{{.Lane}}</td><td>{{.Step}}</td><td class="num">{{ms .DurationNs}}</td><td><code>{{.Error}}</code></td></tr>
@@ -208,7 +214,8 @@ func resultName(r *result.Result) string { return sessview.Name(r) }
 
 func htmlResultOf(r *result.Result, i int, opts Options, label string) htmlResult {
 	hr := htmlResult{Name: label, Anchor: fmt.Sprintf("r%d", i+1), Error: r.Error, Notes: r.Notes, Gaps: r.Gaps, Crashes: r.Crashes, Restarts: r.Restarts,
-		Trace: traceOf(r, opts.PageDir), Memory: template.HTML(memchart.Session(r))}
+		Trace: traceview.Session(r, opts.PageDir), Memory: template.HTML(memchart.Session(r)),
+		Power: template.HTML(powerchart.Session(r)), Heap: heapview.HTML(r, opts.PageDir)}
 	for _, f := range sessview.Facts(r) {
 		hr.Facts = append(hr.Facts, htmlFact(f))
 	}
@@ -220,7 +227,7 @@ func htmlResultOf(r *result.Result, i int, opts Options, label string) htmlResul
 	of := sessview.Beyond(label, resultName(r))
 	for j, st := range r.Steps {
 		hs := htmlStep{Name: st.Name, Of: of, Anchor: fmt.Sprintf("r%d-s%d", i+1, j+1), Duration: st.Duration().Round(time.Millisecond).String(),
-			Windows: st.Windows, Thermal: st.ThermalStats, Battery: st.BatteryStats, Trace: traceStepOf(st)}
+			Windows: st.Windows, Thermal: st.ThermalStats, Battery: st.BatteryStats, Trace: traceview.StepOf(st), Launches: launchview.HTML(r, st)}
 		if st.Unfinished {
 			hs.Flags = append(hs.Flags, "unfinished: the session stopped inside this step")
 		}
@@ -237,7 +244,7 @@ func htmlResultOf(r *result.Result, i int, opts Options, label string) htmlResul
 		for i := range charts[0].marks { // the frame chart's janky frames
 			charts[0].marks[i].links = links
 		}
-		hs.Charts = powerchart.Append(charts, (*chart).svg, r, st) // and the power chart
+		hs.Charts = powerchart.Append(charts, (*chart).svg, r, st) // and the power charts
 		for _, m := range StepMetrics(st) {
 			hm := htmlMetric{Metric: m, Shown: metrics.FormatValue(m.Value, "")}
 			hm.Verdict, hm.Budget = metricVerdict(vs, m.Name)

@@ -21,6 +21,7 @@ import (
 	"github.com/perfgate/perfgate/internal/clihelp"
 	"github.com/perfgate/perfgate/internal/excerpt"
 	"github.com/perfgate/perfgate/trace"
+	"github.com/perfgate/perfgate/trace/frametiming"
 )
 
 const analyzeUsage = `usage: perfgate analyze <what> [flags] FILE...
@@ -159,7 +160,9 @@ const analyzeTraceUsage = `usage: perfgate analyze trace [-package PKG] [-from T
 FILE is a Perfetto trace (as 'adb shell perfetto' writes it; gzipped too).
 Prints Android's own FrameTimeline jank classification of the app's frames
 (every layer's without -package), and for each janky frame the app main
-thread's states and its longest slices under Choreographer#doFrame.
+thread's states and its longest slices under Choreographer#doFrame; then
+Macrobenchmark's frame overrun and CPU percentiles, and with -package each
+launch's startup phases with the main thread's states and longest slices.
 
 -from and -to bound the step: a duration (1.5s) is since the trace's start,
 an integer is an absolute time in ns on -clock (monotonic is the clock of
@@ -197,14 +200,15 @@ func analyzeTrace(args []string, stdout, stderr io.Writer) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(traceHeapLimit))
 	}
-	t, err := analyze.ReadTrace(fs.Arg(0), analyze.TraceOptions{Package: *pkg, TopSlices: *top, From: *from, To: *to, Clock: *clock})
+	c := &frametiming.Collector{}
+	t, err := analyze.ReadTrace(fs.Arg(0), analyze.TraceOptions{Package: *pkg, TopSlices: *top, From: *from, To: *to, Clock: *clock, Marker: c.Marker, MainThreads: *pkg != ""})
 	if err != nil {
 		return fmt.Errorf("analyze trace: %w", err)
 	}
 	if *pkg != "" && len(t.Analysis.AppPIDs) == 0 {
 		return fmt.Errorf("analyze trace: %s: %s", t.File, noSuchApp(t.File, *pkg))
 	}
-	write := t.WriteText
+	write := func(w io.Writer) error { return writeTraceText(w, t, c, *pkg) }
 	if *asJSON {
 		write = t.WriteJSON
 	}

@@ -175,11 +175,7 @@ func Attach(a *trace.Analysis, start, end int64, st *result.StartupStats, toDevi
 		st.PhasesNotMeasured = "startup phases: only cold starts are found in the trace (a " + st.Kind + " start's preparation launches the app too)"
 		return
 	}
-	var all []Launch
-	for _, pid := range a.AppPIDs {
-		all = append(all, Find(a, pid, start, end)...)
-	}
-	slices.SortStableFunc(all, func(x, y Launch) int { return cmp.Compare(x.Phases[0].Start, y.Phases[0].Start) })
+	all := Launches(a, start, end)
 	switch {
 	case len(all) == 1 && all[0].NotMeasured != "" && len(st.Iterations) > 1:
 		// Without bindApplication the launches cannot be told apart.
@@ -190,19 +186,49 @@ func Attach(a *trace.Analysis, start, end int64, st *result.StartupStats, toDevi
 		return
 	}
 	for i, l := range all {
-		it := &st.Iterations[i]
-		it.Phases = nil
-		for _, p := range l.Phases {
-			rp := result.StartupPhase{Name: p.Name, DeviceStartNs: toDevice(p.Start), DeviceEndNs: toDevice(p.End), DurMs: ms(p.End - p.Start), MainThread: p.MainThread}
-			for _, s := range p.Slices {
-				rp.Slices = append(rp.Slices, result.PhaseSlice{Name: s.Name, DurMs: ms(s.Dur())})
-			}
-			it.Phases = append(it.Phases, rp)
-		}
+		st.Iterations[i].Phases = l.Result(toDevice)
 		if l.NotMeasured != "" {
 			st.PhasesNotMeasured = "startup phases: " + l.NotMeasured
 		}
 	}
+}
+
+// Launches are the cold starts of the app's processes (a.AppPIDs) whose
+// bindApplication begins in [start, end) (trace clock), as Find gives
+// them, in the order they began.
+func Launches(a *trace.Analysis, start, end int64) []Launch {
+	var all []Launch
+	for _, pid := range a.AppPIDs {
+		all = append(all, Find(a, pid, start, end)...)
+	}
+	slices.SortStableFunc(all, func(x, y Launch) int { return cmp.Compare(x.Phases[0].Start, y.Phases[0].Start) })
+	return all
+}
+
+// Result is the launch's phases as a step keeps them, toDevice moving a
+// trace time onto the steps' device clock.
+func (l Launch) Result(toDevice func(int64) int64) []result.StartupPhase {
+	var out []result.StartupPhase
+	for _, p := range l.Phases {
+		rp := result.StartupPhase{Name: p.Name, DeviceStartNs: toDevice(p.Start), DeviceEndNs: toDevice(p.End), DurMs: ms(p.End - p.Start), MainThread: p.MainThread}
+		for _, s := range p.Slices {
+			rp.Slices = append(rp.Slices, result.PhaseSlice{Name: s.Name, DurMs: ms(s.Dur())})
+		}
+		out = append(out, rp)
+	}
+	return out
+}
+
+// Phases is Launches as steps keep them, their times left on the trace
+// clock, and why phases are absent ("" when none is).
+func Phases(a *trace.Analysis, start, end int64) (launches [][]result.StartupPhase, notMeasured string) {
+	for _, l := range Launches(a, start, end) {
+		launches = append(launches, l.Result(func(ns int64) int64 { return ns }))
+		if l.NotMeasured != "" {
+			notMeasured = "startup phases: " + l.NotMeasured
+		}
+	}
+	return launches, notMeasured
 }
 
 func ms(ns int64) float64 { return float64(ns) / 1e6 }

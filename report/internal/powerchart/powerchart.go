@@ -1,10 +1,12 @@
-// Package powerchart draws a step's power chart on the report's page: the
-// power the phone drew from its battery at each read of the energy lane
+// Package powerchart draws the energy lane's charts on the report's page:
+// per step the power the phone drew from its battery at each read
 // (current_now × voltage_now, drawn positive in the sign convention the
-// step names), over the step, with the step's mean (power_mean_mw), or
-// why the step has none.
+// step names) with the step's mean (power_mean_mw) or why it has none,
+// and its energy per group of power rails (Rails); per session every
+// read over the whole session, its steps shaded (Session).
 //
 //	hs.Charts = powerchart.Append(charts, (*chart).svg, r, st)
+//	hr.Power = template.HTML(powerchart.Session(r))
 package powerchart
 
 import (
@@ -20,14 +22,15 @@ import (
 var frame = svgchart.Frame{W: 760, H: 230, PadL: 58, PadR: 14, PadT: 44, PadB: 34}
 
 // Append renders the report's charts (svg draws one) and adds the step's
-// power chart after them, when the session ran the energy lane.
+// power chart and its power rails chart (Rails) after them, when the
+// session ran the energy lane.
 func Append[C any](charts []C, svg func(C) string, r *result.Result, st *result.Step) []template.HTML {
 	out := make([]template.HTML, 0, len(charts)+1)
 	for _, c := range charts {
 		out = append(out, template.HTML(svg(c)))
 	}
 	if st.Energy != nil {
-		out = append(out, template.HTML(Step(r, st)))
+		out = append(out, template.HTML(Step(r, st)), template.HTML(Rails(st)))
 	}
 	return out
 }
