@@ -65,3 +65,39 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzThreads: markers of two threads, one a line, pair into as many
+// slices, ended or open, as there are begins, every end closing one or
+// counted as without a begin; a slice ends no sooner than it began.
+func FuzzThreads(f *testing.F) {
+	f.Add([]byte("B|1|a\nB|1|b\nE|1\nE\nE|x\nB|1\nB|0|z\nS|1|a|2\nF|1|a|2\nC|1|c|3"), uint64(7))
+	f.Fuzz(func(t *testing.T, text []byte, seed uint64) {
+		var c Collector
+		begins, ends := 0, 0
+		for i, line := range bytes.Split(text, []byte("\n")) {
+			if m, ok := Parse(line); ok && m.Kind == Begin {
+				begins++
+			} else if ok && m.Kind == End {
+				ends++
+			}
+			// Times go back now and then, as a thread's markers do across
+			// CPUs.
+			ts := int64(i*10) - int64(seed>>uint(i%60)&7)
+			c.Marker(ts, int32(1+seed>>uint(i%64)&1), line)
+		}
+		ended, open := 0, 0
+		lost := c.Threads(func(s Slice, done bool) {
+			if done {
+				ended++
+				if s.End < s.Start || s.Depth < 0 {
+					t.Fatalf("slice %+v", s)
+				}
+			} else {
+				open++
+			}
+		})
+		if ended+open != begins || ended+lost != ends {
+			t.Fatalf("%d begins, %d ends: %d ended, %d open, %d ends without begin", begins, ends, ended, open, lost)
+		}
+	})
+}
