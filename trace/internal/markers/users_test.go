@@ -142,7 +142,7 @@ func TestEdgeCases(t *testing.T) {
 		want: users{
 			frames:   "1:700 rejected map[]",
 			sections: "Choreographer#doFrame 1@100[1000,1400], DrawFrame 1@101[1500,1700] unended 0 malformed 0",
-			main:     "Choreographer#doFrame 1[1000,1400]0 rejected map[]",
+			main:     "Choreographer#doFrame 1[1000,1400]0 rejected map[slice_end_without_begin:1]",
 		},
 	}, {
 		// A begin that names its process but no slice ("B|100") begins
@@ -170,7 +170,7 @@ func TestEdgeCases(t *testing.T) {
 		want: users{
 			frames:   "1:700 rejected map[]",
 			sections: "Choreographer#doFrame 1@100[1000,1400], DrawFrame 1@101[1500,1700] unended 0 malformed 2",
-			main:     "Choreographer#doFrame 1[1000,1400]0 rejected map[atrace_malformed:1 slice_unfinished:0]",
+			main:     "Choreographer#doFrame 1[1000,1400]0 rejected map[atrace_malformed:1]",
 		},
 	}, {
 		// Slices still open at the end of the trace are left out by
@@ -187,7 +187,7 @@ func TestEdgeCases(t *testing.T) {
 		want: users{
 			frames:   "1:700 rejected map[slice_unfinished:2]",
 			sections: "Choreographer#doFrame 1@100[1000,1400], inflate@100[1100,1200], DrawFrame 1@101[1500,1700] unended 3 malformed 0",
-			main:     "Choreographer#doFrame 1[1000,1400]0, inflate[1100,1200]1 rejected map[]",
+			main:     "Choreographer#doFrame 1[1000,1400]0, inflate[1100,1200]1 rejected map[slice_unfinished:2]",
 		},
 	}, {
 		// Nested slices pair innermost first; a nested resynced doFrame
@@ -321,8 +321,10 @@ type refSlice struct {
 // plainly: per thread in time order, a begin ("B|<tgid>[|<name>]", tgid a
 // number; no name is "[empty slice name]", tgid 0 the writer's own) opens
 // a slice, an end ("E", "E|…") closes the innermost open one. It returns
-// the slices ended and those left open.
-func pairRef(ms []mk) (done, open []refSlice) {
+// the slices ended, those left open, and per thread the ends with no slice
+// open.
+func pairRef(ms []mk) (done, open []refSlice, lost map[int32]int) {
+	lost = map[int32]int{}
 	ms = slices.Clone(ms)
 	slices.SortStableFunc(ms, func(x, y mk) int { return cmp.Or(cmp.Compare(x.tid, y.tid), cmp.Compare(x.ts, y.ts)) })
 	var stack []refSlice
@@ -333,7 +335,9 @@ func pairRef(ms []mk) (done, open []refSlice) {
 		f := strings.SplitN(m.text, "|", 3)
 		switch {
 		case f[0] == "E":
-			if len(stack) > 0 {
+			if len(stack) == 0 {
+				lost[m.tid]++
+			} else {
 				s := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
 				s.end = m.ts
@@ -354,14 +358,15 @@ func pairRef(ms []mk) (done, open []refSlice) {
 			stack = append(stack, s)
 		}
 	}
-	return done, append(open, stack...)
+	return done, append(open, stack...), lost
 }
 
 // On 20 random sessions the three readers find the slices the reference
 // pairing finds: sections every slice of the app's threads, trace every
 // slice of its main thread, frametiming the frames Macrobenchmark's rule
 // makes of the doFrame and DrawFrame slices (here every frame has its
-// FrameTimeline frames), and the frame slices left open.
+// FrameTimeline frames); frametiming counts the frame slices left open,
+// trace the main thread's slices left open and its ends without a begin.
 func TestRandomStreams(t *testing.T) {
 	for seed := range uint64(20) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
@@ -369,7 +374,7 @@ func TestRandomStreams(t *testing.T) {
 			frames := 3 + rng.IntN(40)
 			ms := randomMarkers(rng, frames)
 			got := readUsers(t, writeMarkers(t, ms, frames))
-			done, open := pairRef(ms)
+			done, open, lost := pairRef(ms)
 			var sec, main []string
 			firstUI := map[string]refSlice{}
 			var rts []refSlice
@@ -395,8 +400,11 @@ func TestRandomStreams(t *testing.T) {
 					fs = append(fs, fmt.Sprintf("%s:%d", id, r.end-u.start))
 				}
 			}
-			unfinished := 0
+			unfinished, mainOpen := 0, 0
 			for _, s := range open {
+				if s.tid == app {
+					mainOpen++
+				}
 				if s.pid == app && (strings.HasPrefix(s.name, "Choreographer#doFrame") || strings.HasPrefix(s.name, "DrawFrame")) {
 					unfinished++
 				}
@@ -414,9 +422,12 @@ func TestRandomStreams(t *testing.T) {
 			if sortedList(gotSec) != sortedList(strings.Join(sec, ", ")) {
 				t.Errorf("sections:\n got %s\nwant %s", gotSec, strings.Join(sec, ", "))
 			}
-			gotMain, _, _ := strings.Cut(got.main, " rejected ")
-			if sortedList(gotMain) != sortedList(strings.Join(main, ", ")) {
-				t.Errorf("trace main thread:\n got %s\nwant %s", gotMain, strings.Join(main, ", "))
+			gotMain, gotRejected, _ := strings.Cut(got.main, " rejected ")
+			rej := map[string]int{"slice_unfinished": mainOpen, "slice_end_without_begin": lost[app]}
+			maps.DeleteFunc(rej, func(_ string, n int) bool { return n == 0 })
+			want = fmt.Sprint(rej)
+			if sortedList(gotMain) != sortedList(strings.Join(main, ", ")) || gotRejected != want {
+				t.Errorf("trace main thread:\n got %s rejected %s\nwant %s rejected %s", gotMain, gotRejected, strings.Join(main, ", "), want)
 			}
 		})
 	}
