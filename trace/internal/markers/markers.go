@@ -144,7 +144,7 @@ type Collector struct {
 	marks  []mark
 	async  []asyncMark
 	names  []name
-	ids    map[int32]map[string]int32
+	recent *[1 << 12]int32 // index + 1 of the last name of each hash
 	sorted bool
 	// Malformed counts the lines that look like a begin or an end of a
 	// slice ('B', 'E', 'S' or 'F' first) and are none ("B|", a tgid that
@@ -173,25 +173,27 @@ func (c *Collector) Marker(ts int64, tid int32, line []byte) {
 	}
 }
 
-// intern is the index of pid's name text.
+// intern is the index of a name of pid's text. A name recurs on most
+// slices but a frame's (its id is in it): the last name of each hash is
+// looked up, and a name not found is added, at most once per slice.
 func (c *Collector) intern(pid int32, text []byte) int32 {
-	if c.ids == nil {
-		c.ids = map[int32]map[string]int32{}
+	if c.recent == nil {
+		c.recent = new([1 << 12]int32)
 	}
-	ids := c.ids[pid]
-	if ids == nil {
-		ids = map[string]int32{}
-		c.ids[pid] = ids
+	h := uint32(2166136261) ^ uint32(pid) // FNV-1a
+	for _, b := range text {
+		h = (h ^ uint32(b)) * 16777619
 	}
-	if k, ok := ids[string(text)]; ok {
+	slot := &c.recent[h%uint32(len(c.recent))]
+	if k := *slot - 1; k >= 0 && c.names[k].pid == pid && c.names[k].text == string(text) {
 		return k
 	}
-	if len(c.names) == math.MaxInt32 {
+	if len(c.names) >= math.MaxInt32-1 {
 		return 0 // more names than a trace's buffer can hold: never
 	}
-	k, str := int32(len(c.names)), string(text)
-	c.names = append(c.names, name{pid: pid, text: str})
-	ids[str] = k
+	k := int32(len(c.names))
+	c.names = append(c.names, name{pid: pid, text: string(text)})
+	*slot = k + 1
 	return k
 }
 
