@@ -406,6 +406,9 @@ func (b *builder) jankyFrames(a *Analysis) {
 		}
 		return tls[pid]
 	}
+	for i := 0; b.opts.MainThreads && i < len(a.AppPIDs); i++ {
+		a.mainThread(a.AppPIDs[i]) // now, for Rejected to count what its slices reject
+	}
 	for i := range a.Frames {
 		f := &a.Frames[i]
 		if !f.Jank.Janky() {

@@ -2,10 +2,10 @@ package trace
 
 import (
 	"bytes"
-	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/perfgate/perfgate/trace/internal/markers"
 	"github.com/perfgate/perfgate/trace/internal/pb"
 	"github.com/perfgate/perfgate/trace/internal/threadlog"
 )
@@ -389,7 +389,7 @@ func (b *builder) binderTransaction(ev *ftraceEv) error {
 }
 
 // atrace reads a trace_marker line (`B|tgid|name`, `E|tgid`, …) written by
-// thread tid; only thread-scoped slices are kept.
+// thread tid as package markers does; only thread-scoped slices are kept.
 func (b *builder) atrace(ts int64, tid int32, buf []byte) {
 	buf = bytes.TrimRight(buf, "\n\x00")
 	if len(buf) == 0 {
@@ -398,45 +398,26 @@ func (b *builder) atrace(ts int64, tid int32, buf []byte) {
 	if b.opts.Marker != nil {
 		b.opts.Marker(ts, tid, buf)
 	}
-	phase := buf[0]
-	if phase != 'B' && phase != 'E' {
+	m, ok := markers.Parse(buf)
+	if !ok || m.Kind != markers.Begin && m.Kind != markers.End {
+		if !ok && bytes.HasPrefix(buf, []byte("B|")) { // a tgid that is no number
+			b.haveAtrace = true
+			b.reject("atrace_malformed")
+		}
 		return
-	}
-	rest := buf[1:]
-	var tgid int64 = -1
-	if len(rest) > 0 && rest[0] == '|' {
-		rest = rest[1:]
-		f := rest
-		if i := bytes.IndexByte(rest, '|'); i >= 0 {
-			f, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = nil
-		}
-		if v, err := strconv.ParseInt(string(f), 10, 32); err == nil {
-			tgid = v
-		}
-	} else if phase == 'B' || len(rest) > 0 {
-		return // not an atrace marker
 	}
 	b.haveAtrace = true
-	if tgid >= 0 && int32(tgid) != tid && tgid != 0 {
+	if m.TGID != 0 && m.TGID != tid {
 		b.notMainThread(tid)
-		return
-	}
-	if phase == 'B' && tgid < 0 {
-		b.reject("atrace_malformed")
 		return
 	}
 	t := b.thread(tid)
 	if t == nil {
 		return
 	}
-	if phase == 'E' {
+	if m.Kind == markers.End {
 		t.Add(threadlog.Event{Ts: ts, Kind: threadlog.End})
 		return
 	}
-	if len(rest) == 0 {
-		rest = []byte("[empty slice name]")
-	}
-	t.Add(threadlog.Event{Ts: ts, Kind: threadlog.Begin, Arg: b.nameOf(rest)})
+	t.Add(threadlog.Event{Ts: ts, Kind: threadlog.Begin, Arg: b.nameOf(m.Name)})
 }

@@ -94,7 +94,7 @@ type Timing struct {
 func Compute(a *trace.Analysis, c *Collector) *Timing {
 	t := &Timing{NotMeasured: map[string]string{}, Rejected: map[string]int{}, OverrunDefinition: OverrunDefinition}
 	app := appPIDs(a)
-	ui, rt := c.slices(a, app, t.Rejected)
+	ui, rt := frameSlices(a, c, app, t.Rejected)
 	ft := timelineFrames(a, app)
 	switch {
 	case len(ui) == 0 || len(rt) == 0:
@@ -102,7 +102,7 @@ func Compute(a *trace.Analysis, c *Collector) *Timing {
 		if len(ui) > 0 {
 			missing = "DrawFrame slices on the app's RenderThread (atrace category gfx)"
 		}
-		if c == nil || len(c.marks) == 0 {
+		if c.Len() == 0 {
 			missing = "atrace markers read (ftrace/print)"
 		}
 		t.NotMeasured[CPU] = "the trace has no " + missing + ": no frame has both slices Macrobenchmark matches"

@@ -13,7 +13,7 @@ func Example() {
 	c.Marker(4_000_000, 42, []byte("E|42"))
 	c.Marker(9_000_000, 42, []byte("B|42|feed:bind"))
 	c.Marker(10_000_000, 42, []byte("E|42"))
-	ss, _ := c.Slices([]int32{42}, func(ns int64) (int64, bool) { return ns, true })
+	ss, _ := sections.Slices(&c, []int32{42}, func(ns int64) (int64, bool) { return ns, true })
 	st := sections.Measure(ss, sections.Spec{Name: "feed:%"}, 0, 20_000_000)
 	fmt.Println(st.Count, st.FirstNs, st.MinNs, st.MaxNs, st.SumNs)
 	// Output: 2 3000000 1000000 3000000 4000000

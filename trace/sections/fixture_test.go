@@ -49,7 +49,7 @@ func TestFixtureMatchesIndependentReading(t *testing.T) {
 	if len(a.AppPIDs) != 1 || a.TraceClock != trace.Boottime {
 		t.Fatalf("app pids %v, trace clock %v: the script reads one process on boottime", a.AppPIDs, a.TraceClock)
 	}
-	ss, unended := c.Slices(a.AppPIDs, func(ns int64) (int64, bool) { v, err := a.Convert(ns, trace.Boottime); return v, err == nil })
+	ss, unended := sections.Slices(&c, a.AppPIDs, func(ns int64) (int64, bool) { v, err := a.Convert(ns, trace.Boottime); return v, err == nil })
 	if len(ss) < 1000 || c.Malformed != 0 {
 		t.Fatalf("%d sections, %d unended, %d malformed markers", len(ss), unended, c.Malformed)
 	}

@@ -5,13 +5,13 @@
 // pattern matches, as first, min, max, sum and count.
 //
 // A Collector reads the trace's atrace markers as trace.Analyze passes
-// them (trace.Options.Marker), pairs each thread's begins and ends, and
-// each process's async ones, into slices, and Measure gives a Spec's
+// them (trace.Options.Marker), Slices pairs each thread's begins and ends,
+// and each process's async ones, into slices, and Measure gives a Spec's
 // figures over a window:
 //
 //	var c sections.Collector
 //	a, err := trace.Analyze(f, trace.Options{Package: pkg, Marker: c.Marker})
-//	ss := c.Slices(a.AppPIDs, func(ns int64) (int64, bool) { v, err := a.Convert(ns, trace.Boottime); return v, err == nil })
+//	ss, _ := sections.Slices(&c, a.AppPIDs, func(ns int64) (int64, bool) { v, err := a.Convert(ns, trace.Boottime); return v, err == nil })
 //	st := sections.Measure(ss, sections.Spec{Name: "feed:bind"}, w.Start, w.End)
 //
 // What counts follows Macrobenchmark (androidx/androidx
@@ -30,10 +30,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/perfgate/perfgate/metrics"
+	"github.com/perfgate/perfgate/trace/internal/markers"
 )
 
 // Spec names the sections one set of metrics measures.
@@ -133,134 +133,18 @@ func (s Slice) Dur() int64 { return s.End - s.Start }
 // Main reports whether the section ran on its process's main thread.
 func (s Slice) Main() bool { return s.TID == s.PID }
 
-// mark is one atrace marker of a thread: a begin (name ≥ 0) or an end.
-type mark struct {
-	ts    int64
-	tgid  int32
-	name  int32 // index into Collector.names; -1 for an end
-	order int   // the order read, to keep equal times in it
-}
-
-// asyncMark is an async section's begin or end: the same name and
-// cookie of one process pair them, whatever thread wrote each.
-type asyncMark struct {
-	mark
-	key   string // name and cookie
-	begin bool
-}
-
 // Collector gathers the begins and ends of every thread's sections, and
-// of the async sections of every process. The zero value is ready;
-// Marker is trace.Options.Marker.
-type Collector struct {
-	byTID map[int32][]mark
-	async []asyncMark
-	names []string
-	ids   map[string]int32
-	n     int
-	// Malformed counts markers that are neither a begin nor an end of a
-	// section ("B|", a tgid that is no number, "S|" without a cookie).
-	Malformed int
-}
-
-// Marker reads one atrace marker written by thread tid at boottime ns ts:
-// "B|<tgid>|<name>" begins a section, "E|<tgid>" or "E" ends the
-// thread's innermost one; "S|<tgid>|<name>|<cookie>" begins an async
-// section (Trace.beginAsyncSection), which may end on another thread, at
-// "F|<tgid>|<name>|<cookie>". Counters ("C|…") are no sections.
-func (c *Collector) Marker(ts int64, tid int32, text []byte) {
-	m, ok := parseMarker(text)
-	if !ok {
-		if len(text) > 0 && bytes.IndexByte([]byte("BESF"), text[0]) >= 0 {
-			c.Malformed++
-		}
-		return
-	}
-	if c.byTID == nil {
-		c.byTID, c.ids = map[int32][]mark{}, map[string]int32{}
-	}
-	k := int32(-1)
-	if m.begin {
-		k = c.intern(m.name)
-	}
-	if m.tgid <= 0 {
-		m.tgid = tid
-	}
-	c.n++
-	mk := mark{ts: ts, tgid: m.tgid, name: k, order: c.n}
-	if m.cookie != nil {
-		c.async = append(c.async, asyncMark{mark: mk, key: string(m.name) + "|" + string(m.cookie), begin: m.begin})
-		return
-	}
-	c.byTID[tid] = append(c.byTID[tid], mk)
-}
-
-func (c *Collector) intern(name []byte) int32 {
-	if k, ok := c.ids[string(name)]; ok {
-		return k
-	}
-	k := int32(len(c.names))
-	c.names = append(c.names, string(name))
-	c.ids[string(name)] = k
-	return k
-}
-
-// marker is a parsed atrace marker.
-type marker struct {
-	begin  bool
-	tgid   int32 // 0 when the marker names none ("E")
-	name   []byte
-	cookie []byte // an async section's; nil for a thread's
-}
-
-// parseMarker reads a section's begin or end; ok is false for anything
-// else.
-func parseMarker(text []byte) (m marker, ok bool) {
-	text = bytes.TrimRight(text, "\n\x00")
-	if len(text) == 0 || bytes.IndexByte([]byte("BESF"), text[0]) < 0 {
-		return m, false
-	}
-	m.begin = text[0] == 'B' || text[0] == 'S'
-	if text[0] == 'S' || text[0] == 'F' {
-		return parseAsync(text, m)
-	}
-	rest := text[1:]
-	if len(rest) == 0 {
-		return m, !m.begin
-	}
-	if rest[0] != '|' {
-		return m, false
-	}
-	f, name, _ := bytes.Cut(rest[1:], []byte("|"))
-	v, err := strconv.ParseInt(string(f), 10, 32)
-	if err != nil || v < 0 {
-		return m, false
-	}
-	m.tgid = int32(v)
-	if m.begin {
-		if len(name) == 0 {
-			name = []byte("[empty slice name]")
-		}
-		m.name = name
-	}
-	return m, true
-}
-
-// parseAsync reads "S|<tgid>|<name>|<cookie>" or "F|…": the cookie is
-// what follows the last '|', the name may hold '|'.
-func parseAsync(text []byte, m marker) (marker, bool) {
-	f := bytes.SplitN(text, []byte("|"), 3)
-	if len(f) != 3 || len(f[0]) != 1 {
-		return m, false
-	}
-	v, err := strconv.ParseInt(string(f[1]), 10, 32)
-	i := bytes.LastIndexByte(f[2], '|')
-	if err != nil || v <= 0 || i <= 0 || i == len(f[2])-1 {
-		return m, false
-	}
-	m.tgid, m.name, m.cookie = int32(v), f[2][:i], f[2][i+1:]
-	return m, true
-}
+// of the async sections of every process: "B|<tgid>|<name>" begins a
+// section, "E|<tgid>" or "E" ends the thread's innermost one;
+// "S|<tgid>|<name>|<cookie>" begins an async section
+// (Trace.beginAsyncSection), which may end on another thread, at
+// "F|<tgid>|<name>|<cookie>". Counters ("C|…") are no sections. The zero
+// value is ready; pass its Marker method as trace.Options.Marker. Its
+// Malformed field counts the lines that look like a section's begin or
+// end and are none ("B|", a tgid that is no number, "S|" without a
+// cookie). It is frametiming.Collector too: one Collector serves Slices
+// and frametiming.Compute.
+type Collector = markers.Collector
 
 // Slices pairs each thread's begins and ends, in time order, and each
 // process's async begins and ends by name and cookie, into the sections of
@@ -269,52 +153,23 @@ func parseAsync(text []byte, m marker) (marker, bool) {
 // section is left out). An async section has TID 0: it runs on no one
 // thread. A section still open at the end of the trace, and an end with
 // no begin, are left out; unended counts the first.
-func (c *Collector) Slices(pids []int32, conv func(int64) (int64, bool)) (out []Slice, unended int) {
+func Slices(c *Collector, pids []int32, conv func(int64) (int64, bool)) (out []Slice, unended int) {
 	ours := func(pid int32) bool { return len(pids) == 0 || slices.Contains(pids, pid) }
-	add := func(b, e mark, tid int32) {
-		start, ok1 := conv(b.ts)
-		end, ok2 := conv(e.ts)
-		if ok1 && ok2 && ours(b.tgid) {
-			out = append(out, Slice{Name: c.names[b.name], PID: b.tgid, TID: tid, Start: start, End: end})
-		}
-	}
-	byTime := func(x, y mark) int { return cmp.Or(cmp.Compare(x.ts, y.ts), cmp.Compare(x.order, y.order)) }
-	for tid, ms := range c.byTID {
-		slices.SortStableFunc(ms, byTime)
-		var open []mark
-		for _, m := range ms {
-			switch {
-			case m.name >= 0:
-				open = append(open, m)
-			case len(open) > 0:
-				add(open[len(open)-1], m, tid)
-				open = open[:len(open)-1]
-			}
-		}
-		for _, b := range open {
-			if ours(b.tgid) {
-				unended++
+	add := func(s markers.Slice, ended bool) {
+		switch {
+		case !ours(s.PID):
+		case !ended:
+			unended++
+		default:
+			start, ok1 := conv(s.Start)
+			end, ok2 := conv(s.End)
+			if ok1 && ok2 {
+				out = append(out, Slice{Name: s.Name, PID: s.PID, TID: s.TID, Start: start, End: end})
 			}
 		}
 	}
-	slices.SortStableFunc(c.async, func(x, y asyncMark) int { return byTime(x.mark, y.mark) })
-	open := map[string][]mark{}
-	for _, m := range c.async {
-		k := strconv.Itoa(int(m.tgid)) + "|" + m.key
-		if m.begin {
-			open[k] = append(open[k], m.mark)
-		} else if bs := open[k]; len(bs) > 0 {
-			add(bs[len(bs)-1], m.mark, 0)
-			open[k] = bs[:len(bs)-1]
-		}
-	}
-	for _, bs := range open {
-		for _, b := range bs {
-			if ours(b.tgid) {
-				unended++
-			}
-		}
-	}
+	c.Threads(add)
+	c.Async(add)
 	slices.SortFunc(out, func(x, y Slice) int { return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(x.TID, y.TID)) })
 	return out, unended
 }

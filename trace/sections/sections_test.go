@@ -2,7 +2,6 @@ package sections
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,7 +56,7 @@ func TestSlices(t *testing.T) {
 	} {
 		c.Marker(m.ts, m.tid, []byte(m.text))
 	}
-	ss, unended := c.Slices([]int32{7}, func(ns int64) (int64, bool) { return ns + 1000, true })
+	ss, unended := Slices(&c, []int32{7}, func(ns int64) (int64, bool) { return ns + 1000, true })
 	var got []string
 	for _, s := range ss {
 		got = append(got, s.Name)
@@ -90,33 +89,6 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%+v: no error", bad)
 		}
 	}
-}
-
-func FuzzMarker(f *testing.F) {
-	for _, s := range []string{"B|1|a", "E|1", "E", "B|", "B|x|y", "C|1|c|2", "B|2|", "E|1|name\n\x00", "S|1|a|7", "F|1|a|b|7", "S|1|a|", "F|0|a|1"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		m, ok := parseMarker([]byte(s))
-		if !ok {
-			return
-		}
-		async := s[0] == 'S' || s[0] == 'F'
-		if m.begin != (s[0] == 'B' || s[0] == 'S') || m.begin && len(m.name) == 0 || m.tgid < 0 || async != (m.cookie != nil) || async && (m.tgid == 0 || len(m.cookie) == 0) {
-			t.Errorf("%q: %+v", s, m)
-		}
-		var c Collector
-		c.Marker(1, 1, []byte(s))
-		end := "E"
-		if async {
-			end = "F|" + strconv.Itoa(int(m.tgid)) + "|" + string(m.name) + "|" + string(m.cookie)
-		}
-		c.Marker(2, 1, []byte(end))
-		ss, _ := c.Slices(nil, func(ns int64) (int64, bool) { return ns, true })
-		if m.begin && len(ss) != 1 {
-			t.Errorf("%q then %q: %d sections", s, end, len(ss))
-		}
-	})
 }
 
 func FuzzSpecJSON(f *testing.F) {

@@ -26,7 +26,7 @@ func readSections(a *trace.Analysis, col *sections.Collector) *appSections {
 	case len(a.AppPIDs) == 0:
 		out.why = "sections: the trace names no process of " + a.Package + " (no process list, no frame of its windows)"
 	default:
-		out.slices, out.unended = col.Slices(a.AppPIDs, func(ns int64) (int64, bool) {
+		out.slices, out.unended = sections.Slices(col, a.AppPIDs, func(ns int64) (int64, bool) {
 			v, err := a.Convert(ns, trace.Boottime)
 			return v, err == nil
 		})

@@ -17,7 +17,6 @@ import (
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/trace"
 	"github.com/perfgate/perfgate/trace/frametiming"
-	"github.com/perfgate/perfgate/trace/sections"
 )
 
 // Dest is where the trace goes on the host: the results folder, and the
@@ -167,16 +166,10 @@ func (r *Recorder) read(path string, launched bool, o *outcome) {
 		return
 	}
 	defer f.Close()
+	// One Collector keeps the markers for both the frames and the
+	// sections.
 	c := &frametiming.Collector{}
-	var col sections.Collector
-	opts := trace.Options{Package: r.cfg.Package, Marker: c.Marker, MainThreads: launched}
-	if len(r.cfg.Sections) > 0 {
-		opts.Marker = func(ts int64, tid int32, line []byte) {
-			c.Marker(ts, tid, line)
-			col.Marker(ts, tid, line)
-		}
-	}
-	a, err := trace.Analyze(f, opts)
+	a, err := trace.Analyze(f, trace.Options{Package: r.cfg.Package, Marker: c.Marker, MainThreads: launched})
 	if err != nil {
 		o.notes = append(o.notes, fmt.Sprintf("%s: %v", path, err))
 		if a == nil || a.Packets == 0 {
@@ -186,7 +179,7 @@ func (r *Recorder) read(path string, launched bool, o *outcome) {
 	}
 	o.a, o.timing = a, frametiming.Compute(a, c)
 	if len(r.cfg.Sections) > 0 {
-		o.secs = readSections(a, &col)
+		o.secs = readSections(a, c)
 	}
 }
 
