@@ -576,6 +576,11 @@ func (w *World) finishTraceJob(j *traceJob) {
 			j.frames = append(j.frames, f)
 		}
 	}
+	for _, f := range w.died {
+		if f.IntendedVsync >= j.start && f.Window == j.window {
+			j.frames = append(j.frames, f)
+		}
+	}
 	j.frames = append(j.frames, w.pending...)
 	for _, ts := range w.startup {
 		if ts.StartNs >= j.start && ts.StartNs < j.end {

@@ -149,6 +149,15 @@ func (j *traceJob) write(out io.Writer) error {
 				tracewriter.Thread{TID: renderThreadTid(j.appPID), TGID: int32(j.appPID), Name: "RenderThread"}, sectionThread(j.appPID))
 		}
 		w.ProcessTree(boot(j.start), procs, threads)
+		// traced_probes reads /proc for each new pid its ftrace events show
+		// (an on-demand dump), after the process named itself.
+		for i := range j.launches {
+			if l := &j.launches[i]; feat.ftrace && l.Pid > 0 && l.Pid != j.appPID && len(l.Phases) > 0 {
+				pid := int32(l.Pid)
+				w.ProcessTree(boot(l.Phases[0].EndNs), []tracewriter.Process{{PID: pid, PPID: pidZygote, Cmdline: j.pkg}},
+					[]tracewriter.Thread{{TID: pid, TGID: pid, Name: comm}, {TID: renderThreadTid(l.Pid), TGID: pid, Name: "RenderThread"}, sectionThread(l.Pid)})
+			}
+		}
 	}
 	cpus := []*cpuLog{{cpu: 0}, {cpu: 1}, {cpu: 2}, {cpu: 3}}
 	flush := func() {
@@ -174,7 +183,7 @@ func (j *traceJob) write(out io.Writer) error {
 		if f.IntendedVsync < j.start || f.IntendedVsync >= j.end || f.Window != j.window {
 			continue
 		}
-		if feat.ft && f.VsyncID >= 0 && f.Deadline != int64Max {
+		if feat.ft && !f.died && f.VsyncID >= 0 && f.Deadline != int64Max {
 			cookie = j.frameTimeline(w, f, cookie)
 		}
 		if feat.ftrace && f.Completed <= j.end {

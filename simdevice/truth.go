@@ -75,6 +75,11 @@ type TruthFrame struct {
 	// marks it an outlier, not a frame of the app's pace (Reject "flags");
 	// SurfaceFlinger presents it as any other.
 	First bool `json:"first,omitempty"`
+	// died: the app's process was killed before the frame's present. Its
+	// main thread and RenderThread drew it, SurfaceFlinger never showed it:
+	// a trace has its slices but no FrameTimeline frame, and no dump or
+	// truth count has it.
+	died bool
 	// Twin: one more row, with Flags 2 and this frame's IntendedVsync,
 	// comes before the frame's row (rejected as "flags").
 	Twin bool `json:"twin,omitempty"`

@@ -61,6 +61,7 @@ type World struct {
 	crashAt     int64 // -1 when no crash is scheduled
 	vsyncID     int64
 	pending     []TruthFrame // rendered, not yet presented
+	died        []TruthFrame // rendered by a process killed before their present (the newest diedKept)
 
 	frames      []TruthFrame // presented frames, the newest truthFramesKept
 	frameCount  int

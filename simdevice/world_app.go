@@ -302,7 +302,13 @@ func (w *World) killProcLocked(t int64) {
 	w.fg = fgNone
 	w.phase = nil
 	w.crashAt, w.displayAt, w.fullyAt, w.launchAt = -1, -1, -1, -1
-	// Frames still waiting for their present die with the process's buffers.
+	// Frames still waiting for their present die with the process's
+	// buffers; a trace still shows them drawn.
+	for _, f := range w.pending {
+		f.died = true
+		w.died = append(w.died, f)
+	}
+	w.died = w.died[max(0, len(w.died)-diedKept):]
 	w.pending = w.pending[:0]
 	clear(w.frameBlocks)
 	w.popupQueue = w.popupQueue[:0]

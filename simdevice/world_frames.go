@@ -17,6 +17,7 @@ const (
 	// truthFramesKept bounds TruthFrames: about 28 minutes at 120 Hz.
 	truthFramesKept = 200_000
 	int64Max        = math.MaxInt64
+	diedKept        = 64 // frames of killed processes kept for traces
 )
 
 // gfxWindow is hwui's per-window state: the framestats ring and the stats
