@@ -152,7 +152,7 @@ func (j *traceJob) write(out io.Writer) error {
 		// traced_probes reads /proc for each new pid its ftrace events show
 		// (an on-demand dump), after the process named itself.
 		for i := range j.launches {
-			if l := &j.launches[i]; feat.ftrace && l.Pid > 0 && l.Pid != j.appPID && len(l.Phases) > 0 {
+			if l := &j.launches[i]; feat.ftrace && l.Kind == "COLD" && l.Pid > 0 && l.Pid != j.appPID && len(l.Phases) > 0 {
 				pid := int32(l.Pid)
 				w.ProcessTree(boot(l.Phases[0].EndNs), []tracewriter.Process{{PID: pid, PPID: pidZygote, Cmdline: j.pkg}},
 					[]tracewriter.Thread{{TID: pid, TGID: pid, Name: comm}, {TID: renderThreadTid(l.Pid), TGID: pid, Name: "RenderThread"}, sectionThread(l.Pid)})
