@@ -1,9 +1,10 @@
 // Package startupphase reads an app's launches out of a session's Perfetto
-// trace: per cold start, the phases its main thread went through
-// (ActivityThread's slices, the first frame, reportFullyDrawn), with the
-// thread's states and its longest slices in each.
+// trace: per cold, warm or hot start, the phases its main thread went
+// through (ActivityThread's slices, the first frame, reportFullyDrawn),
+// with the thread's states and its longest slices in each.
 //
 //	launches, why := startupphase.Find(a, pid, start, end)
+//	startupphase.Attach(a, start, end, step.Startup, clock)
 package startupphase
 
 import (
@@ -40,8 +41,8 @@ type Phase struct {
 	Slices []trace.Slice
 }
 
-// Launch is one cold start found in the trace: its phases in order, and
-// the phases it lacks, with why.
+// Launch is one start found in the trace: its phases in order, and the
+// phases it lacks, with why.
 type Launch struct {
 	PID         int32
 	Phases      []Phase

@@ -133,7 +133,7 @@ func placeLaunch(a *trace.Analysis, it result.StartupSample, kind string, clk Cl
 	}
 	for _, s := range sl {
 		if s.Start >= lo && s.Start < sure && phaseSlice(s.Name) {
-			return Launch{}, fmt.Sprintf("a %s slice begins %s of the launch's am start: it may be the preparation's", s.Name, unsure)
+			return Launch{}, fmt.Sprintf("%s begins %s of the launch's am start: it may be the preparation's", s.Name, unsure)
 		}
 	}
 	l := launchFrom(a, pids[0], sl, lo, hi, at, a.NotMeasured["thread_states"] == "")
