@@ -30,6 +30,10 @@ func (s *Session) AddStartup(st result.StartupStats) {
 	step.Startup = &st
 }
 
+// Now is the session's host clock: ns since it started, as steps' and
+// launches' (StartupSample) HostStartNs count it.
+func (s *Session) Now() int64 { return s.now() }
+
 // Restarting runs fn, during which the app's process is expected to end
 // or be replaced (a cold launch stops it first): a process change seen
 // while fn runs is recorded in Result.Restarts rather than as a crash, and

@@ -8,6 +8,7 @@ import (
 	"github.com/perfgate/perfgate/frames"
 	"github.com/perfgate/perfgate/perftest/internal/clockmap"
 	"github.com/perfgate/perfgate/perftest/internal/samples"
+	"github.com/perfgate/perfgate/perftest/internal/startupphase"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -34,6 +35,7 @@ func (c *collector) finish() {
 	for _, st := range r.Steps {
 		st.DeviceStartNs = clk.ToDevice(st.HostStartNs)
 		st.DeviceEndNs = clk.ToDevice(st.HostEndNs)
+		startupphase.Place(st.Startup, clk.ToDevice)
 		c.summarise(st)
 	}
 	if n := len(r.Samples); n > 0 {

@@ -169,7 +169,7 @@ func (c *collector) traceStep(st *result.Step) *result.TraceStep {
 	if c.tr == nil {
 		return nil
 	}
-	in := tracing.StepInput{ClockSource: c.s.res.Clock.Source, RefreshHz: c.refreshHz, Frames: c.s.res.Frames, Whole: st == c.whole}
+	in := tracing.StepInput{ClockSource: c.s.res.Clock.Source, ClockUncertaintyMs: c.s.res.Clock.UncertaintyMs, RefreshHz: c.refreshHz, Frames: c.s.res.Frames, Whole: st == c.whole}
 	ts, why := c.tr.Step(st, in)
 	st.Sections = c.tr.Sections(st, ts, in)
 	if why != "" {

@@ -14,7 +14,8 @@ import (
 // bindApplication), bindApplication, activityStart, activityResume, the
 // first Choreographer#doFrame, the first frame presented (from the end
 // of that doFrame to the end of the app's first FrameTimeline frame) and
-// reportFullyDrawn (from then to the app's call).
+// reportFullyDrawn (from then to the app's call). A warm start has them
+// from activityStart on, a hot start from activityResume on.
 type StartupPhase struct {
 	Name string `json:"name"`
 	// DeviceStartNs and DeviceEndNs are the phase on the steps' device

@@ -162,6 +162,15 @@ type StartupSample struct {
 	// `dumpsys package` showed it; Phases its phases from the trace.
 	Compilation string         `json:"compilation,omitempty"`
 	Phases      []StartupPhase `json:"phases,omitempty"`
+	// HostStartNs and HostEndNs are when the launch ran on the session's
+	// host clock (ns since it started, as Step.HostStartNs): from just
+	// before its own `am start -W` was sent, after any preparation, to when
+	// its figures were read; DeviceStartNs and DeviceEndNs the same on the
+	// steps' device clock. All 0 for a launch no session timed.
+	HostStartNs   int64 `json:"host_start_ns,omitempty"`
+	HostEndNs     int64 `json:"host_end_ns,omitempty"`
+	DeviceStartNs int64 `json:"device_start_ns,omitempty"`
+	DeviceEndNs   int64 `json:"device_end_ns,omitempty"`
 }
 
 // WindowFrames names one window or layer and how many frames it rendered.

@@ -47,12 +47,14 @@ type StartupOptions struct {
 // time to initial display (TotalTime, checked against logcat's
 // "Displayed") and, when asked, to full display (logcat's "Fully drawn").
 func MeasureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind StartKind, o StartupOptions) (result.StartupSample, error) {
-	return measureStartup(ctx, dev, pkg, kind, o, false)
+	return measureStartup(ctx, dev, pkg, kind, o, false, nil)
 }
 
 // measureStartup is MeasureStartup; with content it then waits for the
-// app's first frames (waitContent).
-func measureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind StartKind, o StartupOptions, content bool) (result.StartupSample, error) {
+// app's first frames (waitContent). With now (a session's host clock) it
+// times the launch: from just before its own am start to the reading of
+// its figures (StartupSample.HostStartNs, HostEndNs).
+func measureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind StartKind, o StartupOptions, content bool, now func() int64) (result.StartupSample, error) {
 	var s result.StartupSample
 	if err := dumpsys.ValidatePackage(pkg); err != nil {
 		return s, fmt.Errorf("scenario startup: %w", err)
@@ -70,6 +72,9 @@ func measureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind Star
 		return s, err
 	}
 	drawn := framesRendered(ctx, dev, pkg)
+	if now != nil {
+		s.HostStartNs = now()
+	}
 	out, err := l.run(ctx, l.start)
 	if err != nil {
 		return s, err
@@ -82,7 +87,11 @@ func measureStartup(ctx context.Context, dev *adbx.Device, pkg string, kind Star
 		return s, fmt.Errorf("scenario startup: %s gave no TotalTime (status %s): %q", l.start, am.Status, strings.TrimSpace(out))
 	}
 	s.TotalTimeMs, s.WaitTimeMs, s.LaunchState = am.TotalTimeMS, max(am.WaitTimeMS, 0), am.LaunchState
-	if err = l.waitDrawn(ctx, &s, len(before), o.FullyDrawn); err != nil || !content {
+	err = l.waitDrawn(ctx, &s, len(before), o.FullyDrawn)
+	if now != nil {
+		s.HostEndNs = now()
+	}
+	if err != nil || !content {
 		return s, err
 	}
 	return s, waitContent(ctx, dev, pkg, drawn)
@@ -288,6 +297,10 @@ func LaunchWith(kind StartKind, n int, o StartupOptions) Action {
 		var samples []result.StartupSample
 		var err error
 		c := &compiler{dev: d.dev, pkg: sc.pkg}
+		var now func() int64
+		if sc.session != nil {
+			now = sc.session.Now
+		}
 		// A cold launch stops the app first: that is no crash.
 		sc.session.Restarting(func() {
 			// Put back even when the step's context has ended.
@@ -299,7 +312,7 @@ func LaunchWith(kind StartKind, n int, o StartupOptions) Action {
 					c.coldDrop(ctx)
 				}
 				// The step ends once the last launch drew its first frames.
-				if s, err = measureStartup(ctx, d.dev, sc.pkg, kind, o, i == n-1); err != nil {
+				if s, err = measureStartup(ctx, d.dev, sc.pkg, kind, o, i == n-1, now); err != nil {
 					return
 				}
 				s.Compilation = filter

@@ -262,11 +262,12 @@ func (w *World) coldPhasesLocked(ts *TruthStartup, f *TruthFrame, k float64) {
 	}
 }
 
-// launchOps are a cold start's events in the trace, on CPU 3: the main
-// thread runs from PostFork to the end of activityResume, with the phases'
-// slices (category am) and the app's sections in bindApplication (its own
-// sections, recorded when atrace_apps names it), and the app's
-// reportFullyDrawn when it called it.
+// launchOps are a start's events in the trace, on CPU 3: the main thread
+// runs from its first phase to the end of the last of ActivityThread's
+// (PostFork for a cold start's process start, then the phases' slices, of
+// category am), with the app's sections in the phases that hold them (its
+// own sections, recorded when atrace_apps names it), and the app's
+// reportFullyDrawn when it called it. The first doFrame is the frame's.
 func (j *traceJob) launchOps(ts *TruthStartup, feat traceFeatures, comm string) []op {
 	main := int32(ts.Pid)
 	o := &frameOps{j: j, feat: feat, main: main, pidText: fmt.Sprint(ts.Pid), names: map[int32]string{tidIdle: "swapper", main: comm}}
@@ -282,23 +283,26 @@ func (j *traceJob) launchOps(ts *TruthStartup, feat traceFeatures, comm string) 
 		}
 	}
 	ph := ts.Phases
-	if len(ph) >= 4 {
+	if n := len(ph) - 1; n > 0 {
 		if feat.sched {
 			add(ph[0].StartNs, 0, 0, tracewriter.Event{PID: tidIdle, Switch: &tracewriter.SchedSwitch{PrevComm: "swapper", NextComm: comm, NextPID: main, NextPrio: prioApp}})
-			add(ph[3].EndNs, 4, 0, tracewriter.Event{PID: main, Switch: &tracewriter.SchedSwitch{PrevComm: comm, PrevPID: main, PrevPrio: prioApp, PrevState: stateSleeping, NextComm: "swapper"}})
+			add(ph[n-1].EndNs, 4, 0, tracewriter.Event{PID: main, Switch: &tracewriter.SchedSwitch{PrevComm: comm, PrevPID: main, PrevPrio: prioApp, PrevState: stateSleeping, NextComm: "swapper"}})
 		}
-		slice("PostFork", "am", ph[0].StartNs, ph[0].StartNs+(ph[0].EndNs-ph[0].StartNs)/4, 0)
-		for _, p := range ph[1:4] {
-			slice(p.Name, "am", p.StartNs, p.EndNs, 0)
-		}
-		at := ph[1].StartNs
-		for i, s := range ph[1].Sections {
-			slice(s.Name, catApp, at, at+s.DurNs, 1)
-			if io := ph[1].sectionIO[i]; io > 0 && feat.sched {
-				add(at+s.DurNs-io, 4, 0, tracewriter.Event{PID: main, Switch: &tracewriter.SchedSwitch{PrevComm: comm, PrevPID: main, PrevPrio: prioApp, PrevState: stateDisk, NextComm: "swapper"}})
-				add(at+s.DurNs, 0, 0, tracewriter.Event{PID: tidIdle, Switch: &tracewriter.SchedSwitch{PrevComm: "swapper", NextComm: comm, NextPID: main, NextPrio: prioApp}})
+		for _, p := range ph[:n] {
+			if p.Name == PhaseProcessStart {
+				slice("PostFork", "am", p.StartNs, p.StartNs+(p.EndNs-p.StartNs)/4, 0)
+				continue
 			}
-			at += s.DurNs
+			slice(p.Name, "am", p.StartNs, p.EndNs, 0)
+			at := p.StartNs
+			for i, s := range p.Sections {
+				slice(s.Name, catApp, at, at+s.DurNs, 1)
+				if io := p.sectionIO[i]; io > 0 && feat.sched {
+					add(at+s.DurNs-io, 4, 0, tracewriter.Event{PID: main, Switch: &tracewriter.SchedSwitch{PrevComm: comm, PrevPID: main, PrevPrio: prioApp, PrevState: stateDisk, NextComm: "swapper"}})
+					add(at+s.DurNs, 0, 0, tracewriter.Event{PID: tidIdle, Switch: &tracewriter.SchedSwitch{PrevComm: "swapper", NextComm: comm, NextPID: main, NextPrio: prioApp}})
+				}
+				at += s.DurNs
+			}
 		}
 	}
 	if at := ts.drawnNs; at > 0 {

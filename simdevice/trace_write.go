@@ -136,7 +136,7 @@ func (j *traceJob) write(out io.Writer) error {
 	feat := j.features()
 	comm := format.Comm(j.pkg)
 	if feat.procs {
-		j.writeProcesses(w, boot, feat, comm)
+		j.processTrees(w, feat, comm)
 	}
 	cpus := []*cpuLog{{cpu: 0}, {cpu: 1}, {cpu: 2}, {cpu: 3}}
 	flush := func() {
@@ -188,10 +188,11 @@ func (j *traceJob) write(out io.Writer) error {
 	return w.Err()
 }
 
-// writeProcesses writes the process tree: the system's processes and the
-// app's at the trace's start, then each process a launch in the trace
-// started.
-func (j *traceJob) writeProcesses(w *tracewriter.Writer, boot func(int64) int64, feat traceFeatures, comm string) {
+// processTrees writes the process list at the trace's start and, as
+// traced_probes does, an on-demand dump of each app process a cold start
+// began in it.
+func (j *traceJob) processTrees(w *tracewriter.Writer, feat traceFeatures, comm string) {
+	boot := func(mono int64) int64 { return mono + j.bootOffset }
 	procs := []tracewriter.Process{
 		{PID: 1, PPID: 0, Cmdline: "/system/bin/init"},
 		{PID: pidSF, PPID: 1, Cmdline: "/system/bin/surfaceflinger"},
@@ -208,7 +209,7 @@ func (j *traceJob) writeProcesses(w *tracewriter.Writer, boot func(int64) int64,
 	// traced_probes reads /proc for each new pid its ftrace events show
 	// (an on-demand dump), after the process named itself.
 	for i := range j.launches {
-		if l := &j.launches[i]; feat.ftrace && l.Pid > 0 && l.Pid != j.appPID && len(l.Phases) > 0 {
+		if l := &j.launches[i]; feat.ftrace && l.Kind == "COLD" && l.Pid > 0 && l.Pid != j.appPID && len(l.Phases) > 0 {
 			pid := int32(l.Pid)
 			w.ProcessTree(boot(l.Phases[0].EndNs), []tracewriter.Process{{PID: pid, PPID: pidZygote, Cmdline: j.pkg}},
 				[]tracewriter.Thread{{TID: pid, TGID: pid, Name: comm}, {TID: renderThreadTid(l.Pid), TGID: pid, Name: "RenderThread"}, sectionThread(l.Pid)})

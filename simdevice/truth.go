@@ -108,7 +108,8 @@ type TruthStartup struct {
 	// milliseconds); 0 without noise.
 	NoiseFactor float64 `json:"noise_factor,omitempty"`
 	// Compilation is the app's compiler filter the start ran under;
-	// Phases how a cold start spent its time (startup_phases.go).
+	// Phases how the start spent its time (startup_phases.go,
+	// startup_warm.go).
 	Compilation string       `json:"compilation,omitempty"`
 	Phases      []TruthPhase `json:"phases,omitempty"`
 	drawnNs     int64        // when the app called reportFullyDrawn; 0 before, or never

@@ -52,6 +52,10 @@ type Startup struct {
 	// Cold is how a cold start spends its time and how compilation
 	// changes it (startup_phases.go).
 	Cold ColdStart `json:"cold,omitempty"`
+	// Warm and Hot are the app's own sections in a warm and a hot start
+	// (startup_warm.go).
+	Warm WarmStart `json:"warm,omitempty"`
+	Hot  WarmStart `json:"hot,omitempty"`
 }
 
 // Memory is the app's memory right after it starts, in KiB.
@@ -309,6 +313,9 @@ func (w *Workload) validateApp() error {
 		return badField("startup.cold_ms", "%d ms is longer than am start waits", w.Startup.ColdMs)
 	}
 	if err := w.Startup.Cold.validate(w.Startup.ColdMs); err != nil {
+		return err
+	}
+	if err := w.Startup.validateWarm(); err != nil {
 		return err
 	}
 	m := w.Memory

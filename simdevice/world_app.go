@@ -370,6 +370,8 @@ func (w *World) displayedLocked() {
 	w.firstFrameLocked(t)
 	if n := len(w.pending); n > 0 && w.pending[n-1].First && ts.Kind == "COLD" {
 		w.coldPhasesLocked(&ts, &w.pending[n-1], cmp.Or(w.launchFactor, 1))
+	} else if n > 0 && w.pending[n-1].First {
+		w.warmPhasesLocked(&ts, &w.pending[n-1], cmp.Or(w.launchFactor, 1))
 	}
 	w.startup = append(w.startup, ts)
 	w.startPhaseLocked(w.wl.phase(w.wl.Launch), t)

@@ -1,9 +1,10 @@
 // Package startupphase reads an app's launches out of a session's Perfetto
-// trace: per cold start, the phases its main thread went through
-// (ActivityThread's slices, the first frame, reportFullyDrawn), with the
-// thread's states and its longest slices in each.
+// trace: per cold, warm or hot start, the phases its main thread went
+// through (ActivityThread's slices, the first frame, reportFullyDrawn),
+// with the thread's states and its longest slices in each.
 //
 //	launches, why := startupphase.Find(a, pid, start, end)
+//	startupphase.Attach(a, start, end, step.Startup, clock)
 package startupphase
 
 import (
@@ -40,8 +41,8 @@ type Phase struct {
 	Slices []trace.Slice
 }
 
-// Launch is one cold start found in the trace: its phases in order, and
-// the phases it lacks, with why.
+// Launch is one start found in the trace: its phases in order, and the
+// phases it lacks, with why.
 type Launch struct {
 	PID         int32
 	Phases      []Phase
@@ -84,7 +85,9 @@ func Find(a *trace.Analysis, pid int32, start, end int64) []Launch {
 }
 
 // launchFrom reads one launch from the slices sl (by start) up to hi,
-// from the bindApplication slice sl[bind] (none: -1).
+// from the slice sl[bind] that begins it (none: -1): a cold start's
+// bindApplication, a warm start's activityStart, a hot start's
+// activityResume.
 func launchFrom(a *trace.Analysis, pid int32, sl []trace.Slice, lo, hi int64, bind int, sched bool) Launch {
 	l := Launch{PID: pid}
 	add := func(name string, s, e int64) {
@@ -95,15 +98,16 @@ func launchFrom(a *trace.Analysis, pid int32, sl []trace.Slice, lo, hi int64, bi
 	from, after := lo, lo
 	if bind >= 0 {
 		b := sl[bind]
-		for i := bind - 1; i >= 0; i-- {
+		for i := bind - 1; i >= 0 && b.Name == BindApplication; i-- {
 			if sl[i].Depth == 0 && sl[i].Name == "PostFork" && sl[i].Start >= lo {
 				add(ProcessStart, sl[i].Start, b.Start)
 				break
 			}
 		}
-		add(BindApplication, b.Start, b.End)
+		add(b.Name, b.Start, b.End)
 		from, after = b.Start, b.End
-		for _, name := range []string{ActivityStart, ActivityResume} {
+		rest := []string{ActivityStart, ActivityResume}
+		for _, name := range rest[slices.Index(rest, b.Name)+1:] {
 			if s, ok := first(sl, after, hi, func(s trace.Slice) bool { return s.Depth == 0 && s.Name == name }); ok {
 				add(name, s.Start, s.End)
 				after = s.End
@@ -164,17 +168,18 @@ func longest(sl []trace.Slice, p *Phase) []trace.Slice {
 	return in[:min(len(in), TopSlices)]
 }
 
-// Attach gives the cold starts of a step their phases: the launches found
-// in the step's window [start, end) (trace clock) of the app's processes,
-// in order, one per launch of st. toDevice moves a trace time onto the
-// steps' device clock. Warm and hot starts are not placed (their
-// preparation starts the app too); nor are launches whose count differs
-// from the trace's: st.PhasesNotMeasured says why.
-func Attach(a *trace.Analysis, start, end int64, st *result.StartupStats, toDevice func(int64) int64) {
+// Attach gives the launches of a step their phases. Cold starts are the
+// launches found in the step's window [start, end) (trace clock) of the
+// app's processes, in order, one per launch of st; launches whose count
+// differs from the trace's are not placed. Warm and hot starts are found
+// each in its own window (attachWarm). st.PhasesNotMeasured says why
+// launches have no phases.
+func Attach(a *trace.Analysis, start, end int64, st *result.StartupStats, clk Clock) {
 	if st.Kind != "cold" {
-		st.PhasesNotMeasured = "startup phases: only cold starts are found in the trace (a " + st.Kind + " start's preparation launches the app too)"
+		attachWarm(a, st, clk)
 		return
 	}
+	toDevice := clk.ToDevice
 	all := Launches(a, start, end)
 	switch {
 	case len(all) == 1 && all[0].NotMeasured != "" && len(st.Iterations) > 1:

@@ -18,6 +18,9 @@ type StepInput struct {
 	// ClockSource is the source of the steps' device times
 	// (Result.Clock.Source).
 	ClockSource string
+	// ClockUncertaintyMs is how far a device time mapped from the host
+	// clock may be off (Result.Clock.UncertaintyMs).
+	ClockUncertaintyMs float64
 	// RefreshHz is the display's refresh rate.
 	RefreshHz float64
 	// Frames are the frames the session polled (Result.Frames).
@@ -95,7 +98,8 @@ func (r *Recorder) Step(st *result.Step, in StepInput) (*result.TraceStep, strin
 		ts.JankyFrames = append(ts.JankyFrames, tf)
 	}
 	if st.Startup != nil {
-		startupphase.Attach(a, w.Start, w.End, st.Startup, toDev)
+		fromDev := func(ns int64) (int64, error) { return a.Convert(ns, clock) }
+		startupphase.Attach(a, w.Start, w.End, st.Startup, startupphase.Clock{ToDevice: toDev, FromDevice: fromDev, UncertaintyNs: int64(min(in.ClockUncertaintyMs, 1e6) * 1e6)})
 	}
 	return ts, ""
 }
