@@ -1,7 +1,8 @@
 // Package launchview shows a step's launches on the report's page: per
-// cold start with phases from the session's trace, a table of its phases
-// (process start, bindApplication, activityStart, activityResume, the
-// first Choreographer#doFrame, first frame presented, reportFullyDrawn),
+// launch with phases from the session's trace (cold, warm or hot), a
+// table of its phases (process start, bindApplication, activityStart,
+// activityResume, the first Choreographer#doFrame, first frame presented,
+// reportFullyDrawn, as far as its kind goes through them),
 // each with its start since the launch's first phase, its length, its
 // longest slice and the main thread's time per state; or why the step's
 // launches have none.
