@@ -136,28 +136,7 @@ func (j *traceJob) write(out io.Writer) error {
 	feat := j.features()
 	comm := format.Comm(j.pkg)
 	if feat.procs {
-		procs := []tracewriter.Process{
-			{PID: 1, PPID: 0, Cmdline: "/system/bin/init"},
-			{PID: pidSF, PPID: 1, Cmdline: "/system/bin/surfaceflinger"},
-			{PID: pidZygote, PPID: 1, Cmdline: "zygote64"},
-			{PID: pidSystemServer, PPID: pidZygote, Cmdline: "system_server"},
-		}
-		threads := []tracewriter.Thread{{TID: tidServerBinder, TGID: pidSystemServer, Name: "binder:1000_2"}}
-		if j.appPID > 0 {
-			procs = append(procs, tracewriter.Process{PID: int32(j.appPID), PPID: pidZygote, Cmdline: j.pkg})
-			threads = append(threads, tracewriter.Thread{TID: int32(j.appPID), TGID: int32(j.appPID), Name: comm},
-				tracewriter.Thread{TID: renderThreadTid(j.appPID), TGID: int32(j.appPID), Name: "RenderThread"}, sectionThread(j.appPID))
-		}
-		w.ProcessTree(boot(j.start), procs, threads)
-		// traced_probes reads /proc for each new pid its ftrace events show
-		// (an on-demand dump), after the process named itself.
-		for i := range j.launches {
-			if l := &j.launches[i]; feat.ftrace && l.Pid > 0 && l.Pid != j.appPID && len(l.Phases) > 0 {
-				pid := int32(l.Pid)
-				w.ProcessTree(boot(l.Phases[0].EndNs), []tracewriter.Process{{PID: pid, PPID: pidZygote, Cmdline: j.pkg}},
-					[]tracewriter.Thread{{TID: pid, TGID: pid, Name: comm}, {TID: renderThreadTid(l.Pid), TGID: pid, Name: "RenderThread"}, sectionThread(l.Pid)})
-			}
-		}
+		j.processes(w, feat, comm)
 	}
 	cpus := []*cpuLog{{cpu: 0}, {cpu: 1}, {cpu: 2}, {cpu: 3}}
 	flush := func() {
@@ -205,8 +184,37 @@ func (j *traceJob) write(out io.Writer) error {
 		}
 	}
 	flush()
+	j.trackEventSections(w, frames)
 	snap(j.end)
 	return w.Err()
+}
+
+// processes writes the processes and threads alive when the trace began,
+// and each the app started since, once it named itself.
+func (j *traceJob) processes(w *tracewriter.Writer, feat traceFeatures, comm string) {
+	boot := func(mono int64) int64 { return mono + j.bootOffset }
+	procs := []tracewriter.Process{
+		{PID: 1, PPID: 0, Cmdline: "/system/bin/init"},
+		{PID: pidSF, PPID: 1, Cmdline: "/system/bin/surfaceflinger"},
+		{PID: pidZygote, PPID: 1, Cmdline: "zygote64"},
+		{PID: pidSystemServer, PPID: pidZygote, Cmdline: "system_server"},
+	}
+	threads := []tracewriter.Thread{{TID: tidServerBinder, TGID: pidSystemServer, Name: "binder:1000_2"}}
+	if j.appPID > 0 {
+		procs = append(procs, tracewriter.Process{PID: int32(j.appPID), PPID: pidZygote, Cmdline: j.pkg})
+		threads = append(threads, tracewriter.Thread{TID: int32(j.appPID), TGID: int32(j.appPID), Name: comm},
+			tracewriter.Thread{TID: renderThreadTid(j.appPID), TGID: int32(j.appPID), Name: "RenderThread"}, sectionThread(j.appPID))
+	}
+	w.ProcessTree(boot(j.start), procs, threads)
+	// traced_probes reads /proc for each new pid its ftrace events show
+	// (an on-demand dump), after the process named itself.
+	for i := range j.launches {
+		if l := &j.launches[i]; feat.ftrace && l.Pid > 0 && l.Pid != j.appPID && len(l.Phases) > 0 {
+			pid := int32(l.Pid)
+			w.ProcessTree(boot(l.Phases[0].EndNs), []tracewriter.Process{{PID: pid, PPID: pidZygote, Cmdline: j.pkg}},
+				[]tracewriter.Thread{{TID: pid, TGID: pid, Name: comm}, {TID: renderThreadTid(l.Pid), TGID: pid, Name: "RenderThread"}, sectionThread(l.Pid)})
+		}
+	}
 }
 
 // frameTimeline writes f's expected and actual surface frames and the
