@@ -77,6 +77,7 @@ type sequence struct {
 	names  map[uint64]string
 	defTr  uint64
 	broken bool
+	part   int // the trace of the file its last packet came in
 }
 
 type event struct {
@@ -92,10 +93,18 @@ type Decoder struct {
 	seqs   map[uint32]*sequence
 	tracks map[uint64]*track
 	events []event
+	// A file can hold several traces one after another (a ring buffer
+	// read twice), as package trace reads it: part counts the traces
+	// begun after the first, once the packets a trace has once seen in
+	// this one, readTo each track's last event in the earlier ones.
+	part   int
+	once   map[protowire.Number]bool
+	readTo map[uint64]int64
 	// Malformed counts the packets that are no protobuf message where
 	// this package reads one; Dropped the events it could not place: on
-	// no track, or needing a sequence's state that was lost.
-	Malformed, Dropped int
+	// no track, or needing a sequence's state that was lost; Again those
+	// an earlier trace of the file held.
+	Malformed, Dropped, Again int
 }
 
 // Len is how many slice events the Decoder holds.
@@ -111,10 +120,12 @@ func (d *Decoder) Len() int {
 func (d *Decoder) Packet(pkt []byte, ts int64, ok bool) {
 	if d.seqs == nil {
 		d.seqs, d.tracks = map[uint32]*sequence{}, map[uint64]*track{}
+		d.once, d.readTo = map[protowire.Number]bool{}, map[uint64]int64{}
 	}
 	var seqID uint32
 	var flags uint64
-	var cleared, dropped bool
+	var cleared, dropped, first bool
+	var once protowire.Number
 	var interned, defaults, td, te []byte
 	it := pb.Fields(pkt)
 	for it.Next() {
@@ -128,6 +139,10 @@ func (d *Decoder) Packet(pkt []byte, ts int64, ok bool) {
 			cleared = f.Int != 0
 		case f.Num == 42 && f.Type == protowire.VarintType:
 			dropped = f.Int != 0
+		case f.Num == 87 && f.Type == protowire.VarintType:
+			first = f.Int != 0
+		case f.Num == 33 || f.Num == 45 || f.Num == 89: // trace_config, system_info, trace_uuid
+			once = f.Num
 		case f.Type != protowire.BytesType:
 		case f.Num == 12:
 			interned = f.Bytes
@@ -143,13 +158,20 @@ func (d *Decoder) Packet(pkt []byte, ts int64, ok bool) {
 		d.Malformed++
 		return
 	}
-	if interned == nil && defaults == nil && td == nil && te == nil && !cleared && flags&seqCleared == 0 {
-		return // no packet of TrackEvent's: the common case
-	}
 	seq := d.seqs[seqID]
+	if once != 0 && d.once[once] || first && seq != nil && seq.part == d.part {
+		d.newTrace()
+	}
+	if once != 0 {
+		d.once[once] = true
+	}
 	if seq == nil {
 		seq = &sequence{names: map[uint64]string{}}
 		d.seqs[seqID] = seq
+	}
+	seq.part = d.part
+	if interned == nil && defaults == nil && td == nil && te == nil && !cleared && flags&seqCleared == 0 {
+		return // no packet of TrackEvent's: the common case
 	}
 	if dropped {
 		seq.broken = true
@@ -171,6 +193,20 @@ func (d *Decoder) Packet(pkt []byte, ts int64, ok bool) {
 		if d.trackEvent(seq, te, ts) != nil {
 			d.Malformed++
 		}
+	}
+}
+
+// newTrace starts the next trace of the file: each track's events up to
+// its last one read are the earlier trace's, and every sequence's state is
+// lost until it is cleared (package trace's builder.newTrace alike).
+func (d *Decoder) newTrace() {
+	d.part++
+	clear(d.once)
+	for _, e := range d.events {
+		d.readTo[e.track] = max(d.readTo[e.track], e.ts)
+	}
+	for _, seq := range d.seqs {
+		seq.broken = true
 	}
 }
 
@@ -282,6 +318,12 @@ func (d *Decoder) trackEvent(seq *sequence, te []byte, ts int64) error {
 	}
 	if uuid == 0 {
 		d.Dropped++
+		return nil
+	}
+	if r, ok := d.readTo[uuid]; ok && ts <= r {
+		// A track's events come from one writer in time order: one up to
+		// where an earlier trace of the file got is one it held.
+		d.Again++
 		return nil
 	}
 	if !hasName && typ != typeEnd {
