@@ -70,11 +70,17 @@ func (g *mixGen) print(ts int64, tid int32, text string) {
 	g.prints = append(g.prints, tracewriter.Event{Ts: ts, PID: tid, Print: text})
 }
 
-// atrace writes a thread's sections as "B|"/"E|" markers.
+// atrace writes a thread's sections as "B|"/"E|" markers, and now and
+// then an instant ("I|").
 func (g *mixGen) atrace(pid, tid int32) {
-	p := strconv.Itoa(int(pid))
-	g.tree("thread "+strconv.Itoa(int(tid)), 3, pid, tid, func(ts int64, name string) { g.print(ts, tid, "B|"+p+"|"+name) },
+	p, lane := strconv.Itoa(int(pid)), "thread "+strconv.Itoa(int(tid))
+	g.tree(lane, 3, pid, tid, func(ts int64, name string) { g.print(ts, tid, "B|"+p+"|"+name) },
 		func(ts int64) { g.print(ts, tid, "E|"+p) })
+	if g.r.IntN(2) == 0 {
+		ts := g.tick(lane)
+		g.print(ts, tid, "I|"+p+"|feed:image")
+		g.keep(sections.Slice{Name: "feed:image", PID: pid, TID: tid, Start: ts, End: ts})
+	}
 }
 
 // named writes async sections on a process's named tracks, begun and

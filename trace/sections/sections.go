@@ -162,9 +162,9 @@ type Collector = markers.Collector
 // times moved onto the trace clock by conv (false: the time cannot be, and
 // the section is left out). An async section, and one on a named track or
 // a TrackEvent process track, has TID 0: it runs on no one thread; one on
-// a TrackEvent thread track is its thread's. An instant (a named track's
-// "N|…", a TrackEvent TYPE_INSTANT) is a section of length 0, as in trace
-// processor's slice table. A section still open at the end of the trace, and an end with
+// a TrackEvent thread track is its thread's. An instant (a thread's
+// "I|…", a named track's "N|…", a TrackEvent TYPE_INSTANT) is a section
+// of length 0, as in trace processor's slice table. A section still open at the end of the trace, and an end with
 // no begin, are left out; unended counts the first.
 func Slices(c *Collector, pids []int32, conv func(int64) (int64, bool)) (out []Slice, unended int) {
 	ours := func(pid int32) bool { return len(pids) == 0 || slices.Contains(pids, pid) }

@@ -22,12 +22,12 @@ func FuzzParse(f *testing.F) {
 		var c Collector
 		c.Marker(1, 7, line)
 		if !ok {
-			if c.Len() != 0 || (c.Malformed == 1) != (len(line) > 0 && bytes.IndexByte([]byte("BESFNGH"), line[0]) >= 0) {
+			if c.Len() != 0 || (c.Malformed == 1) != (len(line) > 0 && bytes.IndexByte([]byte("BESFNGHI"), line[0]) >= 0) {
 				t.Fatalf("%q: no marker, yet %d kept, %d malformed", line, c.Len(), c.Malformed)
 			}
 			return
 		}
-		if c.Len() != min(1, int(Counter-m.Kind)) || c.Malformed != 0 || m.TGID < 0 || line[0] != "?BESFNGHC"[m.Kind] {
+		if (c.Len() == 1) != (m.Kind != Counter) || c.Malformed != 0 || m.TGID < 0 || line[0] != "?BESFNGHCI"[m.Kind] {
 			t.Fatalf("%q: %+v, %d kept, %d malformed", line, m, c.Len(), c.Malformed)
 		}
 		switch m.Kind {
@@ -137,6 +137,8 @@ func refNamed(line string) (phase byte, track, name, cookie string, ok bool) {
 		return phase, at(2), "", c, isNum(c)
 	case 'C':
 		return phase, "", at(2), "", isNum(at(3))
+	case 'I':
+		return phase, "", at(2), "", true
 	}
 	return 0, "", "", "", false
 }
@@ -146,11 +148,11 @@ func refNamed(line string) (phase byte, track, name, cookie string, ok bool) {
 // slice on the process's track, with no thread.
 func FuzzNamed(f *testing.F) {
 	for _, s := range []string{"N|1938|track|instant", "G|1339|track|slice|789", "H|6890|track|slice|135", "H|6890|track|135",
-		"G|1|t|n|x", "G|1||n|2", "N|1|t|", "H|1|t||", "H|1|t|", "C|3209|Bytes-value|0|Blob", "C|1|c|x", "G|x|t|n|1", "N|1|t|a|b", "Gx|1|t|n|1"} {
+		"G|1|t|n|x", "G|1||n|2", "N|1|t|", "H|1|t||", "H|1|t|", "C|3209|Bytes-value|0|Blob", "C|1|c|x", "I|1|i", "I|1|", "I|1|i|x", "G|x|t|n|1", "N|1|t|a|b", "Gx|1|t|n|1"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		if len(line) == 0 || bytes.IndexByte([]byte("NGHC"), line[0]) < 0 {
+		if len(line) == 0 || bytes.IndexByte([]byte("NGHCI"), line[0]) < 0 {
 			return
 		}
 		m, ok := Parse(line)
@@ -161,7 +163,7 @@ func FuzzNamed(f *testing.F) {
 		if !ok {
 			return
 		}
-		kind := map[byte]Kind{'N': TrackInstant, 'G': TrackBegin, 'H': TrackEnd, 'C': Counter}[phase]
+		kind := map[byte]Kind{'N': TrackInstant, 'G': TrackBegin, 'H': TrackEnd, 'C': Counter, 'I': Instant}[phase]
 		if m.Kind != kind || string(m.Track) != track || string(m.Name) != name || string(m.Cookie) != cookie {
 			t.Fatalf("%q: %+v, the reference %c %q %q %q", line, m, phase, track, name, cookie)
 		}

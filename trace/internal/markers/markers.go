@@ -49,6 +49,9 @@ const (
 	TrackBegin
 	TrackEnd
 	Counter
+	// Instant is a thread's instant ("I|<tgid>|<name>"): a slice of
+	// length 0 on the thread that wrote it.
+	Instant
 )
 
 // EmptyName is the name of a slice whose begin names none, as trace
@@ -94,7 +97,7 @@ func Parse(line []byte) (m Marker, ok bool) {
 		return m, ok
 	case 'S', 'F':
 		return parseAsync(line)
-	case 'N', 'G', 'H', 'C':
+	case 'N', 'G', 'H', 'C', 'I':
 		return parseNamed(line)
 	}
 	return m, false
@@ -157,12 +160,13 @@ type Collector struct {
 	marks  []mark
 	async  []asyncMark
 	named  []namedMark
+	inst   []mark // threads' instants
 	te     trackevent.Decoder
 	names  []name
 	recent *[1 << 12]int32 // index + 1 of the last name of each hash
 	sorted bool
 	// Malformed counts the lines that look like a begin or an end of a
-	// slice ('B', 'E', 'S', 'F', 'N', 'G' or 'H' first) and are none
+	// slice ('B', 'E', 'S', 'F', 'N', 'G', 'H' or 'I' first) and are none
 	// ("B|", a tgid that is no number, "S|" without a cookie, "G|" without
 	// a track).
 	Malformed int
@@ -172,7 +176,7 @@ type Collector struct {
 func (c *Collector) Marker(ts int64, tid int32, line []byte) {
 	m, ok := Parse(line)
 	if !ok {
-		if len(line) > 0 && bytes.IndexByte([]byte("BESFNGH"), line[0]) >= 0 {
+		if len(line) > 0 && bytes.IndexByte([]byte("BESFNGHI"), line[0]) >= 0 {
 			c.Malformed++
 		}
 		return
@@ -185,6 +189,8 @@ func (c *Collector) Marker(ts int64, tid int32, line []byte) {
 		c.marks = append(c.marks, mark{ts: ts, tid: tid, name: c.intern(m.TGID, m.Name)})
 	case TrackInstant, TrackBegin, TrackEnd:
 		c.addNamed(ts, tid, m)
+	case Instant:
+		c.inst = append(c.inst, mark{ts: ts, tid: tid, name: c.intern(m.TGID, m.Name)})
 	case Counter:
 	default:
 		k := strconv.Itoa(int(m.TGID)) + "|" + string(m.Name) + "|" + string(m.Cookie)
@@ -216,12 +222,13 @@ func (c *Collector) intern(pid int32, text []byte) int32 {
 	return k
 }
 
-// Len is how many markers of slices the Collector holds.
+// Len is how many atrace markers of slices the Collector holds (a
+// TrackEvent packet is none).
 func (c *Collector) Len() int {
 	if c == nil {
 		return 0
 	}
-	return len(c.marks) + len(c.async) + len(c.named) + c.te.Len()
+	return len(c.marks) + len(c.async) + len(c.named) + len(c.inst)
 }
 
 // Slice is a slice markers made, times on boottime in ns.

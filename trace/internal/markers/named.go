@@ -21,7 +21,9 @@ import (
 //     an end: a track and a cookie, the last of the two fields after the
 //     track that is not empty;
 //   - "C|<tgid>|<name>|<value>[|<group>]", a counter: a name and a value
-//     that is a number (Chromium's group is ignored).
+//     that is a number (Chromium's group is ignored);
+//   - "I|<tgid>|<name>", a thread's instant: a name.
+
 func parseNamed(line []byte) (m Marker, ok bool) {
 	f := bytes.Split(line, []byte("|"))
 	field := func(i int) []byte {
@@ -33,7 +35,7 @@ func parseNamed(line []byte) (m Marker, ok bool) {
 	if len(f[0]) != 1 {
 		return m, false
 	}
-	if m.TGID, ok = tgid(field(1)); !ok || len(field(2)) == 0 {
+	if m.TGID, ok = tgid(field(1)); !ok || len(field(2)) == 0 { // N, G, H: a track; C, I: a name
 		return m, false
 	}
 	number := func(b []byte) bool { _, err := strconv.ParseInt(string(b), 10, 64); return err == nil }
@@ -44,6 +46,9 @@ func parseNamed(line []byte) (m Marker, ok bool) {
 	case 'G':
 		m.Kind, m.Track, m.Name, m.Cookie = TrackBegin, f[2], field(3), field(4)
 		return m, len(m.Name) > 0 && number(m.Cookie)
+	case 'I':
+		m.Kind, m.Name = Instant, f[2]
+		return m, true
 	case 'H':
 		m.Kind, m.Track, m.Cookie = TrackEnd, f[2], field(4)
 		if len(m.Cookie) == 0 {
@@ -97,7 +102,8 @@ type TrackSlice struct {
 // hands fn each slice as it ends (ended true), then each left open (ended
 // false, End 0). A named track's slice has TID 0, whichever thread wrote
 // it: trace processor puts it on a process's track. It returns how many
-// ends came with no slice open.
+// ends came with no slice open. A thread's instant ("I|…") comes too,
+// as a slice of length 0 of its thread, on no named track.
 func (c *Collector) Tracks(fn func(s TrackSlice, ended bool)) (endsWithoutBegin int) {
 	if c == nil {
 		return 0
@@ -143,6 +149,11 @@ func (c *Collector) Tracks(fn func(s TrackSlice, ended bool)) (endsWithoutBegin 
 			fn(slice(b), false)
 		}
 		open[k] = nil
+	}
+	for _, m := range c.inst {
+		s := c.slice(m, m.tid)
+		s.End = s.Start
+		fn(TrackSlice{Slice: s}, true)
 	}
 	endsWithoutBegin += c.te.Slices(func(s trackevent.Slice, ended bool) {
 		fn(TrackSlice{Slice: Slice{Name: s.Name, PID: s.PID, TID: s.TID, Start: s.Start, End: s.End}, Track: s.Track}, ended)
