@@ -172,18 +172,7 @@ func checkSections(t *testing.T, dev *simdevice.Device, st *result.Step) {
 		t.Fatalf("%s: sections %+v", st.Name, st.Sections)
 	}
 	for i, spec := range sectionSpecs {
-		got := st.Sections[i]
-		durs := sectionTruth(dev, spec, st.DeviceStartNs, st.DeviceEndNs)
-		want := result.SectionStats{Name: spec.Name, MainThread: spec.MainThread, Count: len(durs)}
-		if len(durs) > 0 {
-			want.FirstMs, want.MinMs, want.MaxMs = float64(durs[0])/1e6, float64(durs[0])/1e6, float64(durs[0])/1e6
-			var sum int64
-			for _, d := range durs {
-				sum += d
-				want.MinMs, want.MaxMs = min(want.MinMs, float64(d)/1e6), max(want.MaxMs, float64(d)/1e6)
-			}
-			want.SumMs = float64(sum) / 1e6
-		}
+		got, want := st.Sections[i], sectionWant(dev, spec, st)
 		if got != want {
 			t.Errorf("%s: %s: perfgate %+v, truth %+v", st.Name, spec.Name, got, want)
 		}
@@ -201,6 +190,22 @@ func checkSections(t *testing.T, dev *simdevice.Device, st *result.Step) {
 			t.Errorf("%s: %s: no reason for the absent durations: %v", st.Name, spec.Name, st.NotMeasured)
 		}
 	}
+}
+
+// sectionWant is what the phone's truth says of spec in step st.
+func sectionWant(dev *simdevice.Device, spec sections.Spec, st *result.Step) result.SectionStats {
+	durs := sectionTruth(dev, spec, st.DeviceStartNs, st.DeviceEndNs)
+	want := result.SectionStats{Name: spec.Name, MainThread: spec.MainThread, Count: len(durs)}
+	if len(durs) > 0 {
+		want.FirstMs, want.MinMs, want.MaxMs = float64(durs[0])/1e6, float64(durs[0])/1e6, float64(durs[0])/1e6
+		var sum int64
+		for _, d := range durs {
+			sum += d
+			want.MinMs, want.MaxMs = min(want.MinMs, float64(d)/1e6), max(want.MaxMs, float64(d)/1e6)
+		}
+		want.SumMs = float64(sum) / 1e6
+	}
+	return want
 }
 
 // stepMetric is the step's metric named n, if measured.

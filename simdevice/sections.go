@@ -3,6 +3,7 @@ package simdevice
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/perfgate/perfgate/metrics"
 	"github.com/perfgate/perfgate/trace/tracewriter"
@@ -25,12 +26,28 @@ type Section struct {
 	Every int   `json:"every,omitempty"`
 	// Child, when set, is a section nested in this one, over its middle.
 	Child string `json:"child,omitempty"`
+	// Emit is how the app writes it: "atrace" (or empty), atrace markers
+	// on its thread (Trace.beginSection); "track_event", TrackEvent
+	// slices on its thread's track, as the Perfetto SDK
+	// (androidx.tracing:tracing-perfetto) writes them, in a trace whose
+	// config asks for the track_event data source; "named_track", async
+	// markers on a named track of the app's process (Android 14's
+	// Trace.asyncTraceForTrackBegin / …End), which the trace shows on no
+	// thread.
+	Emit string `json:"emit,omitempty"`
 }
 
 // The threads sections run on.
 const (
 	SectionMain   = "main"
 	SectionWorker = "worker"
+)
+
+// The ways an app writes a section (Section.Emit).
+const (
+	EmitAtrace     = "atrace"
+	EmitTrackEvent = "track_event"
+	EmitNamedTrack = "named_track"
 )
 
 // sectionWorkerTid is the app's background thread that writes "worker"
@@ -40,8 +57,9 @@ func sectionWorkerTid(pid int) int32 { return int32(pid + 31) }
 const sectionWorkerName = "bg-sections"
 
 // TruthSection is one section the app wrote in a frame: its name, the
-// thread (tid; Main when the app's main thread), and when it began and
-// ended, device monotonic ns.
+// thread that wrote it (tid; Main when the trace shows it on the app's
+// main thread: not on a named track), how (Section.Emit; empty: atrace),
+// and when it began and ended, device monotonic ns.
 type TruthSection struct {
 	Name    string `json:"name"`
 	TID     int32  `json:"tid"`
@@ -49,6 +67,7 @@ type TruthSection struct {
 	StartNs int64  `json:"start_ns"`
 	EndNs   int64  `json:"end_ns"`
 	Depth   int    `json:"depth"`
+	Emit    string `json:"emit,omitempty"`
 }
 
 // validateSections checks a phase's sections at path f.
@@ -65,6 +84,9 @@ func validateSections(f string, ss []Section) error {
 		}
 		if s.Thread != "" && s.Thread != SectionMain && s.Thread != SectionWorker {
 			return badField(sf+".thread", "%q is neither %q nor %q", s.Thread, SectionMain, SectionWorker)
+		}
+		if s.Emit != "" && s.Emit != EmitAtrace && s.Emit != EmitTrackEvent && s.Emit != EmitNamedTrack {
+			return badField(sf+".emit", "%q is none of %q, %q, %q", s.Emit, EmitAtrace, EmitTrackEvent, EmitNamedTrack)
 		}
 		if s.Every < 0 || slices.ContainsFunc(s.At, func(i int) bool { return i < 0 }) {
 			return badField(sf, "every and at must be >= 0")
@@ -106,11 +128,15 @@ func frameSections(f *TruthFrame, p *Phase, i int) []TruthSection {
 		if !(slices.Contains(s.At, i) || picks(s.Every, i) || s.Every == 0 && len(s.At) == 0) {
 			continue
 		}
-		main := s.Thread != SectionWorker
-		out = append(out, TruthSection{Name: s.Name, TID: tid, Main: main, Depth: depth,
+		main := s.Thread != SectionWorker && s.Emit != EmitNamedTrack
+		emit := s.Emit
+		if emit == EmitAtrace {
+			emit = ""
+		}
+		out = append(out, TruthSection{Name: s.Name, TID: tid, Main: main, Depth: depth, Emit: emit,
 			StartNs: at(slotLo, slotHi, 0.1), EndNs: at(slotLo, slotHi, 0.9)})
 		if s.Child != "" {
-			out = append(out, TruthSection{Name: s.Child, TID: tid, Main: main, Depth: depth + 1,
+			out = append(out, TruthSection{Name: s.Child, TID: tid, Main: main, Depth: depth + 1, Emit: emit,
 				StartNs: at(slotLo, slotHi, 0.3), EndNs: at(slotLo, slotHi, 0.7)})
 		}
 	}
@@ -118,25 +144,45 @@ func frameSections(f *TruthFrame, p *Phase, i int) []TruthSection {
 }
 
 // sectionSlices are the frame's main-thread sections as slices of its
-// plan (the app's own, category "app").
+// plan (the app's own, category "app"; those it writes as TrackEvent
+// slices are the main thread's too, but no atrace category's: they are
+// written apart, by trackEventSections).
 func sectionSlices(f *TruthFrame) []planSlice {
 	var out []planSlice
 	for _, s := range f.Sections {
 		if s.Main {
-			out = append(out, planSlice{name: s.Name, cat: catApp, start: s.StartNs, end: s.EndNs, depth: s.Depth})
+			cat := catApp
+			if s.Emit == EmitTrackEvent {
+				cat = catTrackEvent
+			}
+			out = append(out, planSlice{name: s.Name, cat: cat, start: s.StartNs, end: s.EndNs, depth: s.Depth})
 		}
 	}
 	return out
 }
 
-// workerSections adds the frame's worker sections on CPU 0, when the
-// trace records the app's own sections.
+// catTrackEvent marks a plan's slice the app writes as TrackEvent: no
+// atrace category turns it on.
+const catTrackEvent = "track_event"
+
+// workerSections adds, when the trace records the app's own sections,
+// the frame's worker sections on CPU 0 and its named-track sections on
+// the CPU of the thread that writes them.
 func (o *frameOps) workerSections(f *TruthFrame) {
 	if !o.feat.cats[catApp] {
 		return
 	}
-	for _, s := range f.Sections {
-		if !s.Main {
+	for i, s := range f.Sections {
+		cpu := 0
+		if s.TID == o.main {
+			cpu = 1
+		}
+		switch {
+		case s.Emit == EmitNamedTrack:
+			track, cookie := namedTrack(s), strconv.Itoa(i) // cookies recur: a track and a cookie pair them
+			o.print(cpu, s.StartNs, s.TID, "G|"+o.pidText+"|"+track+"|"+s.Name+"|"+cookie, 2, s.Depth)
+			o.print(cpu, s.EndNs, s.TID, "H|"+o.pidText+"|"+track+"|"+cookie, 1, -s.Depth)
+		case !s.Main && s.Emit == "":
 			o.print(0, s.StartNs, s.TID, "B|"+o.pidText+"|"+s.Name, 2, s.Depth)
 			o.print(0, s.EndNs, s.TID, "E|"+o.pidText, 1, -s.Depth)
 		}

@@ -17,6 +17,7 @@ func TestWorkloadSections(t *testing.T) {
 		{Section{Name: "a", Child: "b>c"}, `phases[0].sections[0]: section name "b>c" holds '<' or '>'`},
 		{Section{Name: "a", Thread: "io"}, `phases[0].sections[0].thread: "io" is neither "main" nor "worker"`},
 		{Section{Name: "a", Every: -1}, "phases[0].sections[0]: every and at must be >= 0"},
+		{Section{Name: "a", Emit: "sdk"}, `phases[0].sections[0].emit: "sdk" is none of "atrace", "track_event", "named_track"`},
 	} {
 		w, err := Preset("smooth-scroll")
 		if err != nil {
@@ -28,15 +29,16 @@ func TestWorkloadSections(t *testing.T) {
 		}
 	}
 	f := TruthFrame{Pid: 500, IntendedVsync: 0, HandleInputStart: 1000, PerformTraversalsStart: 3000, DrawStart: 13000, SyncQueued: 20000}
-	p := &Phase{Sections: []Section{{Name: "a", Child: "b"}, {Name: "c", Thread: SectionWorker, Every: 2}, {Name: "d", At: []int{1}}}}
+	p := &Phase{Sections: []Section{{Name: "a", Child: "b", Emit: EmitTrackEvent}, {Name: "c", Thread: SectionWorker, Every: 2, Emit: EmitAtrace}, {Name: "d", At: []int{1}, Emit: EmitNamedTrack}}}
 	got := frameSections(&f, p, 1)
 	// measure is [3000, 7000): a's slot its first half, d's its second;
-	// the worker's slot the whole [1000, 20000).
+	// the worker's slot the whole [1000, 20000). A named track's section
+	// is on no thread in the trace: not the main thread's.
 	want := []TruthSection{
-		{Name: "a", TID: 500, Main: true, Depth: 3, StartNs: 3200, EndNs: 4800},
-		{Name: "b", TID: 500, Main: true, Depth: 4, StartNs: 3600, EndNs: 4400},
+		{Name: "a", TID: 500, Main: true, Depth: 3, StartNs: 3200, EndNs: 4800, Emit: EmitTrackEvent},
+		{Name: "b", TID: 500, Main: true, Depth: 4, StartNs: 3600, EndNs: 4400, Emit: EmitTrackEvent},
 		{Name: "c", TID: 531, Depth: 0, StartNs: 2900, EndNs: 18100},
-		{Name: "d", TID: 500, Main: true, Depth: 3, StartNs: 5200, EndNs: 6800},
+		{Name: "d", TID: 500, Depth: 3, StartNs: 5200, EndNs: 6800, Emit: EmitNamedTrack},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("sections %+v", got)

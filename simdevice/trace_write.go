@@ -184,6 +184,7 @@ func (j *traceJob) write(out io.Writer) error {
 		}
 	}
 	flush()
+	j.trackEventSections(w, frames)
 	snap(j.end)
 	return w.Err()
 }

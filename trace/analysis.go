@@ -27,7 +27,11 @@ type Options struct {
 	// in the order read (ts on boottime, tid its writer, text such as
 	// "B|tgid|name"), of threads Analyze keeps none of too: packages
 	// trace/frametiming and trace/sections pair them.
-	Marker      func(ts int64, tid int32, line []byte)
+	Marker func(ts int64, tid int32, line []byte)
+	// Packet, when set, is given every TracePacket whose sequence's state
+	// is whole, with its time on boottime (ok false: none), for the
+	// TrackEvent slices of trace/sections.
+	Packet      func(pkt []byte, boottime int64, ok bool)
 	MainThreads bool // keep the app's main threads whole, for Analysis.MainThread
 }
 

@@ -325,6 +325,10 @@ func (b *builder) decodePacket(pkt []byte) error {
 		b.reject("packet_unknown_clock")
 		return nil
 	}
+	if b.opts.Packet != nil {
+		ns, ok := b.clocks.convert(at.ns, at.clock, Boottime)
+		b.opts.Packet(pkt, ns, ok && pf.hasTs)
+	}
 	return b.payload(pkt, &pf, at, seq)
 }
 

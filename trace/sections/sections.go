@@ -4,13 +4,14 @@
 // TraceSectionMetric does: the durations of the sections a name or a
 // pattern matches, as first, min, max, sum and count.
 //
-// A Collector reads the trace's atrace markers as trace.Analyze passes
-// them (trace.Options.Marker), Slices pairs each thread's begins and ends,
-// and each process's async ones, into slices, and Measure gives a Spec's
-// figures over a window:
+// A Collector reads the trace's atrace markers and TrackEvent packets as
+// trace.Analyze passes them (trace.Options.Marker and Packet), Slices
+// pairs each thread's begins and ends, each process's async ones, and
+// those of named and TrackEvent tracks, into slices, and Measure gives a
+// Spec's figures over a window:
 //
 //	var c sections.Collector
-//	a, err := trace.Analyze(f, trace.Options{Package: pkg, Marker: c.Marker})
+//	a, err := trace.Analyze(f, trace.Options{Package: pkg, Marker: c.Marker, Packet: c.Packet})
 //	ss, _ := sections.Slices(&c, a.AppPIDs, func(ns int64) (int64, bool) { v, err := a.Convert(ns, trace.Boottime); return v, err == nil })
 //	st := sections.Measure(ss, sections.Spec{Name: "feed:bind"}, w.Start, w.End)
 //
@@ -21,7 +22,11 @@
 // section that never ended is left out ("non-terminating slices … are
 // always ignored"), and First is the earliest to begin. Where perfgate
 // differs, it says so: see Spec.Match for the pattern, and Measure for
-// the window.
+// the window. A section on a process's track (an async one, one on an
+// Android 14 named track or a TrackEvent process track) is matched by its
+// own name: querySlices names such a slice after its track
+// (process_track.name), which for "S|" markers is the slice's name but
+// for a named track is the track's.
 package sections
 
 import (
@@ -143,15 +148,23 @@ func (s Slice) Main() bool { return s.TID == s.PID }
 // Malformed field counts the lines that look like a section's begin or
 // end and are none ("B|", a tgid that is no number, "S|" without a
 // cookie). It is frametiming.Collector too: one Collector serves Slices
-// and frametiming.Compute.
+// and frametiming.Compute. Pass its Packet method as trace.Options.Packet
+// too, for the sections the Perfetto SDK writes as TrackEvent slices
+// (androidx.tracing:tracing-perfetto); Android 14's named-track markers
+// ("N|", "G|", "H|") come with the atrace markers.
 type Collector = markers.Collector
 
-// Slices pairs each thread's begins and ends, in time order, and each
-// process's async begins and ends by name and cookie, into the sections of
-// the processes pids (every process when pids is empty), with times moved
-// onto the trace clock by conv (false: the time cannot be, and the
-// section is left out). An async section has TID 0: it runs on no one
-// thread. A section still open at the end of the trace, and an end with
+// Slices pairs each thread's begins and ends, in time order, each
+// process's async begins and ends by name and cookie, the begins and ends
+// of Android 14's named tracks by process, track and cookie, and those of
+// TrackEvent tracks (the Perfetto SDK's, Collector.Packet), into the
+// sections of the processes pids (every process when pids is empty), with
+// times moved onto the trace clock by conv (false: the time cannot be, and
+// the section is left out). An async section, and one on a named track or
+// a TrackEvent process track, has TID 0: it runs on no one thread; one on
+// a TrackEvent thread track is its thread's. An instant (a thread's
+// "I|…", a named track's "N|…", a TrackEvent TYPE_INSTANT) is a section
+// of length 0, as in trace processor's slice table. A section still open at the end of the trace, and an end with
 // no begin, are left out; unended counts the first.
 func Slices(c *Collector, pids []int32, conv func(int64) (int64, bool)) (out []Slice, unended int) {
 	ours := func(pid int32) bool { return len(pids) == 0 || slices.Contains(pids, pid) }
@@ -170,6 +183,7 @@ func Slices(c *Collector, pids []int32, conv func(int64) (int64, bool)) (out []S
 	}
 	c.Threads(add)
 	c.Async(add)
+	c.Tracks(func(s markers.TrackSlice, ended bool) { add(s.Slice, ended) })
 	slices.SortFunc(out, func(x, y Slice) int { return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(x.TID, y.TID)) })
 	return out, unended
 }

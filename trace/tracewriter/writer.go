@@ -472,6 +472,13 @@ func (w *Writer) ThreadTrack(uuid uint64, pid, tid int32, name string) {
 // InternNames writes a packet that clears the sequence's incremental state
 // and interns event names by iid, for SliceBegin with a NameIID.
 func (w *Writer) InternNames(names map[uint64]string) {
+	b := w.packet(0, 0)
+	b = appendVarint(b, 13, 1) // SEQ_INCREMENTAL_STATE_CLEARED
+	w.flush(appendBytes(b, 12, internedNames(names)))
+}
+
+// internedNames is an InternedData of event names, by iid.
+func internedNames(names map[uint64]string) []byte {
 	iids := make([]uint64, 0, len(names))
 	for k := range names {
 		iids = append(iids, k)
@@ -484,9 +491,7 @@ func (w *Writer) InternNames(names map[uint64]string) {
 		en = appendString(en, 2, names[k])
 		id = appendBytes(id, 2, en)
 	}
-	b := w.packet(0, 0)
-	b = appendVarint(b, 13, 1) // SEQ_INCREMENTAL_STATE_CLEARED
-	w.flush(appendBytes(b, 12, id))
+	return id
 }
 
 // SliceBegin writes a TrackEvent slice begin on a track: named by name, or

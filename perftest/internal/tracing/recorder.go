@@ -158,6 +158,9 @@ func (r *Recorder) start(ctx context.Context) {
 		r.notRecorded("the device's tracing service has none of the data sources the analysis reads")
 		return
 	}
+	if len(r.cfg.Sections) > 0 { // an app's Perfetto SDK registers track_event as it starts
+		want = append(want, "track_event")
+	}
 	r.launch(ctx, api, want)
 }
 

@@ -169,7 +169,7 @@ func (r *Recorder) read(path string, launched bool, o *outcome) {
 	// One Collector keeps the markers for both the frames and the
 	// sections.
 	c := &frametiming.Collector{}
-	a, err := trace.Analyze(f, trace.Options{Package: r.cfg.Package, Marker: c.Marker, MainThreads: launched})
+	a, err := trace.Analyze(f, trace.Options{Package: r.cfg.Package, Marker: c.Marker, Packet: c.Packet, MainThreads: launched})
 	if err != nil {
 		o.notes = append(o.notes, fmt.Sprintf("%s: %v", path, err))
 		if a == nil || a.Packets == 0 {

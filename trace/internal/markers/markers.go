@@ -18,7 +18,9 @@
 //     slice open on the thread that wrote it;
 //   - an async begin or end needs a tgid above 0, a name and a cookie
 //     after the name's last '|'; the same process, name and cookie pair
-//     them, whatever thread wrote each.
+//     them, whatever thread wrote each;
+//   - Android 14's markers on named tracks (named.go) and counters are
+//     read too; TrackEvent packets go to a trackevent.Decoder (Packet).
 package markers
 
 import (
@@ -27,6 +29,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/perfgate/perfgate/trace/internal/trackevent"
 )
 
 // Kind is what a marker is.
@@ -38,6 +42,16 @@ const (
 	End
 	AsyncBegin
 	AsyncEnd
+	// TrackInstant, TrackBegin and TrackEnd are Android 14's markers on a
+	// process's named track (Trace.instantForTrack,
+	// Trace.asyncTraceForTrackBegin and …End); Counter a counter's value.
+	TrackInstant
+	TrackBegin
+	TrackEnd
+	Counter
+	// Instant is a thread's instant ("I|<tgid>|<name>"): a slice of
+	// length 0 on the thread that wrote it.
+	Instant
 )
 
 // EmptyName is the name of a slice whose begin names none, as trace
@@ -51,13 +65,13 @@ type Marker struct {
 	// "B|0|…").
 	TGID int32
 	// Name is a begin's or an async marker's; Cookie an async marker's.
-	// Both alias the line.
-	Name, Cookie []byte
+	// Track is a named track's. All alias the line.
+	Name, Cookie, Track []byte
 }
 
 // Parse reads one marker line (a trailing "\n" or NUL is no part of it);
-// ok is false for anything that is no begin or end of a slice: counters,
-// other text, a malformed begin.
+// ok is false for anything that is no slice's begin, end or instant, nor
+// a counter: other text, a malformed begin.
 func Parse(line []byte) (m Marker, ok bool) {
 	line = bytes.TrimRight(line, "\n\x00")
 	if len(line) == 0 || len(line) > 1 && line[1] != '|' {
@@ -83,6 +97,8 @@ func Parse(line []byte) (m Marker, ok bool) {
 		return m, ok
 	case 'S', 'F':
 		return parseAsync(line)
+	case 'N', 'G', 'H', 'C', 'I':
+		return parseNamed(line)
 	}
 	return m, false
 }
@@ -143,12 +159,16 @@ type asyncMark struct {
 type Collector struct {
 	marks  []mark
 	async  []asyncMark
+	named  []namedMark
+	inst   []mark // threads' instants
+	te     trackevent.Decoder
 	names  []name
 	recent *[1 << 12]int32 // index + 1 of the last name of each hash
 	sorted bool
 	// Malformed counts the lines that look like a begin or an end of a
-	// slice ('B', 'E', 'S' or 'F' first) and are none ("B|", a tgid that
-	// is no number, "S|" without a cookie).
+	// slice ('B', 'E', 'S', 'F', 'N', 'G', 'H' or 'I' first) and are none
+	// ("B|", a tgid that is no number, "S|" without a cookie, "G|" without
+	// a track).
 	Malformed int
 }
 
@@ -156,7 +176,7 @@ type Collector struct {
 func (c *Collector) Marker(ts int64, tid int32, line []byte) {
 	m, ok := Parse(line)
 	if !ok {
-		if len(line) > 0 && bytes.IndexByte([]byte("BESF"), line[0]) >= 0 {
+		if len(line) > 0 && bytes.IndexByte([]byte("BESFNGHI"), line[0]) >= 0 {
 			c.Malformed++
 		}
 		return
@@ -167,6 +187,11 @@ func (c *Collector) Marker(ts int64, tid int32, line []byte) {
 		c.marks = append(c.marks, mark{ts: ts, tid: tid, name: endMark})
 	case Begin:
 		c.marks = append(c.marks, mark{ts: ts, tid: tid, name: c.intern(m.TGID, m.Name)})
+	case TrackInstant, TrackBegin, TrackEnd:
+		c.addNamed(ts, tid, m)
+	case Instant:
+		c.inst = append(c.inst, mark{ts: ts, tid: tid, name: c.intern(m.TGID, m.Name)})
+	case Counter:
 	default:
 		k := strconv.Itoa(int(m.TGID)) + "|" + string(m.Name) + "|" + string(m.Cookie)
 		c.async = append(c.async, asyncMark{mark: mark{ts: ts, tid: tid, name: c.intern(m.TGID, m.Name)}, key: k, begin: m.Kind == AsyncBegin})
@@ -197,12 +222,13 @@ func (c *Collector) intern(pid int32, text []byte) int32 {
 	return k
 }
 
-// Len is how many markers of slices the Collector holds.
+// Len is how many atrace markers of slices the Collector holds (a
+// TrackEvent packet is none).
 func (c *Collector) Len() int {
 	if c == nil {
 		return 0
 	}
-	return len(c.marks) + len(c.async)
+	return len(c.marks) + len(c.async) + len(c.named) + len(c.inst)
 }
 
 // Slice is a slice markers made, times on boottime in ns.
