@@ -26,7 +26,8 @@ type Options struct {
 	// Marker, when set, is given every atrace marker line of every thread
 	// in the order read (ts on boottime, tid its writer, text such as
 	// "B|tgid|name"), of threads Analyze keeps none of too: packages
-	// trace/frametiming and trace/sections pair them.
+	// trace/frametiming and trace/sections pair them. With a Package, the
+	// lines of a process already named another's are not given.
 	Marker func(ts int64, tid int32, line []byte)
 	// Packet, when set, is given every TracePacket whose sequence's state
 	// is whole, with its time on boottime (ok false: none), for the

@@ -30,6 +30,7 @@ type builder struct {
 
 	// Processes and threads.
 	procNames map[int32]string
+	markerPID map[int32]int32 // the process each thread's markers named last
 	notMain   map[int32]bool
 	threads   map[int32]*threadlog.Log
 	cpus      map[uint32]*cpuState
@@ -138,6 +139,7 @@ func newBuilder(opts Options) *builder {
 		expected:    map[expKey][2]stamp{},
 		displayJank: map[int64]JankType{},
 		procNames:   map[int32]string{},
+		markerPID:   map[int32]int32{},
 		notMain:     map[int32]bool{},
 		threads:     map[int32]*threadlog.Log{},
 		cpus:        map[uint32]*cpuState{},

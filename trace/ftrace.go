@@ -388,6 +388,21 @@ func (b *builder) binderTransaction(ev *ftraceEv) error {
 	return nil
 }
 
+// othersMarker: with a package to look at, the marker's process (its
+// tgid, or the one its thread named last) is already named another's.
+func (b *builder) othersMarker(tid, tgid int32) bool {
+	if b.opts.Package == "" {
+		return false
+	}
+	if tgid == 0 {
+		tgid = b.markerPID[tid]
+	} else {
+		b.markerPID[tid] = tgid
+	}
+	n, ok := b.procNames[tgid]
+	return ok && n != "" && !provisionalName(n) && !isPackageProcess(n, b.opts.Package)
+}
+
 // atrace reads a trace_marker line (`B|tgid|name`, `E|tgid`, …) written by
 // thread tid as package markers does; only thread-scoped slices are kept.
 func (b *builder) atrace(ts int64, tid int32, buf []byte) {
@@ -395,10 +410,10 @@ func (b *builder) atrace(ts int64, tid int32, buf []byte) {
 	if len(buf) == 0 {
 		return
 	}
-	if b.opts.Marker != nil {
+	m, ok := markers.Parse(buf)
+	if b.opts.Marker != nil && !(ok && b.othersMarker(tid, m.TGID)) {
 		b.opts.Marker(ts, tid, buf)
 	}
-	m, ok := markers.Parse(buf)
 	if !ok || m.Kind != markers.Begin && m.Kind != markers.End {
 		if !ok && bytes.HasPrefix(buf, []byte("B|")) { // a tgid that is no number
 			b.haveAtrace = true
