@@ -49,6 +49,9 @@ type File struct {
 	// UnplugBattery ("unplug_battery": true) unplugs the battery for the
 	// session (perftest.UnplugBattery).
 	UnplugBattery bool
+	// HeapDumps ("heap_dumps": true) dumps the app's Java heap around the
+	// session's steps (perftest.Config.HeapDumps).
+	HeapDumps bool
 }
 
 // FileStep is a step of a scenario file.
@@ -90,6 +93,8 @@ type fileJSON struct {
 	Trace     *traceJSON      `json:"trace,omitempty"`
 	// UnplugBattery is File.UnplugBattery.
 	UnplugBattery bool `json:"unplug_battery,omitempty"`
+	// HeapDumps is File.HeapDumps.
+	HeapDumps bool `json:"heap_dumps,omitempty"`
 }
 
 type stepJSON struct {
@@ -117,7 +122,7 @@ func ParseFile(path string, b []byte, o ParseOptions) (*File, error) {
 	if len(fj.Steps) == 0 {
 		return nil, fmt.Errorf("%s: no steps", path)
 	}
-	f := &File{Path: path, Package: fj.Package, Simulated: fj.Simulated, ResultsDir: resultsDir(path, fj.Results), UnplugBattery: fj.UnplugBattery}
+	f := &File{Path: path, Package: fj.Package, Simulated: fj.Simulated, ResultsDir: resultsDir(path, fj.Results), UnplugBattery: fj.UnplugBattery, HeapDumps: fj.HeapDumps}
 	if f.Trace, err = fj.Trace.config(); err != nil {
 		return nil, fmt.Errorf("%s: trace: %s", path, excerpt.Text(err.Error()))
 	}
@@ -307,7 +312,7 @@ func (f *File) ReadBudgets() (*budget.File, error) {
 // to crash.
 func (f *File) Config() perftest.Config {
 	name := strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path))
-	cfg := perftest.Config{Name: name, ResultsDir: f.ResultsDir}
+	cfg := perftest.Config{Name: name, ResultsDir: f.ResultsDir, HeapDumps: f.HeapDumps}
 	cfg.Energy.UnplugBattery = f.UnplugBattery
 	if f.Trace != nil {
 		perftest.WithTrace(*f.Trace)(&cfg)
