@@ -30,15 +30,7 @@ func TestColdStartPhasesOfEveryProcess(t *testing.T) {
 					t.Fatalf("phases not measured: %s", su.PhasesNotMeasured)
 				}
 				for i, it := range su.Iterations {
-					for k, want := range truth[i].Phases {
-						if k >= len(it.Phases) {
-							t.Fatalf("launch %d: phases %+v, the phone's %+v", i, it.Phases, truth[i].Phases)
-						}
-						got := it.Phases[k]
-						if got.Name != want.Name || got.DeviceStartNs != want.StartNs || got.DeviceEndNs != want.EndNs {
-							t.Errorf("launch %d phase %d: %s [%d, %d), the phone's %s [%d, %d)", i, k, got.Name, got.DeviceStartNs, got.DeviceEndNs, want.Name, want.StartNs, want.EndNs)
-						}
-					}
+					checkSpans(t, i, it.Phases, truth[i].Phases)
 				}
 			})
 		})

@@ -137,6 +137,20 @@ func TestStartupPhasesNotMeasured(t *testing.T) {
 	}
 }
 
+// checkSpans compares launch i's phases with the phone's, one for one from
+// the first: each one's name and span.
+func checkSpans(t *testing.T, i int, got []result.StartupPhase, want []simdevice.TruthPhase) {
+	t.Helper()
+	if len(got) < len(want) {
+		t.Fatalf("launch %d: phases %+v, the phone's %+v", i, got, want)
+	}
+	for k, w := range want {
+		if g := got[k]; g.Name != w.Name || g.DeviceStartNs != w.StartNs || g.DeviceEndNs != w.EndNs {
+			t.Errorf("launch %d phase %d: %s [%d, %d), the phone's %s [%d, %d)", i, k, g.Name, g.DeviceStartNs, g.DeviceEndNs, w.Name, w.StartNs, w.EndNs)
+		}
+	}
+}
+
 // checkPhases compares each launch's phases with the phone's truth: every
 // phase's span, the sections in bindApplication, the first frame and
 // reportFullyDrawn.
@@ -147,12 +161,7 @@ func checkPhases(t *testing.T, su *result.StartupStats, truth []simdevice.TruthS
 		if len(tr.Phases) != 5 || len(it.Phases) < 6 {
 			t.Fatalf("launch %d: phases %+v, the phone's %+v", i, it.Phases, tr.Phases)
 		}
-		for k, want := range tr.Phases {
-			got := it.Phases[k]
-			if got.Name != want.Name || got.DeviceStartNs != want.StartNs || got.DeviceEndNs != want.EndNs {
-				t.Errorf("launch %d phase %d: %s [%d, %d), the phone's %s [%d, %d)", i, k, got.Name, got.DeviceStartNs, got.DeviceEndNs, want.Name, want.StartNs, want.EndNs)
-			}
-		}
+		checkSpans(t, i, it.Phases, tr.Phases)
 		bind := it.Phases[1]
 		// The main thread runs bindApplication but for its file reads.
 		if st, want := bind.MainThread, tr.Phases[1]; st == nil || want.IONs == 0 || st.UninterruptibleNs != want.IONs || st.RunningNs != want.EndNs-want.StartNs-want.IONs {

@@ -77,12 +77,7 @@ func checkWarmPhases(t *testing.T, su *result.StartupStats, truth []simdevice.Tr
 		if tr.Kind != kind || len(tr.Phases) == 0 || len(it.Phases) != len(tr.Phases)+1 {
 			t.Fatalf("launch %d: phases %+v, the phone's %s %+v", i, it.Phases, tr.Kind, tr.Phases)
 		}
-		for k, want := range tr.Phases {
-			got := it.Phases[k]
-			if got.Name != want.Name || got.DeviceStartNs != want.StartNs || got.DeviceEndNs != want.EndNs {
-				t.Errorf("launch %d phase %d: %s [%d, %d), the phone's %s [%d, %d)", i, k, got.Name, got.DeviceStartNs, got.DeviceEndNs, want.Name, want.StartNs, want.EndNs)
-			}
-		}
+		checkSpans(t, i, it.Phases, tr.Phases)
 		first, want := it.Phases[0], tr.Phases[0]
 		if len(first.Slices) == 0 || first.Slices[0].Name != want.Sections[0].Name || math.Abs(first.Slices[0].DurMs-float64(want.Sections[0].DurNs)/1e6) > 1e-6 {
 			t.Errorf("launch %d: %s's slices %+v, the phone's sections %+v", i, first.Name, first.Slices, want.Sections)
